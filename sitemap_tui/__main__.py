@@ -1,0 +1,3 @@
+from sitemap_tui.cli import main
+
+raise SystemExit(main())
