@@ -1,0 +1,1 @@
+"""Bundled demo site and a tiny local HTTP server that serves it."""

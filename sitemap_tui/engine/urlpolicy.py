@@ -1,0 +1,183 @@
+"""Which URLs may be fetched, and the key used to recognise a URL already seen (SECURITY.md §8).
+
+Only absolute http(s) URLs with a host are ever fetched: ``file:``, ``data:``, ``javascript:``,
+``ftp:`` ... in a ``<loc>``, an index child, a robots ``Sitemap:`` line or a redirect are shown as
+invalid, never opened. Everything here uses ``urllib.parse`` inside try/except because it raises on
+input such as ``http://[::1`` or ``http://h:99999``; none of these functions raise.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
+
+FETCHABLE_SCHEMES = frozenset({"http", "https"})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# Far above the 2,048 characters sitemaps.org allows for <loc> (the validator reports that);
+# this is only a guard against sending megabyte-long request lines.
+MAX_FETCH_URL_LEN = 16384
+
+# Whitespace and control characters anywhere make a URL unfetchable: urllib silently drops
+# TAB/CR/LF, other tools keep them, and a URL that means different things to different parsers
+# must not be fetched. \s covers the Unicode spaces (NBSP, U+2028, ideographic space...).
+_BAD_CHARS_RE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+# A scheme per RFC 3986, to tell "no scheme" (relative) from "a scheme we refuse".
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+# Characters that must not appear in a host; a backslash is read as "/" by browsers (and by some
+# HTTP clients), so "http://evil\@good/" would reach a different host than the one we show.
+_BAD_HOST_CHARS = frozenset('\\/?#@<>"{}|^`%[] ')
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        return urlsplit(url)
+    except (ValueError, TypeError):
+        return None
+
+
+def unfetchable_reason(url: str | None) -> str | None:
+    """``None`` when ``url`` may be fetched, else a short human reason why not."""
+    if not url:
+        return "empty URL"
+    if not isinstance(url, str):
+        return "not a string"
+    if len(url) > MAX_FETCH_URL_LEN:
+        return f"URL longer than {MAX_FETCH_URL_LEN} characters"
+    m = _BAD_CHARS_RE.search(url)
+    if m is not None:
+        ch = m.group()
+        return (
+            "contains whitespace" if ch == " " or ch.isspace() else "contains a control character"
+        )
+    scheme_m = _SCHEME_RE.match(url)
+    if scheme_m is None:
+        return "relative URL (no http/https scheme)"
+    scheme = scheme_m.group()[:-1].lower()
+    if scheme not in FETCHABLE_SCHEMES:
+        # Only the scheme is quoted: the rest may be a data: payload.
+        return f"scheme '{scheme[:20]}' is not http(s)"
+    parts = _split(url)
+    if parts is None:
+        return "not a valid URL"
+    if not url[scheme_m.end() :].startswith("//"):
+        return "no host (missing '//')"
+    netloc = parts.netloc
+    hostport = netloc.rpartition("@")[2]
+    host = parts.hostname
+    if not host:
+        return "no host"
+    if hostport.startswith("["):
+        # IPv6 literal: urllib (3.11.4+) already checked the address inside the brackets.
+        pass
+    elif any(c in _BAD_HOST_CHARS for c in hostport.rpartition(":")[0] or hostport):
+        return "invalid character in host"
+    if "\\" in netloc:
+        return "backslash in the authority"
+    try:
+        port = parts.port
+    except ValueError:
+        return "invalid port"
+    if port == 0:
+        return "invalid port 0"
+    if ".." in host or host.startswith("."):
+        return "invalid host name"
+    return None
+
+
+def has_scheme(url: str) -> bool:
+    """True when ``url`` starts with an RFC 3986 scheme (``http:``, ``file:``, ``x-y+z:``)."""
+    return _SCHEME_RE.match(url) is not None
+
+
+def is_fetchable(url: str | None) -> bool:
+    return unfetchable_reason(url) is None
+
+
+def _netloc(parts: SplitResult) -> str | None:
+    """Rebuild the authority with a lower-cased host and without a default port."""
+    host = parts.hostname  # already lower-cased by urllib
+    if host is None:
+        return None
+    port = parts.port  # may raise ValueError: the caller catches it
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if ":" in host:  # IPv6 literal lost its brackets in .hostname
+        host = f"[{host}]"
+    netloc = f"{userinfo}{at}{host}"
+    if port is not None and port != DEFAULT_PORTS.get(parts.scheme):
+        netloc += f":{port}"
+    return netloc
+
+
+def normalize(url: str) -> str:
+    """Key for cycle/visited detection; never raises (returns the input when unparseable).
+
+    Scheme and host are lower-cased, a default port dropped, the fragment dropped and an
+    empty path becomes ``/``. The path and query are kept byte for byte: servers may treat
+    ``%7E`` and ``~`` or ``/A`` and ``/a`` differently, so we don't guess.
+    """
+    try:
+        parts = urlsplit(url)
+        if parts.scheme not in FETCHABLE_SCHEMES or not parts.netloc:
+            # Not something we fetch; only drop the fragment (cheap and idempotent).
+            return url.split("#", 1)[0]
+        netloc = _netloc(parts)
+        if netloc is None:
+            return url.split("#", 1)[0]
+        path = parts.path or "/"
+        out = urlunsplit((parts.scheme, netloc, path, parts.query, ""))
+        # urlsplit/urlunsplit can drop characters (TAB/CR/LF) or reinterpret odd authorities;
+        # only accept the result when it is a fixed point, so normalize() stays idempotent.
+        again = urlsplit(out)
+        if again.netloc != netloc or (again.path or "/") != path or again.query != parts.query:
+            return url.split("#", 1)[0]
+        return out
+    except (ValueError, TypeError, AttributeError):
+        return url
+
+
+def resolve(base: str, ref: str) -> str:
+    """``urljoin(base, ref)`` that never raises (returns ``ref`` unchanged on failure)."""
+    try:
+        return urljoin(base, ref)
+    except (ValueError, TypeError, AttributeError):
+        return ref
+
+
+def host_of(url: str | None) -> str | None:
+    """Lower-cased host name (IPv6 without brackets), or ``None``."""
+    if not url:
+        return None
+    parts = _split(url)
+    if parts is None:
+        return None
+    try:
+        return parts.hostname or None
+    except ValueError:
+        return None
+
+
+def same_host(a: str | None, b: str | None) -> bool:
+    """True when both URLs have a host and it is the same (case-insensitive)."""
+    ha = host_of(a)
+    return ha is not None and ha == host_of(b)
+
+
+def registrable_host(url: str | None) -> str | None:
+    """Host with one leading ``www.`` removed, to compare www and non-www variants.
+
+    Not a public-suffix lookup: ``www.example.co.uk`` gives ``example.co.uk``, ``a.example.com``
+    stays as it is.
+    """
+    host = host_of(url)
+    if host is None:
+        return None
+    if host.startswith("www.") and len(host) > 4:
+        return host[4:]
+    return host
+
+
+def same_site(a: str | None, b: str | None) -> bool:
+    """Same host once a leading ``www.`` is ignored on both sides."""
+    ra = registrable_host(a)
+    return ra is not None and ra == registrable_host(b)
