@@ -1,0 +1,205 @@
+"""Command line: the TUI by default, and headless commands for scripts and CI.
+
+Only argparse is imported at module level so `--help` stays fast; each command imports what it
+needs (the headless commands never import Textual)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules")
+
+DESCRIPTION = """\
+Explore and validate a website's sitemaps.
+
+TARGET is a site (https://example.com, example.com), a sitemap or robots.txt URL, or a local
+path (.xml, .xml.gz, .txt, robots.txt, or a directory of such files).
+"""
+
+EPILOG = """\
+examples:
+  sitemap-tui https://example.com            open the explorer on a site
+  sitemap-tui demo                           explore the bundled sample site (offline)
+  sitemap-tui urls example.com --format csv --output urls.csv
+  sitemap-tui stats https://example.com/sitemap.xml --json
+  sitemap-tui validate ./public/sitemap.xml --format github
+  sitemap-tui rules lastmod-future
+
+Run `sitemap-tui COMMAND --help` for the options of a command.
+"""
+
+
+def _fetch_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("fetching")
+    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="extra request header for every request (repeatable)")
+    g.add_argument("--user-agent", help="User-Agent header (default sitemap-tui/VERSION)")
+    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="overall deadline per file, headers and body (default 30)")
+    g.add_argument("--concurrency", type=int, default=8, help="parallel downloads (default 8)")
+    g.add_argument("--per-host", type=int, default=4, help="parallel downloads per host (default 4)")
+    g.add_argument("--max-size", type=int, default=50, metavar="MIB",
+                   help="decoded bytes per sitemap before it is cut (default 50 MiB)")
+
+
+def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None:
+    g = p.add_argument_group("exploring")
+    if recursive:
+        g.add_argument("--no-recursive", action="store_true",
+                       help="only the target itself, not the sitemaps it lists")
+    g.add_argument("--depth", type=int, default=10, help="maximum index depth (default 10)")
+    g.add_argument("--max-files", type=int, default=10_000, help="total files budget (default 10000)")
+    g.add_argument("--probe", action="store_true",
+                   help="probe common sitemap paths even when robots.txt lists sitemaps")
+    g.add_argument("--follow-cross-host", action="store_true",
+                   help="also fetch index children on other hosts (flagged either way)")
+    g.add_argument("--db", metavar="PATH", help="keep the exploration in this SQLite file")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sitemap-tui", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from sitemap_tui import __version__
+
+    parser.add_argument("--version", action="version", version=f"sitemap-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    p = sub.add_parser("explore", help="open the explorer on TARGET (the default command)",
+                       formatter_class=fmt, epilog="example:\n  sitemap-tui explore https://example.com")
+    p.add_argument("target", metavar="TARGET")
+    _fetch_options(p)
+    _tree_options(p, recursive=False)
+
+    p = sub.add_parser("demo", help="serve the bundled sample site on 127.0.0.1 and explore it",
+                       formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui demo\n  sitemap-tui demo --serve --port 8000")
+    p.add_argument("--serve", action="store_true", help="only serve the site (until Ctrl-C)")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--headless", action="store_true",
+                   help="print the explored tree instead of opening the explorer")
+
+    p = sub.add_parser("open", help="reopen a saved exploration (.db) offline", formatter_class=fmt,
+                       epilog="example:\n  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com.db")
+    p.add_argument("db", metavar="FILE.db")
+
+    p = sub.add_parser("urls", help="print every URL of the sitemaps", formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
+                              "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl")
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt")
+    p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
+    _fetch_options(p)
+    _tree_options(p)
+
+    p = sub.add_parser("stats", help="the sitemap tree with per-file statistics", formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .")
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    _fetch_options(p)
+    _tree_options(p)
+
+    p = sub.add_parser("discover", help="find a site's sitemaps (robots.txt, common paths, home page)",
+                       formatter_class=fmt, epilog="example:\n  sitemap-tui discover example.com --json")
+    p.add_argument("target", metavar="SITE")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
+    _fetch_options(p)
+
+    p = sub.add_parser("validate", help="check the sitemaps against the rule catalogue (exit 1 on errors)",
+                       formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui validate example.com\n"
+                              "  sitemap-tui validate public/sitemap.xml --format sarif --output sitemap.sarif\n"
+                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning")
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+    p.add_argument("--select", metavar="RULES", help="comma-separated rule ids or prefixes to run")
+    p.add_argument("--ignore", metavar="RULES", help="comma-separated rule ids or prefixes to skip")
+    p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info")
+    p.add_argument("--xsd", choices=("lax", "strict", "off"), default="lax",
+                   help="XML Schema validation mode (default lax: unknown vendor namespaces allowed)")
+    p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
+    p.add_argument("--sample", default="100", help="URLs per sitemap for --deep, or 'all' (default 100)")
+    p.add_argument("--rate", type=float, default=5.0, help="--deep requests per second per host (default 5)")
+    _fetch_options(p)
+    _tree_options(p)
+
+    p = sub.add_parser("rules", help="list the validation rules, or explain one", formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui rules\n  sitemap-tui rules hreflang-missing-self")
+    p.add_argument("rule", nargs="?", metavar="ID")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+        args_list.insert(0, "explore")
+    parser = build_parser()
+    if not args_list:
+        parser.print_help()
+        return EXIT_USAGE
+    args = parser.parse_args(args_list)
+    try:
+        from sitemap_tui import commands
+
+        handler = getattr(commands, f"cmd_{args.command}")
+        return int(handler(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # a closed pipe (| head) is the reader's choice, not an error
+        _silence_stdout()
+        return EXIT_OK
+    except UsageError as exc:
+        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+class UsageError(Exception):
+    """Bad arguments or an unreachable target: exit code 2 with a one-line message."""
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+def parse_headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, rest = value.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"bad header {value!r}: expected 'Name: value'")
+        headers[name.strip()] = rest.strip()
+    return headers
+
+
+def fetch_config(args: Any) -> Any:
+    from sitemap_tui import USER_AGENT
+    from sitemap_tui.engine.fetch import FetchConfig
+
+    return FetchConfig(
+        user_agent=args.user_agent or USER_AGENT,
+        headers=parse_headers(args.header),
+        total_timeout=args.timeout,
+        concurrency=max(1, args.concurrency),
+        per_host=max(1, args.per_host),
+        max_decoded=max(1, args.max_size) * 1024 * 1024,
+    )

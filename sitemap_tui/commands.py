@@ -1,0 +1,473 @@
+"""The headless commands and the launchers of the explorer (one function per command)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from sitemap_tui.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, fetch_config
+from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+from sitemap_tui.engine.model import Entry, Node, NodeKind, NodeState
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store import Store
+
+
+def _target(raw: str) -> Target:
+    try:
+        return Target.parse(raw)
+    except TargetError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _options(args: Any) -> ExploreOptions:
+    return ExploreOptions(
+        recursive=not getattr(args, "no_recursive", False),
+        max_depth=getattr(args, "depth", 10),
+        max_files=getattr(args, "max_files", 10_000),
+        probe=getattr(args, "probe", False),
+        follow_cross_host=getattr(args, "follow_cross_host", False),
+    )
+
+
+def default_db_path(target: Target) -> Path:
+    """A new exploration file in the user's cache directory."""
+    from urllib.parse import urlsplit
+
+    from platformdirs import user_cache_dir
+
+    host = urlsplit(target.url).hostname or "local"
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    folder = Path(user_cache_dir("sitemap-tui")) / "explorations"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{host.replace(':', '_')}-{stamp}.db"
+
+
+class StderrProgress:
+    """A one-line progress report on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.files = 0
+        self.urls: dict[int, int] = {}
+        self._last = 0.0
+
+    def __call__(self, events: list[Event]) -> None:
+        if not self.enabled:
+            return
+        for ev in events:
+            if isinstance(ev, NodeAdded):
+                self.files += 1
+            elif isinstance(ev, EntriesAdded):
+                self.urls[ev.node_id] = ev.count
+        now = time.monotonic()
+        if now - self._last > 0.2:
+            self._last = now
+            sys.stderr.write(f"\r\x1b[K{self.files} files, {sum(self.urls.values()):,} URLs")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def run_exploration(
+    args: Any,
+    target: Target,
+    *,
+    store: Store | None,
+    checker: Any = None,
+    on_entries: Callable[[Node, list[Entry]], None] | None = None,
+) -> Explorer:
+    progress = StderrProgress()
+
+    async def go() -> Explorer:
+        async with Explorer(
+            store=store, fetch_config=fetch_config(args), options=_options(args), checker=checker,
+            on_events=progress, on_entries=on_entries,
+        ) as explorer:
+            await explorer.explore(target)
+            return explorer
+
+    try:
+        return asyncio.run(go())
+    finally:
+        progress.done()
+
+
+def _root_unreachable(explorer: Explorer) -> str | None:
+    roots = explorer.children.get(None, [])
+    if not roots:
+        return "nothing to explore"
+    root = explorer.nodes[roots[0]]
+    if root.state == NodeState.FAILED:
+        return f"{display(root.url)}: {display(root.error)}"
+    if root.kind == NodeKind.SITE:
+        found = [n for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.ROBOTS)]
+        robots = [n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS]
+        if not found and robots and robots[0].state == NodeState.FAILED:
+            return f"{display(root.url)}: site unreachable ({display(robots[0].error)})"
+    return None
+
+
+def _open_output(path: str | None) -> AbstractContextManager[IO[str]]:
+    if path is None:
+        return nullcontext(sys.stdout)
+    return open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115
+
+
+# -- urls ----------------------------------------------------------------------------------
+def cmd_urls(args: Any) -> int:
+    from sitemap_tui.export import UrlRecord, UrlWriter
+
+    target = _target(args.target)
+    out_path = Path(args.output) if args.output else None
+    tmp = None
+    if out_path is not None:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            "w", encoding="utf-8", newline="", dir=out_path.parent, prefix=f".{out_path.name}.", delete=False
+        )
+    out = tmp if tmp is not None else sys.stdout
+    writer = UrlWriter(out, args.format)
+
+    def on_entries(node: Node, entries: list[Entry]) -> None:
+        sitemap = node.stats.final_url or node.url
+        writer.write([UrlRecord.from_entry(e, sitemap) for e in entries])
+
+    store = Store(args.db) if args.db else None
+    try:
+        explorer = run_exploration(args, target, store=store, on_entries=on_entries)
+    except BaseException:
+        if tmp is not None:
+            tmp.close()
+            Path(tmp.name).unlink(missing_ok=True)
+        raise
+    finally:
+        if store is not None:
+            store.close()
+    if tmp is not None:
+        tmp.close()
+        Path(tmp.name).replace(out_path)  # type: ignore[arg-type]
+    else:
+        sys.stdout.flush()
+    _report_failures(explorer)
+    problem = _root_unreachable(explorer)
+    if problem and writer.count == 0:
+        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _report_failures(explorer: Explorer) -> None:
+    for node in explorer.nodes.values():
+        if node.state == NodeState.FAILED or (node.error and node.state == NodeState.DONE):
+            print(f"sitemap-tui: {display(node.url)}: {display(node.error)}", file=sys.stderr)
+
+
+# -- stats ---------------------------------------------------------------------------------
+def node_json(explorer: Explorer, store: Store, node_id: int) -> dict[str, Any]:
+    node = explorer.nodes[node_id]
+    s = node.stats
+    agg = store.aggregate([node_id] if node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX) else [])
+    data: dict[str, Any] = {
+        "url": node.url,
+        "kind": node.kind.value,
+        "state": node.state.value,
+        "found_by": node.found_by.value,
+        "urls": s.url_count,
+        "bytes": s.decoded_bytes,
+        "wire_bytes": s.wire_bytes,
+        "gzipped": s.gzipped,
+        "http_status": s.http_status,
+        "final_url": s.final_url,
+        "content_type": s.content_type,
+        "content_encoding": s.content_encoding,
+        "xml_encoding": s.xml_encoding,
+        "fetch_time": _round(s.fetch_time),
+        "parse_time": _round(s.parse_time),
+        "ttfb": _round(s.ttfb),
+        "sitemaps_listed": s.child_count,
+        "error": node.error,
+    }
+    if agg.urls:
+        data["unique_urls"] = agg.unique
+        data["lastmod"] = {
+            "min": _iso(agg.lastmod_min), "max": _iso(agg.lastmod_max), "missing": agg.lastmod_missing,
+            "invalid": agg.lastmod_invalid, "future": agg.lastmod_future,
+            "by_year": dict(sorted(agg.by_year().items())),
+            "by_month": dict(sorted(agg.by_month.items())),
+        }
+        data["changefreq"] = dict(agg.changefreq)
+        data["priority"] = dict(sorted(agg.priority.items()))
+        data["extensions"] = {
+            "urls_with_images": agg.urls_with_images, "images": agg.images,
+            "urls_with_videos": agg.urls_with_videos, "videos": agg.videos,
+            "urls_with_news": agg.urls_with_news, "news": agg.news,
+            "urls_with_alternates": agg.urls_with_alternates, "alternates": agg.alternates,
+            "hreflang": dict(agg.hreflang.most_common()),
+        }
+    data["children"] = [node_json(explorer, store, c) for c in explorer.children.get(node_id, [])]
+    return data
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 4)
+
+
+def _iso(ts: int | None) -> str | None:
+    return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _tmp_store(args: Any) -> tuple[Store, Callable[[], None]]:
+    if getattr(args, "db", None):
+        store = Store(args.db)
+        return store, store.close
+    tmpdir = tempfile.TemporaryDirectory(prefix="sitemap-tui-")
+    store = Store(Path(tmpdir.name) / "exploration.db")
+
+    def cleanup() -> None:
+        store.close()
+        tmpdir.cleanup()
+
+    return store, cleanup
+
+
+def cmd_stats(args: Any) -> int:
+    import humanize
+
+    target = _target(args.target)
+    store, cleanup = _tmp_store(args)
+    try:
+        explorer = run_exploration(args, target, store=store)
+        store.commit()
+        roots = explorer.children.get(None, [])
+        tree = [node_json(explorer, store, r) for r in roots]
+        if args.json:
+            json.dump({"nodes": tree}, sys.stdout, ensure_ascii=True, indent=2)
+            sys.stdout.write("\n")
+        else:
+            total_urls = 0
+            for line, urls in _stats_lines(tree, humanize):
+                print(line)
+                total_urls += urls
+            files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+            print(f"\n{files} files, {total_urls:,} URLs")
+        problem = _root_unreachable(explorer)
+    finally:
+        cleanup()
+    if problem:
+        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _stats_lines(tree: list[dict[str, Any]], humanize: Any, depth: int = 0) -> list[tuple[str, int]]:
+    out = []
+    for n in tree:
+        parts = [f"{'  ' * depth}{n['kind']:<8} {display(n['url'])}"]
+        if n["state"] != "done":
+            parts.append(f"[{n['state']}]")
+        if n["kind"] not in ("site", "directory"):
+            if n["http_status"]:
+                parts.append(f"HTTP {n['http_status']}")
+            if n["urls"]:
+                parts.append(f"{n['urls']:,} URLs")
+            if n["sitemaps_listed"]:
+                parts.append(f"{n['sitemaps_listed']:,} sitemaps")
+            if n["bytes"]:
+                size = humanize.naturalsize(n["bytes"], binary=True)
+                if n["gzipped"]:
+                    size += f" ({humanize.naturalsize(n['wire_bytes'], binary=True)} gzipped)"
+                parts.append(size)
+            if n["fetch_time"] is not None:
+                parts.append(f"{n['fetch_time']:.2f}s")
+        if n["error"]:
+            parts.append(f"— {display(n['error'])}")
+        out.append(("  ".join(parts), n["urls"] or 0))
+        out.extend(_stats_lines(n["children"], humanize, depth + 1))
+    return out
+
+
+# -- discover ------------------------------------------------------------------------------
+def cmd_discover(args: Any) -> int:
+    target = _target(args.target)
+    if target.kind != "site":
+        raise UsageError("discover takes a site (https://example.com or example.com)")
+    args.no_recursive = True
+
+    async def go() -> Explorer:
+        async with Explorer(fetch_config=fetch_config(args), options=_options(args)) as explorer:
+            await explorer.open(target)
+            return explorer
+
+    explorer = asyncio.run(go())
+    records = explorer.discovery
+    if args.json:
+        robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
+        json.dump(
+            {
+                "site": target.url,
+                "robots": None if robots is None else {"url": robots.url, "state": robots.state.value, "error": robots.error},
+                "sitemaps": [
+                    {"url": r.url, "found_by": r.found_by.value, "detail": r.detail, "found": r.node_id is not None}
+                    for r in records
+                ],
+            },
+            sys.stdout, ensure_ascii=True, indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        for r in records:
+            mark = "found" if r.node_id is not None else "no"
+            print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
+    problem = _root_unreachable(explorer)
+    if problem and not any(r.node_id is not None for r in records):
+        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+# -- validate ------------------------------------------------------------------------------
+def cmd_validate(args: Any) -> int:
+    from sitemap_tui.engine.model import Severity
+    from sitemap_tui.validate.checker import Checker
+    from sitemap_tui.validate.report import Summary, write_report
+    from sitemap_tui.validate.rules import select_rules
+
+    target = _target(args.target)
+    try:
+        enabled = select_rules(_split(args.select), _split(args.ignore), Severity(args.min_severity))
+    except KeyError as exc:
+        raise UsageError(f"unknown rule {exc.args[0]!r} (see `sitemap-tui rules`)") from exc
+    checker = Checker(enabled=enabled, xsd_mode=args.xsd)
+    store, cleanup = _tmp_store(args)
+    try:
+        explorer = run_exploration(args, target, store=store, checker=checker)
+        problem = _root_unreachable(explorer)
+        from sitemap_tui.validate.crossfile import run_crossfile
+
+        run_crossfile(store, enabled=enabled, robots=explorer.robots)
+        if args.deep:
+            from sitemap_tui.validate.deep import DeepOptions, run_deep
+
+            sample = None if args.sample == "all" else int(args.sample)
+            asyncio.run(run_deep(store, fetch_config(args), DeepOptions(sample=sample, rate=args.rate), enabled=enabled))
+        store.commit()
+        issues = [i for i in store.issues(min_severity=Severity(args.min_severity)) if i.rule in enabled]
+        files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+        urls = sum(n.stats.url_count for n in explorer.nodes.values())
+        summary = Summary.of(issues, files=files, urls=urls)
+        with _open_output(args.output) as out:
+            write_report(args.format, issues, summary, out)
+    finally:
+        cleanup()
+    if problem:
+        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_FINDINGS if summary.errors else EXIT_OK
+
+
+def _split(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+# -- rules ---------------------------------------------------------------------------------
+def cmd_rules(args: Any) -> int:
+    from sitemap_tui.validate.rules import RULES
+
+    if args.rule:
+        rule = RULES.get(args.rule)
+        if rule is None:
+            close = [r for r in RULES if args.rule in r]
+            hint = f" (did you mean {', '.join(close[:5])}?)" if close else ""
+            raise UsageError(f"unknown rule {args.rule!r}{hint}")
+        if args.json:
+            json.dump(_rule_json(rule), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            print(f"{rule.id}  ({rule.scope}, {rule.severity.value}{', deep check' if rule.deep else ''})")
+            print(f"\n{rule.title}\n\n{rule.explanation}\n\nSource: {rule.source}")
+        return EXIT_OK
+    if args.json:
+        json.dump([_rule_json(r) for r in RULES.values()], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    width = max(len(r) for r in RULES)
+    for rule in RULES.values():
+        print(f"{rule.id:<{width}}  {rule.severity.value:<7}  {rule.scope:<10}  {rule.title}")
+    print(f"\n{len(RULES)} rules. `sitemap-tui rules ID` explains one.")
+    return EXIT_OK
+
+
+def _rule_json(rule: Any) -> dict[str, Any]:
+    return {
+        "id": rule.id, "scope": rule.scope, "severity": rule.severity.value, "title": rule.title,
+        "explanation": rule.explanation, "source": rule.source, "deep": rule.deep,
+    }
+
+
+# -- the explorer --------------------------------------------------------------------------
+def cmd_explore(args: Any) -> int:
+    target = _target(args.target)
+    from sitemap_tui.tui.app import launch
+
+    db = Path(args.db) if args.db else default_db_path(target)
+    return launch(target=target, db_path=db, fetch_config=fetch_config(args), options=_options(args))
+
+
+def cmd_open(args: Any) -> int:
+    path = Path(args.db)
+    if not path.is_file():
+        raise UsageError(f"no such exploration file: {path}")
+    from sitemap_tui.tui.app import launch
+
+    return launch(target=None, db_path=path, fetch_config=None, options=None)
+
+
+def cmd_demo(args: Any) -> int:
+    from sitemap_tui.demo.server import DemoServer
+
+    server = DemoServer(port=args.port)
+    server.start()
+    try:
+        url = f"{server.base_url}/"
+        if args.serve:
+            print(f"serving the demo site at {url} (Ctrl-C stops)", file=sys.stderr)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return EXIT_OK
+        if args.headless or not sys.stdout.isatty():
+            ns = _demo_args(url)
+            return cmd_stats(ns)
+        ns = _demo_args(url)
+        return cmd_explore(ns)
+    finally:
+        server.stop()
+
+
+def _demo_args(url: str) -> Any:
+    import argparse
+
+    return argparse.Namespace(
+        target=url, header=[], user_agent=None, timeout=30.0, concurrency=8, per_host=4,
+        max_size=50, no_recursive=False, depth=10, max_files=10_000, probe=False,
+        follow_cross_host=False, db=None, json=False,
+    )
+
+
+_ = (EXIT_FINDINGS, Path)

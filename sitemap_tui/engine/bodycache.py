@@ -1,0 +1,76 @@
+"""Decoded bodies kept beside the store (gzip, fast level) so the source view can show the raw
+lines around an issue without fetching the file again."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+CHUNK = 1 << 16
+
+
+class BodyWriter:
+    """Streams one file's decoded bytes into ``<dir>/<node_id>.gz``."""
+
+    def __init__(self, folder: Path, node_id: int) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{node_id}.gz"
+        self._tmp = self.path.with_suffix(".part")
+        self._fh = open(self._tmp, "wb")  # noqa: SIM115 - closed in close()
+        self._z = zlib.compressobj(1, zlib.DEFLATED, 31)
+
+    def write(self, data: bytes) -> None:
+        self._fh.write(self._z.compress(data))
+
+    def close(self) -> None:
+        self._fh.write(self._z.flush())
+        self._fh.close()
+        self._tmp.replace(self.path)
+
+    def abort(self) -> None:
+        self._fh.close()
+        self._tmp.unlink(missing_ok=True)
+
+
+def body_path(folder: Path, node_id: int) -> Path:
+    return folder / f"{node_id}.gz"
+
+
+def read_lines(folder: Path, node_id: int, line: int, context: int = 5, max_line_bytes: int = 4096) -> list[tuple[int, bytes]]:
+    """Lines ``line-context .. line+context`` (1-based) of a cached body, each cut at max_line_bytes.
+
+    Streams the cache, so memory stays small even for a 50 MiB body or a single huge line."""
+    path = body_path(folder, node_id)
+    if not path.exists():
+        return []
+    first, last = max(1, line - context), line + context
+    out: list[tuple[int, bytes]] = []
+    z = zlib.decompressobj(31)
+    current = 1
+    buf = bytearray()
+    with open(path, "rb") as fh:
+        while current <= last:
+            raw = fh.read(CHUNK)
+            data = z.decompress(raw, CHUNK) if raw else z.flush()
+            while z.unconsumed_tail and len(data) < CHUNK * 4:
+                data += z.decompress(z.unconsumed_tail, CHUNK)
+            if not data and not raw:
+                break
+            start = 0
+            while True:
+                nl = data.find(b"\n", start)
+                piece = data[start:] if nl < 0 else data[start:nl]
+                if first <= current <= last and len(buf) < max_line_bytes:
+                    buf.extend(piece[: max_line_bytes - len(buf)])
+                if nl < 0:
+                    break
+                if first <= current <= last:
+                    out.append((current, bytes(buf).rstrip(b"\r")))
+                buf.clear()
+                current += 1
+                start = nl + 1
+                if current > last:
+                    break
+    if buf and first <= current <= last:
+        out.append((current, bytes(buf).rstrip(b"\r")))
+    return out

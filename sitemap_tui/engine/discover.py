@@ -1,0 +1,98 @@
+"""What the user pointed us at, and where a site keeps its sitemaps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from sitemap_tui.engine import urlpolicy
+
+COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
+LOCAL_SUFFIXES = (".xml", ".xml.gz", ".gz", ".txt", ".rss", ".atom")
+
+
+class TargetError(ValueError):
+    """The target cannot be explored at all (usage error, exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    raw: str
+    kind: str  # "site", "sitemap", "robots", "file", "directory"
+    url: str  # http(s) URL, or file: URI for local targets
+
+    @classmethod
+    def parse(cls, raw: str) -> Target:
+        text = raw.strip()
+        if not text:
+            raise TargetError("empty target")
+        path = Path(text).expanduser()
+        if "://" not in text and path.exists():
+            path = path.resolve()
+            if path.is_dir():
+                return cls(raw, "directory", path.as_uri())
+            if path.name.lower() == "robots.txt":
+                return cls(raw, "robots", path.as_uri())
+            return cls(raw, "file", path.as_uri())
+        if text.startswith("file:"):
+            raise TargetError("file: URLs are not accepted; give a local path instead")
+        if "://" not in text:
+            if "/" in text.split("?")[0] and (text.startswith((".", "/", "~")) or text.endswith(LOCAL_SUFFIXES)):
+                raise TargetError(f"no such file or directory: {text}")
+            text = "https://" + text
+        reason = urlpolicy.unfetchable_reason(text)
+        if reason:
+            raise TargetError(f"cannot explore {raw!r}: {reason}")
+        parts = urlsplit(text)
+        path_part = parts.path or "/"
+        if path_part.lower().endswith("/robots.txt"):
+            return cls(raw, "robots", text)
+        if path_part.endswith("/") and not parts.query:
+            return cls(raw, "site", urlunsplit((parts.scheme, parts.netloc, path_part, "", "")))
+        return cls(raw, "sitemap", text)
+
+    def files(self) -> list[Path]:
+        """The sitemap-like files of a directory target, sorted (robots.txt first)."""
+        root = Path(urlsplit(self.url).path)
+        found = [
+            p for p in root.iterdir()
+            if p.is_file() and (p.name.lower() == "robots.txt" or p.name.lower().endswith(LOCAL_SUFFIXES))
+        ]
+        return sorted(found, key=lambda p: (p.name.lower() != "robots.txt", p.name))
+
+
+def candidate_probe_urls(site_url: str) -> list[str]:
+    """Common sitemap locations at the root, and under the path the user gave."""
+    parts = urlsplit(site_url)
+    bases = ["/"]
+    if parts.path and parts.path != "/":
+        bases.append(parts.path if parts.path.endswith("/") else parts.path + "/")
+    out: list[str] = []
+    for base in bases:
+        for name in COMMON_PATHS:
+            url = urlunsplit((parts.scheme, parts.netloc, base + name, "", ""))
+            if url not in out:
+                out.append(url)
+    return out
+
+
+def find_sitemap_links(html: bytes, base_url: str) -> list[str]:
+    """<link rel="sitemap" href=...> in an HTML page (lxml.html, no network, size-capped by caller)."""
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    try:
+        parser = lxml_html.HTMLParser(no_network=True, remove_comments=True, remove_pis=True)
+        doc = lxml_html.document_fromstring(html, parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return []
+    out: list[str] = []
+    for link in doc.iter("link"):
+        rel = (link.get("rel") or "").lower().split()
+        href = (link.get("href") or "").strip()
+        if "sitemap" in rel and href:
+            url = urlpolicy.resolve(base_url, href)
+            if urlpolicy.unfetchable_reason(url) is None and url not in out:
+                out.append(url)
+    return out

@@ -1,0 +1,91 @@
+"""Engine events, delivered to a front end in time-sliced batches (never one per URL)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sitemap_tui.engine.model import Node
+
+
+@dataclass(slots=True)
+class NodeAdded:
+    node: Node
+
+
+@dataclass(slots=True)
+class NodeChanged:
+    """State, stats, counts or error of a node changed (the latest snapshot wins)."""
+
+    node: Node
+
+
+@dataclass(slots=True)
+class Progress:
+    node_id: int
+    wire_bytes: int
+    total: int | None
+
+
+@dataclass(slots=True)
+class EntriesAdded:
+    node_id: int
+    count: int  # entries stored for this node so far
+
+
+@dataclass(slots=True)
+class IssuesAdded:
+    node_id: int | None
+    count: int
+
+
+@dataclass(slots=True)
+class ExplorationDone:
+    """The requested work (a run, an expansion or an expand-all) ended."""
+
+    what: str
+    cancelled: bool = False
+    files: int = 0
+
+
+Event = NodeAdded | NodeChanged | Progress | EntriesAdded | IssuesAdded | ExplorationDone
+
+
+@dataclass
+class EventBuffer:
+    """Collects events and hands them over at most every ``interval`` seconds.
+
+    Repeated NodeChanged / Progress / EntriesAdded events for one node collapse to the latest,
+    so a flood of updates costs the front end one message per slice."""
+
+    deliver: Callable[[list[Event]], None] | None
+    interval: float = 0.15
+    _events: list[Event] = field(default_factory=list)
+    _latest: dict[tuple[str, int | None], int] = field(default_factory=dict)
+    _last: float = field(default_factory=time.monotonic)
+
+    def emit(self, event: Event) -> None:
+        if self.deliver is None:
+            return
+        key: tuple[str, int | None] | None = None
+        if isinstance(event, NodeChanged):
+            key = ("changed", event.node.id)
+        elif isinstance(event, Progress | EntriesAdded):
+            key = (type(event).__name__, event.node_id)
+        if key is not None and key in self._latest:
+            self._events[self._latest[key]] = event
+        else:
+            if key is not None:
+                self._latest[key] = len(self._events)
+            self._events.append(event)
+        if isinstance(event, ExplorationDone) or time.monotonic() - self._last >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        self._last = time.monotonic()
+        if not self._events or self.deliver is None:
+            return
+        events, self._events = self._events, []
+        self._latest.clear()
+        self.deliver(events)

@@ -1,0 +1,756 @@
+"""The orchestrator: the node tree, lazy and eager expansion, caps, cycles, cancellation.
+
+Everything runs on one asyncio loop. Each file is one task whose failure becomes an error on
+that node; the rest of the tree carries on. Data flows fetch -> parse -> check -> store in
+batches, and front ends hear about it through time-sliced event batches."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.bodycache import BodyWriter
+from sitemap_tui.engine.discover import Target, candidate_probe_urls, find_sitemap_links
+from sitemap_tui.engine.events import (
+    EntriesAdded,
+    Event,
+    EventBuffer,
+    ExplorationDone,
+    IssuesAdded,
+    NodeAdded,
+    NodeChanged,
+    Progress,
+)
+from sitemap_tui.engine.fetch import FetchConfig, Fetcher, FetchOutcome, StopFetch, fetch_local
+from sitemap_tui.engine.model import (
+    ChildRef,
+    Entry,
+    FoundBy,
+    Issue,
+    Node,
+    NodeKind,
+    NodeState,
+    Severity,
+)
+from sitemap_tui.engine.robots import RobotsFile, parse_robots
+from sitemap_tui.engine.sniff import SniffingParser
+from sitemap_tui.engine.stats import FileAccumulator
+from sitemap_tui.engine.store import Store
+
+ROBOTS_MAX_BYTES = 500 * 1024
+HOME_MAX_BYTES = 1024 * 1024
+SITEMAP_KINDS = {NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT}
+FILE_KINDS = SITEMAP_KINDS | {NodeKind.UNKNOWN, NodeKind.HTML, NodeKind.JSON}
+
+
+class CheckerLike(Protocol):
+    """What the explorer needs from a validator (see sitemap_tui.validate.checker)."""
+
+    def begin_file(self, ctx: Any) -> None: ...
+    def check_entry(self, ctx: Any, entry: Entry) -> list[Issue]: ...
+    def check_child(self, ctx: Any, child: ChildRef) -> list[Issue]: ...
+    def end_file(self, ctx: Any, info: Any, stats: Any) -> list[Issue]: ...
+    def check_robots(self, robots: RobotsFile, ctx: Any) -> list[Issue]: ...
+
+
+@dataclass
+class ExploreOptions:
+    recursive: bool = True
+    max_depth: int = 10
+    max_files: int = 10_000
+    max_children: int = 50_000  # per index / robots.txt
+    probe: bool = False  # probe common paths even when robots.txt names sitemaps
+    follow_cross_host: bool = False  # index children on another host
+    batch_size: int = 2000
+    event_interval: float = 0.15
+    now: datetime | None = None  # injectable clock for checks and stats
+    body_cache: Path | None = None  # keep decoded bodies here (the TUI's source view)
+
+
+@dataclass
+class DiscoveryRecord:
+    url: str
+    found_by: FoundBy
+    detail: str
+    node_id: int | None = None
+
+
+@dataclass
+class _FileRun:
+    """State of one file while it streams."""
+
+    node: Node
+    parser: SniffingParser
+    acc: FileAccumulator
+    ctx: Any = None
+    entries: list[Entry] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+    children: list[ChildRef] = field(default_factory=list)
+    parse_seconds: float = 0.0
+    stored: int = 0
+    last_flush: float = field(default_factory=time.monotonic)
+
+
+class Explorer:
+    def __init__(
+        self,
+        *,
+        store: Store | None = None,
+        fetch_config: FetchConfig | None = None,
+        options: ExploreOptions | None = None,
+        checker: CheckerLike | None = None,
+        on_events: Callable[[list[Event]], None] | None = None,
+        on_entries: Callable[[Node, list[Entry]], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.fetch_config = fetch_config or FetchConfig()
+        self.options = options or ExploreOptions()
+        self.checker = checker
+        self.on_entries = on_entries
+        self.events = EventBuffer(on_events, self.options.event_interval)
+        self.nodes: dict[int, Node] = {}
+        self.children: dict[int | None, list[int]] = {}
+        self.visited: dict[str, int] = {}  # normalised URL -> node id
+        self.robots: dict[str, RobotsFile] = {}
+        self.robots_listed: dict[str, set[str]] = {}  # normalised sitemap URL -> robots URLs
+        self.discovery: list[DiscoveryRecord] = []
+        self.files_started = 0
+        self._next_id = store.next_node_id() if store is not None else 1
+        self._fetcher: Fetcher | None = None
+        self._running: dict[int, asyncio.Task[None]] = {}
+        self._cancel = False
+        self._local_ok: set[int] = set()  # nodes whose file: URL the user gave us
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def __aenter__(self) -> Explorer:
+        self._fetcher = Fetcher(self.fetch_config)
+        await self._fetcher.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._fetcher is not None:
+            await self._fetcher.__aexit__(None, None, None)
+            self._fetcher = None
+        self.events.flush()
+        if self.store is not None:
+            self.store.commit()
+
+    @property
+    def now(self) -> datetime:
+        return self.options.now or datetime.now(UTC)
+
+    def cancel(self) -> None:
+        """Stop starting new files and cancel the running ones."""
+        self._cancel = True
+        for task in list(self._running.values()):
+            task.cancel()
+
+    # -- tree ------------------------------------------------------------------------------
+    def _new_node(
+        self,
+        url: str,
+        *,
+        parent: Node | None,
+        found_by: FoundBy,
+        kind: NodeKind = NodeKind.UNKNOWN,
+        line: int | None = None,
+        lastmod_raw: str | None = None,
+    ) -> Node:
+        node = Node(
+            id=self._next_id,
+            url=url,
+            kind=kind,
+            found_by=found_by,
+            parent_id=parent.id if parent else None,
+            depth=(parent.depth + 1) if parent else 0,
+            line=line,
+            lastmod_raw=lastmod_raw,
+            expandable=kind in FILE_KINDS | {NodeKind.ROBOTS},
+        )
+        self._next_id += 1
+        self.nodes[node.id] = node
+        self.children.setdefault(node.parent_id, []).append(node.id)
+        if self.store is not None:
+            self.store.add_node(node)
+        self.events.emit(NodeAdded(_snapshot(node)))
+        return node
+
+    def _changed(self, node: Node, *, persist: bool = True, agg: Any = None) -> None:
+        if persist and self.store is not None:
+            self.store.update_node(node, agg)
+        self.events.emit(NodeChanged(_snapshot(node)))
+
+    def _add_issues(self, node: Node | None, issues: Sequence[Issue], entry_ids: Sequence[int | None] | None = None) -> None:
+        if not issues:
+            return
+        for iss in issues:
+            if iss.node_id is None and node is not None:
+                iss.node_id = node.id
+        if self.store is not None:
+            self.store.add_issues(issues, entry_ids)
+        self.events.emit(IssuesAdded(node.id if node else None, len(issues)))
+
+    def ancestors(self, node: Node) -> list[Node]:
+        out = []
+        pid = node.parent_id
+        while pid is not None:
+            parent = self.nodes[pid]
+            out.append(parent)
+            pid = parent.parent_id
+        return out
+
+    def _add_child(
+        self,
+        parent: Node,
+        url: str,
+        found_by: FoundBy,
+        *,
+        line: int | None = None,
+        lastmod_raw: str | None = None,
+        follow: bool = True,
+        why_not: str | None = None,
+    ) -> Node:
+        """A child file node; repeated, cyclic, unfetchable or over-cap children are shown but skipped."""
+        node = self._new_node(url, parent=parent, found_by=found_by, line=line, lastmod_raw=lastmod_raw)
+        key = urlpolicy.normalize(url)
+        # local files are read only when the user named them (a directory's files): a file: URL
+        # inside a sitemap is untrusted data like any other and is never opened
+        local_ok = url.startswith("file:") and found_by == FoundBy.USER
+        reason = None if local_ok else urlpolicy.unfetchable_reason(url)
+        if reason:
+            self._skip(node, f"not fetched: {reason}")
+        elif key in self.visited:
+            other = self.nodes.get(self.visited[key])
+            if other is not None and (other is parent or other in self.ancestors(parent)):
+                self._skip(node, f"cycle: this sitemap is already explored above (node {other.id})")
+                self._add_issues(node, [_issue("index-cycle", f"index cycle: {url} lists an ancestor", url=url, line=line)])
+            else:
+                where = other.url if other is not None else "elsewhere"
+                self._skip(node, f"already explored (listed also via {where})")
+        elif not follow:
+            self._skip(node, why_not or "not followed")
+        elif node.depth > self.options.max_depth:
+            self._skip(node, f"depth limit reached (--depth {self.options.max_depth})")
+        else:
+            self.visited[key] = node.id
+            if local_ok:
+                self._local_ok.add(node.id)
+        return node
+
+    def _skip(self, node: Node, reason: str) -> None:
+        node.state = NodeState.SKIPPED
+        node.error = reason
+        node.expandable = False
+        self._changed(node)
+
+    # -- targets ---------------------------------------------------------------------------
+    async def open(self, target: str | Target) -> Node:
+        """Create the root for a target (a site gets discovery); fetches nothing else."""
+        t = target if isinstance(target, Target) else Target.parse(target)
+        if self.store is not None:
+            self.store.set_meta("target", t.raw)
+            self.store.set_meta("started", datetime.now(UTC).isoformat())
+        if t.kind == "directory":
+            root = self._new_node(t.url, parent=None, found_by=FoundBy.USER, kind=NodeKind.DIRECTORY)
+            for path in t.files():
+                self._add_child(root, path.as_uri(), FoundBy.USER)
+            root.state = NodeState.DONE
+            root.stats.child_count = len(self.children.get(root.id, []))
+            self._changed(root)
+        elif t.kind == "site":
+            root = self._new_node(t.url, parent=None, found_by=FoundBy.USER, kind=NodeKind.SITE)
+            self.visited[urlpolicy.normalize(t.url)] = root.id
+            await self._discover_site(root, t)
+        else:
+            kind = NodeKind.ROBOTS if t.kind == "robots" else NodeKind.UNKNOWN
+            root = self._new_node(t.url, parent=None, found_by=FoundBy.USER, kind=kind)
+            self.visited[urlpolicy.normalize(t.url)] = root.id
+            if t.url.startswith("file:"):
+                self._local_ok.add(root.id)
+        self._commit()
+        self.events.flush()
+        return root
+
+    async def explore(self, target: str | Target) -> Node:
+        """Headless: the whole tree within the caps (or just the target with recursive=False)."""
+        root = await self.open(target)
+        if self.options.recursive:
+            await self.expand_all(root.id)
+        else:
+            await self.expand(root.id)
+            for child_id in list(self.children.get(root.id, [])):
+                if root.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+                    await self.expand(child_id)
+        return root
+
+    # -- expansion -------------------------------------------------------------------------
+    async def expand(self, node_id: int) -> None:
+        """Lazy mode: fetch and parse this node if it has not been yet."""
+        node = self.nodes[node_id]
+        if node.state != NodeState.PENDING or node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._running[node_id] = task
+        try:
+            await self._process(node)
+        finally:
+            self._running.pop(node_id, None)
+            self._commit()
+            self.events.flush()
+
+    async def expand_all(self, node_id: int) -> None:
+        """Fetch the whole subtree under a node within depth, file and fan-out caps."""
+        self._cancel = False
+        queue: deque[int] = deque([node_id])
+        running: dict[asyncio.Task[None], int] = {}
+        limit = max(1, self.fetch_config.concurrency)
+        cancelled = False
+        try:
+            while queue or running:
+                while queue and len(running) < limit and not self._cancel:
+                    nid = queue.popleft()
+                    node = self.nodes[nid]
+                    if node.state == NodeState.PENDING and node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY):
+                        task = asyncio.create_task(self._process(node))
+                        running[task] = nid
+                        self._running[nid] = task
+                    else:
+                        queue.extend(self.children.get(nid, []))
+                if self._cancel:
+                    cancelled = True
+                    for task in running:
+                        task.cancel()
+                    await asyncio.gather(*running, return_exceptions=True)
+                    for nid in running.values():
+                        self._mark_cancelled(self.nodes[nid])
+                    break
+                if not running:
+                    continue
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    nid = running.pop(task)
+                    self._running.pop(nid, None)
+                    if task.cancelled():
+                        self._mark_cancelled(self.nodes[nid])
+                        continue
+                    queue.extend(self.children.get(nid, []))
+        except asyncio.CancelledError:
+            cancelled = True
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            for nid in running.values():
+                self._mark_cancelled(self.nodes[nid])
+            raise
+        finally:
+            self._commit()
+            self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
+            self._cancel = False
+
+    def _mark_cancelled(self, node: Node) -> None:
+        if node.state in (NodeState.FETCHING, NodeState.PARSING):
+            node.state = NodeState.PENDING
+            node.error = "cancelled"
+            self._changed(node)
+
+    async def reload(self, node_id: int) -> bool:
+        """Fetch a node again with a conditional GET; returns False when it was not modified."""
+        node = self.nodes[node_id]
+        if node.kind in (NodeKind.SITE, NodeKind.DIRECTORY) or self._fetcher is None:
+            return False
+        if node.url.startswith("file:"):
+            self._reset(node)
+            await self.expand(node_id)
+            return True
+        s = node.stats
+        conditional = (s.etag, s.last_modified) if (s.etag or s.last_modified) else None
+        if conditional is not None:
+            probe = await self._fetcher.fetch(node.url, _discard, conditional=conditional)
+            if probe.not_modified:
+                return False
+        self._reset(node)
+        await self.expand(node_id)
+        return True
+
+    def _reset(self, node: Node) -> None:
+        """Forget a node's data and descendants before fetching it again."""
+        for cid in self.children.pop(node.id, []):
+            self._forget(cid)
+        if self.store is not None:
+            self.store.delete_node_data([node.id])
+        node.state = NodeState.PENDING
+        node.error = None
+        node.stats = type(node.stats)()
+        self._changed(node)
+
+    def _forget(self, node_id: int) -> None:
+        for cid in self.children.pop(node_id, []):
+            self._forget(cid)
+        node = self.nodes.pop(node_id, None)
+        if node is None:
+            return
+        key = urlpolicy.normalize(node.url)
+        if self.visited.get(key) == node_id:
+            del self.visited[key]
+        if self.store is not None:
+            self.store.delete_node_data([node_id], remove_node=True)
+
+    # -- one file --------------------------------------------------------------------------
+    async def _process(self, node: Node) -> None:
+        if self.files_started >= self.options.max_files:
+            self._skip(node, f"file budget reached (--max-files {self.options.max_files})")
+            node.state = NodeState.PENDING  # can still be asked for explicitly
+            return
+        self.files_started += 1
+        try:
+            if node.kind == NodeKind.ROBOTS or node.url.lower().split("?")[0].endswith("/robots.txt"):
+                await self._process_robots(node)
+            else:
+                await self._process_sitemap(node)
+        except asyncio.CancelledError:
+            self._mark_cancelled(node)
+            raise
+        except Exception as exc:  # one bad file never takes the tree down
+            node.state = NodeState.FAILED
+            node.error = f"internal error while processing: {type(exc).__name__}: {exc}"
+            self._changed(node)
+
+    def _ctx(self, node: Node, final_url: str | None = None) -> Any:
+        if self.checker is None:
+            return None
+        from sitemap_tui.validate.checker import FileContext
+
+        parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
+        return FileContext(
+            node_id=node.id,
+            url=node.url,
+            final_url=final_url or node.stats.final_url or node.url,
+            kind=node.kind,
+            found_by=node.found_by,
+            parent_url=parent.url if parent and parent.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) else None,
+            parent_kind=parent.kind if parent else None,
+            robots_listed_by=self.robots_listed.get(urlpolicy.normalize(node.url), set()),
+            now=self.now,
+        )
+
+    async def _fetch(self, node: Node, sink: Callable[[bytes], None], on_response: Callable[[FetchOutcome], None] | None = None, max_decoded: int | None = None) -> FetchOutcome:
+        if node.url.startswith("file:"):
+            if node.id not in self._local_ok:
+                raise _Refused("file: URLs are only read when given on the command line")
+            path = _file_path(node.url)
+            return await fetch_local(path, sink, max_decoded=max_decoded or self.fetch_config.max_decoded)
+
+        def progress(wire: int, total: int | None) -> None:
+            self.events.emit(Progress(node.id, wire, total))
+
+        assert self._fetcher is not None, "use the Explorer as an async context manager"
+        return await self._fetcher.fetch(node.url, sink, on_progress=progress, on_response=on_response)
+
+    async def _process_sitemap(self, node: Node) -> None:
+        node.state = NodeState.FETCHING
+        node.error = None
+        self._changed(node)
+        run = _FileRun(node, SniffingParser(node.url), FileAccumulator(self.now))
+        if self.checker is not None:
+            run.ctx = self._ctx(node)
+            self.checker.begin_file(run.ctx)
+
+        def on_response(outcome: FetchOutcome) -> None:
+            # location rules use the URL the file was finally served from
+            if run.ctx is not None and outcome.final_url:
+                run.ctx.final_url = outcome.final_url
+
+        body = BodyWriter(self.options.body_cache, node.id) if self.options.body_cache else None
+
+        def sink(chunk: bytes) -> None:
+            if body is not None:
+                body.write(chunk)
+            t0 = time.perf_counter()
+            items = run.parser.feed(chunk)
+            run.parse_seconds += time.perf_counter() - t0
+            if node.state == NodeState.FETCHING:
+                node.state = NodeState.PARSING
+            self._take(run, items)
+            if run.parser.done:
+                raise StopFetch()
+
+        try:
+            outcome = await self._fetch(node, sink, on_response)
+        except BaseException:
+            if body is not None:
+                body.abort()
+            raise
+        if body is not None:
+            body.close()
+        t0 = time.perf_counter()
+        self._take(run, run.parser.close())
+        run.parse_seconds += time.perf_counter() - t0
+        self._flush(run, final=True)
+        self._finish_file(node, run, outcome)
+
+    def _take(self, run: _FileRun, items: list[Any]) -> None:
+        node = run.node
+        if run.parser.kind is not None and node.kind != run.parser.kind:
+            node.kind = run.parser.kind
+            if run.ctx is not None:
+                run.ctx.kind = node.kind
+        for item in items:
+            if isinstance(item, Entry):
+                run.entries.append(item)
+            elif isinstance(item, ChildRef):
+                run.children.append(item)
+            else:
+                run.issues.append(item)
+        if len(run.entries) >= self.options.batch_size or (
+            run.entries and time.monotonic() - run.last_flush > self.options.event_interval
+        ):
+            self._flush(run)
+
+    def _flush(self, run: _FileRun, *, final: bool = False) -> None:
+        node = run.node
+        entries, run.entries = run.entries, []
+        issues, run.issues = run.issues, []
+        entry_ids: list[int | None] = [None] * len(issues)
+        if entries:
+            run.acc.add(entries)
+            ids: list[int] = []
+            if self.store is not None:
+                ids = self.store.add_entries(node.id, entries)
+            if self.checker is not None:
+                check = self.checker.check_entry
+                ctx = run.ctx
+                for i, entry in enumerate(entries):
+                    found = check(ctx, entry)
+                    if found:
+                        issues.extend(found)
+                        eid = ids[i] if ids else None
+                        entry_ids.extend([eid] * len(found))
+            run.stored += len(entries)
+            node.stats.url_count = run.stored
+            if self.on_entries is not None:
+                self.on_entries(node, entries)
+            self.events.emit(EntriesAdded(node.id, run.stored))
+        if issues:
+            self._add_issues(node, issues, entry_ids)
+        run.last_flush = time.monotonic()
+        if not final:
+            self._changed(node, agg=run.acc.agg)
+            self._commit()
+
+    def _finish_file(self, node: Node, run: _FileRun, outcome: FetchOutcome) -> None:
+        s = outcome.stats
+        s.parse_time = run.parse_seconds
+        s.url_count = run.stored
+        s.child_count = len(run.children)
+        info = run.parser.info
+        s.xml_encoding = getattr(info, "xml_encoding", None)
+        s.truncated_at = getattr(info, "truncated_at", None)
+        node.stats = s
+        file_issues: list[Issue] = list(outcome.issues)
+        if outcome.error and outcome.error_rule:
+            file_issues.append(_issue(outcome.error_rule, outcome.error, severity=_severity_of(outcome.error_rule)))
+        if run.ctx is not None:
+            run.ctx.final_url = outcome.final_url or node.url
+            run.ctx.kind = node.kind
+            for child in run.children:
+                file_issues.extend(self.checker.check_child(run.ctx, child))  # type: ignore[union-attr]
+            if not (outcome.error and run.stored == 0 and not run.children):
+                file_issues.extend(self.checker.end_file(run.ctx, info, s))  # type: ignore[union-attr]
+        self._add_issues(node, file_issues)
+        # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
+        cap = self.options.max_children
+        for i, child in enumerate(run.children):
+            if child.loc is None or not child.loc.strip():
+                continue
+            url = urlpolicy.resolve(outcome.final_url or node.url, child.loc.strip())
+            follow, why = True, None
+            if i >= cap:
+                follow, why = False, f"over the fan-out cap of {cap} children"
+            elif not self.options.follow_cross_host and not urlpolicy.same_host(url, outcome.final_url or node.url) and not url.startswith("file:"):
+                follow, why = False, "on another host (not followed; use --follow-cross-host)"
+            self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw, follow=follow, why_not=why)
+        if outcome.cancelled:
+            node.state = NodeState.PENDING
+            node.error = "cancelled"
+        elif outcome.error and run.stored == 0 and not run.children:
+            node.state = NodeState.FAILED
+            node.error = outcome.error
+        elif node.kind in (NodeKind.HTML, NodeKind.JSON, NodeKind.UNKNOWN):
+            node.state = NodeState.FAILED
+            node.error = {
+                NodeKind.HTML: "not a sitemap: the server sent an HTML page",
+                NodeKind.JSON: "not a sitemap: the server sent JSON",
+            }.get(node.kind, "not a sitemap: the content was not recognised")
+        else:
+            node.state = NodeState.DONE
+            problems = []
+            if outcome.error:
+                problems.append(outcome.error)
+            if s.truncated_at:
+                problems.append(f"parsing stopped at line:col {s.truncated_at}; {run.stored} entries kept")
+            node.error = "; ".join(problems) or None
+        node.expandable = bool(run.children)
+        self._changed(node, agg=run.acc.agg)
+        self._commit()
+
+    async def _process_robots(self, node: Node) -> None:
+        node.kind = NodeKind.ROBOTS
+        node.state = NodeState.FETCHING
+        self._changed(node)
+        buf = bytearray()
+
+        def sink(chunk: bytes) -> None:
+            room = ROBOTS_MAX_BYTES - len(buf)
+            buf.extend(chunk[:room])
+            if len(buf) >= ROBOTS_MAX_BYTES:
+                raise StopFetch()
+
+        outcome = await self._fetch(node, sink, max_decoded=ROBOTS_MAX_BYTES + 65536)
+        node.stats = outcome.stats
+        if outcome.error and not buf:
+            node.state = NodeState.FAILED
+            node.error = outcome.error
+            self._add_issues(node, [_issue("robots-fetch-error", f"robots.txt could not be read: {outcome.error}")])
+            self._changed(node)
+            return
+        robots = parse_robots(bytes(buf), outcome.final_url or node.url, max_bytes=ROBOTS_MAX_BYTES)
+        self.robots[node.url] = robots
+        if self.store is not None:
+            self.store.set_meta(f"robots:{node.url}", bytes(buf).decode("utf-8", "replace"))
+        issues = list(outcome.issues)
+        if self.checker is not None:
+            issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
+        self._add_issues(node, issues)
+        count = 0
+        for line in robots.sitemaps:
+            self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).add(node.url)
+            if line.duplicate:
+                continue
+            follow = count < self.options.max_children
+            count += 1
+            if line.unfetchable:
+                continue  # reported by the checker; nothing to show a node for
+            self._add_child(node, line.url, FoundBy.ROBOTS, line=line.line, follow=follow,
+                            why_not=f"over the cap of {self.options.max_children} Sitemap lines")
+        node.stats.child_count = count
+        node.state = NodeState.DONE
+        node.expandable = count > 0
+        self._changed(node)
+        self._commit()
+
+    # -- discovery -------------------------------------------------------------------------
+    async def _discover_site(self, root: Node, target: Target) -> None:
+        robots_url = urlpolicy.resolve(target.url, "/robots.txt")
+        robots_node = self._new_node(robots_url, parent=root, found_by=FoundBy.PROBE, kind=NodeKind.ROBOTS)
+        self.visited[urlpolicy.normalize(robots_url)] = robots_node.id
+        await self._process(robots_node)
+        if robots_node.state == NodeState.FAILED and robots_node.stats.http_status is None:
+            # no HTTP answer at all: the site is unreachable, probing further only burns time
+            root.state = NodeState.FAILED
+            root.error = f"site unreachable: {robots_node.error}"
+            self._changed(root)
+            return
+        listed = list(self.children.get(robots_node.id, []))
+        for nid in listed:
+            self.discovery.append(DiscoveryRecord(self.nodes[nid].url, FoundBy.ROBOTS, f"robots.txt line {self.nodes[nid].line}", nid))
+        if not listed or self.options.probe:
+            for url in candidate_probe_urls(target.url):
+                if urlpolicy.normalize(url) in self.visited:
+                    continue
+                found, detail = await self._probe(url)
+                if found:
+                    node = self._add_child(root, url, FoundBy.PROBE)
+                    self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, node.id))
+                else:
+                    self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, None))
+        for url in await self._home_links(target):
+            if urlpolicy.normalize(url) in self.visited:
+                self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "already found", self.visited[urlpolicy.normalize(url)]))
+                continue
+            node = self._add_child(root, url, FoundBy.HTML_LINK)
+            self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "<link rel=sitemap> in the home page", node.id))
+        root.state = NodeState.DONE
+        root.expandable = True
+        root.stats.child_count = len(self.children.get(root.id, []))
+        self._changed(root)
+        if self.store is not None:
+            self.store.set_meta("discovery", [[d.url, d.found_by.value, d.detail, d.node_id] for d in self.discovery])
+
+    async def _probe(self, url: str) -> tuple[bool, str]:
+        assert self._fetcher is not None
+        parser = SniffingParser(url)
+
+        def sink(chunk: bytes) -> None:
+            parser.feed(chunk)
+            if parser.kind is not None:
+                raise StopFetch()
+
+        outcome = await self._fetcher.fetch(url, sink)
+        if outcome.error:
+            return False, outcome.error
+        parser.close()
+        if parser.kind in SITEMAP_KINDS:
+            return True, f"probed: {parser.kind.value}"
+        return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'})"
+
+    async def _home_links(self, target: Target) -> list[str]:
+        assert self._fetcher is not None
+        buf = bytearray()
+
+        def sink(chunk: bytes) -> None:
+            buf.extend(chunk[: HOME_MAX_BYTES - len(buf)])
+            if len(buf) >= HOME_MAX_BYTES:
+                raise StopFetch()
+
+        outcome = await self._fetcher.fetch(target.url, sink)
+        if outcome.error or not buf:
+            return []
+        return find_sitemap_links(bytes(buf), outcome.final_url or target.url)
+
+    def _commit(self) -> None:
+        if self.store is not None:
+            self.store.commit()
+            self.store.begin()
+
+
+def _snapshot(node: Node) -> Node:
+    """A copy for another thread: the engine keeps mutating its own node."""
+    snap = copy.copy(node)
+    snap.stats = copy.copy(node.stats)
+    return snap
+
+
+def _issue(rule: str, message: str, *, severity: Severity | None = None, url: str | None = None, line: int | None = None) -> Issue:
+    return Issue(rule=rule, severity=severity or _severity_of(rule), message=message, url=url, line=line)
+
+
+def _severity_of(rule: str) -> Severity:
+    try:
+        from sitemap_tui.validate.rules import RULES
+
+        return RULES[rule].severity
+    except (ImportError, KeyError):
+        return Severity.ERROR
+
+
+def _file_path(url: str) -> Path:
+    from urllib.parse import unquote, urlsplit
+
+    return Path(unquote(urlsplit(url).path))
+
+
+class _Refused(Exception):
+    """A fetch the URL policy forbids (reported as the node's error)."""
+
+
+def _discard(_chunk: bytes) -> None:
+    raise StopFetch()

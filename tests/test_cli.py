@@ -1,0 +1,118 @@
+"""Headless commands as a user runs them: a real process against the demo site on 127.0.0.1."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DEMO_TOTAL = 300 + 42 + 20 + 6 + 8 + 25 + 15 + 20
+
+
+def run(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
+    )
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_help_lists_commands_with_examples() -> None:
+    out = run("--help", check=True).stdout
+    for cmd in ("urls", "stats", "discover", "validate", "rules", "demo", "open"):
+        assert cmd in out
+    assert "examples:" in out
+    for cmd in ("urls", "stats", "discover", "validate", "rules", "demo", "open", "explore"):
+        sub = run(cmd, "--help", check=True).stdout
+        assert "example" in sub, cmd
+
+
+def test_urls_txt(demo_url: str) -> None:
+    proc = run("urls", demo_url + "/", check=True)
+    lines = proc.stdout.splitlines()
+    assert len(lines) == DEMO_TOTAL
+    assert all(line.startswith(("http://", "https://")) for line in lines)
+    # per-node failures are reported on stderr, the run still succeeds
+    assert "sitemap-missing.xml" in proc.stderr and "404" in proc.stderr
+
+
+def test_urls_jsonl_fields(demo_url: str) -> None:
+    proc = run("urls", demo_url + "/sitemap-blog.xml", "--format", "jsonl", check=True)
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(rows) == 42
+    first = rows[0]
+    assert set(first) >= {"loc", "lastmod", "changefreq", "priority", "sitemap", "images", "alternates"}
+    assert first["sitemap"].endswith("/sitemap-blog.xml")
+    assert {a["hreflang"] for a in first["alternates"]} == {"en", "de", "fr", "x-default"}
+
+
+def test_urls_csv_to_file_atomically(demo_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "urls.csv"
+    run("urls", demo_url + "/sitemap-products.xml.gz", "--format", "csv", "--output", str(out), check=True)
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 300
+    assert [p.name for p in out.parent.iterdir()] == ["urls.csv"]
+
+
+def test_urls_no_recursive_on_index_lists_nothing(demo_url: str) -> None:
+    proc = run("urls", demo_url + "/sitemap_index.xml", "--no-recursive", check=True)
+    assert proc.stdout == ""
+
+
+def test_stats_json_shape(demo_url: str) -> None:
+    proc = run("stats", demo_url + "/", "--json", check=True)
+    data = json.loads(proc.stdout)
+    site = data["nodes"][0]
+    assert site["kind"] == "site"
+    robots = site["children"][0]
+    assert robots["kind"] == "robots" and robots["found_by"] == "probe"
+    index = next(c for c in robots["children"] if c["url"].endswith("/sitemap_index.xml"))
+    assert index["kind"] == "index" and index["found_by"] == "robots"
+    products = next(c for c in index["children"] if "products" in c["url"])
+    for key in ("url", "kind", "state", "found_by", "urls", "bytes", "error", "children"):
+        assert key in products
+    assert products["urls"] == 300 and products["gzipped"] is True
+    assert products["lastmod"]["invalid"] == 1
+    assert products["priority"]["invalid"] == 1
+    blog = next(c for c in index["children"] if "blog" in c["url"])
+    assert blog["extensions"]["urls_with_alternates"] == 42
+    missing = next(c for c in index["children"] if "missing" in c["url"])
+    assert missing["state"] == "failed" and "404" in missing["error"]
+
+
+def test_stats_text(demo_url: str) -> None:
+    out = run("stats", demo_url + "/sitemap_index.xml", check=True).stdout
+    assert "300 URLs" in out and "gzipped" in out
+
+
+def test_discover(demo_url: str) -> None:
+    data = json.loads(run("discover", demo_url, "--json", check=True).stdout)
+    found = {(s["found_by"], s["url"].rsplit("/", 1)[-1]) for s in data["sitemaps"] if s["found"]}
+    assert ("robots", "sitemap_index.xml") in found
+    assert ("robots", "sitemap-pages.txt") in found
+    data = json.loads(run("discover", demo_url, "--json", "--probe", check=True).stdout)
+    probed = [s for s in data["sitemaps"] if s["found_by"] == "probe"]
+    assert probed and all(not s["found"] for s in probed if s["url"].endswith("/sitemap.xml"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("urls", "http://127.0.0.1:1/sitemap.xml"),
+        ("stats", "http://127.0.0.1:1/"),
+        ("urls", "ftp://example.com/sitemap.xml"),
+        ("urls", "./no/such/file.xml"),
+        ("urls",),
+        ("validate", "x", "--format", "pdf"),
+    ],
+)
+def test_usage_errors_and_unreachable_exit_2(args: tuple[str, ...]) -> None:
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
