@@ -17,7 +17,7 @@ from sitemap_tui.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, fetc
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
-from sitemap_tui.engine.model import Entry, Node, NodeKind, NodeState
+from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store
 
@@ -29,8 +29,13 @@ def _target(raw: str) -> Target:
         raise UsageError(str(exc)) from exc
 
 
-def _options(args: Any) -> ExploreOptions:
+def _options(args: Any, **extra: Any) -> ExploreOptions:
+    from sitemap_tui.engine.workers import default_workers
+
+    workers = getattr(args, "workers", None)
     return ExploreOptions(
+        workers=default_workers() if workers is None else workers,
+        **extra,
         recursive=not getattr(args, "no_recursive", False),
         max_depth=getattr(args, "depth", 10),
         max_files=getattr(args, "max_files", 10_000),
@@ -87,14 +92,16 @@ def run_exploration(
     *,
     store: Store | None,
     checker: Any = None,
-    on_entries: Callable[[Node, list[Entry]], None] | None = None,
+    output_format: str | None = None,
+    on_output: Callable[[str], None] | None = None,
 ) -> Explorer:
     progress = StderrProgress()
 
     async def go() -> Explorer:
         async with Explorer(
-            store=store, fetch_config=fetch_config(args), options=_options(args), checker=checker,
-            on_events=progress, on_entries=on_entries,
+            store=store, fetch_config=fetch_config(args),
+            options=_options(args, output_format=output_format), checker=checker,
+            on_events=progress, on_output=on_output,
         ) as explorer:
             await explorer.explore(target)
             return explorer
@@ -128,7 +135,7 @@ def _open_output(path: str | None) -> AbstractContextManager[IO[str]]:
 
 # -- urls ----------------------------------------------------------------------------------
 def cmd_urls(args: Any) -> int:
-    from sitemap_tui.export import UrlRecord, UrlWriter
+    from sitemap_tui.export import UrlWriter
 
     target = _target(args.target)
     out_path = Path(args.output) if args.output else None
@@ -139,15 +146,17 @@ def cmd_urls(args: Any) -> int:
             "w", encoding="utf-8", newline="", dir=out_path.parent, prefix=f".{out_path.name}.", delete=False
         )
     out = tmp if tmp is not None else sys.stdout
-    writer = UrlWriter(out, args.format)
+    UrlWriter(out, args.format)  # the CSV header; the rows are formatted where they are parsed
+    count = 0
 
-    def on_entries(node: Node, entries: list[Entry]) -> None:
-        sitemap = node.stats.final_url or node.url
-        writer.write([UrlRecord.from_entry(e, sitemap) for e in entries])
+    def on_output(text: str) -> None:
+        nonlocal count
+        out.write(text)
+        count += text.count("\n")
 
     store = Store(args.db) if args.db else None
     try:
-        explorer = run_exploration(args, target, store=store, on_entries=on_entries)
+        explorer = run_exploration(args, target, store=store, output_format=args.format, on_output=on_output)
     except BaseException:
         if tmp is not None:
             tmp.close()
@@ -163,7 +172,7 @@ def cmd_urls(args: Any) -> int:
         sys.stdout.flush()
     _report_failures(explorer)
     problem = _root_unreachable(explorer)
-    if problem and writer.count == 0:
+    if problem and count == 0:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
@@ -176,10 +185,10 @@ def _report_failures(explorer: Explorer) -> None:
 
 
 # -- stats ---------------------------------------------------------------------------------
-def node_json(explorer: Explorer, store: Store, node_id: int) -> dict[str, Any]:
+def node_json(explorer: Explorer, node_id: int) -> dict[str, Any]:
     node = explorer.nodes[node_id]
     s = node.stats
-    agg = store.aggregate([node_id] if node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX) else [])
+    agg = explorer.aggregate(node_id)
     data: dict[str, Any] = {
         "url": node.url,
         "kind": node.kind.value,
@@ -217,7 +226,7 @@ def node_json(explorer: Explorer, store: Store, node_id: int) -> dict[str, Any]:
             "urls_with_alternates": agg.urls_with_alternates, "alternates": agg.alternates,
             "hreflang": dict(agg.hreflang.most_common()),
         }
-    data["children"] = [node_json(explorer, store, c) for c in explorer.children.get(node_id, [])]
+    data["children"] = [node_json(explorer, c) for c in explorer.children.get(node_id, [])]
     return data
 
 
@@ -247,12 +256,12 @@ def cmd_stats(args: Any) -> int:
     import humanize
 
     target = _target(args.target)
-    store, cleanup = _tmp_store(args)
+    # per-file aggregates are kept while streaming, so stats needs no store unless asked
+    store = Store(args.db) if args.db else None
     try:
         explorer = run_exploration(args, target, store=store)
-        store.commit()
         roots = explorer.children.get(None, [])
-        tree = [node_json(explorer, store, r) for r in roots]
+        tree = [node_json(explorer, r) for r in roots]
         if args.json:
             json.dump({"nodes": tree}, sys.stdout, ensure_ascii=True, indent=2)
             sys.stdout.write("\n")
@@ -265,7 +274,8 @@ def cmd_stats(args: Any) -> int:
             print(f"\n{files} files, {total_urls:,} URLs")
         problem = _root_unreachable(explorer)
     finally:
-        cleanup()
+        if store is not None:
+            store.close()
     if problem:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE

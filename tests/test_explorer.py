@@ -185,3 +185,19 @@ async def test_cancel_expand_all(demo_url: str) -> None:
         pending = [n for n in ex.nodes.values() if n.state == NodeState.PENDING]
         assert pending, "cancel left later children unfetched"
         assert not [n for n in ex.nodes.values() if n.state in (NodeState.FETCHING, NodeState.PARSING)]
+
+
+async def test_worker_processes_give_the_same_tree(demo_url: str, tmp_path: Path) -> None:
+    """Parsing in worker processes stores exactly what in-process parsing stores."""
+    results = []
+    for workers in (0, 2):
+        store = Store(tmp_path / f"w{workers}.db")
+        ex = await explore(demo_url + "/", store, workers=workers)
+        store.commit()
+        urls = sorted(r.loc for r in store.iter_entries(EntryFilter()))
+        states = sorted((n.url, n.state.value, n.kind.value, n.stats.url_count) for n in ex.nodes.values())
+        alternates = store.conn.execute("SELECT COUNT(*) FROM alternates").fetchone()[0]
+        results.append((urls, states, alternates))
+        store.close()
+    assert results[0] == results[1]
+    assert len(results[0][0]) == 436

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from sitemap_tui.engine import urlpolicy
-from sitemap_tui.engine.bodycache import BodyWriter
 from sitemap_tui.engine.discover import Target, candidate_probe_urls, find_sitemap_links
 from sitemap_tui.engine.events import (
     EntriesAdded,
@@ -30,6 +28,15 @@ from sitemap_tui.engine.events import (
     Progress,
 )
 from sitemap_tui.engine.fetch import FetchConfig, Fetcher, FetchOutcome, StopFetch, fetch_local
+from sitemap_tui.engine.filejob import (
+    FileJob,
+    JobBatch,
+    JobDone,
+    JobKind,
+    JobMessage,
+    JobProgress,
+    JobSpec,
+)
 from sitemap_tui.engine.model import (
     ChildRef,
     Entry,
@@ -42,8 +49,9 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.sniff import SniffingParser
-from sitemap_tui.engine.stats import FileAccumulator
+from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.workers import WorkerPool
 
 ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
@@ -73,6 +81,8 @@ class ExploreOptions:
     event_interval: float = 0.15
     now: datetime | None = None  # injectable clock for checks and stats
     body_cache: Path | None = None  # keep decoded bodies here (the TUI's source view)
+    output_format: str | None = None  # "txt"/"csv"/"jsonl": URL records go to on_output
+    workers: int = 0  # worker processes for parsing (0: parse in this process)
 
 
 @dataclass
@@ -81,22 +91,6 @@ class DiscoveryRecord:
     found_by: FoundBy
     detail: str
     node_id: int | None = None
-
-
-@dataclass
-class _FileRun:
-    """State of one file while it streams."""
-
-    node: Node
-    parser: SniffingParser
-    acc: FileAccumulator
-    ctx: Any = None
-    entries: list[Entry] = field(default_factory=list)
-    issues: list[Issue] = field(default_factory=list)
-    children: list[ChildRef] = field(default_factory=list)
-    parse_seconds: float = 0.0
-    stored: int = 0
-    last_flush: float = field(default_factory=time.monotonic)
 
 
 class Explorer:
@@ -108,13 +102,15 @@ class Explorer:
         options: ExploreOptions | None = None,
         checker: CheckerLike | None = None,
         on_events: Callable[[list[Event]], None] | None = None,
-        on_entries: Callable[[Node, list[Entry]], None] | None = None,
+        on_output: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.fetch_config = fetch_config or FetchConfig()
         self.options = options or ExploreOptions()
         self.checker = checker
-        self.on_entries = on_entries
+        self.on_output = on_output  # formatted URL records (options.output_format)
+        self._pool: WorkerPool | None = None
+        self._aggs: dict[int, dict[str, Any]] = {}  # per-file stats when there is no store
         self.events = EventBuffer(on_events, self.options.event_interval)
         self.nodes: dict[int, Node] = {}
         self.children: dict[int | None, list[int]] = {}
@@ -136,6 +132,9 @@ class Explorer:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._pool.close)
+            self._pool = None
         if self._fetcher is not None:
             await self._fetcher.__aexit__(None, None, None)
             self._fetcher = None
@@ -150,6 +149,8 @@ class Explorer:
     def cancel(self) -> None:
         """Stop starting new files and cancel the running ones."""
         self._cancel = True
+        if self._pool is not None:
+            self._pool.cancel_running()
         for task in list(self._running.values()):
             task.cancel()
 
@@ -185,6 +186,8 @@ class Explorer:
 
     def _changed(self, node: Node, *, persist: bool = True, agg: Any = None) -> None:
         if persist and self.store is not None:
+            if isinstance(agg, dict):
+                agg = Aggregate.from_json(agg)
             self.store.update_node(node, agg)
         self.events.emit(NodeChanged(_snapshot(node)))
 
@@ -355,6 +358,8 @@ class Explorer:
             self._commit()
             self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
             self._cancel = False
+            if self._pool is not None:
+                self._pool.resume()
 
     def _mark_cancelled(self, node: Node) -> None:
         if node.state in (NodeState.FETCHING, NodeState.PARSING):
@@ -459,129 +464,107 @@ class Explorer:
         node.state = NodeState.FETCHING
         node.error = None
         self._changed(node)
-        run = _FileRun(node, SniffingParser(node.url), FileAccumulator(self.now))
-        if self.checker is not None:
-            run.ctx = self._ctx(node)
-            self.checker.begin_file(run.ctx)
+        spec = JobSpec(
+            node_id=node.id,
+            url=node.url,
+            local_path=str(_file_path(node.url)) if node.id in self._local_ok else None,
+            ctx=self._ctx(node),
+            output_format=self.options.output_format,
+            want_rows=self.store is not None,
+            batch_size=self.options.batch_size,
+            interval=self.options.event_interval,
+            now=self.now,
+            body_cache=str(self.options.body_cache) if self.options.body_cache else None,
+            max_decoded=self.fetch_config.max_decoded,
+        )
+        if node.url.startswith("file:") and spec.local_path is None:
+            raise _Refused("file: URLs are only read when given on the command line")
+        apply = self._applier(node)
+        if self._use_pool(node):
+            assert self._pool is not None
+            try:
+                done = await self._pool.run(spec, apply)
+            except asyncio.CancelledError:
+                self._pool.cancel_running()
+                raise
+        else:
+            job = FileJob(spec, apply, self.checker, cancelled=lambda: self._cancel)
+            done = await job.run(self._fetcher)
+        self._finish_file(node, done)
 
-        def on_response(outcome: FetchOutcome) -> None:
-            # location rules use the URL the file was finally served from
-            if run.ctx is not None and outcome.final_url:
-                run.ctx.final_url = outcome.final_url
+    def _use_pool(self, node: Node) -> bool:
+        """Worker processes pay off for many files; a single file is parsed right here."""
+        if self.options.workers <= 0:
+            return False
+        if node.parent_id is None:
+            return False
+        if self._pool is None:
+            self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker)
+        return True
 
-        body = BodyWriter(self.options.body_cache, node.id) if self.options.body_cache else None
-
-        def sink(chunk: bytes) -> None:
-            if body is not None:
-                body.write(chunk)
-            t0 = time.perf_counter()
-            items = run.parser.feed(chunk)
-            run.parse_seconds += time.perf_counter() - t0
-            if node.state == NodeState.FETCHING:
+    def _applier(self, node: Node) -> Callable[[JobMessage], None]:
+        def apply(msg: JobMessage) -> None:
+            if isinstance(msg, JobProgress):
+                self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
+            elif isinstance(msg, JobKind):
+                node.kind = msg.kind
                 node.state = NodeState.PARSING
-            self._take(run, items)
-            if run.parser.done:
-                raise StopFetch()
+                self._changed(node)
+            elif isinstance(msg, JobBatch):
+                self._apply_batch(node, msg)
 
-        try:
-            outcome = await self._fetch(node, sink, on_response)
-        except BaseException:
-            if body is not None:
-                body.abort()
-            raise
-        if body is not None:
-            body.close()
-        t0 = time.perf_counter()
-        self._take(run, run.parser.close())
-        run.parse_seconds += time.perf_counter() - t0
-        self._flush(run, final=True)
-        self._finish_file(node, run, outcome)
+        return apply
 
-    def _take(self, run: _FileRun, items: list[Any]) -> None:
-        node = run.node
-        if run.parser.kind is not None and node.kind != run.parser.kind:
-            node.kind = run.parser.kind
-            if run.ctx is not None:
-                run.ctx.kind = node.kind
-        for item in items:
-            if isinstance(item, Entry):
-                run.entries.append(item)
-            elif isinstance(item, ChildRef):
-                run.children.append(item)
-            else:
-                run.issues.append(item)
-        if len(run.entries) >= self.options.batch_size or (
-            run.entries and time.monotonic() - run.last_flush > self.options.event_interval
-        ):
-            self._flush(run)
-
-    def _flush(self, run: _FileRun, *, final: bool = False) -> None:
-        node = run.node
-        entries, run.entries = run.entries, []
-        issues, run.issues = run.issues, []
+    def _apply_batch(self, node: Node, batch: JobBatch) -> None:
+        issues = [i for i, _ in batch.issues]
         entry_ids: list[int | None] = [None] * len(issues)
-        if entries:
-            run.acc.add(entries)
-            ids: list[int] = []
-            if self.store is not None:
-                ids = self.store.add_entries(node.id, entries)
-            if self.checker is not None:
-                check = self.checker.check_entry
-                ctx = run.ctx
-                for i, entry in enumerate(entries):
-                    found = check(ctx, entry)
-                    if found:
-                        issues.extend(found)
-                        eid = ids[i] if ids else None
-                        entry_ids.extend([eid] * len(found))
-            run.stored += len(entries)
-            node.stats.url_count = run.stored
-            if self.on_entries is not None:
-                self.on_entries(node, entries)
-            self.events.emit(EntriesAdded(node.id, run.stored))
-        if issues:
-            self._add_issues(node, issues, entry_ids)
-        run.last_flush = time.monotonic()
-        if not final:
-            self._changed(node, agg=run.acc.agg)
-            self._commit()
+        if batch.rows is not None and self.store is not None:
+            ids = self.store.add_rows(node.id, batch.rows)
+            entry_ids = [ids[idx] if idx is not None and idx < len(ids) else None for _, idx in batch.issues]
+        if batch.text and self.on_output is not None:
+            self.on_output(batch.text)
+        node.stats.url_count = batch.count
+        self.events.emit(EntriesAdded(node.id, batch.count))
+        self._add_issues(node, issues, entry_ids)
+        if batch.agg is not None:
+            self._aggs[node.id] = batch.agg
+        self._changed(node, agg=batch.agg)
+        self._commit()
 
-    def _finish_file(self, node: Node, run: _FileRun, outcome: FetchOutcome) -> None:
+    def aggregate(self, node_id: int) -> Aggregate:
+        """Stats of one file (kept even without a store)."""
+        return Aggregate.from_json(self._aggs.get(node_id))
+
+    def _finish_file(self, node: Node, done: JobDone) -> None:
+        outcome = done.outcome
         s = outcome.stats
-        s.parse_time = run.parse_seconds
-        s.url_count = run.stored
-        s.child_count = len(run.children)
-        info = run.parser.info
-        s.xml_encoding = getattr(info, "xml_encoding", None)
-        s.truncated_at = getattr(info, "truncated_at", None)
         node.stats = s
-        file_issues: list[Issue] = list(outcome.issues)
-        if outcome.error and outcome.error_rule:
-            file_issues.append(_issue(outcome.error_rule, outcome.error, severity=_severity_of(outcome.error_rule)))
-        if run.ctx is not None:
-            run.ctx.final_url = outcome.final_url or node.url
-            run.ctx.kind = node.kind
-            for child in run.children:
-                file_issues.extend(self.checker.check_child(run.ctx, child))  # type: ignore[union-attr]
-            if not (outcome.error and run.stored == 0 and not run.children):
-                file_issues.extend(self.checker.end_file(run.ctx, info, s))  # type: ignore[union-attr]
-        self._add_issues(node, file_issues)
+        if done.kind is not None:
+            node.kind = done.kind
+        self._add_issues(node, done.issues)
+        self._aggs[node.id] = done.agg
         # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
         cap = self.options.max_children
-        for i, child in enumerate(run.children):
+        base = outcome.final_url or node.url
+        for i, child in enumerate(done.children):
             if child.loc is None or not child.loc.strip():
                 continue
-            url = urlpolicy.resolve(outcome.final_url or node.url, child.loc.strip())
+            url = urlpolicy.resolve(base, child.loc.strip())
             follow, why = True, None
             if i >= cap:
                 follow, why = False, f"over the fan-out cap of {cap} children"
-            elif not self.options.follow_cross_host and not urlpolicy.same_host(url, outcome.final_url or node.url) and not url.startswith("file:"):
+            elif (
+                not self.options.follow_cross_host
+                and not url.startswith("file:")
+                and not urlpolicy.same_host(url, base)
+            ):
                 follow, why = False, "on another host (not followed; use --follow-cross-host)"
-            self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw, follow=follow, why_not=why)
+            self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
+                            follow=follow, why_not=why)
         if outcome.cancelled:
             node.state = NodeState.PENDING
             node.error = "cancelled"
-        elif outcome.error and run.stored == 0 and not run.children:
+        elif outcome.error and done.count == 0 and not done.children:
             node.state = NodeState.FAILED
             node.error = outcome.error
         elif node.kind in (NodeKind.HTML, NodeKind.JSON, NodeKind.UNKNOWN):
@@ -596,10 +579,10 @@ class Explorer:
             if outcome.error:
                 problems.append(outcome.error)
             if s.truncated_at:
-                problems.append(f"parsing stopped at line:col {s.truncated_at}; {run.stored} entries kept")
+                problems.append(f"parsing stopped at line:col {s.truncated_at}; {done.count} entries kept")
             node.error = "; ".join(problems) or None
-        node.expandable = bool(run.children)
-        self._changed(node, agg=run.acc.agg)
+        node.expandable = bool(done.children)
+        self._changed(node, agg=Aggregate.from_json(done.agg))
         self._commit()
 
     async def _process_robots(self, node: Node) -> None:
@@ -727,6 +710,10 @@ def _snapshot(node: Node) -> Node:
     snap = copy.copy(node)
     snap.stats = copy.copy(node.stats)
     return snap
+
+
+def make_engine_issue(rule: str, message: str) -> Issue:
+    return _issue(rule, message)
 
 
 def _issue(rule: str, message: str, *, severity: Severity | None = None, url: str | None = None, line: int | None = None) -> Issue:

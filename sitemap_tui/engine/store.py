@@ -166,11 +166,6 @@ class IssueRow:
     sitemap: str | None = None
 
 
-@dataclass(slots=True)
-class PendingBatch:
-    entries: list[tuple[Node, Entry, int]] = field(default_factory=list)
-
-
 def _regexp(pattern: str, value: str | None) -> bool:
     if value is None:
         return False
@@ -354,58 +349,32 @@ class Store:
     # -- entries ---------------------------------------------------------------------------
     def add_entries(self, node_id: int, entries: Sequence[Entry]) -> list[int]:
         """Insert a batch; returns the new entry ids in order."""
-        if not entries:
+        return self.add_rows(node_id, entry_rows(entries))
+
+    def add_rows(self, node_id: int, rows: EntryRows) -> list[int]:
+        """Insert a batch prepared by entry_rows() (possibly in another process)."""
+        if not rows.entries:
             return []
-        cur = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM entries")
-        first = int(cur.fetchone()[0]) + 1
-        rows = []
-        images = []
-        videos = []
-        news = []
-        alternates = []
-        for i, e in enumerate(entries):
-            eid = first + i
-            lm = e.lastmod
-            rows.append(
-                (
-                    eid, node_id, e.loc, e.line, e.lastmod_raw,
-                    int(lm.timestamp()) if lm is not None else None,
-                    e.changefreq_raw, e.changefreq, e.priority_raw, e.priority,
-                    len(e.images), len(e.videos), len(e.news), len(e.alternates), e.title,
-                )
-            )
-            for im in e.images:
-                images.append(
-                    (eid, im.loc, im.title, im.caption, im.geo_location, im.license, im.line)
-                )
-            for v in e.videos:
-                videos.append(
-                    (eid, v.line, json.dumps({"fields": v.fields, "multi": v.multi,
-                                              "attrs": v.attrs, "tags": v.tags}))
-                )
-            for n in e.news:
-                news.append(
-                    (eid, n.publication_name, n.publication_language, n.publication_date,
-                     n.title, json.dumps(n.extra) if n.extra else None, n.line)
-                )
-            for a in e.alternates:
-                alternates.append((eid, a.rel, a.hreflang, a.href, a.line))
         c = self.conn
+        first = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0]) + 1
         c.executemany(
             "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw,"
             " changefreq, priority_raw, priority, n_images, n_videos, n_news, n_alternates, title)"
             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            rows,
+            [(first + i, node_id, *row) for i, row in enumerate(rows.entries)],
         )
-        if images:
-            c.executemany("INSERT INTO images VALUES(?,?,?,?,?,?,?)", images)
-        if videos:
-            c.executemany("INSERT INTO videos VALUES(?,?,?)", videos)
-        if news:
-            c.executemany("INSERT INTO news VALUES(?,?,?,?,?,?,?)", news)
-        if alternates:
-            c.executemany("INSERT INTO alternates VALUES(?,?,?,?,?)", alternates)
-        return list(range(first, first + len(entries)))
+        for table, marks, items in (
+            ("images", "?,?,?,?,?,?,?", rows.images),
+            ("videos", "?,?,?", rows.videos),
+            ("news", "?,?,?,?,?,?,?", rows.news),
+            ("alternates", "?,?,?,?,?", rows.alternates),
+        ):
+            if items:
+                c.executemany(
+                    f"INSERT INTO {table} VALUES({marks})",
+                    [(first + item[0], *item[1:]) for item in items],
+                )
+        return list(range(first, first + len(rows.entries)))
 
     def ensure_index(self, name: str) -> None:
         """Sorted listings need an index; built on first use, not on every insert."""
@@ -655,6 +624,47 @@ class Store:
                 " ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rule"
             )
         )
+
+
+@dataclass(slots=True)
+class EntryRows:
+    """A batch of entries flattened to plain tuples: cheap to pickle between processes.
+
+    Extension tuples start with the entry's index within the batch."""
+
+    entries: list[tuple[Any, ...]] = field(default_factory=list)
+    images: list[tuple[Any, ...]] = field(default_factory=list)
+    videos: list[tuple[Any, ...]] = field(default_factory=list)
+    news: list[tuple[Any, ...]] = field(default_factory=list)
+    alternates: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def entry_rows(entries: Sequence[Entry]) -> EntryRows:
+    out = EntryRows()
+    rows, images, videos, news, alternates = out.entries, out.images, out.videos, out.news, out.alternates
+    for i, e in enumerate(entries):
+        lm = e.lastmod
+        rows.append(
+            (
+                e.loc, e.line, e.lastmod_raw, int(lm.timestamp()) if lm is not None else None,
+                e.changefreq_raw, e.changefreq, e.priority_raw, e.priority,
+                len(e.images), len(e.videos), len(e.news), len(e.alternates), e.title,
+            )
+        )
+        for im in e.images:
+            images.append((i, im.loc, im.title, im.caption, im.geo_location, im.license, im.line))
+        for v in e.videos:
+            videos.append(
+                (i, v.line, json.dumps({"fields": v.fields, "multi": v.multi, "attrs": v.attrs, "tags": v.tags}))
+            )
+        for n in e.news:
+            news.append(
+                (i, n.publication_name, n.publication_language, n.publication_date, n.title,
+                 json.dumps(n.extra) if n.extra else None, n.line)
+            )
+        for a in e.alternates:
+            alternates.append((i, a.rel, a.hreflang, a.href, a.line))
+    return out
 
 
 def _chunks(items: list[Any], n: int) -> Iterator[list[Any]]:

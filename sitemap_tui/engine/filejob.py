@@ -1,0 +1,242 @@
+"""One sitemap file, fetched, parsed, checked and summarised: runs in the explorer's process or
+in a worker process, and reports through small picklable messages either way.
+
+Keeping the whole per-file pipeline here (rather than in the explorer) is what lets parsing
+move off the event loop: the explorer only applies messages (store writes, tree updates)."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sitemap_tui.engine.bodycache import BodyWriter
+from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch, fetch_local
+from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind
+from sitemap_tui.engine.sniff import SniffingParser
+from sitemap_tui.engine.stats import FileAccumulator
+from sitemap_tui.engine.store import EntryRows, entry_rows
+
+
+@dataclass(slots=True)
+class JobSpec:
+    """Everything a worker needs to process one file (picklable)."""
+
+    node_id: int
+    url: str
+    local_path: str | None = None  # only for files the user named
+    ctx: Any = None  # validate.checker.FileContext when checking
+    output_format: str | None = None  # "txt" / "csv" / "jsonl": format URL records here
+    want_rows: bool = True  # entries are stored
+    batch_size: int = 2000
+    interval: float = 0.15
+    now: datetime | None = None
+    body_cache: str | None = None
+    max_decoded: int | None = None
+
+
+@dataclass(slots=True)
+class JobKind:
+    node_id: int
+    kind: NodeKind
+
+
+@dataclass(slots=True)
+class JobProgress:
+    node_id: int
+    wire_bytes: int
+    total: int | None
+
+
+@dataclass(slots=True)
+class JobBatch:
+    node_id: int
+    count: int  # entries so far in this file
+    rows: EntryRows | None
+    issues: list[tuple[Issue, int | None]]  # issue, index of its entry in this batch
+    text: str | None  # formatted URL records
+    agg: dict[str, Any] | None  # live stats snapshot
+
+
+@dataclass(slots=True)
+class JobDone:
+    node_id: int
+    kind: NodeKind | None
+    outcome: FetchOutcome
+    children: list[ChildRef]
+    issues: list[Issue]  # file-level issues (fetch, parse end, checker end_file/children)
+    info: Any
+    agg: dict[str, Any]
+    count: int
+    parse_seconds: float
+
+
+JobMessage = JobKind | JobProgress | JobBatch | JobDone
+
+
+@dataclass
+class _Run:
+    spec: JobSpec
+    parser: SniffingParser
+    acc: FileAccumulator
+    entries: list[Entry] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+    children: list[ChildRef] = field(default_factory=list)
+    count: int = 0
+    parse_seconds: float = 0.0
+    last_flush: float = field(default_factory=time.monotonic)
+    kind: NodeKind | None = None
+
+
+class FileJob:
+    def __init__(
+        self,
+        spec: JobSpec,
+        emit: Callable[[JobMessage], None],
+        checker: Any = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.emit = emit
+        self.checker = checker if spec.ctx is not None else None
+        self.cancelled = cancelled or (lambda: False)
+        self._writer: Any = None
+        self._buf: io.StringIO | None = None
+        if spec.output_format:
+            from sitemap_tui.export import UrlWriter
+
+            self._buf = io.StringIO()
+            self._writer = UrlWriter(self._buf, spec.output_format)
+            if spec.output_format == "csv":
+                # the header row belongs to the whole output, not to each file
+                self._buf.seek(0)
+                self._buf.truncate()
+
+    async def run(self, fetcher: Fetcher | None) -> JobDone:
+        spec = self.spec
+        hook = None
+        if self.checker is not None:
+            self.checker.begin_file(spec.ctx)
+            hook = getattr(self.checker, "element_hook", lambda ctx: None)(spec.ctx)
+        parser = SniffingParser(spec.url, element_hook=hook) if hook else SniffingParser(spec.url)
+        run = _Run(spec, parser, FileAccumulator(spec.now))
+        body = BodyWriter(Path(spec.body_cache), spec.node_id) if spec.body_cache else None
+
+        def on_response(outcome: FetchOutcome) -> None:
+            # location rules use the URL the file was finally served from
+            if spec.ctx is not None and outcome.final_url:
+                spec.ctx.final_url = outcome.final_url
+
+        def sink(chunk: bytes) -> None:
+            if self.cancelled():
+                raise StopFetch()
+            if body is not None:
+                body.write(chunk)
+            t0 = time.perf_counter()
+            items = parser.feed(chunk)
+            run.parse_seconds += time.perf_counter() - t0
+            self._take(run, items)
+            if parser.done:
+                raise StopFetch()
+
+        def progress(wire: int, total: int | None) -> None:
+            self.emit(JobProgress(spec.node_id, wire, total))
+
+        try:
+            if spec.local_path is not None:
+                outcome = await fetch_local(Path(spec.local_path), sink, max_decoded=spec.max_decoded or 50 * 1024 * 1024)
+            else:
+                assert fetcher is not None
+                outcome = await fetcher.fetch(spec.url, sink, on_progress=progress, on_response=on_response)
+        except BaseException:
+            if body is not None:
+                body.abort()
+            raise
+        if body is not None:
+            body.close()
+        if self.cancelled():
+            outcome.cancelled = True
+        t0 = time.perf_counter()
+        self._take(run, parser.close())
+        run.parse_seconds += time.perf_counter() - t0
+        self._flush(run)
+        return self._done(run, outcome)
+
+    def _take(self, run: _Run, items: list[Any]) -> None:
+        kind = run.parser.kind
+        if kind is not None and kind != run.kind:
+            run.kind = kind
+            if run.spec.ctx is not None:
+                run.spec.ctx.kind = kind
+            self.emit(JobKind(run.spec.node_id, kind))
+        for item in items:
+            if isinstance(item, Entry):
+                run.entries.append(item)
+            elif isinstance(item, ChildRef):
+                run.children.append(item)
+            else:
+                run.issues.append(item)
+        if len(run.entries) >= run.spec.batch_size or (
+            run.entries and time.monotonic() - run.last_flush > run.spec.interval
+        ):
+            self._flush(run)
+
+    def _flush(self, run: _Run) -> None:
+        entries, run.entries = run.entries, []
+        issues: list[tuple[Issue, int | None]] = [(i, None) for i in run.issues]
+        run.issues = []
+        if not entries and not issues:
+            return
+        text = None
+        rows = None
+        if entries:
+            run.acc.add(entries)
+            run.count += len(entries)
+            if self.checker is not None:
+                check = self.checker.check_entry
+                ctx = run.spec.ctx
+                for idx, entry in enumerate(entries):
+                    for found in check(ctx, entry):
+                        issues.append((found, idx))
+            if run.spec.want_rows:
+                rows = entry_rows(entries)
+            if self._writer is not None:
+                from sitemap_tui.export import UrlRecord
+
+                sitemap = (run.spec.ctx.final_url if run.spec.ctx is not None else None) or run.spec.url
+                self._writer.write([UrlRecord.from_entry(e, sitemap) for e in entries])
+                assert self._buf is not None
+                text = self._buf.getvalue()
+                self._buf.seek(0)
+                self._buf.truncate()
+        run.last_flush = time.monotonic()
+        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json()))
+
+    def _done(self, run: _Run, outcome: FetchOutcome) -> JobDone:
+        s = outcome.stats
+        info = run.parser.info
+        s.parse_time = run.parse_seconds
+        s.url_count = run.count
+        s.child_count = len(run.children)
+        s.xml_encoding = getattr(info, "xml_encoding", None)
+        s.truncated_at = getattr(info, "truncated_at", None)
+        issues: list[Issue] = list(outcome.issues)
+        if outcome.error and outcome.error_rule:
+            from sitemap_tui.engine.explorer import make_engine_issue
+
+            issues.append(make_engine_issue(outcome.error_rule, outcome.error))
+        if self.checker is not None and not outcome.cancelled:
+            ctx = run.spec.ctx
+            ctx.final_url = outcome.final_url or run.spec.url
+            for child in run.children:
+                issues.extend(self.checker.check_child(ctx, child))
+            if not (outcome.error and run.count == 0 and not run.children):
+                issues.extend(self.checker.end_file(ctx, info, s))
+        return JobDone(
+            run.spec.node_id, run.kind, outcome, run.children, issues, info,
+            run.acc.agg.to_json(), run.count, run.parse_seconds,
+        )
