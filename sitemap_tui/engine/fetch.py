@@ -1,0 +1,662 @@
+"""HTTP fetching of one file at a time, hardened against hostile servers (SECURITY.md §5-§8, §10).
+
+One ``httpx.AsyncClient`` (keep-alive) per ``Fetcher``. Every fetch:
+
+* refuses URLs ``urlpolicy`` calls unfetchable, before any request, and so every redirect hop;
+* follows redirects by hand (hop limit, http(s) only, loop detection, host changes flagged);
+* runs under one overall deadline (``asyncio.timeout``) covering headers and body, because
+  httpx timeouts are per read and a 1 byte/s server never trips them;
+* reads the body only with ``aiter_raw()`` and decodes it with ``BodyDecoder`` (bounded inflate),
+  counting wire bytes against their own cap;
+* never raises for network, protocol or content trouble: it returns a ``FetchOutcome`` whose
+  ``error``/``error_rule`` say what went wrong. Task cancellation still propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import re
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from pathlib import Path
+
+import h11
+import httpx
+
+from sitemap_tui import USER_AGENT
+from sitemap_tui.engine.decode import BodyDecoder, CapExceeded, DecodeError
+from sitemap_tui.engine.model import FileStats, Issue, Severity
+from sitemap_tui.engine.urlpolicy import (
+    host_of,
+    normalize,
+    resolve,
+    same_host,
+    unfetchable_reason,
+)
+
+__all__ = [
+    "FetchConfig",
+    "FetchOutcome",
+    "Fetcher",
+    "StopFetch",
+    "fetch_local",
+    "parse_retry_after",
+    "RULE_FETCH_ERROR",
+    "RULE_REDIRECTED",
+]
+
+Sink = Callable[[bytes], None]
+ProgressCallback = Callable[[int, int | None], None]
+ResponseCallback = Callable[["FetchOutcome"], None]
+
+RULE_FETCH_ERROR = "fetch-http-error"
+RULE_REDIRECTED = "fetch-redirected"
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+CHUNK = 64 * 1024  # local read size and progress granularity
+MIB = 1024 * 1024
+# What we can decode ourselves (decode.py); httpx's default would add br/zstd when installed.
+ACCEPT_ENCODING = "gzip, deflate"
+_SECONDS_RE = re.compile(r"\d+(?:\.\d+)?")  # float() of <= 64 chars: no int() digit limit
+_DIGITS_RE = re.compile(r"\d{1,18}")
+
+
+class StopFetch(Exception):  # noqa: N818 - a signal, not an error
+    """Raised by a sink (or ``on_response``) to end the download early; not an error."""
+
+
+@dataclass(slots=True)
+class FetchConfig:
+    user_agent: str = USER_AGENT
+    headers: dict[str, str] = field(default_factory=dict)
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0  # per read (httpx); also used for writes
+    total_timeout: float = 30.0  # per file: all hops, retries, headers and body
+    max_redirects: int = 10
+    retries: int = 3  # extra attempts on 429/5xx and connection errors
+    retry_after_cap: float = 5.0  # seconds; longer Retry-After values are clamped
+    backoff_base: float = 0.5  # seconds; doubled per retry when there is no Retry-After
+    concurrency: int = 8  # files in flight over the whole Fetcher
+    per_host: int = 4  # requests in flight per host
+    max_decoded: int = 50 * MIB  # size-over-limit after decompression (sitemaps.org)
+    max_wire: int = 64 * MIB  # bytes read from the network per response
+    http2: bool = False  # needs the optional h2 package; falls back to HTTP/1.1 without it
+
+
+@dataclass(slots=True)
+class FetchOutcome:
+    """What happened to one fetch; ``error is None`` means the body reached the sink whole
+    (or the sink stopped it on purpose with StopFetch)."""
+
+    stats: FileStats = field(default_factory=FileStats)
+    error: str | None = None
+    error_rule: str | None = None  # fetch-http-error, size-over-limit, gzip-corrupt, ...
+    issues: list[Issue] = field(default_factory=list)
+    not_modified: bool = False  # 304 to a conditional request
+    final_url: str = ""
+    # every URL requested, in order: the original first, the final one last
+    redirect_chain: list[str] = field(default_factory=list)
+    # the fetch was abandoned because the Fetcher was closed under it (not task cancellation,
+    # which propagates as CancelledError, and not StopFetch, which is a normal end)
+    cancelled: bool = False
+    stopped_early: bool = False  # the sink raised StopFetch
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.cancelled
+
+
+def parse_retry_after(
+    value: str | None, cap: float, *, now: datetime | None = None
+) -> float | None:
+    """Seconds to wait from a Retry-After header, clamped to ``[0, cap]``; None when unusable.
+
+    Negative, non-numeric and unparseable values give None (the caller falls back to its own
+    backoff); a huge number or a far-future date gives ``cap``; a past date gives 0.
+    """
+    if value is None:
+        return None
+    v = value.strip()
+    if not v or len(v) > 64:
+        return None
+    if _SECONDS_RE.fullmatch(v):
+        seconds = float(v)
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(v)
+        except (TypeError, ValueError, OverflowError, IndexError):
+            return None
+        if when is None:  # older Pythons returned None instead of raising
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        try:
+            seconds = (when - (now or datetime.now(UTC))).total_seconds()
+        except OverflowError:
+            return None
+        seconds = max(seconds, 0.0)
+    if seconds != seconds:  # NaN cannot come from the regex, but never sleep on one
+        return None
+    return min(seconds, max(cap, 0.0))
+
+
+def _content_length(value: str | None) -> int | None:
+    # Never int() an arbitrary digit string (4,300-digit limit); 18 digits is plenty.
+    if value is None:
+        return None
+    v = value.strip()
+    return int(v) if _DIGITS_RE.fullmatch(v) else None
+
+
+def _phrase(status: int) -> str:
+    # The standard phrase, not the server's (which may be anything, in any length).
+    return httpx.codes.get_reason_phrase(status) or "Unknown Status"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text if text else type(exc).__name__
+
+
+def _fail(out: FetchOutcome, message: str, rule: str = RULE_FETCH_ERROR) -> None:
+    if out.error is None:  # the first problem is the one worth reporting
+        out.error = message
+        out.error_rule = rule
+
+
+def _error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
+    """(message, rule) for an exception that ended a fetch. Order matters: TimeoutError and
+    SSLError are OSErrors; InvalidURL and StreamError are not HTTPErrors."""
+    if isinstance(exc, DecodeError):
+        return exc.message, exc.rule
+    if isinstance(exc, httpx.TimeoutException):
+        if cfg is not None:
+            if isinstance(exc, httpx.ConnectTimeout):
+                return f"could not connect within {cfg.connect_timeout:g} s", RULE_FETCH_ERROR
+            if isinstance(exc, httpx.ReadTimeout):
+                return f"no data from the server for {cfg.read_timeout:g} s", RULE_FETCH_ERROR
+            if isinstance(exc, httpx.WriteTimeout):
+                return f"could not send the request within {cfg.read_timeout:g} s", RULE_FETCH_ERROR
+        return f"timeout: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.ConnectError):
+        return f"connection failed: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):
+        return f"HTTP protocol error: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.HTTPError):
+        return f"network error: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.InvalidURL):
+        return f"invalid URL: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.StreamError):
+        return f"stream error: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, TimeoutError):
+        return f"timed out: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS error: {_describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, OSError):
+        return f"network error: {_describe(exc)}", RULE_FETCH_ERROR
+    return f"unexpected error: {type(exc).__name__}: {_describe(exc)}", RULE_FETCH_ERROR
+
+
+# Failures that happen before the server said anything useful: worth another attempt.
+_RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.RemoteProtocolError,
+)
+
+
+def _h11_has_leftover(response: httpx.Response) -> bool:
+    """True when bytes beyond the response body are already buffered for this connection.
+
+    A Content-Length shorter than the body leaves the rest in h11's buffer; httpcore would then
+    read it as the *next* response on the pooled connection (we saw a smuggled "HTTP/1.1 200"
+    served for another URL). httpx has no public way to see this, so we look at the internals
+    and, when they are not what we expect, answer True: losing keep-alive beats being poisoned.
+    """
+    try:
+        stream = response.stream._stream._httpcore_stream._stream  # type: ignore[attr-defined]
+        data, _closed = stream._connection._h11_state.trailing_data
+    except Exception:
+        return True
+    return bool(data)
+
+
+async def _discard_if_poisoned(response: httpx.Response) -> None:
+    """Close the connection of a completed HTTP/1.x response that has leftover bytes.
+
+    Closing the (public) ``network_stream`` extension makes httpcore see the pooled connection
+    as expired (its socket reads as "readable"), so the next request opens a fresh one.
+    Only for HTTP/1.x: an HTTP/2 connection is shared by other requests and framed safely.
+    """
+    if not response.http_version.startswith("HTTP/1"):
+        return
+    if not _h11_has_leftover(response):
+        return
+    stream = response.extensions.get("network_stream")
+    if stream is not None:
+        with contextlib.suppress(Exception):
+            await stream.aclose()
+
+
+_LOCATION_KEY = "sitemap_tui.location"
+
+
+async def _take_location(response: httpx.Response) -> None:
+    """Response hook: move the Location header out of httpx's sight.
+
+    Even with ``follow_redirects=False`` httpx parses the Location of every 3xx (to fill
+    ``next_request``) and raises InvalidURL / RemoteProtocolError on targets such as
+    ``javascript:alert(1)`` before we see the response, which turned a refused redirect into
+    a generic (and retried) error. We alone interpret it, with ``urlpolicy``.
+    """
+    if "location" in response.headers:
+        values = response.headers.get_list("location")
+        response.extensions[_LOCATION_KEY] = values[0] if values else ""
+        del response.headers["location"]
+
+
+@dataclass(slots=True)
+class _Run:
+    """Mutable state of one fetch across hops and attempts."""
+
+    url: str
+    conditional: tuple[str | None, str | None] | None
+    started: float | None = None  # perf_counter when the first request could start
+    attempt: int = 0  # retries used so far
+    hops: int = 0
+    visited: set[str] = field(default_factory=set)
+    delivered: bool = False  # some decoded byte reached the sink: no more retries
+
+
+@dataclass(slots=True)
+class _Step:
+    kind: str  # "done" | "redirect" | "retry"
+    url: str | None = None
+    delay: float = 0.0
+
+
+_DONE = _Step("done")
+
+
+class Fetcher:
+    """Fetch files over HTTP with one shared client; use as ``async with Fetcher(cfg) as f``."""
+
+    def __init__(self, config: FetchConfig | None = None) -> None:
+        self.config = config or FetchConfig()
+        self._client: httpx.AsyncClient | None = None
+        # A global and a per-host limit; a task waits for its host first and only then takes
+        # a global slot, so waiting for a busy host never holds a slot another host could use.
+        self._global = asyncio.Semaphore(max(1, self.config.concurrency))
+        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self.http2_enabled = False
+
+    async def __aenter__(self) -> Fetcher:
+        if self._client is None:
+            self._client = self._make_client()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def _make_client(self) -> httpx.AsyncClient:
+        cfg = self.config
+        headers = httpx.Headers({"User-Agent": cfg.user_agent})
+        headers.update(cfg.headers)  # case-insensitive replace, so a custom User-Agent wins
+        headers["Accept-Encoding"] = ACCEPT_ENCODING  # never ask for what we cannot decode
+        timeout = httpx.Timeout(
+            connect=cfg.connect_timeout,
+            read=cfg.read_timeout,
+            write=cfg.read_timeout,
+            pool=cfg.connect_timeout,
+        )
+        n = max(1, cfg.concurrency)
+        limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+        # Like search engine crawlers, keep no cookies: responses must not change what later
+        # requests to any host look like (and a hostile server cannot bloat our headers).
+        jar = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+
+        def make(http2: bool) -> httpx.AsyncClient:
+            return httpx.AsyncClient(
+                headers=headers,
+                timeout=timeout,
+                limits=limits,
+                follow_redirects=False,
+                event_hooks={"response": [_take_location]},
+                cookies=jar,
+                http2=http2,
+            )
+
+        if cfg.http2:
+            try:
+                client = make(True)
+                self.http2_enabled = True
+                return client
+            except ImportError:  # h2 not installed: plain HTTP/1.1 it is
+                pass
+        return make(False)
+
+    def _host_semaphore(self, host: str) -> asyncio.Semaphore:
+        sem = self._hosts.get(host)
+        if sem is None:
+            sem = self._hosts[host] = asyncio.Semaphore(max(1, self.config.per_host))
+        return sem
+
+    async def fetch(
+        self,
+        url: str,
+        sink: Sink,
+        *,
+        conditional: tuple[str | None, str | None] | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_response: ResponseCallback | None = None,
+    ) -> FetchOutcome:
+        """Fetch ``url`` and call ``sink(chunk)`` with each decoded chunk; never raises for
+        network, protocol or content trouble (see ``FetchOutcome.error``).
+
+        ``conditional`` = (etag, last_modified) of an earlier fetch: sent as If-None-Match /
+        If-Modified-Since; a 304 gives ``not_modified=True``. ``on_progress(wire_bytes,
+        content_length)`` is called about every 64 KiB; ``on_response(outcome)`` when the final
+        response's headers are in (stats filled, body not read yet; again if the body read is
+        retried). Both callbacks and the sink may raise StopFetch to end the fetch quietly.
+        A URL ``urlpolicy`` refuses gives an error without any request.
+        """
+        cfg = self.config
+        out = FetchOutcome(stats=FileStats(final_url=url), final_url=url, redirect_chain=[url])
+        reason = unfetchable_reason(url)
+        if reason is not None:
+            _fail(out, f"not fetched: {reason}")
+            out.stats.fetch_time = 0.0
+            return out
+        if self._client is None:
+            raise RuntimeError("Fetcher is not open: use 'async with Fetcher(config)'")
+        run = _Run(url=url, conditional=conditional, visited={normalize(url)})
+        called = time.perf_counter()
+        deadline: asyncio.Timeout | None = None
+        try:
+            async with asyncio.timeout(None) as deadline:
+                await self._run(run, sink, on_progress, on_response, out, deadline)
+        except StopFetch:
+            out.stopped_early = True
+        except TimeoutError as exc:
+            if deadline is not None and deadline.expired():
+                _fail(out, f"no complete response within {cfg.total_timeout:g} s")
+            else:
+                _fail(out, *_error_for(exc, cfg))
+        except Exception as exc:  # every other failure becomes this node's error
+            if self._client is None:
+                out.cancelled = True
+            _fail(out, *_error_for(exc, cfg))
+        finally:
+            start = run.started if run.started is not None else called
+            out.stats.fetch_time = time.perf_counter() - start
+        self._add_redirect_issue(out, run)
+        return out
+
+    async def _run(
+        self,
+        run: _Run,
+        sink: Sink,
+        on_progress: ProgressCallback | None,
+        on_response: ResponseCallback | None,
+        out: FetchOutcome,
+        deadline: asyncio.Timeout,
+    ) -> None:
+        cfg = self.config
+        loop = asyncio.get_running_loop()
+        current = run.url
+        while True:
+            async with self._host_semaphore(host_of(current) or ""), self._global:
+                if run.started is None:
+                    # The deadline starts when we may send, not while queued behind other files.
+                    run.started = time.perf_counter()
+                    deadline.reschedule(loop.time() + cfg.total_timeout)
+                step = await self._hop(current, run, sink, on_progress, on_response, out)
+            if step.kind == "done":
+                return
+            if step.kind == "retry":
+                run.attempt += 1
+                if step.delay > 0:
+                    await asyncio.sleep(step.delay)  # outside the semaphores
+                continue
+            assert step.url is not None
+            current = step.url
+
+    def _backoff(self, attempt: int) -> float:
+        return max(0.0, self.config.backoff_base) * (2 ** min(attempt, 16))
+
+    async def _hop(
+        self,
+        current: str,
+        run: _Run,
+        sink: Sink,
+        on_progress: ProgressCallback | None,
+        on_response: ResponseCallback | None,
+        out: FetchOutcome,
+    ) -> _Step:
+        """One request: a redirect to follow, a retry to schedule, or the final answer."""
+        cfg = self.config
+        client = self._client
+        if client is None:
+            raise RuntimeError("the Fetcher was closed")
+        headers: dict[str, str] = {}
+        if run.conditional is not None:
+            etag, last_modified = run.conditional
+            if etag:
+                headers["If-None-Match"] = etag
+            if last_modified:
+                headers["If-Modified-Since"] = last_modified
+        request = client.build_request("GET", current, headers=headers)
+        sent = time.perf_counter()
+        try:
+            response = await client.send(request, stream=True)
+        except _RETRYABLE_ERRORS:
+            if run.attempt < cfg.retries:
+                return _Step("retry", delay=self._backoff(run.attempt))
+            raise
+        try:
+            status = response.status_code
+            if status in REDIRECT_STATUSES:
+                return self._redirect(current, response, run, out)
+            if (status == 429 or 500 <= status <= 599) and run.attempt < cfg.retries:
+                delay = parse_retry_after(response.headers.get("retry-after"), cfg.retry_after_cap)
+                return _Step("retry", delay=self._backoff(run.attempt) if delay is None else delay)
+            self._record(out, response, current, sent)
+            if on_response is not None:
+                on_response(out)
+            if status == 304 and run.conditional is not None:
+                out.not_modified = True
+                return _DONE
+            if status != 200:
+                _fail(out, f"HTTP {status} {_phrase(status)}")
+                return _DONE
+            try:
+                await self._read_body(response, run, sink, on_progress, out)
+            except _RETRYABLE_ERRORS:
+                # The connection broke before the sink saw anything: start this hop again.
+                if not run.delivered and run.attempt < cfg.retries:
+                    return _Step("retry", delay=self._backoff(run.attempt))
+                raise
+            await _discard_if_poisoned(response)
+            return _DONE
+        finally:
+            # Also on StopFetch, errors and cancellation: an unfinished response makes httpcore
+            # close its connection instead of returning it to the pool.
+            await response.aclose()
+
+    def _redirect(
+        self, current: str, response: httpx.Response, run: _Run, out: FetchOutcome
+    ) -> _Step:
+        cfg = self.config
+        status = response.status_code
+        location = str(response.extensions.get(_LOCATION_KEY) or "").strip()
+        if not location:
+            out.stats.http_status = status
+            _fail(out, f"HTTP {status} {_phrase(status)} without a Location header")
+            return _DONE
+        target = resolve(current, location)
+        reason = unfetchable_reason(target)
+        if reason is not None:
+            out.stats.http_status = status
+            _fail(out, f"redirect to {target} refused: {reason}")
+            return _DONE
+        key = normalize(target)
+        if key in run.visited:
+            out.stats.http_status = status
+            _fail(out, f"redirect loop: {current} redirects back to {target}")
+            return _DONE
+        if run.hops >= cfg.max_redirects:
+            out.stats.http_status = status
+            _fail(out, f"too many redirects (more than {cfg.max_redirects})")
+            return _DONE
+        run.visited.add(key)
+        run.hops += 1
+        out.stats.redirects = run.hops
+        out.redirect_chain.append(target)
+        return _Step("redirect", url=target)
+
+    @staticmethod
+    def _record(out: FetchOutcome, response: httpx.Response, url: str, sent: float) -> None:
+        h = response.headers
+        s = out.stats
+        s.http_status = response.status_code
+        s.final_url = url
+        s.content_type = h.get("content-type")
+        s.content_encoding = h.get("content-encoding")
+        s.etag = h.get("etag")
+        s.last_modified = h.get("last-modified")
+        s.ttfb = time.perf_counter() - sent
+        s.wire_bytes = 0
+        s.decoded_bytes = 0
+        s.gzipped = False
+        out.final_url = url
+
+    async def _read_body(
+        self,
+        response: httpx.Response,
+        run: _Run,
+        sink: Sink,
+        on_progress: ProgressCallback | None,
+        out: FetchOutcome,
+    ) -> None:
+        cfg = self.config
+        stats = out.stats
+        decoder = BodyDecoder(stats.content_encoding, cfg.max_decoded)
+        total = _content_length(response.headers.get("content-length"))
+        wire = 0
+        next_report = CHUNK
+        try:
+            # aiter_raw only: aiter_bytes() would let httpx inflate a whole read in one call.
+            async for raw in response.aiter_raw():
+                wire += len(raw)
+                over = wire > cfg.max_wire
+                if over:
+                    raw = raw[: len(raw) - (wire - cfg.max_wire)]
+                    wire = cfg.max_wire
+                stats.wire_bytes = wire
+                for chunk in decoder.feed(raw):
+                    run.delivered = True
+                    sink(chunk)
+                if over:
+                    raise CapExceeded(
+                        cfg.max_wire, f"more than {cfg.max_wire:,} bytes received (wire limit)"
+                    )
+                if on_progress is not None and wire >= next_report:
+                    on_progress(wire, total)
+                    next_report = wire + CHUNK
+            for chunk in decoder.finish():
+                run.delivered = True
+                sink(chunk)
+            if on_progress is not None:
+                on_progress(wire, total)
+        finally:
+            stats.decoded_bytes = decoder.decoded_bytes
+            stats.gzipped = decoder.gzipped
+
+    @staticmethod
+    def _add_redirect_issue(out: FetchOutcome, run: _Run) -> None:
+        if run.hops == 0 or out.final_url == run.url:
+            return
+        chain = out.redirect_chain
+        hosts: list[str] = []
+        for u in chain:
+            h = host_of(u) or "?"
+            if not hosts or hosts[-1] != h:
+                hosts.append(h)
+        plural = "s" if run.hops != 1 else ""
+        message = f"{run.url} redirects to {out.final_url} ({run.hops} redirect{plural})"
+        if not same_host(run.url, out.final_url) or len(hosts) > 1:
+            message += f"; host changes: {' -> '.join(hosts)}"
+        out.issues.append(Issue(rule=RULE_REDIRECTED, severity=Severity.WARNING, message=message))
+
+
+async def fetch_local(
+    path: Path | str,
+    sink: Sink,
+    *,
+    max_decoded: int = 50 * MIB,
+    max_wire: int = 64 * MIB,
+    on_progress: ProgressCallback | None = None,
+) -> FetchOutcome:
+    """Read a local file through the same bounded decoder as HTTP bodies (``.gz`` included).
+
+    ``stats.final_url`` is the file's ``file:`` URI (for display), ``http_status`` stays None.
+    Reads happen in a worker thread, 64 KiB at a time, so a slow disk does not freeze the UI.
+    """
+    path = Path(path)
+    try:
+        uri = path.resolve().as_uri()
+    except (OSError, ValueError, RuntimeError):
+        uri = str(path)
+    out = FetchOutcome(stats=FileStats(final_url=uri), final_url=uri, redirect_chain=[uri])
+    stats = out.stats
+    started = time.perf_counter()
+    decoder: BodyDecoder | None = None
+    try:
+        # A FIFO or device would block or never end: only regular files.
+        if not path.is_file():
+            _fail(out, f"not a readable file: {path}" if path.exists() else f"no such file: {path}")
+            return out
+        decoder = BodyDecoder(None, max_decoded)
+        with path.open("rb") as fh:
+            total: int | None = None
+            with contextlib.suppress(OSError):
+                total = path.stat().st_size
+            next_report = CHUNK
+            while True:
+                raw = await asyncio.to_thread(fh.read, CHUNK)
+                if not raw:
+                    break
+                stats.wire_bytes += len(raw)
+                if stats.wire_bytes > max_wire:
+                    raise CapExceeded(max_wire, f"file larger than {max_wire:,} bytes")
+                for chunk in decoder.feed(raw):
+                    sink(chunk)
+                if on_progress is not None and stats.wire_bytes >= next_report:
+                    on_progress(stats.wire_bytes, total)
+                    next_report = stats.wire_bytes + CHUNK
+            for chunk in decoder.finish():
+                sink(chunk)
+    except StopFetch:
+        out.stopped_early = True
+    except OSError as exc:
+        _fail(out, f"cannot read {path}: {exc.strerror or _describe(exc)}")
+    except Exception as exc:  # DecodeError, CapExceeded, sink trouble: the node's error
+        _fail(out, *_error_for(exc, None))
+    finally:
+        if decoder is not None:
+            stats.decoded_bytes = decoder.decoded_bytes
+            stats.gzipped = decoder.gzipped
+        stats.fetch_time = time.perf_counter() - started
+    return out
