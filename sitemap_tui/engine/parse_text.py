@@ -1,0 +1,187 @@
+"""Streaming parser for plain-text sitemaps (one absolute URL per line, UTF-8).
+
+Lines are split incrementally across chunks; a line is never buffered beyond `MAX_LINE` bytes,
+so a 200 MB line costs no memory (SECURITY.md §4).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .model import Entry, Issue, NodeKind, Severity
+
+if TYPE_CHECKING:
+    from .sniff import Item, ParseInfo
+
+MAX_LINE = 65536  # bytes; longer lines are reported and skipped without being kept
+MAX_LINE_ISSUES = 1000  # text-line-not-url issues per file before one summary issue
+_SNIPPET = 200  # characters of a bad line quoted in its issue
+
+# Absolute http(s) URL with a non-empty host and no whitespace anywhere.
+_URL_RE = re.compile(r"https?://[^\s/?#]+[^\s]*", re.IGNORECASE)
+_STRIP = " \t\r\f\v"  # not str.strip(): NBSP and other Unicode spaces belong to the URL check
+
+
+def looks_like_url(s: str) -> bool:
+    """True when ``s`` is exactly one absolute http(s) URL (no surrounding text, no spaces)."""
+    return _URL_RE.fullmatch(s) is not None
+
+
+class TextSitemapParser:
+    """Incremental text-sitemap parser; ``feed``/``close`` return Entry and Issue items."""
+
+    kind = NodeKind.TEXT
+
+    def __init__(self, max_entries: int = 50000, info: ParseInfo | None = None) -> None:
+        if info is None:
+            from .sniff import ParseInfo  # local import: sniff imports this module
+
+            info = ParseInfo()
+        self.info = info
+        self.info.format = "text"
+        self.max_entries = max_entries
+        self._pending = bytearray()
+        self._lineno = 1  # number of the line being accumulated
+        self._skipping = False  # inside an over-long line: drop bytes until the next newline
+        self._at_start = True  # BOM check pending
+        self._bad_utf8 = False
+        self._blank = 0
+        self._first_blank: int | None = None
+        self._not_url = 0
+        self._stopped = False
+        self._closed = False
+
+    @property
+    def done(self) -> bool:
+        return self._stopped
+
+    def feed(self, data: bytes) -> list[Item]:
+        out: list[Item] = []
+        if self._stopped or self._closed:
+            return out
+        start = 0
+        n = len(data)
+        while start < n:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                self._accumulate(data[start:], out)
+                break
+            if self._skipping:
+                self._skipping = False
+            else:
+                if len(self._pending) + (nl - start) > MAX_LINE:
+                    self._long_line(out)
+                else:
+                    self._pending += data[start:nl]
+                    self._line(bytes(self._pending), out)
+                self._pending.clear()
+            self._lineno += 1
+            start = nl + 1
+            if self._stopped:
+                break
+        self.info.lines = self._lineno - 1
+        return out
+
+    def close(self) -> list[Item]:
+        out: list[Item] = []
+        if self._closed:
+            return out
+        self._closed = True
+        if not self._stopped:
+            if self._pending:  # last line without a newline
+                self._line(bytes(self._pending), out)
+                self._pending.clear()
+                self.info.lines = self._lineno
+            elif self._skipping:
+                self.info.lines = self._lineno
+            if self._blank:
+                out.append(
+                    Issue(
+                        "text-blank-lines",
+                        Severity.INFO,
+                        f"{self._blank} blank line(s) in the text sitemap",
+                        line=self._first_blank,
+                    )
+                )
+            if self._not_url > MAX_LINE_ISSUES:
+                hidden = self._not_url - MAX_LINE_ISSUES
+                out.append(
+                    Issue(
+                        "text-line-not-url",
+                        Severity.ERROR,
+                        f"{hidden} more line(s) that are not absolute http(s) URLs (not listed)",
+                    )
+                )
+        return out
+
+    # -- lines -------------------------------------------------------------------------------
+
+    def _accumulate(self, chunk: bytes, out: list[Item]) -> None:
+        if self._skipping:
+            return
+        if len(self._pending) + len(chunk) > MAX_LINE:
+            self._long_line(out)
+            self._pending.clear()
+            self._skipping = True
+            return
+        self._pending += chunk
+
+    def _long_line(self, out: list[Item]) -> None:
+        self._not_url_issue(f"line longer than {MAX_LINE:,} bytes (skipped)", out)
+
+    def _line(self, raw: bytes, out: list[Item]) -> None:
+        if self._at_start:
+            self._at_start = False
+            if raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+                self.info.bom = "utf-8"
+                out.append(
+                    Issue(
+                        "encoding-bom", Severity.INFO, "UTF-8 byte-order mark at the start", line=1
+                    )
+                )
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            if not self._bad_utf8:
+                self._bad_utf8 = True
+                out.append(
+                    Issue(
+                        "encoding-not-utf8",
+                        Severity.ERROR,
+                        "Text sitemap is not valid UTF-8",
+                        line=self._lineno,
+                    )
+                )
+        s = text.strip(_STRIP)
+        if not s:
+            self._blank += 1
+            if self._first_blank is None:
+                self._first_blank = self._lineno
+            return
+        if not looks_like_url(s):
+            self._not_url_issue(f"not an absolute http(s) URL: {s[:_SNIPPET]}", out)
+            return
+        if self.info.entries >= self.max_entries:
+            self._stopped = True
+            self.info.stopped = True
+            out.append(
+                Issue(
+                    "url-count-over-limit",
+                    Severity.ERROR,
+                    f"More than {self.max_entries:,} URLs; parsing stopped",
+                    line=self._lineno,
+                )
+            )
+            return
+        self.info.entries += 1
+        out.append(Entry(loc=s, line=self._lineno))
+
+    def _not_url_issue(self, message: str, out: list[Item]) -> None:
+        self._not_url += 1
+        if self._not_url <= MAX_LINE_ISSUES:
+            out.append(Issue("text-line-not-url", Severity.ERROR, message, line=self._lineno))
