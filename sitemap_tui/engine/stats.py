@@ -89,46 +89,58 @@ class Aggregate:
 
 
 class FileAccumulator:
-    """Feeds entries of one file into an Aggregate."""
+    """Feeds entries of one file into an Aggregate (the hot path of every streamed URL)."""
 
     def __init__(self, now: datetime | None = None) -> None:
         self.agg = Aggregate(unique=0)
-        self._seen: set[bytes] = set()
+        # Python's str hash is 64-bit and stable within a process: enough to count the
+        # distinct URLs of one file at 8 bytes per URL
+        self._seen: set[int] = set()
         self._now = int((now or datetime.now(UTC)).timestamp())
+        self._dates: dict[str, tuple[int, str]] = {}  # raw lastmod -> (ts, "YYYY-MM-DD")
 
     def add(self, entries: list[Entry]) -> None:
         agg = self.agg
         seen = self._seen
+        dates = self._dates
+        by_day: dict[str, int] = {}
+        changefreq = agg.changefreq
+        priority = agg.priority
+        lm_min, lm_max = agg.lastmod_min, agg.lastmod_max
+        future_after = self._now + 86400
         for e in entries:
-            agg.urls += 1
             if e.loc:
-                key = url_key(e.loc)
-                if key not in seen:
-                    seen.add(key)
+                seen.add(hash(e.loc))
             lm = e.lastmod
             if lm is not None:
-                ts = int(lm.timestamp())
-                if agg.lastmod_min is None or ts < agg.lastmod_min:
-                    agg.lastmod_min = ts
-                if agg.lastmod_max is None or ts > agg.lastmod_max:
-                    agg.lastmod_max = ts
-                if ts > self._now + 86400:
+                raw = e.lastmod_raw or ""
+                cached = dates.get(raw)
+                if cached is None:
+                    cached = (int(lm.timestamp()), f"{lm.year:04d}-{lm.month:02d}-{lm.day:02d}")
+                    if len(dates) > 4096:
+                        dates.clear()
+                    dates[raw] = cached
+                ts, day = cached
+                if lm_min is None or ts < lm_min:
+                    lm_min = ts
+                if lm_max is None or ts > lm_max:
+                    lm_max = ts
+                if ts > future_after:
                     agg.lastmod_future += 1
-                day = f"{lm.year:04d}-{lm.month:02d}-{lm.day:02d}"
-                agg.by_day[day] += 1
-                agg.by_month[day[:7]] += 1
+                by_day[day] = by_day.get(day, 0) + 1
             elif e.lastmod_raw is None:
                 agg.lastmod_missing += 1
             else:
                 agg.lastmod_invalid += 1
-            if e.changefreq is not None:
-                agg.changefreq[e.changefreq] += 1
+            cf = e.changefreq
+            if cf is None:
+                cf = "missing" if e.changefreq_raw is None else "invalid"
+            changefreq[cf] += 1
+            pr = e.priority
+            if pr is not None:
+                priority[f"{pr:.1f}"] += 1
             else:
-                agg.changefreq["missing" if e.changefreq_raw is None else "invalid"] += 1
-            if e.priority is not None:
-                agg.priority[f"{e.priority:.1f}"] += 1
-            else:
-                agg.priority["missing" if e.priority_raw is None else "invalid"] += 1
+                priority["missing" if e.priority_raw is None else "invalid"] += 1
             if e.images:
                 agg.urls_with_images += 1
                 agg.images += len(e.images)
@@ -144,4 +156,12 @@ class FileAccumulator:
                 for alt in e.alternates:
                     if alt.hreflang:
                         agg.hreflang[alt.hreflang.strip().lower()[:35]] += 1
+        agg.urls += len(entries)
+        agg.lastmod_min, agg.lastmod_max = lm_min, lm_max
+        if by_day:
+            agg.by_day.update(by_day)
+            months: dict[str, int] = {}
+            for day, n in by_day.items():
+                months[day[:7]] = months.get(day[:7], 0) + n
+            agg.by_month.update(months)
         agg.unique = len(seen)
