@@ -356,6 +356,8 @@ class Explorer:
             raise
         finally:
             self._commit()
+            # a cancel that caught every running file ends the loop before the check above
+            cancelled = cancelled or self._cancel
             self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
             self._cancel = False
             if self._pool is not None:
@@ -435,16 +437,20 @@ class Explorer:
         from sitemap_tui.validate.checker import FileContext
 
         parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
+        listed = parent is not None and parent.kind not in (NodeKind.SITE, NodeKind.DIRECTORY)
         return FileContext(
             node_id=node.id,
             url=node.url,
             final_url=final_url or node.stats.final_url or node.url,
             kind=node.kind,
             found_by=node.found_by,
-            parent_url=parent.url if parent and parent.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) else None,
+            parent_url=parent.url if listed and parent else None,
             parent_kind=parent.kind if parent else None,
             robots_listed_by=self.robots_listed.get(urlpolicy.normalize(node.url), set()),
             now=self.now,
+            parent_node_id=parent.id if listed and parent else None,
+            parent_line=node.line if listed else None,
+            listed_lastmod_raw=node.lastmod_raw,
         )
 
     async def _fetch(self, node: Node, sink: Callable[[bytes], None], on_response: Callable[[FetchOutcome], None] | None = None, max_decoded: int | None = None) -> FetchOutcome:
@@ -582,6 +588,9 @@ class Explorer:
                 problems.append(f"parsing stopped at line:col {s.truncated_at}; {done.count} entries kept")
             node.error = "; ".join(problems) or None
         node.expandable = bool(done.children)
+        if node.state == NodeState.FAILED and self.checker is not None:
+            rule = "file-is-html" if node.kind == NodeKind.HTML else (outcome.error_rule or "fetch-http-error")
+            self._add_issues(node, self.checker.file_failed(self._ctx(node), rule, node.error or ""))
         self._changed(node, agg=Aggregate.from_json(done.agg))
         self._commit()
 
@@ -602,7 +611,10 @@ class Explorer:
         if outcome.error and not buf:
             node.state = NodeState.FAILED
             node.error = outcome.error
-            self._add_issues(node, [_issue("robots-fetch-error", f"robots.txt could not be read: {outcome.error}")])
+            if self.checker is not None:
+                # a 4xx robots.txt means "no restrictions"; only 5xx or no answer is a problem
+                self._add_issues(node, self.checker.robots_fetch_failed(
+                    self._ctx(node), outcome.stats.http_status, outcome.error))
             self._changed(node)
             return
         robots = parse_robots(bytes(buf), outcome.final_url or node.url, max_bytes=ROBOTS_MAX_BYTES)

@@ -161,7 +161,10 @@ class FileJob:
         if self.cancelled():
             outcome.cancelled = True
         t0 = time.perf_counter()
-        self._take(run, parser.close())
+        closing = parser.close()
+        if outcome.error and not outcome.stats.decoded_bytes:
+            closing = []  # nothing arrived: "empty document" would only repeat the fetch error
+        self._take(run, closing)
         run.parse_seconds += time.perf_counter() - t0
         self._flush(run)
         return self._done(run, outcome)

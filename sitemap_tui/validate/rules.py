@@ -1,0 +1,162 @@
+"""The rule registry: every validation rule once, with its catalogue id, scope and severity.
+
+The TUI, the headless output (text, JSON, SARIF ...) and ``sitemap-tui rules`` all read rule
+metadata from :data:`RULES`; every producer of issues builds them with :func:`make_issue`, so a
+rule id that is not in the registry fails loudly (``KeyError``) instead of slipping through.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import string
+from collections.abc import Iterable
+
+from sitemap_tui.engine.model import Issue, Severity
+from sitemap_tui.validate.catalogue import CATALOGUE
+from sitemap_tui.validate.rule import SCOPES, Rule
+
+__all__ = [
+    "RULES",
+    "SCOPES",
+    "Rule",
+    "describe",
+    "format_message",
+    "make_issue",
+    "match_rules",
+    "select_rules",
+    "template_fields",
+]
+
+#: Every rule by id, in catalogue order.
+RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}
+
+#: Tests set this to True: a message template whose fields are missing then raises instead of
+#: falling back to the rule's title.
+STRICT_MESSAGES = False
+
+# Untrusted values (URLs, element text) are cut before they go into a message; the full value
+# stays available elsewhere (issue.url, the entry in the store).
+_MAX_FIELD_LEN = 200
+_formatter = string.Formatter()
+
+
+def _short(value: object) -> object:
+    if isinstance(value, str) and len(value) > _MAX_FIELD_LEN:
+        return value[: _MAX_FIELD_LEN - 1] + "…"
+    return value
+
+
+def format_message(rule: Rule, fields: dict[str, object]) -> str:
+    """Fill ``rule.message`` with ``fields`` (long strings are shortened).
+
+    A template that cannot be filled (a field missing or of the wrong type) gives the rule's
+    title plus any ``detail``/``reason`` field, unless :data:`STRICT_MESSAGES` is set.
+    """
+    values = {k: _short(v) for k, v in fields.items()}
+    try:
+        return _formatter.vformat(rule.message, (), values)
+    except (KeyError, IndexError, ValueError, TypeError):
+        if STRICT_MESSAGES:
+            raise
+        extra = values.get("detail") or values.get("reason")
+        return f"{rule.title}: {extra}" if extra else rule.title
+
+
+def make_issue(
+    rule_id: str,
+    node_id: int | None = None,
+    line: int | None = None,
+    column: int | None = None,
+    url: str | None = None,
+    *,
+    severity: Severity | None = None,
+    **fields: object,
+) -> Issue:
+    """An :class:`Issue` for ``rule_id`` with its message filled from ``fields``.
+
+    The severity comes from the registry; ``severity=`` overrides it for the few rules whose
+    catalogue condition lowers it (``urlset-empty`` in a news sitemap, ``news-date-invalid``
+    without seconds). ``url`` is also available to the template as ``{url}``. Raises
+    ``KeyError`` for an unknown rule id.
+    """
+    rule = RULES[rule_id]
+    if url is not None and "url" not in fields:
+        fields["url"] = url  # templates may name the issue's URL as {url}
+    return Issue(
+        rule=rule_id,
+        severity=severity or rule.severity,
+        message=format_message(rule, fields),
+        node_id=node_id,
+        line=line,
+        column=column,
+        url=url,
+    )
+
+
+def template_fields(rule: Rule) -> list[str]:
+    """The field names used by ``rule.message``, in order."""
+    return [name for _, name, _, _ in _formatter.parse(rule.message) if name]
+
+
+def match_rules(pattern: str) -> list[str]:
+    """Rule ids matched by ``pattern``: an exact id, an id prefix (``video-``, ``hreflang``),
+    a glob (``*-missing``) or a scope name (``robots``, ``cross-file``)."""
+    p = pattern.strip().lower()
+    if not p:
+        return []
+    if p in RULES:
+        return [p]
+    if any(c in p for c in "*?["):
+        return [rid for rid in RULES if fnmatch.fnmatchcase(rid, p)]
+    found = [rid for rid in RULES if rid.startswith(p)]
+    if p in SCOPES:
+        found += [rid for rid, r in RULES.items() if r.scope == p and rid not in found]
+    return found
+
+
+def _expand(patterns: Iterable[str]) -> set[str]:
+    out: set[str] = set()
+    for raw in patterns:
+        for pattern in raw.split(","):  # "--select lastmod-,loc-" works as one argument
+            if not pattern.strip():
+                continue
+            found = match_rules(pattern)
+            if not found:
+                raise ValueError(f"unknown rule id or prefix: {pattern.strip()!r}")
+            out.update(found)
+    return out
+
+
+def select_rules(
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    min_severity: Severity | str | None = None,
+) -> set[str]:
+    """The ids of the rules to run.
+
+    ``select`` (all rules when empty or ``None``) minus ``ignore``; each item is an id, a prefix
+    (``video-``, ``hreflang``), a glob or a scope, and may hold several comma-separated ones.
+    ``min_severity`` drops rules whose registry severity ranks below it. Raises ``ValueError``
+    for a pattern that matches no rule (so typos on the command line are reported).
+    """
+    chosen = _expand(select) if select else set(RULES)
+    if ignore:
+        chosen -= _expand(ignore)
+    if min_severity is not None:
+        floor = Severity(min_severity).rank
+        chosen = {rid for rid in chosen if RULES[rid].severity.rank >= floor}
+    return chosen
+
+
+def describe(rule: Rule) -> str:
+    """A plain-text description of one rule, for ``sitemap-tui rules ID``."""
+    lines = [
+        f"{rule.id}  ({rule.severity.value}, scope {rule.scope}{', deep check' if rule.deep else ''})",
+        rule.title,
+        "",
+        rule.explanation,
+        "",
+        "Source:",
+    ]
+    lines += [f"  {part.strip()}" for part in rule.source.split(" ; ")]
+    return "\n".join(lines)

@@ -1,0 +1,279 @@
+"""Fast URL analysis for the per-entry rules (``loc-*``, ``location-*``, extension URLs).
+
+One precompiled RFC 3986 split per URL (no ``urlsplit``), then cheap string tests; the
+regexes run only when a cheap pre-test says they can match. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+HTTP_SCHEMES = frozenset({"http", "https"})
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+MAX_LOC_LEN = 2048  # <loc> must be *less than* 2,048 characters
+
+# RFC 3986 appendix B, with a real scheme: scheme ":" ["//" authority] path ["?" query] ["#" fragment]
+URI_RE = re.compile(
+    r"([A-Za-z][A-Za-z0-9+.\-]*):(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S
+)
+# "www.example.com:8080/page", "localhost:80": a host and port, not a scheme
+_HOSTPORT_RE = re.compile(r"[A-Za-z0-9.\-]+:\d+(?:[/?#]|$)")
+# Characters never allowed raw in a URI/IRI: controls, space, C1, <>"{}|\^` and Unicode spaces
+_BAD_CHAR_RE = re.compile(r"[\x00-\x20\x7f-\x9f<>\"{}|\\^`\s\ufffe\uffff]")
+_BAD_PCT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_LOWER_PCT_RE = re.compile(r"%(?:[0-9a-f][a-f]|[a-f][0-9a-f])")
+_DOT_SEG_RE = re.compile(r"(?:^|/)\.\.?(?:/|$)")
+# reg-name characters (RFC 3986) plus any non-ASCII (IRI ucschar; reported as not escaped)
+_HOST_BAD_RE = re.compile(r"[^A-Za-z0-9.\-_~!$&'()*+,;=%\u00a0-\U0010ffff]")
+_SESSION_RE = re.compile(
+    r"[;?&](?:jsessionid|phpsessid|sid|sessionid|zenid|oscsid|aspsessionid[a-z]*)=", re.I
+)
+_TRACKING_RE = re.compile(r"(?:^|[&;])(utm_[^=&;]*|gclid|fbclid|msclkid|mc_cid)(?=[=&;]|$)", re.I)
+_STAGING_PREFIXES = ("staging.", "dev.", "test.")
+
+_CHAR_NAMES = {" ": "a space", "\t": "a tab", "\n": "a line break", "\r": "a carriage return"}
+
+
+@dataclass(slots=True)
+class UrlParts:
+    """An absolute http(s) URL split once."""
+
+    scheme: str  # lower-case
+    host: str  # lower-case (brackets removed for IPv6)
+    port: str | None  # effective port: None for no port, an empty port or the default one
+    path: str  # "" when empty
+    query: str | None
+    fragment: str | None
+
+
+def describe_char(ch: str) -> str:
+    return _CHAR_NAMES.get(ch) or f"the character {ch!r}"
+
+
+def split_hostport(hostport: str) -> tuple[str, str | None, str | None]:
+    """``(host, port or None, error or None)`` for the host[:port] part of an authority."""
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            return "", None, "unclosed '[' in the host"
+        host = hostport[1:end]
+        rest = hostport[end + 1 :]
+        if not host.lower().startswith("v"):
+            try:
+                ipaddress.IPv6Address(host)
+            except ValueError:
+                return host, None, f"invalid IPv6 address [{host}]"
+        if rest and not rest.startswith(":"):
+            return host, None, "characters after the IPv6 address"
+        port = rest[1:] if rest else None
+    else:
+        host, sep, port_s = hostport.partition(":")
+        port = port_s if sep else None
+        if not host:
+            return host, port, "empty host"
+        m = _HOST_BAD_RE.search(host)
+        if m is not None:
+            return host, port, f"invalid character {m.group()!r} in the host"
+        if ".." in host or host.startswith("."):
+            return host, port, "empty label in the host name"
+    if port:
+        if not (port.isascii() and port.isdigit()):
+            return host, port, f"invalid port {port!r}"
+        if len(port) > 5 or int(port) > 65535:
+            return host, port, f"port {port} out of range"
+    return host, port, None
+
+
+def url_problem(s: str) -> str | None:
+    """Why ``s`` (already stripped) is not a valid absolute http(s) URL, or ``None``.
+
+    Used for URLs that do not get the full ``loc-*`` treatment: image and video URLs, index
+    children, hreflang targets.
+    """
+    if not s:
+        return "empty"
+    if len(s) >= MAX_LOC_LEN:
+        return f"{len(s):,} characters long (2,048 or more)"
+    m = URI_RE.match(s)
+    if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
+        return "not an absolute URL"
+    scheme = m.group(1).lower()
+    if scheme not in HTTP_SCHEMES:
+        return f"scheme {scheme[:20]!r} is not http or https"
+    auth = m.group(2)
+    if not auth:
+        return "no host"
+    bad = _BAD_CHAR_RE.search(s)
+    if bad is not None:
+        return f"contains {describe_char(bad.group())}"
+    if "%" in s and _BAD_PCT_RE.search(s):
+        return "bad percent-encoding"
+    _, _, err = split_hostport(auth.rpartition("@")[2])
+    return err
+
+
+def is_absolute(s: str) -> bool:
+    """True when ``s`` starts with ``scheme://`` (an absolute URL with an authority)."""
+    m = URI_RE.match(s)
+    return m is not None and m.group(2) is not None
+
+
+def private_host_reason(host: str) -> str | None:
+    """Why ``host`` (lower-case) looks local, private or staging; ``None`` when it does not."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return "local (localhost)"
+    if host.endswith(".local"):
+        return "local (.local)"
+    if host.startswith(_STAGING_PREFIXES):
+        return "like a staging or development host"
+    if host[:1].isdigit() or ":" in host:
+        try:
+            ip = ipaddress.ip_address(host)
+        except ValueError:
+            return None
+        if ip.is_loopback:
+            return "local (loopback address)"
+        if ip.is_link_local:
+            return "local (link-local address)"
+        if ip.is_private:
+            return "private (private IP address)"
+    return None
+
+
+@dataclass(slots=True)
+class LocFinding:
+    rule: str
+    fields: dict[str, object]
+
+
+def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
+    """Run the ``loc-*`` syntax rules on ``s`` (stripped, non-empty).
+
+    Appends findings to ``out``; returns the split URL (``None`` when it is not an absolute
+    http(s) URL with a valid host, so the location rules cannot run) and whether ``s`` is
+    already in normal form (then it is its own duplicate key).
+    """
+    if len(s) >= MAX_LOC_LEN:
+        out.append(LocFinding("loc-too-long", {"length": len(s)}))
+    m = URI_RE.match(s)
+    if m is None:
+        out.append(LocFinding("loc-not-absolute", {"value": s}))
+        return None, False
+    scheme, auth, path, query, fragment = m.groups()
+    sl = scheme if scheme in HTTP_SCHEMES else scheme.lower()
+    if sl not in HTTP_SCHEMES:
+        if auth is None and _HOSTPORT_RE.match(s):
+            out.append(LocFinding("loc-not-absolute", {"value": s}))
+        else:
+            out.append(LocFinding("loc-bad-scheme", {"scheme": scheme}))
+        return None, False
+    if not auth:
+        why = "no host ('//' missing)" if auth is None else "empty host"
+        out.append(LocFinding("loc-invalid-uri", {"reason": why}))
+        return None, False
+    normal = True
+    reasons: list[str] = []
+    bad = _BAD_CHAR_RE.search(s)
+    if bad is not None:
+        out.append(
+            LocFinding("loc-invalid-uri", {"reason": f"contains {describe_char(bad.group())}"})
+        )
+    if "@" in auth:
+        userinfo, _, hostport = auth.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        out.append(LocFinding("loc-userinfo", {"userinfo": user + (":***" if colon else "")}))
+    else:
+        hostport = auth
+    host, port, err = split_hostport(hostport)
+    if err is not None:
+        out.append(LocFinding("loc-invalid-uri", {"reason": err}))
+        return None, False
+    if port is not None:
+        if port == "":
+            reasons.append("empty port")
+            port = None
+        elif port == DEFAULT_PORTS[sl]:
+            reasons.append(f"explicit default port :{port}")
+            port = None
+    if scheme != sl:
+        reasons.append("upper-case scheme")
+    host_l = host.lower()
+    if host_l != host:
+        reasons.append("upper-case host")
+    if not path:
+        reasons.append("empty path instead of /")
+    elif "." in path and _DOT_SEG_RE.search(path):
+        reasons.append("dot-segments in the path")
+    if "%" in s:
+        bp = _BAD_PCT_RE.search(s)
+        if bp is not None:
+            i = bp.start()
+            out.append(LocFinding("loc-bad-percent-encoding", {"snippet": s[i : i + 3]}))
+        lp = _LOWER_PCT_RE.search(s)
+        if lp is not None:
+            reasons.append(f"lower-case percent-escape {lp.group()}")
+    if reasons:
+        normal = False
+        out.append(LocFinding("loc-not-normalized", {"reason": ", ".join(reasons)}))
+    if not s.isascii():
+        parts = [
+            name
+            for name, value in (
+                ("host", host),
+                ("path", path),
+                ("query", query),
+                ("fragment", fragment),
+            )
+            if value and not value.isascii()
+        ]
+        if parts:
+            part = " and ".join(parts)
+            if "host" in parts:
+                part += " (an IDN host should be punycode, xn--)"
+            out.append(LocFinding("loc-not-url-escaped", {"part": part}))
+    if fragment is not None:
+        normal = False
+        out.append(LocFinding("loc-has-fragment", {"fragment": "#" + fragment}))
+    if "?" in s or ";" in s:
+        head = s if fragment is None else s[: len(s) - len(fragment) - 1]
+        sm = _SESSION_RE.search(head)
+        if sm is not None:
+            out.append(LocFinding("loc-session-id", {"match": sm.group()[1:]}))
+        if query:
+            tm = _TRACKING_RE.search(query)
+            if tm is not None:
+                out.append(LocFinding("loc-tracking-params", {"param": tm.group(1)}))
+    why = private_host_reason(host_l)
+    if why is not None:
+        out.append(LocFinding("loc-private-host", {"host": host_l, "reason": why}))
+    if query == "":
+        normal = False  # "http://h/p?" : let normalize() decide the duplicate key
+    return UrlParts(sl, host_l, port, path, query, fragment), normal
+
+
+def split_base(url: str | None) -> UrlParts | None:
+    """The sitemap's own URL split for the location rules (``None`` unless absolute http(s))."""
+    if not url:
+        return None
+    m = URI_RE.match(url.strip())
+    if m is None:
+        return None
+    scheme, auth, path, query, fragment = m.groups()
+    sl = scheme.lower()
+    if sl not in HTTP_SCHEMES or not auth:
+        return None
+    host, port, err = split_hostport(auth.rpartition("@")[2])
+    if err is not None:
+        return None
+    if port == "" or port == DEFAULT_PORTS[sl]:
+        port = None
+    return UrlParts(sl, host.lower(), port, path, query, fragment)
+
+
+def directory_of(path: str) -> str:
+    """The directory part of a URL path, ending in ``/`` (``/`` for an empty path)."""
+    if not path:
+        return "/"
+    return path[: path.rfind("/") + 1] or "/"

@@ -1,0 +1,494 @@
+"""Cross-file rules over small stores built directly: each rule triggered once, plus a near miss."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.engine.model import (
+    Alternate,
+    Entry,
+    FoundBy,
+    Issue,
+    Node,
+    NodeKind,
+    NodeState,
+    Severity,
+)
+from sitemap_tui.engine.robots import parse_robots
+from sitemap_tui.engine.store import Store
+from sitemap_tui.validate import rules as rules_mod
+from sitemap_tui.validate.crossfile import CROSSFILE_RULES, run_crossfile, url_key
+
+
+@pytest.fixture(autouse=True)
+def strict_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules_mod, "STRICT_MESSAGES", True)
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "x.db")
+    s.add_node(
+        Node(id=1, url="https://a.com/sitemap_index.xml", kind=NodeKind.INDEX, state=NodeState.DONE)
+    )
+    yield s
+    s.close()
+
+
+def add_file(
+    store: Store, name: str, *entries: Entry | str, kind: NodeKind = NodeKind.URLSET
+) -> int:
+    nid = store.next_node_id()
+    url = name if "://" in name else f"https://a.com/{name}"
+    store.add_node(
+        Node(
+            id=nid,
+            url=url,
+            kind=kind,
+            state=NodeState.DONE,
+            found_by=FoundBy.INDEX,
+            parent_id=1,
+            depth=1,
+        )
+    )
+    items = [Entry(loc=e, line=i + 3) if isinstance(e, str) else e for i, e in enumerate(entries)]
+    store.add_entries(nid, items)
+    return nid
+
+
+def E(loc: str, **kw) -> Entry:  # noqa: N802 - short test helper
+    return Entry(loc=loc, line=kw.pop("line", 3), **kw)
+
+
+def alt(loc: str, links: dict[str, str]) -> Entry:
+    return Entry(
+        loc=loc,
+        line=3,
+        alternates=[Alternate("alternate", lang, href) for lang, href in links.items()],
+    )
+
+
+def run(store: Store, *rules: str, **kw) -> list:
+    run_crossfile(store, enabled=set(rules) if rules else None, **kw)
+    store.commit()
+    store.begin()
+    return store.issues()
+
+
+def of(issues: list, rule: str) -> list:
+    return [i for i in issues if i.rule == rule]
+
+
+# -- keys ------------------------------------------------------------------------------------
+def test_url_key() -> None:
+    assert url_key("https://a.com/x") == "https://a.com/x"
+    assert url_key("  HTTPS://A.com:443/x#frag ") == "https://a.com/x"
+    assert url_key("https://a.com") == "https://a.com/"
+    assert url_key("/relative") is None
+    assert url_key("ftp://a.com/x") is None
+    assert url_key(None) is None
+
+
+# -- duplicates ------------------------------------------------------------------------------
+def test_duplicate_url_across_files(store: Store) -> None:
+    a = add_file(store, "a.xml", "https://a.com/p1", "https://a.com/p2")
+    b = add_file(store, "b.xml", "https://a.com/p3", "https://A.com/p1")  # same URL, host case
+    issues = of(run(store, "cross-duplicate-url"), "cross-duplicate-url")
+    assert len(issues) == 1
+    (i,) = issues
+    assert i.node_id == b and i.url == "https://A.com/p1" and i.line == 4
+    assert "https://a.com/a.xml (line 3)" in i.message
+    assert i.severity == "info"
+    assert store.entry_detail(i.entry_id)["entry"].n_issues == 1
+    assert a != b
+
+
+def test_duplicate_within_one_file_is_not_cross_file(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/p1", "https://a.com/p1")
+    add_file(store, "b.xml", "https://a.com/p2")
+    assert of(run(store, "cross-duplicate-url"), "cross-duplicate-url") == []
+
+
+def test_duplicate_reported_per_extra_file(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/p1")
+    add_file(store, "b.xml", "https://a.com/p1", "https://a.com/p1")  # twice in b: once
+    add_file(store, "c.xml", "https://a.com/p1")
+    assert len(of(run(store, "cross-duplicate-url"), "cross-duplicate-url")) == 2
+
+
+def test_duplicate_conflicting_lastmod_priority_changefreq(store: Store) -> None:
+    t = datetime(2024, 5, 1, tzinfo=UTC)
+    add_file(
+        store,
+        "a.xml",
+        E("https://a.com/p1", lastmod=t, lastmod_raw="2024-05-01"),
+        E("https://a.com/p2", priority=0.5, priority_raw="0.5"),
+        E("https://a.com/p3", changefreq="daily", changefreq_raw="daily"),
+    )
+    add_file(
+        store,
+        "b.xml",
+        E("https://a.com/p1", lastmod=t + timedelta(days=30), lastmod_raw="2024-05-31"),
+        E("https://a.com/p2", priority=0.8, priority_raw="0.8"),
+        E("https://a.com/p3", changefreq="weekly", changefreq_raw="weekly"),
+    )
+    issues = of(run(store, "cross-duplicate-conflicting"), "cross-duplicate-conflicting")
+    assert [i.url for i in issues] == ["https://a.com/p1", "https://a.com/p2", "https://a.com/p3"]
+    assert "lastmod" in issues[0].message and "2024-05-31" in issues[0].message
+    assert "priority" in issues[1].message
+    assert "changefreq" in issues[2].message
+
+
+def test_duplicate_same_instant_other_format_is_not_conflicting(store: Store) -> None:
+    t = datetime(2024, 5, 1, tzinfo=UTC)
+    add_file(store, "a.xml", E("https://a.com/p1", lastmod=t, lastmod_raw="2024-05-01"))
+    add_file(
+        store,
+        "b.xml",
+        E("https://a.com/p1", lastmod=t, lastmod_raw="2024-05-01T00:00:00Z"),
+        E("https://a.com/p2", lastmod=t),
+    )  # missing on one side is not a conflict either
+    add_file(store, "c.xml", E("https://a.com/p2"))
+    issues = run(store, "cross-duplicate-conflicting", "cross-duplicate-url")
+    assert of(issues, "cross-duplicate-conflicting") == []
+    assert len(of(issues, "cross-duplicate-url")) == 2
+
+
+def test_duplicate_feed_date_is_not_a_conflicting_lastmod(store: Store) -> None:
+    t = datetime(2024, 5, 1, tzinfo=UTC)
+    add_file(store, "feed.rss", E("https://a.com/post", lastmod=t), kind=NodeKind.RSS)
+    add_file(store, "b.xml", E("https://a.com/post", lastmod=t + timedelta(days=9)))
+    issues = run(store, "cross-duplicate-conflicting", "cross-duplicate-url")
+    assert [i.rule for i in issues] == ["cross-duplicate-url"]
+
+
+def test_duplicate_conflicting_hreflang_sets(store: Store) -> None:
+    add_file(
+        store,
+        "a.xml",
+        alt("https://a.com/en", {"en": "https://a.com/en", "de": "https://a.com/de"}),
+    )
+    add_file(
+        store,
+        "b.xml",
+        alt("https://a.com/en", {"en": "https://a.com/en", "fr": "https://a.com/fr"}),
+    )
+    add_file(store, "c.xml", alt("https://a.com/x", {"en": "https://a.com/x"}))
+    add_file(store, "d.xml", alt("https://a.com/x", {"en": "https://a.com/x"}))
+    issues = of(run(store, "cross-duplicate-conflicting"), "cross-duplicate-conflicting")
+    assert len(issues) == 1 and "hreflang set" in issues[0].message
+
+
+def test_cap_and_summary(store: Store) -> None:
+    add_file(store, "a.xml", *[f"https://a.com/p{i}" for i in range(5)])
+    add_file(store, "b.xml", *[f"https://a.com/p{i}" for i in range(5)])
+    run_crossfile(store, enabled={"cross-duplicate-url"}, cap=2)
+    issues = of(store.issues(), "cross-duplicate-url")
+    assert len(issues) == 3
+    summary = [i for i in issues if i.entry_id is None]
+    assert len(summary) == 1 and "3 more" in summary[0].message
+
+
+def test_rerun_replaces_previous_issues(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/p1")
+    b = add_file(store, "b.xml", "https://a.com/p1")
+    store.add_issues([Issue("index-cycle", Severity.ERROR, "cycle", node_id=b)])
+    first = run(store)
+    second = run(store)
+    assert len(first) == len(second)
+    assert len(of(second, "cross-duplicate-url")) == 1
+    assert len(of(second, "index-cycle")) == 1  # the explorer's, untouched, not repeated
+    eid = of(second, "cross-duplicate-url")[0].entry_id
+    assert store.entry_detail(eid)["entry"].n_issues == 1
+    assert "index-cycle" not in CROSSFILE_RULES
+
+
+def test_enabled_filters_rules(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/p1", "http://a.com/x")
+    add_file(store, "b.xml", "https://a.com/p1")
+    issues = run(store, "cross-mixed-scheme")
+    assert {i.rule for i in issues} == {"cross-mixed-scheme"}
+    assert run_crossfile(store, enabled=set()) == 0
+
+
+# -- hosts -----------------------------------------------------------------------------------
+def test_mixed_scheme(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/1", "https://a.com/2", "http://a.com/3")
+    issues = of(run(store, "cross-mixed-scheme"), "cross-mixed-scheme")
+    assert len(issues) == 1
+    assert issues[0].url == "http://a.com/3" and "'a.com'" in issues[0].message
+
+
+def test_mixed_scheme_near_miss(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/1", "http://b.a.com/2", "https://a.com:8443/3")
+    assert of(run(store, "cross-mixed-scheme"), "cross-mixed-scheme") == []
+
+
+def test_mixed_www(store: Store) -> None:
+    add_file(store, "a.xml", "https://www.a.com/1", "https://www.a.com/2")
+    add_file(store, "b.xml", "https://a.com/3")
+    issues = of(run(store, "cross-mixed-www"), "cross-mixed-www")
+    assert len(issues) == 1
+    assert issues[0].url == "https://a.com/3"
+    assert "'a.com'" in issues[0].message and "'www.a.com'" in issues[0].message
+
+
+def test_mixed_www_near_miss(store: Store) -> None:
+    add_file(store, "a.xml", "https://www.a.com/1", "https://shop.a.com/2", "https://www.b.com/")
+    assert of(run(store, "cross-mixed-www"), "cross-mixed-www") == []
+
+
+def test_mobile_and_desktop(store: Store) -> None:
+    add_file(store, "a.xml", "https://www.a.com/1", "https://m.a.com/1")
+    issues = of(run(store, "cross-mobile-and-desktop"), "cross-mobile-and-desktop")
+    assert len(issues) == 1 and issues[0].url == "https://m.a.com/1"
+
+
+def test_mobile_near_miss(store: Store) -> None:
+    add_file(store, "a.xml", "https://www.a.com/1", "https://m.b.com/1", "https://mail.a.com/x")
+    assert of(run(store, "cross-mobile-and-desktop"), "cross-mobile-and-desktop") == []
+
+
+def test_trailing_slash_variants(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/shoes", "https://a.com/docs/")
+    add_file(store, "b.xml", "https://a.com/shoes/", "https://a.com/docs/index.html")
+    issues = of(run(store, "cross-trailing-slash-variants"), "cross-trailing-slash-variants")
+    got = sorted((i.url, i.message) for i in issues)
+    assert [u for u, _ in got] == ["https://a.com/docs/index.html", "https://a.com/shoes/"]
+    assert "https://a.com/shoes/ and https://a.com/shoes are both listed" in got[1][1]
+
+
+def test_trailing_slash_near_miss(store: Store) -> None:
+    add_file(
+        store,
+        "a.xml",
+        "https://a.com/shoes",
+        "https://a.com/shoes2/",
+        "https://a.com/q?x=1",
+        "https://a.com/q?x=1/",
+        "https://a.com/",
+        "https://b.com/shoes/",
+    )
+    assert of(run(store, "cross-trailing-slash-variants"), "cross-trailing-slash-variants") == []
+
+
+# -- hreflang --------------------------------------------------------------------------------
+EN, DE, FR = "https://a.com/en", "https://a.com/de", "https://a.com/fr"
+
+
+def test_hreflang_no_return_link(store: Store) -> None:
+    add_file(store, "en.xml", alt(EN, {"en": EN, "de": DE}))
+    add_file(store, "de.xml", alt(DE, {"de": DE}))  # does not list EN back
+    issues = of(run(store, "hreflang-no-return-link"), "hreflang-no-return-link")
+    assert len(issues) == 1
+    assert issues[0].url == EN and DE in issues[0].message and issues[0].severity == "error"
+
+
+def test_hreflang_return_link_across_files_ok(store: Store) -> None:
+    add_file(store, "en.xml", alt(EN, {"en": EN, "de": DE}))
+    add_file(store, "de.xml", alt(DE, {"en": EN, "de": DE}), "https://a.com/other")
+    issues = run(
+        store,
+        "hreflang-no-return-link",
+        "hreflang-target-not-in-sitemaps",
+        "hreflang-cluster-inconsistent",
+    )
+    assert issues == []
+
+
+def test_hreflang_target_not_in_sitemaps(store: Store) -> None:
+    add_file(store, "en.xml", alt(EN, {"en": EN, "fr": FR}))
+    issues = run(store, "hreflang-target-not-in-sitemaps", "hreflang-no-return-link")
+    assert [i.rule for i in issues] == ["hreflang-target-not-in-sitemaps"]  # not both
+    assert FR in issues[0].message and issues[0].url == EN
+
+
+def test_hreflang_cluster_inconsistent_sets(store: Store) -> None:
+    full = {"en": EN, "de": DE, "fr": FR}
+    add_file(store, "a.xml", alt(EN, full), alt(DE, full), alt(FR, {"en": EN, "fr": FR}))
+    issues = of(run(store, "hreflang-cluster-inconsistent"), "hreflang-cluster-inconsistent")
+    assert sorted(i.url for i in issues) == sorted([EN, DE, FR])
+    fr = next(i for i in issues if i.url == FR)
+    assert "missing" in fr.message or "only there" in fr.message
+
+
+def test_hreflang_cluster_different_codes(store: Store) -> None:
+    add_file(store, "a.xml", alt(EN, {"en": EN, "de": DE}), alt(DE, {"en": EN, "de-at": DE}))
+    issues = of(run(store, "hreflang-cluster-inconsistent"), "hreflang-cluster-inconsistent")
+    assert issues and any(
+        "de here but de-at there" in i.message or "de-at here but de there" in i.message
+        for i in issues
+    )
+
+
+def test_hreflang_cluster_consistent_with_x_default(store: Store) -> None:
+    full = {"en": EN, "de": DE, "x-default": EN}
+    add_file(store, "a.xml", alt(EN, full))
+    add_file(store, "b.xml", alt(DE, full))
+    assert run(store, "hreflang-cluster-inconsistent", "hreflang-no-return-link") == []
+
+
+# -- values ----------------------------------------------------------------------------------
+def _dated(prefix: str, n: int, when: datetime, step: timedelta = timedelta(0)) -> list[Entry]:
+    return [
+        E(
+            f"https://a.com/{prefix}{i}",
+            lastmod=when + step * i,
+            lastmod_raw=(when + step * i).isoformat(),
+        )
+        for i in range(n)
+    ]
+
+
+def test_lastmod_all_identical_instant(store: Store) -> None:
+    t = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
+    nid = add_file(store, "a.xml", *_dated("p", 20, t))
+    issues = of(run(store, "lastmod-all-identical"), "lastmod-all-identical")
+    assert len(issues) == 1 and issues[0].node_id == nid
+    assert "100% of 20" in issues[0].message and "same instant" in issues[0].message
+
+
+def test_lastmod_all_identical_day_and_set(store: Store) -> None:
+    t = datetime(2024, 5, 1, 1, 0, tzinfo=UTC)
+    add_file(store, "a.xml", *_dated("a", 15, t, timedelta(minutes=3)))
+    add_file(store, "b.xml", *_dated("b", 15, t, timedelta(minutes=7)))
+    issues = of(run(store, "lastmod-all-identical"), "lastmod-all-identical")
+    # each file alone is under 20 values; the set of 30 is all on 2024-05-01
+    assert len(issues) == 1 and issues[0].node_id == 1
+    assert (
+        "same day (2024-05-01)" in issues[0].message
+        and "across all 2 sitemaps" in issues[0].message
+    )
+
+
+def test_lastmod_identical_near_miss(store: Store) -> None:
+    t = datetime(2024, 5, 1, tzinfo=UTC)
+    add_file(store, "a.xml", *_dated("p", 19, t))  # too few values in this file
+    add_file(store, "b.xml", *_dated("q", 18, t), *_dated("r", 2, t + timedelta(days=3)))  # 90 %
+    # and the set: 37 of 39 values (94.9 %) on one day
+    assert of(run(store, "lastmod-all-identical"), "lastmod-all-identical") == []
+
+
+def test_lastmod_spread_dates(store: Store) -> None:
+    add_file(store, "a.xml", *_dated("s", 40, datetime(2024, 5, 1, tzinfo=UTC), timedelta(days=1)))
+    assert of(run(store, "lastmod-all-identical"), "lastmod-all-identical") == []
+
+
+def _prio(prefix: str, values: list[float]) -> list[Entry]:
+    return [
+        E(f"https://a.com/{prefix}{i}", priority=v, priority_raw=str(v))
+        for i, v in enumerate(values)
+    ]
+
+
+def test_priority_all_equal(store: Store) -> None:
+    nid = add_file(store, "a.xml", *_prio("p", [1.0] * 5))
+    issues = of(run(store, "priority-all-equal"), "priority-all-equal")
+    assert len(issues) == 1 and issues[0].node_id == nid and "priority 1.0" in issues[0].message
+
+
+def test_priority_near_miss(store: Store) -> None:
+    add_file(store, "a.xml", *_prio("p", [1.0] * 4 + [0.8]))
+    add_file(store, "b.xml", *_prio("q", [0.5] * 4))  # too few URLs
+    add_file(store, "c.xml", *_prio("r", [0.5] * 4), E("https://a.com/none"))  # one without
+    assert of(run(store, "priority-all-equal"), "priority-all-equal") == []
+
+
+def test_priority_all_equal_across_set(store: Store) -> None:
+    add_file(store, "a.xml", *_prio("p", [0.5] * 3))
+    add_file(store, "b.xml", *_prio("q", [0.5] * 3))
+    issues = of(run(store, "priority-all-equal"), "priority-all-equal")
+    assert len(issues) == 1 and issues[0].node_id == 1 and "all 2 sitemaps" in issues[0].message
+
+
+def test_index_gsc_limit(store: Store) -> None:
+    for i in range(500):  # with the root index: 501 index files on a.com
+        add_file(store, f"idx-{i}.xml", kind=NodeKind.INDEX)
+    issues = of(run(store, "index-gsc-limit"), "index-gsc-limit")
+    assert len(issues) == 1 and issues[0].node_id == 1 and "501 sitemap index" in issues[0].message
+
+
+def test_index_gsc_limit_near_miss(store: Store) -> None:
+    for i in range(499):  # 500 with the root
+        add_file(store, f"idx-{i}.xml", kind=NodeKind.INDEX)
+    add_file(store, "https://b.com/idx.xml", kind=NodeKind.INDEX)  # another site
+    assert of(run(store, "index-gsc-limit"), "index-gsc-limit") == []
+
+
+# -- robots ----------------------------------------------------------------------------------
+ROBOTS = b"""User-agent: *
+Disallow: /private/
+Allow: /private/ok
+
+User-agent: Bingbot
+Disallow: /nobing/
+
+Sitemap: https://a.com/sitemap_index.xml
+"""
+
+
+def test_robots_url_disallowed(store: Store) -> None:
+    add_file(
+        store,
+        "a.xml",
+        "https://a.com/private/x",
+        "https://a.com/private/ok",
+        "https://a.com/public",
+        "https://a.com/nobing/y",
+        "https://b.com/private/x",
+    )
+    rf = parse_robots(ROBOTS, "https://a.com/robots.txt")
+    issues = of(
+        run(store, "robots-url-disallowed", robots={"https://a.com/robots.txt": rf}),
+        "robots-url-disallowed",
+    )
+    got = {i.url: i.message for i in issues}
+    assert set(got) == {"https://a.com/private/x", "https://a.com/nobing/y"}
+    assert "Googlebot" in got["https://a.com/private/x"]
+    assert (
+        "Bingbot" in got["https://a.com/nobing/y"]
+        and "Googlebot" not in got["https://a.com/nobing/y"]
+    )
+
+
+def test_robots_from_meta_when_not_given(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/private/x", "https://a.com/public")
+    store.set_meta("robots:https://a.com/robots.txt", ROBOTS.decode())
+    issues = of(run(store, "robots-url-disallowed"), "robots-url-disallowed")
+    assert [i.url for i in issues] == ["https://a.com/private/x"]
+
+
+def test_robots_without_disallow_or_other_scheme(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/private/x", "http://a.com/private/x")
+    rf = parse_robots(b"User-agent: *\nAllow: /\n", "https://a.com/robots.txt")
+    assert run(store, "robots-url-disallowed", robots={"https://a.com/robots.txt": rf}) == []
+    rf = parse_robots(ROBOTS, "https://a.com/robots.txt")
+    issues = run(store, "robots-url-disallowed", robots={"https://a.com/robots.txt": rf})
+    assert [i.url for i in issues] == ["https://a.com/private/x"]  # http://a.com has its own robots
+
+
+def test_robots_sitemap_file_disallowed(store: Store) -> None:
+    bad = add_file(store, "private/sitemap.xml", "https://a.com/1")
+    add_file(store, "ok.xml", "https://a.com/2")
+    rf = parse_robots(ROBOTS, "https://a.com/robots.txt")
+    issues = of(
+        run(store, "robots-sitemap-file-disallowed", robots={"https://a.com/robots.txt": rf}),
+        "robots-sitemap-file-disallowed",
+    )
+    assert [(i.node_id, i.url) for i in issues] == [(bad, "https://a.com/private/sitemap.xml")]
+
+
+def test_robots_sitemap_file_disallowed_for_yandex_only(store: Store) -> None:
+    bad = add_file(store, "feeds/sitemap.xml", "https://a.com/1")
+    rf = parse_robots(b"User-agent: Yandex\nDisallow: /feeds/\n", "https://a.com/robots.txt")
+    issues = run(
+        store,
+        "robots-sitemap-file-disallowed",
+        "robots-url-disallowed",
+        robots={"https://a.com/robots.txt": rf},
+    )
+    assert [(i.rule, i.node_id) for i in issues] == [("robots-sitemap-file-disallowed", bad)]
