@@ -116,3 +116,20 @@ def test_usage_errors_and_unreachable_exit_2(args: tuple[str, ...]) -> None:
     proc = run(*args)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_headers_and_user_agent_reach_every_request(httpserver) -> None:
+    """-H and --user-agent apply to the index and to the children it lists."""
+    base = httpserver.url_for("")
+    index = (
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{base}child.xml</loc></sitemap></sitemapindex>"
+    )
+    child = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{base}p</loc></url></urlset>'
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/child.xml").respond_with_data(child, content_type="application/xml")
+    proc = run("urls", base + "index.xml", "-H", "X-Token: s3cret", "--user-agent", "probe/1.0", check=True)
+    assert proc.stdout.strip() == base + "p"
+    seen = [(req.path, req.headers.get("X-Token"), req.headers.get("User-Agent")) for req, _ in httpserver.log]
+    assert ("/index.xml", "s3cret", "probe/1.0") in seen
+    assert ("/child.xml", "s3cret", "probe/1.0") in seen
