@@ -600,7 +600,7 @@ CATALOGUE: tuple[Rule, ...] = (
         severity=ERR,
         title="URL on another host than the sitemap",
         message=(
-            "host {host!r} differs from the sitemap's host {sitemap_host!r}; no robots.txt "
+            "{count} URL(s) on host {host!r}, not the sitemap's host {sitemap_host!r}; no robots.txt "
             "cross-submission found (hosts verified together in Search Console cannot be "
             "checked){note}"
         ),
@@ -621,7 +621,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="url",
         severity=ERR,
         title="URL scheme differs from the sitemap's",
-        message="scheme {scheme!r} differs from the sitemap's {sitemap_scheme!r}{note}",
+        message="{count} URL(s) use scheme {scheme!r}, not the sitemap's {sitemap_scheme!r}{note}",
         explanation=(
             "The `<loc>` scheme differs from the sitemap's scheme (for example an `https` URL in a "
             "sitemap fetched over `http`). The protocol says all URLs must use the same protocol "
@@ -634,7 +634,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="url",
         severity=ERR,
         title="URL outside the sitemap's directory",
-        message="the path is not under the sitemap's directory {directory!r}{note}",
+        message="{count} URL(s) are not under the sitemap's directory {directory!r}{note}",
         explanation=(
             "The `<loc>` path is not at or below the sitemap's directory. For example, a sitemap "
             "at `/catalog/sitemap.xml` may only list `/catalog/…`. URLs are exempt when the "
@@ -652,7 +652,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="url",
         severity=ERR,
         title="URL port differs from the sitemap's",
-        message="port {port} differs from the sitemap's port {sitemap_port}{note}",
+        message="{count} URL(s) use port {port}, not the sitemap's port {sitemap_port}{note}",
         explanation=(
             "The sitemap URL has a port (for example `:8080`) but the `<loc>` does not carry the "
             "same port, or the other way round. Default ports (80, 443) count as no port."

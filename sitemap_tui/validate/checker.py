@@ -799,9 +799,10 @@ class Checker:
                     note = " (also against the requested URL before the redirect)"
                 else:
                     note = f" (against the requested URL {ctx.url} it would pass)"
-            out.append(
-                make_issue(rule, node_id=ctx.node_id, line=line, url=url, note=note, **fields)
-            )
+            # a misplaced sitemap usually misplaces every URL: one issue per host, scheme,
+            # port or directory with a count (and the first entry), not 50,000 copies
+            key = "|".join(str(v) for v in fields.values()) + note
+            self._tally(st, rule, key, line, url, note=note, **fields)
 
     # lastmod, priority, feed dates -----------------------------------------------------------
 
