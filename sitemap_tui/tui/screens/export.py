@@ -1,0 +1,343 @@
+"""The export dialog: scope, format and path, then an atomic write in a thread worker.
+
+``ExportScreen(db_path, scopes, default_dir)`` is a ``ModalScreen[tuple[int, Path] | None]``: it
+dismisses with ``(count, path)`` after writing, or ``None`` when cancelled (escape). An existing
+file is never overwritten without a confirm step; the file is written by
+:func:`sitemap_tui.export.write_atomic` (temp file, then rename), so a cancelled export leaves
+nothing behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, RadioSet, Static
+from textual.worker import Worker, get_current_worker
+
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store import EntryFilter, Store
+from sitemap_tui.export import FORMATS, UrlRecord, records_from_store, write_atomic
+from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
+
+FORMAT_LABELS = {"txt": "Text (one URL a line)", "csv": "CSV", "jsonl": "JSON Lines"}
+ID_CHUNK = 500
+"""Marked rows are exported in chunks of ids (one huge ``IN (...)`` would be re-parsed per page)."""
+
+
+def slug(scope: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", scope.lower()).strip("-")
+    return s or "export"
+
+
+def default_path(default_dir: Path, scope: str, fmt: str) -> Path:
+    return Path(default_dir) / f"sitemap-urls-{slug(scope)}.{fmt}"
+
+
+def export_records(store: Store, flt: EntryFilter) -> Iterator[UrlRecord]:
+    """Records of a filter; a long ``entry_ids`` list is walked in chunks, in id order."""
+    ids = flt.entry_ids
+    if ids is None or len(ids) <= ID_CHUNK:
+        yield from records_from_store(store, flt)
+        return
+    ordered = sorted(set(ids))
+    for i in range(0, len(ordered), ID_CHUNK):
+        yield from records_from_store(store, dataclasses.replace(flt, entry_ids=ordered[i : i + ID_CHUNK]))
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _Counted(Message, bubble=False):
+    def __init__(self, scope: str, count: int | None) -> None:
+        super().__init__()
+        self.scope, self.count = scope, count
+
+
+class _Progress(Message, bubble=False):
+    def __init__(self, done: int, total: int | None) -> None:
+        super().__init__()
+        self.done, self.total = done, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, _Progress)
+
+
+class _Finished(Message, bubble=False):
+    def __init__(self, count: int | None, path: Path, error: str | None = None, exists: bool = False) -> None:
+        super().__init__()
+        self.count, self.path, self.error, self.exists = count, path, error, exists
+
+
+class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
+    """Choose what to export, in which format, where; then write it."""
+
+    ALLOWED_ACTIONS: ClassVar[frozenset[str]] = SCREEN_ACTIONS | {"export"}
+
+    DEFAULT_CSS = """
+    ExportScreen { align: center middle; }
+    ExportScreen > #export-dialog {
+        width: 90%; max-width: 100; height: auto; max-height: 95%;
+        border: thick $primary; background: $surface; padding: 0 2;
+    }
+    ExportScreen .title { text-style: bold; margin-bottom: 1; }
+    ExportScreen .field { margin-top: 1; text-style: bold; }
+    ExportScreen RadioSet { width: 100%; }
+    ExportScreen #export-count { color: $text-muted; }
+    ExportScreen #export-error { color: $error; height: auto; }
+    ExportScreen #export-confirm { display: none; height: auto; border: round $warning; padding: 0 1; }
+    ExportScreen #export-confirm.-open { display: block; }
+    ExportScreen #export-progress { display: none; margin-top: 1; }
+    ExportScreen #export-progress.-open { display: block; }
+    ExportScreen .buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    ExportScreen .buttons Button { margin-left: 2; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="export.cancel"),
+    ]
+
+    def __init__(self, db_path: Path, scopes: dict[str, EntryFilter], default_dir: Path, *,
+                 scope: str | None = None, fmt: str = "txt") -> None:
+        super().__init__()
+        if not scopes:
+            raise ValueError("nothing to export: no scopes")
+        self.db_path = Path(db_path)
+        self.scopes = dict(scopes)
+        self.default_dir = Path(default_dir)
+        self.scope = scope if scope in self.scopes else next(iter(self.scopes))
+        self.fmt = fmt if fmt in FORMATS else "txt"
+        self._auto_path = str(default_path(self.default_dir, self.scope, self.fmt))
+        self._writer: Worker[None] | None = None
+        self._pending_path: Path | None = None
+
+    # -- layout ---------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-dialog"):
+            yield Label(Text("Export URLs"), classes="title")
+            yield Label(Text("Scope"), classes="field")
+            with RadioSet(id="export-scope"):
+                for name in self.scopes:
+                    yield RadioButton(Text(display(name, 200)), value=name == self.scope, name=name)
+            yield Static(Text("counting…"), id="export-count", markup=False)
+            yield Label(Text("Format"), classes="field")
+            with RadioSet(id="export-format"):
+                for fmt in FORMATS:
+                    yield RadioButton(Text(FORMAT_LABELS.get(fmt, fmt)), value=fmt == self.fmt, name=fmt)
+            yield Label(Text("Path"), classes="field")
+            yield Input(value=self._auto_path, id="export-path")
+            yield Static("", id="export-error", markup=False)
+            with Vertical(id="export-confirm"):
+                yield Static("", id="export-confirm-text", markup=False)
+                with Horizontal(classes="buttons"):
+                    yield Button(Text("Keep the file"), id="export-keep")
+                    yield Button(Text("Overwrite"), id="export-overwrite", variant="warning")
+            yield ProgressBar(id="export-progress", show_eta=False)
+            with Horizontal(classes="buttons", id="export-buttons"):
+                yield Button(Text("Cancel"), id="export-cancel")
+                yield Button(Text("Export"), id="export-go", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-go", Button).focus()
+        self._count(self.scope, self.scopes[self.scope])
+
+    # -- choices --------------------------------------------------------------------------------
+    @on(RadioSet.Changed, "#export-scope")
+    def _scope_changed(self, event: RadioSet.Changed) -> None:
+        name = event.pressed.name
+        if name in self.scopes:
+            self.scope = name
+            self._update_default_path()
+            self.query_one("#export-count", Static).update(Text("counting…"))
+            self._count(name, self.scopes[name])
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self, event: RadioSet.Changed) -> None:
+        name = event.pressed.name
+        if name in FORMATS:
+            self.fmt = name
+            self._update_default_path()
+
+    def _update_default_path(self) -> None:
+        inp = self.query_one("#export-path", Input)
+        new = str(default_path(self.default_dir, self.scope, self.fmt))
+        if inp.value == self._auto_path:  # the user has not typed a path of their own
+            inp.value = new
+        self._auto_path = new
+        self._hide_confirm()
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self) -> None:
+        self._hide_confirm()
+        self.query_one("#export-error", Static).update("")
+
+    @work(thread=True, exclusive=True, group="export-count", exit_on_error=False, description="count URLs to export")
+    def _count(self, scope: str, flt: EntryFilter) -> None:
+        try:
+            store = Store(self.db_path, readonly=True)
+            try:
+                if flt.entry_ids is not None and len(flt.entry_ids) > ID_CHUNK:
+                    n: int | None = len(set(flt.entry_ids))
+                else:
+                    n = store.count(flt)
+            finally:
+                store.conn.close()
+        except sqlite3.Error:
+            n = None
+        self.post_message(_Counted(scope, n))
+
+    @on(_Counted)
+    def _counted(self, msg: _Counted) -> None:
+        if msg.scope != self.scope:
+            return
+        text = "cannot count" if msg.count is None else f"{msg.count:,} URL{'s' if msg.count != 1 else ''}"
+        self.query_one("#export-count", Static).update(Text(text))
+
+    # -- writing --------------------------------------------------------------------------------
+    def _target(self) -> Path | None:
+        raw = self.query_one("#export-path", Input).value.strip()
+        error = self.query_one("#export-error", Static)
+        if not raw:
+            error.update(Text("Type a path."))
+            return None
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            error.update(Text(f"{display(raw)} is a directory; add a file name."))
+            return None
+        error.update("")
+        return path
+
+    @on(Button.Pressed, "#export-go")
+    @on(Input.Submitted, "#export-path")
+    def action_export(self) -> None:
+        if self._writer is not None:
+            return
+        path = self._target()
+        if path is None:
+            return
+        if path.exists():
+            self._ask_overwrite(path)
+            return
+        self._start(path, overwrite=False)
+
+    def _ask_overwrite(self, path: Path) -> None:
+        self._pending_path = path
+        self.query_one("#export-confirm-text", Static).update(
+            Text(f"{display(str(path), 500)} already exists. Overwrite it?")
+        )
+        self.query_one("#export-confirm").add_class("-open")
+        self.query_one("#export-keep", Button).focus()
+
+    def _hide_confirm(self) -> bool:
+        confirm = self.query_one("#export-confirm")
+        self._pending_path = None
+        if confirm.has_class("-open"):
+            confirm.remove_class("-open")
+            return True
+        return False
+
+    @on(Button.Pressed, "#export-keep")
+    def _keep(self) -> None:
+        self._hide_confirm()
+        self.query_one("#export-path", Input).focus()
+
+    @on(Button.Pressed, "#export-overwrite")
+    def _overwrite(self) -> None:
+        path = self._pending_path
+        self._hide_confirm()
+        if path is not None:
+            self._start(path, overwrite=True)
+
+    def _start(self, path: Path, *, overwrite: bool) -> None:
+        for wid in ("#export-go", "#export-scope", "#export-format", "#export-path"):
+            self.query_one(wid).disabled = True
+        bar = self.query_one("#export-progress", ProgressBar)
+        bar.add_class("-open")
+        bar.update(total=None, progress=0)
+        self._writer = self._write(self.scopes[self.scope], self.fmt, path, overwrite)
+
+    @work(thread=True, exclusive=True, group="export-write", exit_on_error=False, description="export URLs")
+    def _write(self, flt: EntryFilter, fmt: str, path: Path, overwrite: bool) -> None:
+        worker = get_current_worker()
+        try:
+            store = Store(self.db_path, readonly=True)
+        except sqlite3.Error as exc:
+            self.post_message(_Finished(None, path, f"cannot open the store: {exc}"))
+            return
+        try:
+            ids = flt.entry_ids
+            total = len(set(ids)) if ids is not None and len(ids) > ID_CHUNK else store.count(flt)
+            self.post_message(_Progress(0, total))
+
+            def records() -> Iterator[UrlRecord]:
+                last = time.monotonic()
+                for done, rec in enumerate(export_records(store, flt), 1):
+                    if worker.is_cancelled:
+                        raise _Cancelled
+                    yield rec
+                    now = time.monotonic()
+                    if now - last > 0.1:
+                        last = now
+                        self.post_message(_Progress(done, total))
+
+            count = write_atomic(path, fmt, records(), overwrite=overwrite)
+            self.post_message(_Progress(count, total))
+            self.post_message(_Finished(count, path))
+        except _Cancelled:
+            return
+        except FileExistsError:
+            self.post_message(_Finished(None, path, exists=True))
+        except (OSError, sqlite3.Error, ValueError) as exc:
+            self.post_message(_Finished(None, path, str(exc)))
+        finally:
+            store.conn.close()
+
+    @on(_Progress)
+    def _progress(self, msg: _Progress) -> None:
+        bar = self.query_one("#export-progress", ProgressBar)
+        bar.update(total=msg.total if msg.total else None, progress=msg.done)
+
+    @on(_Finished)
+    def _finished(self, msg: _Finished) -> None:
+        self._writer = None
+        for wid in ("#export-go", "#export-scope", "#export-format", "#export-path"):
+            self.query_one(wid).disabled = False
+        self.query_one("#export-progress").remove_class("-open")
+        if msg.exists:  # appeared between the check and the write
+            self._ask_overwrite(msg.path)
+            return
+        if msg.error is not None or msg.count is None:
+            self.query_one("#export-error", Static).update(
+                Text(f"Export failed: {display(msg.error or 'unknown error', 500)}")
+            )
+            return
+        self.dismiss((msg.count, msg.path))
+
+    # -- leaving --------------------------------------------------------------------------------
+    @on(Button.Pressed, "#export-cancel")
+    def action_cancel(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()  # the records generator stops; write_atomic removes its temp file
+            self._writer = None
+            self.dismiss(None)
+            return
+        if self._hide_confirm():
+            self.query_one("#export-path", Input).focus()
+            return
+        self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[Any, ...]) -> bool | None:
+        return action in self.ALLOWED_ACTIONS

@@ -1,0 +1,220 @@
+"""The export dialog: marks in the URL table + export write exactly the expected lines in all
+three formats; default paths; never overwrite silently; escape cancels."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import RadioButton
+from urltui_helpers import build_store, entry, wait_for
+
+from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.tui.screens.export import ExportScreen, default_path, slug
+from sitemap_tui.tui.widgets.url_table import UrlTable
+
+SITEMAP1 = "https://example.com/sitemap-1.xml"
+
+
+class Host(App[None]):
+    def __init__(self, db: Path) -> None:
+        super().__init__()
+        self.db = db
+        self.results: list[tuple[int, Path] | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield UrlTable(self.db)
+
+    def export(self, scopes: dict[str, EntryFilter], default_dir: Path, **kw) -> ExportScreen:
+        screen = ExportScreen(self.db, scopes, default_dir, **kw)
+        self.push_screen(screen, callback=self.results.append)
+        return screen
+
+
+def store_of(tmp_path: Path):
+    entries = [
+        entry(f"https://example.com/p/{i}", i + 3, lastmod=f"2024-01-{i + 1:02d}", changefreq="weekly",
+              priority="0.8", images=1 if i == 2 else 0,
+              alternates=[("de", f"https://example.com/de/p/{i}")] if i == 4 else ())
+        for i in range(12)
+    ]
+    entries.append(entry('https://example.com/q?a=1,b="2"', 20))
+    return build_store(tmp_path / "x.db", {1: entries})
+
+
+def radio(screen: ExportScreen, radio_set: str, name: str) -> RadioButton:
+    return next(b for b in screen.query_one(radio_set).query(RadioButton) if b.name == name)
+
+
+async def ready(pilot, table: UrlTable) -> None:
+    await wait_for(pilot, lambda: table.grid.total is not None and not table.grid.scanning)
+
+
+async def run_export(pilot, app: Host, screen: ExportScreen, fmt: str) -> tuple[int, Path]:
+    await pilot.pause()
+    radio(screen, "#export-format", fmt).value = True
+    await pilot.pause()
+    n = len(app.results)
+    await pilot.click("#export-go")
+    await wait_for(pilot, lambda: len(app.results) > n)
+    result = app.results[-1]
+    assert result is not None
+    return result
+
+
+@pytest.mark.parametrize("fmt", ["txt", "csv", "jsonl"])
+async def test_marked_rows_export_exact_lines(tmp_path: Path, fmt: str):
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 50)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        table.grid.focus()
+        # mark rows 0, 2, 3, 4 (space, then a shift range) and 12 (the CSV-hostile URL)
+        await pilot.press("space", "down", "down", "shift+down", "shift+down", "end", "space")
+        expected_ids = {ids[1][i] for i in (0, 2, 3, 4, 12)}
+        assert table.marked_ids == expected_ids
+        screen = app.export({"filtered rows": table.current_filter, "marked rows": table.marked_filter},
+                            tmp_path, scope="marked rows")
+        count, path = await run_export(pilot, app, screen, fmt)
+        assert count == 5
+        assert path == tmp_path / f"sitemap-urls-marked-rows.{fmt}"
+        text = path.read_text(encoding="utf-8")
+    locs = [f"https://example.com/p/{i}" for i in (0, 2, 3, 4)] + ['https://example.com/q?a=1,b="2"']
+    if fmt == "txt":
+        assert text == "".join(f"{u}\n" for u in locs)
+    elif fmt == "csv":
+        rows = list(csv.reader(io.StringIO(text)))
+        assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "sitemap", "images", "videos", "news", "alternates"]
+        assert rows[1:] == [
+            [locs[0], "2024-01-01", "weekly", "0.8", SITEMAP1, "0", "0", "0", "0"],
+            [locs[1], "2024-01-03", "weekly", "0.8", SITEMAP1, "1", "0", "0", "0"],
+            [locs[2], "2024-01-04", "weekly", "0.8", SITEMAP1, "0", "0", "0", "0"],
+            [locs[3], "2024-01-05", "weekly", "0.8", SITEMAP1, "0", "0", "0", "1"],
+            [locs[4], "", "", "", SITEMAP1, "0", "0", "0", "0"],
+        ]
+        assert text.splitlines()[5] == '"https://example.com/q?a=1,b=""2""",,,,' + SITEMAP1 + ",0,0,0,0"
+    else:
+        lines = text.splitlines()
+        assert len(lines) == 5
+        recs = [json.loads(line) for line in lines]
+        assert [r["loc"] for r in recs] == locs
+        assert recs[0] == {"loc": locs[0], "lastmod": "2024-01-01", "changefreq": "weekly", "priority": "0.8",
+                           "sitemap": SITEMAP1, "images": 0, "videos": 0, "news": 0, "alternates": []}
+        assert recs[3]["alternates"] == [{"hreflang": "de", "href": "https://example.com/de/p/4"}]
+    assert not list(tmp_path.glob(".*.tmp"))
+    store.close()
+
+
+async def test_all_filtered_marks_export_as_a_filter(tmp_path: Path):
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 50)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        table.set_filter_text("re:/p/1")  # p/1, p/10, p/11
+        await ready(pilot, table)
+        table.grid.focus()
+        await pilot.press("a")
+        flt = table.marked_filter
+        assert flt is not None and flt.entry_ids is None and flt.regex == "/p/1"
+        screen = app.export({"marked rows": flt}, tmp_path)
+        count, path = await run_export(pilot, app, screen, "txt")
+        assert path.read_text() == "https://example.com/p/1\nhttps://example.com/p/10\nhttps://example.com/p/11\n"
+        # one exception turns it into an id list
+        await pilot.press("down", "space")
+        flt = table.marked_filter
+        assert flt.entry_ids == [ids[1][1], ids[1][11]]
+        screen = app.export({"marked rows": flt}, tmp_path / "sub")
+        count, path = await run_export(pilot, app, screen, "txt")
+        assert count == 2 and path.read_text() == "https://example.com/p/1\nhttps://example.com/p/11\n"
+    store.close()
+
+
+async def test_default_path_follows_scope_and_format(tmp_path: Path):
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 50)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        scopes = {"this node": EntryFilter(node_ids=[1]), "subtree": EntryFilter(node_ids=[1]),
+                  "URLs of the selected issue": EntryFilter(node_ids=[1], rule="x")}
+        screen = app.export(scopes, tmp_path)
+        await pilot.pause()
+        path_input = screen.query_one("#export-path")
+        assert path_input.value == str(tmp_path / "sitemap-urls-this-node.txt")
+        await wait_for(pilot, lambda: "13 URLs" in str(screen.query_one("#export-count").render()))
+        radio(screen, "#export-scope", "URLs of the selected issue").value = True
+        await pilot.pause()
+        assert path_input.value == str(tmp_path / "sitemap-urls-urls-of-the-selected-issue.txt")
+        await wait_for(pilot, lambda: "0 URLs" in str(screen.query_one("#export-count").render()))
+        radio(screen, "#export-format", "jsonl").value = True
+        await pilot.pause()
+        assert path_input.value.endswith("sitemap-urls-urls-of-the-selected-issue.jsonl")
+        # a path the user typed is kept
+        path_input.value = str(tmp_path / "mine.txt")
+        radio(screen, "#export-format", "csv").value = True
+        await pilot.pause()
+        assert path_input.value == str(tmp_path / "mine.txt")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.results == [None]
+        assert not (tmp_path / "mine.txt").exists()
+    assert slug("Filtered rows!") == "filtered-rows" and slug("***") == "export"
+    assert default_path(Path("/x"), "subtree", "csv") == Path("/x/sitemap-urls-subtree.csv")
+    store.close()
+
+
+async def test_never_overwrites_without_asking(tmp_path: Path):
+    store, ids = store_of(tmp_path)
+    target = tmp_path / "sitemap-urls-this-node.txt"
+    target.write_text("precious\n")
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
+        await pilot.pause()
+        await pilot.click("#export-go")
+        await pilot.pause()
+        confirm = screen.query_one("#export-confirm")
+        assert confirm.has_class("-open") and "already exists" in str(screen.query_one("#export-confirm-text").render())
+        assert target.read_text() == "precious\n" and app.results == []
+        await pilot.click("#export-keep")  # back out
+        await pilot.pause()
+        assert not confirm.has_class("-open") and target.read_text() == "precious\n"
+        await pilot.click("#export-go")
+        await pilot.pause()
+        await pilot.press("escape")  # escape leaves the confirm step first
+        await pilot.pause()
+        assert not confirm.has_class("-open") and app.results == []
+        await pilot.click("#export-go")
+        await pilot.pause()
+        await pilot.click("#export-overwrite")
+        await wait_for(pilot, lambda: app.results)
+        assert app.results == [(13, target)]
+        assert target.read_text().splitlines()[0] == "https://example.com/p/0"
+    store.close()
+
+
+async def test_escape_while_writing_cancels_and_leaves_nothing(tmp_path: Path):
+    from urltui_helpers import build_big_store
+
+    db = tmp_path / "big.db"
+    build_big_store(db, 200_000, nodes=2)
+    app = Host(db)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"subtree": EntryFilter(node_ids=[1, 2])}, tmp_path / "out")
+        await pilot.pause()
+        await pilot.click("#export-go")
+        await wait_for(pilot, lambda: screen.query_one("#export-progress").has_class("-open"))
+        assert screen.query_one("#export-go").disabled
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.results == [None])
+        await app.workers.wait_for_complete()
+        assert not (tmp_path / "out" / "sitemap-urls-subtree.txt").exists()
+        assert not list((tmp_path / "out").glob(".*.tmp"))

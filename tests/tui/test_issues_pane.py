@@ -1,0 +1,294 @@
+"""The Issues pane: grouping, cap, filter, rule explanation, source view, jump to the URL table,
+live updates, markup safety."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Tree
+from urltui_helpers import build_store, entry, issue, wait_for
+
+from sitemap_tui.engine.bodycache import BodyWriter
+from sitemap_tui.engine.model import Severity
+from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.tui.widgets import issues_pane
+from sitemap_tui.tui.widgets.issues_pane import IssuesPane, source_text
+from sitemap_tui.tui.widgets.url_table import UrlTable
+
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+def body(n: int) -> bytes:
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    lines += [f"  <url><loc>https://example.com/{i}</loc><lastmod>bad-{i}</lastmod></url>" for i in range(n)]
+    lines.append("</urlset>")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def fixture(tmp_path: Path, *, many: int = 0):
+    """Node 1: 20 URLs (lines 3..22) with a lastmod issue each on even ones; node 2: 3 URLs."""
+    n1 = [entry(f"https://example.com/{i}", i + 3, lastmod=f"bad-{i}") for i in range(20)]
+    n2 = [entry(f"https://example.com/two/{i}", i + 3) for i in range(3)]
+    iss = [(issue("lastmod-invalid-format", f"lastmod 'bad-{i}' is not W3C Datetime", node_id=1,
+                  line=i + 3, severity=E, url=f"https://example.com/{i}"), i) for i in range(0, 20, 2)]
+    iss += [(issue("loc-has-fragment", "URL has a #fragment", node_id=2, line=4, severity=W), 1)]
+    iss += [(issue("x-custom-rule", "not in the registry", node_id=2, line=None, severity=INFO), None)]
+    iss += [(issue("loc-tracking-params", f"tracking {k}", node_id=2, line=5, severity=INFO), 2) for k in range(many)]
+    store, ids = build_store(tmp_path / "x.db", {1: n1, 2: n2}, iss)
+    cache = tmp_path / "bodies"
+    w = BodyWriter(cache, 1)
+    data = body(20)
+    for k in range(0, len(data), 100):  # several chunks
+        w.write(data[k : k + 100])
+    w.close()
+    return store, ids, cache
+
+
+class Host(App[None]):
+    def __init__(self, db: Path, cache: Path | None, *, with_table: bool = False) -> None:
+        super().__init__()
+        self.db, self.cache, self.with_table = db, cache, with_table
+        self.jumps: list[int] = []
+        self.exit_calls = 0
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield IssuesPane(self.db, self.cache)
+            if self.with_table:
+                yield UrlTable(self.db)
+
+    def on_issues_pane_jump_to_entry(self, message: IssuesPane.JumpToEntry) -> None:
+        self.jumps.append(message.entry_id)
+        if self.with_table:
+            self.query_one(UrlTable).jump_to_entry(message.entry_id)
+
+    def exit(self, *args, **kwargs) -> None:
+        self.exit_calls += 1
+        super().exit(*args, **kwargs)
+
+
+def labels(node) -> list[str]:
+    return [str(c.label) for c in node.children]
+
+
+async def ready(pilot, pane: IssuesPane) -> Tree:
+    await wait_for(pilot, lambda: pane.is_current)
+    return pane.query_one("#issues-tree", Tree)
+
+
+async def expand(pilot, tree: Tree, sev_index: int, rule_index: int):
+    node = tree.root.children[sev_index].children[rule_index]
+    node.expand()
+    await wait_for(pilot, lambda: node.children and "loading" not in str(node.children[0].label))
+    return node
+
+
+async def test_grouped_by_severity_then_rule(tmp_path: Path):
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        assert labels(tree.root) == ["Errors (10)", "Warnings (1)", "Info (1)"]
+        err_rules = labels(tree.root.children[0])
+        assert err_rules == ["lastmod-invalid-format lastmod is not W3C Datetime (10)"]
+        assert labels(tree.root.children[2]) == ["x-custom-rule (1)"]  # not in the registry: the id
+        node = await expand(pilot, tree, 0, 0)
+        assert len(node.children) == 10
+        assert str(node.children[0].label) == "line 3: lastmod 'bad-0' is not W3C Datetime — https://example.com/0"
+        # one file only
+        pane.show([2])
+        tree = await ready(pilot, pane)
+        assert labels(tree.root) == ["Warnings (1)", "Info (1)"]
+        pane.show([])
+        tree = await ready(pilot, pane)
+        assert labels(tree.root) == []
+    store.close()
+
+
+async def test_cap_per_rule(tmp_path: Path):
+    store, ids, cache = fixture(tmp_path, many=1005)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        info = tree.root.children[2]
+        assert labels(info)[0].startswith("loc-tracking-params") and labels(info)[0].endswith("(1,005)")
+        node = await expand(pilot, tree, 2, 0)
+        assert len(node.children) == issues_pane.RULE_CAP + 1
+        assert str(node.children[-1].label).startswith("… 5 more")
+    store.close()
+
+
+async def test_filter_text_and_severity(tmp_path: Path):
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        pane.set_filter("BAD-1")  # message text, case-insensitive: bad-10 .. bad-18
+        tree = await ready(pilot, pane)
+        assert labels(tree.root) == ["Errors (5)"]
+        pane.set_filter("fragment")  # rule title / id
+        tree = await ready(pilot, pane)
+        assert labels(tree.root) == ["Warnings (1)"]
+        pane.set_filter("", severities=("warning", "info"))
+        tree = await ready(pilot, pane)
+        assert labels(tree.root) == ["Warnings (1)", "Info (1)"]
+        # typing in the bar (debounced) and the checkboxes
+        pane.set_filter("", severities=("error", "warning", "info"))
+        await ready(pilot, pane)
+        pane.query_one("#sev-error").value = False
+        await wait_for(pilot, lambda: pane.is_current and labels(tree.root) == ["Warnings (1)", "Info (1)"])
+        pane.query_one("#sev-error").value = True
+        pane.query_one("#issues-filter").focus()
+        await pilot.press(*"custom")
+        await wait_for(pilot, lambda: pane.is_current and labels(tree.root) == ["Info (1)"])
+        assert "1 issues" in str(pane.query_one("#issues-status").render())
+    store.close()
+
+
+async def test_selecting_an_issue_shows_rule_and_source(tmp_path: Path):
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 50)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        rule_node = tree.root.children[0].children[0]
+        tree.move_cursor(rule_node)
+        await pilot.pause()
+        assert pane.selected_rule == "lastmod-invalid-format" and pane.selected_issue is None
+        explain = str(pane.query_one("#issues-explain").render())
+        rule = issues_pane.RULES["lastmod-invalid-format"]
+        assert rule.title in explain and rule.explanation[:40] in explain and rule.source.split(";")[0] in explain
+        node = await expand(pilot, tree, 0, 0)
+        tree.move_cursor(node.children[3])  # the issue at line 9 (url 6)
+        await wait_for(pilot, lambda: "│" in str(pane.query_one("#issues-source").render()))
+        assert pane.selected_issue is not None and pane.selected_issue.line == 9
+        src = str(pane.query_one("#issues-source").render()).splitlines()
+        assert [s.split("│")[0].strip() for s in src] == ["4", "5", "6", "7", "8", "▶ 9", "10", "11", "12", "13", "14"]
+        assert "<loc>https://example.com/6</loc><lastmod>bad-6</lastmod>" in src[5]
+        assert "line 9" in str(pane.query_one("#issues-explain").render())
+        # an issue of a file whose body is not cached, and one without a line
+        node2 = await expand(pilot, tree, 1, 0)
+        tree.move_cursor(node2.children[0])
+        await wait_for(pilot, lambda: "not cached" in str(pane.query_one("#issues-source").render()))
+        node3 = await expand(pilot, tree, 2, 0)
+        tree.move_cursor(node3.children[0])
+        await pilot.pause()
+        assert "no line number" in str(pane.query_one("#issues-source").render())
+        assert "no description of this rule" in str(pane.query_one("#issues-explain").render())
+    store.close()
+
+
+def test_source_text_highlights_and_sanitises():
+    lines = [(1, b"<a>\t\x1b]52;c;SGk=\x07</a>"), (2, "caf\u00e9 \u202e".encode() + b"\xff"), (3, b"x" * 5000)]
+    t = source_text(lines, 2)
+    plain = t.plain
+    assert "\x1b" not in plain and "\x07" not in plain and "\u202e" not in plain
+    assert "\\x1b]52;c;SGk=\\x07" in plain and "café \\u202e\ufffd" in plain
+    spans = [s for s in t.spans if s.style == "reverse"]
+    assert len(spans) == 1 and plain[spans[0].start : spans[0].end].startswith("café")
+    # a long line is shown from around the column
+    t = source_text([(3, b"a" * 3000 + b"<bad/>" + b"b" * 3000)], 3, col=3001, width=120)
+    assert "<bad/>" in t.plain and t.plain.split("│ ", 1)[1].startswith("…")
+
+
+async def test_enter_jumps_to_the_entry_in_the_url_table(tmp_path: Path):
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache, with_table=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        pane = app.query_one(IssuesPane)
+        table = app.query_one(UrlTable)
+        table.show(EntryFilter(node_ids=[1, 2]))
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 0, 0)
+        tree.focus()
+        tree.move_cursor(node.children[7])  # the issue of https://example.com/14
+        await pilot.pause()
+        await pilot.press("enter")
+        expected = ids[1][14]
+        await wait_for(pilot, lambda: table.highlighted_entry is not None and table.highlighted_entry.id == expected)
+        assert app.jumps == [expected]
+        assert table.grid.cursor == 14
+        # an issue without an entry (file-level) posts nothing
+        node3 = await expand(pilot, tree, 2, 0)
+        tree.move_cursor(node3.children[0])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.jumps == [expected]
+    store.close()
+
+
+async def test_data_changed_keeps_open_rules(tmp_path: Path):
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 0, 0)
+        tree.move_cursor(node.children[2])
+        await pilot.pause()
+        chosen = pane.selected_issue.id
+        store.add_issues([issue("lastmod-invalid-format", "late one", node_id=1, line=4, severity=E)], [ids[1][1]])
+        store.commit()
+        store.begin()
+        pane.data_changed()
+        await wait_for(pilot, lambda: pane.is_current and labels(tree.root)[0] == "Errors (11)")
+        node = tree.root.children[0].children[0]
+        await wait_for(pilot, lambda: node.is_expanded and len(node.children) == 11)
+        assert pane.selected_issue is not None and pane.selected_issue.id == chosen
+    store.close()
+
+
+async def test_markup_and_escape_safety(tmp_path: Path):
+    evil = "[@click=app.quit]x[/] [/] \x1b]52;c;SGk=\x07 \x9b31m \u202eevil"
+    store, ids = build_store(
+        tmp_path / "x.db",
+        {1: [entry("https://example.com/[@click=app.quit]q[/]", 3)]},
+        [(issue("[@click=app.quit]rule[/]", evil, node_id=1, line=3, severity=E, url="https://example.com/\x1b[2J"), 0)],
+    )
+    cache = tmp_path / "bodies"
+    w = BodyWriter(cache, 1)
+    w.write(b"<urlset>\n<url>\n<loc>[@click=app.quit]q[/]\x1b]52;c;SGk=\x07</loc>\n</url>\n")
+    w.close()
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(150, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 0, 0)
+        assert str(tree.root.children[0].children[0].label).startswith("[@click=app.quit]rule[/]")
+        label = str(node.children[0].label)
+        assert "[@click=app.quit]x[/]" in label and "\\x1b]52" in label and "\\u202e" in label
+        tree.move_cursor(node.children[0])
+        await wait_for(pilot, lambda: "│" in str(pane.query_one("#issues-source").render()))
+        for _ in range(2):
+            for y in range(0, 12):
+                await pilot.click(Tree, offset=(12, y))
+            await pilot.click("#issues-explain", offset=(5, 0))
+            await pilot.click("#issues-source", offset=(12, 2))
+        await pilot.pause()
+        assert app.exit_calls == 0 and app.is_running
+        svg = app.export_screenshot()
+        for bad in ("\x1b", "\x07", "\x9b", "\u202e", "&#27;", "&#x1b;"):
+            assert bad not in svg
+        tree.root.children[0].expand()
+        node.expand()
+        await pilot.pause()
+        tree.move_cursor(node.children[0])
+        await wait_for(pilot, lambda: "│" in str(pane.query_one("#issues-source").render()))
+        explain = str(pane.query_one("#issues-explain").render())
+        assert "[@click=app.quit]x[/] [/] \\x1b]52;c;SGk=\\x07 \\x9b31m \\u202eevil" in explain
+        assert "https://example.com/\\x1b[2J" in explain
+        source = str(pane.query_one("#issues-source").render())
+        assert "<loc>[@click=app.quit]q[/]\\x1b]52;c;SGk=\\x07</loc>" in source
+    store.close()
