@@ -94,6 +94,7 @@ def run_exploration(
     checker: Any = None,
     output_format: str | None = None,
     on_output: Callable[[str], None] | None = None,
+    started: Callable[[Explorer], None] | None = None,
 ) -> Explorer:
     progress = StderrProgress()
 
@@ -103,6 +104,8 @@ def run_exploration(
             options=_options(args, output_format=output_format), checker=checker,
             on_events=progress, on_output=on_output,
         ) as explorer:
+            if started is not None:
+                started(explorer)
             await explorer.explore(target)
             return explorer
 
@@ -148,15 +151,32 @@ def cmd_urls(args: Any) -> int:
     out = tmp if tmp is not None else sys.stdout
     UrlWriter(out, args.format)  # the CSV header; the rows are formatted where they are parsed
     count = 0
+    running: list[Explorer] = []
+    closed = False
 
     def on_output(text: str) -> None:
-        nonlocal count
-        out.write(text)
+        nonlocal count, closed
+        if closed:
+            return
+        try:
+            out.write(text)
+        except BrokenPipeError:
+            # the reader went away (| head): stop quietly, it is not the sitemap's fault
+            closed = True
+            from sitemap_tui.cli import _silence_stdout
+
+            _silence_stdout()
+            for ex in running:
+                ex.cancel()
+            return
         count += text.count("\n")
 
     store = Store(args.db) if args.db else None
     try:
-        explorer = run_exploration(args, target, store=store, output_format=args.format, on_output=on_output)
+        explorer = run_exploration(
+            args, target, store=store, output_format=args.format, on_output=on_output,
+            started=running.append,
+        )
     except BaseException:
         if tmp is not None:
             tmp.close()
@@ -168,6 +188,8 @@ def cmd_urls(args: Any) -> int:
     if tmp is not None:
         tmp.close()
         Path(tmp.name).replace(out_path)  # type: ignore[arg-type]
+    elif closed:
+        return EXIT_OK
     else:
         sys.stdout.flush()
     _report_failures(explorer)

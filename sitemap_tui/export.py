@@ -52,6 +52,47 @@ class UrlRecord:
         )
 
 
+_json_str = json.encoder.encode_basestring_ascii  # the C escaper behind json.dumps(ensure_ascii)
+
+
+def _js(value: str | None) -> str:
+    return "null" if value is None else _json_str(value)
+
+
+def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str) -> str:
+    """Entries straight to text, without intermediate records (the hot path of `urls`).
+
+    Produces exactly what UrlWriter produces for UrlRecord.from_entry(...) records, minus
+    the CSV header."""
+    if fmt == "txt":
+        lines = [_plain(e.loc) for e in entries if e.loc]
+        return "\n".join(lines) + "\n" if lines else ""
+    if fmt == "jsonl":
+        sm = _json_str(sitemap)
+        out = []
+        for e in entries:
+            alts = (
+                "[" + ", ".join(
+                    f'{{"hreflang": {_js(a.hreflang)}, "href": {_js(a.href)}}}' for a in e.alternates
+                ) + "]"
+                if e.alternates
+                else "[]"
+            )
+            out.append(
+                f'{{"loc": {_js(e.loc)}, "lastmod": {_js(e.lastmod_raw)}, '
+                f'"changefreq": {_js(e.changefreq_raw)}, "priority": {_js(e.priority_raw)}, '
+                f'"sitemap": {sm}, "images": {len(e.images)}, "videos": {len(e.videos)}, '
+                f'"news": {len(e.news)}, "alternates": {alts}}}\n'
+            )
+        return "".join(out)
+    buf = io.StringIO()
+    writer = UrlWriter(buf, fmt)
+    buf.seek(0)
+    buf.truncate()
+    writer.write(UrlRecord.from_entry(e, sitemap) for e in entries)
+    return buf.getvalue()
+
+
 def _plain(value: str | None) -> str:
     # URLs are kept whole (no ellipsis) but control characters never reach the output raw
     return display(value, max_len=1 << 30)

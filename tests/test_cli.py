@@ -133,3 +133,18 @@ def test_headers_and_user_agent_reach_every_request(httpserver) -> None:
     seen = [(req.path, req.headers.get("X-Token"), req.headers.get("User-Agent")) for req, _ in httpserver.log]
     assert ("/index.xml", "s3cret", "probe/1.0") in seen
     assert ("/child.xml", "s3cret", "probe/1.0") in seen
+
+
+def test_closed_pipe_is_not_an_error(demo_url: str) -> None:
+    """`sitemap-tui urls ... | head -1`: the reader leaving early is silent and exits 0."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sitemap_tui", "urls", demo_url + "/sitemap-products.xml.gz"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert first.startswith(b"http")
+    assert "Broken pipe" not in err and "Traceback" not in err

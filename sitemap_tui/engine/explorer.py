@@ -477,6 +477,7 @@ class Explorer:
             ctx=self._ctx(node),
             output_format=self.options.output_format,
             want_rows=self.store is not None,
+            want_stats=self.store is not None or not self.options.output_format,
             batch_size=self.options.batch_size,
             interval=self.options.event_interval,
             now=self.now,

@@ -6,7 +6,6 @@ move off the event loop: the explorer only applies messages (store writes, tree 
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ class JobSpec:
     ctx: Any = None  # validate.checker.FileContext when checking
     output_format: str | None = None  # "txt" / "csv" / "jsonl": format URL records here
     want_rows: bool = True  # entries are stored
+    want_stats: bool = True  # per-file aggregates (not needed when only printing URLs)
     batch_size: int = 2000
     interval: float = 0.15
     now: datetime | None = None
@@ -90,6 +90,7 @@ class _Run:
     parse_seconds: float = 0.0
     last_flush: float = field(default_factory=time.monotonic)
     kind: NodeKind | None = None
+    final_url: str | None = None
 
 
 class FileJob:
@@ -104,17 +105,11 @@ class FileJob:
         self.emit = emit
         self.checker = checker if spec.ctx is not None else None
         self.cancelled = cancelled or (lambda: False)
-        self._writer: Any = None
-        self._buf: io.StringIO | None = None
+        self._format: Callable[[list[Entry], str, str], str] | None = None
         if spec.output_format:
-            from sitemap_tui.export import UrlWriter
+            from sitemap_tui.export import format_entries
 
-            self._buf = io.StringIO()
-            self._writer = UrlWriter(self._buf, spec.output_format)
-            if spec.output_format == "csv":
-                # the header row belongs to the whole output, not to each file
-                self._buf.seek(0)
-                self._buf.truncate()
+            self._format = format_entries
 
     async def run(self, fetcher: Fetcher | None) -> JobDone:
         spec = self.spec
@@ -127,7 +122,8 @@ class FileJob:
         body = BodyWriter(Path(spec.body_cache), spec.node_id) if spec.body_cache else None
 
         def on_response(outcome: FetchOutcome) -> None:
-            # location rules use the URL the file was finally served from
+            # location rules (and the "sitemap" of each URL record) use the final URL
+            run.final_url = outcome.final_url or None
             if spec.ctx is not None and outcome.final_url:
                 spec.ctx.final_url = outcome.final_url
 
@@ -197,7 +193,8 @@ class FileJob:
         text = None
         rows = None
         if entries:
-            run.acc.add(entries)
+            if run.spec.want_stats:
+                run.acc.add(entries)
             run.count += len(entries)
             if self.checker is not None:
                 check = self.checker.check_entry
@@ -207,15 +204,9 @@ class FileJob:
                         issues.append((found, idx))
             if run.spec.want_rows:
                 rows = entry_rows(entries)
-            if self._writer is not None:
-                from sitemap_tui.export import UrlRecord
-
-                sitemap = (run.spec.ctx.final_url if run.spec.ctx is not None else None) or run.spec.url
-                self._writer.write([UrlRecord.from_entry(e, sitemap) for e in entries])
-                assert self._buf is not None
-                text = self._buf.getvalue()
-                self._buf.seek(0)
-                self._buf.truncate()
+            if self._format is not None:
+                sitemap = run.final_url or run.spec.url
+                text = self._format(entries, sitemap, run.spec.output_format or "txt")
         run.last_flush = time.monotonic()
         self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json()))
 

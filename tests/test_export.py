@@ -1,0 +1,59 @@
+"""URL list writers: the fast per-batch formatter matches the record writer, files are atomic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.engine.model import Alternate, Entry, Image
+from sitemap_tui.export import FORMATS, UrlRecord, format_entries, render, write_atomic
+
+ENTRIES = [
+    Entry(loc="https://example.com/a?x=1&y=\u00e9", lastmod_raw="2024-01-02", changefreq_raw="daily",
+          priority_raw="0.5", images=[Image(loc="https://example.com/i.png")],
+          alternates=[Alternate("alternate", "de", "https://example.com/de/a"),
+                      Alternate("alternate", None, None)]),
+    Entry(loc="https://example.com/\x1b]52;c;SGVsbG8=\x07evil\u202e"),
+    Entry(loc=None),
+    Entry(loc='https://example.com/"quoted",comma'),
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fast_formatter_matches_record_writer(fmt: str) -> None:
+    fast = format_entries(ENTRIES, "https://example.com/s.xml", fmt)
+    slow = render((UrlRecord.from_entry(e, "https://example.com/s.xml") for e in ENTRIES), fmt)
+    if fmt == "csv":
+        slow = slow.split("\n", 1)[1]  # the header is written once per output, not per batch
+    assert fast == slow
+
+
+def test_outputs_carry_no_control_characters() -> None:
+    for fmt in FORMATS:
+        text = format_entries(ENTRIES, "https://example.com/s.xml", fmt)
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    line = format_entries(ENTRIES[1:2], "s", "jsonl")
+    assert json.loads(line)["loc"] == ENTRIES[1].loc  # JSON keeps the exact value, escaped
+
+
+def test_write_atomic_never_overwrites_silently(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    records = [UrlRecord.from_entry(e, "s") for e in ENTRIES]
+    assert write_atomic(path, "txt", records) == 3
+    with pytest.raises(FileExistsError):
+        write_atomic(path, "txt", records)
+    assert write_atomic(path, "txt", records[:1], overwrite=True) == 1
+    assert path.read_text() == "https://example.com/a?x=1&y=\u00e9\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_write_atomic_leaves_nothing_on_failure(tmp_path: Path) -> None:
+    def broken():
+        yield UrlRecord.from_entry(ENTRIES[0], "s")
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(tmp_path / "out.csv", "csv", broken())
+    assert list(tmp_path.iterdir()) == []
