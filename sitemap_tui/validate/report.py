@@ -1,0 +1,332 @@
+"""Output of ``sitemap-tui validate``: text, JSON, SARIF 2.1.0 and GitHub workflow annotations.
+
+``write_report(fmt, issues, summary, out)`` takes the store's :class:`IssueRow` objects (an
+:class:`~sitemap_tui.engine.model.Issue` works too: ``column`` is read when ``col`` is absent)
+and writes one report to ``out``. Issues are written in the order given.
+
+- ``text``: ``SITEMAP:LINE: severity rule-id message`` per issue (``:LINE`` omitted when unknown;
+  local files shown as a path relative to the working directory), then a summary line. Every
+  untrusted string goes through :func:`~sitemap_tui.engine.sanitize.display`.
+- ``json``: ``{"issues": [{"rule", "severity", "sitemap", "line", "column", "url", "message"}],
+  "summary": {"files", "urls", "errors", "warnings", "info"}}``, ASCII only, streamed.
+- ``sarif``: SARIF 2.1.0 with the whole rule registry as ``tool.driver.rules``; local files are
+  relative to ``%SRCROOT%`` (the working directory) when they are inside it.
+- ``github``: ``::error file=F,line=L,col=C,title=RULE::MESSAGE`` (``::warning``, ``::notice``)
+  with GitHub's escaping; remote sitemaps get no ``file=`` and their URL in the message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import quote, unquote, urlsplit
+from urllib.request import url2pathname
+
+from sitemap_tui.engine.sanitize import display
+
+FORMATS: tuple[str, ...] = ("text", "json", "sarif", "github")
+
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+SRCROOT = "%SRCROOT%"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    files: int = 0
+    urls: int = 0
+    errors: int = 0
+    warnings: int = 0
+    info: int = 0
+
+    @classmethod
+    def of(cls, issues: Iterable[Any], *, files: int = 0, urls: int = 0) -> Summary:
+        """Count ``issues`` by severity (anything with a ``severity`` str or Severity)."""
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for issue in issues:
+            sev = str(issue.severity)
+            if sev in counts:
+                counts[sev] += 1
+        return cls(
+            files=files,
+            urls=urls,
+            errors=counts["error"],
+            warnings=counts["warning"],
+            info=counts["info"],
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    def line(self) -> str:
+        """``3 files, 1,200 URLs: 2 errors, 1 warning, 0 info``."""
+
+        def n(count: int, word: str, plural: str | None = None) -> str:
+            return f"{count:,} {word if count == 1 else (plural or word + 's')}"
+
+        return (
+            f"{n(self.files, 'file')}, {n(self.urls, 'URL')}: "
+            f"{n(self.errors, 'error')}, {n(self.warnings, 'warning')}, {self.info:,} info"
+        )
+
+
+def write_report(
+    fmt: str,
+    issues: Iterable[Any],
+    summary: Summary,
+    out: TextIO,
+    *,
+    base_dir: Path | str | None = None,
+) -> None:
+    """Write ``issues`` in ``fmt`` (one of :data:`FORMATS`) to ``out``.
+
+    ``base_dir`` (default: the working directory) is where local file paths are made relative
+    to, for text, SARIF and GitHub output.
+    """
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    if fmt == "text":
+        _text(issues, summary, out, base)
+    elif fmt == "json":
+        _json(issues, summary, out)
+    elif fmt == "sarif":
+        _sarif(issues, out, base)
+    elif fmt == "github":
+        _github(issues, summary, out, base)
+    else:
+        raise ValueError(f"unknown report format {fmt!r} (expected one of {', '.join(FORMATS)})")
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _column(issue: Any) -> int | None:
+    col = getattr(issue, "col", None)
+    if col is None:
+        col = getattr(issue, "column", None)
+    return col if isinstance(col, int) and col > 0 else None
+
+
+def _line(issue: Any) -> int | None:
+    line = issue.line
+    return line if isinstance(line, int) and line > 0 else None
+
+
+def local_path(sitemap: str | None) -> Path | None:
+    """The local path of a ``file:`` URI (what the engine stores for local targets)."""
+    if not sitemap or not sitemap.startswith("file:"):
+        return None
+    parts = urlsplit(sitemap)
+    if parts.netloc not in ("", "localhost"):
+        return None
+    return Path(url2pathname(unquote(parts.path)))
+
+
+def _relative(path: Path, base: Path) -> Path | None:
+    try:
+        return (
+            Path(os.path.relpath(path, base))
+            if path.resolve().is_relative_to(base.resolve())
+            else None
+        )
+    except (OSError, ValueError):
+        return None
+
+
+def display_location(sitemap: str | None, base: Path) -> str:
+    """How a sitemap is named in text output: a relative path for local files, else the URL."""
+    path = local_path(sitemap)
+    if path is not None:
+        rel = _relative(path, base)
+        return display(str(rel if rel is not None else path))
+    return display(sitemap) if sitemap else "-"
+
+
+# -- text --------------------------------------------------------------------------------------
+
+
+def _text(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> None:
+    where_cache: dict[str | None, str] = {}
+    for issue in issues:
+        where = where_cache.get(issue.sitemap)
+        if where is None:
+            where = where_cache[issue.sitemap] = display_location(issue.sitemap, base)
+        line = _line(issue)
+        at = f"{where}:{line}" if line is not None else where
+        out.write(
+            f"{at}: {display(str(issue.severity))} {display(issue.rule)} {display(issue.message)}\n"
+        )
+    out.write(summary.line() + "\n")
+
+
+# -- json --------------------------------------------------------------------------------------
+
+
+def _json(issues: Iterable[Any], summary: Summary, out: TextIO) -> None:
+    out.write('{"issues": [')
+    first = True
+    for issue in issues:
+        item = {
+            "rule": issue.rule,
+            "severity": str(issue.severity),
+            "sitemap": issue.sitemap,
+            "line": _line(issue),
+            "column": _column(issue),
+            "url": issue.url,
+            "message": issue.message,
+        }
+        out.write(("\n  " if first else ",\n  ") + json.dumps(item, ensure_ascii=True))
+        first = False
+    out.write(("\n" if not first else "") + '], "summary": ')
+    out.write(json.dumps(summary.as_dict(), ensure_ascii=True))
+    out.write("}\n")
+
+
+# -- sarif -------------------------------------------------------------------------------------
+
+
+def _sarif_rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
+    from sitemap_tui.validate.rules import RULES
+
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    for rule_id, rule in RULES.items():
+        entry: dict[str, Any] = {
+            "id": rule_id,
+            "shortDescription": {"text": rule.title},
+            "fullDescription": {"text": rule.explanation},
+            "help": {"text": f"{rule.explanation}\n\nSource: {rule.source}"},
+            "defaultConfiguration": {"level": SARIF_LEVELS[str(rule.severity)]},
+            "properties": {"tags": [rule.scope] + (["deep-check"] if rule.deep else [])},
+        }
+        urls = rule.urls
+        if urls:
+            entry["helpUri"] = urls[0]
+        index[rule_id] = len(rules)
+        rules.append(entry)
+    return rules, index
+
+
+def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
+    """``artifactLocation`` for a sitemap, and whether it is relative to %SRCROOT%."""
+    path = local_path(sitemap)
+    if path is not None:
+        rel = _relative(path, base)
+        if rel is not None:
+            return {"uri": quote(rel.as_posix()), "uriBaseId": SRCROOT}, True
+        return {"uri": path.resolve().as_uri()}, False
+    return {"uri": sitemap}, False
+
+
+def _sarif(issues: Iterable[Any], out: TextIO, base: Path) -> None:
+    from sitemap_tui import __version__
+
+    rules, index = _sarif_rules()
+    results: list[dict[str, Any]] = []
+    uses_srcroot = False
+    artifacts: dict[str, tuple[dict[str, str], bool]] = {}
+    for issue in issues:
+        severity = str(issue.severity)
+        result: dict[str, Any] = {
+            "ruleId": issue.rule,
+            "level": SARIF_LEVELS.get(severity, "none"),
+            "message": {"text": issue.message or issue.rule},
+        }
+        if issue.rule in index:
+            result["ruleIndex"] = index[issue.rule]
+        if issue.sitemap:
+            found = artifacts.get(issue.sitemap)
+            if found is None:
+                found = artifacts[issue.sitemap] = _artifact(issue.sitemap, base)
+            location, relative = found
+            uses_srcroot = uses_srcroot or relative
+            physical: dict[str, Any] = {"artifactLocation": dict(location)}
+            line = _line(issue)
+            if line is not None:
+                region: dict[str, int] = {"startLine": line}
+                col = _column(issue)
+                if col is not None:
+                    region["startColumn"] = col
+                physical["region"] = region
+            result["locations"] = [{"physicalLocation": physical}]
+        if issue.url:
+            result["properties"] = {"url": issue.url}
+        results.append(result)
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "sitemap-tui",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": rules,
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if uses_srcroot:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": base.resolve().as_uri() + "/"}}
+    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    json.dump(doc, out, ensure_ascii=True, indent=2)
+    out.write("\n")
+
+
+# -- github ------------------------------------------------------------------------------------
+
+
+def escape_data(value: str) -> str:
+    """GitHub workflow command escaping for the message part."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """GitHub workflow command escaping for ``key=value`` properties."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> None:
+    files: dict[str | None, str | None] = {}
+    for issue in issues:
+        command = GITHUB_COMMANDS.get(str(issue.severity), "notice")
+        sitemap = issue.sitemap
+        if sitemap not in files:
+            path = local_path(sitemap)
+            rel = _relative(path, base) if path is not None else None
+            files[sitemap] = (
+                rel.as_posix() if rel is not None else (str(path) if path is not None else None)
+            )
+        file = files[sitemap]
+        line = _line(issue)
+        message = display(issue.message)
+        props = []
+        if file is not None:
+            props.append(f"file={escape_property(display(file))}")
+            if line is not None:
+                props.append(f"line={line}")
+                col = _column(issue)
+                if col is not None:
+                    props.append(f"col={col}")
+        elif sitemap:
+            # a remote sitemap: no file to annotate, name it in the message
+            message = f"{display(sitemap)}{f':{line}' if line is not None else ''}: {message}"
+        props.append(f"title={escape_property(display(issue.rule))}")
+        out.write(f"::{command} {','.join(props)}::{escape_data(message)}\n")
+    out.write(summary.line() + "\n")
+
+
+__all__ = [
+    "FORMATS",
+    "SARIF_SCHEMA",
+    "Summary",
+    "display_location",
+    "escape_data",
+    "escape_property",
+    "local_path",
+    "write_report",
+]
