@@ -119,7 +119,11 @@ class _Response:
         return email.utils.formatdate(self.mtime, usegmt=True)
 
 
+DEMO_PUBLISHED = 1546300800.0  # 2019-01-01T00:00:00Z
+
+
 class _Server(ThreadingHTTPServer):
+    fixed_mtime: float | None = None
     daemon_threads = True
     allow_reuse_address = True
 
@@ -189,13 +193,19 @@ class _Handler(BaseHTTPRequestHandler):
             return data
         return data.replace(TEMPLATE_MARKER, self.server.base_url.encode("ascii"))
 
+    def _mtime(self, path: Path) -> float:
+        # the bundled site is dated as published before every <lastmod> it lists, so the
+        # demo shows its deliberate problems and not the install time of the package
+        fixed = self.server.fixed_mtime
+        return fixed if fixed is not None else path.stat().st_mtime
+
     def _build(self, url_path: str) -> _Response | None:
         try:
             path = self._resolve(url_path)
             if path is not None:
                 body = self._render(path)
                 ctype = content_type_for(path.name)
-                mtime = path.stat().st_mtime
+                mtime = self._mtime(path)
                 if path.suffix.lower() == ".xml":
                     if len(body) > GZIP_TRANSPORT_MIN and _accepts_gzip(
                         self.headers.get("Accept-Encoding")
@@ -207,7 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
                 source = self._resolve(url_path[:-3])
                 if source is not None:
                     body = _gzip(self._render(source))
-                    return _Response(body, "application/gzip", source.stat().st_mtime)
+                    return _Response(body, "application/gzip", self._mtime(source))
         except (OSError, UnicodeError):
             return None
         return None
@@ -298,6 +308,8 @@ class DemoServer:
         if not self.root.is_dir():
             raise FileNotFoundError(f"not a directory: {self.root}")
         httpd = _Server(("127.0.0.1", self.port), self.root, self.delay)
+        if self.root == default_site_root().resolve():
+            httpd.fixed_mtime = DEMO_PUBLISHED
         self.port = httpd.server_port
         self._httpd = httpd
         self._thread = threading.Thread(
