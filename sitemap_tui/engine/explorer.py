@@ -426,6 +426,10 @@ class Explorer:
         except asyncio.CancelledError:
             self._mark_cancelled(node)
             raise
+        except _Refused as exc:
+            node.state = NodeState.FAILED
+            node.error = str(exc)
+            self._changed(node)
         except Exception as exc:  # one bad file never takes the tree down
             node.state = NodeState.FAILED
             node.error = f"internal error while processing: {type(exc).__name__}: {exc}"
