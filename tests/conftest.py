@@ -25,3 +25,9 @@ def demo_server() -> Iterator[DemoServer]:
 @pytest.fixture()
 def demo_url(demo_server: DemoServer) -> str:
     return demo_server.base_url
+
+
+@pytest.fixture(scope="session")
+def httpserver_listen_address() -> tuple[str, int]:
+    """pytest-httpserver on 127.0.0.1 (not "localhost", which may resolve to ::1 first)."""
+    return ("127.0.0.1", 0)
