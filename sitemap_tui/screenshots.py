@@ -1,0 +1,200 @@
+"""Write SVG screenshots of the explorer on the bundled demo site.
+
+    python -m sitemap_tui.screenshots [--out screenshots] [--size 140x42]
+
+Drives the app headless (``App.run_test``) against the demo server: expands the whole site, then
+captures the main screen and each pane. The same scenes back the snapshot tests
+(tests/tui/test_snapshots.py), so the README images and the tests show the same thing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sitemap_tui.engine.model import NodeState
+
+FIXED_NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
+SCREENSHOT_PORT = 47813
+SCENES = ("main", "overview", "extensions", "lastmod", "issues", "urls", "help")
+ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
+
+
+def build_app(base_url: str, db_path: Path, *, header_target: str | None = None, refresh_interval: float = 0.5) -> Any:
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.engine.explorer import ExploreOptions
+    from sitemap_tui.tui.app import SitemapApp
+    from sitemap_tui.tui.config import TuiConfig
+
+    return SitemapApp(
+        target=Target.parse(base_url.rstrip("/") + "/"),
+        db_path=db_path,
+        options=ExploreOptions(now=FIXED_NOW),
+        config=TuiConfig(),  # the default look, whatever the user configured
+        header_target=header_target,
+        refresh_interval=refresh_interval,
+    )
+
+
+async def _until(pilot: Any, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise TimeoutError("the demo exploration did not settle")
+        await pilot.pause(0.05)
+
+
+async def settle(app: Any, pilot: Any) -> None:
+    """Wait until the engine is idle and every pane has drawn its latest data."""
+
+    def idle() -> bool:
+        return (
+            app._root_opened
+            and app._expand_all_node is None
+            and not any(n.state in ACTIVE for n in app.tree.model.nodes.values())
+            and not app.tree._requested
+            and not app.tree._queue
+        )
+
+    def quiet() -> bool:
+        return not app._dirty and not app._events_seen and not app._issue_dirty and not app._counting
+
+    for _ in range(20):  # workers may post results that make the panes refresh once more
+        await _until(pilot, idle)
+        await _until(pilot, quiet)
+        await workers_done(app)
+        await pilot.pause()
+        if quiet() and not any(w.is_running for w in app.workers):
+            break
+
+
+async def workers_done(app: Any) -> None:
+    """Wait for every worker; a worker cancelled by a newer one (exclusive) is fine here."""
+    for _ in range(100):
+        pending = [w for w in app.workers if not w.is_finished]
+        if not pending:
+            return
+        await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
+
+
+def _node(app: Any, name: str) -> int:
+    for nid, node in app.tree.model.nodes.items():
+        if node.url.endswith("/" + name) or (name == "/" and node.parent_id is None):
+            return nid
+    raise KeyError(name)
+
+
+async def _select(app: Any, pilot: Any, name: str) -> None:
+    nid = _node(app, name)
+    app.tree.reveal(nid)
+    await _until(pilot, lambda: app._selected == nid)
+    await settle(app, pilot)
+
+
+async def explore_all(app: Any, pilot: Any) -> None:
+    """Open the demo site, expand everything and open the whole tree."""
+    await _until(pilot, lambda: app._root_opened and app._selected is not None)
+    await settle(app, pilot)
+    await pilot.press("e")
+    await settle(app, pilot)
+    app.tree.expand_loaded(app.tree.model.roots()[0])
+    await settle(app, pilot)
+
+
+async def _tab(app: Any, pilot: Any, key: str) -> None:
+    app.tree.focus()
+    await pilot.press(key)
+    await settle(app, pilot)
+
+
+async def scene(app: Any, pilot: Any, name: str) -> None:
+    """Bring an explored app to one of SCENES (after explore_all)."""
+    steps: dict[str, Callable[[], Awaitable[None]]] = {
+        "main": lambda: _main(app, pilot),
+        "overview": lambda: _file(app, pilot, "sitemap-products.xml.gz", "1"),
+        "extensions": lambda: _file(app, pilot, "/", "2"),
+        "lastmod": lambda: _file(app, pilot, "/", "3"),
+        "issues": lambda: _file(app, pilot, "/", "4"),
+        "urls": lambda: _file(app, pilot, "sitemap-blog.xml", "5"),
+        "help": lambda: _help(app, pilot),
+    }
+    await steps[name]()
+    app.clear_notifications()  # toasts time out: never part of a screenshot
+    await pilot.pause()
+
+
+async def _main(app: Any, pilot: Any) -> None:
+    await _select(app, pilot, "sitemap_index.xml")
+    await _tab(app, pilot, "1")
+
+
+async def _file(app: Any, pilot: Any, name: str, key: str) -> None:
+    await _select(app, pilot, name)
+    await _tab(app, pilot, key)
+
+
+async def _help(app: Any, pilot: Any) -> None:
+    await _select(app, pilot, "sitemap_index.xml")
+    await _tab(app, pilot, "1")
+    await pilot.press("question_mark")
+    await _until(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
+    await pilot.pause()
+
+
+async def write_screenshots(out: Path, size: tuple[int, int], scenes: tuple[str, ...] = SCENES) -> list[Path]:
+    from sitemap_tui.demo.server import DemoServer
+
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    server = _demo_server(DemoServer)
+    with server, tempfile.TemporaryDirectory(prefix="sitemap-tui-shots-") as tmp:
+        app = build_app(server.base_url, Path(tmp) / "demo.db")
+        async with app.run_test(size=size) as pilot:
+            await explore_all(app, pilot)
+            for name in scenes:
+                if type(app.screen).__name__ == "HelpScreen":
+                    await pilot.press("escape")
+                    await pilot.pause()
+                await scene(app, pilot, name)
+                path = out / f"{name}.svg"
+                path.write_text(app.export_screenshot(title="sitemap-tui"), encoding="utf-8")
+                written.append(path)
+    return written
+
+
+def _demo_server(cls: Any) -> Any:
+    """The demo server on a fixed port when it is free (stable images), else any port."""
+    try:
+        return cls(port=SCREENSHOT_PORT).start()
+    except OSError:
+        return cls().start()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sitemap_tui.screenshots", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="screenshots", help="output directory (default: screenshots)")
+    parser.add_argument("--size", default="140x42", help="terminal size WIDTHxHEIGHT (default: 140x42)")
+    parser.add_argument("scenes", nargs="*", help=f"scenes to write (default: all of {', '.join(SCENES)})")
+    args = parser.parse_args(argv)
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        parser.error("--size must look like 140x42")
+    unknown = [s for s in args.scenes if s not in SCENES]
+    if unknown:
+        parser.error(f"unknown scene(s): {', '.join(unknown)}")
+    scenes = tuple(args.scenes) or SCENES
+    for path in asyncio.run(write_screenshots(Path(args.out), (width, height), scenes)):
+        print(path, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

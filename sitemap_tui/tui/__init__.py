@@ -1,0 +1,1 @@
+"""Textual front end of sitemap-tui."""

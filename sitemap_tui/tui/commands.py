@@ -1,0 +1,39 @@
+"""Command palette provider: every action of the explorer, filtered by what makes sense now."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    name: str
+    help: str
+    action: str  # an action of the app (always in its allow-list)
+
+
+class SitemapCommands(Provider):
+    """Lists the app's commands (``SitemapApp.palette_commands``) for the current context."""
+
+    def _commands(self) -> list[PaletteCommand]:
+        getter: Callable[[], list[PaletteCommand]] | None = getattr(self.app, "palette_commands", None)
+        return list(getter()) if getter is not None else []
+
+    def _runner(self, action: str) -> Callable[[], Any]:
+        return partial(self.app.run_action, action)
+
+    async def discover(self) -> Hits:
+        for cmd in self._commands():
+            yield DiscoveryHit(cmd.name, self._runner(cmd.action), help=cmd.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for cmd in self._commands():
+            score = matcher.match(cmd.name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(cmd.name), self._runner(cmd.action), help=cmd.help)

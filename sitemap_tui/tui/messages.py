@@ -1,0 +1,55 @@
+"""Messages that cross from the engine thread (or workers) into the Textual app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from sitemap_tui.engine.events import Event
+
+
+@dataclass
+class EngineEvents(Message):
+    """One batch of engine events (the engine time-slices them, ~150 ms)."""
+
+    events: list[Event]
+
+
+@dataclass
+class EngineError(Message):
+    """A command sent to the engine failed; shown as a notification."""
+
+    what: str
+    message: str
+    node_id: int | None = None
+
+
+@dataclass
+class EngineReady(Message):
+    """The engine thread has its store and explorer and accepts commands."""
+
+
+@dataclass
+class CommandDone(Message):
+    """A bridge command finished (``what`` is ``open``, ``expand``, ``reload``, ...)."""
+
+    what: str
+    node_id: int | None = None
+    result: object = None
+
+
+@dataclass
+class IssueCounts(Message):
+    """(errors, warnings) per node id, recounted from the store."""
+
+    counts: dict[int, tuple[int, int]]
+    full: bool = True  # every node (missing ones have none) or just these
+
+
+@dataclass
+class DeepProgress(Message):
+    """Deep checks: entries checked so far out of the sample."""
+
+    done: int
+    total: int

@@ -1,0 +1,118 @@
+"""Widgets of the explorer, and the base class of the per-node panes.
+
+A pane shows one :class:`Selection` (a file, or a subtree of files). Its data is read from the
+store in a thread worker with its own read-only connection (SQLite connections are never
+shared across threads), and the result comes back as a message handled on the UI thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from sitemap_tui.engine.model import Node
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the panes show: one node, and the ids it covers (itself, or its subtree)."""
+
+    node: Node
+    ids: tuple[int, ...]
+    subtree: bool
+    children: tuple[Node, ...] = ()
+    nodes: dict[int, Node] = field(default_factory=dict)  # snapshots of every node in ids
+    issues: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def node_id(self) -> int:
+        return self.node.id
+
+    @property
+    def file_ids(self) -> list[int]:
+        from sitemap_tui.engine.model import NodeKind
+
+        return [i for i in self.ids if (n := self.nodes.get(i)) is None or n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY)]
+
+
+class NodePane(Widget):
+    """Base of the Overview / Extensions / Lastmod panes."""
+
+    @dataclass
+    class Loaded(Message):
+        token: int
+        data: Any
+
+    def __init__(self, db_path: Path | None = None, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.db_path = db_path
+        self.selection: Selection | None = None
+        self._token = 0
+        self.loaded_token = -1
+        self.stale = False
+
+    def show(self, selection: Selection | None) -> None:
+        self.selection = selection
+        self.reload()
+
+    def data_changed(self) -> None:
+        """New data arrived for the selection; reload (the app calls this at a steady rate)."""
+        if self.selection is not None:
+            self.reload()
+
+    def reload(self) -> None:
+        self._token += 1
+        if self.selection is None or self.db_path is None:
+            self.render_data(None)
+            self.loaded_token = self._token
+            return
+        self._load(self._token, self.selection, self.db_path)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pane")
+    def _load(self, token: int, selection: Selection, db_path: Path) -> None:
+        from sitemap_tui.engine.store import Store
+
+        worker = get_current_worker()
+        if not db_path.exists():
+            self.post_message(self.Loaded(token, None))
+            return
+        try:
+            store = Store(db_path, readonly=True)
+        except sqlite3.Error:
+            self.post_message(self.Loaded(token, None))
+            return
+        try:
+            data = self.fetch_data(store, selection)
+        except sqlite3.Error as exc:
+            data = {"error": f"cannot read the store: {exc}"}
+        finally:
+            store.conn.close()
+        if not worker.is_cancelled:
+            self.post_message(self.Loaded(token, data))
+
+    @on(Loaded)
+    def _loaded(self, message: NodePane.Loaded) -> None:
+        message.stop()
+        if message.token != self._token:
+            return
+        self.render_data(message.data)
+        self.loaded_token = message.token
+
+    @property
+    def is_current(self) -> bool:
+        """True when the last requested data has been rendered (tests wait on this)."""
+        return self.loaded_token == self._token
+
+    # -- subclasses -------------------------------------------------------------------------
+    def fetch_data(self, store: Any, selection: Selection) -> Any:  # runs in a thread
+        raise NotImplementedError
+
+    def render_data(self, data: Any) -> None:  # runs on the UI thread
+        raise NotImplementedError

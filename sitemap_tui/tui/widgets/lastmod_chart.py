@@ -1,0 +1,247 @@
+"""The Lastmod pane: a hand-drawn bar chart of lastmod dates by year, month or day.
+
+Columns when the periods fit the width (block characters with eighth steps), horizontal bars
+(one line per period) when they do not. Missing, invalid and future dates are called out under
+the chart."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, timedelta
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.tui.widgets import NodePane, Selection
+from sitemap_tui.tui.widgets.overview import fmt_ts
+from sitemap_tui.tui.widgets.sitemap_tree import short_name
+
+MODES = ("month", "year", "day")
+BLOCKS = " ▁▂▃▄▅▆▇█"
+HBLOCKS = " ▏▎▍▌▋▊▉█"
+MAX_FILLED = 400  # periods; beyond this only periods with data are drawn
+BAR_STYLE = "cyan"
+
+
+def periods(agg: Aggregate, mode: str) -> list[tuple[str, int]]:
+    """(label, count) per period, in order, with empty periods filled in when the span is short."""
+    if mode == "year":
+        counts: Counter[str] = agg.by_year()
+    elif mode == "day":
+        counts = agg.by_day
+    else:
+        counts = agg.by_month
+    keys = sorted(k for k, v in counts.items() if v)
+    if not keys:
+        return []
+    filled = _fill(keys[0], keys[-1], mode)
+    if filled is not None and len(filled) <= MAX_FILLED:
+        return [(k, counts.get(k, 0)) for k in filled]
+    return [(k, counts[k]) for k in keys]
+
+
+def _fill(first: str, last: str, mode: str) -> list[str] | None:
+    try:
+        if mode == "year":
+            a, b = int(first), int(last)
+            if b - a > MAX_FILLED:
+                return None
+            return [f"{y:04d}" for y in range(a, b + 1)]
+        if mode == "month":
+            ya, ma = int(first[:4]), int(first[5:7])
+            yb, mb = int(last[:4]), int(last[5:7])
+            n = (yb - ya) * 12 + (mb - ma)
+            if n > MAX_FILLED:
+                return None
+            out = []
+            y, m = ya, ma
+            for _ in range(n + 1):
+                out.append(f"{y:04d}-{m:02d}")
+                m += 1
+                if m > 12:
+                    y, m = y + 1, 1
+            return out
+        da, db = date.fromisoformat(first), date.fromisoformat(last)
+        n = (db - da).days
+        if n > MAX_FILLED:
+            return None
+        return [(da + timedelta(days=i)).isoformat() for i in range(n + 1)]
+    except (ValueError, OverflowError):
+        return None
+
+
+class LastmodChart(Widget, can_focus=True):
+    """Bars of lastmod counts; ``m`` cycles month → year → day."""
+
+    DEFAULT_CSS = """
+    LastmodChart { height: auto; padding: 0 1; }
+    LastmodChart:focus { background: $boost; }
+    """
+    BINDINGS = [Binding("m", "cycle_mode", "Year/month/day", id="lastmod.mode")]
+
+    mode: reactive[str] = reactive("month")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.agg = Aggregate()
+        self.chart_height = 12
+
+    def set_data(self, agg: Aggregate) -> None:
+        self.agg = agg
+        self.refresh(layout=True)
+
+    def action_cycle_mode(self) -> None:
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+
+    def watch_mode(self) -> None:
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        data = periods(self.agg, self.mode)
+        width = max(self.size.width, 20)
+        if not data:
+            return Text("No valid lastmod dates.", style="dim")
+        top = max(n for _, n in data) or 1
+        axis_w = len(f"{top:,}") + 1
+        avail = width - axis_w - 1
+        if len(data) <= avail:
+            return self._columns(data, top, axis_w, avail)
+        return self._rows(data, top, width)
+
+    def _columns(self, data: list[tuple[str, int]], top: int, axis_w: int, avail: int) -> Text:
+        n = len(data)
+        cw = max(1, min(8, avail // n))
+        gap = 1 if cw >= 2 else 0
+        bar_w = cw - gap
+        h = self.chart_height
+        text = Text(no_wrap=True)
+        for row in range(h, 0, -1):
+            label = f"{top:,}" if row == h else (f"{top // 2:,}" if row == (h + 1) // 2 and top > 3 else "")
+            text.append(label.rjust(axis_w - 1) + " ", style="dim")
+            text.append("┤" if label else "│", style="dim")
+            for _, count in data:
+                level = count / top * h * 8
+                filled = level - (row - 1) * 8
+                if filled >= 8:
+                    ch = "█"
+                elif filled <= 0:
+                    ch = " "
+                else:
+                    ch = BLOCKS[max(1, round(filled))]
+                if count and row == 1 and ch == " ":
+                    ch = "▁"
+                text.append(ch * bar_w, style=BAR_STYLE)
+                text.append(" " * gap)
+            text.append("\n")
+        text.append("0".rjust(axis_w - 1) + " └" + "─" * (cw * n) + "\n", style="dim")
+        text.append_text(self._x_labels(data, axis_w + 1, cw))
+        return text
+
+    def _x_labels(self, data: list[tuple[str, int]], indent: int, cw: int) -> Text:
+        n = len(data)
+        line = [" "] * (cw * n + 12)
+        if self.mode == "year":
+            step = max(1, -(-5 // cw))
+            picks = [(i, key) for i, (key, _) in enumerate(data) if i % step == 0]
+        elif self.mode == "month":
+            # a label per year (at its first month); when months are wide, every few months
+            if cw >= 8:
+                picks = [(i, key) for i, (key, _) in enumerate(data)]
+            else:
+                picks = [(i, key[:4]) for i, (key, _) in enumerate(data) if key.endswith("-01") or i == 0]
+                if len(picks) == 1 and n > 1:
+                    picks = [(0, data[0][0]), (n - 1, data[-1][0])]
+        else:
+            step = max(1, -(-11 // cw))
+            picks = [(i, key) for i, (key, _) in enumerate(data) if i % step == 0]
+        last_end = -1
+        for i, label in picks:
+            pos = i * cw
+            if pos <= last_end:
+                continue
+            for j, ch in enumerate(label):
+                if pos + j < len(line):
+                    line[pos + j] = ch
+            last_end = pos + len(label)
+        return Text(" " * indent + "".join(line).rstrip(), style="dim", no_wrap=True)
+
+    def _rows(self, data: list[tuple[str, int]], top: int, width: int) -> Text:
+        label_w = max(len(k) for k, _ in data)
+        count_w = len(f"{top:,}")
+        bar_w = max(5, width - label_w - count_w - 4)
+        text = Text(no_wrap=True)
+        for i, (key, count) in enumerate(data):
+            eighths = round(count / top * bar_w * 8)
+            full, part = divmod(eighths, 8)
+            text.append(key.ljust(label_w) + " │", style="dim")
+            text.append("█" * full + (HBLOCKS[part] if part else ""), style=BAR_STYLE)
+            text.append(" " + f"{count:,}".rjust(count_w) if count else "", style="dim")
+            if i < len(data) - 1:
+                text.append("\n")
+        return text
+
+
+class LastmodPane(NodePane):
+    DEFAULT_CSS = """
+    LastmodPane { height: 1fr; }
+    LastmodPane > VerticalScroll { height: 1fr; }
+    LastmodPane #lm-title, LastmodPane #lm-notes { padding: 0 1; height: auto; }
+    LastmodPane #lm-notes { margin-top: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(Text("Select a node in the tree.", style="dim"), id="lm-title")
+            yield LastmodChart(id="lm-chart")
+            yield Static("", id="lm-notes")
+
+    @property
+    def chart(self) -> LastmodChart:
+        return self.query_one(LastmodChart)
+
+    def on_mount(self) -> None:
+        self.watch(self.chart, "mode", self._mode_changed, init=False)
+
+    def _mode_changed(self, _mode: str) -> None:
+        if self.selection is not None:
+            self._title(self.chart.agg)
+
+    def fetch_data(self, store: Any, selection: Selection) -> Aggregate:
+        ids = selection.file_ids
+        return store.aggregate(ids) if ids else Aggregate()
+
+    def render_data(self, data: Any) -> None:
+        agg = data if isinstance(data, Aggregate) else Aggregate()
+        self.chart.set_data(agg)
+        if self.selection is None:
+            self.query_one("#lm-title", Static).update(Text("Select a node in the tree.", style="dim"))
+            self.query_one("#lm-notes", Static).update("")
+            return
+        self._title(agg)
+        notes = Text()
+        dated = agg.urls - agg.lastmod_missing - agg.lastmod_invalid
+        notes.append(f"{dated:,} dated", style="bold")
+        if agg.lastmod_min is not None:
+            notes.append(f" ({fmt_ts(agg.lastmod_min)} → {fmt_ts(agg.lastmod_max)})", style="dim")
+        notes.append("  ·  ")
+        notes.append(f"{agg.lastmod_missing:,} missing", style="yellow" if agg.lastmod_missing else "dim")
+        notes.append("  ·  ")
+        notes.append(f"{agg.lastmod_invalid:,} invalid", style="bold red" if agg.lastmod_invalid else "dim")
+        notes.append("  ·  ")
+        notes.append(f"{agg.lastmod_future:,} in the future", style="bold red" if agg.lastmod_future else "dim")
+        self.query_one("#lm-notes", Static).update(notes)
+
+    def _title(self, agg: Aggregate) -> None:
+        assert self.selection is not None
+        title = Text()
+        title.append(short_name(self.selection.node), style="bold")
+        title.append(f"   lastmod by {self.chart.mode} · {agg.urls:,} URLs", style="dim")
+        title.append("   (m: year / month / day)", style="dim italic")
+        self.query_one("#lm-title", Static).update(title)

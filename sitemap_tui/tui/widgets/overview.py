@@ -1,0 +1,332 @@
+"""The Overview pane: transfer and content statistics of a file, or aggregated over a subtree,
+plus a table of the children of an index / robots.txt / site."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+import humanize
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from sitemap_tui.engine.model import Node, NodeKind, NodeState
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.tui.widgets import NodePane, Selection
+from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
+
+CHANGEFREQ_ORDER = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never", "invalid", "missing"]
+MAX_CHILD_ROWS = 500
+UNIQUE_SQL_LIMIT = 200_000
+EIGHTHS = " ▏▎▍▌▋▊▉█"
+
+
+def fmt_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def fmt_size(n: int | None) -> str:
+    if n is None:
+        return "—"
+    return humanize.naturalsize(n)
+
+
+def fmt_ts(ts: int | None) -> str:
+    if ts is None:
+        return "—"
+    try:
+        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return "?"
+
+
+def bar(fraction: float, width: int) -> str:
+    fraction = min(max(fraction, 0.0), 1.0)
+    eighths = round(fraction * width * 8)
+    full, part = divmod(eighths, 8)
+    out = "█" * full + (EIGHTHS[part] if part else "")
+    return out.ljust(width)
+
+
+def kv(rows: list[tuple[str, Text | str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        table.add_row(Text(key), value if isinstance(value, Text) else Text(value))
+    return table
+
+
+def distribution(title: str, counts: Counter[str], order: list[str], total: int) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True, min_width=10)
+    table.add_column(justify="right", no_wrap=True)
+    table.add_column(no_wrap=True, width=16)
+    table.add_column(justify="right", no_wrap=True, style="dim", min_width=4)
+    table.add_row(Text(title, style="bold"), Text(""), Text(""), Text(""))
+    keys = [k for k in order if counts.get(k)] + sorted(k for k in counts if k not in order and counts[k])
+    if not keys:
+        table.add_row(Text("—", style="dim"), Text(""), Text(""), Text(""))
+    for key in keys:
+        n = counts[key]
+        share = n / total if total else 0.0
+        style = "yellow" if key in ("invalid",) else ("dim" if key == "missing" else "cyan")
+        table.add_row(Text(display(key, 20)), Text(f"{n:,}"), Text(bar(share, 16).rstrip(), style=style), Text(f"{share:.0%}"))
+    return table
+
+
+def priority_order(counts: Counter[str]) -> list[str]:
+    numeric = sorted((k for k in counts if k not in ("invalid", "missing")), key=lambda k: -float(k) if _is_float(k) else 0)
+    return numeric + ["invalid", "missing"]
+
+
+def _is_float(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def state_text(node: Node) -> Text:
+    styles = {
+        NodeState.DONE: "green",
+        NodeState.FAILED: "bold red",
+        NodeState.FETCHING: "magenta",
+        NodeState.PARSING: "magenta",
+        NodeState.SKIPPED: "dim",
+        NodeState.PENDING: "dim",
+    }
+    label = node.state.value
+    if node.state == NodeState.PENDING and node.error == "cancelled":
+        label = "cancelled"
+    return Text(label, style=styles.get(node.state, ""))
+
+
+class OverviewPane(NodePane):
+    """Per-file stats, or the same aggregated over an index / robots / site subtree."""
+
+    DEFAULT_CSS = """
+    OverviewPane { height: 1fr; }
+    OverviewPane > VerticalScroll { height: 1fr; }
+    OverviewPane #ov-summary { padding: 0 1; height: auto; }
+    OverviewPane #ov-children { height: auto; max-height: 100%; margin: 1 1 0 1; }
+    OverviewPane #ov-children.-empty { display: none; }
+    """
+
+    class ChildChosen(Message):
+        """A row of the children table was chosen: the tree moves to that node."""
+
+        def __init__(self, node_id: int) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(Text("Select a node in the tree.", style="dim"), id="ov-summary")
+            table: DataTable[Text] = DataTable(id="ov-children", cursor_type="row", zebra_stripes=True, classes="-empty")
+            yield table
+
+    def on_mount(self) -> None:
+        table = self.query_one("#ov-children", DataTable)
+        for key, label in (("name", "Name"), ("kind", "Kind"), ("state", "State"), ("urls", "URLs"), ("size", "Size"), ("issues", "Issues")):
+            table.add_column(Text(label), key=key)
+
+    # -- data (worker thread) -----------------------------------------------------------------
+    def fetch_data(self, store: Any, selection: Selection) -> dict[str, Any]:
+        file_ids = selection.file_ids
+        agg = store.aggregate(file_ids) if file_ids else Aggregate()
+        unique = agg.unique
+        if selection.subtree:
+            unique = None
+            if 0 < agg.urls <= UNIQUE_SQL_LIMIT:
+                marks = ",".join(str(int(i)) for i in file_ids) or "NULL"
+                row = store.conn.execute(
+                    f"SELECT COUNT(DISTINCT loc) FROM entries WHERE node_id IN ({marks})"
+                ).fetchone()
+                unique = int(row[0]) if row else None
+        issues = store.issue_counts(list(selection.ids))
+        return {"agg": agg, "unique": unique, "issues": issues}
+
+    # -- rendering (UI thread) ----------------------------------------------------------------
+    def render_data(self, data: Any) -> None:
+        summary = self.query_one("#ov-summary", Static)
+        table = self.query_one("#ov-children", DataTable)
+        sel = self.selection
+        if sel is None:
+            summary.update(Text("Select a node in the tree.", style="dim"))
+            table.add_class("-empty")
+            return
+        if data is None:
+            data = {"agg": Aggregate(), "unique": None, "issues": {}}
+        if "error" in data:
+            summary.update(Text(data["error"], style="red"))
+            return
+        summary.update(self._summary(sel, data))
+        self._fill_children(table, sel)
+
+    def _summary(self, sel: Selection, data: dict[str, Any]) -> Group:
+        node = sel.node
+        s = node.stats
+        agg: Aggregate = data["agg"]
+        parts: list[Any] = []
+        title = Text()
+        title.append(ICONS.get(node.kind, "·") + " ", style="bold cyan")
+        title.append(short_name(node), style="bold")
+        title.append(f"   {node.kind.value} · ", style="dim")
+        title.append_text(state_text(node))
+        parts.append(title)
+        parts.append(Text(display(node.url), style="dim"))
+        if node.error:
+            style = "bold red" if node.state == NodeState.FAILED else "yellow"
+            label = "Failed: " if node.state == NodeState.FAILED else ("Skipped: " if node.state == NodeState.SKIPPED else "Note: ")
+            parts.append(Text(label + display(node.error), style=style))
+        if node.state == NodeState.PENDING and node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and not sel.subtree:
+            parts.append(Text("Not fetched yet: press enter (or expand it) to fetch this file.", style="italic"))
+        parts.append(Text(""))
+
+        left: list[tuple[str, Text | str]] = []
+        if sel.subtree:
+            states = Counter(n.state for i in sel.ids if (n := sel.nodes.get(i)) is not None and n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+            files = sum(states.values())
+            detail = ", ".join(f"{states[st]} {st.value}" for st in NodeState if states.get(st))
+            left.append(("Files", f"{files:,}" + (f" ({detail})" if detail else "")))
+            wire = sum(n.stats.wire_bytes for n in sel.nodes.values())
+            decoded = sum(n.stats.decoded_bytes for n in sel.nodes.values())
+            left.append(("Size", f"{fmt_size(wire)} wire · {fmt_size(decoded)} decoded"))
+            fetch_total = sum(n.stats.fetch_time or 0.0 for n in sel.nodes.values())
+            parse_total = sum(n.stats.parse_time or 0.0 for n in sel.nodes.values())
+            left.append(("Times", f"fetch {fmt_seconds(fetch_total)} · parse {fmt_seconds(parse_total)} (sum)"))
+            if node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY):
+                left.extend(self._transfer_rows(node)[:2])
+        else:
+            left.extend(self._transfer_rows(node))
+
+        right: list[tuple[str, Text | str]] = []
+        urls = agg.urls if agg.urls else s.url_count
+        right.append(("URLs", f"{urls:,}"))
+        unique = data.get("unique")
+        if unique is not None:
+            dupes = urls - unique
+            right.append(("Unique", f"{unique:,}" + (f" ({dupes:,} duplicate{'s' if dupes != 1 else ''})" if dupes > 0 else "")))
+        else:
+            right.append(("Unique", "—"))
+        if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS):
+            right.append(("Sitemaps listed", f"{s.child_count:,}" if s.child_count else str(len(sel.children))))
+        right.append(("Lastmod", f"{fmt_ts(agg.lastmod_min)} → {fmt_ts(agg.lastmod_max)}" if agg.lastmod_min is not None else "—"))
+        lm = Text()
+        lm.append(f"{agg.lastmod_missing:,} missing", style="dim" if not agg.lastmod_missing else "")
+        lm.append(" · ")
+        lm.append(f"{agg.lastmod_invalid:,} invalid", style="yellow" if agg.lastmod_invalid else "dim")
+        lm.append(" · ")
+        lm.append(f"{agg.lastmod_future:,} in the future", style="yellow" if agg.lastmod_future else "dim")
+        right.append(("", lm))
+        issues = data.get("issues") or {}
+        it = Text()
+        n_err, n_warn = issues.get("error", 0), issues.get("warning", 0)
+        it.append(f"{n_err:,} error{'s' if n_err != 1 else ''}", style="bold red" if n_err else "dim")
+        it.append(" · ")
+        it.append(f"{n_warn:,} warning{'s' if n_warn != 1 else ''}", style="yellow" if n_warn else "dim")
+        it.append(" · ")
+        it.append(f"{issues.get('info', 0):,} info", style="dim")
+        right.append(("Issues", it))
+
+        wide = self.size.width >= 120
+        first = self._section("Transfer" if not sel.subtree else "Subtree", left)
+        second = self._section("Content", right)
+        parts.extend(self._side_by_side(first, second, wide))
+        if urls:
+            parts.append(Text(""))
+            parts.extend(self._side_by_side(
+                distribution("Changefreq", agg.changefreq, CHANGEFREQ_ORDER, urls),
+                distribution("Priority", agg.priority, priority_order(agg.priority), urls),
+                self.size.width >= 90,
+            ))
+        if sel.children:
+            parts.append(Text(""))
+            more = len(sel.children) - MAX_CHILD_ROWS
+            label = f"Children ({len(sel.children):,})" + (f", first {MAX_CHILD_ROWS} shown" if more > 0 else "")
+            parts.append(Text(label, style="bold"))
+        return Group(*parts)
+
+    @staticmethod
+    def _side_by_side(a: Any, b: Any, wide: bool) -> list[Any]:
+        if not wide:
+            return [a, Text(""), b]
+        grid = Table.grid(padding=(0, 4))
+        grid.add_column()
+        grid.add_column()
+        grid.add_row(a, b)
+        return [grid]
+
+    @staticmethod
+    def _section(title: str, rows: list[tuple[str, Text | str]]) -> Group:
+        return Group(Text(title, style="bold underline"), kv(rows))
+
+    @staticmethod
+    def _transfer_rows(node: Node) -> list[tuple[str, Text | str]]:
+        s = node.stats
+        rows: list[tuple[str, Text | str]] = []
+        status = Text(str(s.http_status) if s.http_status is not None else "—")
+        if s.http_status is not None and s.http_status >= 400:
+            status.stylize("bold red")
+        if s.redirects:
+            status.append(f" after {s.redirects} redirect{'s' if s.redirects != 1 else ''}", style="dim")
+        rows.append(("HTTP status", status))
+        if s.final_url and s.final_url != node.url:
+            rows.append(("Final URL", Text(display(s.final_url))))
+        rows.append(("Content type", Text(display(s.content_type, 120) or "—")))
+        enc = display(s.xml_encoding, 40) or "—"
+        transport = display(s.content_encoding, 40)
+        rows.append(("Encoding", Text(enc + (f" · transfer {transport}" if transport else ""))))
+        rows.append(("Gzip file", "yes" if s.gzipped else "no"))
+        rows.append(("Size", f"{fmt_size(s.wire_bytes)} wire · {fmt_size(s.decoded_bytes)} decoded"))
+        rows.append(("Times", f"ttfb {fmt_seconds(s.ttfb)} · fetch {fmt_seconds(s.fetch_time)} · parse {fmt_seconds(s.parse_time)}"))
+        if s.truncated_at:
+            rows.append(("Truncated", Text(f"at line:col {display(s.truncated_at, 40)}", style="yellow")))
+        return rows
+
+    def _fill_children(self, table: DataTable[Any], sel: Selection) -> None:
+        table.clear()
+        if not sel.children:
+            table.add_class("-empty")
+            return
+        table.remove_class("-empty")
+        for child in sel.children[:MAX_CHILD_ROWS]:
+            errors, warnings = sel.issues.get(child.id, (0, 0))
+            badge = Text()
+            if errors:
+                badge.append(f"●{errors:,}", style="bold red")
+            if warnings:
+                badge.append((" " if errors else "") + f"▲{warnings:,}", style="yellow")
+            is_file = child.kind not in (NodeKind.INDEX, NodeKind.ROBOTS, NodeKind.SITE, NodeKind.DIRECTORY)
+            count = child.stats.url_count if is_file else child.stats.child_count
+            count_text = f"{count:,}" + ("" if is_file else " files") if child.state == NodeState.DONE else "—"
+            table.add_row(
+                Text(short_name(child)),
+                Text(child.kind.value),
+                state_text(child),
+                Text(count_text, justify="right"),
+                Text(fmt_size(child.stats.decoded_bytes) if child.stats.decoded_bytes else "—", justify="right"),
+                badge,
+                key=str(child.id),
+            )
+
+    @on(DataTable.RowSelected, "#ov-children")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        key = event.row_key.value
+        if key is not None and key.isdigit():
+            self.post_message(self.ChildChosen(int(key)))

@@ -1,0 +1,537 @@
+"""The lazy tree of sitemaps: robots.txt -> indexes -> sitemaps / feeds / text files.
+
+The tree keeps its own copy of the engine's nodes (``NodeModel``, fed by event batches) and
+only creates Textual tree nodes for children of nodes the user expanded, so an index with
+50,000 children costs nothing until it is opened, and then is added in chunks.
+
+Every label is a ``rich.text.Text`` built from sanitised strings: nothing a server sends is
+ever parsed as markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from sitemap_tui.engine.events import (
+    EntriesAdded,
+    Event,
+    ExplorationDone,
+    IssuesAdded,
+    NodeAdded,
+    NodeChanged,
+    Progress,
+)
+from sitemap_tui.engine.model import Node, NodeKind, NodeState
+from sitemap_tui.engine.sanitize import display
+
+ICONS: dict[NodeKind, str] = {
+    NodeKind.SITE: "⌂",
+    NodeKind.DIRECTORY: "▣",
+    NodeKind.ROBOTS: "§",
+    NodeKind.INDEX: "▤",
+    NodeKind.URLSET: "≡",
+    NodeKind.RSS: "◉",
+    NodeKind.ATOM: "◎",
+    NodeKind.TEXT: "¶",
+    NodeKind.HTML: "◇",
+    NodeKind.JSON: "□",
+    NodeKind.UNKNOWN: "·",
+}
+SPINNER = "◐◓◑◒"
+ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
+CONTAINERS = (NodeKind.SITE, NodeKind.DIRECTORY)
+CHUNK = 500  # tree nodes added per UI-loop turn
+
+
+def short_name(node: Node) -> str:
+    """A short, sanitised name: the last path segment (or the host for a site)."""
+    try:
+        parts = urlsplit(node.url)
+    except ValueError:
+        return display(node.url, 60)
+    if node.kind == NodeKind.SITE:
+        return display(parts.netloc or node.url, 60)
+    path = parts.path.rstrip("/") if node.kind == NodeKind.DIRECTORY else parts.path
+    name = path.rsplit("/", 1)[-1]
+    if not name:
+        name = (parts.netloc or "") + "/"
+    if parts.query:
+        name += "?" + parts.query
+    return display(name, 60)
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{n} B"
+
+
+@dataclass
+class NodeModel:
+    """The UI thread's view of the exploration tree (only ever touched on the UI thread)."""
+
+    nodes: dict[int, Node] = field(default_factory=dict)
+    children: dict[int | None, list[int]] = field(default_factory=dict)
+    progress: dict[int, tuple[int, int | None]] = field(default_factory=dict)
+    issues: dict[int, tuple[int, int]] = field(default_factory=dict)  # errors, warnings
+
+    def add(self, node: Node) -> None:
+        if node.id in self.nodes:
+            self.nodes[node.id] = node
+            return
+        self.nodes[node.id] = node
+        self.children.setdefault(node.parent_id, []).append(node.id)
+
+    def roots(self) -> list[int]:
+        return list(self.children.get(None, []))
+
+    def subtree_ids(self, node_id: int) -> list[int]:
+        out: list[int] = []
+        stack = [node_id]
+        while stack:
+            nid = stack.pop()
+            if nid not in self.nodes:
+                continue
+            out.append(nid)
+            stack.extend(reversed(self.children.get(nid, [])))
+        return out
+
+    def forget_descendants(self, node_id: int) -> list[int]:
+        """Drop the children (recursively) of a node that is being fetched again."""
+        gone: list[int] = []
+        stack = list(self.children.pop(node_id, []))
+        while stack:
+            nid = stack.pop()
+            gone.append(nid)
+            self.nodes.pop(nid, None)
+            self.progress.pop(nid, None)
+            self.issues.pop(nid, None)
+            stack.extend(self.children.pop(nid, []))
+        return gone
+
+    def file_nodes(self) -> Iterable[Node]:
+        return (n for n in self.nodes.values() if n.kind not in CONTAINERS)
+
+    def totals(self) -> tuple[int, int, int, int]:
+        """(files done, files known, active, urls) over the whole tree."""
+        done = total = active = urls = 0
+        for n in self.file_nodes():
+            if n.state == NodeState.SKIPPED:
+                continue
+            total += 1
+            if n.state in (NodeState.DONE, NodeState.FAILED):
+                done += 1
+            elif n.state in ACTIVE:
+                active += 1
+            urls += n.stats.url_count
+        return done, total, active, urls
+
+
+def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
+    """Icon, name, count, issue badge and state of a node, as a Text (never markup)."""
+    failed = node.state == NodeState.FAILED
+    skipped = node.state == NodeState.SKIPPED
+    text = Text(no_wrap=True, overflow="ellipsis")
+    icon_style = "bold red" if failed else ("dim" if skipped else "bold cyan")
+    text.append(ICONS.get(node.kind, "·"), style=icon_style)
+    text.append(" ")
+    name_style = "red" if failed else ("dim" if skipped else "")
+    text.append(short_name(node), style=name_style)
+    s = node.stats
+    if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS) or node.kind in CONTAINERS:
+        n = s.child_count or len(model.children.get(node.id, []))
+        if n:
+            text.append(f"  {n:,} {'file' if n == 1 else 'files'}", style="dim")
+    elif s.url_count or node.state == NodeState.DONE:
+        text.append(f"  {s.url_count:,} URL{'s' if s.url_count != 1 else ''}", style="dim")
+    errors, warnings = model.issues.get(node.id, (0, 0))
+    if errors:
+        text.append(f"  ●{errors:,}", style="bold red")
+    if warnings:
+        text.append(f"  ▲{warnings:,}", style="yellow")
+    if node.state in ACTIVE:
+        text.append(f"  {SPINNER[frame % len(SPINNER)]}", style="bold magenta")
+        wire, total = model.progress.get(node.id, (0, None))
+        if wire:
+            size = human_bytes(wire) + (f"/{human_bytes(total)}" if total else "")
+            text.append(f" {size}", style="magenta")
+    elif failed:
+        reason = f"HTTP {s.http_status}" if s.http_status and s.http_status >= 400 else "failed"
+        text.append(f"  × {reason}", style="bold red")
+    elif skipped:
+        text.append("  skipped", style="dim italic")
+    elif node.state == NodeState.PENDING and node.error == "cancelled":
+        text.append("  cancelled", style="dim italic")
+    return text
+
+
+class SitemapTree(Tree[int]):
+    """Lazy tree over :class:`NodeModel`; asks for fetches with :class:`FetchRequested`."""
+
+    BINDINGS = [
+        Binding("shift+space", "expand_loaded", "Open loaded subtree", show=False, id="tree.expand_loaded"),
+    ]
+
+    class FetchRequested(Message):
+        """The user opened a node whose file has not been fetched yet."""
+
+        def __init__(self, node_id: int) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    class NodeFocused(Message):
+        """The cursor moved to a node (panes follow it)."""
+
+        def __init__(self, node_id: int) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(Text("exploration"), name=name, id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 3
+        self.model = NodeModel()
+        self._tnodes: dict[int, TreeNode[int]] = {}
+        self._materialized: set[int] = set()  # children are (being) shown in the tree
+        self._placeholders: dict[int, TreeNode[int]] = {}
+        self._queue: deque[tuple[int | None, int]] = deque()
+        self._draining = False
+        self._requested: set[int] = set()
+        self._frame = 0
+        self.read_only = False
+
+    # -- rendering --------------------------------------------------------------------------
+    def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
+        label = node._label.copy()
+        label.stylize(style)
+        if node._allow_expand:
+            prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style + Style(bold=True))
+        else:
+            prefix = ("  ", base_style)
+        return Text.assemble(prefix, label)
+
+    def get_label_width(self, node: TreeNode[int]) -> int:
+        # The stock implementation renders every label on each rebuild; with 50,000 nodes
+        # that is a long stall. The label's own width plus the 2-cell prefix is the same.
+        return node._label.cell_len + 2
+
+    def label_for(self, node_id: int) -> Text:
+        node = self.model.nodes[node_id]
+        return node_label(node, self.model, self._frame)
+
+    def refresh_label(self, node_id: int) -> None:
+        tnode = self._tnodes.get(node_id)
+        node = self.model.nodes.get(node_id)
+        if tnode is None or node is None:
+            return
+        tnode.set_label(node_label(node, self.model, self._frame))
+        tnode.allow_expand = self._can_expand(node)
+
+    def _can_expand(self, node: Node) -> bool:
+        if self.model.children.get(node.id):
+            return True
+        if node.state in ACTIVE:
+            return True
+        if self.read_only:
+            return False
+        return node.expandable and node.state == NodeState.PENDING
+
+    def tick_spinner(self) -> bool:
+        """Advance the spinner of fetching nodes; False when nothing is fetching."""
+        self._frame += 1
+        active = [nid for nid, n in self.model.nodes.items() if n.state in ACTIVE and nid in self._tnodes]
+        for nid in active:
+            self.refresh_label(nid)
+        return bool(active)
+
+    # -- model updates ----------------------------------------------------------------------
+    def load_nodes(self, nodes: Iterable[Node], issue_counts: dict[int, dict[str, int]] | None = None) -> None:
+        """Build the model from stored nodes (``sitemap-tui open FILE.db``)."""
+        for node in nodes:
+            self.model.add(node)
+        for nid, counts in (issue_counts or {}).items():
+            if nid is not None:
+                self.model.issues[nid] = (counts.get("error", 0), counts.get("warning", 0))
+        for rid in self.model.roots():
+            self._enqueue(None, rid)
+        self._flush_queue()
+
+    def apply_events(self, events: list[Event]) -> tuple[set[int], set[int], list[ExplorationDone]]:
+        """Apply one engine batch. Returns (changed node ids, nodes with new issues, done events)."""
+        changed: set[int] = set()
+        issue_nodes: set[int] = set()
+        done: list[ExplorationDone] = []
+        model = self.model
+        for ev in events:
+            if isinstance(ev, NodeAdded):
+                node = ev.node
+                if node.id in model.nodes:
+                    model.nodes[node.id] = node
+                    changed.add(node.id)
+                    continue
+                model.add(node)
+                changed.add(node.id)
+                self._node_added(node)
+            elif isinstance(ev, NodeChanged):
+                node = ev.node
+                old = model.nodes.get(node.id)
+                if old is None:
+                    continue  # forgotten by a reload
+                if old.state in (NodeState.DONE, NodeState.FAILED) and node.state in (NodeState.PENDING, *ACTIVE):
+                    # fetched again (reload): the old children are gone from the store
+                    for gone in model.forget_descendants(node.id):
+                        changed.add(gone)
+                    model.issues.pop(node.id, None)
+                    self._remove_tree_children(node.id)
+                model.nodes[node.id] = node
+                if node.state not in ACTIVE:
+                    model.progress.pop(node.id, None)
+                    self._requested.discard(node.id)
+                changed.add(node.id)
+            elif isinstance(ev, Progress):
+                if ev.node_id in model.nodes:
+                    model.progress[ev.node_id] = (ev.wire_bytes, ev.total)
+                    changed.add(ev.node_id)
+            elif isinstance(ev, EntriesAdded):
+                node = model.nodes.get(ev.node_id)
+                if node is not None:
+                    node.stats.url_count = max(node.stats.url_count, ev.count)
+                    changed.add(ev.node_id)
+            elif isinstance(ev, IssuesAdded):
+                if ev.node_id is not None:
+                    issue_nodes.add(ev.node_id)
+            elif isinstance(ev, ExplorationDone):
+                done.append(ev)
+        for nid in changed:
+            if nid in model.nodes:
+                self._settle(nid)
+                self.refresh_label(nid)
+        self._flush_queue()
+        return changed, issue_nodes, done
+
+    def set_issue_counts(self, counts: dict[int, tuple[int, int]]) -> None:
+        for nid, value in counts.items():
+            if nid in self.model.nodes:
+                self.model.issues[nid] = value
+                self.refresh_label(nid)
+
+    def _node_added(self, node: Node) -> None:
+        pid = node.parent_id
+        if pid is None:
+            self._enqueue(None, node.id)
+            return
+        if pid in self._materialized:
+            self._enqueue(pid, node.id)
+        elif pid in self._tnodes:
+            self._tnodes[pid].allow_expand = True
+
+    def _settle(self, node_id: int) -> None:
+        """Drop a 'loading…' placeholder once the node has finished without children."""
+        node = self.model.nodes[node_id]
+        if node.state in ACTIVE or node.state == NodeState.PENDING and node_id in self._requested:
+            return
+        placeholder = self._placeholders.get(node_id)
+        if placeholder is not None and not self.model.children.get(node_id):
+            self._placeholders.pop(node_id, None)
+            self._remove_tnode(placeholder)
+            tnode = self._tnodes.get(node_id)
+            if tnode is not None and node.state != NodeState.PENDING:
+                self._materialized.discard(node_id)
+                tnode.collapse()
+                tnode.allow_expand = False
+            elif tnode is not None:
+                self._materialized.discard(node_id)
+                tnode.collapse()
+
+    # -- tree nodes -------------------------------------------------------------------------
+    def _enqueue(self, parent_id: int | None, node_id: int) -> None:
+        self._queue.append((parent_id, node_id))
+
+    def _flush_queue(self) -> None:
+        if not self._queue or self._draining:
+            return
+        if len(self._queue) <= CHUNK:
+            self._add_some(len(self._queue))
+        else:
+            self._draining = True
+            self._drain()
+
+    @work(group="tree-drain", exclusive=False)
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                self._add_some(CHUNK)
+                await asyncio.sleep(0)
+        finally:
+            self._draining = False
+
+    def _add_some(self, count: int) -> None:
+        queue = self._queue
+        for _ in range(min(count, len(queue))):
+            parent_id, node_id = queue.popleft()
+            node = self.model.nodes.get(node_id)
+            if node is None or node_id in self._tnodes:
+                continue
+            if parent_id is None:
+                parent_t = self.root
+            else:
+                parent_t = self._tnodes.get(parent_id)
+                if parent_t is None:
+                    continue
+                placeholder = self._placeholders.pop(parent_id, None)
+                if placeholder is not None:
+                    self._remove_tnode(placeholder)
+            tnode = parent_t.add(node_label(node, self.model, self._frame), node_id, allow_expand=self._can_expand(node))
+            self._tnodes[node_id] = tnode
+
+    def _remove_tnode(self, tnode: TreeNode[int]) -> None:
+        with contextlib.suppress(Exception):  # already gone
+            tnode.remove()
+
+    def _remove_tree_children(self, node_id: int) -> None:
+        """Remove the tree nodes under a node (fast for 50,000 children)."""
+        tnode = self._tnodes.get(node_id)
+        self._placeholders.pop(node_id, None)
+        self._materialized.discard(node_id)
+        if tnode is None:
+            return
+        stack = list(tnode._children)
+        while stack:
+            child = stack.pop()
+            stack.extend(child._children)
+            if child.data is not None:
+                self._tnodes.pop(child.data, None)
+                self._materialized.discard(child.data)
+                self._placeholders.pop(child.data, None)
+            self._tree_nodes.pop(child.id, None)
+        tnode._children.clear()
+        tnode._updates += 1
+        tnode.collapse()
+        self._invalidate()
+
+    def materialize(self, node_id: int) -> None:
+        """Show the known children of a node (or a loading placeholder and ask for a fetch)."""
+        tnode = self._tnodes.get(node_id)
+        node = self.model.nodes.get(node_id)
+        if tnode is None or node is None or node_id in self._materialized:
+            return
+        kids = self.model.children.get(node_id, [])
+        if kids:
+            self._materialized.add(node_id)
+            for cid in kids:
+                self._enqueue(node_id, cid)
+            self._flush_queue()
+        elif node.state in ACTIVE or (node.state == NodeState.PENDING and node.expandable and not self.read_only):
+            self._materialized.add(node_id)
+            if node_id not in self._placeholders:
+                self._placeholders[node_id] = tnode.add_leaf(Text("loading…", style="dim italic"))
+            if node.state == NodeState.PENDING:
+                self.request_fetch(node_id)
+        else:
+            tnode.allow_expand = False
+
+    def request_fetch(self, node_id: int) -> None:
+        node = self.model.nodes.get(node_id)
+        if node is None or self.read_only or node_id in self._requested:
+            return
+        if node.state != NodeState.PENDING or node.kind in CONTAINERS:
+            return
+        self._requested.add(node_id)
+        self.post_message(self.FetchRequested(node_id))
+
+    def fetch_finished(self, node_id: int) -> None:
+        """A fetch request ended (or could not start): allow asking again, drop placeholders."""
+        self._requested.discard(node_id)
+        if node_id in self.model.nodes:
+            self._settle(node_id)
+
+    def tree_node(self, node_id: int) -> TreeNode[int] | None:
+        return self._tnodes.get(node_id)
+
+    def reveal(self, node_id: int) -> bool:
+        """Expand the ancestors of a node and move the cursor to it (when it is shown)."""
+        chain: list[int] = []
+        nid: int | None = node_id
+        while nid is not None and nid in self.model.nodes:
+            chain.append(nid)
+            nid = self.model.nodes[nid].parent_id
+        for anc in reversed(chain[1:]):
+            t = self._tnodes.get(anc)
+            if t is not None and not t.is_expanded:
+                t.expand()
+            self.materialize(anc)
+            self._add_some(len(self._queue))
+        t = self._tnodes.get(node_id)
+        if t is None:
+            return False
+        self.move_cursor_to(t)
+        return True
+
+    def move_cursor_to(self, tnode: TreeNode[int]) -> None:
+        """``move_cursor`` after bringing the line numbers up to date (new nodes have none)."""
+        _ = self._tree_lines  # rebuilds the lines if nodes were added since the last render
+        self.move_cursor(tnode)
+
+    @property
+    def cursor_id(self) -> int | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    # -- events -----------------------------------------------------------------------------
+    @on(Tree.NodeExpanded)
+    def _expanded(self, event: Tree.NodeExpanded[int]) -> None:
+        if event.node.data is not None:
+            self.materialize(event.node.data)
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted[int]) -> None:
+        event.stop()
+        if event.node.data is not None:
+            self.post_message(self.NodeFocused(event.node.data))
+
+    @on(Tree.NodeSelected)
+    def _selected(self, event: Tree.NodeSelected[int]) -> None:
+        nid = event.node.data
+        if nid is None:
+            return
+        node = self.model.nodes.get(nid)
+        if node is not None and node.state == NodeState.PENDING:
+            self.request_fetch(nid)
+        self.post_message(self.NodeFocused(nid))
+
+    def action_expand_loaded(self) -> None:
+        """Open every node under the cursor whose children are already known (fetches nothing)."""
+        nid = self.cursor_id
+        if nid is not None:
+            self.expand_loaded(nid)
+
+    def expand_loaded(self, node_id: int) -> None:
+        for nid in self.model.subtree_ids(node_id):
+            if not self.model.children.get(nid):
+                continue
+            self.materialize(nid)
+            if len(self._queue) > 5 * CHUNK:
+                self._flush_queue()  # a huge index: added in chunks, not opened further
+                return
+            self._add_some(len(self._queue))
+            tnode = self._tnodes.get(nid)
+            if tnode is not None and not tnode.is_expanded:
+                tnode.expand()

@@ -1,0 +1,102 @@
+"""Helpers of the explorer's Pilot tests: bounded polling (no sleeps) and rendered text."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+
+from sitemap_tui.engine.model import NodeState
+from sitemap_tui.tui.app import SitemapApp
+
+FIXED_NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
+ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
+
+
+async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
+    """Poll ``predicate`` between UI turns (no sleeps): at most ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def workers_done(app: Any) -> None:
+    """Wait for every worker; a worker cancelled by a newer one (exclusive) is fine here."""
+    for _ in range(100):
+        pending = [w for w in app.workers if not w.is_finished]
+        if not pending:
+            return
+        await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
+
+
+def engine_idle(app: SitemapApp) -> bool:
+    model = app.tree.model
+    return (
+        app._root_opened
+        and app._expand_all_node is None
+        and not any(n.state in ACTIVE for n in model.nodes.values())
+        and not app.tree._requested
+        and not app.tree._queue
+    )
+
+
+async def wait_started(app: SitemapApp, pilot: Any) -> None:
+    await wait_for(pilot, lambda: app._root_opened and bool(app.tree.model.roots()), what="the exploration to open")
+    await wait_for(pilot, lambda: app._selected is not None, what="the first selection")
+    await settle(app, pilot)
+
+
+async def settle(app: SitemapApp, pilot: Any, timeout: float = 15.0) -> None:
+    """Wait for the engine to be idle, the panes to be refreshed and the workers to finish."""
+    def quiet() -> bool:
+        return not app._dirty and not app._events_seen and not app._issue_dirty and not app._counting
+
+    for _ in range(20):  # workers may post results that make the panes refresh once more
+        await wait_for(pilot, lambda: engine_idle(app), timeout, "the engine to be idle")
+        await wait_for(pilot, quiet, timeout, "the refresh tick")
+        await workers_done(app)
+        await pilot.pause()
+        if quiet() and not any(w.is_running for w in app.workers):
+            break
+
+
+async def select(app: SitemapApp, pilot: Any, node_id: int) -> None:
+    """Move the tree cursor to a node (revealing it) and wait for the panes."""
+    assert app.tree.reveal(node_id), f"node {node_id} is not in the tree"
+    await wait_for(pilot, lambda: app._selected == node_id, what=f"node {node_id} to be selected")
+    await workers_done(app)
+    await pilot.pause()
+
+
+def node_by_name(app: SitemapApp, name: str) -> int:
+    for nid, node in app.tree.model.nodes.items():
+        if node.url.rstrip("/").endswith("/" + name) or node.url.endswith(name):
+            return nid
+    raise KeyError(name)
+
+
+def screen_text(app: Any) -> str:
+    """The plain text on screen (the same composition export_screenshot renders)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    console.print(update)
+    return console.export_text(styles=False)
+
+
+def plain(renderable: Any, width: int = 120) -> str:
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text(styles=False)
+
+
+def static_text(widget: Any, width: int = 120) -> str:
+    return plain(widget.content if hasattr(widget, "content") else widget.render(), width)

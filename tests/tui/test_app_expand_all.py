@@ -1,0 +1,66 @@
+"""Expand all (e) with live progress in the header, and cancelling it (x / escape)."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import ACTIVE, screen_text, settle, wait_for, wait_started
+
+from sitemap_tui.demo.server import DemoServer
+from sitemap_tui.engine.model import NodeState
+
+
+def _capture_notes(app) -> list[str]:
+    notes: list[str] = []
+    original = app.notify
+
+    def notify(message, *args, **kw):
+        notes.append(str(message))
+        return original(message, *args, **kw)
+
+    app.notify = notify
+    return notes
+
+
+@pytest.mark.parametrize("key", ["x", "escape"])
+async def test_expand_all_can_be_cancelled(make_app, key):
+    with DemoServer(delay=0.5) as srv:
+        app = make_app(srv.base_url + "/")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_started(app, pilot)
+            notes = _capture_notes(app)
+            await pilot.press("e")
+            model = app.tree.model
+            await wait_for(pilot, lambda: any(n.state in ACTIVE for n in model.nodes.values()), what="a fetch to start")
+            await wait_for(pilot, lambda: "expanding" in screen_text(app), what="progress in the header")
+            await pilot.press(key)
+            await wait_for(pilot, lambda: app._expand_all_node is None, what="expand all to stop")
+            await settle(app, pilot)
+            assert any("cancelled" in n.lower() for n in notes)
+            assert not any(n.state in ACTIVE for n in model.nodes.values())
+            # the exploration stopped early: the index's seven sitemaps were never fetched
+            assert sum(n.state == NodeState.DONE for n in model.nodes.values()) < 8
+            cancelled = [n for n in model.nodes.values() if n.state == NodeState.PENDING and n.error == "cancelled"]
+            assert cancelled, "the files in flight go back to pending"
+            assert "cancelled" in app.tree.tree_node(cancelled[0].id).label.plain
+            assert app.is_running
+            # and it can be started again and run to the end
+            await pilot.press("e")
+            await wait_for(pilot, lambda: app._expand_all_node is None and all(
+                n.state in (NodeState.DONE, NodeState.FAILED, NodeState.SKIPPED) for n in model.nodes.values()
+            ) and len(model.nodes) == 13, timeout=30, what="expand all to finish")
+            await settle(app, pilot)
+            assert "files 12/12 · 436 URLs" in screen_text(app)
+
+
+async def test_expand_all_streams_into_the_selected_pane(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert "436" in screen_text(app)
+        model = app.tree.model
+        assert len(model.nodes) == 13
+        # a tree node was created for each child of an expanded node only
+        index = next(n.id for n in model.nodes.values() if n.url.endswith("/sitemap_index.xml"))
+        assert app.tree.tree_node(index) is not None

@@ -1,0 +1,220 @@
+"""Pilot tests of the explorer on the demo site: lazy tree, panes, failed node, reload."""
+
+from __future__ import annotations
+
+from app_helpers import (
+    node_by_name,
+    screen_text,
+    select,
+    settle,
+    static_text,
+    wait_for,
+    wait_started,
+)
+
+from sitemap_tui.demo.server import DemoServer
+from sitemap_tui.engine.model import NodeKind, NodeState
+from sitemap_tui.tui.widgets.extensions import ExtensionsPane
+from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
+from sitemap_tui.tui.widgets.overview import OverviewPane
+
+
+async def test_start_shows_site_robots_and_sitemaps_without_fetching_them(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        model = app.tree.model
+        root = model.nodes[model.roots()[0]]
+        assert root.kind == NodeKind.SITE
+        robots = node_by_name(app, "robots.txt")
+        assert model.nodes[robots].state == NodeState.DONE
+        index = node_by_name(app, "sitemap_index.xml")
+        # lazy: listed by robots.txt but not fetched until asked for
+        assert model.nodes[index].state == NodeState.PENDING
+        labels = [app.tree.tree_node(c).label.plain for c in model.children[robots]]
+        assert any("sitemap_index.xml" in label for label in labels)
+        assert any("feed.rss" in label for label in labels)
+        text = screen_text(app)
+        assert "sitemap-pages.txt" in text
+        assert "files 1/4" in text  # robots.txt done; index, feed and text file pending
+
+
+async def test_expanding_an_index_fetches_it_lazily(make_app):
+    # a slow server so the "loading…" placeholders can be seen
+    with DemoServer(delay=0.4) as srv:
+        app = make_app(srv.base_url + "/sitemap_index.xml")
+        async with app.run_test(size=(120, 36)) as pilot:
+            tree = app.tree
+            await wait_for(pilot, lambda: bool(tree.model.roots()), what="the root")
+            root = tree.model.roots()[0]
+            tnode = tree.tree_node(root)
+            # the target itself is fetched at once; a placeholder shows meanwhile
+            await wait_for(pilot, lambda: [c.label.plain for c in tnode.children] == ["loading…"], what="placeholder")
+            await wait_for(pilot, lambda: len(tnode.children) == 7, what="the 7 children")
+            await settle(app, pilot)
+            names = [c.label.plain.split("  ")[0][2:] for c in tnode.children]
+            assert names == [
+                "sitemap-products.xml.gz", "sitemap-blog.xml", "sitemap-images.xml", "sitemap-video.xml",
+                "sitemap-news.xml", "sitemap-archive-index.xml", "sitemap-missing.xml",
+            ]
+            # the children are known but not fetched (lazy)
+            assert all(tree.model.nodes[c].state == NodeState.PENDING for c in tree.model.children[root])
+            # expanding a child index fetches it, with a placeholder until its children arrive
+            archive = node_by_name(app, "sitemap-archive-index.xml")
+            atnode = tree.tree_node(archive)
+            tree.move_cursor(atnode)
+            await pilot.press("space")
+            await wait_for(pilot, lambda: [c.label.plain for c in atnode.children] == ["loading…"], what="placeholder")
+            await wait_for(pilot, lambda: len(atnode.children) == 1 and "archive-2019" in atnode.children[0].label.plain,
+                           what="the archive's child")
+            # selecting a pending sitemap fetches it
+            products = node_by_name(app, "sitemap-products.xml.gz")
+            tree.move_cursor(tree.tree_node(products))
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: tree.model.nodes[products].state == NodeState.DONE, what="products fetched")
+            await settle(app, pilot)
+            assert "300 URLs" in tree.tree_node(products).label.plain
+            # nothing else was fetched
+            blog = node_by_name(app, "sitemap-blog.xml")
+            assert tree.model.nodes[blog].state == NodeState.PENDING
+            archive_2019 = node_by_name(app, "sitemap-archive-2019.xml")
+            assert tree.model.nodes[archive_2019].state == NodeState.PENDING
+
+
+async def test_selecting_nodes_shows_their_numbers(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")  # expand all from the site root
+        await settle(app, pilot)
+        overview = app.query_one(OverviewPane)
+
+        products = node_by_name(app, "sitemap-products.xml.gz")
+        await select(app, pilot, products)
+        text = static_text(overview.query_one("#ov-summary"), 130)
+        assert "URLs" in text and "300" in text
+        assert "urlset" in text and "done" in text
+        assert "Gzip file      yes" in text or "Gzip file  yes" in " ".join(text.split("  ")) or "yes" in text
+        assert "2022-01-22 → 2024-12-28" in text
+        assert "1 invalid" in text
+
+        blog = node_by_name(app, "sitemap-blog.xml")
+        await select(app, pilot, blog)
+        text = static_text(overview.query_one("#ov-summary"), 130)
+        assert " 42" in text
+        await pilot.press("2")  # extensions
+        await settle(app, pilot)
+        ext = static_text(app.query_one(ExtensionsPane).query_one("#ext-body"), 130)
+        assert "xhtml:link hreflang" in ext
+        assert "166" in ext  # 14 x 3 x 4 - 2 alternates
+        for lang in ("en", "de", "fr", "x-default"):
+            assert lang in ext
+
+        images = node_by_name(app, "sitemap-images.xml")
+        await select(app, pilot, images)
+        ext = static_text(app.query_one(ExtensionsPane).query_one("#ext-body"), 130)
+        line = next(ln for ln in ext.splitlines() if "image:image" in ln)
+        assert "20" in line and "39" in line and "100%" in line
+
+        # the index: aggregated over its subtree, plus a table of its children
+        index = node_by_name(app, "sitemap_index.xml")
+        await select(app, pilot, index)
+        await pilot.press("1")
+        await settle(app, pilot)
+        text = static_text(overview.query_one("#ov-summary"), 130)
+        assert "401" in text  # 300 + 42 + 20 + 6 + 8 + 25
+        table = overview.query_one("#ov-children")
+        assert table.row_count == 7
+
+        # site root: everything
+        await select(app, pilot, app.tree.model.roots()[0])
+        text = static_text(overview.query_one("#ov-summary"), 130)
+        assert "436" in text  # 401 + 15 feed items + 20 text lines
+        assert "files 12/12 · 436 URLs" in screen_text(app)
+
+        # lastmod chart: month, then year
+        await select(app, pilot, products)
+        await pilot.press("3")
+        await settle(app, pilot)
+        pane = app.query_one(LastmodPane)
+        notes = static_text(pane.query_one("#lm-notes"), 130)
+        assert "299 dated" in notes and "1 invalid" in notes and "0 missing" in notes
+        assert "2023" in pane.chart.render().plain
+        pane.chart.action_cycle_mode()
+        await pilot.pause()
+        assert pane.chart.mode == "year"
+        rendered = pane.chart.render().plain
+        assert "2022" in rendered and "2024" in rendered
+
+
+async def test_failed_node_is_shown_with_its_reason(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/sitemap_index.xml")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        missing = node_by_name(app, "sitemap-missing.xml")
+        node = app.tree.model.nodes[missing]
+        assert node.state == NodeState.FAILED
+        label = app.tree.tree_node(missing).label
+        assert "HTTP 404" in label.plain
+        assert any("red" in str(span.style) for span in label.spans)
+        await select(app, pilot, missing)
+        text = static_text(app.query_one(OverviewPane).query_one("#ov-summary"), 120)
+        assert "Failed:" in text and "404" in text
+
+
+async def test_reload_refetches_a_node(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/sitemap-video.xml")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        root = app.tree.model.roots()[0]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.tree.model.nodes[root].state == NodeState.DONE, what="fetched")
+        await settle(app, pilot)
+        notes: list[str] = []
+        app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+        await pilot.press("r")
+        # the demo server answers 304 to the conditional GET
+        await wait_for(pilot, lambda: any("not modified" in n for n in notes), what="not-modified notice")
+        assert app.tree.model.nodes[root].stats.url_count == 6
+
+
+async def test_tree_width_keys_and_small_terminal(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        width = app.tree.size.width
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.tree.size.width == width + 4
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        assert app.tree.size.width == width - 4
+        text = screen_text(app)
+        assert "robots.txt" in text and "Overview" in text
+
+
+def test_icons_and_badges_are_one_cell_wide():
+    """Rich and the terminal must agree on widths (Rich counts ☰ as 2 cells, terminals 1)."""
+    from rich.cells import cell_len
+
+    from sitemap_tui.tui.widgets.sitemap_tree import ICONS, SPINNER
+
+    for ch in "".join(ICONS.values()) + SPINNER + "●▲×":
+        assert cell_len(ch) == 1, ch
+
+
+async def test_validate_deep_adds_issues_for_the_selected_file(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/sitemap-video.xml")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        root = app.tree.model.roots()[0]
+        errors_before, warnings_before = app.tree.model.issues.get(root, (0, 0))
+        await pilot.press("v")
+        await wait_for(pilot, lambda: app._deep is not None, what="deep checks to start")
+        await wait_for(pilot, lambda: app._deep is None, timeout=60, what="deep checks to finish")
+        await settle(app, pilot)
+        errors, warnings = app.tree.model.issues.get(root, (0, 0))
+        # the demo's video pages do not exist: the live checks report them
+        assert errors + warnings > errors_before + warnings_before

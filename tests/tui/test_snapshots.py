@@ -1,0 +1,46 @@
+"""SVG snapshot tests (pytest-textual-snapshot) of the main screen and each pane on the demo site.
+
+The demo server runs on a fixed port so URLs on screen are the same on every run; times are
+shown as a constant. Skip them with ``-m "not snapshot"``; update with ``--snapshot-update``
+(only on the pinned Textual version)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemap_tui.demo.server import DemoServer
+from sitemap_tui.screenshots import SCENES, build_app, explore_all, scene
+from sitemap_tui.tui.widgets import overview
+
+pytestmark = pytest.mark.snapshot
+
+SNAPSHOT_PORT = 47814
+SIZE = (120, 40)
+
+
+@pytest.fixture(scope="module")
+def snap_server():
+    try:
+        server = DemoServer(port=SNAPSHOT_PORT).start()
+    except OSError:
+        pytest.skip(f"port {SNAPSHOT_PORT} is busy; the snapshots need a fixed demo URL")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _stable_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(overview, "fmt_seconds", lambda s: "—" if s is None else "12 ms")
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_scene(name, snap_compare, snap_server, tmp_path):
+    app = build_app(snap_server.base_url, tmp_path / "snapshot.db", refresh_interval=0.1)
+
+    async def run_before(pilot) -> None:
+        await explore_all(app, pilot)
+        await scene(app, pilot, name)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
