@@ -9,21 +9,35 @@ Security (SECURITY.md §1-4):
   without feeding it: with lxml 6.1.3 a pull parser built with ``collect_ids=False`` loads a
   ``SYSTEM`` DTD (and external parameter entities) from local files even with
   ``load_dtd=False`` (lxml sets ``ctxt->loadsubset``, which libxml2 treats as "load the
-  subset"). The docinfo check at the first start event stays as a second line of defence, and
-  a resolver that refuses everything as a third.
-- Finished entries are cleared and unlinked, so memory stays flat; at most ``max_entries``
-  entries are produced, then parsing stops.
+  subset"). The docinfo check at the root's start tag stays as a second line of defence, and
+  a resolver that refuses everything as a third. The small throwaway parser that identifies
+  the root element gets the same options, the same resolver and the same vetted bytes.
+- Finished entries are cleared and unlinked, elements between entries are swept after every
+  slice of input, and a single element of megabytes of markup stops parsing, so memory stays
+  flat; at most ``max_entries`` entries are produced, then parsing stops.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from .model import Alternate, ChildRef, Entry, Image, Issue, News, NodeKind, Severity, Video
-from .values import parse_any_feed_date, parse_changefreq, parse_priority, parse_w3c_datetime
+from .values import (
+    _CHANGEFREQ_CACHE,
+    _MISS,
+    _PRIORITY_CACHE,
+    _W3C_CACHE,
+    parse_any_feed_date,
+    parse_changefreq,
+    parse_priority,
+    parse_w3c_datetime,
+)
 
 if TYPE_CHECKING:
     from .sniff import Item, ParseInfo
@@ -106,12 +120,20 @@ def _split(tag: Any) -> tuple[str | None, str] | None:
     return None, tag
 
 
+def _more_nodes_than(el: Any, limit: int) -> bool:
+    """``el`` and its descendants are more than ``limit`` nodes (counts at most limit + 1)."""
+    return sum(1 for _node in islice(el.iter(), limit + 1)) > limit
+
+
 def _text(el: Any) -> str:
     """Direct text of an element, stripped of XML whitespace."""
     return (el.text or "").strip(_XML_WS)
 
 
 def _deep_text(el: Any) -> str:
+    if not len(el):  # no child nodes: the direct text is all there is
+        text = el.text
+        return text.strip(_XML_WS) if text else ""
     return "".join(t for t in el.itertext() if isinstance(t, str)).strip(_XML_WS)
 
 
@@ -278,10 +300,95 @@ class _PrologGuard:
         self.i = i
 
 
-class XmlSitemapParser:
-    """Incremental XML sitemap / index / feed parser producing Entry, ChildRef and Issue items."""
+# Elements the main pull parser reports (start and end events): the possible roots and entries.
+# Everything else (<loc>, <lastmod>, extension blocks, ...) gets no event and no Python proxy
+# until the entry that holds it is finished; that is most of the speed. ``{*}`` matches any
+# namespace and none; which of these are real entries is decided by namespace and position.
+_EVENT_TAGS = (
+    "{*}urlset",
+    "{*}sitemapindex",
+    "{*}rss",
+    "{*}RDF",
+    "{*}feed",
+    "{*}url",
+    "{*}sitemap",
+    "{*}item",
+    "{*}entry",
+)
+_PRE_SLICE = 4096  # bytes fed at a time to the throwaway parser that finds the root element
+# libxml2 messages naming the innermost open element ("... in tag urlset line 2")
+_OPEN_TAG_MSG = re.compile(
+    r"(?:Premature end of data in tag|Opening and ending tag mismatch:) (\S+) line (\d+)"
+)
+_SPEC_CACHE_MAX = 512  # distinct child tags remembered per parser
+# misplaced elements reported per file (a flood of them would be millions of issues); the
+# last one reported says the rest are not
+_MAX_MISPLACED = 1001
+# at most this many bytes go to libxml2 before the events are read
+_FEED_SLICE = 1 << 20
+# An element at entry level (a <url>, or junk) that spans more than _BIG_ELEMENT_BYTES of input
+# may hold at most _MAX_ELEMENT_NODES elements: the largest real entries (1,000 images with
+# captions, an Atom entry with an XHTML article) are far smaller, while millions of tiny elements
+# inside one would all stay in memory until it ends.
+_BIG_ELEMENT_BYTES = 4 << 20
+_MAX_ELEMENT_NODES = 100_000
 
-    def __init__(self, max_entries: int = 50000, info: ParseInfo | None = None) -> None:
+
+def _positional(cls: Any, names: tuple[str, ...]) -> Any:
+    """``cls`` itself when its first fields are ``names`` in this order (positional calls are
+    much cheaper than keyword calls), else a keyword-calling wrapper, should the model change."""
+    if tuple(f.name for f in dataclasses.fields(cls))[: len(names)] == names:
+        return cls
+    return lambda *args: cls(**dict(zip(names, args, strict=True)))
+
+
+# hot-path constructors, called positionally
+_new_entry = _positional(
+    Entry,
+    (
+        "loc",
+        "line",
+        "lastmod_raw",
+        "lastmod",
+        "changefreq_raw",
+        "changefreq",
+        "priority_raw",
+        "priority",
+        "images",
+        "videos",
+        "news",
+        "alternates",
+        "tags",
+    ),
+)
+_new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line"))
+_new_image = _positional(Image, ("loc", "title", "caption", "geo_location", "license", "line"))
+
+# child codes of <url>/<sitemap> (see XmlSitemapParser._classify)
+_C_SKIP, _C_OTHER, _C_LOC, _C_LASTMOD, _C_CHANGEFREQ, _C_PRIORITY = 0, 1, 2, 3, 4, 5
+_C_IMAGE, _C_VIDEO, _C_NEWS, _C_LINK, _C_UNDECLARED = 6, 7, 8, 9, 10
+
+
+class XmlSitemapParser:
+    """Incremental XML sitemap / index / feed parser producing Entry, ChildRef and Issue items.
+
+    How it stays fast: the pull parser only reports root and entry elements (``_EVENT_TAGS``);
+    the root element is identified by a small throwaway parser fed only the first bytes; a
+    finished entry is read in one pass over its children with per-tag dispatch cached. Elements
+    between entries ("junk") get no event: they are checked and deleted when the next entry
+    starts, at the end of each ``feed`` and at the end of the root (``_sweep``), so memory stays
+    flat.
+    """
+
+    def __init__(
+        self,
+        max_entries: int = 50000,
+        info: ParseInfo | None = None,
+        element_hook: Callable[[Any], None] | None = None,
+    ) -> None:
+        # element_hook sees each finished <url>/<sitemap> element before it is cleared (XSD
+        # validation in chunks); its parent is the document's root element
+        self.element_hook = element_hook
         if info is None:
             from .sniff import ParseInfo  # local import: sniff imports this module
 
@@ -290,9 +397,22 @@ class XmlSitemapParser:
         self.max_entries = max_entries
         self.kind: NodeKind | None = None
         self._guard: _PrologGuard | None = _PrologGuard()
-        self._parser = etree.XMLPullParser(events=("start", "end"), **_parser_options())
+        self._parser = etree.XMLPullParser(
+            events=("start", "end"), tag=_EVENT_TAGS, **_parser_options()
+        )
         self._parser.resolvers.add(_RefuseResolver())
-        self._depth = 0
+        # throwaway parser that finds the root start tag (any name); dropped once it has
+        self._pre: Any = None
+        self._pre_dead = False
+        self._root_seen = False  # _on_root has run
+        self._root: Any = None  # the main parser's root element (from its start event)
+        self._last: Any = None  # the last finished entry (kept until the next one)
+        self._current: Any = None  # the entry element being parsed
+        self._misplaced = 0  # misplaced-element issues so far (see _sweep)
+        self._fed = 0  # bytes given to the main parser
+        self._tail: Any = None  # the last child at entry level, as of the last _after_feed
+        self._tail_from = 0  # self._fed when _tail was first seen there
+        self._core_patterns: tuple[str, ...] = ()
         self._root_done = False
         self._stopped = False
         self._closed = False
@@ -302,9 +422,12 @@ class XmlSitemapParser:
         self._started = 0
         # set once the root is known
         self._core: frozenset[str | None] = frozenset()
-        self._entry_depth = 2
         self._entry_local = ""
+        self._entry_tags: frozenset[str] = frozenset()  # Clark names of the entry element
+        self._nested = False  # entries are grandchildren of the root (RSS 2.0 items)
         self._mode = ""  # "urlset", "index", "rss", "atom"
+        self._specs: dict[Any, tuple[int, str]] = {}  # child tag -> (code, name), see _classify
+        self._fspecs: dict[Any, tuple[int, str, str]] = {}  # feeds, see _feed_classify
 
     @property
     def done(self) -> bool:
@@ -326,13 +449,19 @@ class XmlSitemapParser:
         if not self._stopped:
             self._push(b"", True, out)
         if not self._stopped:
+            if not self._root_seen:
+                root = self._pre_parse(b"", final=True)
+                if root is not None:
+                    self._on_root(root, out)
             try:
                 self._parser.close()
             except etree.XMLSyntaxError as exc:
                 self._drain(out)
+                self._sweep_at_error(exc, out)
                 self._syntax_error(exc, out, at_close=True)
             else:
                 self._drain(out)
+        self._pre = None
         self._closed = True
         return out
 
@@ -348,13 +477,103 @@ class XmlSitemapParser:
                 self._guard = None
         if not data:
             return
-        try:
-            self._parser.feed(data)
-        except etree.XMLSyntaxError as exc:
-            self._drain(out)  # events produced before the error are still valid
-            self._syntax_error(exc, out, at_close=False)
+        if not self._root_seen:
+            root = self._pre_parse(data, final=False)
+            if root is not None:
+                # may stop (html, unknown root, DOCTYPE); the main parser still gets these
+                # bytes so that a syntax error in them is reported as before
+                self._on_root(root, out)
+        # Big chunks go to libxml2 in slices, with the events drained in between, so that the
+        # tree never holds more than a slice of unread input. Once stopped, the rest of this
+        # chunk is still parsed (no events) so that a syntax error in it is reported, as when the
+        # whole chunk went in at once.
+        for i in range(0, len(data), _FEED_SLICE):
+            part = data if len(data) <= _FEED_SLICE else data[i : i + _FEED_SLICE]
+            before = self._fed
+            self._fed += len(part)
+            try:
+                self._parser.feed(part)
+            except etree.XMLSyntaxError as exc:
+                self._drain(out)  # events produced before the error are still valid
+                self._sweep_at_error(exc, out)
+                self._syntax_error(exc, out, at_close=False)
+                return
+            if not self._stopped:
+                self._drain(out)
+                if not self._stopped:
+                    self._after_feed(before, out)
+
+    def _after_feed(self, before: int, out: list[Item]) -> None:
+        """Keep the tree small between events: drop finished junk, and stop on an element at
+        entry level (an entry, or junk) that keeps growing without end."""
+        root = self._root
+        if root is None:
             return
-        self._drain(out)
+        container = root
+        if self._nested:
+            if not len(root):
+                return
+            container = root[-1]
+        n = len(container)
+        if not n:
+            return
+        if n > 2 or (n == 2 and container[0] is not self._last):
+            # junk that no entry followed yet: check and drop what is finished (all but the
+            # last child, which may still be open)
+            self._sweep(container, container[-1], out)
+        tail = container[-1]
+        if tail is not self._tail:
+            self._tail, self._tail_from = tail, before
+        elif (
+            tail is not self._last
+            and self._fed - self._tail_from > _BIG_ELEMENT_BYTES
+            and _more_nodes_than(tail, _MAX_ELEMENT_NODES)
+        ):
+            # Megabytes of markup in one element (millions of tiny elements inside one <url>,
+            # or inside junk): nothing of it can be cleared before it ends. Text-heavy elements
+            # (long feed articles) stay allowed: libxml2 bounds text nodes, the fetcher the file.
+            parts = _split(tail.tag)
+            name = parts[1] if parts else "?"
+            self._stop()
+            out.append(
+                Issue(
+                    "xml-not-well-formed",
+                    Severity.ERROR,
+                    f"<{name}> at line {tail.sourceline} holds more than"
+                    f" {_MAX_ELEMENT_NODES:,} elements; parsing stopped",
+                    line=tail.sourceline,
+                )
+            )
+
+    def _pre_parse(self, data: bytes, final: bool) -> Any:
+        """The root element, from a throwaway parser fed the same (guard-vetted) bytes."""
+        if self._pre_dead:
+            return None
+        pre = self._pre
+        if pre is None:
+            pre = self._pre = etree.XMLPullParser(events=("start",), **_parser_options())
+            pre.resolvers.add(_RefuseResolver())
+        found = None
+        try:
+            for i in range(0, len(data), _PRE_SLICE):
+                pre.feed(data[i : i + _PRE_SLICE])
+                for _event, el in pre.read_events():
+                    found = el
+                    break
+                if found is not None:
+                    break
+            if found is None and final:
+                pre.close()
+        except etree.XMLSyntaxError:
+            self._pre_dead = True  # the main parser reports it
+        if found is None:
+            for _event, el in pre.read_events():
+                found = el
+                break
+        if found is not None or self._pre_dead or final:
+            self._pre = None
+            self._pre_dead = True
+        return found
 
     def _stop(self) -> None:
         self._stopped = True
@@ -474,23 +693,58 @@ class XmlSitemapParser:
     # -- events ------------------------------------------------------------------------------
 
     def _drain(self, out: list[Item]) -> None:
+        if self._stopped:
+            return
+        root = self._root
+        entry_tags = self._entry_tags
+        nested = self._nested
+        # the open entry: its proxy is kept, so its end event yields the very same object
+        current = self._current
         for event, el in self._parser.read_events():
-            if self._stopped:
-                break
-            if event == "start":
-                self._depth += 1
-                if self._depth == 1:
-                    self._on_root(el, out)
-                elif self._depth == self._entry_depth:
-                    self._on_entry_start(el, out)
-            else:
-                if self._depth == self._entry_depth and self._mode:
+            if event == "end":
+                if el is current:
+                    current = self._current = None
                     self._on_entry_end(el, out)
-                self._depth -= 1
-                if self._depth == 0:
+                elif el is root and root is not None:
                     self._root_done = True
+                    if self._mode in ("urlset", "index"):
+                        self._sweep(el, None, out)
+                continue
+            parent = el.getparent()
+            if parent is root and root is not None:
+                if nested or el.tag not in entry_tags:
+                    continue
+            elif parent is None:
+                self._root = root = el
+                if not self._root_seen:  # the throwaway parser has not seen it yet
+                    self._on_root(el, out)
+                    if self._stopped:
+                        break
+                    entry_tags, nested = self._entry_tags, self._nested
+                continue
+            elif not nested or parent.getparent() is not root or el.tag not in entry_tags:
+                continue
+            # An entry starts (a child of the root; an RSS 2.0 item: a grandchild). What lies
+            # before it is finished: the previous entry (dropped) and maybe junk (checked).
+            prev = el.getprevious()
+            if prev is not None:
+                if prev is self._last:
+                    del parent[0]
+                else:
+                    self._sweep(parent, el, out)
+            if self._started >= self.max_entries:
+                self._over_cap(el, out)
+                break
+            self._started += 1
+            current = self._current = el
 
     def _on_root(self, el: Any, out: list[Item]) -> None:
+        self._root_seen = True
+        self._identify_root(el, out)
+        if not self._stopped:
+            self._configure()
+
+    def _identify_root(self, el: Any, out: list[Item]) -> None:
         info = self.info
         line = el.sourceline
         di = el.getroottree().docinfo
@@ -534,7 +788,7 @@ class XmlSitemapParser:
             self._mode = "rss"
             version = (el.get("version") or "").strip()[:16]
             info.format = f"rss{version}" if version else "rss"
-            self._entry_depth, self._entry_local = 3, "item"
+            self._nested, self._entry_local = True, "item"
             self._core = frozenset({ns})
         elif local == "RDF" and ns == RDF_NS:
             self.kind = NodeKind.RSS
@@ -573,49 +827,126 @@ class XmlSitemapParser:
                 )
             )
 
-    def _on_entry_start(self, el: Any, out: list[Item]) -> None:
-        parts = _split(el.tag)
-        if parts is None or parts[1] != self._entry_local or parts[0] not in self._core:
-            return
-        if self._started >= self.max_entries:
-            rule = "index-too-many-sitemaps" if self._mode == "index" else "url-count-over-limit"
-            what = "<sitemap> entries" if self._mode == "index" else "entries"
-            self._stop()
-            out.append(
-                Issue(
-                    rule,
-                    Severity.ERROR,
-                    f"More than {self.max_entries:,} {what}; parsing stopped",
-                    line=el.sourceline,
-                )
+    def _configure(self) -> None:
+        """Entry names and per-tag caches once the root (mode and core namespaces) is known."""
+        local = self._entry_local
+        self._entry_tags = frozenset(
+            local if ns is None else f"{{{ns}}}{local}" for ns in self._core
+        )
+        # every element in a core namespace ("{}*": no namespace), for _sweep
+        self._core_patterns = tuple(f"{{{ns or ''}}}*" for ns in self._core)
+        self._specs = {}
+
+    def _over_cap(self, el: Any, out: list[Item]) -> None:
+        rule = "index-too-many-sitemaps" if self._mode == "index" else "url-count-over-limit"
+        what = "<sitemap> entries" if self._mode == "index" else "entries"
+        self._stop()
+        out.append(
+            Issue(
+                rule,
+                Severity.ERROR,
+                f"More than {self.max_entries:,} {what}; parsing stopped",
+                line=el.sourceline,
             )
-            return
-        self._started += 1
+        )
 
     def _on_entry_end(self, el: Any, out: list[Item]) -> None:
-        parts = _split(el.tag)
-        if parts is not None:
-            ns, local = parts
-            if ns in self._core and local == self._entry_local:
-                self.info.entries += 1
-                if self._mode == "urlset":
-                    out.extend(self._url(el))
-                elif self._mode == "index":
-                    out.extend(self._sitemap(el))
-                elif self._mode == "rss":
-                    out.append(self._rss_item(el))
-                else:
-                    out.append(self._atom_entry(el))
-            elif ns in self._core and self._mode in ("urlset", "index"):
-                out.append(self._misplaced(el, local))
-        # Flat memory: drop the finished element and everything before it.
+        self.info.entries += 1
+        mode = self._mode
+        if mode == "urlset":
+            self._url(el, out)
+            if self.element_hook is not None:  # after our fields are read: it may empty el
+                self.element_hook(el)
+        elif mode == "index":
+            self._sitemap(el, out)
+            if self.element_hook is not None:
+                self.element_hook(el)
+        elif mode == "rss":
+            out.append(self._rss_item(el))
+        else:
+            out.append(self._atom_entry(el))
+        # Flat memory: empty the finished entry now; it is unlinked when the next one starts
+        # (or by _sweep), so the tree never holds more than two entries.
         el.clear(keep_tail=False)
-        parent = el.getparent()
-        if parent is not None:
-            while el.getprevious() is not None:
-                del parent[0]
+        self._last = el
 
-    def _misplaced(self, el: Any, local: str) -> Issue:
+    def _sweep(self, container: Any, upto: Any, out: list[Item]) -> None:
+        """Check and delete the finished children of ``container`` before ``upto`` (``None``:
+        all of them): the last entry and any junk between entries, which in a urlset or index
+        gets the issue the old element-by-element parser gave at the junk's end tag.
+
+        ``upto`` is an entry or the container's last child, so a filtered iteration that never
+        meets it has still stopped in time. Linear: a flood of junk elements costs C time only,
+        except for those in a core namespace (issues, bounded by ``_MAX_MISPLACED``)."""
+        if self._mode in ("urlset", "index") and self._misplaced < _MAX_MISPLACED:
+            last = self._last
+            entry_local = self._entry_local
+            for child in container.iterchildren(*self._core_patterns):
+                if child is upto:
+                    break
+                if child is last:
+                    continue
+                parts = _split(child.tag)
+                if parts is None or parts[1] == entry_local:
+                    continue
+                self._misplaced += 1
+                if self._misplaced >= _MAX_MISPLACED:
+                    out.append(
+                        Issue(
+                            "core-unknown-element",
+                            Severity.ERROR,
+                            f"More than {_MAX_MISPLACED - 1:,} misplaced elements;"
+                            " the rest are not reported",
+                            line=child.sourceline,
+                        )
+                    )
+                    break
+                out.append(self._misplaced_issue(child, parts[1]))
+        if upto is None:
+            del container[:]
+        else:
+            stop = container.index(upto)
+            if stop:
+                del container[:stop]
+
+    def _sweep_at_error(self, exc: etree.XMLSyntaxError, out: list[Item]) -> None:
+        """After a fatal error: junk finished before the error still gets its issue."""
+        root = self._root
+        if self._stopped or root is None or self._mode not in ("urlset", "index"):
+            return
+        n = len(root)
+        if not n:
+            return
+        tail = root[-1]
+        upto = tail
+        if tail is not self._last and tail.tag not in self._entry_tags:
+            # The last child may be open (the error is inside it) or finished. A finished one
+            # has a tail once any character follows its end tag; else the message may name the
+            # root as the innermost open element.
+            if tail.tail is not None:
+                upto = None
+            else:
+                m = _OPEN_TAG_MSG.search(str(exc.msg or exc))
+                local = etree.QName(root).localname
+                names = (local, f"{root.prefix}:{local}" if root.prefix else local)
+                line = root.sourceline
+                if (
+                    m is not None
+                    and m.group(1) in names
+                    and m.group(2) == str(line)
+                    # an open element of that name on the root's line would read the same
+                    and not any(
+                        isinstance(e.tag, str)
+                        and etree.QName(e).localname == local
+                        and e.sourceline == line
+                        for e in tail.iter()
+                    )
+                ):
+                    upto = None
+        if n > 1 or upto is None:
+            self._sweep(root, upto, out)
+
+    def _misplaced_issue(self, el: Any, local: str) -> Issue:
         line = el.sourceline
         if self._mode == "index" and local == "url":
             return Issue(
@@ -644,27 +975,60 @@ class XmlSitemapParser:
             return f"{prefix}:{local}"
         return f"{{{ns or ''}}}{local}"
 
-    def _note_undeclared(
-        self, ns: str | None, local: str, line: int | None, out: list[Item]
-    ) -> None:
-        if ns is None and ":" in local:
-            prefix = local.split(":", 1)[0]
-            if prefix not in self._undeclared:
-                self._undeclared.add(prefix)
-                out.append(
-                    Issue(
-                        "ext-prefix-undeclared",
-                        Severity.ERROR,
-                        f"Namespace prefix {prefix}: is used without an xmlns:{prefix} declaration",
-                        line=line,
-                    )
+    def _classify(self, tag: Any) -> tuple[int, str]:
+        """``(code, name in Entry.tags)`` of a child tag of <url>/<sitemap> (cached)."""
+        parts = _split(tag)
+        if parts is None:
+            spec = (_C_SKIP, "")
+        else:
+            ns, local = parts
+            core = self._core
+            code = _C_OTHER
+            if ns is None and ":" in local:
+                # "p:name" without xmlns:p (libxml2 keeps the prefix, no namespace)
+                code = _C_UNDECLARED
+            elif ns in core:
+                if local == "loc":
+                    code = _C_LOC
+                elif local == "lastmod":
+                    code = _C_LASTMOD
+                elif self._mode == "urlset":
+                    if local == "changefreq":
+                        code = _C_CHANGEFREQ
+                    elif local == "priority":
+                        code = _C_PRIORITY
+            elif self._mode == "urlset":
+                if ns == IMAGE_NS and local == "image":
+                    code = _C_IMAGE
+                elif ns == VIDEO_NS and local == "video":
+                    code = _C_VIDEO
+                elif ns == NEWS_NS and local == "news":
+                    code = _C_NEWS
+                elif ns == XHTML_NS and local == "link":
+                    code = _C_LINK
+            spec = (code, self._tag_name(ns, local, core))
+        if len(self._specs) < _SPEC_CACHE_MAX:
+            self._specs[tag] = spec
+        return spec
+
+    def _note_undeclared(self, prefix: str, line: int | None, out: list[Item]) -> None:
+        if prefix not in self._undeclared:
+            self._undeclared.add(prefix)
+            out.append(
+                Issue(
+                    "ext-prefix-undeclared",
+                    Severity.ERROR,
+                    f"Namespace prefix {prefix}: is used without an xmlns:{prefix} declaration",
+                    line=line,
                 )
+            )
 
     # -- urlset / index ----------------------------------------------------------------------
 
     def _loc(self, child: Any, out: list[Item]) -> str | None:
         """Stripped <loc> text; ``None`` (and an issue) when markup hides inside it."""
-        for sub in child:
+        if len(child):
+            sub = child[0]
             parts = _split(sub.tag)
             name = parts[1] if parts else "entity reference"
             out.append(
@@ -676,153 +1040,259 @@ class XmlSitemapParser:
                 )
             )
             return None
-        raw = child.text or ""
+        raw = child.text
+        if not raw:
+            return ""
         loc = raw.strip(_XML_WS)
         if loc and loc != raw:
-            out.append(
-                Issue(
-                    "loc-whitespace",
-                    Severity.WARNING,
-                    "<loc> has leading or trailing whitespace",
-                    line=child.sourceline,
-                    url=loc,
-                )
-            )
+            self._loc_whitespace(child, loc, out)
         return loc
 
-    def _url(self, el: Any) -> list[Item]:
-        out: list[Item] = []
-        entry = Entry(loc=None, line=el.sourceline or 0)
-        core = self._core
-        seen: set[str] = set()
+    def _loc_whitespace(self, child: Any, loc: str, out: list[Item]) -> None:
+        out.append(
+            Issue(
+                "loc-whitespace",
+                Severity.WARNING,
+                "<loc> has leading or trailing whitespace",
+                line=child.sourceline,
+                url=loc,
+            )
+        )
+
+    def _backfill(self, out: list[Item], start: int, loc: str) -> None:
+        for item in out[start:]:
+            if (
+                isinstance(item, Issue)
+                and item.url is None
+                and item.rule != "ext-prefix-undeclared"
+            ):
+                item.url = loc
+
+    def _url(self, el: Any, out: list[Item]) -> None:
+        start = len(out)
+        tags: list[str] = []
+        images: list[Image] = []
+        alternates: list[Alternate] = []
+        videos: list[Video] = []
+        news: list[News] = []
+        loc: str | None = None
+        have_loc = False
+        lastmod_raw = changefreq_raw = priority_raw = None
+        lastmod = changefreq = priority = None
+        specs = self._specs
         for child in el:
-            parts = _split(child.tag)
-            if parts is None:
-                continue
-            ns, local = parts
-            entry.tags.append(self._tag_name(ns, local, core))
-            self._note_undeclared(ns, local, child.sourceline, out)
-            if ns in core:
-                if local in seen:
-                    continue  # repeated core element: first wins (the checker sees tags)
-                if local == "loc":
-                    seen.add(local)
-                    entry.loc = self._loc(child, out)
-                elif local == "lastmod":
-                    seen.add(local)
-                    entry.lastmod_raw = _text(child)
-                    entry.lastmod = parse_w3c_datetime(entry.lastmod_raw)
-                elif local == "changefreq":
-                    seen.add(local)
-                    entry.changefreq_raw = _text(child)
-                    entry.changefreq = parse_changefreq(entry.changefreq_raw)
-                elif local == "priority":
-                    seen.add(local)
-                    entry.priority_raw = _text(child)
-                    entry.priority = parse_priority(entry.priority_raw)
-            elif ns == IMAGE_NS and local == "image":
-                entry.images.append(_image(child))
-            elif ns == VIDEO_NS and local == "video":
-                entry.videos.append(_video(child))
-            elif ns == NEWS_NS and local == "news":
-                entry.news.append(_news(child))
-            elif ns == XHTML_NS and local == "link":
-                entry.alternates.append(
-                    Alternate(
-                        rel=child.get("rel"),
-                        hreflang=child.get("hreflang"),
-                        href=child.get("href"),
-                        line=child.sourceline or 0,
+            tag = child.tag
+            spec = specs.get(tag)
+            if spec is None:
+                spec = self._classify(tag)
+            code, name = spec
+            if code == _C_LOC:
+                tags.append(name)
+                if not have_loc:  # repeated core elements: first wins (the checker sees tags)
+                    have_loc = True
+                    text = child.text
+                    if len(child):
+                        loc = self._loc(child, out)
+                    elif not text:
+                        loc = ""
+                    else:
+                        loc = text.strip(_XML_WS)
+                        if loc != text and loc:
+                            self._loc_whitespace(child, loc, out)
+            elif code == _C_LASTMOD:
+                tags.append(name)
+                if lastmod_raw is None:
+                    text = child.text
+                    lastmod_raw = text.strip(_XML_WS) if text else ""
+                    lastmod = _W3C_CACHE.get(lastmod_raw, _MISS)
+                    if lastmod is _MISS:
+                        lastmod = parse_w3c_datetime(lastmod_raw)
+            elif code == _C_CHANGEFREQ:
+                tags.append(name)
+                if changefreq_raw is None:
+                    text = child.text
+                    changefreq_raw = text.strip(_XML_WS) if text else ""
+                    changefreq = _CHANGEFREQ_CACHE.get(changefreq_raw, _MISS)
+                    if changefreq is _MISS:
+                        changefreq = parse_changefreq(changefreq_raw)
+            elif code == _C_PRIORITY:
+                tags.append(name)
+                if priority_raw is None:
+                    text = child.text
+                    priority_raw = text.strip(_XML_WS) if text else ""
+                    priority = _PRIORITY_CACHE.get(priority_raw, _MISS)
+                    if priority is _MISS:
+                        priority = parse_priority(priority_raw)
+            elif code == _C_LINK:
+                tags.append(name)
+                attrib = child.attrib
+                alternates.append(
+                    _new_alternate(
+                        attrib.get("rel"),
+                        attrib.get("hreflang"),
+                        attrib.get("href"),
+                        child.sourceline or 0,
                     )
                 )
-        if entry.loc is not None:
-            for item in out:
-                if (
-                    isinstance(item, Issue)
-                    and item.url is None
-                    and item.rule != "ext-prefix-undeclared"
-                ):
-                    item.url = entry.loc
-        out.append(entry)
-        return out
+            elif code == _C_IMAGE:
+                tags.append(name)
+                images.append(_image(child))
+            elif code == _C_OTHER:
+                tags.append(name)
+            elif code == _C_VIDEO:
+                tags.append(name)
+                videos.append(_video(child))
+            elif code == _C_NEWS:
+                tags.append(name)
+                news.append(_news(child))
+            elif code == _C_UNDECLARED:
+                tags.append(name)
+                self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
+            # _C_SKIP: comment, PI or entity reference node
+        if loc is not None and len(out) > start:
+            self._backfill(out, start, loc)
+        out.append(
+            _new_entry(
+                loc,
+                el.sourceline or 0,
+                lastmod_raw,
+                lastmod,
+                changefreq_raw,
+                changefreq,
+                priority_raw,
+                priority,
+                images,
+                videos,
+                news,
+                alternates,
+                tags,
+            )
+        )
 
-    def _sitemap(self, el: Any) -> list[Item]:
-        out: list[Item] = []
+    def _sitemap(self, el: Any, out: list[Item]) -> None:
         ref = ChildRef(loc=None, line=el.sourceline or 0)
-        core = self._core
-        seen: set[str] = set()
+        tags = ref.tags
+        specs = self._specs
+        have_loc = False
         for child in el:
-            parts = _split(child.tag)
-            if parts is None:
+            tag = child.tag
+            spec = specs.get(tag)
+            if spec is None:
+                spec = self._classify(tag)
+            code, name = spec
+            if not code:
                 continue
-            ns, local = parts
-            ref.tags.append(self._tag_name(ns, local, core))
-            self._note_undeclared(ns, local, child.sourceline, out)
-            if ns not in core or local in seen:
-                continue
-            if local == "loc":
-                seen.add(local)
-                ref.loc = self._loc(child, out)
-            elif local == "lastmod":
-                seen.add(local)
-                ref.lastmod_raw = _text(child)
-                ref.lastmod = parse_w3c_datetime(ref.lastmod_raw)
+            tags.append(name)
+            if code == _C_LOC:
+                if not have_loc:
+                    have_loc = True
+                    ref.loc = self._loc(child, out)
+            elif code == _C_LASTMOD:
+                if ref.lastmod_raw is None:
+                    text = child.text
+                    ref.lastmod_raw = text.strip(_XML_WS) if text else ""
+                    ref.lastmod = parse_w3c_datetime(ref.lastmod_raw)
+            elif code == _C_UNDECLARED:
+                self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
         out.append(ref)
-        return out
 
     # -- feeds -------------------------------------------------------------------------------
 
-    def _rss_item(self, el: Any) -> Entry:
-        entry = Entry(loc=None, line=el.sourceline or 0)
-        core = self._core
-        dc_date: str | None = None
-        for child in el:
-            parts = _split(child.tag)
-            if parts is None:
-                continue
+    def _feed_classify(self, tag: Any) -> tuple[int, str, str]:
+        """``(code, name in Entry.tags, local name)`` of a child tag of an item/entry (cached)."""
+        parts = _split(tag)
+        if parts is None:
+            spec = (_F_SKIP, "", "")
+        else:
             ns, local = parts
-            entry.tags.append(self._tag_name(ns, local, core))
-            if ns in core:
-                if local == "link" and entry.loc is None:
-                    entry.loc = _text(child)
-                elif local == "pubDate" and entry.lastmod_raw is None:
-                    entry.lastmod_raw = _text(child)
-                elif local == "title" and entry.title is None:
-                    entry.title = _deep_text(child)
-            elif ns == DC_NS and local == "date" and dc_date is None:
+            if ns in self._core:
+                code = _F_CORE
+            elif ns == DC_NS and local == "date":
+                code = _F_DC_DATE
+            else:
+                code = _F_OTHER
+            spec = (code, self._tag_name(ns, local, self._core), local)
+        if len(self._fspecs) < _SPEC_CACHE_MAX:
+            self._fspecs[tag] = spec
+        return spec
+
+    def _rss_item(self, el: Any) -> Entry:
+        tags: list[str] = []
+        loc = lastmod_raw = title = dc_date = None
+        specs = self._fspecs
+        for child in el:
+            tag = child.tag
+            spec = specs.get(tag)
+            if spec is None:
+                spec = self._feed_classify(tag)
+            code, name, local = spec
+            if not code:
+                continue
+            tags.append(name)
+            if code == _F_CORE:
+                if local == "link":
+                    if loc is None:
+                        loc = _text(child)
+                elif local == "pubDate":
+                    if lastmod_raw is None:
+                        lastmod_raw = _text(child)
+                elif local == "title" and title is None:
+                    title = _deep_text(child)
+            elif code == _F_DC_DATE and dc_date is None:
                 dc_date = _text(child)
-        if entry.lastmod_raw is None and dc_date is not None:
-            entry.lastmod_raw = dc_date  # RSS 1.0 has no pubDate; dc:date is its usual date
-        entry.lastmod = parse_any_feed_date(entry.lastmod_raw)
-        return entry
+        if lastmod_raw is None and dc_date is not None:
+            lastmod_raw = dc_date  # RSS 1.0 has no pubDate; dc:date is its usual date
+        return _feed_entry(loc, el.sourceline or 0, lastmod_raw, tags, title)
 
     def _atom_entry(self, el: Any) -> Entry:
-        entry = Entry(loc=None, line=el.sourceline or 0)
-        core = self._core
+        tags: list[str] = []
+        loc = title = None
         dates: dict[str, str] = {}
+        specs = self._fspecs
         for child in el:
-            parts = _split(child.tag)
-            if parts is None:
+            tag = child.tag
+            spec = specs.get(tag)
+            if spec is None:
+                spec = self._feed_classify(tag)
+            code, name, local = spec
+            if not code:
                 continue
-            ns, local = parts
-            entry.tags.append(self._tag_name(ns, local, core))
-            if ns not in core:
+            tags.append(name)
+            if code != _F_CORE:
                 continue
-            if local == "link" and entry.loc is None:
-                rel = (child.get("rel") or "alternate").strip(_XML_WS)
-                if rel == "alternate":
-                    entry.loc = (child.get("href") or "").strip(_XML_WS)
-            elif local in ("updated", "modified", "published", "issued", "created"):
-                dates.setdefault(local, _text(child))
-            elif local == "title" and entry.title is None:
-                entry.title = _deep_text(child)
+            if local == "link":
+                if loc is None:
+                    rel = (child.get("rel") or "alternate").strip(_XML_WS)
+                    if rel == "alternate":
+                        loc = (child.get("href") or "").strip(_XML_WS)
+            elif local in _ATOM_DATES:
+                if local not in dates:
+                    dates[local] = _text(child)
+            elif local == "title" and title is None:
+                title = _deep_text(child)
         # Atom 1.0: updated (required), else published; Atom 0.3: modified, else issued/created.
-        for name in ("updated", "modified", "published", "issued", "created"):
-            if name in dates:
-                entry.lastmod_raw = dates[name]
+        lastmod_raw = None
+        for date_name in _ATOM_DATES:
+            if date_name in dates:
+                lastmod_raw = dates[date_name]
                 break
-        entry.lastmod = parse_any_feed_date(entry.lastmod_raw)
-        return entry
+        return _feed_entry(loc, el.sourceline or 0, lastmod_raw, tags, title)
+
+
+def _feed_entry(
+    loc: str | None, line: int, lastmod_raw: str | None, tags: list[str], title: str | None
+) -> Entry:
+    entry: Entry = _new_entry(
+        loc, line, lastmod_raw, None, None, None, None, None, [], [], [], [], tags
+    )
+    entry.lastmod = parse_any_feed_date(lastmod_raw)
+    entry.title = title
+    return entry
+
+
+_ATOM_DATES = ("updated", "modified", "published", "issued", "created")  # in order of preference
+# child codes of feed items/entries (see XmlSitemapParser._feed_classify)
+_F_SKIP, _F_OTHER, _F_CORE, _F_DC_DATE = 0, 1, 2, 3
 
 
 # -- extension blocks (module level: no parser state needed) ---------------------------------
@@ -832,27 +1302,28 @@ def _ext_tag(ns: str | None, local: str, own_ns: str) -> str:
     return local if ns == own_ns else f"{{{ns or ''}}}{local}"
 
 
+# known image:image children, by Clark name (the Image field has the same name)
+_IMAGE_FIELDS = {
+    f"{{{IMAGE_NS}}}{local}": local
+    for local in ("loc", "title", "caption", "geo_location", "license")
+}
+
+
 def _image(el: Any) -> Image:
-    img = Image(line=el.sourceline or 0)
+    img: Image = _new_image(None, None, None, None, None, el.sourceline or 0)
+    tags = img.tags
     for child in el:
-        parts = _split(child.tag)
-        if parts is None:
-            continue
-        ns, local = parts
-        img.tags.append(_ext_tag(ns, local, IMAGE_NS))
-        if ns != IMAGE_NS:
-            continue
-        value = _text(child)
-        if local == "loc" and img.loc is None:
-            img.loc = value
-        elif local == "title" and img.title is None:
-            img.title = value
-        elif local == "caption" and img.caption is None:
-            img.caption = value
-        elif local == "geo_location" and img.geo_location is None:
-            img.geo_location = value
-        elif local == "license" and img.license is None:
-            img.license = value
+        tag = child.tag
+        local = _IMAGE_FIELDS.get(tag)
+        if local is None:
+            parts = _split(tag)
+            if parts is not None:
+                tags.append(_ext_tag(parts[0], parts[1], IMAGE_NS))
+            continue  # other image: children and foreign ones only count as tags
+        tags.append(local)
+        if getattr(img, local) is None:  # first one wins
+            text = child.text
+            setattr(img, local, text.strip(_XML_WS) if text else "")
     return img
 
 

@@ -9,8 +9,9 @@ It never decodes the body for XML: libxml2 gets the raw bytes and follows BOM an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from .model import ChildRef, Entry, Issue, NodeKind, Severity
 from .parse_text import TextSitemapParser, looks_like_url
@@ -53,8 +54,15 @@ class SniffingParser:
     turns true when nothing more will be parsed, so the caller can stop downloading.
     """
 
-    def __init__(self, url: str, content_type: str | None = None, max_entries: int = 50000) -> None:
+    def __init__(
+        self,
+        url: str,
+        content_type: str | None = None,
+        max_entries: int = 50000,
+        element_hook: Callable[[Any], None] | None = None,
+    ) -> None:
         self.url = url
+        self.element_hook = element_hook
         self.content_type = content_type
         self.max_entries = max_entries
         self.info = ParseInfo()
@@ -123,7 +131,9 @@ class SniffingParser:
         if first == "<":
             if _HTML_START.match(body):
                 return self._finish(NodeKind.HTML, "html", _html_issue())
-            self._delegate = XmlSitemapParser(max_entries=self.max_entries, info=self.info)
+            self._delegate = XmlSitemapParser(
+                max_entries=self.max_entries, info=self.info, element_hook=self.element_hook
+            )
             return self._delegate.feed(data)
         if first in ("{", "["):
             issue = Issue(

@@ -50,6 +50,18 @@ _PRIORITY_RE = re.compile(r"0(?:\.\d+)?|1(?:\.0+)?", re.ASCII)
 
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
+# Results of parse_w3c_datetime / parse_priority / parse_changefreq / parse_any_feed_date by raw
+# string (sitemaps repeat values). The results are immutable (aware datetime, float, str or
+# None), so sharing is safe; each cache holds at most _CACHE_MAX strings of at most
+# _CACHE_KEY_MAX characters and is simply emptied when full.
+_CACHE_MAX = 4096
+_CACHE_KEY_MAX = 128
+_MISS = object()
+_W3C_CACHE: dict[str, object] = {}
+_PRIORITY_CACHE: dict[str, object] = {}
+_CHANGEFREQ_CACHE: dict[str, object] = {}
+_FEED_DATE_CACHE: dict[str, object] = {}
+
 
 def _clean(raw: str | None, max_len: int) -> str | None:
     """Strip surrounding whitespace; ``None`` for missing, non-str or over-long input."""
@@ -96,6 +108,20 @@ def parse_w3c_datetime(raw: str | None) -> datetime | None:
     Out-of-range values (month 13, Feb 30, year 0, ``9999-12-31T23:59:59-14:00`` which
     overflows on the conversion to UTC) give ``None``.
     """
+    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
+        # generated sitemaps repeat values: results (immutable) are cached by the raw string
+        hit = _W3C_CACHE.get(raw, _MISS)
+        if hit is not _MISS:
+            return hit  # type: ignore[return-value]
+        value = _parse_w3c(raw)
+        if len(_W3C_CACHE) >= _CACHE_MAX:
+            _W3C_CACHE.clear()
+        _W3C_CACHE[raw] = value
+        return value
+    return _parse_w3c(raw)
+
+
+def _parse_w3c(raw: str | None) -> datetime | None:
     s = _clean(raw, _MAX_DATE_LEN)
     if s is None:
         return None
@@ -103,6 +129,12 @@ def parse_w3c_datetime(raw: str | None) -> datetime | None:
     if m is None:
         return None
     try:
+        tz = m["tz"]
+        if tz is not None and (tz == "Z" or (tz[1:3] <= "23" and tz[4:6] <= "59")):
+            # Fast path, same result as below: the regex has vetted the form (date, hh:mm, optional
+            # :ss and fraction, zone in range), which fromisoformat reads the same way (fraction
+            # cut to microseconds; hour 24, second 60, day 30 of February rejected alike).
+            return datetime.fromisoformat(s).astimezone(UTC)
         year = int(m["year"])
         month = int(m["month"] or 1)
         day = int(m["day"] or 1)
@@ -178,6 +210,19 @@ def is_xsd_datetime(raw: str | None) -> bool:
 
 def parse_priority(raw: str | None) -> float | None:
     """``0.0``-``1.0`` for values matching ``^(0(\\.\\d+)?|1(\\.0+)?)$`` after strip, else ``None``."""
+    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
+        hit = _PRIORITY_CACHE.get(raw, _MISS)
+        if hit is not _MISS:
+            return hit  # type: ignore[return-value]
+        value = _parse_priority(raw)
+        if len(_PRIORITY_CACHE) >= _CACHE_MAX:
+            _PRIORITY_CACHE.clear()
+        _PRIORITY_CACHE[raw] = value
+        return value
+    return _parse_priority(raw)
+
+
+def _parse_priority(raw: str | None) -> float | None:
     s = _clean(raw, _MAX_PRIORITY_LEN)
     if s is None or _PRIORITY_RE.fullmatch(s) is None:
         return None
@@ -186,6 +231,19 @@ def parse_priority(raw: str | None) -> float | None:
 
 def parse_changefreq(raw: str | None) -> str | None:
     """One of :data:`CHANGEFREQS` (case-insensitive after strip), else ``None``."""
+    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
+        hit = _CHANGEFREQ_CACHE.get(raw, _MISS)
+        if hit is not _MISS:
+            return hit  # type: ignore[return-value]
+        value = _parse_changefreq(raw)
+        if len(_CHANGEFREQ_CACHE) >= _CACHE_MAX:
+            _CHANGEFREQ_CACHE.clear()
+        _CHANGEFREQ_CACHE[raw] = value
+        return value
+    return _parse_changefreq(raw)
+
+
+def _parse_changefreq(raw: str | None) -> str | None:
     s = _clean(raw, 16)
     if s is None:
         return None
@@ -230,6 +288,19 @@ def _parse_iso8601(s: str) -> datetime | None:
 
 def parse_any_feed_date(raw: str | None) -> datetime | None:
     """A feed date in any usual form: W3C/RFC 3339 (Atom), ISO 8601, then RFC 822 (RSS)."""
+    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
+        hit = _FEED_DATE_CACHE.get(raw, _MISS)
+        if hit is not _MISS:
+            return hit  # type: ignore[return-value]
+        value = _parse_any_feed_date(raw)
+        if len(_FEED_DATE_CACHE) >= _CACHE_MAX:
+            _FEED_DATE_CACHE.clear()
+        _FEED_DATE_CACHE[raw] = value
+        return value
+    return _parse_any_feed_date(raw)
+
+
+def _parse_any_feed_date(raw: str | None) -> datetime | None:
     s = _clean(raw, 128)
     if s is None:
         return None
