@@ -97,6 +97,9 @@ def run_exploration(
     started: Callable[[Explorer], None] | None = None,
 ) -> Explorer:
     progress = StderrProgress()
+    import gc
+
+    gc.set_threshold(100_000, 50, 100)  # entry batches are acyclic: collect less often
 
     async def go() -> Explorer:
         async with Explorer(
