@@ -9,7 +9,6 @@ read-only, without an engine.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import sqlite3
 import sys
 from collections.abc import Iterable
@@ -73,14 +72,6 @@ WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table",
 MAIN_SCREEN_ACTIONS: frozenset[str] = frozenset(
     {"focus_next", "focus_previous", "copy_text", "maximize", "minimize"}
 )
-
-
-def _optional(module: str, name: str) -> Any:
-    """A class from a module another part of the team writes; None until it exists."""
-    try:
-        return getattr(importlib.import_module(module), name)
-    except Exception:  # noqa: BLE001 - missing or broken optional module: degrade, never crash
-        return None
 
 
 class MainScreen(SafeActions, Screen[None]):
@@ -186,23 +177,16 @@ class SitemapApp(App[int]):
         yield Footer()
 
     def _make_issues_pane(self) -> Any:
-        cls = _optional("sitemap_tui.tui.widgets.issues_pane", "IssuesPane")
-        if cls is None or self.db_path is None:
-            return Static(Text("The issues pane is not available in this build.", style="dim"), id="issues-pane")
-        body_cache = self.db_path.with_suffix(".bodies")
-        try:
-            return cls(self.db_path, body_cache, id="issues-pane")
-        except Exception as exc:  # noqa: BLE001
-            return Static(Text(f"The issues pane failed to start: {exc}", style="red"), id="issues-pane")
+        from sitemap_tui.tui.widgets.issues_pane import IssuesPane
+
+        assert self.db_path is not None
+        return IssuesPane(self.db_path, self.db_path.with_suffix(".bodies"), id="issues-pane")
 
     def _make_url_table(self) -> Any:
-        cls = _optional("sitemap_tui.tui.widgets.url_table", "UrlTable")
-        if cls is None or self.db_path is None:
-            return Static(Text("The URL table is not available in this build.", style="dim"), id="url-table")
-        try:
-            return cls(self.db_path, id="url-table")
-        except Exception as exc:  # noqa: BLE001
-            return Static(Text(f"The URL table failed to start: {exc}", style="red"), id="url-table")
+        from sitemap_tui.tui.widgets.url_table import UrlTable
+
+        assert self.db_path is not None
+        return UrlTable(self.db_path, id="url-table")
 
     @property
     def tree(self) -> SitemapTree:
@@ -669,9 +653,9 @@ class SitemapApp(App[int]):
         self.notify(f"Reloading {short_name(node)}…", markup=False)
 
     def action_export(self) -> None:
-        export_cls = _optional("sitemap_tui.tui.screens.export", "ExportScreen")
-        if export_cls is None or self.db_path is None:
-            self.notify("Export is not available in this build.", markup=False, severity="warning")
+        from sitemap_tui.tui.screens.export import ExportScreen as export_cls
+
+        if self.db_path is None:
             return
         scopes = self._export_scopes()
         if not scopes:
@@ -726,10 +710,7 @@ class SitemapApp(App[int]):
         node = self._cursor_node()
         if node is None:
             return
-        run_deep = _optional("sitemap_tui.validate.deep", "run_deep")
-        if run_deep is None:
-            self.notify("Deep validation (live URL checks) is not available in this build.", markup=False, severity="warning")
-            return
+
         if not self._require_engine("Deep validation"):
             return
         if self._deep is not None:

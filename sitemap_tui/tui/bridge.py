@@ -36,15 +36,10 @@ if TYPE_CHECKING:
 
 
 def make_checker() -> Any:
-    """The validator when it is installed (it streams issues into the store), else None."""
-    try:
-        from sitemap_tui.validate.checker import Checker
-    except Exception:  # noqa: BLE001 - the validator is optional for the explorer
-        return None
-    try:
-        return Checker()
-    except Exception:  # noqa: BLE001
-        return None
+    """The validator: it streams issues into the store while files are parsed."""
+    from sitemap_tui.validate.checker import Checker
+
+    return Checker()
 
 
 class EngineBridge:
