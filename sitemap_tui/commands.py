@@ -383,8 +383,8 @@ def cmd_validate(args: Any) -> int:
     target = _target(args.target)
     try:
         enabled = select_rules(_split(args.select), _split(args.ignore), Severity(args.min_severity))
-    except KeyError as exc:
-        raise UsageError(f"unknown rule {exc.args[0]!r} (see `sitemap-tui rules`)") from exc
+    except (KeyError, ValueError) as exc:
+        raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
     checker = Checker(enabled=enabled, xsd_mode=args.xsd)
     store, cleanup = _tmp_store(args)
     try:

@@ -148,3 +148,70 @@ def test_closed_pipe_is_not_an_error(demo_url: str) -> None:
     assert proc.wait(timeout=60) == 0
     assert first.startswith(b"http")
     assert "Broken pipe" not in err and "Traceback" not in err
+
+
+CLEAN = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    "  <url><loc>{base}a</loc><lastmod>2024-01-02</lastmod></url>\n"
+    "  <url><loc>{base}b</loc><lastmod>2024-01-03</lastmod></url>\n"
+    "</urlset>\n"
+)
+
+
+def test_validate_demo_finds_errors_exit_1(demo_url: str) -> None:
+    proc = run("validate", demo_url + "/")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(": error priority-invalid " in line for line in lines)
+    assert any(": error fetch-http-error " in line for line in lines)
+    assert "error" in lines[-1] and "warning" in lines[-1]
+
+
+def test_validate_json_and_select(demo_url: str) -> None:
+    proc = run("validate", demo_url + "/sitemap-products.xml.gz", "--format", "json", "--select", "priority-,changefreq-")
+    data = json.loads(proc.stdout)
+    rules = {i["rule"] for i in data["issues"]}
+    assert rules and all(r.startswith(("priority-", "changefreq-")) for r in rules)
+    issue = next(i for i in data["issues"] if i["rule"] == "priority-invalid")
+    assert set(issue) == {"rule", "severity", "sitemap", "line", "column", "url", "message"}
+    assert issue["line"] and issue["url"].endswith("ridgeline-gloves-rust")
+    assert set(data["summary"]) == {"files", "urls", "errors", "warnings", "info"}
+    assert data["summary"]["urls"] == 300 and proc.returncode == 1
+    proc = run("validate", demo_url + "/sitemap-products.xml.gz", "--format", "json",
+               "--ignore", "priority-invalid,changefreq-invalid,lastmod-,xsd-,location-",
+               "--min-severity", "error")
+    assert json.loads(proc.stdout)["summary"]["errors"] == 0 and proc.returncode == 0
+
+
+def test_validate_clean_file_exit_0_and_sarif_github(httpserver, tmp_path: Path) -> None:
+    base = httpserver.url_for("/")
+    httpserver.expect_request("/clean.xml").respond_with_data(CLEAN.format(base=base), content_type="application/xml")
+    proc = run("validate", base + "clean.xml", "--min-severity", "warning")
+    assert proc.returncode == 0, proc.stdout
+    local = tmp_path / "sitemap.xml"
+    local.write_text(CLEAN.format(base="https://example.com/").replace("2024-01-03", "2024-13-03"))
+    sarif = tmp_path / "out.sarif"
+    proc = run("validate", str(local), "--format", "sarif", "--output", str(sarif))
+    assert proc.returncode == 1
+    doc = json.loads(sarif.read_text())
+    assert doc["version"] == "2.1.0"
+    assert any(r["ruleId"] == "lastmod-invalid-format" for r in doc["runs"][0]["results"])
+    proc = run("validate", str(local), "--format", "github")
+    assert any(line.startswith("::error ") and "lastmod-invalid-format" in line for line in proc.stdout.splitlines())
+
+
+def test_validate_unreachable_and_bad_rule_exit_2() -> None:
+    assert run("validate", "http://127.0.0.1:1/sitemap.xml").returncode == 2
+    proc = run("validate", "http://127.0.0.1:1/sitemap.xml", "--select", "no-such-rule")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_rules_list_and_explain() -> None:
+    out = run("rules", check=True).stdout
+    assert "157 rules" in out and "hreflang-missing-self" in out
+    one = run("rules", "lastmod-future", check=True).stdout
+    assert "lastmod-future" in one and "Source:" in one
+    data = json.loads(run("rules", "--json", check=True).stdout)
+    assert len(data) == 157 and {"id", "scope", "severity", "explanation", "source"} <= set(data[0])
+    assert run("rules", "no-such-rule").returncode == 2
