@@ -124,6 +124,7 @@ class Explorer:
         self._running: dict[int, asyncio.Task[None]] = {}
         self._cancel = False
         self._local_ok: set[int] = set()  # nodes whose file: URL the user gave us
+        self._last_error: dict[int, str] = {}  # node -> last error issue while parsing it
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
@@ -536,6 +537,9 @@ class Explorer:
             self.on_output(batch.text)
         node.stats.url_count = batch.count
         self.events.emit(EntriesAdded(node.id, batch.count))
+        for iss in issues:
+            if iss.severity == Severity.ERROR:
+                self._last_error[node.id] = iss.message  # the parse stops at its last error
         self._add_issues(node, issues, entry_ids)
         if batch.agg is not None:
             self._aggs[node.id] = batch.agg
@@ -548,6 +552,7 @@ class Explorer:
 
     def _finish_file(self, node: Node, done: JobDone) -> None:
         outcome = done.outcome
+        last_error = self._last_error.pop(node.id, None)
         s = outcome.stats
         node.stats = s
         if done.kind is not None:
@@ -584,6 +589,9 @@ class Explorer:
                 NodeKind.HTML: "not a sitemap: the server sent an HTML page",
                 NodeKind.JSON: "not a sitemap: the server sent JSON",
             }.get(node.kind, "not a sitemap: the content was not recognised")
+            if node.kind == NodeKind.UNKNOWN and last_error:
+                # say why (a refused DOCTYPE, an unknown root element...), not only that
+                node.error = f"not a sitemap: {last_error}"
         else:
             node.state = NodeState.DONE
             problems = []

@@ -273,6 +273,7 @@ class _Run:
     hops: int = 0
     visited: set[str] = field(default_factory=set)
     delivered: bool = False  # some decoded byte reached the sink: no more retries
+    last_failure: str | None = None  # why the last attempt is being retried (for the deadline)
 
 
 @dataclass(slots=True)
@@ -391,7 +392,10 @@ class Fetcher:
             out.stopped_early = True
         except TimeoutError as exc:
             if deadline is not None and deadline.expired():
-                _fail(out, f"no complete response within {cfg.total_timeout:g} s")
+                message = f"no complete response within {cfg.total_timeout:g} s"
+                if run.last_failure is not None:  # say why it kept failing, not only that
+                    message += f" (last attempt: {run.last_failure})"
+                _fail(out, message)
             else:
                 _fail(out, *_error_for(exc, cfg))
         except Exception as exc:  # every other failure becomes this node's error
@@ -461,8 +465,9 @@ class Fetcher:
         sent = time.perf_counter()
         try:
             response = await client.send(request, stream=True)
-        except _RETRYABLE_ERRORS:
+        except _RETRYABLE_ERRORS as exc:
             if run.attempt < cfg.retries:
+                run.last_failure = _error_for(exc, cfg)[0]
                 return _Step("retry", delay=self._backoff(run.attempt))
             raise
         try:
@@ -470,6 +475,7 @@ class Fetcher:
             if status in REDIRECT_STATUSES:
                 return self._redirect(current, response, run, out)
             if (status == 429 or 500 <= status <= 599) and run.attempt < cfg.retries:
+                run.last_failure = f"HTTP {status} {_phrase(status)}"
                 delay = parse_retry_after(response.headers.get("retry-after"), cfg.retry_after_cap)
                 return _Step("retry", delay=self._backoff(run.attempt) if delay is None else delay)
             self._record(out, response, current, sent)
@@ -483,9 +489,10 @@ class Fetcher:
                 return _DONE
             try:
                 await self._read_body(response, run, sink, on_progress, out)
-            except _RETRYABLE_ERRORS:
+            except _RETRYABLE_ERRORS as exc:
                 # The connection broke before the sink saw anything: start this hop again.
                 if not run.delivered and run.attempt < cfg.retries:
+                    run.last_failure = _error_for(exc, cfg)[0]
                     return _Step("retry", delay=self._backoff(run.attempt))
                 raise
             await _discard_if_poisoned(response)

@@ -22,6 +22,8 @@ MAX_FETCH_URL_LEN = 16384
 # TAB/CR/LF, other tools keep them, and a URL that means different things to different parsers
 # must not be fetched. \s covers the Unicode spaces (NBSP, U+2028, ideographic space...).
 _BAD_CHARS_RE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+# What httpx treats as an IPv4 address (and then validates strictly).
+_IPV4_STYLE_RE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+")
 # A scheme per RFC 3986, to tell "no scheme" (relative) from "a scheme we refuse".
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # Characters that must not appear in a host; a backslash is read as "/" by browsers (and by some
@@ -82,6 +84,15 @@ def unfetchable_reason(url: str | None) -> str | None:
         return "invalid port 0"
     if ".." in host or host.startswith("."):
         return "invalid host name"
+    if not host.isascii() or _IPV4_STYLE_RE.fullmatch(host):
+        # httpx applies IDNA 2008 and strict IPv4 rules that urllib does not ("http://×/",
+        # "http://256.0.0.1/"): ask it, so that a fetchable URL never raises InvalidURL there.
+        try:
+            import httpx
+
+            httpx.URL(url)
+        except Exception:  # httpx.InvalidURL is not an HTTPError (nor a ValueError)
+            return "invalid host name"
     return None
 
 

@@ -1,0 +1,35 @@
+"""The display sanitiser (SECURITY.md §12): whatever comes in, nothing a terminal acts on comes
+out, the length cap holds, clean text passes unchanged, and it is idempotent."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_tui.engine.sanitize import ELLIPSIS, display
+
+from .strategies import hostile_text
+
+UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff]"
+)
+
+
+@given(st.one_of(hostile_text, st.text(max_size=3000)), st.integers(1, 3000))
+def test_display(s: str, max_len: int) -> None:
+    out = display(s, max_len)
+    assert UNSAFE.search(out) is None, repr(out)
+    assert len(out) <= max_len
+    if UNSAFE.search(s) is None and len(s) <= max_len:
+        assert out == s
+    if len(out) < max_len or not out.endswith(ELLIPSIS):
+        assert display(out, max_len) == out
+    out.encode("utf-8")  # printable: no lone surrogates left
+
+
+def test_none_and_non_str() -> None:
+    assert display(None) == ""
+    assert display(12) == "12"  # type: ignore[arg-type]
