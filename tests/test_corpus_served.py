@@ -8,14 +8,13 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
+from test_corpus_manifest import CORPUS, EXCEPTIONS, ROWS, _ints
 
 from sitemap_tui.demo.server import serve_directory
-from sitemap_tui.engine.explorer import Explorer, ExploreOptions
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.validate.checker import Checker
-
-from test_corpus_manifest import CORPUS, EXCEPTIONS, ROWS, _ints
 
 pytestmark = pytest.mark.skipif(not ROWS, reason="shared corpus not available")
 

@@ -11,7 +11,7 @@ import pytest
 
 from sitemap_tui.demo.server import serve_directory
 from sitemap_tui.engine.events import EntriesAdded, ExplorationDone, NodeAdded
-from sitemap_tui.engine.explorer import Explorer, ExploreOptions
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.model import FoundBy, NodeKind, NodeState
 from sitemap_tui.engine.store import EntryFilter, Store
