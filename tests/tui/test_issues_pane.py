@@ -245,7 +245,8 @@ async def test_data_changed_keeps_open_rules(tmp_path: Path):
         await wait_for(pilot, lambda: pane.is_current and labels(tree.root)[0] == "Errors (11)")
         node = tree.root.children[0].children[0]
         await wait_for(pilot, lambda: node.is_expanded and len(node.children) == 11)
-        assert pane.selected_issue is not None and pane.selected_issue.id == chosen
+        # the cursor is put back once the refreshed rows are in: wait for it, bounded
+        await wait_for(pilot, lambda: pane.selected_issue is not None and pane.selected_issue.id == chosen)
     store.close()
 
 
