@@ -61,18 +61,20 @@ from typing import Any, Literal
 from lxml import etree
 
 from sitemap_tui.engine.model import Issue
+from sitemap_tui.engine.parse_xml import (
+    IMAGE_NS,
+    MOBILE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+)
 from sitemap_tui.engine.values import is_w3c_datetime
 from sitemap_tui.validate.rules import make_issue
 
 Mode = Literal["lax", "strict"]
 MODES: tuple[str, ...] = ("lax", "strict")
 
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
-VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
-NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
-MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
-XHTML_NS = "http://www.w3.org/1999/xhtml"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 
