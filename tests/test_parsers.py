@@ -949,3 +949,22 @@ def test_xml_parser_standalone() -> None:
     assert p.kind == NodeKind.URLSET and [e.loc for e in entries(out)] == ["https://e.com/a"]
     assert p.info.root == "{http://www.sitemaps.org/schemas/sitemap/0.9}urlset"
     assert p.info.namespaces == {"": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+def test_sniff_decision_does_not_depend_on_chunking() -> None:
+    """Found by fuzzing (tests/data/fuzz-sniff-chunking.bin): junk before a real urlset whose
+    comment holds URLs was read as a text sitemap when fed byte by byte, and not when whole."""
+    data = (Path(__file__).parent / "data" / "fuzz-sniff-chunking.bin").read_bytes()
+    whole = SniffingParser("https://example.com/s.xml")
+    items_whole = whole.feed(data) + whole.close()
+    byte = SniffingParser("https://example.com/s.xml")
+    items_byte: list = []
+    for i in range(len(data)):
+        items_byte += byte.feed(data[i : i + 1])
+    items_byte += byte.close()
+
+    def entries(items: list) -> list[str | None]:
+        return [i.loc for i in items if isinstance(i, Entry)]
+
+    assert entries(items_whole) == entries(items_byte)
+    assert whole.kind == byte.kind

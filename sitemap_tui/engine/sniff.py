@@ -122,7 +122,10 @@ class SniffingParser:
         codec, bom_len = _detect_codec(data)
         if bom_len:
             self.info.bom = "utf-8" if bom_len == 3 else "utf-16"
-        head = data[bom_len : bom_len + 8192]
+        # Decide on the same window however the bytes were chunked: the first SNIFF_BYTES
+        # after leading whitespace (what _ready waits for), never on whatever else is buffered.
+        window = min(len(data) - len(_lstrip_ws(data)) + SNIFF_BYTES, SNIFF_MAX)
+        head = data[bom_len:window] if window > bom_len else b""
         text = head.decode(codec, errors="replace")
         body = text.lstrip(" \t\r\n\f\v")
         self.info.leading_whitespace = len(body) != len(text)
@@ -140,7 +143,7 @@ class SniffingParser:
                 "root-unknown", Severity.ERROR, "JSON document served as a sitemap", line=1
             )
             return self._finish(NodeKind.JSON, "json", issue)
-        if self._is_text(body, complete=final and len(head) == len(data) - bom_len):
+        if self._is_text(body, complete=final and window >= len(data)):
             self._delegate = TextSitemapParser(max_entries=self.max_entries, info=self.info)
             return self._delegate.feed(data)
         if not body:
