@@ -8,6 +8,7 @@ input such as ``http://[::1`` or ``http://h:99999``; none of these functions rai
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
@@ -22,6 +23,8 @@ MAX_FETCH_URL_LEN = 16384
 # TAB/CR/LF, other tools keep them, and a URL that means different things to different parsers
 # must not be fetched. \s covers the Unicode spaces (NBSP, U+2028, ideographic space...).
 _BAD_CHARS_RE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+# What may follow "[v6 address]" in an authority: nothing, or a port.
+_AFTER_IPV6_RE = re.compile(r"(?::[0-9]*)?")
 # What httpx treats as an IPv4 address (and then validates strictly).
 _IPV4_STYLE_RE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+")
 # A scheme per RFC 3986, to tell "no scheme" (relative) from "a scheme we refuse".
@@ -70,8 +73,16 @@ def unfetchable_reason(url: str | None) -> str | None:
     if not host:
         return "no host"
     if hostport.startswith("["):
-        # IPv6 literal: urllib (3.11.4+) already checked the address inside the brackets.
-        pass
+        # IPv6 literal: urllib (3.11.4+) already checked the address inside the brackets, but
+        # not what follows them: "https://[::]junk" has no port for urllib, an invalid one for
+        # httpx (InvalidURL).
+        end = hostport.find("]")
+        if not _AFTER_IPV6_RE.fullmatch(hostport[end + 1 :]):
+            return "invalid host name"
+        try:  # and IPvFuture literals ("[v1.x]"), which urllib accepts and httpx does not
+            ipaddress.IPv6Address(hostport[1:end])
+        except ValueError:
+            return "invalid host name"
     elif any(c in _BAD_HOST_CHARS for c in hostport.rpartition(":")[0] or hostport):
         return "invalid character in host"
     if "\\" in netloc:

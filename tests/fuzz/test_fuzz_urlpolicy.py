@@ -14,7 +14,7 @@ from .strategies import hostile_text
 schemes = st.sampled_from(["http", "https", "HTTP", "hTTps", "file", "ftp", "javascript", "data", "x-y", "", "h ttp"])
 hosts = st.one_of(
     st.sampled_from(["example.com", "EXAMPLE.com", "127.0.0.1", "[::1]", "[::1", "a..b", ".x", "x:0",
-                     "x:99999", "user:pw@h", "h\\@evil", "evil@good", "xn--nxasmq6b", "h:80", "h:443",
+                     "x:99999", "[::]junk", "[::1]:8x", "[::1]:", "[v1.x]", "user:pw@h", "h\\@evil", "evil@good", "xn--nxasmq6b", "h:80", "h:443",
                      "\u0435xample.com", "%41", "", " h"]),
     st.text(min_size=0, max_size=20),
 )

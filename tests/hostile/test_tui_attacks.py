@@ -37,7 +37,7 @@ UNSAFE = re.compile(
 SPOTS = re.compile(r"\[[@/lb]|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|https?://")
 BAD_ACTIONS = ("quit", "screenshot", "suspend", "simulate", "bell", "push_screen", "link", "open_url",
                "toggle_dark", "notify", "exit")
-MAX_CLICKS_PER_VIEW = 6
+MAX_CLICKS_PER_VIEW = 4
 
 
 class RecordingApp(SitemapApp):
@@ -207,7 +207,7 @@ async def test_display_cases_in_the_tui(attack_env: AttackEnv, tmp_path: Path, m
                 await pilot.press(key)
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-                text = _assert_clean(app, token, svg=key in "15")
+                text = _assert_clean(app, token, svg=key == "5")
                 literal.update(m for m in ("[@click=app.quit]", "[/]", "[link=file:///etc/passwd]",
                                            "\\x1b", "\\x9b", "\\u202e", "\\u200b") if m in text)
                 clicks += await _click_spots(app, pilot, watched, x_from=app.tree.size.width,
@@ -230,7 +230,7 @@ async def test_display_cases_in_the_tui(attack_env: AttackEnv, tmp_path: Path, m
                         assert table.detail_open, "the entry detail did not open"
                     text = _assert_clean(app, token)
                     literal.update(m for m in ("[@click=app.quit]", "[/]", "\\x1b", "\\x9b") if m in text)
-                    clicks += await _click_spots(app, pilot, watched, x_from=app.tree.size.width, limit=4)
+                    clicks += await _click_spots(app, pilot, watched, x_from=app.tree.size.width, limit=3)
                     _assert_inert(app, watched)
                     table.focus()
                     await pilot.press("escape")
@@ -238,7 +238,7 @@ async def test_display_cases_in_the_tui(attack_env: AttackEnv, tmp_path: Path, m
                 app.tree.focus()
 
         _assert_inert(app, watched)
-        assert clicks >= 30, clicks
+        assert clicks >= 40, clicks
         # the hostile text was shown, literally
         assert {"[@click=app.quit]", "[/]", "\\x9b", "\\u202e"} <= literal, literal
         assert "\\x1b" in literal, literal
