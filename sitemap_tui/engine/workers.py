@@ -13,6 +13,7 @@ import multiprocessing as mp
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +34,16 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _worker_main(jobs: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Any) -> None:
+def _exit_when_orphaned(parent: int) -> None:
+    """A worker whose explorer's process was killed ends at once: nobody reads its results any more,
+    and the queues' feeder threads would otherwise block its exit forever."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _worker_main(jobs: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Any, parent: int) -> None:
     import gc
 
     from sitemap_tui.engine.fetch import Fetcher
@@ -43,6 +53,9 @@ def _worker_main(jobs: Any, results: Any, cancel: Any, fetch_config: FetchConfig
     # cycles, so collect far less often
     gc.freeze()
     gc.set_threshold(100_000, 50, 100)
+
+    # the creator's pid comes as an argument: it may be gone before this process got this far
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -85,7 +98,7 @@ class WorkerPool:
         for _ in range(self.size):
             proc = self._ctx.Process(
                 target=_worker_main,
-                args=(self._jobs, self._results, self._cancel, self._fetch_config, self._checker),
+                args=(self._jobs, self._results, self._cancel, self._fetch_config, self._checker, os.getpid()),
                 daemon=True,
             )
             proc.start()

@@ -1,9 +1,17 @@
-"""The engine on its own thread with its own asyncio loop.
+"""The interface's side of the engine (:class:`sitemap_tui.engine.host.EngineHost`).
 
-Fetching, parsing, validation and store writes never run on the UI loop: the UI sends
-commands through thread-safe methods (``asyncio.run_coroutine_threadsafe``) and hears back
-through one Textual message per engine event batch (``App.post_message`` is thread-safe).
-A failing command becomes an :class:`EngineError` message, never a crash of the app.
+Two ways to run it, with the same commands and the same Textual messages back:
+
+- :class:`EngineProcess` (what ``sitemap-tui`` uses): the engine in a process of its own. The
+  interface's process then only renders; the engine's store writes, result unpickling and event
+  batching cannot hold its interpreter lock, which is what stalled the UI loop for 100–300 ms at a
+  time while a big index streamed in.
+- :class:`EngineBridge`: the engine on a thread of this process (quick to start; used by tests that
+  exercise the panes, and where processes cannot be spawned).
+
+Commands are fire-and-forget; results arrive as :class:`CommandDone` / :class:`EngineError`
+messages, events as :class:`EngineEvents` (``App.post_message`` is thread-safe). A failing command
+becomes an error message, never a crash of the app.
 """
 
 from __future__ import annotations
@@ -11,15 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.discover import Target
-from sitemap_tui.engine.events import Event
+from sitemap_tui.engine.host import EngineHost, make_checker
 from sitemap_tui.tui.messages import (
     CommandDone,
     DeepProgress,
@@ -31,19 +36,76 @@ from sitemap_tui.tui.messages import (
 if TYPE_CHECKING:
     from textual.app import App
 
-    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.explorer import ExploreOptions
     from sitemap_tui.engine.fetch import FetchConfig
 
-
-def make_checker() -> Any:
-    """The validator: it streams issues into the store while files are parsed."""
-    from sitemap_tui.validate.checker import Checker
-
-    return Checker()
+__all__ = ["EngineBridge", "EngineProcess", "make_checker"]
 
 
-class EngineBridge:
-    """Owns the Store writer and the Explorer, on a private thread."""
+class _Base:
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self._ready = False
+        self._stopped = False
+
+    @property
+    def running(self) -> bool:
+        return self._ready and not self._stopped
+
+    def _post(self, message: Any) -> None:
+        with contextlib.suppress(Exception):  # the app may be gone while the engine winds down
+            self.app.post_message(message)
+
+    def _receive(self, kind: str, *args: Any) -> None:
+        """One engine message, as the matching Textual message."""
+        if kind == "events":
+            self._post(EngineEvents(list(args[0])))
+        elif kind == "done":
+            what, node_id, result = args
+            self._post(CommandDone(what, node_id, result))
+        elif kind == "error":
+            what, text, node_id = args
+            self._post(EngineError(what, text, node_id))
+        elif kind == "deep":
+            self._post(DeepProgress(*args))
+        elif kind == "ready":
+            self._ready = True
+            self._post(EngineReady())
+
+    def _send(self, *command: Any) -> bool:
+        raise NotImplementedError
+
+    def _command(self, what: str, *args: Any, node_id: int | None = None) -> bool:
+        if not self.running or not self._send(what, *args):
+            self._post(EngineError(what, "the engine is not running", node_id))
+            return False
+        return True
+
+    # -- commands (any thread); True when sent ----------------------------------------------
+    def open(self, target: Target | str) -> bool:
+        return self._command("open", Target.parse(target) if isinstance(target, str) else target)
+
+    def expand(self, node_id: int) -> bool:
+        return self._command("expand", node_id, node_id=node_id)
+
+    def expand_all(self, node_id: int) -> bool:
+        return self._command("expand-all", node_id, node_id=node_id)
+
+    def reload(self, node_id: int) -> bool:
+        return self._command("reload", node_id, node_id=node_id)
+
+    def deep(self, node_ids: list[int]) -> bool:
+        """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
+        return self._command("deep", list(node_ids))
+
+    def cancel(self) -> None:
+        """Stop an expand-all, deep checks and every file being fetched (back to pending)."""
+        if self.running:
+            self._send("cancel")
+
+
+class EngineBridge(_Base):
+    """The engine on a private thread with its own asyncio loop."""
 
     def __init__(
         self,
@@ -54,214 +116,147 @@ class EngineBridge:
         *,
         checker_factory: Callable[[], Any] | None = make_checker,
     ) -> None:
-        self.app = app
-        self.db_path = Path(db_path)
-        self.fetch_config = fetch_config
-        self.options = options
-        self.checker_factory = checker_factory
-        self.explorer: Explorer | None = None
-        self.start_error: str | None = None
-        self.has_checker = False
+        super().__init__(app)
+        self.host = EngineHost(self._receive, Path(db_path), fetch_config, options, checker_factory)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop_event: asyncio.Event | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._ready = threading.Event()
+        self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sitemap-engine", daemon=True)
-        self._stopped = False
-        self._deep_cancel: asyncio.Event | None = None
 
-    # -- lifecycle (UI thread) -------------------------------------------------------------
     def start(self, timeout: float = 15.0) -> bool:
         """Start the engine thread; True once the store and explorer are ready."""
         self._thread.start()
-        self._ready.wait(timeout)
-        return self.explorer is not None and self.start_error is None
+        self._started.wait(timeout)
+        return self.running
 
-    @property
-    def running(self) -> bool:
-        return self._loop is not None and not self._stopped and self.explorer is not None
+    def _send(self, *command: Any) -> bool:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return False
+        try:
+            loop.call_soon_threadsafe(self.host.command, *command)
+        except RuntimeError:
+            return False
+        return True
 
     def stop(self, timeout: float = 10.0) -> None:
         """Cancel everything, close the store and end the thread."""
         if self._stopped:
             return
+        self._send("stop")
         self._stopped = True
-        loop, stop = self._loop, self._stop_event
-        if loop is not None and stop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stop.set)
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
-
-    # -- commands (any thread) -------------------------------------------------------------
-    def open(self, target: Target | str) -> Future[Any] | None:
-        return self._submit("open", lambda ex: ex.open(target), None)
-
-    def expand(self, node_id: int) -> Future[Any] | None:
-        return self._submit("expand", lambda ex: ex.expand(node_id), node_id)
-
-    def expand_all(self, node_id: int) -> Future[Any] | None:
-        return self._submit("expand-all", lambda ex: ex.expand_all(node_id), node_id)
-
-    def reload(self, node_id: int) -> Future[Any] | None:
-        return self._submit("reload", lambda ex: ex.reload(node_id), node_id)
-
-    def deep(self, node_ids: list[int]) -> Future[Any] | None:
-        """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
-        try:
-            from sitemap_tui.validate.deep import DeepOptions, run_deep
-        except Exception:  # noqa: BLE001 - optional part of the validator
-            self._post(EngineError("deep", "deep validation is not available in this build"))
-            return None
-
-        async def go(ex: Explorer) -> int:
-            self._deep_cancel = asyncio.Event()
-            last = [0.0]
-
-            def progress(done: int, total: int) -> None:
-                now = time.monotonic()
-                if now - last[0] >= 0.2 or done >= total:
-                    last[0] = now
-                    self._post(DeepProgress(done, total))
-
-            try:
-                assert ex.store is not None
-                found = await run_deep(
-                    ex.store, ex.fetch_config, DeepOptions(), node_ids=node_ids,
-                    cancel_event=self._deep_cancel, on_progress=progress,
-                )
-            finally:
-                self._deep_cancel = None
-                if ex.store is not None:
-                    ex.store.commit()
-                    ex.store.begin()
-            return int(found or 0)
-
-        return self._submit("deep", go, None)
-
-    def cancel(self) -> None:
-        """Stop an expand-all, deep checks and every file being fetched (back to pending)."""
-        loop = self._loop
-        if loop is None or loop.is_closed() or self._stopped:
-            return
-
-        def do_cancel() -> None:
-            if self.explorer is not None:
-                self.explorer.cancel()
-            if self._deep_cancel is not None:
-                self._deep_cancel.set()
-
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(do_cancel)
-
-    def call(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None = None) -> Future[Any] | None:
-        """Run any coroutine against the explorer on the engine loop (deep checks, ...)."""
-        return self._submit(what, fn, node_id)
-
-    # -- engine thread ---------------------------------------------------------------------
-    def _post(self, message: Any) -> None:
-        with contextlib.suppress(Exception):  # the app may be gone while the engine winds down
-            self.app.post_message(message)
-
-    def _on_events(self, events: list[Event]) -> None:
-        if events:
-            self._post(EngineEvents(list(events)))
-
-    def _submit(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> Future[Any] | None:
-        loop = self._loop
-        if loop is None or loop.is_closed() or self._stopped or self.explorer is None:
-            self._post(EngineError(what, "the engine is not running", node_id))
-            return None
-
-        async def run() -> Any:
-            task = asyncio.current_task()
-            if task is not None:
-                self._tasks.add(task)
-            try:
-                assert self.explorer is not None
-                result = await fn(self.explorer)
-            except asyncio.CancelledError:
-                self._post(CommandDone(what, node_id, "cancelled"))
-                return None
-            except KeyError as exc:
-                self._post(EngineError(what, f"unknown node {exc}", node_id))
-                return None
-            except Exception as exc:  # noqa: BLE001 - never let an engine error kill the UI
-                self._post(EngineError(what, f"{type(exc).__name__}: {exc}", node_id))
-                return None
-            finally:
-                if task is not None:
-                    self._tasks.discard(task)
-            self._post(CommandDone(what, node_id, _plain(result)))
-            return result
-
-        try:
-            return asyncio.run_coroutine_threadsafe(run(), loop)
-        except RuntimeError as exc:
-            self._post(EngineError(what, str(exc), node_id))
-            return None
 
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         self._loop = loop
         try:
-            loop.run_until_complete(self._main())
-        except Exception as exc:  # noqa: BLE001
-            self.start_error = self.start_error or f"{type(exc).__name__}: {exc}"
-            self._post(EngineError("engine", self.start_error))
+            loop.run_until_complete(self.host.serve(self._started.set))
         finally:
-            self._ready.set()
+            self._started.set()
             try:
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()
 
-    async def _main(self) -> None:
-        from sitemap_tui.engine.explorer import ExploreOptions, Explorer
-        from sitemap_tui.engine.store import Store
 
-        self._stop_event = asyncio.Event()
-        store = None
+class EngineProcess(_Base):
+    """The engine in a spawned process; messages cross a pipe, read by a thread of this process."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        db_path: Path,
+        fetch_config: FetchConfig | None = None,
+        options: ExploreOptions | None = None,
+        *,
+        with_checker: bool = True,
+    ) -> None:
+        super().__init__(app)
+        self.db_path = Path(db_path)
+        self.fetch_config = fetch_config
+        self.options = options
+        self.with_checker = with_checker
+        self._conn: Any = None
+        self._proc: Any = None
+        self._reader: threading.Thread | None = None
+        self._started = threading.Event()
+        self._send_lock = threading.Lock()
+
+    def start(self, timeout: float = 30.0) -> bool:
+        """Spawn the engine process; True once it reports ready."""
+        import multiprocessing as mp
+
+        from sitemap_tui.engine.host import run_in_process
+
+        ctx = mp.get_context("spawn")  # never fork a process that runs threads
+        ours, theirs = ctx.Pipe(duplex=True)
+        # not a daemon: the engine starts worker processes of its own
+        self._proc = ctx.Process(
+            target=run_in_process,
+            args=(theirs, self.db_path, self.fetch_config, self.options, self.with_checker),
+            name="sitemap-engine",
+            daemon=False,
+        )
         try:
-            self.db_path.parent.mkdir(parents=True, exist_ok=True)
-            store = Store(self.db_path)
-            options = self.options or ExploreOptions()
-            if options.body_cache is None:
-                options = replace(options, body_cache=self.db_path.with_suffix(".bodies"))
-            checker = self.checker_factory() if self.checker_factory else None
-            self.has_checker = checker is not None
-            async with Explorer(
-                store=store,
-                fetch_config=self.fetch_config,
-                options=options,
-                checker=checker,
-                on_events=self._on_events,
-            ) as explorer:
-                self.explorer = explorer
-                self._ready.set()
-                self._post(EngineReady())
-                await self._stop_event.wait()
-                explorer.cancel()
-                tasks = list(self._tasks)
-                for task in tasks:
-                    task.cancel()
-                if tasks:
-                    await asyncio.gather(*tasks, return_exceptions=True)
-        except Exception as exc:  # noqa: BLE001
-            self.start_error = f"{type(exc).__name__}: {exc}"
-            self._post(EngineError("engine", self.start_error))
-        finally:
-            self.explorer = None
-            if store is not None:
-                with contextlib.suppress(Exception):
-                    store.close()
-            self._ready.set()
+            self._proc.start()
+        except Exception as exc:  # noqa: BLE001 - reported, the app keeps running
+            self._post(EngineError("engine", f"cannot start the engine process: {type(exc).__name__}: {exc}"))
+            self._started.set()
+            return False
+        theirs.close()
+        self._conn = ours
+        self._reader = threading.Thread(target=self._read, name="sitemap-engine-reader", daemon=True)
+        self._reader.start()
+        self._started.wait(timeout)
+        return self.running
 
+    def _read(self) -> None:
+        conn = self._conn
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                break
+            except Exception as exc:  # noqa: BLE001 - an unreadable message ends the engine, not the app
+                self._post(EngineError("engine", f"bad message from the engine: {type(exc).__name__}: {exc}"))
+                break
+            if msg[0] == "exit":
+                break
+            self._receive(*msg)
+            if msg[0] in ("ready", "error") and not self._started.is_set():
+                self._started.set()
+        was_running = self.running
+        self._ready = False
+        self._started.set()
+        if was_running and not self._stopped:
+            self._post(EngineError("engine", "the engine process ended unexpectedly"))
 
-def _plain(result: Any) -> Any:
-    """Command results cross threads; keep only simple values (a root node becomes its id)."""
-    if isinstance(result, bool | int | str) or result is None:
-        return result
-    node_id = getattr(result, "id", None)
-    return node_id if isinstance(node_id, int) else None
+    def _send(self, *command: Any) -> bool:
+        if self._conn is None:
+            return False
+        with self._send_lock:
+            try:
+                self._conn.send(command)
+            except (OSError, ValueError):
+                return False
+        return True
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask the engine to cancel and close its store; kill it if it does not end in time."""
+        if self._stopped:
+            return
+        self._stopped = True
+        proc = self._proc
+        if proc is None:
+            return
+        self._send("stop")
+        proc.join(timeout)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(2)
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(2)
+        with contextlib.suppress(OSError):
+            self._conn.close()

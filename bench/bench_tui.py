@@ -1,0 +1,268 @@
+"""Benchmark of the explorer TUI while it streams: "expand all" on a big index, headless (``run_test``).
+
+    .venv/bin/python bench/bench_tui.py [--set tui|big] [--engine process|thread] [--workers N] [--tab 1-5]
+                                        [--runs N] [--trace]
+
+Serves the generated index (bench/generate.py: ``tui`` = 20 gzipped children x 50,000 URLs, ``big`` =
+200 x 50,000) with bench/server.py on 127.0.0.1, starts the app as ``sitemap-tui URL`` does, and measures:
+
+- app start → first frame (the first screen rendered, before the index is even fetched);
+- "expand all" on the index until every child is done, with the chosen pane shown meanwhile;
+- the event-loop stalls of the UI loop, seen by a task that ticks every 5 ms: the longest one, p99, and
+  how many exceed 50 and 100 ms (a stall is the time past the 5 ms the ticker asked to sleep);
+- afterwards, on the URL table of the whole index: page down, jump to the end, a substring filter's
+  first screen.
+
+``--trace`` samples the UI thread's stack from a watchdog thread while a stall is under way and prints
+where the stalled time went (the watchdog needs the GIL too, so a stall caused by another thread holding
+it shows up as the UI thread waiting in the interpreter's switch points).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import gc
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+DATA = HERE / ".work" / "data"
+TICK = 0.005
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+class StallTrace:
+    """A watchdog thread: while the UI loop has not ticked for a while, sample its stack."""
+
+    def __init__(self, ui_thread: int, threshold: float = 0.03) -> None:
+        self.ui_thread = ui_thread
+        self.threshold = threshold
+        self.last_tick = time.perf_counter()
+        self.samples: collections.Counter[str] = collections.Counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.005):
+            if time.perf_counter() - self.last_tick < self.threshold:
+                continue
+            frame = sys._current_frames().get(self.ui_thread)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            ours = [f for f in stack if "site-packages" not in f.filename or "textual" in f.filename]
+            key = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(ours[-6:]))
+            self.samples[key] += 1
+
+
+def start_server(root: Path) -> tuple[subprocess.Popen[bytes], str]:
+    proc = subprocess.Popen([sys.executable, str(HERE / "server.py"), "--root", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode().strip()
+    if not line.startswith("READY "):
+        proc.kill()
+        raise SystemExit(f"bench server did not start: {line!r}")
+    return proc, line.split()[1]
+
+
+async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], children: int,
+                  trace: bool, engine_process: bool, filter_text: str) -> dict[str, object]:
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.engine.explorer import ExploreOptions
+    from sitemap_tui.engine.model import NodeState
+    from sitemap_tui.tui.app import SitemapApp
+    from sitemap_tui.tui.config import TuiConfig
+    from sitemap_tui.tui.widgets.url_table import UrlTable
+
+    out: dict[str, object] = {}
+    gc_pauses: list[float] = []
+    gc_start = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_start[0] = time.perf_counter()
+        elif info.get("generation") == 2:
+            gc_pauses.append(time.perf_counter() - gc_start[0])
+
+    gc.callbacks.append(on_gc)
+    tracer = StallTrace(threading.get_ident()) if trace else None
+    with tempfile.TemporaryDirectory(prefix="bench-tui-") as tmp:
+        t0 = time.perf_counter()
+        app = SitemapApp(target=Target.parse(url), db_path=Path(tmp) / "b.db",
+                         options=ExploreOptions(workers=workers), config=TuiConfig(),
+                         engine_process=engine_process, tune_gc=True)
+        async with app.run_test(size=size) as pilot:
+            out["first frame"] = time.perf_counter() - t0
+            gaps: list[tuple[float, float]] = []
+            stop = asyncio.Event()
+
+            async def ticker() -> None:
+                last = time.perf_counter()
+                while not stop.is_set():
+                    await asyncio.sleep(TICK)
+                    now = time.perf_counter()
+                    gaps.append((max(0.0, now - last - TICK), now))
+                    last = now
+                    if tracer is not None:
+                        tracer.last_tick = now
+
+            if tracer is not None:
+                tracer.start()
+            tick = asyncio.create_task(ticker())
+            model = app.tree.model
+            while not (app._root_opened and model.roots() and model.children.get(model.roots()[0])):
+                await pilot.pause(0.05)
+            t1 = time.perf_counter()
+            await pilot.press("e")
+            await pilot.press(tab)
+            deadline = t1 + 1800
+            while time.perf_counter() < deadline:
+                await pilot.pause(0.1)
+                states = [n.state for n in model.nodes.values()]
+                if (app._expand_all_node is None and len(states) > children
+                        and all(s in (NodeState.DONE, NodeState.FAILED) for s in states)):
+                    break
+            t2 = time.perf_counter()
+            failed = [(n.url, n.error) for n in model.nodes.values() if n.state is NodeState.FAILED]
+            if failed:
+                print(f"{len(failed)} failed nodes, e.g. {failed[0]}")
+            stop.set()
+            await tick
+            if tracer is not None:
+                tracer.stop()
+            streaming = [g for g, at in gaps if t1 <= at <= t2]
+            urls = model.totals()[3]
+            streaming.sort()
+            out["expand all"] = t2 - t1
+            out["urls"] = urls
+            out["stall max"] = streaming[-1] if streaming else 0.0
+            out["stall p99"] = streaming[int(len(streaming) * 0.99)] if streaming else 0.0
+            out["stalls > 50 ms"] = sum(1 for g in streaming if g > 0.05)
+            out["stalls > 100 ms"] = sum(1 for g in streaming if g > 0.1)
+            out["gen-2 GC pauses (max)"] = max(gc_pauses) if gc_pauses else 0.0
+            out["objects tracked by the GC"] = len(gc.get_objects())
+            a = time.perf_counter()
+            freed = gc.collect()
+            out["a full collection, idle"] = time.perf_counter() - a
+            out["  objects it freed"] = freed
+            a = time.perf_counter()
+            gc.collect()
+            out["  and again"] = time.perf_counter() - a
+            if trace:
+                kinds = collections.Counter(type(o).__name__ for o in gc.get_objects())
+                print("most common objects:", kinds.most_common(12))
+                sized = sorted((o for o in gc.get_objects() if isinstance(o, dict | list | set | tuple)),
+                               key=len, reverse=True)[:8]
+                for o in sized:
+                    sample = next(iter(o.items() if isinstance(o, dict) else o), None)
+                    print(f"  big {type(o).__name__} of {len(o):,}: e.g. {str(sample)[:100]}")
+
+            # the URL table over the whole index
+            await pilot.press("5")
+            table = app.query_one(UrlTable)
+            grid = table.grid
+            # the cursor is still on the index: the table lists its whole subtree
+            await pilot.pause(0.2)
+
+            def visible() -> list[str]:
+                return ["".join(s.text for s in grid.render_line(y))
+                        for y in range(grid.scrollable_content_region.height)]
+
+            async def until(cond, timeout: float = 120.0) -> None:
+                end = time.perf_counter() + timeout
+                while not cond() and time.perf_counter() < end:
+                    await pilot.pause(0.01)
+
+            await until(lambda: grid.row_count > 0)
+            grid.focus()
+            downs = []
+            for _ in range(10):
+                a = time.perf_counter()
+                grid.action_page_down()
+                visible()
+                downs.append(time.perf_counter() - a)
+                await pilot.pause()
+            out["table: page down (median)"] = statistics.median(downs)
+            a = time.perf_counter()
+            grid.action_last()
+            visible()
+            out["table: jump to end"] = time.perf_counter() - a
+            a = time.perf_counter()
+            table.set_filter_text(filter_text)
+            await until(lambda: visible()[0].strip() not in ("", "…"))
+            out["table: substring filter, first screen"] = time.perf_counter() - a
+    gc.callbacks.remove(on_gc)
+    if tracer is not None and tracer.samples:
+        print("where the UI thread was during stalls (5 ms samples):")
+        for key, n in tracer.samples.most_common(12):
+            print(f"  {n:5d}  {key}")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", default="tui", choices=("tui", "big"), help="which generated index (default tui)")
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: as the CLI, all cores)")
+    ap.add_argument("--tab", default="5", help="pane shown while streaming: 1 overview .. 5 URLs (default 5)")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--size", default="140x42", help="terminal size (default 140x42)")
+    ap.add_argument("--engine", default="process", choices=("process", "thread"),
+                    help="where the engine runs: its own process (as sitemap-tui runs it) or a thread of the UI's")
+    ap.add_argument("--filter", help="substring for the filter measurement (default: a rare one near the end)")
+    ap.add_argument("--trace", action="store_true", help="sample the UI thread's stack during stalls")
+    args = ap.parse_args()
+
+    from sitemap_tui.engine.workers import default_workers
+    from sitemap_tui.tui.app import prestart_multiprocessing
+
+    root = DATA / args.set
+    if not (root / "index.xml").exists():
+        subprocess.run([sys.executable, str(HERE / "generate.py"), "--sets", args.set], check=True)
+    children = sum(1 for p in root.iterdir() if p.name.startswith("child-"))
+    workers = default_workers() if args.workers is None else args.workers
+    prestart_multiprocessing()
+    width, height = (int(x) for x in args.size.split("x"))
+    server, base = start_server(DATA)
+    try:
+        results = []
+        for _ in range(args.runs):
+            results.append(asyncio.run(one_run(f"{base}/{args.set}/index.xml", workers, args.tab, (width, height),
+                                               children, args.trace, args.engine == "process",
+                                               args.filter or f"{args.set}{children - 1}-4999")))
+    finally:
+        server.terminate()
+        server.wait()
+    print(f"set={args.set} ({children} children) engine={args.engine} workers={workers} tab={args.tab} "
+          f"size={args.size} runs={args.runs}")
+    for key in results[0]:
+        values = [r[key] for r in results]
+        if isinstance(values[0], float):
+            print(f"  {key:<40} {ms(statistics.median(values))}  (runs: {', '.join(ms(v) for v in values)})")
+        else:
+            print(f"  {key:<40} {statistics.median(values):,}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""The engine as a service: one Store writer and one Explorer on an asyncio loop, driven by commands
+and reporting through plain, picklable messages.
+
+It runs on the interface's behalf either on a thread of the interface's process or, for real use,
+in a process of its own (:func:`run_in_process`): there, store writes, result unpickling and event
+batching never compete with the interface for its interpreter lock, so the interface's event loop
+is not stalled by the engine's work.
+
+Messages (``post(kind, *args)``):
+
+- ``("ready",)``: the store and explorer are up; commands are accepted;
+- ``("events", [Event, ...])``: one batch of engine events;
+- ``("done", what, node_id, result)``: a command finished (``result`` is a bool/int/str/None, or
+  ``"cancelled"``);
+- ``("error", what, message, node_id)``: a command (or the engine) failed;
+- ``("deep", done, total)``: deep-check progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sitemap_tui.engine.events import Event
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.fetch import FetchConfig
+
+Post = Callable[..., None]
+ENGINE_NICENESS = 10
+
+
+def make_checker() -> Any:
+    """The validator: it streams issues into the store while files are parsed."""
+    from sitemap_tui.validate.checker import Checker
+
+    return Checker()
+
+
+class EngineHost:
+    """Owns the Store writer and the Explorer while :meth:`serve` runs on the engine's loop."""
+
+    def __init__(
+        self,
+        post: Post,
+        db_path: Path,
+        fetch_config: FetchConfig | None = None,
+        options: ExploreOptions | None = None,
+        checker_factory: Callable[[], Any] | None = make_checker,
+    ) -> None:
+        self.post = post
+        self.db_path = Path(db_path)
+        self.fetch_config = fetch_config
+        self.options = options
+        self.checker_factory = checker_factory
+        self.explorer: Explorer | None = None
+        self.start_error: str | None = None
+        self._stop: asyncio.Event | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._deep_cancel: asyncio.Event | None = None
+
+    # -- commands (on the engine loop) -------------------------------------------------------
+    def command(self, name: str, *args: Any) -> None:
+        """Dispatch one command message; unknown names are reported, never raised."""
+        if name == "stop":
+            self.stop()
+        elif name == "cancel":
+            self.cancel()
+        elif name == "open":
+            target = args[0]
+            self.submit("open", lambda ex: ex.open(target), None)
+        elif name in ("expand", "expand-all", "reload"):
+            node_id = int(args[0])
+            method = {"expand": "expand", "expand-all": "expand_all", "reload": "reload"}[name]
+            self.submit(name, lambda ex: getattr(ex, method)(node_id), node_id)
+        elif name == "deep":
+            self.deep(list(args[0]))
+        else:
+            self.post("error", name, f"unknown engine command {name!r}", None)
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+
+    def cancel(self) -> None:
+        """Stop an expand-all, deep checks and every file being fetched (back to pending)."""
+        if self.explorer is not None:
+            self.explorer.cancel()
+        if self._deep_cancel is not None:
+            self._deep_cancel.set()
+
+    def submit(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> None:
+        if self.explorer is None:
+            self.post("error", what, "the engine is not running", node_id)
+            return
+        task = asyncio.get_running_loop().create_task(self._run(what, fn, node_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> None:
+        try:
+            assert self.explorer is not None
+            result = await fn(self.explorer)
+        except asyncio.CancelledError:
+            self.post("done", what, node_id, "cancelled")
+            return
+        except KeyError as exc:
+            self.post("error", what, f"unknown node {exc}", node_id)
+            return
+        except Exception as exc:  # noqa: BLE001 - an engine error is a message, never a crash
+            self.post("error", what, f"{type(exc).__name__}: {exc}", node_id)
+            return
+        self.post("done", what, node_id, _plain(result))
+
+    def deep(self, node_ids: list[int]) -> None:
+        """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
+        try:
+            from sitemap_tui.validate.deep import DeepOptions, run_deep
+        except Exception:  # noqa: BLE001 - optional part of the validator
+            self.post("error", "deep", "deep validation is not available in this build", None)
+            return
+
+        async def go(ex: Explorer) -> int:
+            self._deep_cancel = asyncio.Event()
+            last = [0.0]
+
+            def progress(done: int, total: int) -> None:
+                now = time.monotonic()
+                if now - last[0] >= 0.2 or done >= total:
+                    last[0] = now
+                    self.post("deep", done, total)
+
+            try:
+                assert ex.store is not None
+                found = await run_deep(
+                    ex.store, ex.fetch_config, DeepOptions(), node_ids=node_ids,
+                    cancel_event=self._deep_cancel, on_progress=progress,
+                )
+            finally:
+                self._deep_cancel = None
+                if ex.store is not None:
+                    ex.store.commit()
+                    ex.store.begin()
+            return int(found or 0)
+
+        self.submit("deep", go, None)
+
+    # -- lifetime ----------------------------------------------------------------------------
+    def _on_events(self, events: list[Event]) -> None:
+        if events:
+            self.post("events", list(events))
+
+    async def serve(self, started: Callable[[], None] = lambda: None) -> None:
+        """Open the store and explorer, report ready, and run until :meth:`stop`."""
+        from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+        from sitemap_tui.engine.store import Store
+
+        self._stop = asyncio.Event()
+        store = None
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            store = Store(self.db_path)
+            options = self.options or ExploreOptions()
+            if options.body_cache is None:
+                options = replace(options, body_cache=self.db_path.with_suffix(".bodies"))
+            checker = self.checker_factory() if self.checker_factory else None
+            async with Explorer(
+                store=store,
+                fetch_config=self.fetch_config,
+                options=options,
+                checker=checker,
+                on_events=self._on_events,
+            ) as explorer:
+                self.explorer = explorer
+                started()
+                self.post("ready")
+                await self._stop.wait()
+                explorer.cancel()
+                tasks = list(self._tasks)
+                for task in tasks:
+                    task.cancel()
+                if tasks:
+                    await asyncio.gather(*tasks, return_exceptions=True)
+        except Exception as exc:  # noqa: BLE001
+            self.start_error = f"{type(exc).__name__}: {exc}"
+            self.post("error", "engine", self.start_error, None)
+        finally:
+            self.explorer = None
+            if store is not None:
+                with contextlib.suppress(Exception):
+                    store.close()
+            started()
+
+
+def _plain(result: Any) -> Any:
+    """Command results cross threads or processes; keep only simple values (a node becomes its id)."""
+    if isinstance(result, bool | int | str) or result is None:
+        return result
+    node_id = getattr(result, "id", None)
+    return node_id if isinstance(node_id, int) else None
+
+
+# -- the engine in a process of its own --------------------------------------------------------
+def run_in_process(conn: Any, db_path: Path, fetch_config: FetchConfig | None, options: ExploreOptions | None,
+                   with_checker: bool) -> None:
+    """Entry point of the engine process (``spawn``): commands arrive on ``conn`` as tuples and
+    messages go back on it. The process ends when told to stop or when the interface's end of the
+    pipe closes (the interface quit or died)."""
+    import gc
+
+    log = _quiet_stderr(Path(db_path))
+    # the interface must win the CPU when it needs it: on a machine with fewer cores than busy
+    # processes, the engine and its workers (which inherit this) yield to the interface's frames
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(ENGINE_NICENESS)
+    # the engine's many short-lived rows trip the cyclic collector constantly, none form cycles
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
+
+    send_lock = threading.Lock()
+
+    def post(*msg: Any) -> None:
+        with send_lock, contextlib.suppress(OSError, ValueError):
+            conn.send(msg)
+
+    host = EngineHost(post, db_path, fetch_config, options, make_checker if with_checker else None)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def read_commands() -> None:
+            while True:
+                try:
+                    msg = conn.recv()
+                except (EOFError, OSError):
+                    msg = ("stop",)
+                try:
+                    loop.call_soon_threadsafe(host.command, *msg)
+                except RuntimeError:  # the loop is closed: the engine is gone already
+                    return
+                if msg[0] == "stop":
+                    return
+
+        threading.Thread(target=read_commands, name="sitemap-engine-commands", daemon=True).start()
+        await host.serve()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
+    post("exit")
+    with contextlib.suppress(OSError):
+        conn.close()
+        if log is not None and log.stat().st_size == 0:
+            log.unlink()  # nothing went wrong: no log left beside the exploration
+
+
+def _quiet_stderr(db_path: Path) -> Path | None:
+    """The interface owns the terminal: the engine's (and its workers') stray output goes to a log
+    beside the exploration instead of over the screen, and nothing reads the terminal's input."""
+    path: Path | None = db_path.with_suffix(".log")
+    try:
+        log = open(path, "ab", buffering=0)  # noqa: SIM115 - lives as long as the process
+    except OSError:
+        path = None
+        log = open(os.devnull, "wb", buffering=0)  # noqa: SIM115
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+    return path
+

@@ -1,0 +1,59 @@
+"""EngineHost: commands in, plain picklable messages out (what crosses to the interface's process)."""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from pathlib import Path
+from typing import Any
+
+from sitemap_tui.engine.discover import Target
+from sitemap_tui.engine.host import EngineHost
+
+
+async def _drive(db: Path, commands: list[tuple[Any, ...]], until: int) -> list[tuple[Any, ...]]:
+    """Start a host, send the commands once it is ready, stop after ``until`` done/error messages."""
+    got: list[tuple[Any, ...]] = []
+    finished = asyncio.Event()
+    host: EngineHost
+
+    def post(*msg: Any) -> None:
+        pickle.dumps(msg)  # everything a host says must cross a process boundary
+        got.append(msg)
+        if msg[0] == "ready":
+            for cmd in commands:
+                host.command(*cmd)
+        if sum(m[0] in ("done", "error") for m in got) >= until:
+            finished.set()
+
+    host = EngineHost(post, db, checker_factory=None)
+    server = asyncio.create_task(host.serve())
+    await asyncio.wait_for(finished.wait(), 30)
+    host.command("stop")
+    await asyncio.wait_for(server, 30)
+    return got
+
+
+async def test_commands_answer_with_plain_messages(demo_server, tmp_path):
+    got = await _drive(tmp_path / "e.db", [
+        ("open", Target.parse(demo_server.base_url + "/sitemap.xml")),
+        ("no-such-command",),
+        ("expand", 987654),
+    ], until=3)
+    kinds = [m[0] for m in got]
+    assert kinds[0] == "ready"
+    assert "events" in kinds
+    done = [m for m in got if m[0] == "done"]
+    assert done == [("done", "open", None, done[0][3])] and isinstance(done[0][3], int)
+    errors = {m[1]: m[2] for m in got if m[0] == "error"}
+    assert "unknown engine command" in errors["no-such-command"]
+    assert "unknown node" in errors["expand"]
+
+
+async def test_a_store_that_cannot_open_is_an_error_message(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    got: list[tuple[Any, ...]] = []
+    host = EngineHost(lambda *m: got.append(m), blocker / "e.db", checker_factory=None)
+    await asyncio.wait_for(host.serve(), 10)
+    assert [m[0] for m in got] == ["error"] and got[0][1] == "engine"
