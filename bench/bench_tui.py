@@ -173,11 +173,6 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             if trace:
                 kinds = collections.Counter(type(o).__name__ for o in gc.get_objects())
                 print("most common objects:", kinds.most_common(12))
-                sized = sorted((o for o in gc.get_objects() if isinstance(o, dict | list | set | tuple)),
-                               key=len, reverse=True)[:8]
-                for o in sized:
-                    sample = next(iter(o.items() if isinstance(o, dict) else o), None)
-                    print(f"  big {type(o).__name__} of {len(o):,}: e.g. {str(sample)[:100]}")
 
             # the URL table over the whole index
             await pilot.press("5")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from sitemap_tui.engine.fetch import FetchConfig
 
 Post = Callable[..., None]
-ENGINE_NICENESS = 10
+ENGINE_NICENESS = 19
 
 
 def make_checker() -> Any:

@@ -64,3 +64,26 @@ async def test_expand_all_streams_into_the_selected_pane(demo_server, make_app):
         # a tree node was created for each child of an expanded node only
         index = next(n.id for n in model.nodes.values() if n.url.endswith("/sitemap_index.xml"))
         assert app.tree.tree_node(index) is not None
+
+
+async def test_overview_children_table_follows_the_stream(demo_server, make_app):
+    """The index's children table is updated in place while its sitemaps stream in."""
+    from app_helpers import node_by_name, select
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: any(n.url.endswith("/sitemap_index.xml") for n in app.tree.model.nodes.values()),
+                       what="the index")
+        index = node_by_name(app, "sitemap_index.xml")
+        await select(app, pilot, index)
+        await pilot.press("1")
+        table = app.query_one("#ov-children")
+        await wait_for(pilot, lambda: table.row_count == 7, what="the children rows")
+        await settle(app, pilot)
+        counts = [table.get_row_at(i)[3].plain for i in range(table.row_count)]
+        failed = sum(app.tree.model.nodes[c].state == NodeState.FAILED for c in app.tree.model.children[index])
+        assert counts.count("—") == failed == 1  # every other child's row was updated with its count
+        assert sum(int(c.replace(",", "")) for c in counts if c[0].isdigit() and not c.endswith("files")) == 376  # + 25 under the nested index = 401
+        assert all(table.get_row_at(i)[2].plain for i in range(table.row_count))

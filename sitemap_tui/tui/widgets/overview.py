@@ -140,6 +140,7 @@ class OverviewPane(NodePane):
             yield table
 
     def on_mount(self) -> None:
+        self._child_rows: list[tuple[str, tuple[Text, ...]]] = []
         table = self.query_one("#ov-children", DataTable)
         for key, label in (("name", "Name"), ("kind", "Kind"), ("state", "State"), ("urls", "URLs"), ("size", "Size"), ("issues", "Issues")):
             table.add_column(Text(label), key=key)
@@ -299,11 +300,7 @@ class OverviewPane(NodePane):
         return rows
 
     def _fill_children(self, table: DataTable[Any], sel: Selection) -> None:
-        table.clear()
-        if not sel.children:
-            table.add_class("-empty")
-            return
-        table.remove_class("-empty")
+        rows: list[tuple[str, tuple[Text, ...]]] = []
         for child in sel.children[:MAX_CHILD_ROWS]:
             errors, warnings = sel.issues.get(child.id, (0, 0))
             badge = Text()
@@ -314,15 +311,34 @@ class OverviewPane(NodePane):
             is_file = child.kind not in (NodeKind.INDEX, NodeKind.ROBOTS, NodeKind.SITE, NodeKind.DIRECTORY)
             count = child.stats.url_count if is_file else child.stats.child_count
             count_text = f"{count:,}" + ("" if is_file else " files") if child.state == NodeState.DONE else "—"
-            table.add_row(
+            rows.append((str(child.id), (
                 Text(short_name(child)),
                 Text(child.kind.value),
                 state_text(child),
                 Text(count_text, justify="right"),
                 Text(fmt_size(child.stats.decoded_bytes) if child.stats.decoded_bytes else "—", justify="right"),
                 badge,
-                key=str(child.id),
-            )
+            )))
+        if not rows:
+            table.clear()
+            self._child_rows = []
+            table.add_class("-empty")
+            return
+        table.remove_class("-empty")
+        shown = self._child_rows
+        if [key for key, _ in shown] == [key for key, _ in rows]:
+            # same children as shown (a refresh while streaming): change the cells that changed,
+            # instead of clearing the table (which lays the whole pane out again)
+            columns = [column.key for column in table.ordered_columns]
+            for (key, old), (_, new) in zip(shown, rows, strict=True):
+                for column, before, after in zip(columns, old, new, strict=True):
+                    if before != after:
+                        table.update_cell(key, column, after, update_width=True)
+        else:
+            table.clear()
+            for key, cells in rows:
+                table.add_row(*cells, key=key)
+        self._child_rows = rows
 
     @on(DataTable.RowSelected, "#ov-children")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

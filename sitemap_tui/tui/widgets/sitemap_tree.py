@@ -242,8 +242,20 @@ class SitemapTree(Tree[int]):
         node = self.model.nodes.get(node_id)
         if tnode is None or node is None:
             return
-        tnode.set_label(node_label(node, self.model, self._frame))
-        tnode.allow_expand = self._can_expand(node)
+        label = self.process_label(node_label(node, self.model, self._frame))
+        allow = self._can_expand(node)
+        if label == tnode._label and allow == tnode._allow_expand:
+            return  # most batches change a few counters only: repaint nothing else
+        # The stock set_label repaints the node's line and every line below it in its subtree
+        # (an index's label changes with every batch: 20+ lines per batch). A label is drawn on
+        # its own line only, so repaint just that one.
+        tnode._label = label
+        tnode._updates += 1  # part of the line cache's key
+        tnode.allow_expand = allow
+        line = tnode.line
+        top = self.scroll_offset.y
+        if line >= 0 and top <= line < top + self.size.height:
+            self._refresh_line(line)
 
     def _can_expand(self, node: Node) -> bool:
         if self.model.children.get(node.id):
