@@ -49,6 +49,13 @@ def _fetch_options(p: argparse.ArgumentParser) -> None:
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
 def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None:
     g = p.add_argument_group("exploring")
     if recursive:
@@ -61,6 +68,8 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None
     g.add_argument("--follow-cross-host", action="store_true",
                    help="also fetch index children on other hosts (flagged either way)")
     g.add_argument("--db", metavar="PATH", help="keep the exploration in this SQLite file")
+    g.add_argument("--workers", type=_non_negative, metavar="N",
+                   help="parser processes (default: one per core, at most 8; 0 parses in the main process)")
 
 
 def build_parser() -> argparse.ArgumentParser:

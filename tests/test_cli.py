@@ -42,6 +42,13 @@ def test_urls_txt(demo_url: str) -> None:
     assert "sitemap-missing.xml" in proc.stderr and "404" in proc.stderr
 
 
+def test_urls_same_with_and_without_worker_processes(demo_url: str) -> None:
+    inline = run("urls", demo_url + "/", "--workers", "0", check=True).stdout.splitlines()
+    pooled = run("urls", demo_url + "/", "--workers", "2", check=True).stdout.splitlines()
+    assert len(inline) == DEMO_TOTAL
+    assert sorted(inline) == sorted(pooled)
+
+
 def test_urls_jsonl_fields(demo_url: str) -> None:
     proc = run("urls", demo_url + "/sitemap-blog.xml", "--format", "jsonl", check=True)
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -110,6 +117,7 @@ def test_discover(demo_url: str) -> None:
         ("urls", "./no/such/file.xml"),
         ("urls",),
         ("validate", "x", "--format", "pdf"),
+        ("urls", "x", "--workers", "-1"),
     ],
 )
 def test_usage_errors_and_unreachable_exit_2(args: tuple[str, ...]) -> None:
