@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import collections
 import gc
+import os
 import statistics
 import subprocess
 import sys
@@ -227,6 +228,7 @@ def main() -> None:
                     help="where the engine runs: its own process (as sitemap-tui runs it) or a thread of the UI's")
     ap.add_argument("--filter", help="substring for the filter measurement (default: a rare one near the end)")
     ap.add_argument("--trace", action="store_true", help="sample the UI thread's stack during stalls")
+    ap.add_argument("--results", type=Path, help="also append the results as a Markdown section to this file")
     args = ap.parse_args()
 
     from sitemap_tui.engine.workers import default_workers
@@ -249,14 +251,26 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
-    print(f"set={args.set} ({children} children) engine={args.engine} workers={workers} tab={args.tab} "
-          f"size={args.size} runs={args.runs}")
+    title = (f"set={args.set} ({children} children) engine={args.engine} workers={workers} tab={args.tab} "
+             f"size={args.size} runs={args.runs}")
+    print(title)
+    rows = []
     for key in results[0]:
         values = [r[key] for r in results]
         if isinstance(values[0], float):
-            print(f"  {key:<40} {ms(statistics.median(values))}  (runs: {', '.join(ms(v) for v in values)})")
+            rows.append((key.strip(), ms(statistics.median(values)), ", ".join(ms(v) for v in values)))
         else:
-            print(f"  {key:<40} {statistics.median(values):,}")
+            rows.append((key.strip(), f"{statistics.median(values):,.0f}", ", ".join(f"{v:,}" for v in values)))
+        print(f"  {key:<40} {rows[-1][1]}  (runs: {rows[-1][2]})")
+    if args.results:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        lines = [f"### {title}", "",
+                 f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
+                 f"at the end {load:.2f}; `python bench/bench_tui.py {' '.join(sys.argv[1:])}`", "",
+                 "| measure | median | runs |", "|---|--:|--:|"]
+        lines += [f"| {k} | {m} | {r} |" for k, m, r in rows]
+        with args.results.open("a", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n\n")
 
 
 if __name__ == "__main__":

@@ -262,6 +262,14 @@ def test_trailing_slash_variants(store: Store) -> None:
     assert "https://a.com/shoes/ and https://a.com/shoes are both listed" in got[1][1]
 
 
+def test_trailing_slash_variants_when_most_urls_end_in_a_slash(store: Store) -> None:
+    """The pairs are probed from the rarer side; the result is the same either way."""
+    add_file(store, "a.xml", "https://a.com/x/", "https://a.com/y/", "https://a.com/z/", "https://a.com/d/")
+    add_file(store, "b.xml", "https://a.com/x", "https://a.com/d/index.php")
+    issues = of(run(store, "cross-trailing-slash-variants"), "cross-trailing-slash-variants")
+    assert sorted(i.url for i in issues) == ["https://a.com/d/index.php", "https://a.com/x/"]
+
+
 def test_trailing_slash_near_miss(store: Store) -> None:
     add_file(
         store,

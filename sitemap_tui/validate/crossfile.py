@@ -540,18 +540,33 @@ class _CrossFile:
 
     def _trailing_slash(self) -> None:
         rule = "cross-trailing-slash-variants"
-        index_forms = ", ".join(f"a.key || '{name}'" for name in INDEX_NAMES)
-        sql = (
-            "SELECT MIN(v), MIN(p) FROM ("
-            " SELECT b.entry_id AS v, a.entry_id AS p, a.key AS ak, b.key AS bk"
-            " FROM temp.cf_keys a JOIN temp.cf_keys b ON b.key = a.key || '/'"
-            " WHERE substr(a.key, -1) <> '/' AND instr(a.key, '?') = 0"
-            " UNION ALL"
+        # Each pair is found by probing the key index from one side. Probing from every key costs
+        # a B-tree descent per URL (35 s on 10 M URLs); a site's URLs mostly either end in "/" or
+        # do not, so probe from the rarer side, and for /dir/ vs /dir/index.html from the index
+        # pages (few).
+        slashed = self.q("SELECT COUNT(*) FROM temp.cf_keys WHERE substr(key, -1) = '/'")[0][0]
+        total = self.q("SELECT COUNT(*) FROM temp.cf_keys")[0][0]
+        if slashed <= total - slashed:
+            plain_pairs = (
+                " SELECT b.entry_id AS v, a.entry_id AS p, a.key AS ak, b.key AS bk"
+                " FROM temp.cf_keys b JOIN temp.cf_keys a ON a.key = substr(b.key, 1, length(b.key) - 1)"
+                " WHERE substr(b.key, -1) = '/' AND substr(a.key, -1) <> '/' AND instr(a.key, '?') = 0"
+            )
+        else:
+            plain_pairs = (
+                " SELECT b.entry_id AS v, a.entry_id AS p, a.key AS ak, b.key AS bk"
+                " FROM temp.cf_keys a JOIN temp.cf_keys b ON b.key = a.key || '/'"
+                " WHERE substr(a.key, -1) <> '/' AND instr(a.key, '?') = 0"
+            )
+        index_pairs = " UNION ALL ".join(
             " SELECT b.entry_id, a.entry_id, a.key, b.key"
-            f" FROM temp.cf_keys a JOIN temp.cf_keys b ON b.key IN ({index_forms})"
-            " WHERE substr(a.key, -1) = '/' AND instr(a.key, '?') = 0"
-            ") GROUP BY ak, bk ORDER BY 1"
+            " FROM temp.cf_keys b JOIN temp.cf_keys a"
+            f"  ON a.key = substr(b.key, 1, length(b.key) - {len(name)})"
+            f" WHERE substr(b.key, -{len(name) + 1}) = '/{name}'"
+            " AND substr(a.key, -1) = '/' AND instr(a.key, '?') = 0"
+            for name in INDEX_NAMES
         )
+        sql = f"SELECT MIN(v), MIN(p) FROM ({plain_pairs} UNION ALL {index_pairs}) GROUP BY ak, bk ORDER BY 1"
         for variant_id, plain_id in self.capped(rule, sql):
             node_id, line, loc = self.entry(variant_id)
             other = self.entry(plain_id)[2]
