@@ -7,7 +7,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
@@ -399,12 +399,16 @@ def cmd_validate(args: Any) -> int:
             sample = None if args.sample == "all" else int(args.sample)
             asyncio.run(run_deep(store, fetch_config(args), DeepOptions(sample=sample, rate=args.rate), enabled=enabled))
         store.commit()
-        issues = [i for i in store.issues(min_severity=Severity(args.min_severity)) if i.rule in enabled]
+        def selected() -> Iterator[Any]:
+            # streamed from the store twice (counts, then the report): millions of issues never
+            # sit in memory at once
+            return (i for i in store.iter_issues(min_severity=Severity(args.min_severity)) if i.rule in enabled)
+
         files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
-        summary = Summary.of(issues, files=files, urls=urls)
+        summary = Summary.of(selected(), files=files, urls=urls)
         with _open_output(args.output) as out:
-            write_report(args.format, issues, summary, out)
+            write_report(args.format, selected(), summary, out)
     finally:
         cleanup()
     if problem:

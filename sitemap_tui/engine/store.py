@@ -573,6 +573,19 @@ class Store:
         min_severity: Severity | None = None,
         limit: int | None = None,
     ) -> list[IssueRow]:
+        return list(self.iter_issues(node_ids=node_ids, entry_id=entry_id, rule=rule,
+                                     min_severity=min_severity, limit=limit))
+
+    def iter_issues(
+        self,
+        *,
+        node_ids: Sequence[int] | None = None,
+        entry_id: int | None = None,
+        rule: str | None = None,
+        min_severity: Severity | None = None,
+        limit: int | None = None,
+    ) -> Iterator[IssueRow]:
+        """Issues in report order (node, line), streamed: a report of millions never sits in memory."""
         clauses, params = [], []
         if node_ids is not None:
             clauses.append(f"i.node_id IN ({','.join(str(int(n)) for n in node_ids) or 'NULL'})")
@@ -594,7 +607,8 @@ class Store:
         )
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [IssueRow(*r) for r in self.conn.execute(sql, params)]
+        for r in self.conn.execute(sql, params):
+            yield IssueRow(*r)
 
     def issue_counts(self, node_ids: Sequence[int] | None = None) -> dict[str, int]:
         """Counts by severity over the given nodes (all when None)."""
