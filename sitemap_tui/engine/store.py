@@ -564,17 +564,9 @@ class Store:
                 [(n, eid) for eid, n in bumps.items()],
             )
 
-    def issues(
-        self,
-        *,
-        node_ids: Sequence[int] | None = None,
-        entry_id: int | None = None,
-        rule: str | None = None,
-        min_severity: Severity | None = None,
-        limit: int | None = None,
-    ) -> list[IssueRow]:
-        return list(self.iter_issues(node_ids=node_ids, entry_id=entry_id, rule=rule,
-                                     min_severity=min_severity, limit=limit))
+    def issues(self, **filters: Any) -> list[IssueRow]:
+        """:meth:`iter_issues` as a list (same keyword filters)."""
+        return list(self.iter_issues(**filters))
 
     def iter_issues(
         self,
