@@ -9,8 +9,10 @@ accepts ``nan``, ``inf`` and ``1_0``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 CHANGEFREQS: tuple[str, ...] = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
 _CHANGEFREQ_SET = frozenset(CHANGEFREQS)
@@ -56,7 +58,23 @@ _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # _CACHE_KEY_MAX characters and is simply emptied when full.
 _CACHE_MAX = 4096
 _CACHE_KEY_MAX = 128
+
 _MISS = object()
+
+
+def _memo(cache: dict[str, Any], parse: Callable[[str | None], Any], raw: str | None) -> Any:
+    """``parse(raw)``, remembered by the raw string (generated sitemaps repeat their values)."""
+    if type(raw) is not str or len(raw) > _CACHE_KEY_MAX:
+        return parse(raw)
+    hit = cache.get(raw, _MISS)
+    if hit is _MISS:
+        hit = parse(raw)
+        if len(cache) >= _CACHE_MAX:
+            cache.clear()
+        cache[raw] = hit
+    return hit
+
+
 _W3C_CACHE: dict[str, object] = {}
 _PRIORITY_CACHE: dict[str, object] = {}
 _CHANGEFREQ_CACHE: dict[str, object] = {}
@@ -108,17 +126,7 @@ def parse_w3c_datetime(raw: str | None) -> datetime | None:
     Out-of-range values (month 13, Feb 30, year 0, ``9999-12-31T23:59:59-14:00`` which
     overflows on the conversion to UTC) give ``None``.
     """
-    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
-        # generated sitemaps repeat values: results (immutable) are cached by the raw string
-        hit = _W3C_CACHE.get(raw, _MISS)
-        if hit is not _MISS:
-            return hit  # type: ignore[return-value]
-        value = _parse_w3c(raw)
-        if len(_W3C_CACHE) >= _CACHE_MAX:
-            _W3C_CACHE.clear()
-        _W3C_CACHE[raw] = value
-        return value
-    return _parse_w3c(raw)
+    return _memo(_W3C_CACHE, _parse_w3c, raw)
 
 
 def _parse_w3c(raw: str | None) -> datetime | None:
@@ -210,16 +218,7 @@ def is_xsd_datetime(raw: str | None) -> bool:
 
 def parse_priority(raw: str | None) -> float | None:
     """``0.0``-``1.0`` for values matching ``^(0(\\.\\d+)?|1(\\.0+)?)$`` after strip, else ``None``."""
-    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
-        hit = _PRIORITY_CACHE.get(raw, _MISS)
-        if hit is not _MISS:
-            return hit  # type: ignore[return-value]
-        value = _parse_priority(raw)
-        if len(_PRIORITY_CACHE) >= _CACHE_MAX:
-            _PRIORITY_CACHE.clear()
-        _PRIORITY_CACHE[raw] = value
-        return value
-    return _parse_priority(raw)
+    return _memo(_PRIORITY_CACHE, _parse_priority, raw)
 
 
 def _parse_priority(raw: str | None) -> float | None:
@@ -231,16 +230,7 @@ def _parse_priority(raw: str | None) -> float | None:
 
 def parse_changefreq(raw: str | None) -> str | None:
     """One of :data:`CHANGEFREQS` (case-insensitive after strip), else ``None``."""
-    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
-        hit = _CHANGEFREQ_CACHE.get(raw, _MISS)
-        if hit is not _MISS:
-            return hit  # type: ignore[return-value]
-        value = _parse_changefreq(raw)
-        if len(_CHANGEFREQ_CACHE) >= _CACHE_MAX:
-            _CHANGEFREQ_CACHE.clear()
-        _CHANGEFREQ_CACHE[raw] = value
-        return value
-    return _parse_changefreq(raw)
+    return _memo(_CHANGEFREQ_CACHE, _parse_changefreq, raw)
 
 
 def _parse_changefreq(raw: str | None) -> str | None:
@@ -288,16 +278,7 @@ def _parse_iso8601(s: str) -> datetime | None:
 
 def parse_any_feed_date(raw: str | None) -> datetime | None:
     """A feed date in any usual form: W3C/RFC 3339 (Atom), ISO 8601, then RFC 822 (RSS)."""
-    if type(raw) is str and len(raw) <= _CACHE_KEY_MAX:
-        hit = _FEED_DATE_CACHE.get(raw, _MISS)
-        if hit is not _MISS:
-            return hit  # type: ignore[return-value]
-        value = _parse_any_feed_date(raw)
-        if len(_FEED_DATE_CACHE) >= _CACHE_MAX:
-            _FEED_DATE_CACHE.clear()
-        _FEED_DATE_CACHE[raw] = value
-        return value
-    return _parse_any_feed_date(raw)
+    return _memo(_FEED_DATE_CACHE, _parse_any_feed_date, raw)
 
 
 def _parse_any_feed_date(raw: str | None) -> datetime | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,9 +43,13 @@ if TYPE_CHECKING:
 __all__ = ["EngineBridge", "EngineProcess", "make_checker"]
 
 
-class _Base:
-    def __init__(self, app: App[Any]) -> None:
+class _Base(ABC):
+    def __init__(self, app: App[Any], db_path: Path, fetch_config: FetchConfig | None,
+                 options: ExploreOptions | None) -> None:
         self.app = app
+        self.db_path = Path(db_path)
+        self.fetch_config = fetch_config
+        self.options = options
         self._ready = False
         self._stopped = False
 
@@ -72,8 +77,9 @@ class _Base:
             self._ready = True
             self._post(EngineReady())
 
+    @abstractmethod
     def _send(self, *command: Any) -> bool:
-        raise NotImplementedError
+        """Hand one command to the engine; False when it cannot be delivered."""
 
     def _command(self, what: str, *args: Any, node_id: int | None = None) -> bool:
         if not self.running or not self._send(what, *args):
@@ -116,8 +122,8 @@ class EngineBridge(_Base):
         *,
         checker_factory: Callable[[], Any] | None = make_checker,
     ) -> None:
-        super().__init__(app)
-        self.host = EngineHost(self._receive, Path(db_path), fetch_config, options, checker_factory)
+        super().__init__(app, db_path, fetch_config, options)
+        self.host = EngineHost(self._receive, self.db_path, fetch_config, options, checker_factory)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sitemap-engine", daemon=True)
@@ -173,10 +179,7 @@ class EngineProcess(_Base):
         *,
         with_checker: bool = True,
     ) -> None:
-        super().__init__(app)
-        self.db_path = Path(db_path)
-        self.fetch_config = fetch_config
-        self.options = options
+        super().__init__(app, db_path, fetch_config, options)
         self.with_checker = with_checker
         self._conn: Any = None
         self._proc: Any = None

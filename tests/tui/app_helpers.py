@@ -82,6 +82,19 @@ def node_by_name(app: SitemapApp, name: str) -> int:
     raise KeyError(name)
 
 
+def capture_notes(app: Any) -> list[str]:
+    """Every notification the app shows from now on, as text (the notification still shows)."""
+    notes: list[str] = []
+    original = app.notify
+
+    def notify(message: Any, *args: Any, **kw: Any) -> Any:
+        notes.append(str(message))
+        return original(message, *args, **kw)
+
+    app.notify = notify
+    return notes
+
+
 def screen_text(app: Any) -> str:
     """The plain text on screen (the same composition export_screenshot renders)."""
     width, height = app.size

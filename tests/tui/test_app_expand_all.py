@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import ACTIVE, screen_text, settle, wait_for, wait_started
+from app_helpers import (
+    ACTIVE,
+    capture_notes,
+    node_by_name,
+    screen_text,
+    select,
+    settle,
+    wait_for,
+    wait_started,
+)
 
 from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.engine.model import NodeState
-
-
-def _capture_notes(app) -> list[str]:
-    notes: list[str] = []
-    original = app.notify
-
-    def notify(message, *args, **kw):
-        notes.append(str(message))
-        return original(message, *args, **kw)
-
-    app.notify = notify
-    return notes
 
 
 @pytest.mark.parametrize("key", ["x", "escape"])
@@ -27,7 +24,7 @@ async def test_expand_all_can_be_cancelled(make_app, key):
         app = make_app(srv.base_url + "/")
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_started(app, pilot)
-            notes = _capture_notes(app)
+            notes = capture_notes(app)
             await pilot.press("e")
             model = app.tree.model
             await wait_for(pilot, lambda: any(n.state in ACTIVE for n in model.nodes.values()), what="a fetch to start")
@@ -68,8 +65,6 @@ async def test_expand_all_streams_into_the_selected_pane(demo_server, make_app):
 
 async def test_overview_children_table_follows_the_stream(demo_server, make_app):
     """The index's children table is updated in place while its sitemaps stream in."""
-    from app_helpers import node_by_name, select
-
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_started(app, pilot)

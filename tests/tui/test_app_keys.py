@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app_helpers import (
     FIXED_NOW,
+    capture_notes,
     node_by_name,
     screen_text,
     select,
@@ -25,18 +26,6 @@ from sitemap_tui.tui.config import load_config
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpScreen
 from sitemap_tui.tui.widgets.overview import OverviewPane
-
-
-def _notes(app) -> list[str]:
-    notes: list[str] = []
-    original = app.notify
-
-    def notify(message, *args, **kw):
-        notes.append(str(message))
-        return original(message, *args, **kw)
-
-    app.notify = notify
-    return notes
 
 
 async def test_keymap_and_theme_from_the_config_file(demo_server, make_app, tmp_path, monkeypatch):
@@ -157,7 +146,7 @@ async def test_open_refuses_non_http_urls(make_app, tmp_path):
     app = make_app(str(sitemap))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_started(app, pilot)
-        notes = _notes(app)
+        notes = capture_notes(app)
         await pilot.press("o")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen)
@@ -186,7 +175,7 @@ async def test_open_a_saved_exploration_read_only(demo_server, make_app, tmp_pat
         assert len(app.tree.model.nodes) == 13
         text = screen_text(app)
         assert "read-only" in text and "files 12/12 · 436 URLs" in text
-        notes = _notes(app)
+        notes = capture_notes(app)
         await pilot.press("e")
         await pilot.press("r")
         await pilot.pause()

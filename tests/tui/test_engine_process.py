@@ -12,7 +12,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from app_helpers import FIXED_NOW, screen_text, settle, wait_for, wait_started
+from app_helpers import FIXED_NOW, capture_notes, screen_text, settle, wait_for, wait_started
 
 from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.engine.explorer import ExploreOptions
@@ -98,9 +98,7 @@ async def test_engine_process_that_dies_is_reported_not_fatal(make_app):
                        options=ExploreOptions(now=FIXED_NOW, workers=1))
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_started(app, pilot)
-            notes: list[str] = []
-            original = app.notify
-            app.notify = lambda message, *a, **kw: (notes.append(str(message)), original(message, *a, **kw))[1]
+            notes = capture_notes(app)
             engine = app.bridge._proc.pid
             await pilot.press("e")  # sitemaps are parsed in the worker processes
             await wait_for(pilot, lambda: len(_children(engine)) >= 1, what="the engine's worker process")

@@ -110,7 +110,7 @@ class NodePane(Widget):
         """True when the last requested data has been rendered (tests wait on this)."""
         return self.loaded_token == self._token
 
-    # -- subclasses -------------------------------------------------------------------------
+    # -- abstract hooks: every pane implements both (Widget's metaclass rules out ABC) ----------
     def fetch_data(self, store: Any, selection: Selection) -> Any:  # runs in a thread
         raise NotImplementedError
 
