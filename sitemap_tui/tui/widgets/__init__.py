@@ -14,7 +14,9 @@ from typing import Any
 
 from textual import on, work
 from textual.message import Message
+from textual.visual import VisualType
 from textual.widget import Widget
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from sitemap_tui.engine.model import Node
@@ -116,3 +118,19 @@ class NodePane(Widget):
 
     def render_data(self, data: Any) -> None:  # runs on the UI thread
         raise NotImplementedError
+
+
+def update_static(static: Static, content: VisualType) -> None:
+    """``Static.update``, laying the screen out again only when the widget's height changes.
+
+    While a subtree streams, the panes re-render several times a second with numbers that grow
+    but keep their shape. A layout pass of the whole screen per update was the largest source of
+    event-loop stalls (bench/bench_tui.py), and is not needed when the height stays the same."""
+    region = static.content_region
+    static.update(content, layout=False)
+    if not static.is_mounted or region.width <= 0:
+        static.refresh(layout=True)
+        return
+    needed = static.get_content_height(static.size, static.app.size, region.width)
+    if needed != region.height:
+        static.refresh(layout=True)

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
-from sitemap_tui.tui.widgets import NodePane, Selection
+from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.overview import bar
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
 
@@ -96,4 +96,4 @@ class ExtensionsPane(NodePane):
                 parts.append(Text(f"… and {len(langs) - MAX_LANGS:,} more", style="dim"))
         else:
             parts.append(Text("No hreflang alternates.", style="dim"))
-        body.update(Group(*parts))
+        update_static(body, Group(*parts))

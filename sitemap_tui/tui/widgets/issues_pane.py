@@ -31,6 +31,7 @@ from textual.worker import get_current_worker
 from sitemap_tui.engine.bodycache import read_lines
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import IssueRow, connect
+from sitemap_tui.tui.widgets import update_static
 
 try:  # the registry is written in parallel; the pane works without it
     from sitemap_tui.validate.rules import RULES as _RULES
@@ -584,4 +585,4 @@ class IssuesPane(Vertical):
         elif total == 0:
             status.update(Text("no issues" + (" match the filter" if self._filter().text or len(self._filter().severities) < 3 else "")))
         else:
-            status.update(Text(f"{total:,} issues · {rules} rules · enter on an issue: show its URL"))
+            update_static(status, Text(f"{total:,} issues · {rules} rules · enter on an issue: show its URL"))

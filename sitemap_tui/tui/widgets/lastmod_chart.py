@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from sitemap_tui.engine.stats import Aggregate
-from sitemap_tui.tui.widgets import NodePane, Selection
+from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.overview import fmt_ts
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
 
@@ -94,8 +94,24 @@ class LastmodChart(Widget, can_focus=True):
         self.chart_height = 12
 
     def set_data(self, agg: Aggregate) -> None:
+        before = self._lines()
         self.agg = agg
-        self.refresh(layout=True)
+        # a layout pass only when the chart's height changes (not on every streamed batch)
+        self.refresh(layout=self._lines() != before)
+
+    def _geometry(self, data: list[tuple[str, int]]) -> tuple[int, int, int, bool]:
+        """(top count, axis width, columns available, draw as columns) for ``data``."""
+        top = max(n for _, n in data) or 1
+        axis_w = len(f"{top:,}") + 1
+        avail = max(self.size.width, 20) - axis_w - 1
+        return top, axis_w, avail, len(data) <= avail
+
+    def _lines(self) -> int:
+        """The chart's height in lines, as :meth:`render` draws it."""
+        data = periods(self.agg, self.mode)
+        if not data:
+            return 1
+        return self.chart_height + 2 if self._geometry(data)[3] else len(data)
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
@@ -105,15 +121,12 @@ class LastmodChart(Widget, can_focus=True):
 
     def render(self) -> Text:
         data = periods(self.agg, self.mode)
-        width = max(self.size.width, 20)
         if not data:
             return Text("No valid lastmod dates.", style="dim")
-        top = max(n for _, n in data) or 1
-        axis_w = len(f"{top:,}") + 1
-        avail = width - axis_w - 1
-        if len(data) <= avail:
+        top, axis_w, avail, columns = self._geometry(data)
+        if columns:
             return self._columns(data, top, axis_w, avail)
-        return self._rows(data, top, width)
+        return self._rows(data, top, max(self.size.width, 20))
 
     def _columns(self, data: list[tuple[str, int]], top: int, axis_w: int, avail: int) -> Text:
         n = len(data)
@@ -236,7 +249,7 @@ class LastmodPane(NodePane):
         notes.append(f"{agg.lastmod_invalid:,} invalid", style="bold red" if agg.lastmod_invalid else "dim")
         notes.append("  ·  ")
         notes.append(f"{agg.lastmod_future:,} in the future", style="bold red" if agg.lastmod_future else "dim")
-        self.query_one("#lm-notes", Static).update(notes)
+        update_static(self.query_one("#lm-notes", Static), notes)
 
     def _title(self, agg: Aggregate) -> None:
         assert self.selection is not None
@@ -244,4 +257,4 @@ class LastmodPane(NodePane):
         title.append(short_name(self.selection.node), style="bold")
         title.append(f"   lastmod by {self.chart.mode} · {agg.urls:,} URLs", style="dim")
         title.append("   (m: year / month / day)", style="dim italic")
-        self.query_one("#lm-title", Static).update(title)
+        update_static(self.query_one("#lm-title", Static), title)

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
-from sitemap_tui.tui.widgets import NodePane, Selection
+from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
 
 CHANGEFREQ_ORDER = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never", "invalid", "missing"]
@@ -175,7 +175,7 @@ class OverviewPane(NodePane):
         if "error" in data:
             summary.update(Text(data["error"], style="red"))
             return
-        summary.update(self._summary(sel, data))
+        update_static(summary, self._summary(sel, data))
         self._fill_children(table, sel)
 
     def _summary(self, sel: Selection, data: dict[str, Any]) -> Group:

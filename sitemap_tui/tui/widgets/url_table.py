@@ -786,7 +786,16 @@ class UrlGrid(ScrollView, can_focus=True):
     def _update_virtual_size(self) -> None:
         height = self.row_count
         if self.virtual_size.height != height:
-            self.virtual_size = Size(self.scrollable_content_region.width, height)
+            # the row count grows with every batch while streaming; assigning ``virtual_size``
+            # would lay out the whole screen each time, but our own size does not change
+            # (the vertical scrollbar is always shown), so only the scrollbar needs to know
+            size = Size(self.scrollable_content_region.width, height)
+            if size.width != self.virtual_size.width or not self.size:
+                self.virtual_size = size
+                return
+            self.set_reactive(UrlGrid.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
 
     # -- pages -------------------------------------------------------------------------------
     def _plan(self, k: int) -> tuple[Any, ...] | None:
@@ -1780,4 +1789,4 @@ class UrlTable(Vertical):
         if line != self._status_line:
             self._status_line = line
             status.set_class(bool(error), "-error")
-            status.update(Text(line))
+            status.update(Text(line), layout=False)  # height 1: no layout pass per refresh
