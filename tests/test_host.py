@@ -57,3 +57,39 @@ async def test_a_store_that_cannot_open_is_an_error_message(tmp_path):
     host = EngineHost(lambda *m: got.append(m), blocker / "e.db", checker_factory=None)
     await asyncio.wait_for(host.serve(), 10)
     assert [m[0] for m in got] == ["error"] and got[0][1] == "engine"
+
+
+async def test_idle_engine_builds_the_search_index(demo_server, tmp_path, monkeypatch):
+    import sitemap_tui.engine.host as host_module
+    from sitemap_tui.engine.store import EntryFilter, Store
+
+    monkeypatch.setattr(host_module, "SEARCH_MIN_ENTRIES", 1)
+    monkeypatch.setattr(host_module, "SEARCH_CHUNK", 5)
+    got: list[tuple[Any, ...]] = []
+    complete = asyncio.Event()
+    host: EngineHost
+
+    def post(*msg: Any) -> None:
+        pickle.dumps(msg)
+        got.append(msg)
+        if msg[0] == "ready":
+            host.command("open", Target.parse(demo_server.base_url + "/sitemap_index.xml"))
+        if msg[:2] == ("done", "open"):
+            host.command("expand-all", msg[3])
+        if msg[0] == "search" and msg[1] == msg[2]:
+            complete.set()
+
+    db = tmp_path / "e.db"
+    host = EngineHost(post, db, checker_factory=None)
+    server = asyncio.create_task(host.serve())
+    await asyncio.wait_for(complete.wait(), 30)
+    host.command("stop")
+    await asyncio.wait_for(server, 30)
+    progress = [m for m in got if m[0] == "search"]
+    assert len(progress) >= 1 and progress[-1][1] == progress[-1][2] > 0
+    store = Store(db, readonly=True)
+    total = store.conn.execute("SELECT MAX(id) FROM entries").fetchone()[0]
+    assert store.search_upto() == total
+    some = store.conn.execute("SELECT loc FROM entries ORDER BY id DESC LIMIT 1").fetchone()[0][-12:]
+    assert store.count(EntryFilter(substring=some), search=True) == store.count(EntryFilter(substring=some)) >= 1
+    store.close()

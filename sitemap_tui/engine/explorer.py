@@ -147,6 +147,11 @@ class Explorer:
     def now(self) -> datetime:
         return self.options.now or datetime.now(UTC)
 
+    @property
+    def busy(self) -> bool:
+        """True while any file is being fetched or parsed."""
+        return bool(self._running)
+
     def cancel(self) -> None:
         """Stop starting new files and cancel the running ones."""
         self._cancel = True

@@ -13,7 +13,8 @@ Messages (``post(kind, *args)``):
 - ``("done", what, node_id, result)``: a command finished (``result`` is a bool/int/str/None, or
   ``"cancelled"``);
 - ``("error", what, message, node_id)``: a command (or the engine) failed;
-- ``("deep", done, total)``: deep-check progress.
+- ``("deep", done, total)``: deep-check progress;
+- ``("search", covered, total)``: the substring search index is being built (idle time only).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 
 Post = Callable[..., None]
 ENGINE_NICENESS = 19
+SEARCH_MIN_ENTRIES = 200_000
+"""Below this many stored URLs a substring filter scans fast enough; no search index is built."""
+SEARCH_CHUNK = 10_000
+"""Entries indexed per step (~0.1 s of the engine loop, so a command waits at most that long)."""
 
 
 def make_checker() -> Any:
@@ -67,6 +72,7 @@ class EngineHost:
         self._stop: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._deep_cancel: asyncio.Event | None = None
+        self._indexing: asyncio.Task[None] | None = None
 
     # -- commands (on the engine loop) -------------------------------------------------------
     def command(self, name: str, *args: Any) -> None:
@@ -119,7 +125,48 @@ class EngineHost:
         except Exception as exc:  # noqa: BLE001 - an engine error is a message, never a crash
             self.post("error", what, f"{type(exc).__name__}: {exc}", node_id)
             return
+        finally:
+            self._index_when_idle()
         self.post("done", what, node_id, _plain(result))
+
+    # -- the substring search index, built while nothing else runs ----------------------------
+    def _busy(self) -> bool:
+        current = asyncio.current_task()
+        return any(t is not current and not t.done() for t in self._tasks) or bool(
+            self.explorer is not None and self.explorer.busy
+        )
+
+    def _index_when_idle(self) -> None:
+        if self._indexing is None or self._indexing.done():
+            self._indexing = asyncio.get_running_loop().create_task(self._index())
+
+    async def _index(self) -> None:
+        """Extend the search index a chunk at a time until it covers every entry, yielding to
+        the loop between chunks and stopping as soon as a command runs (its end restarts this)."""
+        await asyncio.sleep(0.5)  # let a burst of commands (expand one node after another) start
+        explorer = self.explorer
+        store = explorer.store if explorer is not None else None
+        if store is None or self._busy():
+            return
+        try:
+            total = int(store.conn.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0])
+            if total < SEARCH_MIN_ENTRIES:
+                return
+            last_post = 0.0
+            while not self._busy() and not (self._stop is not None and self._stop.is_set()):
+                added = store.extend_search(SEARCH_CHUNK)
+                store.commit()
+                store.begin()
+                covered = store.search_upto() or 0
+                now = time.monotonic()
+                if not added or now - last_post >= 0.5:
+                    last_post = now
+                    self.post("search", min(covered, total), total)
+                if not added:
+                    return
+                await asyncio.sleep(0)
+        except Exception as exc:  # noqa: BLE001 - the scan still answers every filter
+            self.post("error", "search", f"cannot build the search index: {exc}", None)
 
     def deep(self, node_ids: list[int]) -> None:
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""

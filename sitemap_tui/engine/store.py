@@ -109,6 +109,44 @@ INDEXES = {
     "lastmod": "CREATE INDEX IF NOT EXISTS entries_lastmod ON entries(lastmod, id)",
 }
 
+SEARCH_TABLE = "loc_search"
+SEARCH_SQL = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {SEARCH_TABLE} USING fts5(loc, content='entries',"
+    " content_rowid='id', tokenize='trigram case_sensitive 1', detail='none')",
+    # GLOB stops at a NUL (a text sitemap can carry one): such rows are always candidates
+    "CREATE TABLE IF NOT EXISTS search_nul(id INTEGER PRIMARY KEY)",
+)
+"""A trigram index of ``loc`` (external content: no second copy of the URLs). It answers a rare
+substring over millions of rows in milliseconds where a table scan takes seconds. The engine
+extends it in chunks while idle; ``search_upto`` (meta) is the last entry id it covers."""
+SEARCH_UPTO = "search_upto"
+_GLOB_SPECIAL = re.compile(r"([*?\[])")
+_LITERAL_RUN = re.compile(r"[^*?\[]{3,}")
+
+
+def search_glob(substring: str) -> str | None:
+    """The FTS5 GLOB pattern for a substring, or None when the trigram index cannot narrow it
+    (no run of three characters without GLOB metacharacters: it would read every row)."""
+    if not _LITERAL_RUN.search(substring) or "\x00" in substring:  # GLOB stops at a NUL
+        return None
+    return "*" + _GLOB_SPECIAL.sub(r"[\1]", substring) + "*"
+
+
+def search_candidates(conn: sqlite3.Connection, pattern: str, upto: int, cap: int) -> int:
+    """Rows an index lookup reads for a GLOB ``pattern`` (index hits plus the rows after
+    ``upto`` it does not cover yet), counted up to ``cap``: a rare substring is looked up, a
+    common one is faster as a scan that stops after a page."""
+    tail = int(conn.execute(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM entries WHERE id > ? LIMIT ?)", (upto, cap)
+    ).fetchone()[0])
+    if tail >= cap:
+        return cap
+    hits = conn.execute(
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM {SEARCH_TABLE} WHERE loc GLOB ? LIMIT ?)",
+        (pattern, cap - tail),
+    ).fetchone()[0]
+    return tail + int(hits)
+
 
 @dataclass(slots=True)
 class EntryFilter:
@@ -337,6 +375,15 @@ class Store:
         ids = ",".join(str(int(n)) for n in node_ids) or "NULL"
         c = self.conn
         sub = f"SELECT id FROM entries WHERE node_id IN ({ids})"
+        upto = self.search_upto()
+        if upto:
+            # an external-content index forgets a row only when told its old content
+            c.execute(
+                f"INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}, rowid, loc) SELECT 'delete', id, loc"
+                f" FROM entries WHERE node_id IN ({ids}) AND id <= ? AND loc IS NOT NULL",
+                (upto,),
+            )
+            c.execute(f"DELETE FROM search_nul WHERE id IN ({sub})")
         for table in ("images", "videos", "news", "alternates"):
             c.execute(f"DELETE FROM {table} WHERE entry_id IN ({sub})")
         c.execute(f"DELETE FROM issues WHERE node_id IN ({ids})")
@@ -356,7 +403,12 @@ class Store:
         if not rows.entries:
             return []
         c = self.conn
-        first = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0]) + 1
+        # ids are never reused below what the search index covers (a reload deletes rows)
+        first = int(c.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(id) FROM entries), 0),"
+            " COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0))",
+            (SEARCH_UPTO,),
+        ).fetchone()[0]) + 1
         c.executemany(
             "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw,"
             " changefreq, priority_raw, priority, n_images, n_videos, n_news, n_alternates, title)"
@@ -376,13 +428,69 @@ class Store:
                 )
         return list(range(first, first + len(rows.entries)))
 
+    # -- the substring search index -----------------------------------------------------------
+    def search_upto(self) -> int | None:
+        """The last entry id the search index covers, or None when there is no index."""
+        value = self.get_meta(SEARCH_UPTO)
+        return int(value) if value is not None else None
+
+    def extend_search(self, limit: int) -> int:
+        """Index up to ``limit`` more entries (in id order); returns how many it covered, 0 when
+        the index is complete (or FTS5 is missing from this SQLite: then the table scan stays)."""
+        upto = self.search_upto()
+        c = self.conn
+        if upto is None:
+            try:
+                for statement in SEARCH_SQL:
+                    c.execute(statement)
+            except sqlite3.OperationalError:
+                return 0
+            upto = 0
+        row = c.execute(
+            "SELECT MAX(id), COUNT(*) FROM (SELECT id FROM entries WHERE id > ? ORDER BY id LIMIT ?)",
+            (upto, limit),
+        ).fetchone()
+        last, n = row[0], int(row[1])
+        if not n:
+            self.set_meta(SEARCH_UPTO, upto)
+            return 0
+        c.execute(
+            f"INSERT INTO {SEARCH_TABLE}(rowid, loc) SELECT id, loc FROM entries"
+            " WHERE id > ? AND id <= ? AND loc IS NOT NULL",
+            (upto, last),
+        )
+        c.execute(
+            "INSERT INTO search_nul SELECT id FROM entries WHERE id > ? AND id <= ? AND instr(loc, char(0)) > 0",
+            (upto, last),
+        )
+        self.set_meta(SEARCH_UPTO, int(last))
+        return n
+
+    def search_candidates(self, substring: str, cap: int) -> int | None:
+        """How many rows an index lookup of ``substring`` would read (stopping at ``cap``), or
+        None when the index cannot serve it."""
+        upto = self.search_upto()
+        pattern = search_glob(substring)
+        if upto is None or pattern is None:
+            return None
+        return search_candidates(self.conn, pattern, upto, cap)
+
     def ensure_index(self, name: str) -> None:
         """Sorted listings need an index; built on first use, not on every insert."""
         self.conn.execute(INDEXES[name])
 
-    def _where(self, f: EntryFilter) -> tuple[str, list[Any]]:
+    def _where(self, f: EntryFilter, *, search_upto: int | None = None) -> tuple[str, list[Any]]:
+        """SQL conditions for ``f``. With ``search_upto`` (what the search index covers), a
+        substring is looked up in the index (plus the rows it does not cover yet) instead of
+        scanning the table: for rare substrings; a common one is faster as a scan."""
         clauses: list[str] = []
         params: list[Any] = []
+        if f.substring and search_upto is not None and (pattern := search_glob(f.substring)):
+            clauses.append(
+                f"e.id IN (SELECT rowid FROM {SEARCH_TABLE} WHERE loc GLOB ?"
+                " UNION ALL SELECT id FROM search_nul UNION ALL SELECT id FROM entries WHERE id > ?)"
+            )
+            params += [pattern, search_upto]
         if f.node_ids is not None:
             ids = list(f.node_ids)
             if not ids:
@@ -465,8 +573,9 @@ class Store:
             return (row.lastmod, row.id)
         return (row.id, row.id)
 
-    def count(self, f: EntryFilter) -> int:
-        where, params = self._where(f)
+    def count(self, f: EntryFilter, *, search: bool = False) -> int:
+        """Entries matching ``f``; ``search`` looks a substring up in the search index (if any)."""
+        where, params = self._where(f, search_upto=self.search_upto() if search else None)
         return int(self.conn.execute(f"SELECT COUNT(*) FROM entries e{where}", params).fetchone()[0])
 
     def iter_entries(self, f: EntryFilter, *, sort: str = "id", batch: int = 5000) -> Iterator[EntryRow]:

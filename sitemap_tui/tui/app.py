@@ -40,6 +40,7 @@ from sitemap_tui.tui.messages import (
     EngineEvents,
     EngineReady,
     IssueCounts,
+    SearchProgress,
 )
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
@@ -156,6 +157,7 @@ class SitemapApp(App[int]):
         self._root_opened = False
         self._stored_target: str | None = None
         self._deep: tuple[int, int] | None = None
+        self._search: tuple[int, int] | None = None  # search index being built: (covered, total)
         self._counting = False
         self._tree = SitemapTree(id="tree")
         if self.config.keymap:
@@ -412,6 +414,11 @@ class SitemapApp(App[int]):
             self._deep = (message.done, message.total)
             self._update_header()
 
+    @on(SearchProgress)
+    def _search_progress(self, message: SearchProgress) -> None:
+        self._search = (message.covered, message.total) if message.covered < message.total else None
+        self._update_header()
+
     @on(EngineError)
     def _engine_error(self, message: EngineError) -> None:
         if message.node_id is not None:
@@ -589,6 +596,9 @@ class SitemapApp(App[int]):
         if self._deep is not None:
             done_n, total_n = self._deep
             text.append(f"   deep checks {done_n:,}/{total_n:,} (x cancels)", style="bold magenta")
+        if self._search is not None:
+            covered, total = self._search
+            text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
         header.update(text, layout=False)  # one docked line: a layout pass per batch cost ~6 ms
 
     # -- helpers ----------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from sitemap_tui.tui.messages import (
     EngineError,
     EngineEvents,
     EngineReady,
+    SearchProgress,
 )
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class _Base(ABC):
             self._post(EngineError(what, text, node_id))
         elif kind == "deep":
             self._post(DeepProgress(*args))
+        elif kind == "search":
+            self._post(SearchProgress(*args))
         elif kind == "ready":
             self._ready = True
             self._post(EngineReady())

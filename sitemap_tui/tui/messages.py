@@ -53,3 +53,11 @@ class DeepProgress(Message):
 
     done: int
     total: int
+
+
+@dataclass
+class SearchProgress(Message):
+    """The engine's substring search index covers ``covered`` of ``total`` entry ids."""
+
+    covered: int
+    total: int

@@ -165,6 +165,33 @@ async def test_scope_and_filters(tmp_path: Path):
     store.close()
 
 
+async def test_substring_filter_uses_the_search_index(tmp_path: Path):
+    """With the engine's search index present, a substring is looked up in it (rows added after
+    it was built included), in every sort order, with the same rows as the scan."""
+    store, _ = small_store(tmp_path / "x.db")
+    while store.extend_search(7):
+        pass
+    store.add_entries(2, [entry("https://example.com/a/1-late", 9)])  # after the index
+    store.commit()
+    store.begin()
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(UrlTable)
+        grid = await mounted(pilot, table)
+        assert not grid.searched
+        table.set_filter_text("a/1")
+        await wait_for(pilot, lambda: grid.searched and grid.total == 11 and not grid.scanning)
+        expected = [f"https://example.com/a/1{i}" for i in range(10)] + ["https://example.com/a/1-late"]
+        assert locs(grid) == expected
+        grid.set_sort("loc")
+        await wait_for(pilot, lambda: grid.sort == "loc" and grid.total == 11 and not grid.scanning and locs(grid) != [])
+        assert grid.searched and locs(grid) == sorted(expected)
+        table.set_filter_text("a/")  # two characters: the index cannot narrow it, a scan answers
+        await mounted(pilot, table)
+        assert not grid.searched and grid.total == 31
+    store.close()
+
+
 async def test_sort_cycles_id_loc_lastmod(tmp_path: Path):
     entries = [
         entry("https://example.com/c", 1, lastmod="2024-03-01"),

@@ -60,6 +60,8 @@ from sitemap_tui.engine.store import (
     EntryRow,
     Store,
     connect,
+    search_candidates,
+    search_glob,
 )
 
 PAGE = 100
@@ -69,6 +71,8 @@ ANCHOR_EVERY = 1000
 PAGES_CACHED = 100
 UI_QUERY_BUDGET = 0.03
 """Seconds a page query may take on the UI thread before a worker takes over."""
+SEARCH_CAP = 300_000
+"""A substring whose index lookup would read more rows than this is left to the scan."""
 MARK_CAP = 1_000_000
 """``marked_ids`` materialises at most this many ids (and warns)."""
 SYNC_RANGE = 5000
@@ -111,15 +115,30 @@ class Query:
     lastmod the listing is two segments (non-NULL values by the index, then NULLs by id) so each
     keyset query is an index range scan."""
 
-    def __init__(self, store: Store, flt: EntryFilter, sort: str = "id") -> None:
+    def __init__(self, store: Store, flt: EntryFilter, sort: str = "id", *, search_upto: int | None = None) -> None:
         if sort not in SORTS:
             raise ValueError(f"unknown sort {sort!r}")
-        where, params = store._where(flt)
+        where, params = store._where(flt, search_upto=search_upto)
         self.flt = flt
         self.sort = sort
+        self.search: tuple[str, int] | None = None
+        if search_upto is not None and flt.substring and (pattern := search_glob(flt.substring)):
+            self.search = (pattern, search_upto)
         self._cond = where[len(" WHERE ") :] if where else ""
         self._params = tuple(params)
         self.col: str | None = None if sort == "id" else SORTS[sort]
+
+    @property
+    def searched(self) -> bool:
+        """The substring is looked up in the search index (see :meth:`narrowed`)."""
+        return self.search is not None
+
+    def narrowed(self, conn: sqlite3.Connection) -> bool:
+        """True when the index lookup reads few enough rows to beat a scan: a rare substring.
+        A common one is found at once by a scan that stops after a page."""
+        if self.search is None:
+            return False
+        return search_candidates(conn, *self.search, SEARCH_CAP) < SEARCH_CAP
 
     # segments in ascending / descending order, starting after / before a key
     def _asc(self, after: Key | None) -> list[Segment_]:
@@ -457,6 +476,14 @@ class _Scanned(Message, bubble=False):
         self.error: str | None = None
 
 
+class _Searched(Message, bubble=False):
+    """The scan chose the search index for listing ``gen`` (a rare substring)."""
+
+    def __init__(self, gen: int) -> None:
+        super().__init__()
+        self.gen = gen
+
+
 class _PageLoaded(Message, bubble=False):
     def __init__(self, gen: int, data_gen: int, k: int, plan: tuple[Any, ...], rows: list[EntryRow] | None) -> None:
         super().__init__()
@@ -541,6 +568,8 @@ class UrlGrid(ScrollView, can_focus=True):
         self.filter = EntryFilter()
         self.sort = "id"
         self.listing: Query | None = None
+        self.search_listing: Query | None = None  # the same listing through the search index
+        self.searched = False  # the scan chose search_listing for this listing
         self.gen = 0
         self.data_gen = 0
         self.pages: LRUCache[int, list[EntryRow]] = LRUCache(PAGES_CACHED)
@@ -610,12 +639,16 @@ class UrlGrid(ScrollView, can_focus=True):
         self.cursor = 0
         self.pending_end = False
         self._rescan = False
-        self.listing = None
+        self.listing = self.search_listing = None
+        self.searched = False
         store = self._open()
         if store is not None:
             try:
                 self.listing = Query(store, flt, self.sort)
-            except (re.error, ValueError) as exc:
+                upto = store.search_upto() if flt.substring else None
+                if upto is not None and search_glob(flt.substring or ""):
+                    self.search_listing = Query(store, flt, self.sort, search_upto=upto)
+            except (re.error, ValueError, sqlite3.Error) as exc:
                 self.store_error = f"bad filter: {exc}"
         if self.listing is None:
             self.total = 0
@@ -681,12 +714,13 @@ class UrlGrid(ScrollView, can_focus=True):
             start_j = len(self.anchors) - 1
             start_key = self.anchors[start_j]
         self._scan_brings_first_page = progressive
-        self._scan(self.gen, self.data_gen, self.listing, start_j, start_key, progressive)
+        self._scan(self.gen, self.data_gen, self.listing, self.search_listing, start_j, start_key, progressive)
 
     @work(thread=True, exclusive=True, group="url-scan", exit_on_error=False, description="count URLs")
-    def _scan(self, gen: int, data_gen: int, query: Query, start_j: int, start_key: Key | None, progressive: bool) -> None:
+    def _scan(self, gen: int, data_gen: int, query: Query, search: Query | None, start_j: int, start_key: Key | None, progressive: bool) -> None:
         """For a new listing, read the first page (the UI thread gives up on it when a filter is
-        selective); then count the rows (the scrollbar); then collect the anchors."""
+        selective); then count the rows (the scrollbar); then collect the anchors. A rare
+        substring goes through the search index (``search``) instead of a scan."""
         worker = get_current_worker()
         t0 = time.perf_counter()
         full = start_j == 0
@@ -700,7 +734,10 @@ class UrlGrid(ScrollView, can_focus=True):
         anchors: list[Key] = []
         total: int | None = None
         try:
-            scan = query.col is not None and query.filtered
+            if search is not None and search.narrowed(conn):
+                query = search
+                self.post_message(_Searched(gen))
+            scan = query.col is not None and query.filtered and not query.searched
             if progressive:
                 plan = ("after", None, 0, PAGE)
                 rows = query.rows(conn, limit=PAGE, scan=scan)
@@ -711,7 +748,7 @@ class UrlGrid(ScrollView, can_focus=True):
             wanted = total // ANCHOR_EVERY  # anchors[1..wanted]; none needed below ANCHOR_EVERY rows
             if wanted < first:
                 pass
-            elif not scan:
+            elif not scan and not query.searched:
                 # hop ANCHOR_EVERY rows at a time with LIMIT 1 OFFSET n-1 (the skipping is in C)
                 key = start_key
                 for _j in range(first, wanted + 1):
@@ -730,7 +767,8 @@ class UrlGrid(ScrollView, can_focus=True):
             else:
                 # sorted and filtered: one table scan + sort beats walking the index
                 count = start_j * ANCHOR_EVERY
-                for batch in query.key_batches(conn, after=start_key, scan=True):
+                # (an index lookup is one query too: each hop would repeat it)
+                for batch in query.key_batches(conn, after=start_key, scan=scan):
                     if worker.is_cancelled:
                         break
                     i0 = (ANCHOR_EVERY - 1 - count) % ANCHOR_EVERY
@@ -885,7 +923,8 @@ class UrlGrid(ScrollView, can_focus=True):
     def _load_async(self, k: int, plan: tuple[Any, ...]) -> None:
         assert self.listing is not None
         self._pending.add(k)
-        self._load_page(self.gen, self.data_gen, self.listing, k, plan)
+        query = self.search_listing if self.searched and self.search_listing is not None else self.listing
+        self._load_page(self.gen, self.data_gen, query, k, plan)
 
     @work(thread=True, group="url-page", exit_on_error=False, description="load URL rows")
     def _load_page(self, gen: int, data_gen: int, query: Query, k: int, plan: tuple[Any, ...]) -> None:
@@ -893,12 +932,17 @@ class UrlGrid(ScrollView, can_focus=True):
         try:
             conn = connect(self.db_path, readonly=True)
             try:
-                rows = self._run_plan(conn, query, plan, scan=query.col is not None and query.filtered)
+                rows = self._run_plan(conn, query, plan, scan=query.col is not None and query.filtered and not query.searched)
             finally:
                 conn.close()
         except sqlite3.Error:
             rows = None
         self.post_message(_PageLoaded(gen, data_gen, k, plan, rows))
+
+    @on(_Searched)
+    def _on_searched(self, msg: _Searched) -> None:
+        if msg.gen == self.gen:
+            self.searched = True
 
     @on(_PageLoaded)
     def _on_page_loaded(self, msg: _PageLoaded) -> None:
