@@ -165,9 +165,12 @@ async def test_scope_and_filters(tmp_path: Path):
     store.close()
 
 
-async def test_substring_filter_uses_the_search_index(tmp_path: Path):
-    """With the engine's search index present, a substring is looked up in it (rows added after
-    it was built included), in every sort order, with the same rows as the scan."""
+async def test_substring_filter_uses_the_search_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """With the engine's search index present, a substring that a scan does not answer at once
+    is looked up in it (rows added after it was built included), in every sort order, with the
+    same rows as the scan."""
+    from sitemap_tui.tui.widgets import url_table
+
     store, _ = small_store(tmp_path / "x.db")
     while store.extend_search(7):
         pass
@@ -179,6 +182,12 @@ async def test_substring_filter_uses_the_search_index(tmp_path: Path):
         table = app.query_one(UrlTable)
         grid = await mounted(pilot, table)
         assert not grid.searched
+        table.set_filter_text("a/1")  # scanning answers it within its budget: no lookup
+        await wait_for(pilot, lambda: grid.total == 11 and not grid.scanning)
+        assert not grid.searched
+        table.set_filter_text("")
+        await mounted(pilot, table)
+        monkeypatch.setattr(url_table, "SCAN_FIRST_BUDGET", 0)  # as if the scan ran out of time
         table.set_filter_text("a/1")
         await wait_for(pilot, lambda: grid.searched and grid.total == 11 and not grid.scanning)
         expected = [f"https://example.com/a/1{i}" for i in range(10)] + ["https://example.com/a/1-late"]

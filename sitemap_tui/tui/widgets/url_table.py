@@ -71,6 +71,9 @@ ANCHOR_EVERY = 1000
 PAGES_CACHED = 100
 UI_QUERY_BUDGET = 0.03
 """Seconds a page query may take on the UI thread before a worker takes over."""
+SCAN_FIRST_BUDGET = 0.15
+"""Seconds the scan worker gives a substring to fill the first page by scanning, before it
+considers the search index."""
 SEARCH_CAP = 300_000
 """A substring whose index lookup would read more rows than this is left to the scan."""
 MARK_CAP = 1_000_000
@@ -729,18 +732,30 @@ class UrlGrid(ScrollView, can_focus=True):
         except sqlite3.Error:
             self.post_message(_Scanned(gen, start_j + 1, [], 0, True, True, full, 0.0))
             return
-        conn.set_progress_handler(lambda: 1 if worker.is_cancelled else 0, 20000)
+        def cancelled() -> int:
+            return 1 if worker.is_cancelled else 0
+
+        conn.set_progress_handler(cancelled, 20000)
         first = start_j + 1
         anchors: list[Key] = []
         total: int | None = None
         try:
-            if search is not None and search.narrowed(conn):
-                query = search
-                self.post_message(_Searched(gen))
-            scan = query.col is not None and query.filtered and not query.searched
+            scan = query.col is not None and query.filtered
+            rows: list[EntryRow] | None = None
+            if search is not None:
+                if progressive and SCAN_FIRST_BUDGET:
+                    # a common substring fills the first page at once by scanning; only when
+                    # it does not is the index asked how many rows a lookup would read
+                    with contextlib.suppress(sqlite3.OperationalError), time_budget(conn, SCAN_FIRST_BUDGET):
+                        rows = query.rows(conn, limit=PAGE, scan=scan)
+                    conn.set_progress_handler(cancelled, 20000)
+                if rows is None and search.narrowed(conn):
+                    query, scan = search, False
+                    self.post_message(_Searched(gen))
             if progressive:
                 plan = ("after", None, 0, PAGE)
-                rows = query.rows(conn, limit=PAGE, scan=scan)
+                if rows is None:
+                    rows = query.rows(conn, limit=PAGE, scan=scan)
                 self.post_message(_PageLoaded(gen, data_gen, 0, plan, rows))
             total = query.count(conn)
             self.post_message(_Scanned(gen, first, [], total, True, False, full, time.perf_counter() - t0))
