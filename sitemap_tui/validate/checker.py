@@ -62,6 +62,7 @@ from sitemap_tui.validate.urlcheck import (
     is_absolute,
     split_base,
     url_problem,
+    url_problem_and_host,
 )
 
 # -- limits and constants from the catalogue ---------------------------------------------------
@@ -981,7 +982,7 @@ class Checker:
             if not s:
                 out.append(make_issue("image-loc-missing", node_id=nid, line=iline, url=url))
             else:
-                why = url_problem(s)
+                why, host = url_problem_and_host(s)
                 if why is not None:
                     out.append(
                         make_issue(
@@ -993,18 +994,16 @@ class Checker:
                             reason=why,
                         )
                     )
-                elif page is not None:
-                    host = urlpolicy.host_of(s)
-                    if host and host != page.host:
-                        self._tally(
-                            st,
-                            "image-loc-other-host",
-                            host,
-                            iline,
-                            url,
-                            host=host,
-                            page_host=page.host,
-                        )
+                elif page is not None and host and host != page.host:
+                    self._tally(
+                        st,
+                        "image-loc-other-host",
+                        host,
+                        iline,
+                        url,
+                        host=host,
+                        page_host=page.host,
+                    )
             tags = img.tags
             if tags:
                 last = -1

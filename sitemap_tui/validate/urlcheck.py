@@ -92,26 +92,32 @@ def url_problem(s: str) -> str | None:
     Used for URLs that do not get the full ``loc-*`` treatment: image and video URLs, index
     children, hreflang targets.
     """
+    return url_problem_and_host(s)[0]
+
+
+def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
+    """:func:`url_problem`, and the lower-cased host when there is no problem (one split for
+    both: an image URL is checked and then compared with its page's host)."""
     if not s:
-        return "empty"
+        return "empty", None
     if len(s) >= MAX_LOC_LEN:
-        return f"{len(s):,} characters long (2,048 or more)"
+        return f"{len(s):,} characters long (2,048 or more)", None
     m = URI_RE.match(s)
     if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
-        return "not an absolute URL"
+        return "not an absolute URL", None
     scheme = m.group(1).lower()
     if scheme not in HTTP_SCHEMES:
-        return f"scheme {scheme[:20]!r} is not http or https"
+        return f"scheme {scheme[:20]!r} is not http or https", None
     auth = m.group(2)
     if not auth:
-        return "no host"
+        return "no host", None
     bad = _BAD_CHAR_RE.search(s)
     if bad is not None:
-        return f"contains {describe_char(bad.group())}"
+        return f"contains {describe_char(bad.group())}", None
     if "%" in s and _BAD_PCT_RE.search(s):
-        return "bad percent-encoding"
-    _, _, err = split_hostport(auth.rpartition("@")[2])
-    return err
+        return "bad percent-encoding", None
+    host, _, err = split_hostport(auth.rpartition("@")[2])
+    return err, (None if err else host.lower())
 
 
 def is_absolute(s: str) -> bool:
