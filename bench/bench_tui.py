@@ -98,15 +98,16 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
     from sitemap_tui.tui.widgets.url_table import UrlTable
 
     out: dict[str, object] = {}
-    gc_pauses: list[float] = []
+    gc_pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
     gc_start = [0.0]
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             gc_start[0] = time.perf_counter()
-        elif info.get("generation") == 2:
-            gc_pauses.append(time.perf_counter() - gc_start[0])
+        elif threading.get_ident() == ui_thread:
+            gc_pauses[info.get("generation", 2)].append(time.perf_counter() - gc_start[0])
 
+    ui_thread = threading.get_ident()
     gc.callbacks.append(on_gc)
     tracer = StallTrace(threading.get_ident()) if trace else None
     with tempfile.TemporaryDirectory(prefix="bench-tui-") as tmp:
@@ -162,7 +163,9 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             out["stall p99"] = streaming[int(len(streaming) * 0.99)] if streaming else 0.0
             out["stalls > 50 ms"] = sum(1 for g in streaming if g > 0.05)
             out["stalls > 100 ms"] = sum(1 for g in streaming if g > 0.1)
-            out["gen-2 GC pauses (max)"] = max(gc_pauses) if gc_pauses else 0.0
+            for gen, pauses in gc_pauses.items():
+                out[f"gen-{gen} GC pauses (max)"] = max(pauses, default=0.0)
+                out[f"  gen-{gen} collections"] = len(pauses)
             out["objects tracked by the GC"] = len(gc.get_objects())
             a = time.perf_counter()
             freed = gc.collect()
