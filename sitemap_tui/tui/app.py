@@ -954,10 +954,11 @@ def quiet_gc() -> None:
     A full collection walks every tracked object: with Textual, the widgets and their caches that is
     over 100,000 objects and 80-120 ms on a slow core, a visible freeze. Objects alive now (modules,
     widgets) are moved out of the collector's sight (they are freed by reference counting as usual),
-    and the young generations are collected less often (rendering makes many short-lived objects,
-    almost none in cycles)."""
+    and the young generations are kept small: a collection costs about a microsecond per object it
+    walks, so 50,000 young objects meant 45-55 ms pauses, while 10,000 (and the middle generation
+    collected every third time) keeps each pass under ~15 ms (bench/bench_tui.py, GC pauses)."""
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(10_000, 3, 100)
 
 
 def prestart_multiprocessing() -> None:
