@@ -185,12 +185,16 @@ async def test_substring_filter_uses_the_search_index(tmp_path: Path, monkeypatc
         table.set_filter_text("a/1")  # scanning answers it within its budget: no lookup
         await wait_for(pilot, lambda: grid.total == 11 and not grid.scanning)
         assert not grid.searched
+        expected = [f"https://example.com/a/1{i}" for i in range(10)] + ["https://example.com/a/1-late"]
+        grid.set_sort("loc")  # sorted and filtered: the first page walks the loc order
+        await wait_for(pilot, lambda: grid.sort == "loc" and grid.total == 11 and not grid.scanning and locs(grid) != [])
+        assert not grid.searched and locs(grid) == sorted(expected)
+        grid.set_sort("id")
         table.set_filter_text("")
         await mounted(pilot, table)
         monkeypatch.setattr(url_table, "SCAN_FIRST_BUDGET", 0)  # as if the scan ran out of time
         table.set_filter_text("a/1")
         await wait_for(pilot, lambda: grid.searched and grid.total == 11 and not grid.scanning)
-        expected = [f"https://example.com/a/1{i}" for i in range(10)] + ["https://example.com/a/1-late"]
         assert locs(grid) == expected
         grid.set_sort("loc")
         await wait_for(pilot, lambda: grid.sort == "loc" and grid.total == 11 and not grid.scanning and locs(grid) != [])

@@ -72,8 +72,8 @@ PAGES_CACHED = 100
 UI_QUERY_BUDGET = 0.03
 """Seconds a page query may take on the UI thread before a worker takes over."""
 SCAN_FIRST_BUDGET = 0.15
-"""Seconds the scan worker gives a substring to fill the first page by scanning, before it
-considers the search index."""
+"""Seconds the scan worker gives a filter to fill the first page walking the listing's order,
+before it considers the search index or a table scan + sort."""
 SEARCH_CAP = 300_000
 """A substring whose index lookup would read more rows than this is left to the scan."""
 MARK_CAP = 1_000_000
@@ -742,16 +742,16 @@ class UrlGrid(ScrollView, can_focus=True):
         try:
             scan = query.col is not None and query.filtered
             rows: list[EntryRow] | None = None
-            if search is not None:
-                if progressive and SCAN_FIRST_BUDGET:
-                    # a common substring fills the first page at once by scanning; only when
-                    # it does not is the index asked how many rows a lookup would read
-                    with contextlib.suppress(sqlite3.OperationalError), time_budget(conn, SCAN_FIRST_BUDGET):
-                        rows = query.rows(conn, limit=PAGE, scan=scan)
-                    conn.set_progress_handler(cancelled, 20000)
-                if rows is None and search.narrowed(conn):
-                    query, scan = search, False
-                    self.post_message(_Searched(gen))
+            if progressive and SCAN_FIRST_BUDGET and (scan or search is not None):
+                # a common match fills the first page at once walking the sort order (a table
+                # scan + sort of every match would take seconds on millions of rows); only
+                # when it does not is the search index asked, or the scan + sort done
+                with contextlib.suppress(sqlite3.OperationalError), time_budget(conn, SCAN_FIRST_BUDGET):
+                    rows = query.rows(conn, limit=PAGE)
+                conn.set_progress_handler(cancelled, 20000)
+            if rows is None and search is not None and search.narrowed(conn):
+                query, scan = search, False
+                self.post_message(_Searched(gen))
             if progressive:
                 plan = ("after", None, 0, PAGE)
                 if rows is None:
