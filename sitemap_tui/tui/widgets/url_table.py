@@ -717,7 +717,9 @@ class UrlGrid(ScrollView, can_focus=True):
             start_j = len(self.anchors) - 1
             start_key = self.anchors[start_j]
         self._scan_brings_first_page = progressive
-        self._scan(self.gen, self.data_gen, self.listing, self.search_listing, start_j, start_key, progressive)
+        # the index-or-scan choice is made once per listing, by its first (progressive) scan
+        search = self.search_listing if progressive or self.searched else None
+        self._scan(self.gen, self.data_gen, self.listing, search, start_j, start_key, progressive)
 
     @work(thread=True, exclusive=True, group="url-scan", exit_on_error=False, description="count URLs")
     def _scan(self, gen: int, data_gen: int, query: Query, search: Query | None, start_j: int, start_key: Key | None, progressive: bool) -> None:
@@ -749,7 +751,7 @@ class UrlGrid(ScrollView, can_focus=True):
                 with contextlib.suppress(sqlite3.OperationalError), time_budget(conn, SCAN_FIRST_BUDGET):
                     rows = query.rows(conn, limit=PAGE)
                 conn.set_progress_handler(cancelled, 20000)
-            if rows is None and search is not None and search.narrowed(conn):
+            if rows is None and search is not None and (not progressive or search.narrowed(conn)):
                 query, scan = search, False
                 self.post_message(_Searched(gen))
             if progressive:
