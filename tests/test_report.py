@@ -300,3 +300,23 @@ def test_github_file_properties_are_escaped(base: Path) -> None:
     odd = base / "a:b,c.xml"
     out = render("github", [row("xsd-invalid", "error", line=2, col=3, sitemap=odd.as_uri())], base)
     assert out.splitlines()[0] == "::error file=a%3Ab%2Cc.xml,line=2,col=3,title=xsd-invalid::msg"
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_reports_are_streamed(fmt: str, base: Path) -> None:
+    """Each issue is written before the next one is read: a validate run with millions of issues
+    never holds them, or a document of them, in memory."""
+    out = io.StringIO()
+    seen_before: list[bool] = []
+
+    def issues():
+        for i in range(3):
+            if i:
+                seen_before.append(f"https://example.com/{i - 1}" in out.getvalue())
+            yield row("xsd-invalid", "error", line=i + 1, url=f"https://example.com/{i}")
+
+    write_report(fmt, issues(), Summary(files=1, urls=3, errors=3, warnings=0, info=0), out, base_dir=base)
+    assert seen_before == [True, True]
+    doc = json.loads(out.getvalue())
+    results = doc["issues"] if fmt == "json" else doc["runs"][0]["results"]
+    assert len(results) == 3

@@ -225,12 +225,34 @@ def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
 
 
 def _sarif(issues: Iterable[Any], out: TextIO, base: Path) -> None:
+    """Streamed: each result is written as it comes, so a run with millions of issues does not
+    hold a document of them (the results array is the only part that grows)."""
     from sitemap_tui import __version__
 
     rules, index = _sarif_rules()
-    results: list[dict[str, Any]] = []
     uses_srcroot = False
     artifacts: dict[str, tuple[dict[str, str], bool]] = {}
+    tool = {
+        "driver": {
+            "name": "sitemap-tui",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "rules": rules,
+        }
+    }
+
+    def field(name: str, value: Any, indent: str) -> str:
+        text = json.dumps(value, ensure_ascii=True, indent=2).replace("\n", "\n" + indent)
+        return f"{indent}{json.dumps(name)}: {text}"
+
+    out.write("{\n")
+    out.write(field("$schema", SARIF_SCHEMA, "  ") + ",\n")
+    out.write(field("version", "2.1.0", "  ") + ",\n")
+    out.write('  "runs": [\n    {\n')
+    out.write(field("tool", tool, "      ") + ",\n")
+    out.write(field("columnKind", "unicodeCodePoints", "      ") + ",\n")
+    out.write('      "results": [')
+    first = True
     for issue in issues:
         severity = str(issue.severity)
         result: dict[str, Any] = {
@@ -257,24 +279,12 @@ def _sarif(issues: Iterable[Any], out: TextIO, base: Path) -> None:
             result["locations"] = [{"physicalLocation": physical}]
         if issue.url:
             result["properties"] = {"url": issue.url}
-        results.append(result)
-    run: dict[str, Any] = {
-        "tool": {
-            "driver": {
-                "name": "sitemap-tui",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": rules,
-            }
-        },
-        "columnKind": "unicodeCodePoints",
-        "results": results,
-    }
+        out.write(("\n" if first else ",\n") + "        " + json.dumps(result, ensure_ascii=True))
+        first = False
+    out.write("]" if first else "\n      ]")
     if uses_srcroot:
-        run["originalUriBaseIds"] = {SRCROOT: {"uri": base.resolve().as_uri() + "/"}}
-    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    json.dump(doc, out, ensure_ascii=True, indent=2)
-    out.write("\n")
+        out.write(",\n" + field("originalUriBaseIds", {SRCROOT: {"uri": base.resolve().as_uri() + "/"}}, "      "))
+    out.write("\n    }\n  ]\n}\n")
 
 
 # -- github ------------------------------------------------------------------------------------
