@@ -1,9 +1,9 @@
 """The explorer app: a lazy sitemap tree on the left, panes for the highlighted node on the right.
 
-The engine runs in its own process (``bridge.EngineProcess``; or on a thread, ``bridge.EngineBridge``)
-and reports in event batches; the tree applies each batch at once, while the panes refresh at a steady rate (a 0.5 s timer that
-only does work when something changed). ``sitemap-tui open FILE.db`` shows a saved exploration
-read-only, without an engine.
+The engine runs in its own process (``bridge.EngineProcess``; or on a thread,
+``bridge.EngineBridge``) and reports in event batches; the tree applies each batch at once, while
+the panes refresh at a steady rate (a 0.5 s timer that only does work when something changed).
+``sitemap-tui open FILE.db`` shows a saved exploration read-only, without an engine.
 """
 
 from __future__ import annotations

@@ -649,8 +649,9 @@ class UrlGrid(ScrollView, can_focus=True):
             try:
                 self.listing = Query(store, flt, self.sort)
                 upto = store.search_upto() if flt.substring else None
-                if upto is not None and search_glob(flt.substring or ""):
-                    self.search_listing = Query(store, flt, self.sort, search_upto=upto)
+                if upto is not None:
+                    searched = Query(store, flt, self.sort, search_upto=upto)
+                    self.search_listing = searched if searched.searched else None
             except (re.error, ValueError, sqlite3.Error) as exc:
                 self.store_error = f"bad filter: {exc}"
         if self.listing is None:
