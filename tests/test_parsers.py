@@ -828,6 +828,56 @@ def test_flat_memory_50000_urls() -> None:
     assert peak < 20 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB"
 
 
+def test_element_hook_may_take_entries() -> None:
+    """A hook that moves each finished entry out of the tree (the XSD validator does) gets it
+    whole and is never cleared behind its back; junk between entries is still reported, and
+    the tree holds no more than with the usual clearing. A hook that declines (returns False)
+    leaves the usual clearing in place."""
+    doc = (
+        f'<?xml version="1.0"?>\n<urlset {NS}>\n'
+        + "".join(
+            f"<url><loc>https://e.com/{i}</loc><lastmod>2024-01-0{i % 9 + 1}</lastmod></url>\n"
+            + ("<junk/>\n" if i == 300 else "")
+            for i in range(2000)
+        )
+        + "</urlset>\n"
+    ).encode()
+
+    def parse(takes: bool) -> tuple[list[Item], list[etree._Element], etree._Element, int]:
+        holder = etree.Element("holder")
+        seen: list[etree._Element] = []
+        widest = 0
+
+        def hook(el: etree._Element) -> bool:
+            nonlocal widest
+            root = el.getparent()
+            assert root is not None
+            widest = max(widest, len(root))
+            seen.append(el)
+            if takes:
+                holder.append(el)
+            return takes
+
+        parser = SniffingParser("https://e.com/sitemap.xml", element_hook=hook)
+        items: list[Item] = []
+        for chunk in chunked(doc, seed=3, lo=1, hi=997):
+            items += parser.feed(chunk)
+        items += parser.close()
+        return items, seen, holder, widest
+
+    taken, seen, holder, widest_taken = parse(True)
+    kept, seen_kept, _, widest_kept = parse(False)
+    _, plain = run(doc, seed=3)
+    for items in (taken, kept):
+        assert entries(items) == entries(plain)
+        assert rules(items) == rules(plain) and rules(items)["core-unknown-element"] == 1
+    assert len(seen) == len(seen_kept) == 2000
+    assert widest_taken <= widest_kept < 100
+    loc = f"{{{NS[7:-1]}}}loc"
+    assert [el.findtext(loc) for el in holder] == [f"https://e.com/{i}" for i in range(2000)]
+    assert all(len(el) == 0 for el in seen_kept)  # cleared by the parser as usual
+
+
 def test_over_50000_urls_stops() -> None:
     parser, items = run(_big_sitemap_chunks(50_010))
     assert len(entries(items)) == 50_000

@@ -384,10 +384,11 @@ class XmlSitemapParser:
         self,
         max_entries: int = 50000,
         info: ParseInfo | None = None,
-        element_hook: Callable[[Any], None] | None = None,
+        element_hook: Callable[[Any], bool] | None = None,
     ) -> None:
         # element_hook sees each finished <url>/<sitemap> element before it is cleared (XSD
-        # validation in chunks); its parent is the document's root element
+        # validation in chunks); its parent is the document's root element. It returns True
+        # when it moved the element out of the tree (then it is its own, never cleared here).
         self.element_hook = element_hook
         if info is None:
             from .sniff import ParseInfo  # local import: sniff imports this module
@@ -855,12 +856,15 @@ class XmlSitemapParser:
         mode = self._mode
         if mode == "urlset":
             self._url(el, out)
-            if self.element_hook is not None:  # after our fields are read: it may empty el
-                self.element_hook(el)
+            # after our fields are read: the hook may take el away
+            if self.element_hook is not None and self.element_hook(el):
+                self._last = None
+                return
         elif mode == "index":
             self._sitemap(el, out)
-            if self.element_hook is not None:
-                self.element_hook(el)
+            if self.element_hook is not None and self.element_hook(el):
+                self._last = None
+                return
         elif mode == "rss":
             out.append(self._rss_item(el))
         else:

@@ -59,7 +59,7 @@ class SniffingParser:
         url: str,
         content_type: str | None = None,
         max_entries: int = 50000,
-        element_hook: Callable[[Any], None] | None = None,
+        element_hook: Callable[[Any], bool] | None = None,
     ) -> None:
         self.url = url
         self.element_hook = element_hook

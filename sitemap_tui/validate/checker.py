@@ -367,9 +367,10 @@ class Checker:
         ctx._xsd = None
         self._state(ctx)
 
-    def element_hook(self, ctx: FileContext) -> Callable[[Any], None] | None:
+    def element_hook(self, ctx: FileContext) -> Callable[[Any], bool] | None:
         """For the XML parser: each finished <url>/<sitemap> element goes through the chunked
-        XSD validator (after the parser took its fields, before it is cleared)."""
+        XSD validator (after the parser took its fields). The validator takes the element
+        itself, which costs half of copying its content out (the parser then leaves it be)."""
         xsd_rules = {"xsd-invalid", "core-unknown-attribute", "xsd-schema-location-odd"}
         if self.xsd_mode == "off" or (self.enabled is not None and not xsd_rules & self.enabled):
             return None
@@ -380,15 +381,15 @@ class Checker:
         ctx._xsd = validator
         begun = False
 
-        def hook(el: Any) -> None:
+        def hook(el: Any) -> bool:
             nonlocal begun
             if not begun:
                 begun = True
                 root = el.getparent()
                 if root is None:
-                    return
+                    return False
                 validator.begin_root(root)
-            validator.add(el)
+            return validator.take(el)
 
         return hook
 
