@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemap_tui.engine.model import (
     Alternate,
@@ -21,7 +23,7 @@ from sitemap_tui.engine.model import (
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
 from sitemap_tui.validate import rules as rules_mod
-from sitemap_tui.validate.crossfile import CROSSFILE_RULES, run_crossfile, url_key
+from sitemap_tui.validate.crossfile import CROSSFILE_RULES, _CrossFile, run_crossfile, url_key
 
 
 @pytest.fixture(autouse=True)
@@ -254,12 +256,17 @@ def test_mobile_near_miss(store: Store) -> None:
 
 
 def test_trailing_slash_variants(store: Store) -> None:
-    add_file(store, "a.xml", "https://a.com/shoes", "https://a.com/docs/")
-    add_file(store, "b.xml", "https://a.com/shoes/", "https://a.com/docs/index.html")
+    add_file(store, "a.xml", "https://a.com/shoes", "https://a.com/docs/", "https://a.com/blog/")
+    add_file(
+        store, "b.xml", "https://a.com/shoes/", "https://a.com/docs/index.html",
+        "https://a.com/blog/index.htm", "https://a.com/blog/index.html.bak",
+    )
     issues = of(run(store, "cross-trailing-slash-variants"), "cross-trailing-slash-variants")
     got = sorted((i.url, i.message) for i in issues)
-    assert [u for u, _ in got] == ["https://a.com/docs/index.html", "https://a.com/shoes/"]
-    assert "https://a.com/shoes/ and https://a.com/shoes are both listed" in got[1][1]
+    assert [u for u, _ in got] == [
+        "https://a.com/blog/index.htm", "https://a.com/docs/index.html", "https://a.com/shoes/",
+    ]
+    assert "https://a.com/shoes/ and https://a.com/shoes are both listed" in got[2][1]
 
 
 def test_trailing_slash_variants_when_most_urls_end_in_a_slash(store: Store) -> None:
@@ -500,3 +507,60 @@ def test_robots_sitemap_file_disallowed_for_yandex_only(store: Store) -> None:
         robots={"https://a.com/robots.txt": rf},
     )
     assert [(i.rule, i.node_id) for i in issues] == [("robots-sitemap-file-disallowed", bad)]
+
+
+# -- how the rules are computed ----------------------------------------------------------------
+
+_KEY_PARTS = st.sampled_from(
+    ["http", "https", "HTTP", "://", "/", "0", ".", "a", "b.com", "@", ":", "[::1]", "é", "😀", "?", "#"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(
+        st.one_of(st.lists(_KEY_PARTS, max_size=8).map("".join), st.text(max_size=12)),
+        max_size=40,
+    ),
+    walk=st.sampled_from([1, 2, 3, 7, 2000]),
+)
+def test_origin_walk_counts_like_the_group_by(tmp_path_factory, keys: list[str], walk: int) -> None:
+    """Hopping over the key index range by range counts each origin exactly as the plain
+    GROUP BY (walk=0) does, whatever the keys and wherever the walk hands over to it."""
+    s = Store(tmp_path_factory.mktemp("origins") / "k.db")
+    try:
+        cf = _CrossFile(s, None, None, 10)
+        cf.temp("cf_keys", "CREATE TEMP TABLE cf_keys(entry_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL, key TEXT)")
+        s.conn.executemany(
+            "INSERT INTO temp.cf_keys VALUES(?, 1, ?)", [(i + 1, k) for i, k in enumerate(keys)]
+        )
+        s.conn.execute("CREATE INDEX temp.cf_keys_key ON cf_keys(key, node_id)")
+
+        def merged(rows: list[tuple[str, str, int, int]]) -> dict[tuple[str, str], tuple[int, int]]:
+            out: dict[tuple[str, str], tuple[int, int]] = {}
+            for scheme, host, n, first in rows:
+                m, f = out.get((scheme, host), (0, first))
+                out[(scheme, host)] = (m + n, min(f, first))
+            return out
+
+        assert merged(cf.origin_counts(walk)) == merged(cf.origin_counts(0))
+    finally:
+        s.close()
+
+
+def test_value_rules_run_beside_or_inline(store: Store, tmp_path: Path) -> None:
+    """lastmod-all-identical and priority-all-equal read the entries on a second connection
+    (rows still in the open transaction included); without a shared file they run inline."""
+    t = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
+    add_file(store, "a.xml", *_dated("p", 20, t))
+    add_file(store, "b.xml", *_prio("q", [0.5] * 6))
+    rules = ("lastmod-all-identical", "priority-all-equal")
+    beside = [(i.rule, i.node_id, i.message) for i in run(store, *rules)]
+    assert sorted(r for r, _, _ in beside) == sorted(rules)
+    real = store.path
+    store.path = tmp_path / "not-a-file.db"
+    try:
+        inline = [(i.rule, i.node_id, i.message) for i in run(store, *rules)]
+    finally:
+        store.path = real
+    assert inline == beside

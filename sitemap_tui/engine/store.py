@@ -276,6 +276,12 @@ class Store:
             self.conn.execute("COMMIT")
             self._in_tx = False
 
+    def publish(self) -> None:
+        """Commit what is pending, so other connections see it, and go on in a transaction."""
+        if self._in_tx:
+            self.commit()
+            self.begin()
+
     def set_meta(self, key: str, value: Any) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, json.dumps(value))

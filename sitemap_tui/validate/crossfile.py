@@ -18,10 +18,13 @@ walks the tree (it is the one that sees the cycle), so it is not repeated here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import re
 import sqlite3
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -30,7 +33,7 @@ from typing import Any
 
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import Store, connect
 from sitemap_tui.engine.urlpolicy import host_of, normalize, unfetchable_reason
 from sitemap_tui.validate.rules import RULES, format_message, make_issue, template_fields
 
@@ -72,6 +75,23 @@ FILE_AGENTS = ("Googlebot", "Bingbot", "YandexBot")  # robots-sitemap-file-disal
 INDEX_NAMES = ("index.html", "index.htm", "index.php")  # /dir/ vs /dir/index.html
 MOBILE_PREFIXES = ("m.", "mobile.")
 DAY = 86400
+ORIGIN_WALK = 2000  # origins counted range by range before one GROUP BY does the rest
+
+# lastmod-all-identical and priority-all-equal read the entries table only. Calendar day in
+# UTC; the modulo dance keeps days before 1970 right. Per file: (node, top day, its count,
+# lastmods); then one row (NULL, top day of the whole set, its count, NULL).
+_DAY_SQL = "((lastmod - ((lastmod % 86400) + 86400) % 86400) / 86400)"
+LASTMOD_SQL = (
+    f"WITH d AS (SELECT node_id, {_DAY_SQL} AS day, COUNT(*) AS c FROM entries"
+    " WHERE lastmod IS NOT NULL GROUP BY node_id, day)"
+    " SELECT node_id, day, MAX(c), SUM(c) FROM d GROUP BY node_id"
+    " UNION ALL SELECT * FROM (SELECT NULL, day, SUM(c) AS s, NULL FROM d"
+    "  GROUP BY day ORDER BY s DESC, day LIMIT 1)"
+)
+PRIORITY_SQL = (
+    "SELECT node_id, COUNT(*), COUNT(priority), MIN(priority), MAX(priority)"
+    " FROM entries GROUP BY node_id ORDER BY node_id"
+)
 
 # The common shape of a <loc>: lower-case http(s) host without port, userinfo or fragment.
 # Such a URL is its own key (urlpolicy.normalize would return it unchanged), which spares the
@@ -209,6 +229,57 @@ class _Sink:
         return self.written
 
 
+class _SideQueries:
+    """Queries over the entries table alone, run on a second (read-only) connection in a
+    thread while the main one builds its key tables. sqlite3 lets go of the GIL while a
+    statement steps, so both cores work (10 M URLs: the two GROUP BYs, ~9 s, disappear
+    behind the key table). Without a database file to share they run inline when asked."""
+
+    def __init__(self, store: Store, queries: dict[str, str]) -> None:
+        self.queries = queries
+        self.results: dict[str, list[tuple[Any, ...]]] = {}
+        self.thread: threading.Thread | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._stop = threading.Event()
+        if queries and store.path.is_file():
+            store.publish()  # the other connection sees committed rows only
+            self.thread = threading.Thread(
+                target=self._run, args=(store.path,), name="sitemap-tui-crossfile", daemon=True
+            )
+            self.thread.start()
+
+    def _run(self, path: Any) -> None:
+        try:
+            conn = self._conn = connect(path, readonly=True)
+        except sqlite3.Error:
+            return
+        try:
+            for name, sql in self.queries.items():
+                if self._stop.is_set():
+                    return
+                self.results[name] = conn.execute(sql).fetchall()
+        except sqlite3.Error:
+            return  # rows() runs what is missing inline
+        finally:
+            conn.close()
+
+    def rows(self, name: str, conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        if self.thread is not None:
+            self.thread.join()
+        got = self.results.pop(name, None)
+        return got if got is not None else conn.execute(self.queries[name]).fetchall()
+
+    def close(self) -> None:
+        """Stop (when the run ended early, interrupt the running statement) and wait."""
+        if self.thread is not None and self.thread.is_alive():
+            self._stop.set()
+            conn = self._conn
+            if conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.interrupt()
+            self.thread.join()
+
+
 class _CrossFile:
     def __init__(
         self,
@@ -223,6 +294,7 @@ class _CrossFile:
         self.robots = robots
         self.sink = _Sink(store, cap)
         self._temp: list[str] = []
+        self.side = _SideQueries(store, {})
         self._entry_cache: dict[int, tuple[int, int | None, str | None]] = {}
 
     # -- plumbing ----------------------------------------------------------------------------
@@ -272,8 +344,17 @@ class _CrossFile:
     def run(self) -> int:
         if not self.rules:
             return 0
-        self._forget_previous()
+        threads = self.q("PRAGMA threads")[0][0]
+        # CREATE INDEX sorts in parallel with sorter threads (10 M keys: 13.6 s -> 9.4 s)
+        self.conn.execute(f"PRAGMA threads={min(4, os.cpu_count() or 1)}")
+        side: dict[str, str] = {}
+        if self.on("lastmod-all-identical"):
+            side["lastmod"] = LASTMOD_SQL
+        if self.on("priority-all-equal"):
+            side["priority"] = PRIORITY_SQL
+        self.side = _SideQueries(self.store, side)
         try:
+            self._forget_previous()
             self.conn.create_function("cf_key", 1, url_key, deterministic=True)
             url_rules = (
                 "cross-duplicate-url",
@@ -317,19 +398,30 @@ class _CrossFile:
                 self._robots()
             return self.sink.finish(self.root_node())
         finally:
+            self.side.close()
             for name in reversed(self._temp):
                 self.conn.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            self.conn.execute(f"PRAGMA threads={int(threads)}")
 
     def _forget_previous(self) -> None:
         """Drop issues of these rules from an earlier run (keeping entries.n_issues right)."""
         rules = sorted(self.rules)
         marks = ",".join("?" * len(rules))
+        # Count per entry first: a correlated COUNT per entry would scan the issues table
+        # (no index on entry_id) once per entry.
+        self.temp(
+            "cf_forget",
+            "CREATE TEMP TABLE cf_forget(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
+        )
         self.conn.execute(
-            "UPDATE entries SET n_issues = MAX(0, n_issues - (SELECT COUNT(*) FROM issues i"
-            f" WHERE i.entry_id = entries.id AND i.rule IN ({marks})))"
-            f" WHERE id IN (SELECT entry_id FROM issues WHERE rule IN ({marks})"
-            " AND entry_id IS NOT NULL)",
-            (*rules, *rules),
+            "INSERT INTO temp.cf_forget SELECT entry_id, COUNT(*) FROM issues"
+            f" WHERE rule IN ({marks}) AND entry_id IS NOT NULL GROUP BY entry_id",
+            rules,
+        )
+        self.conn.execute(
+            "UPDATE entries SET n_issues = MAX(0, n_issues -"
+            " (SELECT n FROM temp.cf_forget f WHERE f.entry_id = entries.id))"
+            " WHERE id IN (SELECT entry_id FROM temp.cf_forget)"
         )
         self.conn.execute(f"DELETE FROM issues WHERE rule IN ({marks})", rules)
 
@@ -488,13 +580,7 @@ class _CrossFile:
 
     # -- hosts -------------------------------------------------------------------------------
     def _hosts(self) -> None:
-        rows = self.q(
-            "SELECT scheme, host, COUNT(*), MIN(entry_id) FROM ("
-            " SELECT substr(key, 1, p - 1) AS scheme,"
-            "  substr(key, p + 3, instr(substr(key, p + 3), '/') - 1) AS host, entry_id"
-            " FROM (SELECT key, instr(key, '://') AS p, entry_id FROM temp.cf_keys)"
-            " WHERE p > 0) GROUP BY scheme, host"
-        )
+        rows = self.origin_counts()
         # bare host -> scheme -> [count, first entry id]
         hosts: dict[str, dict[str, list[int]]] = defaultdict(dict)
         for scheme, hostport, n, first in rows:
@@ -538,6 +624,53 @@ class _CrossFile:
                         )
                     break
 
+    def origin_counts(self, walk: int = ORIGIN_WALK) -> list[tuple[str, str, int, int]]:
+        """(scheme, host[:port], keys, first entry id) per origin of the keys.
+
+        A site has few origins, and the keys of one origin are one range of the key index
+        (they share the prefix ``scheme://host/``): so hop from range to range and count each
+        in the index, which reads no table and sorts nothing (10 M keys: ~1 s, against 12 s
+        for a GROUP BY). After ``walk`` hops (a set spread over very many hosts), one GROUP BY
+        does the rest. Both give a key without "/" after its host the host "/", as the
+        GROUP BY's substr arithmetic always did; the caller ignores it.
+        """
+        rows: list[tuple[str, str, int, int]] = []
+        bound, strict = "", False
+        for _ in range(walk):
+            op = ">" if strict else ">="
+            got = self.q(f"SELECT key FROM temp.cf_keys WHERE key {op} ? ORDER BY key LIMIT 1", (bound,))
+            if not got:
+                return rows
+            key = got[0][0]
+            p = key.find("://")
+            slash = key.find("/", p + 3) if p >= 0 else -1
+            if slash < 0:  # an odd key: counted on its own (GROUP BY below gives the same)
+                n, first = self.q(
+                    "SELECT COUNT(*), MIN(entry_id) FROM temp.cf_keys WHERE key = ?", (key,)
+                )[0]
+                if p >= 0:
+                    rows.append((key[:p], "/", n, first))
+                bound, strict = key, True
+                continue
+            prefix = key[: slash + 1]
+            upper = key[:slash] + "0"  # the first string after every "…/…" with this prefix
+            n, first = self.q(
+                "SELECT COUNT(*), MIN(entry_id) FROM temp.cf_keys WHERE key >= ? AND key < ?",
+                (prefix, upper),
+            )[0]
+            rows.append((key[:p], key[p + 3 : slash], n, first))
+            bound, strict = upper, False
+        op = ">" if strict else ">="
+        rows += self.q(
+            "SELECT scheme, host, COUNT(*), MIN(entry_id) FROM ("
+            " SELECT substr(key, 1, p - 1) AS scheme,"
+            "  substr(key, p + 3, instr(substr(key, p + 3), '/') - 1) AS host, entry_id"
+            f" FROM (SELECT key, instr(key, '://') AS p, entry_id FROM temp.cf_keys WHERE key {op} ?)"
+            " WHERE p > 0) GROUP BY scheme, host",
+            (bound,),
+        )
+        return rows
+
     def _trailing_slash(self) -> None:
         rule = "cross-trailing-slash-variants"
         # Each pair is found by probing the key index from one side. Probing from every key costs
@@ -558,13 +691,15 @@ class _CrossFile:
                 " FROM temp.cf_keys a JOIN temp.cf_keys b ON b.key = a.key || '/'"
                 " WHERE substr(a.key, -1) <> '/' AND instr(a.key, '?') = 0"
             )
-        index_pairs = " UNION ALL ".join(
+        # one scan for every index page name (a key ends in at most one of them)
+        cut = " ".join(
+            f"WHEN substr(key, -{len(name) + 1}) = '/{name}' THEN {len(name)}" for name in INDEX_NAMES
+        )
+        index_pairs = (
             " SELECT b.entry_id, a.entry_id, a.key, b.key"
-            " FROM temp.cf_keys b JOIN temp.cf_keys a"
-            f"  ON a.key = substr(b.key, 1, length(b.key) - {len(name)})"
-            f" WHERE substr(b.key, -{len(name) + 1}) = '/{name}'"
-            " AND substr(a.key, -1) = '/' AND instr(a.key, '?') = 0"
-            for name in INDEX_NAMES
+            f" FROM (SELECT entry_id, key, CASE {cut} END AS cut FROM temp.cf_keys) b"
+            " JOIN temp.cf_keys a ON a.key = substr(b.key, 1, length(b.key) - b.cut)"
+            " WHERE b.cut IS NOT NULL AND substr(a.key, -1) = '/' AND instr(a.key, '?') = 0"
         )
         sql = f"SELECT MIN(v), MIN(p) FROM ({plain_pairs} UNION ALL {index_pairs}) GROUP BY ak, bk ORDER BY 1"
         for variant_id, plain_id in self.capped(rule, sql):
@@ -637,14 +772,9 @@ class _CrossFile:
     # -- per-file and set-wide value checks ----------------------------------------------------
     def _lastmod_identical(self) -> None:
         rule = "lastmod-all-identical"
-        # Calendar day in UTC; the modulo dance keeps days before 1970 right.
-        day = "((lastmod - ((lastmod % 86400) + 86400) % 86400) / 86400)"
-        rows = self.q(
-            "SELECT node_id, day, MAX(c), SUM(c) FROM ("
-            f" SELECT node_id, {day} AS day, COUNT(*) AS c FROM entries"
-            " WHERE lastmod IS NOT NULL GROUP BY node_id, day)"
-            " GROUP BY node_id ORDER BY node_id"
-        )
+        got = self.side.rows("lastmod", self.conn)
+        rows = sorted(r for r in got if r[0] is not None)
+        g = [(day, c) for node_id, day, c, _ in got if node_id is None]
         fetch_day = _fetch_day(self.store)
         headers = dict(self.q("SELECT id, last_modified FROM nodes"))
         for node_id, top_day, top, total in rows:
@@ -655,10 +785,6 @@ class _CrossFile:
             self.sink.add(make_issue(rule, node_id=node_id, share=share, total=total, value=value))
         if len(rows) < 2:
             return  # the set is one file: already said above
-        g = self.q(
-            f"SELECT {day} AS day, COUNT(*) AS c FROM entries WHERE lastmod IS NOT NULL"
-            " GROUP BY day ORDER BY c DESC, day LIMIT 1"
-        )
         total = sum(r[3] for r in rows)
         if not g or total < LASTMOD_MIN_VALUES or g[0][1] < LASTMOD_SHARE * total:
             return
@@ -685,10 +811,7 @@ class _CrossFile:
 
     def _priority_equal(self) -> None:
         rule = "priority-all-equal"
-        rows = self.q(
-            "SELECT node_id, COUNT(*), COUNT(priority), MIN(priority), MAX(priority)"
-            " FROM entries GROUP BY node_id ORDER BY node_id"
-        )
+        rows = self.side.rows("priority", self.conn)
         for node_id, n, with_p, lo, hi in rows:
             if n >= PRIORITY_MIN_URLS and with_p == n and lo == hi:
                 self.sink.add(make_issue(rule, node_id=node_id, total=n, value=_fmt_priority(lo)))
