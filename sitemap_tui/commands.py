@@ -95,6 +95,7 @@ def run_exploration(
     output_format: str | None = None,
     on_output: Callable[[str], None] | None = None,
     started: Callable[[Explorer], None] | None = None,
+    file_stats: bool = True,
 ) -> Explorer:
     progress = StderrProgress()
     import gc
@@ -104,7 +105,7 @@ def run_exploration(
     async def go() -> Explorer:
         async with Explorer(
             store=store, fetch_config=fetch_config(args),
-            options=_options(args, output_format=output_format), checker=checker,
+            options=_options(args, output_format=output_format, file_stats=file_stats), checker=checker,
             on_events=progress, on_output=on_output,
         ) as explorer:
             if started is not None:
@@ -388,7 +389,8 @@ def cmd_validate(args: Any) -> int:
     checker = Checker(enabled=enabled, xsd_mode=args.xsd)
     store, cleanup = _tmp_store(args)
     try:
-        explorer = run_exploration(args, target, store=store, checker=checker)
+        # per-file aggregates only matter in a store the user keeps (--db, for `open`)
+        explorer = run_exploration(args, target, store=store, checker=checker, file_stats=bool(args.db))
         problem = _root_unreachable(explorer)
         from sitemap_tui.validate.crossfile import run_crossfile
 

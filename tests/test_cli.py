@@ -209,6 +209,19 @@ def test_validate_clean_file_exit_0_and_sarif_github(httpserver, tmp_path: Path)
     assert any(line.startswith("::error ") and "lastmod-invalid-format" in line for line in proc.stdout.splitlines())
 
 
+def test_validate_keeps_file_stats_only_in_a_kept_store(demo_url: str, tmp_path: Path) -> None:
+    from sitemap_tui.engine.store import Store
+
+    db = tmp_path / "v.db"
+    run("validate", demo_url + "/sitemap-products.xml.gz", "--db", str(db))
+    store = Store(db, readonly=True)
+    try:
+        (node_id,) = [n.id for n in store.nodes() if n.url.endswith("/sitemap-products.xml.gz")]
+        assert store.aggregate([node_id]).urls == 300  # what `open` shows in the stats pane
+    finally:
+        store.close()
+
+
 def test_validate_unreachable_and_bad_rule_exit_2() -> None:
     assert run("validate", "http://127.0.0.1:1/sitemap.xml").returncode == 2
     proc = run("validate", "http://127.0.0.1:1/sitemap.xml", "--select", "no-such-rule")

@@ -65,6 +65,21 @@ async def test_site_discovery_and_eager_expansion(demo_url: str, tmp_path: Path)
     store.close()
 
 
+@pytest.mark.parametrize("file_stats", [True, False])
+async def test_file_stats_can_be_left_out(demo_url: str, tmp_path: Path, file_stats: bool) -> None:
+    """A throwaway store (headless validate) skips the per-file aggregates; entries, counts
+    and the stored rows are the same either way."""
+    store = Store(tmp_path / "x.db")
+    ex = await explore(demo_url + "/sitemap-products.xml.gz", store, file_stats=file_stats)
+    node = by_url(ex, "/sitemap-products.xml.gz")
+    assert node.stats.url_count == 300
+    store.commit()
+    assert store.count(EntryFilter()) == 300
+    assert ex.aggregate(node.id).urls == (300 if file_stats else 0)
+    assert store.aggregate([node.id]).urls == (300 if file_stats else 0)
+    store.close()
+
+
 async def test_lazy_expansion_fetches_only_what_is_asked(demo_url: str, tmp_path: Path) -> None:
     config = FetchConfig(total_timeout=10, retries=0)
     async with Explorer(store=Store(tmp_path / "x.db"), fetch_config=config) as ex:

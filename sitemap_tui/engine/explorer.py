@@ -83,6 +83,9 @@ class ExploreOptions:
     body_cache: Path | None = None  # keep decoded bodies here (the TUI's source view)
     output_format: str | None = None  # "txt"/"csv"/"jsonl": URL records go to on_output
     workers: int = 0  # worker processes for parsing (0: parse in this process)
+    # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
+    # after `validate` needs none, and they cost about a tenth of a worker's time there
+    file_stats: bool = True
 
 
 @dataclass
@@ -487,7 +490,7 @@ class Explorer:
             ctx=self._ctx(node),
             output_format=self.options.output_format,
             want_rows=self.store is not None,
-            want_stats=self.store is not None or not self.options.output_format,
+            want_stats=self.options.file_stats and (self.store is not None or not self.options.output_format),
             batch_size=self.options.batch_size,
             interval=self.options.event_interval,
             now=self.now,
