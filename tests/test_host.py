@@ -93,3 +93,48 @@ async def test_idle_engine_builds_the_search_index(demo_server, tmp_path, monkey
     some = store.conn.execute("SELECT loc FROM entries ORDER BY id DESC LIMIT 1").fetchone()[0][-12:]
     assert store.count(EntryFilter(substring=some), search=True) == store.count(EntryFilter(substring=some)) >= 1
     store.close()
+
+
+def _store_with_a_duplicate(db: Path) -> None:
+    from sitemap_tui.engine.model import Entry, FoundBy, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import Store
+
+    store = Store(db)
+    store.add_node(Node(id=1, url="https://a.com/index.xml", kind=NodeKind.INDEX, state=NodeState.DONE))
+    for nid, name, locs in ((2, "a.xml", ["/p1", "/p2"]), (3, "b.xml", ["/p2", "/p3"])):
+        store.add_node(Node(id=nid, url=f"https://a.com/{name}", kind=NodeKind.URLSET, state=NodeState.DONE,
+                            found_by=FoundBy.INDEX, parent_id=1, depth=1))
+        store.add_entries(nid, [Entry(loc="https://a.com" + loc, line=i + 3) for i, loc in enumerate(locs)])
+    store.close()
+
+
+def _rules(db: Path) -> list[str]:
+    from sitemap_tui.engine.store import Store
+
+    store = Store(db, readonly=True)
+    try:
+        return sorted(i.rule for i in store.issues())
+    finally:
+        store.close()
+
+
+async def test_crossfile_checks_run_alone_then_commands_go_on(tmp_path):
+    db = tmp_path / "c.db"
+    _store_with_a_duplicate(db)
+    got = await _drive(db, [("crossfile",), ("crossfile",), ("expand", 987654)], until=3)
+    finished = [m[:2] for m in got if m[0] in ("done", "error")]
+    # the second request is refused while the first runs; the expand waited for the checks
+    assert finished == [("error", "crossfile"), ("done", "crossfile"), ("error", "expand")]
+    assert [m[3] for m in got if m[:2] == ("done", "crossfile")] == [1]
+    assert "already running" in next(m[2] for m in got if m[:2] == ("error", "crossfile"))
+    assert _rules(db) == ["cross-duplicate-url"]
+
+
+async def test_crossfile_checks_cancelled_leave_the_store_as_it_was(tmp_path):
+    db = tmp_path / "c.db"
+    _store_with_a_duplicate(db)
+    await _drive(db, [("crossfile",)], until=1)
+    assert _rules(db) == ["cross-duplicate-url"]
+    got = await _drive(db, [("crossfile",), ("cancel",)], until=1)
+    assert [m for m in got if m[0] == "done"] == [("done", "crossfile", None, "cancelled")]
+    assert _rules(db) == ["cross-duplicate-url"]  # the earlier results survive the cancelled run

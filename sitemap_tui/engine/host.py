@@ -14,6 +14,8 @@ Messages (``post(kind, *args)``):
   ``"cancelled"``);
 - ``("error", what, message, node_id)``: a command (or the engine) failed;
 - ``("deep", done, total)``: deep-check progress;
+- ``("done", "crossfile", None, n)``: the cross-file rules ran over the store and kept ``n``
+  issues (``"cancelled"``: nothing changed);
 - ``("search", covered, total)``: the substring search index is being built (idle time only).
 """
 
@@ -73,6 +75,10 @@ class EngineHost:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._deep_cancel: asyncio.Event | None = None
         self._indexing: asyncio.Task[None] | None = None
+        # open while the cross-file rules own the store: commands wait for them
+        self._store_free = asyncio.Event()
+        self._store_free.set()
+        self._crossfile_cancel: threading.Event | None = None
 
     # -- commands (on the engine loop) -------------------------------------------------------
     def command(self, name: str, *args: Any) -> None:
@@ -90,6 +96,8 @@ class EngineHost:
             self.submit(name, lambda ex: getattr(ex, method)(node_id), node_id)
         elif name == "deep":
             self.deep(list(args[0]))
+        elif name == "crossfile":
+            self.crossfile()
         else:
             self.post("error", name, f"unknown engine command {name!r}", None)
 
@@ -103,6 +111,10 @@ class EngineHost:
             self.explorer.cancel()
         if self._deep_cancel is not None:
             self._deep_cancel.set()
+        if self._crossfile_cancel is not None:
+            self._crossfile_cancel.set()  # the rules stop before their next step ...
+            if self.explorer is not None and self.explorer.store is not None:
+                self.explorer.store.conn.interrupt()  # ... or in the middle of a long statement
 
     def submit(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> None:
         if self.explorer is None:
@@ -115,6 +127,7 @@ class EngineHost:
     async def _run(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> None:
         try:
             assert self.explorer is not None
+            await self._store_free.wait()
             result = await fn(self.explorer)
         except asyncio.CancelledError:
             self.post("done", what, node_id, "cancelled")
@@ -200,6 +213,52 @@ class EngineHost:
             return int(found or 0)
 
         self.submit("deep", go, None)
+
+    def crossfile(self) -> None:
+        """The cross-file rules (duplicates across sitemaps, hreflang reciprocity, robots.txt,
+        mixed hosts ...) over everything stored so far, replacing their earlier issues.
+
+        They read and write the whole store for seconds (~40 s on 10 M URLs), on a thread so
+        the loop still answers; commands that arrive meanwhile wait, and ``cancel`` interrupts
+        them (the store is left as it was). They only start when no fetch is running."""
+        if self.explorer is None:
+            self.post("error", "crossfile", "the engine is not running", None)
+            return
+        if not self._store_free.is_set():
+            self.post("error", "crossfile", "the cross-file checks are already running", None)
+            return
+        if self._busy():
+            self.post("error", "crossfile", "files are still being fetched: wait for them, or cancel (x)", None)
+            return
+        store = self.explorer.store
+        if store is None:
+            self.post("error", "crossfile", "there is no store to check", None)
+            return
+        from sitemap_tui.validate.crossfile import run_crossfile
+
+        robots = dict(self.explorer.robots)
+        self._store_free.clear()
+        cancel = self._crossfile_cancel = threading.Event()
+
+        async def run() -> None:
+            try:
+                found = await asyncio.to_thread(run_crossfile, store, robots=robots, cancel=cancel)
+                store.publish()
+                self.post("done", "crossfile", None, found)
+            except Exception as exc:  # noqa: BLE001 - a failed check is a message, never a crash
+                store.rollback()
+                if cancel.is_set():
+                    self.post("done", "crossfile", None, "cancelled")
+                else:
+                    self.post("error", "crossfile", f"{type(exc).__name__}: {exc}", None)
+            finally:
+                self._crossfile_cancel = None
+                self._store_free.set()
+                self._index_when_idle()
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- lifetime ----------------------------------------------------------------------------
     def _on_events(self, events: list[Event]) -> None:

@@ -276,6 +276,13 @@ class Store:
             self.conn.execute("COMMIT")
             self._in_tx = False
 
+    def rollback(self) -> None:
+        """Drop what the open transaction wrote and start a new one."""
+        if self._in_tx:
+            self.conn.execute("ROLLBACK")
+            self._in_tx = False
+        self.begin()
+
     def publish(self) -> None:
         """Commit what is pending, so other connections see it, and go on in a transaction."""
         if self._in_tx:

@@ -61,7 +61,7 @@ ISSUE_COUNTS_PER_TICK = 200
 # or whatever a markup string might name) is refused by check_action.
 APP_ACTIONS: frozenset[str] = frozenset(
     {
-        "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "copy_url",
+        "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
         "focus_tree", "lastmod_mode",
@@ -103,6 +103,8 @@ class SitemapApp(App[int]):
         Binding("c", "copy_url", "Copy URL", id="copy_url", tooltip="Copy the URL to the clipboard (OSC 52)"),
         Binding("o", "open_browser", "Open in browser", id="open_browser", show=False, tooltip="Open an http(s) URL in the browser"),
         Binding("v", "validate_deep", "Deep check", id="validate_deep", show=False),
+        Binding("k", "check_files", "Cross-file checks", id="check_files", show=False,
+                tooltip="Duplicates across sitemaps, hreflang return links, robots.txt, mixed hosts"),
         Binding("t", "toggle_theme", "Theme", id="toggle_theme", show=False),
         Binding("ctrl+o", "open_file", "Open file", id="open_file", show=False),
         Binding("question_mark,f1", "help", "Help", id="help"),
@@ -157,6 +159,7 @@ class SitemapApp(App[int]):
         self._root_opened = False
         self._stored_target: str | None = None
         self._deep: tuple[int, int] | None = None
+        self._crossfile = False  # the cross-file rules are running in the engine
         self._search: tuple[int, int] | None = None  # search index being built: (covered, total)
         self._counting = False
         self._tree = SitemapTree(id="tree")
@@ -395,6 +398,17 @@ class SitemapApp(App[int]):
                 self.notify(f"{name}: not modified since the last fetch.", markup=False)
         elif message.what == "expand-all" and message.result == "cancelled":
             self._expand_all_node = None
+        elif message.what == "crossfile":
+            self._crossfile = False
+            if message.result == "cancelled":
+                self.notify("Cross-file checks cancelled; the earlier results are kept.", markup=False)
+            else:
+                found = message.result if isinstance(message.result, int) else 0
+                self.notify(f"Cross-file checks done: {found:,} issue(s) across the sitemaps (Issues pane, 4).", markup=False)
+            self._recount_issues()
+            self._events_seen = True
+            if self._selected is not None:
+                self._dirty.add(self._selected)
         elif message.what == "deep":
             self._deep = None
             found = message.result
@@ -427,6 +441,8 @@ class SitemapApp(App[int]):
             self._expand_all_node = None
         if message.what == "deep":
             self._deep = None
+        if message.what == "crossfile":
+            self._crossfile = False
         self.notify(display(message.message), title=f"engine: {message.what}", severity="error", markup=False)
         self._update_header()
 
@@ -596,6 +612,8 @@ class SitemapApp(App[int]):
         if self._deep is not None:
             done_n, total_n = self._deep
             text.append(f"   deep checks {done_n:,}/{total_n:,} (x cancels)", style="bold magenta")
+        if self._crossfile:
+            text.append("   checking across files … (x cancels)", style="bold magenta")
         if self._search is not None:
             covered, total = self._search
             text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
@@ -655,7 +673,9 @@ class SitemapApp(App[int]):
 
     def action_cancel(self) -> None:
         active = any(n.state in ACTIVE for n in self.tree.model.nodes.values())
-        if self.bridge is None or (self._expand_all_node is None and not active and self._deep is None):
+        if self.bridge is None or (
+            self._expand_all_node is None and not active and self._deep is None and not self._crossfile
+        ):
             return
         self.bridge.cancel()
         self.notify("Cancelling…", markup=False)
@@ -747,6 +767,29 @@ class SitemapApp(App[int]):
         if self.bridge.deep(ids):
             self._deep = (0, 0)
             self.notify(f"Deep checks started on {len(ids):,} file(s): a sample of URLs is fetched (x cancels).", markup=False)
+            self._update_header()
+
+    def action_check_files(self) -> None:
+        """The cross-file rules over everything fetched so far (they replace their earlier issues)."""
+        if not self._require_engine("Cross-file checks"):
+            return
+        if self._crossfile:
+            self.notify("Cross-file checks are already running (x cancels them).", markup=False)
+            return
+        if self._expand_all_node is not None or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
+            self.notify("Files are still being fetched: wait for them, or cancel (x), then check across files.", markup=False)
+            return
+        if not any(n.state == NodeState.DONE and n.stats.url_count for n in self.tree.model.nodes.values()):
+            self.notify("Nothing fetched yet: expand the sitemaps first (e), then check across files.", markup=False)
+            return
+        assert self.bridge is not None
+        if self.bridge.crossfile():
+            self._crossfile = True
+            self.notify(
+                "Cross-file checks started: duplicates across sitemaps, hreflang return links,"
+                " robots.txt rules, mixed hosts (x cancels).",
+                markup=False,
+            )
             self._update_header()
 
     def action_copy_url(self) -> None:
@@ -923,8 +966,8 @@ class SitemapApp(App[int]):
         name = short_name(node) if node is not None else ""
         if node is not None:
             cmds.append(PaletteCommand("Expand all", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
-        if self._expand_all_node is not None or self._deep is not None or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
-            cmds.append(PaletteCommand("Cancel", "Stop expand-all, deep checks and the fetches in progress", "cancel"))
+        if self._expand_all_node is not None or self._deep is not None or self._crossfile or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
+            cmds.append(PaletteCommand("Cancel", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
         cmds.append(PaletteCommand("Export URLs", "Write URLs (this node, subtree, filtered or marked rows) to txt / CSV / JSONL", "export"))
         cmds.append(PaletteCommand("Filter URLs", "Filter the URL table (substring, regex, lastmod, issues, extensions)", "filter"))
         if node is not None and node.kind not in CONTAINERS:
@@ -935,6 +978,7 @@ class SitemapApp(App[int]):
             url = node.stats.final_url or node.url
             if urlpolicy.unfetchable_reason(url) is None:
                 cmds.append(PaletteCommand("Open in browser", "Open the highlighted http(s) URL (asks first)", "open_browser"))
+        cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))

@@ -107,8 +107,12 @@ class _Base(ABC):
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
         return self._command("deep", list(node_ids))
 
+    def crossfile(self) -> bool:
+        """The cross-file rules over the whole store (replacing their earlier issues)."""
+        return self._command("crossfile")
+
     def cancel(self) -> None:
-        """Stop an expand-all, deep checks and every file being fetched (back to pending)."""
+        """Stop an expand-all, deep checks, cross-file checks and every file being fetched."""
         if self.running:
             self._send("cancel")
 

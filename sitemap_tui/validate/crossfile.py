@@ -39,6 +39,7 @@ from sitemap_tui.validate.rules import RULES, format_message, make_issue, templa
 
 __all__ = [
     "CROSSFILE_RULES",
+    "CrossFileCancelled",
     "ISSUE_CAP",
     "issue",
     "run_crossfile",
@@ -229,6 +230,10 @@ class _Sink:
         return self.written
 
 
+class CrossFileCancelled(Exception):
+    """``cancel`` was set: the run stopped between two steps (the caller rolls back)."""
+
+
 class _SideQueries:
     """Queries over the entries table alone, run on a second (read-only) connection in a
     thread while the main one builds its key tables. sqlite3 lets go of the GIL while a
@@ -287,8 +292,10 @@ class _CrossFile:
         enabled: set[str] | None,
         robots: dict[str, RobotsFile] | None,
         cap: int,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.store = store
+        self.cancel = cancel
         self.conn: sqlite3.Connection = store.conn
         self.rules = {r for r in CROSSFILE_RULES if enabled is None or r in enabled}
         self.robots = robots
@@ -299,9 +306,15 @@ class _CrossFile:
 
     # -- plumbing ----------------------------------------------------------------------------
     def on(self, *rules: str) -> bool:
+        self.check_cancel()  # asked before every step
         return any(r in self.rules for r in rules)
 
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise CrossFileCancelled("cross-file checks cancelled")
+
     def q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        self.check_cancel()
         return self.conn.execute(sql, params).fetchall()
 
     def temp(self, name: str, ddl: str) -> None:
@@ -973,11 +986,15 @@ def run_crossfile(
     enabled: set[str] | None = None,
     robots: dict[str, RobotsFile] | None = None,
     cap: int = ISSUE_CAP,
+    cancel: threading.Event | None = None,
 ) -> int:
     """Run every enabled cross-file rule over the store; store the issues and return how many.
 
     ``enabled``: rule ids to run (None = all). ``robots``: robots.txt URL -> parsed file (the
     explorer's ``robots``); when None, the bodies kept in the store's meta (``robots:<url>``)
     are parsed again. ``cap``: at most this many issues per rule, then one summary issue.
+    ``cancel``: once set, the run raises :class:`CrossFileCancelled` before its next step (set it
+    and ``interrupt()`` the store's connection to stop a long statement too); what it wrote so
+    far is in the store's open transaction, for the caller to roll back.
     """
-    return _CrossFile(store, enabled, robots, max(1, cap)).run()
+    return _CrossFile(store, enabled, robots, max(1, cap), cancel).run()
