@@ -99,10 +99,13 @@ async def _select(app: Any, pilot: Any, name: str) -> None:
 
 
 async def explore_all(app: Any, pilot: Any) -> None:
-    """Open the demo site, expand everything and open the whole tree."""
+    """Open the demo site, expand everything, run the cross-file checks, open the whole tree."""
     await _until(pilot, lambda: app._root_opened and app._selected is not None)
     await settle(app, pilot)
     await pilot.press("e")
+    await settle(app, pilot)
+    await pilot.press("k")
+    await _until(pilot, lambda: not app._crossfile)
     await settle(app, pilot)
     app.tree.expand_loaded(app.tree.model.roots()[0])
     await settle(app, pilot)
