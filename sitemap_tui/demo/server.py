@@ -24,6 +24,7 @@ import argparse
 import email.utils
 import gzip
 import hashlib
+import signal
 import socket
 import socketserver
 import sys
@@ -357,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None, help="directory to serve instead")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait per response")
     args = parser.parse_args(argv)
+    # "until Ctrl-C" whatever started us: a non-interactive shell starts background commands
+    # with SIGINT ignored, and the process would inherit that
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     server = DemoServer(args.root, port=args.port, delay=args.delay)
     try:
         server.start()
