@@ -394,7 +394,8 @@ def cmd_validate(args: Any) -> int:
         problem = _root_unreachable(explorer)
         from sitemap_tui.validate.crossfile import run_crossfile
 
-        run_crossfile(store, enabled=enabled, robots=explorer.robots)
+        # the store is closed right after the report: its temporary tables need no DROP
+        run_crossfile(store, enabled=enabled, robots=explorer.robots, keep_temp=True)
         if args.deep:
             from sitemap_tui.validate.deep import DeepOptions, run_deep
 

@@ -564,3 +564,20 @@ def test_value_rules_run_beside_or_inline(store: Store, tmp_path: Path) -> None:
     finally:
         store.path = real
     assert inline == beside
+
+
+def test_keep_temp_leaves_the_tables_and_a_rerun_replaces_them(store: Store) -> None:
+    add_file(store, "a.xml", "https://a.com/p1", alt("https://a.com/en", {"de": "https://a.com/de"}))
+    add_file(store, "b.xml", "https://a.com/p1")
+
+    def temp_tables() -> set[str]:
+        return {r[0] for r in store.conn.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'")}
+
+    dropped = [(i.rule, i.url) for i in run(store)]
+    assert not temp_tables()
+    run_crossfile(store, keep_temp=True)
+    assert {"cf_keys", "cf_alt", "cf_sig"} <= temp_tables()
+    run_crossfile(store, keep_temp=True)  # the leftovers are replaced, not added to
+    store.commit()
+    store.begin()
+    assert [(i.rule, i.url) for i in store.issues()] == dropped

@@ -293,9 +293,11 @@ class _CrossFile:
         robots: dict[str, RobotsFile] | None,
         cap: int,
         cancel: threading.Event | None = None,
+        keep_temp: bool = False,
     ) -> None:
         self.store = store
         self.cancel = cancel
+        self.keep_temp = keep_temp
         self.conn: sqlite3.Connection = store.conn
         self.rules = {r for r in CROSSFILE_RULES if enabled is None or r in enabled}
         self.robots = robots
@@ -412,7 +414,7 @@ class _CrossFile:
             return self.sink.finish(self.root_node())
         finally:
             self.side.close()
-            for name in reversed(self._temp):
+            for name in reversed(self._temp if not self.keep_temp else []):
                 self.conn.execute(f"DROP TABLE IF EXISTS temp.{name}")
             self.conn.execute(f"PRAGMA threads={int(threads)}")
 
@@ -987,6 +989,7 @@ def run_crossfile(
     robots: dict[str, RobotsFile] | None = None,
     cap: int = ISSUE_CAP,
     cancel: threading.Event | None = None,
+    keep_temp: bool = False,
 ) -> int:
     """Run every enabled cross-file rule over the store; store the issues and return how many.
 
@@ -995,6 +998,8 @@ def run_crossfile(
     are parsed again. ``cap``: at most this many issues per rule, then one summary issue.
     ``cancel``: once set, the run raises :class:`CrossFileCancelled` before its next step (set it
     and ``interrupt()`` the store's connection to stop a long statement too); what it wrote so
-    far is in the store's open transaction, for the caller to roll back.
+    far is in the store's open transaction, for the caller to roll back. ``keep_temp``: leave
+    the temporary tables for the connection's close to discard (a DROP walks every page: ~5 s
+    for the key table of 10 M URLs; closing deletes the file at once); the next run replaces them.
     """
-    return _CrossFile(store, enabled, robots, max(1, cap), cancel).run()
+    return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp).run()
