@@ -22,6 +22,7 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
+from sitemap_tui.validate import crossfile as crossfile_mod
 from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.crossfile import CROSSFILE_RULES, _CrossFile, run_crossfile, url_key
 
@@ -581,3 +582,18 @@ def test_keep_temp_leaves_the_tables_and_a_rerun_replaces_them(store: Store) -> 
     store.commit()
     store.begin()
     assert [(i.rule, i.url) for i in store.issues()] == dropped
+
+
+@pytest.mark.parametrize("sample", [1, 2, 5])
+def test_trailing_slash_pairs_do_not_depend_on_the_side_sample(
+    store: Store, monkeypatch: pytest.MonkeyPatch, sample: int
+) -> None:
+    """The sample only picks which side to probe from; a sample that guesses wrong finds the
+    same pairs."""
+    add_file(store, "a.xml", "https://a.com/x/", "https://a.com/y", "https://a.com/z", "https://a.com/d/")
+    add_file(store, "b.xml", "https://a.com/x", "https://a.com/y/", "https://a.com/d/index.php")
+    rule = "cross-trailing-slash-variants"
+    full = sorted(i.url for i in of(run(store, rule), rule))
+    assert full == ["https://a.com/d/index.php", "https://a.com/x/", "https://a.com/y/"]
+    monkeypatch.setattr(crossfile_mod, "SIDE_SAMPLE", sample)
+    assert sorted(i.url for i in of(run(store, rule), rule)) == full

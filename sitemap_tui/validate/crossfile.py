@@ -77,6 +77,7 @@ INDEX_NAMES = ("index.html", "index.htm", "index.php")  # /dir/ vs /dir/index.ht
 MOBILE_PREFIXES = ("m.", "mobile.")
 DAY = 86400
 ORIGIN_WALK = 2000  # origins counted range by range before one GROUP BY does the rest
+SIDE_SAMPLE = 100_000  # keys looked at to pick the rarer side of trailing-slash pairs
 
 # lastmod-all-identical and priority-all-equal read the entries table only. Calendar day in
 # UTC; the modulo dance keeps days before 1970 right. Per file: (node, top day, its count,
@@ -691,9 +692,12 @@ class _CrossFile:
         # Each pair is found by probing the key index from one side. Probing from every key costs
         # a B-tree descent per URL (35 s on 10 M URLs); a site's URLs mostly either end in "/" or
         # do not, so probe from the rarer side, and for /dir/ vs /dir/index.html from the index
-        # pages (few).
-        slashed = self.q("SELECT COUNT(*) FROM temp.cf_keys WHERE substr(key, -1) = '/'")[0][0]
-        total = self.q("SELECT COUNT(*) FROM temp.cf_keys")[0][0]
+        # pages (few). Which side is rarer only matters for speed: a sample of the keys tells
+        # (counting all of them is a scan of its own, 1.5 s on 10 M URLs).
+        slashed, total = self.q(
+            "SELECT COALESCE(SUM(substr(key, -1) = '/'), 0), COUNT(*) FROM"
+            f" (SELECT key FROM temp.cf_keys ORDER BY entry_id LIMIT {SIDE_SAMPLE})"
+        )[0]
         if slashed <= total - slashed:
             plain_pairs = (
                 " SELECT b.entry_id AS v, a.entry_id AS p, a.key AS ak, b.key AS bk"
