@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any
 
 from sitemap_tui.engine import urlpolicy
@@ -1621,6 +1622,7 @@ class Checker:
 # -- hreflang codes -------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)  # a set repeats a few dozen codes millions of times
 def hreflang_problem(code: str) -> str | None:
     """``None`` when ``code`` is a valid hreflang value, else a hint ("" when none fits)."""
     low = code.lower()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 HTTP_SCHEMES = frozenset({"http", "https"})
 DEFAULT_PORTS = {"http": "80", "https": "443"}
@@ -52,6 +53,9 @@ def describe_char(ch: str) -> str:
     return _CHAR_NAMES.get(ch) or f"the character {ch!r}"
 
 
+# A sitemap's URLs share a handful of hosts: the per-host work is done once per host (bounded,
+# so a file of a million different hosts only cycles the cache).
+@lru_cache(maxsize=4096)
 def split_hostport(hostport: str) -> tuple[str, str | None, str | None]:
     """``(host, port or None, error or None)`` for the host[:port] part of an authority."""
     if hostport.startswith("["):
@@ -126,6 +130,7 @@ def is_absolute(s: str) -> bool:
     return m is not None and m.group(2) is not None
 
 
+@lru_cache(maxsize=4096)
 def private_host_reason(host: str) -> str | None:
     """Why ``host`` (lower-case) looks local, private or staging; ``None`` when it does not."""
     if host == "localhost" or host.endswith(".localhost"):
