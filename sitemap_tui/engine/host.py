@@ -218,7 +218,7 @@ class EngineHost:
         """The cross-file rules (duplicates across sitemaps, hreflang reciprocity, robots.txt,
         mixed hosts ...) over everything stored so far, replacing their earlier issues.
 
-        They read and write the whole store for seconds (~40 s on 10 M URLs), on a thread so
+        They read and write the whole store for seconds (~30 s on 10 M URLs), on a thread so
         the loop still answers; commands that arrive meanwhile wait, and ``cancel`` interrupts
         them (the store is left as it was). They only start when no fetch is running."""
         if self.explorer is None:
