@@ -138,3 +138,44 @@ async def test_crossfile_checks_cancelled_leave_the_store_as_it_was(tmp_path):
     got = await _drive(db, [("crossfile",), ("cancel",)], until=1)
     assert [m for m in got if m[0] == "done"] == [("done", "crossfile", None, "cancelled")]
     assert _rules(db) == ["cross-duplicate-url"]  # the earlier results survive the cancelled run
+
+
+async def test_stopping_during_crossfile_checks_commits_nothing_of_them(tmp_path, monkeypatch):
+    """The engine stops while the rules run: the thread ends before the store closes, and the
+    half-written results are rolled back (closing would otherwise commit them)."""
+    from sitemap_tui.engine.model import Issue, Severity
+    from sitemap_tui.validate import crossfile
+
+    db = tmp_path / "c.db"
+    _store_with_a_duplicate(db)
+    await _drive(db, [("crossfile",)], until=1)
+    started = asyncio.Event()
+    ended: list[str] = []
+
+    def slow(store, *, robots=None, cancel=None):
+        store.conn.execute("DELETE FROM issues")  # what forgetting the earlier run does
+        store.add_issues([Issue("cross-duplicate-url", Severity.INFO, "half-written", node_id=2)])
+        loop.call_soon_threadsafe(started.set)
+        assert cancel is not None and cancel.wait(10)  # a long statement, until interrupted
+        ended.append("thread")
+        raise crossfile.CrossFileCancelled("cancelled")
+
+    monkeypatch.setattr(crossfile, "run_crossfile", slow)
+    loop = asyncio.get_running_loop()
+    got: list[tuple[Any, ...]] = []
+    host = EngineHost(lambda *m: got.append(m) or (m[0] == "ready" and host.command("crossfile")), db,
+                      checker_factory=None)
+    server = asyncio.create_task(host.serve())
+    await asyncio.wait_for(started.wait(), 10)
+    host.command("stop")
+    await asyncio.wait_for(server, 15)
+    assert ended == ["thread"]
+    rules = _rules(db)
+    assert rules == ["cross-duplicate-url"]  # the earlier run's issue, not the half-written one
+    from sitemap_tui.engine.store import Store
+
+    store = Store(db, readonly=True)
+    try:
+        assert all(i.message != "half-written" for i in store.issues())
+    finally:
+        store.close()

@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,6 +112,9 @@ class EngineHost:
             self.explorer.cancel()
         if self._deep_cancel is not None:
             self._deep_cancel.set()
+        self._interrupt_crossfile()
+
+    def _interrupt_crossfile(self) -> None:
         if self._crossfile_cancel is not None:
             self._crossfile_cancel.set()  # the rules stop before their next step ...
             if self.explorer is not None and self.explorer.store is not None:
@@ -234,27 +238,40 @@ class EngineHost:
         if store is None:
             self.post("error", "crossfile", "there is no store to check", None)
             return
-        from sitemap_tui.validate.crossfile import run_crossfile
+        from sitemap_tui.validate import crossfile
 
         robots = dict(self.explorer.robots)
         self._store_free.clear()
         cancel = self._crossfile_cancel = threading.Event()
 
         async def run() -> None:
+            work = asyncio.get_running_loop().run_in_executor(
+                None, partial(crossfile.run_crossfile, store, robots=robots, cancel=cancel)
+            )
             try:
-                found = await asyncio.to_thread(run_crossfile, store, robots=robots, cancel=cancel)
-                store.publish()
-                self.post("done", "crossfile", None, found)
+                found = await asyncio.shield(work)
+            except asyncio.CancelledError:
+                # the engine is stopping: the thread must be done with the store before it is
+                # closed, and what it wrote must not be committed by the close
+                self._interrupt_crossfile()
+                with contextlib.suppress(BaseException):
+                    await work
+                store.rollback()
+                raise
             except Exception as exc:  # noqa: BLE001 - a failed check is a message, never a crash
                 store.rollback()
                 if cancel.is_set():
                     self.post("done", "crossfile", None, "cancelled")
                 else:
                     self.post("error", "crossfile", f"{type(exc).__name__}: {exc}", None)
+            else:
+                store.publish()
+                self.post("done", "crossfile", None, found)
             finally:
                 self._crossfile_cancel = None
                 self._store_free.set()
-                self._index_when_idle()
+                if not (self._stop is not None and self._stop.is_set()):
+                    self._index_when_idle()
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)
