@@ -126,6 +126,10 @@ async def test_crossfile_checks_run_alone_then_commands_go_on(tmp_path):
     # the second request is refused while the first runs; the expand waited for the checks
     assert finished == [("error", "crossfile"), ("done", "crossfile"), ("error", "expand")]
     assert [m[3] for m in got if m[:2] == ("done", "crossfile")] == [1]
+    # progress: each step's label, all of them before the result
+    steps = [i for i, m in enumerate(got) if m[0] == "crossfile"]
+    assert [got[i][1] for i in steps][:3] == ["normalising the URLs", "collecting the hreflang links", "duplicate URLs"]
+    assert max(steps) < next(i for i, m in enumerate(got) if m[:2] == ("done", "crossfile"))
     assert "already running" in next(m[2] for m in got if m[:2] == ("error", "crossfile"))
     assert _rules(db) == ["cross-duplicate-url"]
 
@@ -152,7 +156,7 @@ async def test_stopping_during_crossfile_checks_commits_nothing_of_them(tmp_path
     started = asyncio.Event()
     ended: list[str] = []
 
-    def slow(store, *, robots=None, cancel=None):
+    def slow(store, *, robots=None, cancel=None, **_kw):
         store.conn.execute("DELETE FROM issues")  # what forgetting the earlier run does
         store.add_issues([Issue("cross-duplicate-url", Severity.INFO, "half-written", node_id=2)])
         loop.call_soon_threadsafe(started.set)
@@ -179,3 +183,43 @@ async def test_stopping_during_crossfile_checks_commits_nothing_of_them(tmp_path
         assert all(i.message != "half-written" for i in store.issues())
     finally:
         store.close()
+
+
+async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch):
+    """x while a long statement runs: SQLite rolls the transaction back by itself when it
+    interrupts a write; the host still reports the cancellation and the store is as before."""
+    import time
+
+    from sitemap_tui.validate import crossfile
+
+    db = tmp_path / "c.db"
+    _store_with_a_duplicate(db)
+    await _drive(db, [("crossfile",)], until=1)
+
+    def slow_key(loc):
+        time.sleep(0.5)  # four entries: the key table's INSERT runs for two seconds
+        return crossfile.url_key.__wrapped__(loc)
+
+    slow_key.__wrapped__ = crossfile.url_key
+    monkeypatch.setattr(crossfile, "url_key", slow_key)
+    got: list[tuple[Any, ...]] = []
+    finished = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    host: EngineHost
+
+    def post(*msg: Any) -> None:
+        got.append(msg)
+        if msg[0] == "ready":
+            host.command("crossfile")
+        elif msg == ("crossfile", "normalising the URLs"):  # the INSERT starts right after
+            loop.call_later(0.3, host.command, "cancel")
+        elif msg[0] in ("done", "error"):
+            finished.set()
+
+    host = EngineHost(post, db, checker_factory=None)
+    server = asyncio.create_task(host.serve())
+    await asyncio.wait_for(finished.wait(), 15)
+    host.command("stop")
+    await asyncio.wait_for(server, 15)
+    assert [m for m in got if m[0] in ("done", "error")] == [("done", "crossfile", None, "cancelled")]
+    assert _rules(db) == ["cross-duplicate-url"]

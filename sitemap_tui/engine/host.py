@@ -14,6 +14,7 @@ Messages (``post(kind, *args)``):
   ``"cancelled"``);
 - ``("error", what, message, node_id)``: a command (or the engine) failed;
 - ``("deep", done, total)``: deep-check progress;
+- ``("crossfile", step)``: the cross-file rules started a step (a short label);
 - ``("done", "crossfile", None, n)``: the cross-file rules ran over the store and kept ``n``
   issues (``"cancelled"``: nothing changed);
 - ``("search", covered, total)``: the substring search index is being built (idle time only).
@@ -244,9 +245,13 @@ class EngineHost:
         self._store_free.clear()
         cancel = self._crossfile_cancel = threading.Event()
 
+        def step(what: str) -> None:  # on the rules' thread; post is thread-safe
+            self.post("crossfile", what)
+
         async def run() -> None:
             work = asyncio.get_running_loop().run_in_executor(
-                None, partial(crossfile.run_crossfile, store, robots=robots, cancel=cancel)
+                None,
+                partial(crossfile.run_crossfile, store, robots=robots, cancel=cancel, on_step=step),
             )
             try:
                 found = await asyncio.shield(work)
@@ -259,7 +264,8 @@ class EngineHost:
                 store.rollback()
                 raise
             except Exception as exc:  # noqa: BLE001 - a failed check is a message, never a crash
-                store.rollback()
+                with contextlib.suppress(Exception):  # the message below must go out regardless
+                    store.rollback()
                 if cancel.is_set():
                     self.post("done", "crossfile", None, "cancelled")
                 else:

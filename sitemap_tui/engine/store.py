@@ -278,9 +278,10 @@ class Store:
 
     def rollback(self) -> None:
         """Drop what the open transaction wrote and start a new one."""
-        if self._in_tx:
+        # an interrupted write statement makes SQLite roll the transaction back by itself
+        if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
-            self._in_tx = False
+        self._in_tx = False
         self.begin()
 
     def publish(self) -> None:

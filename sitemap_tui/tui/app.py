@@ -35,6 +35,7 @@ from sitemap_tui.tui.commands import PaletteCommand, SitemapCommands
 from sitemap_tui.tui.config import TuiConfig, load_config
 from sitemap_tui.tui.messages import (
     CommandDone,
+    CrossfileProgress,
     DeepProgress,
     EngineError,
     EngineEvents,
@@ -161,6 +162,7 @@ class SitemapApp(App[int]):
         self._stored_target: str | None = None
         self._deep: tuple[int, int] | None = None
         self._crossfile = False  # the cross-file rules are running in the engine
+        self._crossfile_step: str | None = None  # the step they are at
         self._search: tuple[int, int] | None = None  # search index being built: (covered, total)
         self._counting = False
         self._tree = SitemapTree(id="tree")
@@ -401,6 +403,7 @@ class SitemapApp(App[int]):
             self._expand_all_node = None
         elif message.what == "crossfile":
             self._crossfile = False
+            self._crossfile_step = None
             if message.result == "cancelled":
                 self.notify("Cross-file checks cancelled; the earlier results are kept.", markup=False)
             else:
@@ -429,6 +432,12 @@ class SitemapApp(App[int]):
             self._deep = (message.done, message.total)
             self._update_header()
 
+    @on(CrossfileProgress)
+    def _crossfile_progress(self, message: CrossfileProgress) -> None:
+        if self._crossfile:
+            self._crossfile_step = message.step
+            self._update_header()
+
     @on(SearchProgress)
     def _search_progress(self, message: SearchProgress) -> None:
         self._search = (message.covered, message.total) if message.covered < message.total else None
@@ -444,6 +453,7 @@ class SitemapApp(App[int]):
             self._deep = None
         if message.what == "crossfile":
             self._crossfile = False
+            self._crossfile_step = None
         self.notify(display(message.message), title=f"engine: {message.what}", severity="error", markup=False)
         self._update_header()
 
@@ -614,7 +624,8 @@ class SitemapApp(App[int]):
             done_n, total_n = self._deep
             text.append(f"   deep checks {done_n:,}/{total_n:,} (x cancels)", style="bold magenta")
         if self._crossfile:
-            text.append("   checking across files … (x cancels)", style="bold magenta")
+            step = f": {self._crossfile_step}" if self._crossfile_step else ""
+            text.append(f"   checking across files{step} … (x cancels)", style="bold magenta")
         if self._search is not None:
             covered, total = self._search
             text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
@@ -786,6 +797,7 @@ class SitemapApp(App[int]):
         assert self.bridge is not None
         if self.bridge.crossfile():
             self._crossfile = True
+            self._crossfile_step = None
             self.notify(
                 "Cross-file checks started: duplicates across sitemaps, hreflang return links,"
                 " robots.txt rules, mixed hosts (x cancels).",

@@ -28,6 +28,7 @@ from sitemap_tui.engine.discover import Target
 from sitemap_tui.engine.host import EngineHost, make_checker
 from sitemap_tui.tui.messages import (
     CommandDone,
+    CrossfileProgress,
     DeepProgress,
     EngineError,
     EngineEvents,
@@ -76,6 +77,8 @@ class _Base(ABC):
             self._post(DeepProgress(*args))
         elif kind == "search":
             self._post(SearchProgress(*args))
+        elif kind == "crossfile":
+            self._post(CrossfileProgress(*args))
         elif kind == "ready":
             self._ready = True
             self._post(EngineReady())

@@ -56,6 +56,13 @@ class DeepProgress(Message):
 
 
 @dataclass
+class CrossfileProgress(Message):
+    """The cross-file rules started a step (``step``: a short label)."""
+
+    step: str
+
+
+@dataclass
 class SearchProgress(Message):
     """The engine's substring search index covers ``covered`` of ``total`` entry ids."""
 

@@ -26,7 +26,7 @@ import re
 import sqlite3
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -295,10 +295,12 @@ class _CrossFile:
         cap: int,
         cancel: threading.Event | None = None,
         keep_temp: bool = False,
+        on_step: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.cancel = cancel
         self.keep_temp = keep_temp
+        self.on_step = on_step
         self.conn: sqlite3.Connection = store.conn
         self.rules = {r for r in CROSSFILE_RULES if enabled is None or r in enabled}
         self.robots = robots
@@ -311,6 +313,10 @@ class _CrossFile:
     def on(self, *rules: str) -> bool:
         self.check_cancel()  # asked before every step
         return any(r in self.rules for r in rules)
+
+    def step(self, what: str) -> None:
+        if self.on_step is not None:
+            self.on_step(what)
 
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -384,6 +390,7 @@ class _CrossFile:
                 "hreflang-target-not-in-sitemaps",
             )
             if self.on(*url_rules):
+                self.step("normalising the URLs")
                 self._build_keys()
             if self.on(
                 "hreflang-no-return-link",
@@ -391,26 +398,33 @@ class _CrossFile:
                 "hreflang-target-not-in-sitemaps",
                 "cross-duplicate-conflicting",
             ):
+                self.step("collecting the hreflang links")
                 self._build_alternates()
             if self.on("cross-duplicate-url", "cross-duplicate-conflicting"):
+                self.step("duplicate URLs")
                 self._duplicates()
             if self.on("cross-mixed-scheme", "cross-mixed-www", "cross-mobile-and-desktop"):
+                self.step("hosts and schemes")
                 self._hosts()
             if self.on("cross-trailing-slash-variants"):
+                self.step("trailing-slash variants")
                 self._trailing_slash()
             if self.on(
                 "hreflang-no-return-link",
                 "hreflang-cluster-inconsistent",
                 "hreflang-target-not-in-sitemaps",
             ):
+                self.step("hreflang return links")
                 self._hreflang()
             if self.on("lastmod-all-identical"):
+                self.step("lastmod and priority")
                 self._lastmod_identical()
             if self.on("priority-all-equal"):
                 self._priority_equal()
             if self.on("index-gsc-limit"):
                 self._gsc_limit()
             if self.on("robots-url-disallowed", "robots-sitemap-file-disallowed"):
+                self.step("robots.txt rules")
                 self._robots()
             return self.sink.finish(self.root_node())
         finally:
@@ -994,6 +1008,7 @@ def run_crossfile(
     cap: int = ISSUE_CAP,
     cancel: threading.Event | None = None,
     keep_temp: bool = False,
+    on_step: Callable[[str], None] | None = None,
 ) -> int:
     """Run every enabled cross-file rule over the store; store the issues and return how many.
 
@@ -1005,5 +1020,6 @@ def run_crossfile(
     far is in the store's open transaction, for the caller to roll back. ``keep_temp``: leave
     the temporary tables for the connection's close to discard (a DROP walks every page: ~5 s
     for the key table of 10 M URLs; closing deletes the file at once); the next run replaces them.
+    ``on_step``: called with a short label as each step starts (progress for a long run).
     """
-    return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp).run()
+    return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp, on_step).run()

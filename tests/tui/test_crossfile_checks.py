@@ -17,6 +17,7 @@ from app_helpers import (
 
 from sitemap_tui.demo.server import serve_directory
 from sitemap_tui.engine.store import Store
+from sitemap_tui.tui.messages import CrossfileProgress
 
 URLSET = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -64,6 +65,12 @@ async def test_cross_file_checks_find_a_duplicate_across_sitemaps(tmp_path, make
             await select(app, pilot, node_by_name(app, "index.xml"))
             await pilot.press("4")
             await wait_for(pilot, lambda: "cross-duplicate-url" in screen_text(app), what="the issue in the pane")
+            # the header names the step the engine reports while the rules run
+            app._crossfile = True
+            app.post_message(CrossfileProgress("duplicate URLs"))
+            await wait_for(pilot, lambda: "checking across files: duplicate URLs" in screen_text(app), what="the step")
+            app._crossfile = False
+            app._update_header()
             # running them again replaces the earlier results instead of adding to them
             await pilot.press("k")
             await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="the second run")
