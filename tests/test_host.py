@@ -212,7 +212,8 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
         if msg[0] == "ready":
             host.command("crossfile")
         elif msg == ("crossfile", "normalising the URLs"):  # the INSERT starts right after
-            loop.call_later(0.3, host.command, "cancel")
+            # (posted from the rules' thread: hand over to the loop first)
+            loop.call_soon_threadsafe(loop.call_later, 0.3, host.command, "cancel")
         elif msg[0] in ("done", "error"):
             finished.set()
 

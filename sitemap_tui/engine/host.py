@@ -261,7 +261,8 @@ class EngineHost:
                 self._interrupt_crossfile()
                 with contextlib.suppress(BaseException):
                     await work
-                store.rollback()
+                with contextlib.suppress(Exception):
+                    store.rollback()
                 raise
             except Exception as exc:  # noqa: BLE001 - a failed check is a message, never a crash
                 with contextlib.suppress(Exception):  # the message below must go out regardless
