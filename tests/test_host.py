@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +12,29 @@ from sitemap_tui.engine.discover import Target
 from sitemap_tui.engine.host import EngineHost
 
 
-async def _drive(db: Path, commands: list[tuple[Any, ...]], until: int) -> list[tuple[Any, ...]]:
-    """Start a host, send the commands once it is ready, stop after ``until`` done/error messages."""
+async def _drive(
+    db: Path,
+    commands: list[tuple[Any, ...]],
+    until: int,
+    react: Callable[[EngineHost, tuple[Any, ...]], None] | None = None,
+) -> list[tuple[Any, ...]]:
+    """Start a host, send the commands once it is ready, stop after ``until`` done/error messages.
+    ``react(host, msg)`` sees every message first (on whatever thread posted it)."""
     got: list[tuple[Any, ...]] = []
     finished = asyncio.Event()
+    loop = asyncio.get_running_loop()
     host: EngineHost
 
     def post(*msg: Any) -> None:
         pickle.dumps(msg)  # everything a host says must cross a process boundary
         got.append(msg)
+        if react is not None:
+            react(host, msg)
         if msg[0] == "ready":
             for cmd in commands:
                 host.command(*cmd)
         if sum(m[0] in ("done", "error") for m in got) >= until:
-            finished.set()
+            loop.call_soon_threadsafe(finished.set)
 
     host = EngineHost(post, db, checker_factory=None)
     server = asyncio.create_task(host.serve())
@@ -202,25 +212,13 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
 
     slow_key.__wrapped__ = crossfile.url_key
     monkeypatch.setattr(crossfile, "url_key", slow_key)
-    got: list[tuple[Any, ...]] = []
-    finished = asyncio.Event()
     loop = asyncio.get_running_loop()
-    host: EngineHost
 
-    def post(*msg: Any) -> None:
-        got.append(msg)
-        if msg[0] == "ready":
-            host.command("crossfile")
-        elif msg == ("crossfile", "normalising the URLs"):  # the INSERT starts right after
+    def react(host: EngineHost, msg: tuple[Any, ...]) -> None:
+        if msg == ("crossfile", "normalising the URLs"):  # the INSERT starts right after
             # (posted from the rules' thread: hand over to the loop first)
             loop.call_soon_threadsafe(loop.call_later, 0.3, host.command, "cancel")
-        elif msg[0] in ("done", "error"):
-            finished.set()
 
-    host = EngineHost(post, db, checker_factory=None)
-    server = asyncio.create_task(host.serve())
-    await asyncio.wait_for(finished.wait(), 15)
-    host.command("stop")
-    await asyncio.wait_for(server, 15)
+    got = await _drive(db, [("crossfile",)], until=1, react=react)
     assert [m for m in got if m[0] in ("done", "error")] == [("done", "crossfile", None, "cancelled")]
     assert _rules(db) == ["cross-duplicate-url"]
