@@ -28,7 +28,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -125,7 +125,11 @@ class EngineHost:
         if self.explorer is None:
             self.post("error", what, "the engine is not running", node_id)
             return
-        task = asyncio.get_running_loop().create_task(self._run(what, fn, node_id))
+        self._spawn(self._run(what, fn, node_id))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """A task the host waits for on stop and counts as work in progress (``_busy``)."""
+        task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -173,8 +177,7 @@ class EngineHost:
             last_post = 0.0
             while not self._busy() and not (self._stop is not None and self._stop.is_set()):
                 added = store.extend_search(SEARCH_CHUNK)
-                store.commit()
-                store.begin()
+                store.publish()
                 covered = store.search_upto() or 0
                 now = time.monotonic()
                 if not added or now - last_post >= 0.5:
@@ -213,8 +216,7 @@ class EngineHost:
             finally:
                 self._deep_cancel = None
                 if ex.store is not None:
-                    ex.store.commit()
-                    ex.store.begin()
+                    ex.store.publish()
             return int(found or 0)
 
         self.submit("deep", go, None)
@@ -280,9 +282,7 @@ class EngineHost:
                 if not (self._stop is not None and self._stop.is_set()):
                     self._index_when_idle()
 
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(run())
 
     # -- lifetime ----------------------------------------------------------------------------
     def _on_events(self, events: list[Event]) -> None:

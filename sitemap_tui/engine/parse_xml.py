@@ -854,14 +854,12 @@ class XmlSitemapParser:
     def _on_entry_end(self, el: Any, out: list[Item]) -> None:
         self.info.entries += 1
         mode = self._mode
-        if mode == "urlset":
-            self._url(el, out)
+        if mode == "urlset" or mode == "index":
+            if mode == "urlset":
+                self._url(el, out)
+            else:
+                self._sitemap(el, out)
             # after our fields are read: the hook may take el away
-            if self.element_hook is not None and self.element_hook(el):
-                self._last = None
-                return
-        elif mode == "index":
-            self._sitemap(el, out)
             if self.element_hook is not None and self.element_hook(el):
                 self._last = None
                 return

@@ -409,10 +409,7 @@ class SitemapApp(App[int]):
             else:
                 found = message.result if isinstance(message.result, int) else 0
                 self.notify(f"Cross-file checks done: {found:,} issue(s) across the sitemaps (Issues pane, 4).", markup=False)
-            self._recount_issues()
-            self._events_seen = True
-            if self._selected is not None:
-                self._dirty.add(self._selected)
+            self._issues_changed()
         elif message.what == "deep":
             self._deep = None
             found = message.result
@@ -420,11 +417,15 @@ class SitemapApp(App[int]):
                 self.notify("Deep checks cancelled; the issues found so far are kept.", markup=False)
             else:
                 self.notify(f"Deep checks done: {found if isinstance(found, int) else 0:,} issue(s) found.", markup=False)
-            self._recount_issues()
-            self._events_seen = True
-            if self._selected is not None:
-                self._dirty.add(self._selected)
+            self._issues_changed()
         self._update_header()
+
+    def _issues_changed(self) -> None:
+        """A run filed issues anywhere in the store: recount the tree, refresh the panes."""
+        self._recount_issues()
+        self._events_seen = True
+        if self._selected is not None:
+            self._dirty.add(self._selected)
 
     @on(DeepProgress)
     def _deep_progress(self, message: DeepProgress) -> None:
