@@ -24,7 +24,7 @@ from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
 from sitemap_tui.validate import crossfile as crossfile_mod
 from sitemap_tui.validate import rules as rules_mod
-from sitemap_tui.validate.crossfile import CROSSFILE_RULES, _CrossFile, run_crossfile, url_key
+from sitemap_tui.validate.crossfile import CROSSFILE_RULES, _CrossFile, run_crossfile
 
 
 @pytest.fixture(autouse=True)
@@ -75,6 +75,9 @@ def alt(loc: str, links: dict[str, str]) -> Entry:
     )
 
 
+EN, DE, FR = "https://a.com/en", "https://a.com/de", "https://a.com/fr"
+
+
 def run(store: Store, *rules: str, **kw) -> list:
     run_crossfile(store, enabled=set(rules) if rules else None, **kw)
     store.commit()
@@ -87,13 +90,69 @@ def of(issues: list, rule: str) -> list:
 
 
 # -- keys ------------------------------------------------------------------------------------
-def test_url_key() -> None:
-    assert url_key("https://a.com/x") == "https://a.com/x"
-    assert url_key("  HTTPS://A.com:443/x#frag ") == "https://a.com/x"
-    assert url_key("https://a.com") == "https://a.com/"
-    assert url_key("/relative") is None
-    assert url_key("ftp://a.com/x") is None
-    assert url_key(None) is None
+def test_rows_carry_their_keys(store: Store) -> None:
+    """The row builder stores each key once: NULL where the URL is its own key."""
+    nid = add_file(
+        store,
+        "a.xml",
+        Entry(loc="https://a.com/en", line=3,
+              alternates=[Alternate("alternate", "EN", " https://a.com/en"), Alternate("alternate", "de", "https://a.com/de"),
+                          Alternate("canonical", None, "https://a.com/x"), Alternate("alternate", "fr", "/fr"),
+                          Alternate("alternate", None, "https://m.a.com/en", 4, "only screen and (max-width: 640px)")]),
+        " HTTPS://A.com/p ",
+        "/relative",
+    )
+    rows = store.conn.execute("SELECT loc, key, alt_n FROM entries WHERE node_id=? ORDER BY id", (nid,)).fetchall()
+    assert rows == [("https://a.com/en", None, 2), (" HTTPS://A.com/p ", "https://a.com/p", 0), ("/relative", "", 0)]
+    links = store.conn.execute("SELECT lang, tgt, media FROM alternates ORDER BY rowid").fetchall()
+    assert links == [("en", "https://a.com/en", None), ("de", None, None), (None, None, None), (None, None, None),
+                     (None, None, "only screen and (max-width: 640px)")]
+    detail = store.entry_detail(store.conn.execute("SELECT MIN(id) FROM entries").fetchone()[0])
+    assert detail["alternates"][-1] == ("alternate", None, "https://m.a.com/en", 4, "only screen and (max-width: 640px)")
+
+
+def _hreflang_set(store: Store) -> None:
+    full = {"en": EN, "de": DE, "fr": FR}
+    add_file(store, "a.xml", alt(EN, full), alt(" " + DE, full), alt(FR, {"en": EN, "fr": FR}), "https://a.com/p")
+    add_file(store, "b.xml", alt("https://a.com/x", {"en": " HTTPS://a.com/x", "de": "https://a.com/gone"}), "https://a.com/p")
+
+
+def test_keys_filled_in_for_rows_stored_without_them(store: Store, tmp_path: Path) -> None:
+    """A store written before the keys were computed at parse time (their columns NULL) gets
+    them filled in by the cross-file pass: the same values, the same issues."""
+    _hreflang_set(store)
+    computed = store.conn.execute("SELECT id, key, alt_n, alt_h FROM entries ORDER BY id").fetchall()
+    links = store.conn.execute("SELECT rowid, lang, tgt FROM alternates ORDER BY rowid").fetchall()
+    fresh = [(i.rule, i.url, i.message) for i in run(store)]
+    assert {r for r, _, _ in fresh} >= {
+        "hreflang-no-return-link", "hreflang-cluster-inconsistent", "hreflang-target-not-in-sitemaps",
+        "cross-duplicate-url",
+    }
+    store.conn.execute("UPDATE entries SET key=NULL, alt_n=NULL, alt_h=NULL")
+    store.conn.execute("UPDATE alternates SET lang=NULL, tgt=NULL")
+    assert [(i.rule, i.url, i.message) for i in run(store)] == fresh
+    assert store.conn.execute("SELECT id, key, alt_n, alt_h FROM entries ORDER BY id").fetchall() == computed
+    assert store.conn.execute("SELECT rowid, lang, tgt FROM alternates ORDER BY rowid").fetchall() == links
+
+
+def test_store_of_an_earlier_version_gains_the_key_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    s = Store(path)
+    s.add_node(Node(id=1, url="https://a.com/sitemap_index.xml", kind=NodeKind.INDEX, state=NodeState.DONE))
+    _hreflang_set(s)
+    fresh = [(i.rule, i.url, i.message) for i in run(s)]
+    # what an earlier version wrote: no key columns at all
+    s.conn.execute("DROP INDEX entries_nokey")
+    for table, column in (("entries", "key"), ("entries", "alt_n"), ("entries", "alt_h"), ("alternates", "lang"),
+                          ("alternates", "tgt"), ("alternates", "media")):
+        s.conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    s.conn.execute("DELETE FROM meta WHERE key='signature_key'")
+    s.close()
+    s = Store(path)
+    try:
+        assert [(i.rule, i.url, i.message) for i in run(s)] == fresh
+    finally:
+        s.close()
 
 
 # -- duplicates ------------------------------------------------------------------------------
@@ -293,9 +352,6 @@ def test_trailing_slash_near_miss(store: Store) -> None:
 
 
 # -- hreflang --------------------------------------------------------------------------------
-EN, DE, FR = "https://a.com/en", "https://a.com/de", "https://a.com/fr"
-
-
 def test_hreflang_no_return_link(store: Store) -> None:
     add_file(store, "en.xml", alt(EN, {"en": EN, "de": DE}))
     add_file(store, "de.xml", alt(DE, {"de": DE}))  # does not list EN back
@@ -597,3 +653,14 @@ def test_trailing_slash_pairs_do_not_depend_on_the_side_sample(
     assert full == ["https://a.com/d/index.php", "https://a.com/x/", "https://a.com/y/"]
     monkeypatch.setattr(crossfile_mod, "SIDE_SAMPLE", sample)
     assert sorted(i.url for i in of(run(store, rule), rule)) == full
+
+
+def test_a_signature_key_made_in_a_rolled_back_transaction_is_not_kept(store: Store) -> None:
+    store.conn.execute("DELETE FROM meta WHERE key='signature_key'")
+    store.commit()
+    store.begin()
+    made = store.signature_key()
+    store.rollback()
+    kept = store.signature_key()
+    store.commit()
+    assert store.get_meta("signature_key") == kept.hex() and kept != made

@@ -266,6 +266,20 @@ def test_values_and_extensions_alltags() -> None:
     assert img.tags == ["loc", "caption", "geo_location", "title", "license"]
 
 
+def test_separate_mobile_url_keeps_its_media_query() -> None:
+    """Google's annotation of a separate mobile URL: rel=alternate with media and no hreflang."""
+    xml = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">'
+        b"<url><loc>https://www.example.com/page-1/</loc>\n"
+        b'<xhtml:link rel="alternate" media="only screen and (max-width: 640px)" href="https://m.example.com/page-1"/>'
+        b"</url></urlset>"
+    )
+    (entry,) = entries(run(xml)[1])
+    (link,) = entry.alternates
+    assert (link.rel, link.hreflang, link.href, link.line) == ("alternate", None, "https://m.example.com/page-1", 2)
+    assert link.media == "only screen and (max-width: 640px)"
+
+
 def test_cdata_alltags_equal_plain() -> None:
     _, plain = run(_load("video/ekalinin_sitemap.js__tests_mocks_alltags.xml"))
     _, cdata = run(_load("video/ekalinin_sitemap.js__tests_mocks_alltags.cdata.xml"))

@@ -496,6 +496,7 @@ class Explorer:
             now=self.now,
             body_cache=str(self.options.body_cache) if self.options.body_cache else None,
             max_decoded=self.fetch_config.max_decoded,
+            signature_key=self.store.signature_key() if self.store is not None else b"",
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise _Refused("file: URLs are only read when given on the command line")

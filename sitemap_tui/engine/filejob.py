@@ -37,6 +37,7 @@ class JobSpec:
     now: datetime | None = None
     body_cache: str | None = None
     max_decoded: int | None = None
+    signature_key: bytes = b""  # the store's (Store.signature_key), for the rows
 
 
 @dataclass(slots=True)
@@ -203,7 +204,7 @@ class FileJob:
                     for found in check(ctx, entry):
                         issues.append((found, idx))
             if run.spec.want_rows:
-                rows = entry_rows(entries)
+                rows = entry_rows(entries, run.spec.signature_key)
             if self._format is not None:
                 sitemap = run.final_url or run.spec.url
                 text = self._format(entries, sitemap, run.spec.output_format or "txt")

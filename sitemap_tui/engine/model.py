@@ -96,6 +96,9 @@ class Alternate:
     hreflang: str | None
     href: str | None
     line: int = 0
+    # Google's annotation of a separate mobile URL: rel="alternate" with a media query and no
+    # hreflang (not an hreflang link)
+    media: str | None = None
 
 
 @dataclass(slots=True)

@@ -361,7 +361,7 @@ _new_entry = _positional(
         "tags",
     ),
 )
-_new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line"))
+_new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line", "media"))
 _new_image = _positional(Image, ("loc", "title", "caption", "geo_location", "license", "line"))
 
 # child codes of <url>/<sitemap> (see XmlSitemapParser._classify)
@@ -1134,6 +1134,7 @@ class XmlSitemapParser:
                         attrib.get("hreflang"),
                         attrib.get("href"),
                         child.sourceline or 0,
+                        attrib.get("media"),
                     )
                 )
             elif code == _C_IMAGE:

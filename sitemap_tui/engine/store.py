@@ -7,6 +7,7 @@ page does not grow with its position."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.engine.keys import SIGNATURE_KEY_BYTES, entry_columns, link_columns
 from sitemap_tui.engine.model import (
     Entry,
     FileStats,
@@ -27,7 +29,7 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.stats import Aggregate
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -66,7 +68,10 @@ CREATE TABLE IF NOT EXISTS entries(
     n_news INTEGER NOT NULL DEFAULT 0,
     n_alternates INTEGER NOT NULL DEFAULT 0,
     n_issues INTEGER NOT NULL DEFAULT 0,
-    title TEXT
+    title TEXT,
+    key TEXT,                       -- engine.keys.stored_key of url_key(loc)
+    alt_n INTEGER,                  -- hreflang set signature: 0 without links, NULL when the
+    alt_h INTEGER                   -- row's keys were never computed (an earlier version's)
 );
 CREATE INDEX IF NOT EXISTS entries_node ON entries(node_id, id);
 CREATE TABLE IF NOT EXISTS images(
@@ -80,7 +85,10 @@ CREATE TABLE IF NOT EXISTS news(
     title TEXT, extra TEXT, line INTEGER);
 CREATE INDEX IF NOT EXISTS news_entry ON news(entry_id);
 CREATE TABLE IF NOT EXISTS alternates(
-    entry_id INTEGER NOT NULL, rel TEXT, hreflang TEXT, href TEXT, line INTEGER);
+    entry_id INTEGER NOT NULL, rel TEXT, hreflang TEXT, href TEXT, line INTEGER,
+    lang TEXT,                      -- engine.keys.hreflang_link, NULL for other links
+    tgt TEXT,                       -- its target, as stored_key
+    media TEXT);                    -- a separate mobile URL's media query
 CREATE INDEX IF NOT EXISTS alternates_entry ON alternates(entry_id);
 CREATE TABLE IF NOT EXISTS issues(
     id INTEGER PRIMARY KEY,
@@ -120,6 +128,7 @@ SEARCH_SQL = (
 substring over millions of rows in milliseconds where a table scan takes seconds. The engine
 extends it in chunks while idle; ``search_upto`` (meta) is the last entry id it covers."""
 SEARCH_UPTO = "search_upto"
+SIGNATURE_KEY = "signature_key"  # meta: hex secret of the hreflang set signatures
 # printable ASCII other than GLOB's metacharacters * ? [
 _PLAIN_RUN = re.compile(r"[\x20-\x29\x2b-\x3e\x40-\x5a\x5c-\x7e]{3,}")
 
@@ -243,6 +252,7 @@ class Store:
         self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.RLock()
+        self._signature_key: bytes | None = None  # read once (asked for every file and batch)
         self.conn = connect(self.path, readonly=readonly)
         if not readonly:
             self.conn.execute("PRAGMA journal_mode=WAL")
@@ -250,10 +260,35 @@ class Store:
             # worth the fsyncs.
             self.conn.execute("PRAGMA synchronous=OFF")
             self.conn.executescript(SCHEMA)
+            self._add_missing_columns()
             self.set_meta("schema", SCHEMA_VERSION)
         self._in_tx = False
         if not readonly:
             self.begin()
+
+    def _add_missing_columns(self) -> None:
+        """A store written by an earlier version gains the columns added since, empty (NULL):
+        the cross-file pass fills the keys in before it uses them."""
+        for table, columns in (("entries", ("key TEXT", "alt_n INTEGER", "alt_h INTEGER")),
+                               ("alternates", ("lang TEXT", "tgt TEXT", "media TEXT"))):
+            have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+            for column in columns:
+                if column.split()[0] not in have:
+                    self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+        # finds the rows to fill in without a scan (and stays empty once they are)
+        self.conn.execute("CREATE INDEX IF NOT EXISTS entries_nokey ON entries(id) WHERE alt_n IS NULL")
+
+    def signature_key(self) -> bytes:
+        """The secret of this store's hreflang set signatures (engine.keys.set_signature),
+        made on first use; every process that builds rows for this store gets it."""
+        if self._signature_key is None:
+            value = self.get_meta(SIGNATURE_KEY)
+            if not isinstance(value, str):
+                value = os.urandom(SIGNATURE_KEY_BYTES).hex()
+                if not self.readonly:
+                    self.set_meta(SIGNATURE_KEY, value)
+            self._signature_key = bytes.fromhex(value)
+        return self._signature_key
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -281,6 +316,7 @@ class Store:
         # an interrupted write statement makes SQLite roll the transaction back by itself
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
+        self._signature_key = None  # it may have been made in the transaction just undone
         self._in_tx = False
         self.begin()
 
@@ -414,7 +450,7 @@ class Store:
     # -- entries ---------------------------------------------------------------------------
     def add_entries(self, node_id: int, entries: Sequence[Entry]) -> list[int]:
         """Insert a batch; returns the new entry ids in order."""
-        return self.add_rows(node_id, entry_rows(entries))
+        return self.add_rows(node_id, entry_rows(entries, self.signature_key()))
 
     def add_rows(self, node_id: int, rows: EntryRows) -> list[int]:
         """Insert a batch prepared by entry_rows() (possibly in another process)."""
@@ -429,15 +465,15 @@ class Store:
         ).fetchone()[0]) + 1
         c.executemany(
             "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw,"
-            " changefreq, priority_raw, priority, n_images, n_videos, n_news, n_alternates, title)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " changefreq, priority_raw, priority, n_images, n_videos, n_news, n_alternates, title,"
+            " key, alt_n, alt_h) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(first + i, node_id, *row) for i, row in enumerate(rows.entries)],
         )
         for table, marks, items in (
             ("images", "?,?,?,?,?,?,?", rows.images),
             ("videos", "?,?,?", rows.videos),
             ("news", "?,?,?,?,?,?,?", rows.news),
-            ("alternates", "?,?,?,?,?", rows.alternates),
+            ("alternates", "?,?,?,?,?,?,?,?", rows.alternates),
         ):
             if items:
                 c.executemany(
@@ -629,19 +665,20 @@ class Store:
                 (entry_id,),
             ).fetchall(),
             "alternates": c.execute(
-                "SELECT rel, hreflang, href, line FROM alternates WHERE entry_id=?", (entry_id,)
+                "SELECT rel, hreflang, href, line, media FROM alternates WHERE entry_id=?", (entry_id,)
             ).fetchall(),
             "issues": self.issues(entry_id=entry_id),
         }
 
-    def alternates_for(self, entry_ids: Sequence[int]) -> dict[int, list[tuple[str | None, str | None]]]:
-        out: dict[int, list[tuple[str | None, str | None]]] = {}
+    def alternates_for(self, entry_ids: Sequence[int]) -> dict[int, list[tuple[str | None, str | None, str | None]]]:
+        """(hreflang, href, media) of each entry's xhtml:links."""
+        out: dict[int, list[tuple[str | None, str | None, str | None]]] = {}
         for chunk in _chunks(list(entry_ids), 900):
             marks = ",".join("?" * len(chunk))
-            for eid, hreflang, href in self.conn.execute(
-                f"SELECT entry_id, hreflang, href FROM alternates WHERE entry_id IN ({marks})", chunk
+            for eid, hreflang, href, media in self.conn.execute(
+                f"SELECT entry_id, hreflang, href, media FROM alternates WHERE entry_id IN ({marks})", chunk
             ):
-                out.setdefault(eid, []).append((hreflang, href))
+                out.setdefault(eid, []).append((hreflang, href, media))
         return out
 
     def entry_position(self, f: EntryFilter, entry_id: int, sort: str = "id") -> int | None:
@@ -772,16 +809,25 @@ class EntryRows:
     alternates: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-def entry_rows(entries: Sequence[Entry]) -> EntryRows:
+def entry_rows(entries: Sequence[Entry], signature_key: bytes) -> EntryRows:
+    """The rows of a batch, with the keys the cross-file rules join on (engine.keys);
+    ``signature_key`` is the store's (Store.signature_key)."""
     out = EntryRows()
     rows, images, videos, news, alternates = out.entries, out.images, out.videos, out.news, out.alternates
     for i, e in enumerate(entries):
         lm = e.lastmod
+        links: list[tuple[str, str]] = []
+        for a in e.alternates:
+            link, lang, tgt = link_columns(a.rel, a.hreflang, a.href)
+            alternates.append((i, a.rel, a.hreflang, a.href, a.line, lang, tgt, a.media))
+            if link is not None:
+                links.append(link)
         rows.append(
             (
                 e.loc, e.line, e.lastmod_raw, int(lm.timestamp()) if lm is not None else None,
                 e.changefreq_raw, e.changefreq, e.priority_raw, e.priority,
                 len(e.images), len(e.videos), len(e.news), len(e.alternates), e.title,
+                *entry_columns(e.loc, links, signature_key),
             )
         )
         for im in e.images:
@@ -795,8 +841,6 @@ def entry_rows(entries: Sequence[Entry]) -> EntryRows:
                 (i, n.publication_name, n.publication_language, n.publication_date, n.title,
                  json.dumps(n.extra) if n.extra else None, n.line)
             )
-        for a in e.alternates:
-            alternates.append((i, a.rel, a.hreflang, a.href, a.line))
     return out
 
 
