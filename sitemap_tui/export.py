@@ -48,8 +48,16 @@ class UrlRecord:
             images=len(entry.images),
             videos=len(entry.videos),
             news=len(entry.news),
-            alternates=[{"hreflang": a.hreflang, "href": a.href} for a in entry.alternates],
+            alternates=[alternate_record(a.hreflang, a.href, a.media) for a in entry.alternates],
         )
+
+
+def alternate_record(hreflang: str | None, href: str | None, media: str | None) -> dict[str, str | None]:
+    """One xhtml:link of a URL record; ``media`` only on a separate mobile URL's link."""
+    record = {"hreflang": hreflang, "href": href}
+    if media:
+        record["media"] = media
+    return record
 
 
 _json_str = json.encoder.encode_basestring_ascii  # the C escaper behind json.dumps(ensure_ascii)
@@ -73,7 +81,9 @@ def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str) -> str:
         for e in entries:
             alts = (
                 "[" + ", ".join(
-                    f'{{"hreflang": {_js(a.hreflang)}, "href": {_js(a.href)}}}' for a in e.alternates
+                    f'{{"hreflang": {_js(a.hreflang)}, "href": {_js(a.href)}'
+                    + (f', "media": {_json_str(a.media)}}}' if a.media else "}")
+                    for a in e.alternates
                 ) + "]"
                 if e.alternates
                 else "[]"
@@ -195,7 +205,7 @@ def records_from_store(store: Any, flt: Any, *, sort: str = "id") -> Iterator[Ur
             yield UrlRecord(
                 loc=r.loc, lastmod=r.lastmod_raw, changefreq=r.changefreq_raw, priority=r.priority_raw,
                 sitemap=urls[r.node_id], images=r.n_images, videos=r.n_videos, news=r.n_news,
-                alternates=[{"hreflang": h, "href": u} for h, u in alts.get(r.id, [])],
+                alternates=[alternate_record(*link) for link in alts.get(r.id, [])],
             )
 
     for row in store.iter_entries(flt, sort=sort):

@@ -14,7 +14,8 @@ ENTRIES = [
     Entry(loc="https://example.com/a?x=1&y=\u00e9", lastmod_raw="2024-01-02", changefreq_raw="daily",
           priority_raw="0.5", images=[Image(loc="https://example.com/i.png")],
           alternates=[Alternate("alternate", "de", "https://example.com/de/a"),
-                      Alternate("alternate", None, None)]),
+                      Alternate("alternate", None, None),
+                      Alternate("alternate", None, "https://m.example.com/a", 4, "only screen and (max-width: 640px)")]),
     Entry(loc="https://example.com/\x1b]52;c;SGVsbG8=\x07evil\u202e"),
     Entry(loc=None),
     Entry(loc='https://example.com/"quoted",comma'),
@@ -28,6 +29,15 @@ def test_fast_formatter_matches_record_writer(fmt: str) -> None:
     if fmt == "csv":
         slow = slow.split("\n", 1)[1]  # the header is written once per output, not per batch
     assert fast == slow
+
+
+def test_a_separate_mobile_url_keeps_its_media_query() -> None:
+    record = json.loads(format_entries(ENTRIES[:1], "s", "jsonl"))
+    assert record["alternates"] == [
+        {"hreflang": "de", "href": "https://example.com/de/a"},
+        {"hreflang": None, "href": None},
+        {"hreflang": None, "href": "https://m.example.com/a", "media": "only screen and (max-width: 640px)"},
+    ]
 
 
 def test_outputs_carry_no_control_characters() -> None:
@@ -57,3 +67,16 @@ def test_write_atomic_leaves_nothing_on_failure(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         write_atomic(tmp_path / "out.csv", "csv", broken())
     assert list(tmp_path.iterdir()) == []
+
+
+def test_stored_records_carry_the_media_query_too(tmp_path: Path) -> None:
+    from sitemap_tui.engine.model import Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import EntryFilter, Store
+    from sitemap_tui.export import records_from_store
+
+    store = Store(tmp_path / "x.db")
+    store.add_node(Node(id=1, url="https://example.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    store.add_entries(1, ENTRIES[:1])
+    (record,) = records_from_store(store, EntryFilter(node_ids=[1]))
+    assert record == UrlRecord.from_entry(ENTRIES[0], "https://example.com/s.xml")
+    store.close()

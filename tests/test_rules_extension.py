@@ -146,8 +146,8 @@ NEWS_CASES = [
 # -- hreflang ------------------------------------------------------------------------------------
 
 
-def alt(code: str | None, href: str | None, rel: str | None = "alternate") -> Alternate:
-    return Alternate(rel=rel, hreflang=code, href=href, line=9)
+def alt(code: str | None, href: str | None, rel: str | None = "alternate", media: str | None = None) -> Alternate:
+    return Alternate(rel=rel, hreflang=code, href=href, line=9, media=media)
 
 
 def H(*alts: Alternate, loc: str = PAGE) -> Entry:
@@ -157,14 +157,17 @@ def H(*alts: Alternate, loc: str = PAGE) -> Entry:
 SELF = alt("en", PAGE)
 FR = alt("fr", "https://example.com/fr/page")
 XD = alt("x-default", PAGE)
+# Google's annotation of a separate mobile URL
+MOBILE = alt(None, "https://m.example.com/page", media="only screen and (max-width: 640px)")
+APP = alt(None, "android-app://com.example.android/example/page-1")
 
 HREFLANG_CASES = [
-    ("hreflang-link-incomplete", [H(SELF, alt("fr", None)), H(SELF, alt(None, "https://example.com/fr")), H(SELF, alt("fr", "https://example.com/fr", rel=None)), H(SELF, alt("fr", "https://example.com/fr", rel="canonical"))], [H(SELF, FR, XD), H(SELF, alt("fr", "https://example.com/fr", rel="Alternate"))]),
+    ("hreflang-link-incomplete", [H(SELF, alt("fr", None)), H(SELF, alt(None, "https://example.com/fr")), H(SELF, alt("fr", "https://example.com/fr", rel=None)), H(SELF, alt("fr", "https://example.com/fr", rel="canonical")), H(SELF, alt(None, "https://m.example.com/page", rel="canonical", media="x"))], [H(SELF, FR, XD), H(SELF, alt("fr", "https://example.com/fr", rel="Alternate")), H(MOBILE), H(SELF, FR, XD, MOBILE), H(SELF, FR, XD, APP), H(alt(None, "ios-app://123/example/page-1"))]),
     ("hreflang-href-not-absolute", [H(SELF, alt("fr", "/fr/page")), H(SELF, alt("fr", "//example.com/fr/page"))], [H(SELF, FR)]),
     ("hreflang-code-invalid", [H(SELF, alt(c, "https://example.com/x")) for c in ("en-UK", "es-LA", "en_US", "en-EU", "us", "gb", "english", "en-419", "zh-Hanx", "xx")], [H(SELF, alt(c, "https://example.com/x")) for c in ("en-GB", "EN-gb", "zh-Hant", "zh-Hant-TW", "x-default", "X-Default", "pt-BR", "de")]),
-    ("hreflang-missing-self", [H(FR), H(alt("en", "https://example.com/en/page"), FR)], [H(SELF, FR), H(alt("en", "https://EXAMPLE.com/page"), FR), E()]),
+    ("hreflang-missing-self", [H(FR), H(alt("en", "https://example.com/en/page"), FR), H(FR, MOBILE)], [H(SELF, FR), H(alt("en", "https://EXAMPLE.com/page"), FR), E(), H(MOBILE)]),
     ("hreflang-duplicate-code", [H(SELF, FR, alt("FR", "https://example.com/fr2/page"))], [H(SELF, FR, alt("fr", "https://example.com/fr/page")), H(SELF, FR, alt("fr-CA", "https://example.com/ca/page"))]),
-    ("hreflang-x-default-missing", [H(SELF, FR)], [H(SELF, FR, XD), E()]),
+    ("hreflang-x-default-missing", [H(SELF, FR)], [H(SELF, FR, XD), E(), H(MOBILE)]),
     ("hreflang-no-generic-language", [H(alt("en-IE", PAGE), alt("en-CA", "https://example.com/ca"))], [H(alt("en-IE", PAGE), alt("en-CA", "https://example.com/ca"), alt("en", "https://example.com/en")), H(alt("en-IE", PAGE), alt("fr", "https://example.com/fr"))]),
 ]
 

@@ -1693,7 +1693,13 @@ CATALOGUE: tuple[Rule, ...] = (
         severity=ERR,
         title="Incomplete xhtml:link",
         message="<xhtml:link> {reason}",
-        explanation='An `xhtml:link` lacks `rel="alternate"`, `hreflang` or `href`, or has an empty one.',
+        explanation=(
+            'An `xhtml:link` lacks `rel="alternate"`, `hreflang` or `href`, or has an empty one. A'
+            ' `rel="alternate"` link with a `media` query and no `hreflang` is Google\'s annotation of'
+            " a separate mobile URL, and one to an `android-app://` or `ios-app://` URL is an app deep"
+            " link (the former App Indexing): neither is an hreflang link, and both are left alone, by"
+            " this rule and the other hreflang rules."
+        ),
         source="https://developers.google.com/search/docs/specialty/international/localized-versions",
     ),
     Rule(

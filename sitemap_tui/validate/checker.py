@@ -126,6 +126,8 @@ STREAMING_SCHEMES = frozenset({"rtmp", "rtmpe", "rtmps", "rtmpt", "rtsp", "rtsps
 NEWS_LEGACY = ("access", "genres", "keywords", "stock_tickers")
 CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
+_APP_LINK_SCHEMES = ("android-app:", "ios-app:")  # rel=alternate deep links into an app
+
 
 def _owned(owner: str, ids: str) -> dict[str, str]:
     return dict.fromkeys(ids.split(), owner)
@@ -1347,6 +1349,12 @@ class Checker:
             rel = (a.rel or "").strip()
             code = (a.hreflang or "").strip()
             href = (a.href or "").strip()
+            if not code and rel.lower() == "alternate" and (
+                (a.media or "").strip() or href.lower().startswith(_APP_LINK_SCHEMES)
+            ):
+                # Google's annotation of a separate mobile URL, or an app deep link (the former
+                # App Indexing): not hreflang links
+                continue
             problems = []
             if not rel:
                 problems.append("has no rel")

@@ -549,3 +549,20 @@ def test_query_keyset_matches_store_order(tmp_path: Path):
                 assert reader.entry_position(flt, r.id, sort) == expected.index(r)
     reader.conn.close()
     store.close()
+
+
+def test_detail_names_hreflang_links_and_separate_mobile_urls() -> None:
+    from sitemap_tui.engine.store import EntryRow
+    from sitemap_tui.tui.widgets.url_table import detail_text
+
+    row = EntryRow(1, 2, "https://a.com/en", 3, None, None, None, None, None, None, 0, 0, 0)
+    detail = {
+        "entry": row,
+        "alternates": [
+            ("alternate", "de", "https://a.com/de", 4, None),
+            ("alternate", None, "https://m.a.com/en", 5, "only screen and (max-width: 640px)"),
+        ],
+    }
+    text = detail_text(detail, "https://a.com/sitemap.xml").plain
+    assert "alternate: de → https://a.com/de" in text
+    assert "alternate: media only screen and (max-width: 640px) → https://m.a.com/en" in text

@@ -1570,9 +1570,10 @@ def detail_text(detail: dict[str, Any], sitemap: str | None) -> Text:
         t.append("news: ", style="bold")
         t.append(" · ".join(display(x) for x in (name, lang, date, title) if x))
         t.append("\n")
-    for rel, hreflang, href, _line in detail.get("alternates", []):
+    for rel, hreflang, href, _line, media in detail.get("alternates", []):
         t.append("alternate: ", style="bold")
-        t.append(f"{display(hreflang) or '?'} → {display(href)}" + (f" ({display(rel)})" if rel and rel != "alternate" else ""))
+        what = f"media {display(media, 80)}" if media and not hreflang else display(hreflang) or "?"
+        t.append(f"{what} → {display(href)}" + (f" ({display(rel)})" if rel and rel != "alternate" else ""))
         t.append("\n")
     issues = detail.get("issues", [])
     if issues:
