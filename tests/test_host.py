@@ -17,9 +17,11 @@ async def _drive(
     commands: list[tuple[Any, ...]],
     until: int,
     react: Callable[[EngineHost, tuple[Any, ...]], None] | None = None,
+    wait_for: Callable[[tuple[Any, ...]], bool] | None = None,
 ) -> list[tuple[Any, ...]]:
-    """Start a host, send the commands once it is ready, stop after ``until`` done/error messages.
-    ``react(host, msg)`` sees every message first (on whatever thread posted it)."""
+    """Start a host, send the commands once it is ready, stop after ``until`` done/error messages
+    (or at the first message ``wait_for`` accepts). ``react(host, msg)`` sees every message first
+    (on whatever thread posted it)."""
     got: list[tuple[Any, ...]] = []
     finished = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -33,7 +35,8 @@ async def _drive(
         if msg[0] == "ready":
             for cmd in commands:
                 host.command(*cmd)
-        if sum(m[0] in ("done", "error") for m in got) >= until:
+        done = wait_for(msg) if wait_for is not None else sum(m[0] in ("done", "error") for m in got) >= until
+        if done:
             loop.call_soon_threadsafe(finished.set)
 
     host = EngineHost(post, db, checker_factory=None)
@@ -42,6 +45,28 @@ async def _drive(
     host.command("stop")
     await asyncio.wait_for(server, 30)
     return got
+
+
+async def test_engine_on_a_saved_store_indexes_it_without_being_asked(tmp_path, monkeypatch):
+    """A saved exploration reopened (no target opened): the idle engine builds the search index
+    it may lack, and the cross-file rules read its robots.txt from the store."""
+    import sitemap_tui.engine.host as host_module
+    from sitemap_tui.engine.store import Store
+
+    monkeypatch.setattr(host_module, "SEARCH_MIN_ENTRIES", 1)
+    db = tmp_path / "saved.db"
+    _store_with_a_duplicate(db)
+    store = Store(db)
+    store.set_meta("robots:https://a.com/robots.txt", "User-agent: *\nDisallow: /p3\n")
+    store.close()
+    got = await _drive(db, [], until=0, wait_for=lambda m: m[0] == "search" and m[1] == m[2])
+    assert [m for m in got if m[0] == "search"][-1] == ("search", 4, 4)
+    store = Store(db, readonly=True)
+    assert store.search_upto() == 4
+    store.close()
+    got = await _drive(db, [("crossfile",)], until=1)
+    assert [m for m in got if m[0] == "done"] == [("done", "crossfile", None, 2)]
+    assert _rules(db) == ["cross-duplicate-url", "robots-url-disallowed"]
 
 
 async def test_commands_answer_with_plain_messages(demo_server, tmp_path):
@@ -206,12 +231,15 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
     _store_with_a_duplicate(db)
     await _drive(db, [("crossfile",)], until=1)
 
-    def slow_key(loc):
-        time.sleep(0.5)  # four entries: the key table's INSERT runs for two seconds
-        return crossfile.url_key.__wrapped__(loc)
+    build_keys = crossfile._CrossFile._build_keys
 
-    slow_key.__wrapped__ = crossfile.url_key
-    monkeypatch.setattr(crossfile, "url_key", slow_key)
+    def slow_build_keys(self: Any) -> None:
+        build_keys(self)
+        # a write statement that runs for two seconds (0.5 s for each of the four keys)
+        self.conn.create_function("slow", 1, lambda v: time.sleep(0.5) or v)
+        self.conn.execute("UPDATE temp.cf_keys SET key = slow(key)")
+
+    monkeypatch.setattr(crossfile._CrossFile, "_build_keys", slow_build_keys)
     loop = asyncio.get_running_loop()
 
     def react(host: EngineHost, msg: tuple[Any, ...]) -> None:

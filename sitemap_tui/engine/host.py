@@ -243,7 +243,8 @@ class EngineHost:
             return
         from sitemap_tui.validate import crossfile
 
-        robots = dict(self.explorer.robots)
+        # a saved exploration (nothing opened here) has its robots.txt files in the store only
+        robots = dict(self.explorer.robots) or None
         self._store_free.clear()
         cancel = self._crossfile_cancel = threading.Event()
 
@@ -313,9 +314,12 @@ class EngineHost:
                 self.explorer = explorer
                 started()
                 self.post("ready")
+                self._index_when_idle()  # a saved exploration may still lack its search index
                 await self._stop.wait()
                 explorer.cancel()
                 tasks = list(self._tasks)
+                if self._indexing is not None:
+                    tasks.append(self._indexing)  # it stops between chunks
                 for task in tasks:
                     task.cancel()
                 if tasks:

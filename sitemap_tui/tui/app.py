@@ -3,13 +3,15 @@
 The engine runs in its own process (``bridge.EngineProcess``; or on a thread,
 ``bridge.EngineBridge``) and reports in event batches; the tree applies each batch at once, while
 the panes refresh at a steady rate (a 0.5 s timer that only does work when something changed).
-``sitemap-tui open FILE.db`` shows a saved exploration read-only, without an engine.
+``sitemap-tui open FILE.db`` shows a saved exploration offline: nothing is fetched, and its engine
+only runs the store-only work (cross-file checks on request, the search index when idle).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sqlite3
 import sys
 from collections.abc import Iterable
@@ -57,6 +59,9 @@ TABS = ("overview", "extensions", "lastmod", "issues", "urls")
 REFRESH_SECONDS = 0.5
 SPINNER_SECONDS = 0.2
 ISSUE_COUNTS_PER_TICK = 200
+AUTO_CROSSFILE_URLS = 200_000
+"""After an expand-all of at most this many URLs the cross-file checks run by themselves (about a
+second of SQL); above it they wait for k, since they hold the store (~30 s on 10 M URLs)."""
 
 # The actions of the app; anything else (screenshot, suspend_process, simulate_key, push_screen,
 # or whatever a markup string might name) is refused by check_action.
@@ -251,8 +256,12 @@ class SitemapApp(App[int]):
             self._reader = None
 
     def _start_engine(self) -> None:
-        if self.db_path is None or self.target is None:
+        """The live engine for a target; for a saved exploration, an engine that fetches nothing
+        but owns the file for the store-only work (cross-file checks, the search index)."""
+        if self.db_path is None or (self.target is None and not self.offline):
             return
+        if self._saved_read_only():
+            return  # browsing still works; cross-file checks say why they cannot run
         if self.engine_process and self.checker_factory in (None, make_checker):
             self.bridge = EngineProcess(self, self.db_path, self.fetch_config, self.options,
                                         with_checker=self.checker_factory is not None)
@@ -283,6 +292,7 @@ class SitemapApp(App[int]):
         self.tree.load_nodes(nodes, counts)
         roots = self.tree.model.roots()
         self.call_after_refresh(self._open_roots, roots)
+        self._start_engine()
 
     def _open_roots(self, roots: list[int]) -> None:
         tree = self.tree
@@ -328,8 +338,20 @@ class SitemapApp(App[int]):
                 if ev.cancelled:
                     self.notify("Expand all cancelled.", markup=False)
                 else:
-                    self.notify(f"Expand all done ({ev.files:,} files fetched in this session).", markup=False)
+                    self._expand_all_done(ev.files)
         self._update_header()
+
+    def _expand_all_done(self, files: int) -> None:
+        urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
+        if urls <= AUTO_CROSSFILE_URLS and not self._crossfile:
+            self.notify(f"Expand all done ({files:,} files fetched in this session); checking across files…", markup=False)
+            self._start_crossfile(quiet=True)
+        else:
+            self.notify(
+                f"Expand all done ({files:,} files fetched in this session). Press k to check across"
+                f" files ({urls:,} URLs: duplicates across sitemaps, hreflang return links, robots.txt).",
+                markup=False,
+            )
 
     @work(thread=True, exclusive=True, group="issue-counts", exit_on_error=False)
     def _recount_issues(self) -> None:
@@ -498,10 +520,10 @@ class SitemapApp(App[int]):
 
     @on(SitemapTree.FetchRequested)
     def _fetch_requested(self, message: SitemapTree.FetchRequested) -> None:
-        if self.bridge is None:
+        if self.bridge is None or self.offline:
             self.tree.fetch_finished(message.node_id)
             if self.offline:
-                self.notify("This exploration is read-only (opened from a file).", markup=False)
+                self.notify("This exploration was opened from a file (offline): nothing is fetched.", markup=False)
             return
         self.bridge.expand(message.node_id)
 
@@ -614,7 +636,7 @@ class SitemapApp(App[int]):
         text.append(" · ")
         text.append(f"{urls:,} URLs")
         if self.offline:
-            text.append("   read-only", style="italic yellow")
+            text.append("   offline", style="italic yellow")
         if self._expand_all_node is not None:
             node = self.tree.model.nodes.get(self._expand_all_node)
             name = short_name(node) if node else ""
@@ -655,11 +677,20 @@ class SitemapApp(App[int]):
             return None
         return node.stats.final_url or node.url
 
-    def _require_engine(self, what: str) -> bool:
+    def _saved_read_only(self) -> bool:
+        """A saved exploration in a file this process cannot write: shown without an engine."""
+        return self.offline and self.db_path is not None and not os.access(self.db_path, os.W_OK)
+
+    def _require_engine(self, what: str, *, fetches: bool = True) -> bool:
+        """Whether a command can go to the engine; ``fetches=False`` for the ones that only
+        work on the store, which a saved exploration (opened from a file) can run too."""
+        if self.offline and fetches:
+            self.notify(f"{what} fetches from the web: this exploration was opened from a file (offline).", markup=False, severity="warning")
+            return False
         if self.bridge is not None and self.bridge.running:
             return True
-        if self.offline:
-            self.notify(f"{what} needs the live engine: this exploration was opened read-only from a file.", markup=False, severity="warning")
+        if self._saved_read_only():
+            self.notify(f"{what} writes its results into {self.db_path}, which is not writable.", markup=False, severity="warning")
         else:
             self.notify(f"{what}: the engine is not running yet.", markup=False, severity="warning")
         return False
@@ -784,7 +815,7 @@ class SitemapApp(App[int]):
 
     def action_check_files(self) -> None:
         """The cross-file rules over everything fetched so far (they replace their earlier issues)."""
-        if not self._require_engine("Cross-file checks"):
+        if not self._require_engine("Cross-file checks", fetches=False):
             return
         if self._crossfile:
             self.notify("Cross-file checks are already running (x cancels them).", markup=False)
@@ -795,16 +826,20 @@ class SitemapApp(App[int]):
         if not any(n.state == NodeState.DONE and n.stats.url_count for n in self.tree.model.nodes.values()):
             self.notify("Nothing fetched yet: expand the sitemaps first (e), then check across files.", markup=False)
             return
-        assert self.bridge is not None
-        if self.bridge.crossfile():
-            self._crossfile = True
-            self._crossfile_step = None
+        self._start_crossfile(quiet=False)
+
+    def _start_crossfile(self, *, quiet: bool) -> None:
+        if self.bridge is None or not self.bridge.crossfile():
+            return
+        self._crossfile = True
+        self._crossfile_step = None
+        if not quiet:
             self.notify(
                 "Cross-file checks started: duplicates across sitemaps, hreflang return links,"
                 " robots.txt rules, mixed hosts (x cancels).",
                 markup=False,
             )
-            self._update_header()
+        self._update_header()
 
     def action_copy_url(self) -> None:
         url = self._focused_url()
@@ -842,7 +877,7 @@ class SitemapApp(App[int]):
         self.push_screen(PathPrompt(), chosen)
 
     async def open_path(self, path: Path) -> None:
-        """Show another exploration: a saved .db read-only, or explore a local path."""
+        """Show another exploration: a saved .db offline, or explore a local path."""
         if path.suffix.lower() == ".db" and path.is_file():
             self._reset()
             self.offline = True

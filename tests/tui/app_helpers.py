@@ -41,6 +41,7 @@ def engine_idle(app: SitemapApp) -> bool:
     return (
         app._root_opened
         and app._expand_all_node is None
+        and not app._crossfile  # (an expand-all of a small set runs them by itself)
         and not any(n.state in ACTIVE for n in model.nodes.values())
         and not app.tree._requested
         and not app.tree._queue

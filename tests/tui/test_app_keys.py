@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from app_helpers import (
@@ -163,7 +164,7 @@ def _explore_to_db(url: str, db: Path) -> None:
     asyncio.run(go())
 
 
-async def test_open_a_saved_exploration_read_only(demo_server, make_app, tmp_path):
+async def test_open_a_saved_exploration_offline(demo_server, make_app, tmp_path):
     db = tmp_path / "saved.db"
     await asyncio.to_thread(_explore_to_db, demo_server.base_url + "/", db)
     app = make_app(None, db_path=db)
@@ -171,19 +172,48 @@ async def test_open_a_saved_exploration_read_only(demo_server, make_app, tmp_pat
         await wait_for(pilot, lambda: app._selected is not None, what="the stored tree")
         await workers_done(app)
         await pilot.pause()
-        assert app.offline and app.bridge is None
+        assert app.offline
         assert len(app.tree.model.nodes) == 13
         text = screen_text(app)
-        assert "read-only" in text and "files 12/12 · 436 URLs" in text
+        assert "offline" in text and "files 12/12 · 436 URLs" in text
         notes = capture_notes(app)
         await pilot.press("e")
         await pilot.press("r")
         await pilot.pause()
-        assert sum("read-only" in n for n in notes) == 2
+        assert sum("opened from a file (offline)" in n for n in notes) == 2
         products = node_by_name(app, "sitemap-products.xml.gz")
         await select(app, pilot, products)
         summary = static_text(app.query_one(OverviewPane).query_one("#ov-summary"), 130)
         assert "300" in summary and "2022-01-22 → 2024-12-28" in summary
+        # the cross-file rules need only the store: they run on a saved exploration too
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.running, what="the offline engine")
+        await pilot.press("k")
+        await wait_for(pilot, lambda: any("Cross-file checks done" in n for n in notes), timeout=30, what="the checks")
+        assert not any("not running" in n for n in notes), notes
+    store = Store(db, readonly=True)
+    try:
+        assert {"hreflang-no-return-link", "robots-url-disallowed"} <= {i.rule for i in store.issues()}
+    finally:
+        store.close()
+
+
+async def test_a_saved_exploration_that_is_not_writable_is_still_shown(demo_server, make_app, tmp_path, monkeypatch):
+    import sitemap_tui.tui.app as app_module
+
+    db = tmp_path / "saved.db"
+    await asyncio.to_thread(_explore_to_db, demo_server.base_url + "/sitemap-video.xml", db)
+    real_access = os.access
+    # (chmod does not stop root, who runs the tests in CI)
+    monkeypatch.setattr(app_module.os, "access", lambda p, mode: False if Path(p) == db else real_access(p, mode))
+    app = make_app(None, db_path=db)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: app._selected is not None, what="the stored tree")
+        await pilot.pause()
+        assert app.bridge is None and "6 URLs" in screen_text(app)
+        notes = capture_notes(app)
+        await pilot.press("k")
+        await pilot.pause()
+        assert any("not writable" in n for n in notes), notes
 
 
 async def test_open_file_dialog_switches_to_a_saved_exploration(demo_server, make_app, tmp_path):

@@ -1,5 +1,6 @@
-"""The cross-file rules from the explorer: key k (or the palette) runs them in the engine over what
-was fetched; their issues join the per-file ones in the tree's counts and the Issues pane."""
+"""The cross-file rules from the explorer: they follow an expand-all of a small set by themselves,
+and key k (or the palette) runs them in the engine over what was fetched; their issues join the
+per-file ones in the tree's counts and the Issues pane."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _site(root: Path) -> None:
     (root / "b.xml").write_text(URLSET.format(urls=b))
 
 
-async def test_cross_file_checks_find_a_duplicate_across_sitemaps(tmp_path, make_app):
+async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_path, make_app):
     site = tmp_path / "site"
     site.mkdir()
     _site(site)
@@ -54,13 +55,11 @@ async def test_cross_file_checks_find_a_duplicate_across_sitemaps(tmp_path, make
             await pilot.press("k")  # nothing fetched under the index yet
             await pilot.pause()
             assert any("Nothing fetched yet" in n for n in notes)
-            await pilot.press("e")
+            await pilot.press("e")  # a set this small is checked across files right after
             await settle(app, pilot)
-            assert all(c == (0, 0) for c in app.tree.model.issues.values())
-            await pilot.press("k")
-            await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="cross-file checks to finish")
+            await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), what="the checks")
+            assert not any("Cross-file checks started" in n for n in notes)  # (no toast of its own)
             await settle(app, pilot)
-            assert any("Cross-file checks done: 1 issue" in n for n in notes), notes
             # page-3's second listing (in whichever file was stored last) shows in the index's pane
             await select(app, pilot, node_by_name(app, "index.xml"))
             await pilot.press("4")
@@ -76,11 +75,35 @@ async def test_cross_file_checks_find_a_duplicate_across_sitemaps(tmp_path, make
             await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="the second run")
             await settle(app, pilot)
             assert sum("Cross-file checks done: 1 issue" in n for n in notes) == 2, notes
+        store = Store(db, readonly=True)
+        try:
+            assert [i.rule for i in store.issues() if i.rule.startswith("cross-")] == ["cross-duplicate-url"]
+        finally:
+            store.close()
     finally:
         srv.stop()
-    store = Store(db, readonly=True)
+
+
+async def test_a_big_set_waits_for_k(tmp_path, make_app, monkeypatch):
+    import sitemap_tui.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "AUTO_CROSSFILE_URLS", 6)  # the set has 7 URLs
+    site = tmp_path / "site"
+    site.mkdir()
+    _site(site)
+    srv = serve_directory(site)
     try:
-        dups = [i for i in store.issues() if i.rule == "cross-duplicate-url"]
-        assert len(dups) == 1 and dups[0].url.endswith("/page-3") and dups[0].entry_id is not None
+        app = make_app(srv.base_url + "/index.xml", db_path=tmp_path / "x.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_started(app, pilot)
+            notes = capture_notes(app)
+            await pilot.press("e")
+            await settle(app, pilot)
+            assert any("Press k to check across files (7 URLs" in n for n in notes), notes
+            assert not any("Cross-file checks done" in n for n in notes)
+            assert all(c == (0, 0) for c in app.tree.model.issues.values())
+            await pilot.press("k")
+            await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), timeout=30, what="the checks")
     finally:
-        store.close()
+        srv.stop()
+

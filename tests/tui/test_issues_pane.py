@@ -149,7 +149,7 @@ async def test_filter_text_and_severity(tmp_path: Path):
         pane.query_one("#issues-filter").focus()
         await pilot.press(*"custom")
         await wait_for(pilot, lambda: pane.is_current and labels(tree.root) == ["Info (1)"])
-        assert "1 issues" in str(pane.query_one("#issues-status").render())
+        assert "1 issue · 1 rule ·" in str(pane.query_one("#issues-status").render())
     store.close()
 
 

@@ -585,4 +585,5 @@ class IssuesPane(Vertical):
         elif total == 0:
             status.update(Text("no issues" + (" match the filter" if self._filter().text or len(self._filter().severities) < 3 else "")))
         else:
-            update_static(status, Text(f"{total:,} issues · {rules} rules · enter on an issue: show its URL"))
+            counts = f"{total:,} issue{'s' * (total != 1)} · {rules} rule{'s' * (rules != 1)}"
+            update_static(status, Text(f"{counts} · enter on an issue: show its URL"))
