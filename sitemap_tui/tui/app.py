@@ -162,6 +162,7 @@ class SitemapApp(App[int]):
         self._issue_dirty: set[int] = set()
         self._events_seen = False
         self._expand_all_node: int | None = None
+        self._recount_generation = 0  # of the latest full issue recount (_recount_issues)
         self._pane_shown: dict[str, tuple[int | None, int]] = {}
         self._root_opened = False
         self._stored_target: str | None = None
@@ -353,9 +354,15 @@ class SitemapApp(App[int]):
                 markup=False,
             )
 
-    @work(thread=True, exclusive=True, group="issue-counts", exit_on_error=False)
     def _recount_issues(self) -> None:
         """Every node's issue counts, after a run (catches issues filed under another node)."""
+        self._recount_generation += 1
+        self._recount_worker(self._recount_generation)
+
+    @work(thread=True, exclusive=True, group="issue-counts", exit_on_error=False)
+    def _recount_worker(self, generation: int) -> None:
+        # exclusive only flags the older thread: its counts, read before the newer run's
+        # issues were committed, may still arrive after the newer ones (IssueCounts.generation)
         from sitemap_tui.engine.store import Store
 
         if self.db_path is None or not self.db_path.exists():
@@ -370,7 +377,7 @@ class SitemapApp(App[int]):
             return
         finally:
             store.conn.close()
-        self.post_message(IssueCounts({n: (c.get("error", 0), c.get("warning", 0)) for n, c in counts.items() if n is not None}))
+        self.post_message(IssueCounts({n: (c.get("error", 0), c.get("warning", 0)) for n, c in counts.items() if n is not None}, generation=generation))
 
     @work(thread=True, group="issue-counts-live", exit_on_error=False)
     def _count_issues(self, node_ids: list[int]) -> None:
@@ -397,6 +404,8 @@ class SitemapApp(App[int]):
         fresh = message.counts
         if not message.full:
             self._counting = False
+        elif message.generation != self._recount_generation:
+            return  # a newer recount is on its way
         stale = [n for n in tree.model.issues if n not in fresh] if message.full else []
         updates = {n: v for n, v in fresh.items() if tree.model.issues.get(n) != v}
         updates.update({n: (0, 0) for n in stale})

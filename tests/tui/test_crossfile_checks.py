@@ -107,3 +107,44 @@ async def test_a_big_set_waits_for_k(tmp_path, make_app, monkeypatch):
     finally:
         srv.stop()
 
+
+async def test_a_late_recount_cannot_overwrite_a_newer_one(tmp_path, make_app, monkeypatch):
+    """The recount that follows an expand-all overlaps the cross-file run that follows it; when
+    the older one's thread ends last, its counts (read before the cross-file issues) must not
+    replace the newer ones in the tree."""
+    import threading
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _site(site)
+    srv = serve_directory(site)
+    try:
+        app = make_app(srv.base_url + "/index.xml", db_path=tmp_path / "x.db")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_started(app, pilot)
+            await pilot.press("e")
+            await settle(app, pilot)
+            root = app.tree.model.roots()[0]
+            real = Store.issue_counts_by_node
+            release = threading.Event()
+            calls: list[int] = []
+
+            def counts(self):
+                calls.append(1)
+                if len(calls) == 1:
+                    release.wait(10)
+                    return {root: {"error": 99}}  # what a read from before the newer run saw
+                return real(self)
+
+            monkeypatch.setattr(Store, "issue_counts_by_node", counts)
+            app._recount_issues()
+            await wait_for(pilot, lambda: len(calls) == 1, what="the first recount")
+            app._recount_issues()
+            await wait_for(pilot, lambda: len(calls) == 2, what="the second recount")
+            await pilot.pause(0.3)  # the newer counts are applied ...
+            release.set()  # ... then the older thread ends
+            await wait_for(pilot, lambda: not any(w.is_running for w in app.workers), what="the threads")
+            await pilot.pause()
+            assert app.tree.model.issues.get(root, (0, 0)) != (99, 0)
+    finally:
+        srv.stop()
