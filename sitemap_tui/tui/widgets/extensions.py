@@ -61,7 +61,7 @@ class ExtensionsPane(NodePane):
             ("image:image", agg.urls_with_images, agg.images),
             ("video:video", agg.urls_with_videos, agg.videos),
             ("news:news", agg.urls_with_news, agg.news),
-            ("xhtml:link hreflang", agg.urls_with_alternates, agg.alternates),
+            ("xhtml:link", agg.urls_with_alternates, agg.alternates),  # hreflang, mobile and app links alike
         )
         widest = max((w for _, w, _ in rows), default=0) or 1
         for name, with_it, items in rows:
