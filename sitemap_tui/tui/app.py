@@ -315,6 +315,9 @@ class SitemapApp(App[int]):
             if first is not None:
                 tree.move_cursor_to(first)
             self._select(roots[0])
+        # only now: this runs after a refresh, and moves the cursor (tests and screenshots wait
+        # for it before they move the cursor themselves)
+        self._root_opened = True
 
     # -- engine messages --------------------------------------------------------------------------
     @on(EngineReady)
@@ -417,7 +420,6 @@ class SitemapApp(App[int]):
     def _command_done(self, message: CommandDone) -> None:
         if message.what == "open":
             root_id = message.result if isinstance(message.result, int) else None
-            self._root_opened = True
             roots = [root_id] if root_id is not None else self.tree.model.roots()
             self.call_after_refresh(self._open_roots, roots)
         elif message.what == "expand" and message.node_id is not None:
@@ -934,6 +936,7 @@ class SitemapApp(App[int]):
         self._selection = None
         self._pane_shown.clear()
         self._expand_all_node = None
+        self._root_opened = False
         self._stored_target = None
         for pane in self.query(NodePane):
             pane.show(None)
