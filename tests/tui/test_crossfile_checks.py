@@ -4,7 +4,10 @@ per-file ones in the tree's counts and the Issues pane."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from app_helpers import (
     capture_notes,
@@ -41,53 +44,9 @@ def _site(root: Path) -> None:
     (root / "b.xml").write_text(URLSET.format(urls=b))
 
 
-async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_path, make_app):
-    site = tmp_path / "site"
-    site.mkdir()
-    _site(site)
-    srv = serve_directory(site)
-    db = tmp_path / "x.db"
-    try:
-        app = make_app(srv.base_url + "/index.xml", db_path=db)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await wait_started(app, pilot)
-            notes = capture_notes(app)
-            await pilot.press("k")  # nothing fetched under the index yet
-            await pilot.pause()
-            assert any("Nothing fetched yet" in n for n in notes)
-            await pilot.press("e")  # a set this small is checked across files right after
-            await settle(app, pilot)
-            await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), what="the checks")
-            assert not any("Cross-file checks started" in n for n in notes)  # (no toast of its own)
-            await settle(app, pilot)
-            # page-3's second listing (in whichever file was stored last) shows in the index's pane
-            await select(app, pilot, node_by_name(app, "index.xml"))
-            await pilot.press("4")
-            await wait_for(pilot, lambda: "cross-duplicate-url" in screen_text(app), what="the issue in the pane")
-            # the header names the step the engine reports while the rules run
-            app._crossfile = True
-            app.post_message(CrossfileProgress("duplicate URLs"))
-            await wait_for(pilot, lambda: "checking across files: duplicate URLs" in screen_text(app), what="the step")
-            app._crossfile = False
-            app._update_header()
-            # running them again replaces the earlier results instead of adding to them
-            await pilot.press("k")
-            await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="the second run")
-            await settle(app, pilot)
-            assert sum("Cross-file checks done: 1 issue" in n for n in notes) == 2, notes
-        store = Store(db, readonly=True)
-        try:
-            assert [i.rule for i in store.issues() if i.rule.startswith("cross-")] == ["cross-duplicate-url"]
-        finally:
-            store.close()
-    finally:
-        srv.stop()
-
-
-async def test_a_big_set_waits_for_k(tmp_path, make_app, monkeypatch):
-    import sitemap_tui.tui.app as app_module
-
-    monkeypatch.setattr(app_module, "AUTO_CROSSFILE_URLS", 6)  # the set has 7 URLs
+@contextlib.asynccontextmanager
+async def _started(tmp_path: Path, make_app) -> AsyncIterator[tuple[Any, Any]]:
+    """The app on the two-file site, its exploration open."""
     site = tmp_path / "site"
     site.mkdir()
     _site(site)
@@ -96,16 +55,57 @@ async def test_a_big_set_waits_for_k(tmp_path, make_app, monkeypatch):
         app = make_app(srv.base_url + "/index.xml", db_path=tmp_path / "x.db")
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_started(app, pilot)
-            notes = capture_notes(app)
-            await pilot.press("e")
-            await settle(app, pilot)
-            assert any("Press k to check across files (7 URLs" in n for n in notes), notes
-            assert not any("Cross-file checks done" in n for n in notes)
-            assert all(c == (0, 0) for c in app.tree.model.issues.values())
-            await pilot.press("k")
-            await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), timeout=30, what="the checks")
+            yield app, pilot
     finally:
         srv.stop()
+
+
+async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_path, make_app):
+    async with _started(tmp_path, make_app) as (app, pilot):
+        notes = capture_notes(app)
+        await pilot.press("k")  # nothing fetched under the index yet
+        await pilot.pause()
+        assert any("Nothing fetched yet" in n for n in notes)
+        await pilot.press("e")  # a set this small is checked across files right after
+        await settle(app, pilot)
+        await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), what="the checks")
+        assert not any("Cross-file checks started" in n for n in notes)  # (no toast of its own)
+        await settle(app, pilot)
+        # page-3's second listing (in whichever file was stored last) shows in the index's pane
+        await select(app, pilot, node_by_name(app, "index.xml"))
+        await pilot.press("4")
+        await wait_for(pilot, lambda: "cross-duplicate-url" in screen_text(app), what="the issue in the pane")
+        # the header names the step the engine reports while the rules run
+        app._crossfile = True
+        app.post_message(CrossfileProgress("duplicate URLs"))
+        await wait_for(pilot, lambda: "checking across files: duplicate URLs" in screen_text(app), what="the step")
+        app._crossfile = False
+        app._update_header()
+        # running them again replaces the earlier results instead of adding to them
+        await pilot.press("k")
+        await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="the second run")
+        await settle(app, pilot)
+        assert sum("Cross-file checks done: 1 issue" in n for n in notes) == 2, notes
+    store = Store(tmp_path / "x.db", readonly=True)
+    try:
+        assert [i.rule for i in store.issues() if i.rule.startswith("cross-")] == ["cross-duplicate-url"]
+    finally:
+        store.close()
+
+
+async def test_a_big_set_waits_for_k(tmp_path, make_app, monkeypatch):
+    import sitemap_tui.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "AUTO_CROSSFILE_URLS", 6)  # the set has 7 URLs
+    async with _started(tmp_path, make_app) as (app, pilot):
+        notes = capture_notes(app)
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert any("Press k to check across files (7 URLs" in n for n in notes), notes
+        assert not any("Cross-file checks done" in n for n in notes)
+        assert all(c == (0, 0) for c in app.tree.model.issues.values())
+        await pilot.press("k")
+        await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), timeout=30, what="the checks")
 
 
 async def test_a_late_recount_cannot_overwrite_a_newer_one(tmp_path, make_app, monkeypatch):
@@ -114,37 +114,28 @@ async def test_a_late_recount_cannot_overwrite_a_newer_one(tmp_path, make_app, m
     replace the newer ones in the tree."""
     import threading
 
-    site = tmp_path / "site"
-    site.mkdir()
-    _site(site)
-    srv = serve_directory(site)
-    try:
-        app = make_app(srv.base_url + "/index.xml", db_path=tmp_path / "x.db")
-        async with app.run_test(size=(120, 36)) as pilot:
-            await wait_started(app, pilot)
-            await pilot.press("e")
-            await settle(app, pilot)
-            root = app.tree.model.roots()[0]
-            real = Store.issue_counts_by_node
-            release = threading.Event()
-            calls: list[int] = []
+    async with _started(tmp_path, make_app) as (app, pilot):
+        await pilot.press("e")
+        await settle(app, pilot)
+        root = app.tree.model.roots()[0]
+        real = Store.issue_counts_by_node
+        release = threading.Event()
+        calls: list[int] = []
 
-            def counts(self):
-                calls.append(1)
-                if len(calls) == 1:
-                    release.wait(10)
-                    return {root: {"error": 99}}  # what a read from before the newer run saw
-                return real(self)
+        def counts(self):
+            calls.append(1)
+            if len(calls) == 1:
+                release.wait(10)
+                return {root: {"error": 99}}  # what a read from before the newer run saw
+            return real(self)
 
-            monkeypatch.setattr(Store, "issue_counts_by_node", counts)
-            app._recount_issues()
-            await wait_for(pilot, lambda: len(calls) == 1, what="the first recount")
-            app._recount_issues()
-            await wait_for(pilot, lambda: len(calls) == 2, what="the second recount")
-            await pilot.pause(0.3)  # the newer counts are applied ...
-            release.set()  # ... then the older thread ends
-            await wait_for(pilot, lambda: not any(w.is_running for w in app.workers), what="the threads")
-            await pilot.pause()
-            assert app.tree.model.issues.get(root, (0, 0)) != (99, 0)
-    finally:
-        srv.stop()
+        monkeypatch.setattr(Store, "issue_counts_by_node", counts)
+        app._recount_issues()
+        await wait_for(pilot, lambda: len(calls) == 1, what="the first recount")
+        app._recount_issues()
+        await wait_for(pilot, lambda: len(calls) == 2, what="the second recount")
+        await pilot.pause(0.3)  # the newer counts are applied ...
+        release.set()  # ... then the older thread ends
+        await wait_for(pilot, lambda: not any(w.is_running for w in app.workers), what="the threads")
+        await pilot.pause()
+        assert app.tree.model.issues.get(root, (0, 0)) != (99, 0)
