@@ -10,11 +10,13 @@ from typing import Any
 
 from rich.console import Console
 
-from sitemap_tui.engine.model import NodeState
+from sitemap_tui import screenshots
+from sitemap_tui.screenshots import ACTIVE, workers_done
 from sitemap_tui.tui.app import SitemapApp
 
+__all__ = ["ACTIVE", "workers_done"]  # used by the tests from here
+
 FIXED_NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
-ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
 
 
 async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
@@ -27,27 +29,6 @@ async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 1
         await pilot.pause(0.05)
 
 
-async def workers_done(app: Any) -> None:
-    """Wait for every worker; a worker cancelled by a newer one (exclusive) is fine here."""
-    for _ in range(100):
-        pending = [w for w in app.workers if not w.is_finished]
-        if not pending:
-            return
-        await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
-
-
-def engine_idle(app: SitemapApp) -> bool:
-    model = app.tree.model
-    return (
-        app._root_opened
-        and app._expand_all_node is None
-        and not app._crossfile  # (an expand-all of a small set runs them by itself)
-        and not any(n.state in ACTIVE for n in model.nodes.values())
-        and not app.tree._requested
-        and not app.tree._queue
-    )
-
-
 async def wait_started(app: SitemapApp, pilot: Any) -> None:
     await wait_for(pilot, lambda: app._root_opened and bool(app.tree.model.roots()), what="the exploration to open")
     await wait_for(pilot, lambda: app._selected is not None, what="the first selection")
@@ -56,16 +37,7 @@ async def wait_started(app: SitemapApp, pilot: Any) -> None:
 
 async def settle(app: SitemapApp, pilot: Any, timeout: float = 15.0) -> None:
     """Wait for the engine to be idle, the panes to be refreshed and the workers to finish."""
-    def quiet() -> bool:
-        return not app._dirty and not app._events_seen and not app._issue_dirty and not app._counting
-
-    for _ in range(20):  # workers may post results that make the panes refresh once more
-        await wait_for(pilot, lambda: engine_idle(app), timeout, "the engine to be idle")
-        await wait_for(pilot, quiet, timeout, "the refresh tick")
-        await workers_done(app)
-        await pilot.pause()
-        if quiet() and not any(w.is_running for w in app.workers):
-            break
+    await screenshots.settle(app, pilot, timeout)
 
 
 async def select(app: SitemapApp, pilot: Any, node_id: int) -> None:
