@@ -250,3 +250,30 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
     got = await _drive(db, [("crossfile",)], until=1, react=react)
     assert [m for m in got if m[0] in ("done", "error")] == [("done", "crossfile", None, "cancelled")]
     assert _rules(db) == ["cross-duplicate-url"]
+
+
+async def test_crossfile_checks_asked_for_after_an_expand_all_wait_for_the_fetches(tmp_path):
+    """The app asks for them by itself when an expand-all ends; a fetch the user started
+    elsewhere may still be running. Asked with when_idle they wait for it instead of being
+    refused, and x (cancel) while they wait ends them as cancelled."""
+    db = tmp_path / "c.db"
+    _store_with_a_duplicate(db)
+    fetch_ends = asyncio.Event()
+
+    def fetch_running(host: EngineHost, msg: tuple[Any, ...]) -> None:
+        if msg[0] == "ready":  # (on the engine loop, before the commands are sent)
+            host._spawn(fetch_ends.wait())
+            asyncio.get_running_loop().call_later(0.3, fetch_ends.set)
+
+    got = await _drive(db, [("crossfile", False), ("crossfile", True)], until=2, react=fetch_running)
+    finished = [m for m in got if m[0] in ("done", "error")]
+    assert finished[0][:2] == ("error", "crossfile") and "still being fetched" in finished[0][2]
+    assert finished[1] == ("done", "crossfile", None, 1)
+    assert _rules(db) == ["cross-duplicate-url"]
+
+    def fetch_never_ends(host: EngineHost, msg: tuple[Any, ...]) -> None:
+        if msg[0] == "ready":
+            host._spawn(asyncio.Event().wait())  # (the host cancels it when it stops)
+
+    got = await _drive(db, [("crossfile", True), ("cancel",)], until=1, react=fetch_never_ends)
+    assert [m for m in got if m[0] in ("done", "error")] == [("done", "crossfile", None, "cancelled")]

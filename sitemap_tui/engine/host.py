@@ -81,6 +81,7 @@ class EngineHost:
         self._store_free = asyncio.Event()
         self._store_free.set()
         self._crossfile_cancel: threading.Event | None = None
+        self._crossfile_waiting: asyncio.Task[None] | None = None  # crossfile(when_idle=True)
 
     # -- commands (on the engine loop) -------------------------------------------------------
     def command(self, name: str, *args: Any) -> None:
@@ -99,7 +100,7 @@ class EngineHost:
         elif name == "deep":
             self.deep(list(args[0]))
         elif name == "crossfile":
-            self.crossfile()
+            self.crossfile(when_idle=bool(args and args[0]))
         else:
             self.post("error", name, f"unknown engine command {name!r}", None)
 
@@ -113,6 +114,11 @@ class EngineHost:
             self.explorer.cancel()
         if self._deep_cancel is not None:
             self._deep_cancel.set()
+        if self._crossfile_waiting is not None:
+            # (a task cancelled before its first step never runs: the answer is given here)
+            self._crossfile_waiting.cancel()
+            self._crossfile_waiting = None
+            self.post("done", "crossfile", None, "cancelled")
         self._interrupt_crossfile()
 
     def _interrupt_crossfile(self) -> None:
@@ -127,11 +133,12 @@ class EngineHost:
             return
         self._spawn(self._run(what, fn, node_id))
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """A task the host waits for on stop and counts as work in progress (``_busy``)."""
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _run(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> None:
         try:
@@ -221,21 +228,26 @@ class EngineHost:
 
         self.submit("deep", go, None)
 
-    def crossfile(self) -> None:
+    def crossfile(self, when_idle: bool = False) -> None:
         """The cross-file rules (duplicates across sitemaps, hreflang reciprocity, robots.txt,
         mixed hosts ...) over everything stored so far, replacing their earlier issues.
 
         They read and write the whole store for seconds (~30 s on 10 M URLs), on a thread so
         the loop still answers; commands that arrive meanwhile wait, and ``cancel`` interrupts
-        them (the store is left as it was). They only start when no fetch is running."""
+        them (the store is left as it was). They only start when no fetch is running: asked
+        while one is, they are refused, or with ``when_idle`` (the app's own request after an
+        expand-all, which a fetch the user started may outlast) they start once it ends."""
         if self.explorer is None:
             self.post("error", "crossfile", "the engine is not running", None)
             return
-        if not self._store_free.is_set():
+        if not self._store_free.is_set() or self._crossfile_waiting is not None:
             self.post("error", "crossfile", "the cross-file checks are already running", None)
             return
         if self._busy():
-            self.post("error", "crossfile", "files are still being fetched: wait for them, or cancel (x)", None)
+            if when_idle:
+                self._crossfile_waiting = self._spawn(self._crossfile_when_idle())
+            else:
+                self.post("error", "crossfile", "files are still being fetched: wait for them, or cancel (x)", None)
             return
         store = self.explorer.store
         if store is None:
@@ -284,6 +296,12 @@ class EngineHost:
                     self._index_when_idle()
 
         self._spawn(run())
+
+    async def _crossfile_when_idle(self) -> None:
+        while self._busy():  # (this task is not counted)
+            await asyncio.sleep(0.05)
+        self._crossfile_waiting = None
+        self.crossfile()
 
     # -- lifetime ----------------------------------------------------------------------------
     def _on_events(self, events: list[Event]) -> None:

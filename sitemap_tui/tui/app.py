@@ -349,7 +349,7 @@ class SitemapApp(App[int]):
         urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
         if urls <= AUTO_CROSSFILE_URLS and not self._crossfile:
             self.notify(f"Expand all done ({files:,} files fetched in this session); checking across files…", markup=False)
-            self._start_crossfile(quiet=True)
+            self._start_crossfile(auto=True)
         else:
             self.notify(
                 f"Expand all done ({files:,} files fetched in this session). Press k to check across"
@@ -837,14 +837,16 @@ class SitemapApp(App[int]):
         if not any(n.state == NodeState.DONE and n.stats.url_count for n in self.tree.model.nodes.values()):
             self.notify("Nothing fetched yet: expand the sitemaps first (e), then check across files.", markup=False)
             return
-        self._start_crossfile(quiet=False)
+        self._start_crossfile(auto=False)
 
-    def _start_crossfile(self, *, quiet: bool) -> None:
-        if self.bridge is None or not self.bridge.crossfile():
+    def _start_crossfile(self, *, auto: bool) -> None:
+        """``auto``: the app's own run after an expand-all, without a toast of its own, and
+        waiting in the engine for any fetch the user started meanwhile (k refuses instead)."""
+        if self.bridge is None or not self.bridge.crossfile(when_idle=auto):
             return
         self._crossfile = True
         self._crossfile_step = None
-        if not quiet:
+        if not auto:
             self.notify(
                 "Cross-file checks started: duplicates across sitemaps, hreflang return links,"
                 " robots.txt rules, mixed hosts (x cancels).",

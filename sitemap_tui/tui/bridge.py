@@ -110,9 +110,10 @@ class _Base(ABC):
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
         return self._command("deep", list(node_ids))
 
-    def crossfile(self) -> bool:
-        """The cross-file rules over the whole store (replacing their earlier issues)."""
-        return self._command("crossfile")
+    def crossfile(self, *, when_idle: bool = False) -> bool:
+        """The cross-file rules over the whole store (replacing their earlier issues);
+        ``when_idle``: start once the fetches in progress end instead of being refused."""
+        return self._command("crossfile", when_idle)
 
     def cancel(self) -> None:
         """Stop an expand-all, deep checks, cross-file checks and every file being fetched."""

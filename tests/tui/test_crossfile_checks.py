@@ -66,6 +66,9 @@ async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_pat
         await pilot.press("k")  # nothing fetched under the index yet
         await pilot.pause()
         assert any("Nothing fetched yet" in n for n in notes)
+        asked: list[dict[str, bool]] = []
+        engine_crossfile = app.bridge.crossfile
+        app.bridge.crossfile = lambda **kw: asked.append(kw) or engine_crossfile(**kw)
         await pilot.press("e")  # a set this small is checked across files right after
         await settle(app, pilot)
         await wait_for(pilot, lambda: any("Cross-file checks done: 1 issue" in n for n in notes), what="the checks")
@@ -86,6 +89,8 @@ async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_pat
         await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="the second run")
         await settle(app, pilot)
         assert sum("Cross-file checks done: 1 issue" in n for n in notes) == 2, notes
+        # the automatic run waits for fetches the user may have started; k is refused instead
+        assert asked == [{"when_idle": True}, {"when_idle": False}]
     store = Store(tmp_path / "x.db", readonly=True)
     try:
         assert [i.rule for i in store.issues() if i.rule.startswith("cross-")] == ["cross-duplicate-url"]
