@@ -783,6 +783,18 @@ def test_sniffing(doc: bytes, kind: NodeKind, rule: str) -> None:
         assert issues(items)[0].message == "JSON document served as a sitemap"
 
 
+def test_a_robots_txt_where_a_sitemap_was_expected_is_named() -> None:
+    """A robots.txt saved under another name (or served at a sitemap URL): its Sitemap: lines
+    are not a sitemap's list of URLs, and the message says what the file is instead."""
+    doc = b"# robots\nUser-agent: *\nDisallow: /private/\n\nSitemap: https://e.com/sitemap.xml\n"
+    parser, items = run(doc)
+    assert parser.kind == NodeKind.UNKNOWN and not entries(items)
+    (issue,) = issues(items)
+    assert issue.rule == "root-unknown" and issue.message.startswith("This is a robots.txt file")
+    _, items = run(b"Hello, this is not a sitemap.\nReally not.\n")
+    assert issues(items)[0].message == "Neither XML nor a list of URLs"
+
+
 def test_sniff_waits_then_decides_and_done_flag() -> None:
     parser = SniffingParser("https://e.com/sitemap.xml")
     assert parser.feed(b"   ") == [] and parser.kind is None and not parser.done

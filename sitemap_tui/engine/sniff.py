@@ -26,6 +26,8 @@ SNIFF_BYTES = 1024
 SNIFF_MAX = 64 * 1024
 
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html)[\s>/]", re.IGNORECASE)
+# a robots.txt record line: a robots.txt saved under another name, or served at a sitemap URL
+_ROBOTS_LINE = re.compile(r"^[ \t]*(?:user-agent|disallow|allow|sitemap|crawl-delay)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -148,8 +150,14 @@ class SniffingParser:
             return self._delegate.feed(data)
         if not body:
             message = "Empty document: no sitemap content"
+        elif _ROBOTS_LINE.search(body):
+            message = (
+                "This is a robots.txt file (explore the site, or a path named robots.txt, to"
+                " follow its Sitemap: lines)"
+            )
         else:
-            message = "Not a sitemap: neither XML nor a list of URLs"
+            # (the explorer puts "not a sitemap: " before this on the node)
+            message = "Neither XML nor a list of URLs"
         return self._finish(
             NodeKind.UNKNOWN, "unknown", Issue("root-unknown", Severity.ERROR, message, line=1)
         )
