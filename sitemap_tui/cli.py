@@ -116,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
                               "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl")
     p.add_argument("target", metavar="TARGET")
-    p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt")
+    p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt",
+                   help="txt (default), csv or jsonl; CSV cells that start with = + - @, TAB or CR get a "
+                        "leading ' so that spreadsheets show them as text, never run them as a formula")
+    p.add_argument("--csv-raw", action="store_true",
+                   help="with --format csv: write every cell as it is (for programs, not spreadsheets)")
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
     _fetch_options(p)
     _tree_options(p)
