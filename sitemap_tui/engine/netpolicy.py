@@ -368,12 +368,13 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
     :class:`GuardedBackend`."""
 
     def __init__(self, backend: GuardedBackend, *, http2: bool, limits: httpx.Limits) -> None:
-        super().__init__(http2=http2, limits=limits)
+        ssl_context = httpx.create_ssl_context()  # what httpx's default transport would use
+        super().__init__(verify=ssl_context, http2=http2, limits=limits)
         if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
             # never fall back to an unguarded pool if httpx changes its internals
             raise RuntimeError("httpx.AsyncHTTPTransport has no connection pool to guard")
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(),
+            ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
