@@ -200,3 +200,39 @@ def test_help_says_where_the_headers_go() -> None:
         out = " ".join(run(cmd, "--help").stdout.split())
         assert "--header-all-hosts" in out, cmd
         assert "origin" in out, cmd
+
+
+def test_origin_is_scheme_host_and_port() -> None:
+    from sitemap_tui.engine.netpolicy import origin_of
+
+    assert origin_of("https://Example.COM/a?b") == ("https", "example.com", 443)
+    assert origin_of("https://example.com:443/") == origin_of("https://example.com/")
+    assert origin_of("http://example.com/") != origin_of("https://example.com/")
+    assert origin_of("http://example.com:8080/") != origin_of("http://example.com/")
+    assert origin_of("http://bücher.example/") == ("http", "xn--bcher-kva.example", 80)
+    assert origin_of("http://[::1]:8000/") == ("http", "::1", 8000)
+    for nothing in ("file:///tmp/s.xml", "", None, "not a url", "ftp://example.com/"):
+        assert origin_of(nothing) is None
+
+
+async def test_fetcher_header_policy(httpserver: HTTPServer, other_port: HTTPServer) -> None:
+    """In process: -H headers (a custom User-Agent included) only on the target's origin; our
+    Accept-Encoding everywhere, whatever -H says."""
+    from sitemap_tui.engine.fetch import FetchConfig, Fetcher
+
+    httpserver.expect_request("/a").respond_with_data("a")
+    other_port.expect_request("/b").respond_with_data("b")
+    config = FetchConfig(
+        target=httpserver.url_for("/"),
+        headers={"User-Agent": "mine/1", "Authorization": TOKEN, "Accept-Encoding": "br"},
+        retries=0,
+    )
+    async with Fetcher(config) as fetcher:
+        for url in (httpserver.url_for("/a"), other_port.url_for("/b")):
+            assert (await fetcher.fetch(url, lambda chunk: None)).ok
+    (here, _), = httpserver.log
+    (there, _), = other_port.log
+    assert (here.headers["User-Agent"], here.headers["Authorization"]) == ("mine/1", TOKEN)
+    assert there.headers["User-Agent"].startswith("sitemap-tui/")
+    assert "Authorization" not in there.headers
+    assert here.headers["Accept-Encoding"] == there.headers["Accept-Encoding"] == "gzip, deflate"

@@ -350,3 +350,14 @@ async def test_deep_checks_refuse_private_addresses(
     assert refused[METADATA].line == 3 and "link-local" in refused[METADATA].message
     assert sorted(spy.dialled) == ["127.0.0.1", "127.0.0.2"]
     assert len(httpserver.log) == 1 and len(other_host.log) == 1
+
+
+def test_parse_resolve() -> None:
+    from sitemap_tui.engine.netpolicy import parse_resolve
+
+    assert parse_resolve(["Example.test:127.0.0.1", "v6.test:[::1]", "curl.test:443:10.0.0.2"]) == {
+        "example.test": "127.0.0.1", "v6.test": "::1", "curl.test": "10.0.0.2",
+    }
+    for bad in ("example.test", "example.test:", ":127.0.0.1", "example.test:nowhere"):
+        with pytest.raises(ValueError, match="--resolve"):
+            parse_resolve([bad])
