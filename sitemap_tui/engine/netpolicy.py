@@ -6,11 +6,12 @@ checks share them):
 * **Headers** given with ``-H`` (tokens, cookies) go to the target's origin only: the same scheme,
   host and port (:func:`origin_of`); a redirect to another origin goes without them.
 * **Addresses**: the target the user typed may be anything, and so may a host given with
-  ``--resolve``. Everything else — robots.txt ``Sitemap:`` lines, index ``<loc>``\\ s, redirects, deep-check
-  URLs — is refused when the address it would connect to is loopback, private, link-local,
-  multicast, unspecified or otherwise not globally routable (:func:`special_range`), unless the
-  target's own addresses are in that same range (a target on 127.0.0.1 opens loopback, not 10/8)
-  or ``--allow-private`` is given.
+  ``--resolve``. Everything else — robots.txt ``Sitemap:`` lines, index ``<loc>`` values,
+  redirects, deep-check URLs — is refused when the address it would connect to is loopback,
+  private, link-local, multicast, unspecified or otherwise not globally routable
+  (:func:`special_range`), unless the target's own addresses are in that same range (a target
+  on 127.0.0.1 opens loopback, not 10/8) or ``--allow-private`` is given. The target's host
+  itself is connected to as httpcore always did (any address, happy eyeballs).
 
 Where the address check runs, and why there: :class:`GuardedBackend` is an httpcore network
 backend (``AsyncConnectionPool(network_backend=...)``). httpcore calls its ``connect_tcp(host,
