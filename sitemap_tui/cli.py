@@ -39,7 +39,18 @@ Run `sitemap-tui COMMAND --help` for the options of a command.
 def _fetch_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("fetching")
     g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
-                   help="extra request header for every request (repeatable)")
+                   help="extra request header (repeatable), sent only to the target's origin (same "
+                        "scheme, host and port) and dropped on a redirect to another origin")
+    g.add_argument("--header-all-hosts", action="store_true",
+                   help="send the -H headers to every host (index children, redirects, --deep pages), "
+                        "like curl's --location-trusted; prints a warning")
+    g.add_argument("--allow-private", action="store_true",
+                   help="let URLs found on the way (robots.txt, index children, redirects, --deep pages) "
+                        "reach loopback, private, link-local and other non-public addresses; by default "
+                        "only the target's own kind of address is reached")
+    g.add_argument("--resolve", action="append", default=[], metavar="HOST:IP",
+                   help="connect to IP for HOST, without DNS (repeatable); the host counts as the "
+                        "user's own, like the target")
     g.add_argument("--user-agent", help="User-Agent header (default sitemap-tui/VERSION)")
     g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="overall deadline per file, headers and body (default 30)")
@@ -105,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
                               "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl")
     p.add_argument("target", metavar="TARGET")
-    p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt")
+    p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt",
+                   help="txt (default), csv or jsonl; CSV cells that start with = + - @, TAB or CR get a "
+                        "leading ' so that spreadsheets show them as text, never run them as a formula")
+    p.add_argument("--csv-raw", action="store_true",
+                   help="with --format csv: write every cell as it is (for programs, not spreadsheets)")
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
     _fetch_options(p)
     _tree_options(p)
@@ -200,15 +215,62 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     return headers
 
 
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+_warned: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """A warning on stderr, once per process (fetch_config runs once per fetching phase)."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"sitemap-tui: warning: {message}", file=sys.stderr)
+
+
+def _target_url(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    from sitemap_tui.engine.discover import Target, TargetError
+
+    try:
+        return Target.parse(raw).url
+    except TargetError:
+        return raw  # not a URL: it has no origin, so it gets no headers and opens no range
+
+
 def fetch_config(args: Any) -> Any:
+    import os
+
     from sitemap_tui import USER_AGENT
     from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.netpolicy import origin_of, parse_resolve
 
+    headers = parse_headers(args.header)
+    try:
+        resolve = parse_resolve(getattr(args, "resolve", None) or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    target = _target_url(getattr(args, "target", None))
+    all_hosts = bool(getattr(args, "header_all_hosts", False))
+    if headers and all_hosts:
+        warn("--header-all-hosts: the -H headers go to every host the sitemaps lead to, "
+             "not only to the target")
+    elif headers and origin_of(target) is None:
+        warn("the target is a local path, which has no origin: the -H headers are sent to no "
+             "host (--header-all-hosts sends them to every host)")
+    for name in PROXY_VARIABLES:
+        if os.environ.get(name) or os.environ.get(name.lower()):
+            warn(f"{name} is set but not used: sitemap-tui connects directly, to check the "
+                 "address of every connection (see docs/safety.md)")
+            break
     return FetchConfig(
         user_agent=args.user_agent or USER_AGENT,
-        headers=parse_headers(args.header),
+        headers=headers,
         total_timeout=args.timeout,
         concurrency=max(1, args.concurrency),
         per_host=max(1, args.per_host),
         max_decoded=max(1, args.max_size) * 1024 * 1024,
+        target=target,
+        header_all_hosts=all_hosts,
+        allow_private=bool(getattr(args, "allow_private", False)),
+        resolve=resolve,
     )

@@ -142,9 +142,14 @@ def _open_output(path: str | None) -> AbstractContextManager[IO[str]]:
 
 # -- urls ----------------------------------------------------------------------------------
 def cmd_urls(args: Any) -> int:
-    from sitemap_tui.export import UrlWriter
+    from sitemap_tui.export import CSV_RAW, UrlWriter
 
     target = _target(args.target)
+    fmt = args.format
+    if getattr(args, "csv_raw", False):
+        if fmt != "csv":
+            raise UsageError("--csv-raw only applies to --format csv")
+        fmt = CSV_RAW  # cells as they are: no ' before a formula-like cell
     out_path = Path(args.output) if args.output else None
     tmp = None
     if out_path is not None:
@@ -153,7 +158,7 @@ def cmd_urls(args: Any) -> int:
             "w", encoding="utf-8", newline="", dir=out_path.parent, prefix=f".{out_path.name}.", delete=False
         )
     out = tmp if tmp is not None else sys.stdout
-    UrlWriter(out, args.format)  # the CSV header; the rows are formatted where they are parsed
+    UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
     count = 0
     running: list[Explorer] = []
     closed = False
@@ -178,7 +183,7 @@ def cmd_urls(args: Any) -> int:
     store = Store(args.db) if args.db else None
     try:
         explorer = run_exploration(
-            args, target, store=store, output_format=args.format, on_output=on_output,
+            args, target, store=store, output_format=fmt, on_output=on_output,
             started=running.append,
         )
     except BaseException:

@@ -1,7 +1,13 @@
 """URL list writers (txt, CSV, JSON Lines) shared by the headless CLI and the TUI's export.
 
 Files are written atomically (a temp file beside the target, then rename) so a cancelled or
-failed export never leaves half a file under the user's chosen name."""
+failed export never leaves half a file under the user's chosen name.
+
+CSV is read by spreadsheets, which run a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and,
+in some, TAB or CR) as a formula: a sitemap's ``<loc>`` such as ``=HYPERLINK("http://evil")``
+would become a live link or worse. Such cells get a leading ``'`` (OWASP's advice for CSV
+injection, what spreadsheet-safe exporters do). The ``csv-raw`` format writes them as they are,
+for programs that read the CSV."""
 
 from __future__ import annotations
 
@@ -20,6 +26,9 @@ from sitemap_tui.engine.model import Entry
 from sitemap_tui.engine.sanitize import display
 
 FORMATS = ("txt", "csv", "jsonl")
+CSV_RAW = "csv-raw"  # CSV without the formula neutralisation (`urls --csv-raw`)
+WRITER_FORMATS = (*FORMATS, CSV_RAW)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "sitemap", "images", "videos", "news", "alternates")
 
 
@@ -68,7 +77,8 @@ def _js(value: str | None) -> str:
 
 
 def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str) -> str:
-    """Entries straight to text, without intermediate records (the hot path of `urls`).
+    """Entries straight to text, without intermediate records (the hot path of `urls`);
+    ``fmt`` is one of WRITER_FORMATS.
 
     Produces exactly what UrlWriter produces for UrlRecord.from_entry(...) records, minus
     the CSV header."""
@@ -108,17 +118,27 @@ def _plain(value: str | None) -> str:
     return display(value, max_len=1 << 30)
 
 
+def _safe_cell(value: str | None) -> str:
+    return neutralise_cell(_plain(value))
+
+
+def neutralise_cell(value: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading ``'`` when it would start a formula."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
 class UrlWriter:
     """Streams records in one format to a text stream."""
 
     def __init__(self, out: IO[str], fmt: str) -> None:
-        if fmt not in FORMATS:
+        if fmt not in WRITER_FORMATS:
             raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
         self.out = out
-        self.fmt = fmt
+        self.fmt = "csv" if fmt == CSV_RAW else fmt
         self.count = 0
         self._csv: Any = None
-        if fmt == "csv":
+        self._cell = _plain if fmt == CSV_RAW else _safe_cell
+        if self.fmt == "csv":
             self._csv = csv.writer(out, lineterminator="\n")
             self._csv.writerow(CSV_COLUMNS)
 
@@ -131,10 +151,11 @@ class UrlWriter:
                 out.write("\n")
             self.count += len(lines)
         elif self.fmt == "csv":
+            cell = self._cell
             rows = [
                 (
-                    _plain(r.loc), _plain(r.lastmod), _plain(r.changefreq), _plain(r.priority),
-                    _plain(r.sitemap), r.images, r.videos, r.news, len(r.alternates),
+                    cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
+                    cell(r.sitemap), r.images, r.videos, r.news, len(r.alternates),
                 )
                 for r in records
             ]

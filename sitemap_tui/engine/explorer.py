@@ -10,7 +10,7 @@ import asyncio
 import copy
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,6 +131,9 @@ class Explorer:
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
+        if self.fetch_config.target is None and self.store is not None:
+            # a saved exploration: its root is the target the user once named (issue 15)
+            self._set_target(self.store.root_url())
         self._fetcher = Fetcher(self.fetch_config)
         await self._fetcher.__aenter__()
         return self
@@ -267,6 +270,7 @@ class Explorer:
     async def open(self, target: str | Target) -> Node:
         """Create the root for a target (a site gets discovery); fetches nothing else."""
         t = target if isinstance(target, Target) else Target.parse(target)
+        self._set_target(t.url)
         if self.store is not None:
             self.store.set_meta("target", t.raw)
             self.store.set_meta("started", datetime.now(UTC).isoformat())
@@ -290,6 +294,16 @@ class Explorer:
         self._commit()
         self.events.flush()
         return root
+
+    def _set_target(self, url: str | None) -> None:
+        """The target the user named decides where -H headers go and which address ranges the
+        URLs found on the way may reach (fetch.py, netpolicy.py); set before anything is
+        fetched, and before worker processes get a copy of the config."""
+        if url is None or url == self.fetch_config.target:
+            return
+        self.fetch_config = replace(self.fetch_config, target=url)
+        if self._fetcher is not None:
+            self._fetcher.config = self.fetch_config
 
     async def explore(self, target: str | Target) -> Node:
         """Headless: the whole tree within the caps (or just the target with recursive=False)."""

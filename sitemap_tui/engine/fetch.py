@@ -3,6 +3,9 @@
 One ``httpx.AsyncClient`` (keep-alive) per ``Fetcher``. Every fetch:
 
 * refuses URLs ``urlpolicy`` calls unfetchable, before any request, and so every redirect hop;
+* sends the ``-H`` headers to the target's origin only, and connects only to addresses the
+  address policy allows (``netpolicy``: checked on the resolved address, before any byte is
+  sent), on every hop;
 * follows redirects by hand (hop limit, http(s) only, loop detection, host changes flagged);
 * runs under one overall deadline (``asyncio.timeout``) covering headers and body, because
   httpx timeouts are per read and a 1 byte/s server never trips them;
@@ -20,7 +23,7 @@ import email.utils
 import re
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -32,6 +35,7 @@ import httpx
 from sitemap_tui import USER_AGENT
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded, DecodeError
 from sitemap_tui.engine.model import FileStats, Issue, Severity
+from sitemap_tui.engine.netpolicy import AddressRefused, NetPolicy, guarded_transport, origin_of
 from sitemap_tui.engine.urlpolicy import (
     host_of,
     normalize,
@@ -48,15 +52,18 @@ __all__ = [
     "fetch_local",
     "parse_retry_after",
     "RULE_FETCH_ERROR",
+    "RULE_PRIVATE_ADDRESS",
     "RULE_REDIRECTED",
 ]
 
 Sink = Callable[[bytes], None]
 ProgressCallback = Callable[[int, int | None], None]
 ResponseCallback = Callable[["FetchOutcome"], None]
+HopCallback = Callable[[str], Awaitable[None]]
 
 RULE_FETCH_ERROR = "fetch-http-error"
 RULE_REDIRECTED = "fetch-redirected"
+RULE_PRIVATE_ADDRESS = "fetch-private-address"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CHUNK = 64 * 1024  # local read size and progress granularity
 MIB = 1024 * 1024
@@ -86,6 +93,14 @@ class FetchConfig:
     max_decoded: int = 50 * MIB  # size-over-limit after decompression (sitemaps.org)
     max_wire: int = 64 * MIB  # bytes read from the network per response
     http2: bool = False  # needs the optional h2 package; falls back to HTTP/1.1 without it
+    # Who the user named (issue 15, netpolicy.py): ``headers`` go to this URL's origin only,
+    # its host may be any address, and URLs found on the way may reach the special address
+    # ranges its own addresses are in. The Explorer sets it to the target it opens; None (a
+    # bare Fetcher) means every URL is the caller's own: headers everywhere, any address.
+    target: str | None = None
+    header_all_hosts: bool = False  # --header-all-hosts: ``headers`` to every host
+    allow_private: bool = False  # --allow-private: any address for any URL
+    resolve: dict[str, str] = field(default_factory=dict)  # --resolve HOST:IP (user-named)
 
 
 @dataclass(slots=True)
@@ -105,6 +120,9 @@ class FetchOutcome:
     # which propagates as CancelledError, and not StopFetch, which is a normal end)
     cancelled: bool = False
     stopped_early: bool = False  # the sink raised StopFetch
+    # the final response's headers (name, value), once it came in; None without one
+    headers: list[tuple[str, str]] | None = None
+    redirect_error: bool = False  # the error is about following a redirect (loop, target...)
 
     @property
     def ok(self) -> bool:
@@ -174,6 +192,8 @@ def _error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
     SSLError are OSErrors; InvalidURL and StreamError are not HTTPErrors."""
     if isinstance(exc, DecodeError):
         return exc.message, exc.rule
+    if isinstance(exc, AddressRefused):
+        return str(exc), RULE_PRIVATE_ADDRESS
     if isinstance(exc, httpx.TimeoutException):
         if cfg is not None:
             if isinstance(exc, httpx.ConnectTimeout):
@@ -274,6 +294,9 @@ class _Run:
     visited: set[str] = field(default_factory=set)
     delivered: bool = False  # some decoded byte reached the sink: no more retries
     last_failure: str | None = None  # why the last attempt is being retried (for the deadline)
+    method: str = "GET"
+    headers: dict[str, str] = field(default_factory=dict)
+    before_hop: HopCallback | None = None
 
 
 @dataclass(slots=True)
@@ -297,6 +320,8 @@ class Fetcher:
         self._global = asyncio.Semaphore(max(1, self.config.concurrency))
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self.http2_enabled = False
+        self._policy: NetPolicy | None = None
+        self._policy_key: tuple[object, ...] = ()
 
     async def __aenter__(self) -> Fetcher:
         if self._client is None:
@@ -311,10 +336,32 @@ class Fetcher:
         if client is not None:
             await client.aclose()
 
+    def policy(self) -> NetPolicy:
+        """The address policy of the current config (the Explorer sets ``target`` after the
+        client exists, so it is looked up per connection, not frozen at creation)."""
+        cfg = self.config
+        key = (cfg.target, cfg.allow_private, tuple(sorted(cfg.resolve.items())))
+        if self._policy is None or key != self._policy_key:
+            self._policy = NetPolicy(cfg.target, allow_private=cfg.allow_private, resolve=cfg.resolve)
+            self._policy_key = key
+        return self._policy
+
+    def user_headers(self, url: str) -> dict[str, str]:
+        """The ``-H`` headers for one request: only on the target's origin (scheme, host,
+        port), unless ``header_all_hosts``; never Accept-Encoding (we decode what we ask for)."""
+        cfg = self.config
+        if not cfg.headers:
+            return {}
+        if not (cfg.header_all_hosts or cfg.target is None):
+            target = origin_of(cfg.target)
+            if target is None or origin_of(url) != target:
+                return {}
+        return {k: v for k, v in cfg.headers.items() if k.lower() != "accept-encoding"}
+
     def _make_client(self) -> httpx.AsyncClient:
         cfg = self.config
+        # -H headers are added per request (user_headers): they may not go to every host
         headers = httpx.Headers({"User-Agent": cfg.user_agent})
-        headers.update(cfg.headers)  # case-insensitive replace, so a custom User-Agent wins
         headers["Accept-Encoding"] = ACCEPT_ENCODING  # never ask for what we cannot decode
         timeout = httpx.Timeout(
             connect=cfg.connect_timeout,
@@ -332,7 +379,8 @@ class Fetcher:
             return httpx.AsyncClient(
                 headers=headers,
                 timeout=timeout,
-                limits=limits,
+                # every connection goes through the address policy (netpolicy.GuardedBackend)
+                transport=guarded_transport(self.policy, http2=http2, limits=limits),
                 follow_redirects=False,
                 event_hooks={"response": [_take_location]},
                 cookies=jar,
@@ -362,9 +410,16 @@ class Fetcher:
         conditional: tuple[str | None, str | None] | None = None,
         on_progress: ProgressCallback | None = None,
         on_response: ResponseCallback | None = None,
+        method: str = "GET",
+        headers: dict[str, str] | None = None,
+        before_hop: HopCallback | None = None,
     ) -> FetchOutcome:
         """Fetch ``url`` and call ``sink(chunk)`` with each decoded chunk; never raises for
         network, protocol or content trouble (see ``FetchOutcome.error``).
+
+        ``method`` GET or HEAD; ``headers`` extra request headers for every hop (the -H
+        headers still follow their own policy); ``before_hop(url)`` is awaited before each
+        request, outside the concurrency slots (the deep checks' per-host rate limit).
 
         ``conditional`` = (etag, last_modified) of an earlier fetch: sent as If-None-Match /
         If-Modified-Since; a 304 gives ``not_modified=True``. ``on_progress(wire_bytes,
@@ -382,7 +437,10 @@ class Fetcher:
             return out
         if self._client is None:
             raise RuntimeError("Fetcher is not open: use 'async with Fetcher(config)'")
-        run = _Run(url=url, conditional=conditional, visited={normalize(url)})
+        run = _Run(
+            url=url, conditional=conditional, visited={normalize(url)}, method=method,
+            headers=headers or {}, before_hop=before_hop,
+        )
         called = time.perf_counter()
         deadline: asyncio.Timeout | None = None
         try:
@@ -421,6 +479,8 @@ class Fetcher:
         loop = asyncio.get_running_loop()
         current = run.url
         while True:
+            if run.before_hop is not None:
+                await run.before_hop(current)
             async with self._host_semaphore(host_of(current) or ""), self._global:
                 if run.started is None:
                     # The deadline starts when we may send, not while queued behind other files.
@@ -454,14 +514,15 @@ class Fetcher:
         client = self._client
         if client is None:
             raise RuntimeError("the Fetcher was closed")
-        headers: dict[str, str] = {}
+        headers = self.user_headers(current)
+        headers.update(run.headers)
         if run.conditional is not None:
             etag, last_modified = run.conditional
             if etag:
                 headers["If-None-Match"] = etag
             if last_modified:
                 headers["If-Modified-Since"] = last_modified
-        request = client.build_request("GET", current, headers=headers)
+        request = client.build_request(run.method, current, headers=headers)
         sent = time.perf_counter()
         try:
             response = await client.send(request, stream=True)
@@ -511,21 +572,25 @@ class Fetcher:
         if not location:
             out.stats.http_status = status
             _fail(out, f"HTTP {status} {_phrase(status)} without a Location header")
+            out.redirect_error = True
             return _DONE
         target = resolve(current, location)
         reason = unfetchable_reason(target)
         if reason is not None:
             out.stats.http_status = status
             _fail(out, f"redirect to {target} refused: {reason}")
+            out.redirect_error = True
             return _DONE
         key = normalize(target)
         if key in run.visited:
             out.stats.http_status = status
             _fail(out, f"redirect loop: {current} redirects back to {target}")
+            out.redirect_error = True
             return _DONE
         if run.hops >= cfg.max_redirects:
             out.stats.http_status = status
             _fail(out, f"too many redirects (more than {cfg.max_redirects})")
+            out.redirect_error = True
             return _DONE
         run.visited.add(key)
         run.hops += 1
@@ -544,6 +609,7 @@ class Fetcher:
         s.etag = h.get("etag")
         s.last_modified = h.get("last-modified")
         s.ttfb = time.perf_counter() - sent
+        out.headers = list(h.multi_items())
         s.wire_bytes = 0
         s.decoded_bytes = 0
         s.gzipped = False

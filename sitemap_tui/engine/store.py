@@ -382,6 +382,13 @@ class Store:
         ).fetchone()
         return None if row is None else _row_to_node(row)
 
+    def root_url(self) -> str | None:
+        """The URL of the first root node: the target the exploration was started on."""
+        row = self.conn.execute(
+            "SELECT url FROM nodes WHERE parent_id IS NULL ORDER BY id LIMIT 1"
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def nodes(self, parent_id: int | None = ..., ) -> list[Node]:  # type: ignore[assignment]
         sql = (
             "SELECT id, url, kind, state, found_by, parent_id, depth, error, expandable, line,"

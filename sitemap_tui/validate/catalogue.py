@@ -42,6 +42,28 @@ CATALOGUE: tuple[Rule, ...] = (
         source="https://www.sitemaps.org/protocol.html §Sitemap file location",
     ),
     Rule(
+        id="fetch-private-address",
+        scope="file",
+        severity=WARN,
+        title="URL leads to a private or local address",
+        message="{reason}",
+        explanation=(
+            "A URL the site gave (a robots.txt Sitemap: line, an index <loc>, a redirect, a page "
+            "checked by --deep) connects to a loopback, private, link-local (169.254.169.254, "
+            "the cloud metadata service), multicast, unspecified or reserved address, checked "
+            "after DNS resolution on the address about to be dialled. It was not fetched: a "
+            "public site must not be able to make the tool reach the network it runs in "
+            "(server-side request forgery), and search engines cannot fetch such addresses "
+            "either. The target's own kind of address stays reachable (a target on 127.0.0.1 "
+            "allows loopback), and --allow-private lifts the check. This is sitemap-tui policy."
+        ),
+        source=(
+            "https://www.rfc-editor.org/rfc/rfc6890 ; "
+            "https://cheatsheetseries.owasp.org/cheatsheets/"
+            "Server_Side_Request_Forgery_Prevention_Cheat_Sheet.html"
+        ),
+    ),
+    Rule(
         id="file-is-html",
         scope="file",
         severity=ERR,
@@ -1879,7 +1901,10 @@ CATALOGUE: tuple[Rule, ...] = (
         severity=ERR,
         title="Sitemap listed in robots.txt cannot be used",
         message="the sitemap {url} named in robots.txt cannot be used: {reason}",
-        explanation="A sitemap named in robots.txt fails fetch-http-error or file-is-html.",
+        explanation=(
+            "A sitemap named in robots.txt fails fetch-http-error, fetch-private-address or "
+            "file-is-html."
+        ),
         source="https://support.google.com/webmasters/answer/7451001",
     ),
     Rule(

@@ -138,7 +138,7 @@ NOT_HERE: dict[str, str] = {
     # transport and parser emit these themselves
     **_owned(
         "fetcher/parser",
-        "fetch-http-error fetch-redirected gzip-corrupt compression-not-gzip size-over-limit "
+        "fetch-http-error fetch-redirected fetch-private-address gzip-corrupt compression-not-gzip size-over-limit "
         "file-is-html url-count-over-limit encoding-not-utf8 encoding-bom "
         "xml-leading-whitespace xml-not-well-formed xml-unescaped-char xml-illegal-char "
         "xml-declaration-missing root-unknown namespace-missing namespace-wrong "
@@ -536,6 +536,7 @@ class Checker:
             )
         elif (ctx.found_by is FoundBy.ROBOTS or ctx.parent_kind is NodeKind.ROBOTS) and rule_id in (
             "fetch-http-error",
+            "fetch-private-address",
             "file-is-html",
         ):
             out.append(

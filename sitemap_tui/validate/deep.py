@@ -15,13 +15,16 @@ end, not just its first lines; ``sample=None`` takes every entry) is checked:
 * its videos: ``video-content-not-media`` (``content_loc`` served as something other than a
   video) and ``video-thumbnail-problem`` (not fetchable, not an image, or under 60x30 px).
 
-Requests: HEAD when only the status and headers matter (falling back to GET on 405/501); GET
-when the body is needed (then at most ``max_body`` decoded bytes are read, through the bounded
-``BodyDecoder``). Redirects are followed by hand (http/https only, via
-``urlpolicy.unfetchable_reason``, at most ``max_redirects``, loops detected). Every request runs
-under its own overall deadline (``asyncio.timeout``), waits for its host's token bucket (burst 1:
-requests to one host are at least ``1/rate`` s apart) and for one of ``concurrency`` slots.
-Each URL is fetched once per run (results are cached by normalised URL).
+Requests go through the engine's ``Fetcher``, so the deep checks follow the same policies as
+the exploration (issue 15): -H headers only to the target's origin, no connection to a private
+or local address unless the target is in that range (a refused URL is a
+``fetch-private-address`` finding on the entry), redirects by hand (http/https only, at most
+``max_redirects``, loops detected), bounded decoding. HEAD when only the status and headers
+matter (falling back to GET on 405/501); GET when the body is needed (then at most ``max_body``
+decoded bytes are read). No retries: a 5xx is what the check reports. Every URL runs under its
+own overall deadline (``timeout``, all hops), each hop waits for its host's token bucket (burst
+1: requests to one host are at least ``1/rate`` s apart), and at most ``concurrency`` requests
+are in flight. Each URL is fetched once per run (results are cached by normalised URL).
 
 Cancellation: set ``cancel_event`` (or cancel the task); ``run_deep`` stops the requests in
 flight and returns the number of issues stored so far.
@@ -35,19 +38,22 @@ import json
 import re
 import struct
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 
 import httpx
 import lxml.html
 from lxml import etree
 
-from sitemap_tui import USER_AGENT
-from sitemap_tui.engine.decode import BodyDecoder, DecodeError
-from sitemap_tui.engine.fetch import FetchConfig
+from sitemap_tui.engine.fetch import (
+    RULE_PRIVATE_ADDRESS,
+    FetchConfig,
+    Fetcher,
+    FetchOutcome,
+    StopFetch,
+)
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.urlpolicy import normalize, resolve, unfetchable_reason
@@ -348,6 +354,7 @@ class Probe:
     last_modified: str | None = None
     facts: PageFacts | None = None  # "page" mode, 200 HTML: what the body says
     image: tuple[int, int] | None = None  # "image" mode, 200: dimensions from the first bytes
+    refused: str | None = None  # the address policy refused a hop (netpolicy): why
 
     @property
     def mime(self) -> str | None:
@@ -369,8 +376,7 @@ class _Deep:
         self.rules = {r for r in DEEP_RULES if enabled is None or r in enabled}
         self.on_progress = on_progress
         self.limiter = RateLimiter(options.rate)
-        self.slots = asyncio.Semaphore(max(1, options.concurrency))
-        self.client: httpx.AsyncClient | None = None
+        self.fetcher: Fetcher | None = None
         self.cache: dict[tuple[str, str], asyncio.Task[Probe]] = {}
         self.written = 0
         self.done = 0
@@ -381,24 +387,24 @@ class _Deep:
     def on(self, *rules: str) -> bool:
         return any(r in self.rules for r in rules)
 
-    # -- client --------------------------------------------------------------------------------
-    def _make_client(self) -> httpx.AsyncClient:
+    # -- fetching ------------------------------------------------------------------------------
+    def _fetch_config(self) -> FetchConfig:
+        """The run's config, shaped for probes: the deep deadline for all hops, no retries,
+        byte caps a little over what is read. The target is the exploration's root when the
+        caller did not say (a saved exploration); with neither, the empty target gets no
+        headers and opens no address range."""
         cfg = self.config
-        headers = httpx.Headers({"User-Agent": cfg.user_agent or USER_AGENT})
-        headers.update(cfg.headers)
-        headers["Accept-Encoding"] = "gzip, deflate"  # what BodyDecoder decodes
-        n = max(1, self.options.concurrency)
-        return httpx.AsyncClient(
-            headers=headers,
-            timeout=httpx.Timeout(
-                connect=cfg.connect_timeout,
-                read=cfg.read_timeout,
-                write=cfg.read_timeout,
-                pool=self.options.timeout,
-            ),
-            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-            follow_redirects=False,
-            cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+        target = cfg.target if cfg.target is not None else (self.store.root_url() or "")
+        read = max(self.options.max_body, THUMBNAIL_READ)
+        return replace(
+            cfg,
+            target=target,
+            total_timeout=self.options.timeout,
+            retries=0,
+            max_redirects=self.options.max_redirects,
+            concurrency=max(1, self.options.concurrency),
+            max_decoded=read + 65536,
+            max_wire=4 * read + 65536,
         )
 
     def probe(self, url: str, mode: str) -> asyncio.Task[Probe]:
@@ -418,123 +424,80 @@ class _Deep:
         for k in drop:
             del self.cache[k]
 
+    async def _pace(self, url: str) -> None:
+        await self.limiter.wait(_host_key(url))
+
     async def _fetch(self, url: str, mode: str) -> Probe:
         probe = Probe(url=url, final_url=url)
-        method = "HEAD" if mode == "head" else "GET"
-        current = url
-        seen = {normalize(url)}
-        while True:
-            reason = unfetchable_reason(current)
-            if reason is not None:
-                if current == url:
-                    probe.error = f"not fetched: {reason}"
-                else:
-                    probe.redirect_problem = f"redirect to {current} refused: {reason}"
-                return probe
-            step = await self._hop(probe, current, method, mode)
-            if step == "get":  # HEAD not allowed: the same hop again with GET
-                method = "GET"
-                continue
-            if step is None:
-                return probe
-            target = step
-            key = normalize(target)
-            if key in seen:
-                probe.redirect_problem = f"redirect loop back to {target}"
-                return probe
-            if probe.redirects >= self.options.max_redirects:
-                probe.redirect_problem = f"more than {self.options.max_redirects} redirects"
-                return probe
-            seen.add(key)
-            probe.redirects += 1
-            probe.final_url = current = target
+        out, body = await self._request(url, "HEAD" if mode == "head" else "GET", mode)
+        if out.headers is not None and out.stats.http_status in (405, 501) and mode == "head":
+            out, body = await self._request(url, "GET", mode)  # HEAD not allowed
+        self._fill(probe, out, body, mode)
+        return probe
 
-    async def _hop(self, probe: Probe, url: str, method: str, mode: str) -> str | None:
-        """One request. Returns a redirect target, "get" to retry with GET, or None (final)."""
-        assert self.client is not None
-        await self.limiter.wait(_host_key(url))
-        async with self.slots:
-            try:
-                async with asyncio.timeout(self.options.timeout):
-                    accept = (
-                        "image/*,*/*;q=0.8"
-                        if mode == "image"
-                        else ("text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
-                    )
-                    request = self.client.build_request(method, url, headers={"Accept": accept})
-                    response = await self.client.send(request, stream=True)
-                    try:
-                        return await self._handle(probe, url, method, mode, response)
-                    finally:
-                        await response.aclose()
-            except TimeoutError:
-                probe.error = f"no complete response within {self.options.timeout:g} s"
-            except httpx.HTTPError as exc:
-                probe.error = f"{type(exc).__name__}: {str(exc)[:200] or 'network error'}"
-            except Exception as exc:  # one odd server never stops the run
-                probe.error = f"{type(exc).__name__}: {str(exc)[:200]}"
-            return None
+    async def _request(
+        self, url: str, method: str, mode: str
+    ) -> tuple[FetchOutcome, bytes | None]:
+        """One fetch (all its redirects); the body only where a check reads it."""
+        assert self.fetcher is not None
+        limit = THUMBNAIL_READ if mode == "image" else self.options.max_body
+        buf = bytearray()
+        wanted = False
 
-    async def _handle(
-        self, probe: Probe, url: str, method: str, mode: str, response: httpx.Response
-    ) -> str | None:
-        status = response.status_code
-        if method == "HEAD" and status in (405, 501):
-            return "get"
-        if status in REDIRECT_STATUSES:
-            location = (response.headers.get("location") or "").strip()
-            probe.status = status  # until a final answer replaces it
-            if not location:
-                probe.redirect_problem = f"HTTP {status} without a Location header"
-                return None
-            return resolve(url, location)
-        probe.status = status
-        probe.final_url = url
-        # Only what the checks use is kept (probes are cached for the whole run), never the body.
-        h = response.headers
+        def on_response(out: FetchOutcome) -> None:
+            nonlocal wanted
+            if method != "GET" or out.stats.http_status != 200:
+                return
+            mime = _mime(out.stats.content_type)
+            wanted = mode == "image" or (mode == "page" and (mime in HTML_TYPES or mime is None))
+            if not wanted:
+                raise StopFetch()  # the headers are all this check needs
+
+        def sink(chunk: bytes) -> None:
+            buf.extend(chunk[: limit - len(buf)])
+            if len(buf) >= limit:
+                raise StopFetch()
+
+        accept = (
+            "image/*,*/*;q=0.8" if mode == "image" else "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+        )
+        out = await self.fetcher.fetch(
+            url, sink, method=method, headers={"Accept": accept}, on_response=on_response,
+            before_hop=self._pace,
+        )
+        if not wanted or (not buf and out.error is not None):
+            return out, None  # a body that could not be decoded at all tells nothing
+        return out, bytes(buf)
+
+    @staticmethod
+    def _fill(probe: Probe, out: FetchOutcome, body: bytes | None, mode: str) -> None:
+        """What the checks need from an outcome (probes are cached for the whole run, so only
+        a few headers are kept, never the body)."""
+        probe.redirects = out.stats.redirects
+        probe.final_url = out.redirect_chain[-1] if out.redirect_chain else probe.url
+        if out.error_rule == RULE_PRIVATE_ADDRESS:
+            probe.refused = out.error
+        if out.redirect_error:
+            probe.status = out.stats.http_status  # the 3xx that could not be followed
+            probe.redirect_problem = out.error
+            return
+        if out.headers is None:  # no final answer: the error says why
+            probe.error = out.error or "no response"
+            return
         probe.answered = True
+        probe.status = out.stats.http_status
+        probe.final_url = out.final_url or probe.final_url
+        h = httpx.Headers(out.headers)
         probe.content_type = (h.get("content-type") or "")[:200] or None
         probe.x_robots = [v[:1000] for v in h.get_list("x-robots-tag")[:20]]
         probe.links = [v[:16384] for v in h.get_list("link")[:20]]
         probe.last_modified = (h.get("last-modified") or "")[:100] or None
-        if method != "GET" or status != 200:
-            return None
-        if mode == "page" and (probe.mime in HTML_TYPES or probe.mime is None):
-            body = await self._read(response, self.options.max_body)
-            if body is not None:
-                probe.facts = analyse_html(body, url)
+        if body is None:
+            return
+        if mode == "page":
+            probe.facts = analyse_html(body, probe.final_url)
         elif mode == "image":
-            body = await self._read(response, THUMBNAIL_READ)
-            probe.image = image_size(body or b"")
-        return None
-
-    @staticmethod
-    async def _read(response: httpx.Response, limit: int) -> bytes | None:
-        """At most ``limit`` decoded bytes (bounded inflate; wire bytes capped too)."""
-        try:
-            decoder = BodyDecoder(response.headers.get("content-encoding"), limit + 65536)
-        except DecodeError:
-            return None  # a content coding we do not decode
-        buf = bytearray()
-        wire = 0
-        try:
-            async for raw in response.aiter_raw():
-                wire += len(raw)
-                for chunk in decoder.feed(raw):
-                    buf += chunk
-                    if len(buf) >= limit:
-                        break
-                if len(buf) >= limit or wire > 4 * limit + 65536:
-                    break
-            else:
-                with contextlib.suppress(DecodeError):
-                    for chunk in decoder.finish():
-                        buf += chunk
-                        if len(buf) >= limit:
-                            break
-        except DecodeError:
-            pass  # keep what was decoded before the problem
-        return bytes(buf[:limit])
+            probe.image = image_size(body)
 
     # -- evaluation ------------------------------------------------------------------------------
     def _status_issues(self, row: tuple[Any, ...], p: Probe) -> list[Issue]:
@@ -652,9 +615,13 @@ class _Deep:
         detail = "; ".join(parts[:3]) + (f"; {len(parts) - 3} more" if len(parts) > 3 else "")
         return [issue("hreflang-html-conflict", node_id=node_id, line=line, url=loc, detail=detail)]
 
-    async def _target_issue(self, row: tuple[Any, ...], href: str) -> Issue | None:
+    async def _target_issue(
+        self, row: tuple[Any, ...], href: str, refused: dict[str, str]
+    ) -> Issue | None:
         eid, node_id, loc, line, *_ = row
         p = await self.probe(href, "page")
+        if p.refused:
+            refused.setdefault(href, p.refused)
         if p.redirects or p.redirect_problem:
             reason = f"it redirects to {p.final_url}" + (
                 f" ({p.redirect_problem})" if p.redirect_problem else ""
@@ -687,7 +654,9 @@ class _Deep:
             reason=reason,
         )
 
-    async def _video_issues(self, row: tuple[Any, ...], video: dict[str, Any]) -> list[Issue]:
+    async def _video_issues(
+        self, row: tuple[Any, ...], video: dict[str, Any], refused: dict[str, str]
+    ) -> list[Issue]:
         eid, node_id, loc, line, *_ = row
         fields = video.get("fields") or {}
         out: list[Issue] = []
@@ -704,6 +673,8 @@ class _Deep:
             jobs.append(("thumb", thumb, self.probe(thumb, "image")))
         for kind, url, task in jobs:
             p = await task
+            if p.refused:
+                refused.setdefault(url, p.refused)
             if kind == "content":
                 what = None
                 if p.error or p.redirect_problem:
@@ -779,6 +750,7 @@ class _Deep:
                 ):
                     alts.append((lang.strip().lower(), href.strip()))
         pending: list[Any] = []
+        refused: dict[str, str] = {}  # URL -> why the address policy did not fetch it
         page_task = None
         if self.rules & PAGE_RULES:
             mode = "page" if self.rules & BODY_RULES else "head"
@@ -799,7 +771,7 @@ class _Deep:
                     seen.add(key)
                     if node_id in self.alt_budget:
                         self.alt_budget[node_id] -= 1
-                pending.append(self._target_issue(row, href))
+                pending.append(self._target_issue(row, href, refused))
         if self.on("video-content-not-media", "video-thumbnail-problem"):
             videos = [
                 json.loads(d)
@@ -807,10 +779,13 @@ class _Deep:
                     "SELECT data FROM videos WHERE entry_id=? LIMIT ?", (eid, MAX_VIDEOS_PER_ENTRY)
                 )
             ]
-            pending += [self._video_issues(row, v) for v in videos]
+            pending += [self._video_issues(row, v, refused) for v in videos]
         if page_task is not None:
             p = await page_task
-            issues += self._status_issues(row, p)
+            if p.refused:
+                refused[loc] = p.refused
+            if not p.refused or p.redirects:  # a page never asked for has no status to report
+                issues += self._status_issues(row, p)
             issues += self._html_conflict(row, p, alts)
         for result in await asyncio.gather(*pending):
             if result is None:
@@ -819,6 +794,11 @@ class _Deep:
                 issues += result
             else:
                 issues.append(result)
+        for url, reason in refused.items():
+            said = reason if url == loc else f"{url}: {reason}"  # an alternate, a video file
+            issues.append(
+                issue(RULE_PRIVATE_ADDRESS, node_id=node_id, line=line, url=loc, reason=said)
+            )
         if issues:
             self.store.add_issues(issues, [eid] * len(issues))
             self.written += len(issues)
@@ -888,7 +868,8 @@ class _Deep:
         if not nodes:
             return
         ids = ",".join(str(int(n)) for n, _ in nodes)
-        rules = sorted(self.rules)
+        # fetch-private-address is the explorer's too (on files): only entry-level ones are ours
+        rules = sorted(self.rules | {RULE_PRIVATE_ADDRESS})
         marks = ",".join("?" * len(rules))
         conn = self.store.conn
         conn.execute(
@@ -898,7 +879,11 @@ class _Deep:
             f" AND node_id IN ({ids}) AND entry_id IS NOT NULL)",
             (*rules, *rules),
         )
-        conn.execute(f"DELETE FROM issues WHERE rule IN ({marks}) AND node_id IN ({ids})", rules)
+        conn.execute(
+            f"DELETE FROM issues WHERE rule IN ({marks}) AND node_id IN ({ids})"
+            " AND entry_id IS NOT NULL",
+            rules,
+        )
 
     async def run(self, node_ids: Sequence[int] | None) -> int:
         if not self.rules:
@@ -907,7 +892,8 @@ class _Deep:
         self.forget_previous(nodes)
         self.total = sum(len(sample_ranks(n, self.options.sample)) for _, n in nodes)
         it = self.rows(nodes)
-        self.client = self._make_client()
+        self.fetcher = Fetcher(self._fetch_config())
+        await self.fetcher.__aenter__()
         try:
             workers = [
                 asyncio.create_task(self._worker(it))
@@ -923,7 +909,7 @@ class _Deep:
             for task in self.cache.values():
                 task.cancel()
             await asyncio.gather(*self.cache.values(), return_exceptions=True)
-            await self.client.aclose()
+            await self.fetcher.aclose()
         return self.written
 
     async def _worker(self, it: Iterator[tuple[Any, ...]]) -> None:

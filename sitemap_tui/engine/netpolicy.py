@@ -1,0 +1,392 @@
+"""Who may be sent what, and which addresses a URL the tool found on its own may reach (issue 15).
+
+Two policies, both enforced by the ``Fetcher`` (so the explorer, the worker processes and the deep
+checks share them):
+
+* **Headers** given with ``-H`` (tokens, cookies) go to the target's origin only: the same scheme,
+  host and port (:func:`origin_of`); a redirect to another origin goes without them.
+* **Addresses**: the target the user typed may be anything, and so may a host given with
+  ``--resolve``. Everything else — robots.txt ``Sitemap:`` lines, index ``<loc>`` values,
+  redirects, deep-check URLs — is refused when the address it would connect to is loopback,
+  private, link-local, multicast, unspecified or otherwise not globally routable
+  (:func:`special_range`), unless the target's own addresses are in that same range (a target
+  on 127.0.0.1 opens loopback, not 10/8) or ``--allow-private`` is given. The target's host
+  itself is connected to as httpcore always did (any address, happy eyeballs).
+
+Where the address check runs, and why there: :class:`GuardedBackend` is an httpcore network
+backend (``AsyncConnectionPool(network_backend=...)``). httpcore calls its ``connect_tcp(host,
+port)`` for every new connection, before TLS and before a single byte of the request (headers
+included) is written, and with the *host name*, not an address. The backend resolves the name
+itself, drops the refused addresses, and dials the remaining ones by address; once connected it
+checks the socket's peer address again (``server_addr``) and closes the stream unused if that
+one is refused. So:
+
+* a name that resolves to 127.0.0.1, and a redirect to such a name, are caught (the check is on
+  what DNS answered, not on the URL's text);
+* there is no gap between checking and connecting for DNS rebinding to use: the address that was
+  checked is the address that is dialled;
+* a refused address is never even sent a SYN.
+
+Checking earlier (on the URL before the request) would miss names that resolve to private
+addresses; checking later (a response hook, ``response.extensions["network_stream"]``) would
+come after the request — and its headers — went out. httpx's own transport has no
+``network_backend`` parameter, so :func:`guarded_transport` builds httpx's ``AsyncHTTPTransport``
+and gives it a connection pool made with this backend. Proxies from the environment
+(``HTTPS_PROXY`` ...) are not used: through a proxy the connected address is the proxy's, and
+the check would mean nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import httpcore
+import httpx
+
+__all__ = [
+    "AddressRange",
+    "AddressRefused",
+    "GuardedBackend",
+    "NetPolicy",
+    "guarded_transport",
+    "make_connector",
+    "origin_of",
+    "parse_resolve",
+    "special_range",
+    "system_resolve",
+]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True, slots=True)
+class AddressRange:
+    """A special-purpose address range. ``key`` is what "the same range" means (loopback is one
+    range in IPv4 and IPv6; each private block is its own); ``label`` is said to the user."""
+
+    key: str
+    label: str
+
+
+def _ranges(*rows: tuple[str, str, str]) -> tuple[tuple[Any, AddressRange], ...]:
+    return tuple((ipaddress.ip_network(net), AddressRange(key, label)) for net, key, label in rows)
+
+
+# IANA's special-purpose registries (RFC 6890 and updates), the blocks a fetch from a server or a
+# CI runner must not be steered to. Order matters only where blocks nest (none do here).
+_V4 = _ranges(
+    ("0.0.0.0/8", "0.0.0.0/8", "unspecified address ('this network')"),
+    ("10.0.0.0/8", "10.0.0.0/8", "private address (RFC 1918)"),
+    ("100.64.0.0/10", "100.64.0.0/10", "shared address (carrier-grade NAT, RFC 6598)"),
+    ("127.0.0.0/8", "loopback", "loopback address"),
+    ("169.254.0.0/16", "169.254.0.0/16", "link-local address (where cloud metadata services live)"),
+    ("172.16.0.0/12", "172.16.0.0/12", "private address (RFC 1918)"),
+    ("192.0.0.0/24", "192.0.0.0/24", "reserved address (IETF protocol assignments)"),
+    ("192.0.2.0/24", "192.0.2.0/24", "reserved address (documentation)"),
+    ("192.168.0.0/16", "192.168.0.0/16", "private address (RFC 1918)"),
+    ("198.18.0.0/15", "198.18.0.0/15", "reserved address (benchmarking)"),
+    ("198.51.100.0/24", "198.51.100.0/24", "reserved address (documentation)"),
+    ("203.0.113.0/24", "203.0.113.0/24", "reserved address (documentation)"),
+    ("224.0.0.0/4", "224.0.0.0/4", "multicast address"),
+    ("240.0.0.0/4", "240.0.0.0/4", "reserved address (future use, broadcast)"),
+)
+_V6 = _ranges(
+    ("::/128", "::/128", "unspecified address"),
+    ("::1/128", "loopback", "loopback address"),
+    ("64:ff9b:1::/48", "64:ff9b:1::/48", "reserved address (local-use NAT64)"),
+    ("100::/64", "100::/64", "reserved address (discard-only)"),
+    ("2001:db8::/32", "2001:db8::/32", "reserved address (documentation)"),
+    ("fc00::/7", "fc00::/7", "private address (unique local)"),
+    ("fe80::/10", "fe80::/10", "link-local address"),
+    ("fec0::/10", "fec0::/10", "private address (site-local, deprecated)"),
+    ("ff00::/8", "ff00::/8", "multicast address"),
+)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NOT_GLOBAL = AddressRange("not-global", "reserved address (not globally routable)")
+
+
+def special_range(address: str | IPAddress) -> AddressRange | None:
+    """The special-purpose range of an address, or None for an ordinary public address.
+
+    IPv6 forms that carry an IPv4 address (IPv4-mapped ``::ffff:a.b.c.d``, NAT64
+    ``64:ff9b::/96``, 6to4 ``2002::/16``) are judged by that IPv4 address, since that is where
+    the packets end up. Anything Python does not call globally routable is "reserved"."""
+    try:
+        ip = ipaddress.ip_address(address) if isinstance(address, str) else address
+    except ValueError:
+        return _NOT_GLOBAL
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = ip.ipv4_mapped or ip.sixtofour
+        if embedded is None and ip in _NAT64:
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if embedded is not None:
+            return special_range(embedded)
+        table = _V6
+    else:
+        table = _V4
+    for network, found in table:
+        if ip in network:
+            return found
+    return None if ip.is_global else _NOT_GLOBAL
+
+
+def _parse_ip(text: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return None
+
+
+def origin_of(url: str | None) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an http(s) URL, the unit -H headers are confined to; None for
+    anything else (a local file has no origin). Hosts compare in their IDNA form."""
+    if not url:
+        return None
+    try:
+        parsed = httpx.URL(url)
+        scheme = parsed.scheme.lower()
+        if scheme not in DEFAULT_PORTS or not parsed.raw_host:
+            return None
+        host = parsed.raw_host.decode("ascii").lower()
+        return scheme, host, parsed.port or DEFAULT_PORTS[scheme]
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        return None
+
+
+def _host_of(url: str | None) -> str | None:
+    origin = origin_of(url)
+    return origin[1] if origin is not None else None
+
+
+def parse_resolve(values: Iterable[str]) -> dict[str, str]:
+    """``--resolve HOST:IP`` values (curl's ``HOST:PORT:IP`` is taken too; the port is then
+    ignored) -> {host: address}. Raises ValueError with a one-line reason."""
+    out: dict[str, str] = {}
+    for value in values:
+        host, sep, rest = value.strip().partition(":")
+        if not sep or not host or not rest:
+            raise ValueError(f"bad --resolve {value!r}: expected HOST:IP")
+        ip = _parse_ip(rest)
+        if ip is None:
+            port, sep2, after = rest.partition(":")
+            ip = _parse_ip(after) if sep2 and port.isdigit() else None
+        if ip is None:
+            raise ValueError(f"bad --resolve {value!r}: {rest!r} is not an IP address")
+        key = _host_of(f"http://{host}/")
+        if key is None:
+            raise ValueError(f"bad --resolve {value!r}: {host!r} is not a host name")
+        out[key] = str(ip)
+    return out
+
+
+async def system_resolve(host: str, port: int) -> list[str]:
+    """The addresses of ``host``, in the resolver's preferred order (getaddrinfo)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    out: list[str] = []
+    for _family, _type, _proto, _canon, sockaddr in infos:
+        address = str(sockaddr[0])
+        if address not in out:
+            out.append(address)
+    return out
+
+
+def make_connector() -> httpcore.AsyncNetworkBackend:
+    """The backend that really dials (tests replace it to watch what is dialled)."""
+    return httpcore.AnyIOBackend()
+
+
+class AddressRefused(Exception):  # noqa: N818 - a verdict, reported as the node's error
+    """A connection the address policy refuses; nothing was sent (often nothing was dialled)."""
+
+    def __init__(self, host: str, address: str, found: AddressRange) -> None:
+        self.host = host
+        self.address = address
+        self.range = found
+        subject = f"{address} is" if _parse_ip(host) is not None else f"{host} resolves to {address},"
+        super().__init__(
+            f"not fetched: {subject} a {found.label}; what a site lists may only reach the"
+            " target's own kind of address (--allow-private allows it)"
+        )
+
+
+class NetPolicy:
+    """The address policy for one target (``target=None``: no policy, every host is the
+    caller's own — a bare Fetcher fetches what its caller names)."""
+
+    def __init__(
+        self,
+        target: str | None,
+        *,
+        allow_private: bool = False,
+        resolve: dict[str, str] | None = None,
+    ) -> None:
+        self.target = target
+        self.allow_private = allow_private or target is None
+        self.resolve = {k.lower(): v for k, v in (resolve or {}).items()}
+        self._target_host = _host_of(target)
+        self._target_keys: asyncio.Future[frozenset[str]] | None = None
+
+    def user_named(self, host: str) -> bool:
+        """The target's host and the --resolve hosts: the user named them, any address goes."""
+        h = host.strip("[]").lower()
+        return self.target is None or h == self._target_host or h in self.resolve
+
+    async def addresses(self, host: str, port: int) -> list[str]:
+        """--resolve first, then an address literal as is, then DNS."""
+        h = host.strip("[]").lower()
+        if h in self.resolve:
+            return [self.resolve[h]]
+        if _parse_ip(h) is not None:
+            return [h]
+        return await system_resolve(h, port)
+
+    async def _keys_of_target(self) -> frozenset[str]:
+        host = self._target_host
+        if host is None:
+            return frozenset()
+        try:
+            found = await self.addresses(host, 443)
+        except OSError:  # the target does not resolve: it opens no range
+            return frozenset()
+        keys = {r.key for r in (special_range(a) for a in found) if r is not None}
+        return frozenset(keys)
+
+    async def target_keys(self) -> frozenset[str]:
+        """The special ranges the target's own addresses are in (resolved once, on first need)."""
+        if self._target_keys is None:
+            self._target_keys = asyncio.ensure_future(self._keys_of_target())
+        return await asyncio.shield(self._target_keys)
+
+    async def refusal(self, host: str, address: IPAddress | str) -> str | None:
+        """None when ``host`` may be reached at ``address``; else why not (the error text)."""
+        if self.allow_private or self.user_named(host):
+            return None
+        found = special_range(address)
+        if found is None or found.key in await self.target_keys():
+            return None
+        return str(AddressRefused(host, str(address), found))
+
+    async def check(self, host: str, address: str) -> None:
+        """Raise AddressRefused when ``refusal`` says no."""
+        if await self.refusal(host, address) is not None:
+            found = special_range(address) or _NOT_GLOBAL
+            raise AddressRefused(host, address, found)
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore network backend that applies :class:`NetPolicy` to every connection it opens
+    (see the module docstring for why the check lives here)."""
+
+    def __init__(
+        self,
+        get_policy: Callable[[], NetPolicy],
+        connector: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        self._get_policy = get_policy  # looked up per connection: the target may be set later
+        self.connector = connector or make_connector()
+
+    @property
+    def policy(self) -> NetPolicy:
+        return self._get_policy()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        policy = self.policy
+        kw: dict[str, Any] = {
+            "timeout": timeout, "local_address": local_address, "socket_options": socket_options,
+        }
+        h = host.strip("[]").lower()
+        if policy.user_named(h) and h not in policy.resolve:
+            # the user's own host: connect exactly as httpcore would (happy eyeballs and all)
+            return await self.connector.connect_tcp(host, port, **kw)
+        try:
+            async with asyncio.timeout(timeout):
+                candidates = await policy.addresses(h, port)
+        except TimeoutError as exc:
+            raise httpcore.ConnectTimeout(f"resolving {host} took more than {timeout:g} s") from exc
+        except OSError as exc:
+            raise httpcore.ConnectError(str(exc) or f"cannot resolve {host}") from exc
+        allowed: list[str] = []
+        refused: AddressRefused | None = None
+        for address in candidates:
+            try:
+                await policy.check(h, address)
+            except AddressRefused as exc:
+                refused = refused or exc
+                continue
+            allowed.append(address)
+        if not allowed:
+            if refused is not None:
+                raise refused
+            raise httpcore.ConnectError(f"{host}: no address")
+        failure: Exception | None = None
+        for address in allowed:
+            try:
+                stream = await self.connector.connect_tcp(address, port, **kw)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc  # the next address, as happy eyeballs would
+                continue
+            await self._check_peer(h, stream)
+            return stream
+        assert failure is not None
+        raise failure
+
+    async def _check_peer(self, host: str, stream: httpcore.AsyncNetworkStream) -> None:
+        """Defence in depth: the address the socket really is connected to."""
+        peer = stream.get_extra_info("server_addr")
+        if not peer:
+            return
+        address = str(peer[0] if isinstance(peer, tuple) else peer)
+        try:
+            await self.policy.check(host, address)
+        except AddressRefused:
+            await stream.aclose()
+            raise
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("unix sockets are never used")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.connector.sleep(seconds)
+
+
+class _GuardedTransport(httpx.AsyncHTTPTransport):
+    """httpx's own transport (exception mapping, streaming) over a pool that connects through
+    :class:`GuardedBackend`."""
+
+    def __init__(self, backend: GuardedBackend, *, http2: bool, limits: httpx.Limits) -> None:
+        ssl_context = httpx.create_ssl_context()  # what httpx's default transport would use
+        super().__init__(verify=ssl_context, http2=http2, limits=limits)
+        if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
+            # never fall back to an unguarded pool if httpx changes its internals
+            raise RuntimeError("httpx.AsyncHTTPTransport has no connection pool to guard")
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            http1=True,
+            http2=http2,
+            network_backend=backend,
+        )
+
+
+def guarded_transport(
+    get_policy: Callable[[], NetPolicy], *, http2: bool, limits: httpx.Limits
+) -> httpx.AsyncHTTPTransport:
+    """An httpx transport whose every connection obeys ``get_policy()``."""
+    return _GuardedTransport(GuardedBackend(get_policy), http2=http2, limits=limits)

@@ -1,0 +1,238 @@
+"""Issue 15 §3: -H headers go to the target's origin only.
+
+Two real origins: pytest-httpserver on 127.0.0.1 (the target) and a second server on
+127.0.0.2 (another host) or on another port of 127.0.0.1 (another origin, same host). Every test
+runs the real command in a child process and asserts what each server saw."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+TOKEN = "Bearer s3cret-token"
+COOKIE = "sid=s3cret-cookie"
+SECRET_HEADERS = ("-H", f"Authorization: {TOKEN}", "-H", f"Cookie: {COOKIE}")
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def index(*locs: str) -> str:
+    items = "".join(f"<sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
+    return f'<sitemapindex xmlns="{NS}">{items}</sitemapindex>'
+
+
+def urlset(*locs: str) -> str:
+    items = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
+    return f'<urlset xmlns="{NS}">{items}</urlset>'
+
+
+def serve_xml(server: HTTPServer, path: str, body: str) -> None:
+    server.expect_request(path).respond_with_data(body, content_type="application/xml")
+
+
+def seen(server: HTTPServer) -> list[tuple[str, str, str | None, str | None]]:
+    """(method, path, Authorization, Cookie) of every request the server received."""
+    return [
+        (req.method, req.path, req.headers.get("Authorization"), req.headers.get("Cookie"))
+        for req, _ in server.log
+    ]
+
+
+def start_server(host: str) -> HTTPServer:
+    server = HTTPServer(host=host, port=0)
+    try:
+        server.start()
+    except OSError as exc:  # 127.0.0.2 is loopback on Linux, not on every system
+        pytest.skip(f"cannot listen on {host}: {exc}")
+    return server
+
+
+@pytest.fixture()
+def other_host() -> Iterator[HTTPServer]:
+    """A second origin on another loopback address."""
+    server = start_server("127.0.0.2")
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()
+
+
+@pytest.fixture()
+def other_port() -> Iterator[HTTPServer]:
+    """A second origin on the same host, another port."""
+    server = start_server("127.0.0.1")
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_index_child_on_another_host_gets_no_credentials(
+    httpserver: HTTPServer, other_host: HTTPServer, workers: str
+) -> None:
+    """The bearer token and the cookie reach the target, not the child on 127.0.0.2 — in the
+    main process and in worker processes alike."""
+    child = other_host.url_for("/child.xml")
+    serve_xml(httpserver, "/index.xml", index(httpserver.url_for("/local.xml"), child))
+    serve_xml(httpserver, "/local.xml", urlset("https://example.com/a"))
+    serve_xml(other_host, "/child.xml", urlset("https://example.com/b"))
+    proc = run(
+        "urls", httpserver.url_for("/index.xml"), "--follow-cross-host", "--workers", workers,
+        *SECRET_HEADERS,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.split()) == ["https://example.com/a", "https://example.com/b"]
+    assert sorted(seen(httpserver)) == [
+        ("GET", "/index.xml", TOKEN, COOKIE),
+        ("GET", "/local.xml", TOKEN, COOKIE),
+    ]
+    assert seen(other_host) == [("GET", "/child.xml", None, None)]
+
+
+def test_another_port_is_another_origin(httpserver: HTTPServer, other_port: HTTPServer) -> None:
+    serve_xml(httpserver, "/index.xml", index(other_port.url_for("/child.xml")))
+    serve_xml(other_port, "/child.xml", urlset("https://example.com/b"))
+    proc = run("urls", httpserver.url_for("/index.xml"), *SECRET_HEADERS)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["https://example.com/b"]
+    assert seen(httpserver) == [("GET", "/index.xml", TOKEN, COOKIE)]
+    assert seen(other_port) == [("GET", "/child.xml", None, None)]
+
+
+def test_redirect_to_another_origin_drops_the_headers(
+    httpserver: HTTPServer, other_host: HTTPServer
+) -> None:
+    """A same-origin redirect keeps them; the hop to 127.0.0.2 goes without them."""
+    httpserver.expect_request("/old.xml").respond_with_data(
+        "", 301, headers={"Location": "/sitemap.xml"}
+    )
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        "", 302, headers={"Location": other_host.url_for("/moved.xml")}
+    )
+    serve_xml(other_host, "/moved.xml", urlset("https://example.com/moved"))
+    proc = run("urls", httpserver.url_for("/old.xml"), *SECRET_HEADERS)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["https://example.com/moved"]
+    assert seen(httpserver) == [
+        ("GET", "/old.xml", TOKEN, COOKIE),
+        ("GET", "/sitemap.xml", TOKEN, COOKIE),
+    ]
+    assert seen(other_host) == [("GET", "/moved.xml", None, None)]
+
+
+def test_header_all_hosts_sends_them_everywhere_with_a_warning(
+    httpserver: HTTPServer, other_host: HTTPServer
+) -> None:
+    serve_xml(httpserver, "/index.xml", index(other_host.url_for("/child.xml")))
+    serve_xml(other_host, "/child.xml", urlset("https://example.com/b"))
+    proc = run(
+        "urls", httpserver.url_for("/index.xml"), "--follow-cross-host", "--header-all-hosts",
+        *SECRET_HEADERS,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert seen(httpserver) == [("GET", "/index.xml", TOKEN, COOKIE)]
+    assert seen(other_host) == [("GET", "/child.xml", TOKEN, COOKIE)]
+    assert "warning" in proc.stderr and "--header-all-hosts" in proc.stderr
+    # without -H there is nothing to warn about
+    quiet = run("urls", httpserver.url_for("/index.xml"), "--header-all-hosts")
+    assert quiet.returncode == 0 and "--header-all-hosts" not in quiet.stderr
+
+
+def test_deep_checks_send_the_headers_to_the_target_origin_only(
+    httpserver: HTTPServer, other_host: HTTPServer
+) -> None:
+    """--deep fetches through the same fetcher: the page on the target's origin gets the
+    headers, the page on 127.0.0.2 does not (nor does the redirect hop that leads there)."""
+    here = httpserver.url_for("/page")
+    there = other_host.url_for("/page")
+    hop = httpserver.url_for("/hop")
+    serve_xml(httpserver, "/sitemap.xml", urlset(here, there, hop))
+    httpserver.expect_request("/page").respond_with_data("ok", content_type="text/plain")
+    httpserver.expect_request("/hop").respond_with_data(
+        "", 301, headers={"Location": other_host.url_for("/landed")}
+    )
+    other_host.expect_request("/page").respond_with_data("ok", content_type="text/plain")
+    other_host.expect_request("/landed").respond_with_data("ok", content_type="text/plain")
+    proc = run(
+        "validate", httpserver.url_for("/sitemap.xml"), "--deep", "--rate", "0",
+        "--select", "deep-status-4xx", *SECRET_HEADERS,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(seen(httpserver)) == [
+        ("GET", "/sitemap.xml", TOKEN, COOKIE),
+        ("HEAD", "/hop", TOKEN, COOKIE),
+        ("HEAD", "/page", TOKEN, COOKIE),
+    ]
+    assert sorted(seen(other_host)) == [("HEAD", "/landed", None, None), ("HEAD", "/page", None, None)]
+
+
+def test_local_target_sends_the_headers_nowhere_and_says_so(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """A local file has no origin: its URLs are all someone else's."""
+    httpserver.expect_request("/page").respond_with_data("ok", content_type="text/plain")
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset(httpserver.url_for("/page")))
+    proc = run(
+        "validate", str(sitemap), "--deep", "--rate", "0", "--allow-private",
+        "--select", "deep-status-4xx", *SECRET_HEADERS,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert seen(httpserver) == [("HEAD", "/page", None, None)]
+    assert "warning" in proc.stderr and "local" in proc.stderr
+
+
+def test_help_says_where_the_headers_go() -> None:
+    for cmd in ("urls", "stats", "discover", "validate", "explore"):
+        out = " ".join(run(cmd, "--help").stdout.split())
+        assert "--header-all-hosts" in out, cmd
+        assert "origin" in out, cmd
+
+
+def test_origin_is_scheme_host_and_port() -> None:
+    from sitemap_tui.engine.netpolicy import origin_of
+
+    assert origin_of("https://Example.COM/a?b") == ("https", "example.com", 443)
+    assert origin_of("https://example.com:443/") == origin_of("https://example.com/")
+    assert origin_of("http://example.com/") != origin_of("https://example.com/")
+    assert origin_of("http://example.com:8080/") != origin_of("http://example.com/")
+    assert origin_of("http://bücher.example/") == ("http", "xn--bcher-kva.example", 80)
+    assert origin_of("http://[::1]:8000/") == ("http", "::1", 8000)
+    for nothing in ("file:///tmp/s.xml", "", None, "not a url", "ftp://example.com/"):
+        assert origin_of(nothing) is None
+
+
+async def test_fetcher_header_policy(httpserver: HTTPServer, other_port: HTTPServer) -> None:
+    """In process: -H headers (a custom User-Agent included) only on the target's origin; our
+    Accept-Encoding everywhere, whatever -H says."""
+    from sitemap_tui.engine.fetch import FetchConfig, Fetcher
+
+    httpserver.expect_request("/a").respond_with_data("a")
+    other_port.expect_request("/b").respond_with_data("b")
+    config = FetchConfig(
+        target=httpserver.url_for("/"),
+        headers={"User-Agent": "mine/1", "Authorization": TOKEN, "Accept-Encoding": "br"},
+        retries=0,
+    )
+    async with Fetcher(config) as fetcher:
+        for url in (httpserver.url_for("/a"), other_port.url_for("/b")):
+            assert (await fetcher.fetch(url, lambda chunk: None)).ok
+    (here, _), = httpserver.log
+    (there, _), = other_port.log
+    assert (here.headers["User-Agent"], here.headers["Authorization"]) == ("mine/1", TOKEN)
+    assert there.headers["User-Agent"].startswith("sitemap-tui/")
+    assert "Authorization" not in there.headers
+    assert here.headers["Accept-Encoding"] == there.headers["Accept-Encoding"] == "gzip, deflate"
