@@ -58,7 +58,7 @@ CASES: list[Case] = [
     ),
     case(
         "cross-trailing-slash-variants",
-        two([u("http://a.test/shoes")], [u("http://a.test/shoes/")]),
+        two([u("http://a.test/shoes")], [u("http://a.test/shoes/")], where="b.xml", line=3),
         two([u("http://a.test/shoes")], [u("http://a.test/boots/")]),
     ),
     case(
@@ -73,7 +73,7 @@ CASES: list[Case] = [
     ),
     case(
         "hreflang-cluster-inconsistent",
-        two([alt(EN[1], EN, DE, FR), alt(FR[1], EN, DE, FR)], [alt(DE[1], EN, DE)]),
+        two([alt(EN[1], EN, DE, FR), alt(FR[1], EN, DE, FR)], [alt(DE[1], EN, DE)], where="b.xml", line=3),
         two([alt(EN[1], EN, DE, FR), alt(FR[1], EN, DE, FR)], [alt(DE[1], EN, DE, FR)]),
     ),
     case(

@@ -61,10 +61,12 @@ def test_trigger_reports_the_rule(rule: str, fx: Fixture, tmp_path: Path, httpse
     run = run_fixture(fx, tmp_path, httpserver)
     found = run.of(rule)
     assert found, f"{rule} not reported:\n{run.describe()}"
-    if fx.line is not None:
-        assert any(f.line == fx.line and _where_matches(f.sitemap, fx, run.port) for f in found), (
-            f"{rule} not reported at {fx.where or fx.target}:{fx.line}:\n{run.describe()}"
-        )
+    if fx.line is not None or fx.where is not None:
+        at = f"{fx.where or fx.target}{'' if fx.line is None else f':{fx.line}'}"
+        assert any(
+            _where_matches(f.sitemap, fx, run.port) and (fx.line is None or f.line == fx.line)
+            for f in found
+        ), f"{rule} not reported at {at}:\n{run.describe()}"
 
 
 @pytest.mark.parametrize(("rule", "fx"), _params("near_miss"))
