@@ -19,6 +19,7 @@ from sitemap_tui.engine.model import (
     NodeKind,
     NodeState,
     Severity,
+    Video,
 )
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
@@ -564,6 +565,49 @@ def test_robots_sitemap_file_disallowed_for_yandex_only(store: Store) -> None:
         robots={"https://a.com/robots.txt": rf},
     )
     assert [(i.rule, i.node_id) for i in issues] == [("robots-sitemap-file-disallowed", bad)]
+
+
+def _video(loc: str, content: str, player: str | None = None) -> Entry:
+    fields = {"thumbnail_loc": "https://a.com/thumbs/t.jpg", "title": "T", "description": "D",
+              "content_loc": content}
+    if player is not None:
+        fields["player_loc"] = player
+    return Entry(loc=loc, line=3, videos=[Video(fields=fields, line=4)])
+
+
+def test_video_files_disallowed_by_robots(store: Store) -> None:
+    """A video's content_loc / player_loc that robots.txt keeps Googlebot from is reported on
+    the video's line (the files of another host, whose robots.txt is unknown, are not)."""
+    add_file(
+        store,
+        "v.xml",
+        _video("https://a.com/watch/1", "https://a.com/private/1.mp4", "https://a.com/nobing/p"),
+        _video("https://a.com/watch/2", "https://a.com/public/2.mp4"),
+        _video("https://a.com/watch/3", "https://cdn.b.com/private/3.mp4"),
+    )
+    rf = parse_robots(ROBOTS, "https://a.com/robots.txt")
+    issues = of(run(store, "video-files-not-accessible", robots={"https://a.com/robots.txt": rf}),
+                "video-files-not-accessible")
+    assert [(i.url, i.line) for i in issues] == [("https://a.com/watch/1", 4)]
+    assert "<video:content_loc> 'https://a.com/private/1.mp4'" in issues[0].message
+    assert "https://a.com/robots.txt" in issues[0].message
+
+
+def test_video_files_rerun_keeps_the_checkers_findings(store: Store) -> None:
+    """The checker reports streaming-only video URLs under the same rule: a second cross-file
+    run replaces its own robots.txt findings and leaves those alone."""
+    nid = add_file(store, "v.xml", _video("https://a.com/watch/1", "https://a.com/private/1.mp4"))
+    eid = store.conn.execute("SELECT id FROM entries WHERE node_id=?", (nid,)).fetchone()[0]
+    streaming = Issue("video-files-not-accessible", Severity.ERROR,
+                      "<video:player_loc> 'rtmp://a.com/live' is not accessible to Googlebot: streaming-only protocol rtmp:",
+                      node_id=nid, line=4, url="https://a.com/watch/1")
+    store.add_issues([streaming], [eid])
+    rf = parse_robots(ROBOTS, "https://a.com/robots.txt")
+    for _ in range(2):
+        issues = of(run(store, robots={"https://a.com/robots.txt": rf}), "video-files-not-accessible")
+        assert sorted(i.message.rpartition(": ")[2] for i in issues) == [
+            "https://a.com/robots.txt disallows it for Googlebot", "streaming-only protocol rtmp:"]
+    assert store.conn.execute("SELECT n_issues FROM entries WHERE id=?", (eid,)).fetchone()[0] == 2
 
 
 # -- how the rules are computed ----------------------------------------------------------------

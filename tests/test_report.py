@@ -119,13 +119,14 @@ def test_unknown_format(base: Path) -> None:
 
 def test_text(issues: list[IssueRow], base: Path) -> None:
     lines = render("text", issues, base).splitlines()
+    # issue 14 §6: a finding about an entry names the entry's URL (it used not to)
     assert lines[0] == (
         "https://example.com/sitemap.xml:12: error xsd-invalid schema validation: "
-        "Element 'priority': The value '1.5' is greater than the maximum"
+        "Element 'priority': The value '1.5' is greater than the maximum <https://example.com/a>"
     )
-    assert (
-        lines[1]
-        == "https://example.com/sitemap.xml:3: warning lastmod-future lastmod in the future"
+    assert lines[1] == (
+        "https://example.com/sitemap.xml:3: warning lastmod-future lastmod in the future"
+        " <https://example.com/b>"
     )
     assert lines[2] == "public/sitemap 1.xml: info urlset-empty no <url>"  # no line: no ":LINE"
     # untrusted text is sanitised: no ESC, no bidi override, no raw newline
@@ -277,13 +278,14 @@ def test_github_escaping() -> None:
 
 def test_github(issues: list[IssueRow], base: Path) -> None:
     lines = render("github", issues, base).splitlines()
+    # issue 14 §6: the entry's URL, as in text
     assert lines[0] == (
         "::error title=xsd-invalid::https://example.com/sitemap.xml:12: schema validation: "
-        "Element 'priority': The value '1.5' is greater than the maximum"
+        "Element 'priority': The value '1.5' is greater than the maximum <https://example.com/a>"
     )
-    assert (
-        lines[1]
-        == "::warning title=lastmod-future::https://example.com/sitemap.xml:3: lastmod in the future"
+    assert lines[1] == (
+        "::warning title=lastmod-future::https://example.com/sitemap.xml:3: lastmod in the future"
+        " <https://example.com/b>"
     )
     assert lines[2] == "::notice file=public/sitemap 1.xml,title=urlset-empty::no <url>"
     assert lines[3] == (
@@ -320,3 +322,67 @@ def test_reports_are_streamed(fmt: str, base: Path) -> None:
     doc = json.loads(out.getvalue())
     results = doc["issues"] if fmt == "json" else doc["runs"][0]["results"]
     assert len(results) == 3
+
+
+# -- the entry's URL ---------------------------------------------------------------------------
+
+
+def test_text_and_github_name_the_entry_url(base: Path) -> None:
+    """A finding about an entry whose message does not show its URL gets it appended (in
+    <...>, RFC 3986 appendix C): 10,000 robots-url-disallowed lines must not be identical."""
+    found = [
+        row("robots-url-disallowed", "warning", line=3, url="https://example.com/private/a",
+            message="the URL is disallowed by robots.txt for Googlebot"),
+        row("robots-url-disallowed", "warning", line=4, url="https://example.com/private/\x1bb",
+            message="the URL is disallowed by robots.txt for Googlebot"),
+        # already named in the message, or the sitemap itself: not repeated
+        row("loc-not-absolute", "error", line=5, url="/x", message="'/x' is not an absolute URL"),
+        row("fetch-redirected", "warning", url="https://example.com/sitemap.xml", message="redirects"),
+    ]
+    text = render("text", found, base).splitlines()
+    assert text[0] == (
+        "https://example.com/sitemap.xml:3: warning robots-url-disallowed the URL is disallowed"
+        " by robots.txt for Googlebot <https://example.com/private/a>"
+    )
+    assert text[1].endswith(r"for Googlebot <https://example.com/private/\x1bb>")
+    assert text[2].endswith("error loc-not-absolute '/x' is not an absolute URL")
+    assert text[3].endswith("warning fetch-redirected redirects")
+    github = render("github", found, base).splitlines()
+    assert github[0] == (
+        "::warning title=robots-url-disallowed::https://example.com/sitemap.xml:3: the URL is"
+        " disallowed by robots.txt for Googlebot <https://example.com/private/a>"
+    )
+    assert github[2].endswith("'/x' is not an absolute URL")
+    assert github[3].endswith("::https://example.com/sitemap.xml: redirects")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_validate_names_each_disallowed_url(fmt: str, httpserver, tmp_path: Path) -> None:
+    """The symptom, end to end: `validate` over a site whose robots.txt disallows the listed
+    URLs names each URL in every format."""
+    from sitemap_tui import cli
+
+    base = httpserver.url_for("/")
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"User-agent: *\nDisallow: /private/\nSitemap: {base}sitemap.xml\n", content_type="text/plain"
+    )
+    locs = [f"{base}private/{i}" for i in range(3)]
+    body = "".join(f"<url><loc>{u}</loc></url>\n" for u in locs)
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}</urlset>\n',
+        content_type="application/xml",
+    )
+    out = tmp_path / "report"
+    args = ["validate", base, "--workers", "0", "--select", "robots-url-disallowed", "--format", fmt, "-o", str(out)]
+    assert cli.main(args) != 2
+    report = out.read_text(encoding="utf-8")
+    if fmt in ("text", "github"):
+        lines = [line for line in report.splitlines() if "robots-url-disallowed" in line]
+        assert len(lines) == 3
+        for loc, line in zip(locs, lines, strict=True):
+            assert line.endswith(f"<{loc}>")
+    elif fmt == "json":
+        assert [i["url"] for i in json.loads(report)["issues"]] == locs
+    else:
+        results = json.loads(report)["runs"][0]["results"]
+        assert [r["properties"]["url"] for r in results] == locs

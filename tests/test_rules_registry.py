@@ -10,7 +10,7 @@ import pytest
 
 from sitemap_tui.engine.model import Issue, Severity
 from sitemap_tui.validate import rules as rules_mod
-from sitemap_tui.validate.checker import NOT_HERE, implemented_rules
+from sitemap_tui.validate.checker import NOT_HERE
 from sitemap_tui.validate.rules import (
     RULES,
     SCOPES,
@@ -211,8 +211,7 @@ def test_describe() -> None:
     assert "deep check" in describe(RULES["deep-noindex"])
 
 
-def test_checker_coverage_is_complete() -> None:
-    implemented = implemented_rules()
-    assert implemented.isdisjoint(NOT_HERE)
-    assert implemented | set(NOT_HERE) == set(RULES)
+def test_rules_declared_elsewhere_exist() -> None:
+    # Which rules fire at all is measured from the fixtures (tests/rules: a trigger and a near
+    # miss for every rule id); this only catches a misspelt id in the checker's list.
     assert set(NOT_HERE) <= set(RULES)

@@ -1658,8 +1658,3 @@ def hreflang_problem(code: str) -> str | None:
         if region.upper() not in ISO3166_ALPHA2:
             return f" ({region!r} is not an ISO 3166-1 alpha-2 country code)"
     return None
-
-
-def implemented_rules() -> set[str]:
-    """Catalogue rules decided by this module (everything not in ``NOT_HERE``)."""
-    return {rid for rid in RULES if rid not in NOT_HERE}

@@ -6,8 +6,8 @@ trailing-slash variants are GROUP BYs and index joins inside SQLite, never a Pyt
 every URL. The keys, hreflang targets and hreflang set signatures come with the rows
 (engine.keys, computed in the parser workers); only rows stored without them are filled in here.
 Python only loops over small results (duplicate keys, distinct hosts, nodes) and, for
-robots.txt, over entries streamed in keyset batches (protego has to look at each URL; hosts whose
-robots.txt has no Disallow line are skipped without calling it).
+robots.txt, over entries and videos streamed in keyset batches (protego has to look at each URL;
+hosts whose robots.txt has no Disallow line are skipped without calling it).
 
 Each rule reports at most :data:`ISSUE_CAP` issues, plus one summary issue saying how many more
 there were. Running again first deletes the issues of the rules it is about to run, so the TUI
@@ -62,6 +62,7 @@ CROSSFILE_RULES: tuple[str, ...] = (
     "index-gsc-limit",
     "robots-url-disallowed",
     "robots-sitemap-file-disallowed",
+    "video-files-not-accessible",  # robots.txt here; streaming-only protocols in the checker
 )
 
 ISSUE_CAP = 10_000  # issues per rule; the rest is one summary issue
@@ -74,6 +75,11 @@ ROBOTS_BATCH = 5000  # entries per keyset batch for robots-url-disallowed
 FILL_BATCH = 5000  # entries per keyset batch when filling in missing keys
 COUNT_CHUNK = 10_000  # rows read at a time when counting what is over the cap
 URL_AGENTS = ("Googlebot", "Bingbot")  # robots-url-disallowed
+VIDEO_AGENT = "Googlebot"  # video-files-not-accessible: Google's requirement
+VIDEO_FILES = ("content_loc", "player_loc", "thumbnail_loc")
+# The reason this module gives for video-files-not-accessible; the checker's (streaming-only
+# protocols) ends otherwise, so a re-run replaces only its own findings.
+VIDEO_REASON = "{robots} disallows it for " + VIDEO_AGENT
 FILE_AGENTS = ("Googlebot", "Bingbot", "YandexBot")  # robots-sitemap-file-disallowed
 INDEX_NAMES = ("index.html", "index.htm", "index.php")  # /dir/ vs /dir/index.html
 MOBILE_PREFIXES = ("m.", "mobile.")
@@ -422,7 +428,11 @@ class _CrossFile:
                 self._priority_equal()
             if self.on("index-gsc-limit"):
                 self._gsc_limit()
-            if self.on("robots-url-disallowed", "robots-sitemap-file-disallowed"):
+            if self.on(
+                "robots-url-disallowed",
+                "robots-sitemap-file-disallowed",
+                "video-files-not-accessible",
+            ):
                 self.step("robots.txt rules")
                 self._robots()
             return self.sink.finish(self.root_node())
@@ -434,8 +444,14 @@ class _CrossFile:
 
     def _forget_previous(self) -> None:
         """Drop issues of these rules from an earlier run (keeping entries.n_issues right)."""
-        rules = sorted(self.rules)
+        rules = sorted(self.rules - {"video-files-not-accessible"})
         marks = ",".join("?" * len(rules))
+        mine = f"rule IN ({marks})"
+        params: list[Any] = list(rules)
+        if "video-files-not-accessible" in self.rules:
+            # shared with the checker: only the robots.txt findings (and a cap summary) are ours
+            mine = f"({mine} OR (rule = ? AND (entry_id IS NULL OR message LIKE ?)))"
+            params += ["video-files-not-accessible", "%" + VIDEO_REASON.format(robots="")]
         # Count per entry first: a correlated COUNT per entry would scan the issues table
         # (no index on entry_id) once per entry.
         self.temp(
@@ -444,15 +460,15 @@ class _CrossFile:
         )
         self.conn.execute(
             "INSERT INTO temp.cf_forget SELECT entry_id, COUNT(*) FROM issues"
-            f" WHERE rule IN ({marks}) AND entry_id IS NOT NULL GROUP BY entry_id",
-            rules,
+            f" WHERE {mine} AND entry_id IS NOT NULL GROUP BY entry_id",
+            params,
         )
         self.conn.execute(
             "UPDATE entries SET n_issues = MAX(0, n_issues -"
             " (SELECT n FROM temp.cf_forget f WHERE f.entry_id = entries.id))"
             " WHERE id IN (SELECT entry_id FROM temp.cf_forget)"
         )
-        self.conn.execute(f"DELETE FROM issues WHERE rule IN ({marks})", rules)
+        self.conn.execute(f"DELETE FROM issues WHERE {mine}", params)
 
     # -- keys --------------------------------------------------------------------------------
     def _fill_keys(self) -> None:
@@ -933,6 +949,8 @@ class _CrossFile:
                     continue
                 if any(not rf.allowed(url, agent) for agent in FILE_AGENTS):
                     self.sink.add(issue("robots-sitemap-file-disallowed", node_id=node_id, url=url))
+        if self.on("video-files-not-accessible"):
+            self._video_files(active)
         if not self.on("robots-url-disallowed"):
             return
         rule = "robots-url-disallowed"
@@ -957,6 +975,40 @@ class _CrossFile:
                         agent = " and ".join(blocked)
                     self.sink.add(
                         make_issue(rule, node_id=node_id, line=line, url=loc, agent=agent), eid
+                    )
+
+    def _video_files(self, active: dict[str, RobotsFile]) -> None:
+        """video-files-not-accessible: a video's content, player or thumbnail URL that the
+        robots.txt of its own origin keeps Googlebot from (on the video's line)."""
+        rule = "video-files-not-accessible"
+        for rows in self.batches(
+            "SELECT v.rowid, e.id, e.node_id, COALESCE(v.line, e.line), e.loc, v.data"
+            " FROM videos v JOIN entries e ON e.id = v.entry_id"
+            " WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?",
+            ROBOTS_BATCH,
+        ):
+            for _rowid, eid, node_id, line, loc, data in rows:
+                try:
+                    fields = json.loads(data).get("fields") or {}
+                except (TypeError, ValueError, AttributeError):
+                    continue
+                for name in VIDEO_FILES:
+                    value = fields.get(name)
+                    target = value.strip() if isinstance(value, str) else ""
+                    rf = active.get(_origin(target) or "")
+                    if rf is None or rf.allowed(target, VIDEO_AGENT):
+                        continue
+                    self.sink.add(
+                        make_issue(
+                            rule,
+                            node_id=node_id,
+                            line=line,
+                            url=loc,
+                            element=f"<video:{name}>",
+                            value=target,
+                            reason=VIDEO_REASON.format(robots=rf.url),
+                        ),
+                        eid,
                     )
 
 

@@ -5,14 +5,16 @@
 and writes one report to ``out``. Issues are written in the order given.
 
 - ``text``: ``SITEMAP:LINE: severity rule-id message`` per issue (``:LINE`` omitted when unknown;
-  local files shown as a path relative to the working directory), then a summary line. Every
+  local files shown as a path relative to the working directory), then a summary line. A finding
+  about an entry whose message does not show the entry's URL ends with `` <URL>``. Every
   untrusted string goes through :func:`~sitemap_tui.engine.sanitize.display`.
 - ``json``: ``{"issues": [{"rule", "severity", "sitemap", "line", "column", "url", "message"}],
   "summary": {"files", "urls", "errors", "warnings", "info"}}``, ASCII only, streamed.
 - ``sarif``: SARIF 2.1.0 with the whole rule registry as ``tool.driver.rules``; local files are
   relative to ``%SRCROOT%`` (the working directory) when they are inside it.
 - ``github``: ``::error file=F,line=L,col=C,title=RULE::MESSAGE`` (``::warning``, ``::notice``)
-  with GitHub's escaping; remote sitemaps get no ``file=`` and their URL in the message.
+  with GitHub's escaping; remote sitemaps get no ``file=`` and their URL in the message; the
+  entry's URL as in ``text``.
 """
 
 from __future__ import annotations
@@ -118,6 +120,22 @@ def _line(issue: Any) -> int | None:
     return line if isinstance(line, int) and line > 0 else None
 
 
+def named_url(issue: Any) -> str | None:
+    """The URL a text line must name besides the message: the entry's, when the message does
+    not show it (``robots-url-disallowed`` says "the URL is disallowed", and 10,000 such lines
+    would read the same). ``None`` when there is none, or it is the sitemap itself."""
+    url = getattr(issue, "url", None)
+    if not url or url == getattr(issue, "sitemap", None) or url in (issue.message or ""):
+        return None
+    return url
+
+
+def _with_url(message: str, issue: Any) -> str:
+    """``message <URL>``: angle brackets delimit a URL in text (RFC 3986, appendix C)."""
+    url = named_url(issue)
+    return f"{message} <{display(url)}>" if url is not None else message
+
+
 def local_path(sitemap: str | None) -> Path | None:
     """The local path of a ``file:`` URI (what the engine stores for local targets)."""
     if not sitemap or not sitemap.startswith("file:"):
@@ -159,9 +177,8 @@ def _text(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> N
             where = where_cache[issue.sitemap] = display_location(issue.sitemap, base)
         line = _line(issue)
         at = f"{where}:{line}" if line is not None else where
-        out.write(
-            f"{at}: {display(str(issue.severity))} {display(issue.rule)} {display(issue.message)}\n"
-        )
+        message = _with_url(display(issue.message), issue)
+        out.write(f"{at}: {display(str(issue.severity))} {display(issue.rule)} {message}\n")
     out.write(summary.line() + "\n")
 
 
@@ -313,7 +330,7 @@ def _github(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) ->
             )
         file = files[sitemap]
         line = _line(issue)
-        message = display(issue.message)
+        message = _with_url(display(issue.message), issue)
         props = []
         if file is not None:
             props.append(f"file={escape_property(display(file))}")
@@ -338,5 +355,6 @@ __all__ = [
     "escape_data",
     "escape_property",
     "local_path",
+    "named_url",
     "write_report",
 ]
