@@ -10,7 +10,7 @@ from functools import partial
 
 from sitemap_tui.engine.sniff import SniffingParser
 
-from .cases import ATOM, SITEMAP, XML, Case, Fixture, Resp, case, one, site, urlset
+from .cases import ATOM, SITEMAP, XML, Case, Fixture, Resp, case, index, one, site, urlset
 
 PAGE = "<url><loc>http://a.test/page</loc></url>"
 CLEAN = urlset(PAGE)
@@ -78,6 +78,15 @@ CASES: list[Case] = [
         "fetch-redirected",
         site({"sitemap.xml": Resp(status=301, headers={"Location": "http://a.test/sitemap-new.xml"}), "sitemap-new.xml": CLEAN}),
         site({"sitemap.xml": CLEAN, "sitemap-new.xml": CLEAN}),
+    ),
+    case(
+        "fetch-private-address",
+        # the target is on loopback: a child at the cloud metadata address is another range
+        site({"sitemap.xml": index("<sitemap><loc>http://169.254.169.254/sitemap.xml</loc></sitemap>")},
+             args=("--follow-cross-host",)),
+        # ...while a child on loopback, like the target, is fetched
+        site({"sitemap.xml": index("<sitemap><loc>http://b.test/child.xml</loc></sitemap>"), "b.test/child.xml": CLEAN},
+             args=("--follow-cross-host",)),
     ),
     case(
         "file-is-html",
