@@ -35,8 +35,10 @@ from sitemap_tui.engine.filejob import (
     JobKind,
     JobMessage,
     JobProgress,
+    JobRedirected,
     JobSpec,
 )
+from sitemap_tui.engine.limits import Limiter
 from sitemap_tui.engine.model import (
     ChildRef,
     Entry,
@@ -128,16 +130,22 @@ class Explorer:
         self._cancel = False
         self._local_ok: set[int] = set()  # nodes whose file: URL the user gave us
         self._last_error: dict[int, str] = {}  # node -> last error issue while parsing it
+        # the exploration's request slots: this process's fetches and the workers' share them
+        self._limiter = Limiter(self.fetch_config.concurrency, self.fetch_config.per_host)
+        # redirects (see _claim): node -> why its file is not parsed, and the final URL's key
+        # each redirected node claimed in `visited`
+        self._superseded: dict[int, str] = {}
+        self._claimed: dict[int, str] = {}
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
-        self._fetcher = Fetcher(self.fetch_config)
+        self._fetcher = Fetcher(self.fetch_config, slots=self._limiter)
         await self._fetcher.__aenter__()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         if self._pool is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._pool.close)
+            await self._pool.aclose()
             self._pool = None
         if self._fetcher is not None:
             await self._fetcher.__aexit__(None, None, None)
@@ -243,7 +251,7 @@ class Explorer:
             other = self.nodes.get(self.visited[key])
             if other is not None and (other is parent or other in self.ancestors(parent)):
                 self._skip(node, f"cycle: this sitemap is already explored above (node {other.id})")
-                self._add_issues(node, [_issue("index-cycle", f"index cycle: {url} lists an ancestor", url=url, line=line)])
+                self._add_issues(parent, [self._cycle_issue(node, url, other)])
             else:
                 where = other.url if other is not None else "elsewhere"
                 self._skip(node, f"already explored (listed also via {where})")
@@ -256,6 +264,59 @@ class Explorer:
             if local_ok:
                 self._local_ok.add(node.id)
         return node
+
+    def _cycle_issue(self, node: Node, target: str, other: Node) -> Issue:
+        """index-cycle on the line of the file that lists ``node`` (its parent), not on the
+        node: that line is where the cycle is made."""
+        chain = [n.url for n in reversed(self.ancestors(node))]
+        chain = chain[chain.index(other.url):] if other.url in chain else chain
+        hops = [*chain, node.url] + ([target] if target != node.url else [])
+        path = " -> ".join(hops)
+        try:
+            from sitemap_tui.validate.rules import make_issue
+
+            issue = make_issue("index-cycle", node_id=node.parent_id, line=node.line, url=target, path=path)
+        except ImportError:
+            issue = _issue("index-cycle", f"{target} was reached again: {path}", url=target, line=node.line)
+            issue.node_id = node.parent_id
+        return issue
+
+    def _claim(self, node: Node, final_url: str) -> None:
+        """A fetch of ``node`` was redirected to ``final_url``; its body is not parsed yet.
+
+        Design: whether a URL is explored is decided here, on the explorer's loop, which alone
+        owns ``visited``; a fetch may run in a worker process, so the worker sends
+        ``JobRedirected`` as soon as the final response's headers are in, before any batch of
+        that file, and the explorer applies each file's messages in the order they were sent.
+        So the verdict is in before any row of the file could be applied: from then on its
+        batches are dropped (no rows stored, printed or counted twice) and the job is told to
+        stop (``WorkerPool.stop``; in this process the job sees the verdict through
+        ``cancelled`` before reading the body). Checking here rather than in the worker also
+        settles races: of two files redirected to one URL, the first to report claims it.
+
+        A final URL already explored above this node is a cycle (index-cycle on the line that
+        lists this node); one explored elsewhere makes this node a copy ("same as ...")."""
+        key = urlpolicy.normalize(final_url)
+        if key == urlpolicy.normalize(node.url) or self._claimed.get(node.id) == key:
+            return
+        owner = self.visited.get(key)
+        other = self.nodes.get(owner) if owner is not None else None
+        if other is None or other is node:
+            self.visited[key] = node.id
+            self._claimed[node.id] = key
+            return
+        if other in self.ancestors(node):
+            self._superseded[node.id] = (
+                f"cycle: redirects to {final_url}, which is explored above (node {other.id})"
+            )
+            parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
+            self._add_issues(parent, [self._cycle_issue(node, final_url, other)])
+        else:
+            self._superseded[node.id] = (
+                f"redirects to {final_url}: same as {other.url} (node {other.id}), explored there"
+            )
+        if self._pool is not None:
+            self._pool.stop(node.id)
 
     def _skip(self, node: Node, reason: str) -> None:
         node.state = NodeState.SKIPPED
@@ -403,6 +464,7 @@ class Explorer:
             self._forget(cid)
         if self.store is not None:
             self.store.delete_node_data([node.id])
+        self._unclaim(node.id)
         node.state = NodeState.PENDING
         node.error = None
         node.stats = type(node.stats)()
@@ -417,8 +479,16 @@ class Explorer:
         key = urlpolicy.normalize(node.url)
         if self.visited.get(key) == node_id:
             del self.visited[key]
+        self._unclaim(node_id)
         if self.store is not None:
             self.store.delete_node_data([node_id], remove_node=True)
+
+    def _unclaim(self, node_id: int) -> None:
+        """Forget what a node's redirect claimed (it is fetched again, or gone)."""
+        self._superseded.pop(node_id, None)
+        key = self._claimed.pop(node_id, None)
+        if key is not None and self.visited.get(key) == node_id:
+            del self.visited[key]
 
     # -- one file --------------------------------------------------------------------------
     async def _process(self, node: Node) -> None:
@@ -509,7 +579,8 @@ class Explorer:
                 self._pool.cancel_running()
                 raise
         else:
-            job = FileJob(spec, apply, self.checker, cancelled=lambda: self._cancel)
+            job = FileJob(spec, apply, self.checker,
+                          cancelled=lambda: self._cancel or node.id in self._superseded)
             done = await job.run(self._fetcher)
         self._finish_file(node, done)
 
@@ -520,12 +591,16 @@ class Explorer:
         if node.parent_id is None:
             return False
         if self._pool is None:
-            self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker)
+            self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker, self._limiter)
         return True
 
     def _applier(self, node: Node) -> Callable[[JobMessage], None]:
         def apply(msg: JobMessage) -> None:
-            if isinstance(msg, JobProgress):
+            if isinstance(msg, JobRedirected):
+                self._claim(node, msg.final_url)
+            elif node.id in self._superseded:
+                return  # a copy of a file explored elsewhere: nothing of it is applied
+            elif isinstance(msg, JobProgress):
                 self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
             elif isinstance(msg, JobKind):
                 node.kind = msg.kind
@@ -562,6 +637,9 @@ class Explorer:
     def _finish_file(self, node: Node, done: JobDone) -> None:
         outcome = done.outcome
         last_error = self._last_error.pop(node.id, None)
+        if node.id in self._superseded:
+            self._finish_superseded(node, done)
+            return
         s = outcome.stats
         node.stats = s
         if done.kind is not None:
@@ -614,6 +692,21 @@ class Explorer:
             rule = "file-is-html" if node.kind == NodeKind.HTML else (outcome.error_rule or "fetch-http-error")
             self._add_issues(node, self.checker.file_failed(self._ctx(node), rule, node.error or ""))
         self._changed(node, agg=Aggregate.from_json(done.agg))
+        self._commit()
+
+    def _finish_superseded(self, node: Node, done: JobDone) -> None:
+        """A node whose redirect landed on a file explored elsewhere (see _claim): the fetch
+        facts and the redirect warning stay, nothing of the body does."""
+        node.stats = done.outcome.stats
+        node.stats.url_count = 0
+        node.stats.child_count = 0
+        node.stats.truncated_at = None
+        node.state = NodeState.SKIPPED
+        node.error = self._superseded[node.id]
+        node.expandable = False
+        self._aggs.pop(node.id, None)
+        self._add_issues(node, done.outcome.issues)
+        self._changed(node, agg=Aggregate())
         self._commit()
 
     async def _process_robots(self, node: Node) -> None:
