@@ -58,6 +58,9 @@ from sitemap_tui.engine.workers import WorkerPool
 ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
 SITEMAP_KINDS = {NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT}
+# parser findings after which a file is not usable as a sitemap, though entries before them
+# were kept: its index gets index-child-unfetchable, like for a child that answers 404
+UNPARSABLE_RULES = frozenset({"xml-not-well-formed", "xml-dtd-forbidden"})
 FILE_KINDS = SITEMAP_KINDS | {NodeKind.UNKNOWN, NodeKind.HTML, NodeKind.JSON}
 
 
@@ -130,6 +133,7 @@ class Explorer:
         self._cancel = False
         self._local_ok: set[int] = set()  # nodes whose file: URL the user gave us
         self._last_error: dict[int, str] = {}  # node -> last error issue while parsing it
+        self._unparsable: dict[int, Issue] = {}  # node -> the finding that made it unusable
         # the exploration's request slots: this process's fetches and the workers' share them
         self._limiter = Limiter(self.fetch_config.concurrency, self.fetch_config.per_host)
         # redirects (see _claim): node -> why its file is not parsed, and the final URL's key
@@ -624,6 +628,8 @@ class Explorer:
         for iss in issues:
             if iss.severity == Severity.ERROR:
                 self._last_error[node.id] = iss.message  # the parse stops at its last error
+                if iss.rule in UNPARSABLE_RULES:
+                    self._unparsable.setdefault(node.id, iss)
         self._add_issues(node, issues, entry_ids)
         if batch.agg is not None:
             self._aggs[node.id] = batch.agg
@@ -637,6 +643,7 @@ class Explorer:
     def _finish_file(self, node: Node, done: JobDone) -> None:
         outcome = done.outcome
         last_error = self._last_error.pop(node.id, None)
+        unparsable = self._unparsable.pop(node.id, None)
         if node.id in self._superseded:
             self._finish_superseded(node, done)
             return
@@ -691,6 +698,14 @@ class Explorer:
         if node.state == NodeState.FAILED and self.checker is not None:
             rule = "file-is-html" if node.kind == NodeKind.HTML else (outcome.error_rule or "fetch-http-error")
             self._add_issues(node, self.checker.file_failed(self._ctx(node), rule, node.error or ""))
+        elif unparsable is not None and self.checker is not None and not outcome.cancelled:
+            where = f" at line {unparsable.line}" if unparsable.line else ""
+            kept = ""
+            if done.count:
+                kept = ("; the entry before it was kept" if done.count == 1
+                        else f"; the {done.count:,} entries before it were kept")
+            reason = f"it cannot be parsed ({unparsable.rule}{where}: {unparsable.message}){kept}"
+            self._add_issues(node, self.checker.file_failed(self._ctx(node), unparsable.rule, reason))
         self._changed(node, agg=Aggregate.from_json(done.agg))
         self._commit()
 
