@@ -78,3 +78,84 @@ async def test_a_child_that_cannot_be_parsed_is_unusable_for_its_index(httpserve
     assert "the entry before it was kept" in unusable["cut.xml"].message
     # the child's own finding stays on the child
     assert any(i.rule == "xml-not-well-formed" and i.node_id != root.id for i in issues)
+
+
+# -- cross-submission ----------------------------------------------------------------------------
+
+
+def rules_by_file(ex: Explorer, issues: list[Issue]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for i in issues:
+        node = ex.nodes.get(i.node_id) if i.node_id is not None else None
+        out.setdefault(node.url.rsplit("/", 1)[-1] if node else "?", set()).add(i.rule)
+    return out
+
+
+def requests(server: HTTPServer, path: str) -> int:
+    return [req.path for req, _ in server.log].count(path)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+async def test_urls_on_a_host_whose_robots_txt_names_the_sitemap_are_accepted(
+    httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer], tmp_path: Path, workers: int
+) -> None:
+    b_server, c_server = other_hosts
+    a, b, c = base_of(httpserver), base_of(b_server), base_of(c_server)
+    httpserver.expect_request("/index.xml").respond_with_data(index(f"{a}/s1.xml", f"{a}/s2.xml"), content_type=XML)
+    httpserver.expect_request("/s1.xml").respond_with_data(urlset(f"{b}/p1", f"{b}/p2"), content_type=XML)
+    httpserver.expect_request("/s2.xml").respond_with_data(urlset(f"{b}/p3", f"{c}/q1"), content_type=XML)
+    # B names the index (so every sitemap under it); C names some other sitemap
+    b_server.expect_request("/robots.txt").respond_with_data(f"User-agent: *\nAllow: /\n\nSitemap: {a}/index.xml\n")
+    c_server.expect_request("/robots.txt").respond_with_data(f"Sitemap: {a}/other.xml\n")
+    ex, issues = await validate(f"{a}/index.xml", tmp_path, workers=workers)
+    found = rules_by_file(ex, issues)
+    assert "location-different-host" not in found["s1.xml"]
+    assert "robots-cross-submit-ok" in found["s1.xml"] and "robots-cross-submit-ok" in found["s2.xml"]
+    wrong = [i for i in issues if i.rule == "location-different-host"]
+    assert len(wrong) == 1 and wrong[0].url == f"{c}/q1"
+    ok = next(i for i in issues if i.rule == "robots-cross-submit-ok" and ex.nodes[i.node_id].url.endswith("/s1.xml"))
+    assert f"{b}/robots.txt" in ok.message
+    # each other host's robots.txt read once, however many files list its URLs
+    assert requests(b_server, "/robots.txt") == 1 and requests(c_server, "/robots.txt") == 1
+    assert requests(httpserver, "/robots.txt") == 0  # nothing to settle on the sitemap's own host
+
+
+async def test_no_robots_txt_to_read_without_a_checker(httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer]) -> None:
+    b_server, _ = other_hosts
+    a, b = base_of(httpserver), base_of(b_server)
+    httpserver.expect_request("/s1.xml").respond_with_data(urlset(f"{b}/p1"), content_type=XML)
+    config = FetchConfig(total_timeout=10, retries=0)
+    async with Explorer(fetch_config=config) as ex:
+        await ex.explore(f"{a}/s1.xml")
+    assert requests(b_server, "/robots.txt") == 0
+
+
+async def test_cross_submission_follows_the_robots_txt_that_was_read(
+    httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer], tmp_path: Path
+) -> None:
+    """example.com/robots.txt -> www.example.com/robots.txt names a CDN sitemap listing www URLs."""
+    www_server, cdn_server = other_hosts
+    site, www, cdn = base_of(httpserver), base_of(www_server), base_of(cdn_server)
+    httpserver.expect_request("/robots.txt").respond_with_data("", 301, headers={"Location": f"{www}/robots.txt"})
+    www_server.expect_request("/robots.txt").respond_with_data(f"Sitemap: {cdn}/sitemap.xml\n")
+    cdn_server.expect_request("/sitemap.xml").respond_with_data(urlset(f"{www}/a", f"{www}/b"), content_type=XML)
+    cdn_server.expect_request("/robots.txt").respond_with_data("no", 404)
+    ex, issues = await validate(f"{site}/", tmp_path)
+    found = rules_by_file(ex, issues)
+    assert "location-different-host" not in found.get("sitemap.xml", set())
+    assert "robots-cross-submit-ok" in found["sitemap.xml"]
+    assert requests(www_server, "/robots.txt") == 1  # read in discovery, not again
+
+
+async def test_children_of_a_cross_submitted_index_are_accepted_too(
+    httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer], tmp_path: Path
+) -> None:
+    _, cdn_server = other_hosts
+    site, cdn = base_of(httpserver), base_of(cdn_server)
+    httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {cdn}/index.xml\n")
+    cdn_server.expect_request("/index.xml").respond_with_data(index(f"{cdn}/s1.xml"), content_type=XML)
+    cdn_server.expect_request("/s1.xml").respond_with_data(urlset(f"{site}/a", f"{site}/b"), content_type=XML)
+    ex, issues = await validate(f"{site}/", tmp_path)
+    found = rules_by_file(ex, issues)
+    assert "location-different-host" not in found.get("s1.xml", set())
+    assert "robots-cross-submit-ok" in found["s1.xml"]

@@ -91,6 +91,9 @@ class ExploreOptions:
     # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
     # after `validate` needs none, and they cost about a tenth of a worker's time there
     file_stats: bool = True
+    # other hosts whose robots.txt is read to settle cross-submissions (with a checker only;
+    # 0: none, every location finding stays)
+    cross_submit_hosts: int = 100
 
 
 @dataclass
@@ -140,6 +143,10 @@ class Explorer:
         # each redirected node claimed in `visited`
         self._superseded: dict[int, str] = {}
         self._claimed: dict[int, str] = {}
+        # robots.txt per origin for cross-submission (_robots_of): discovery's and other hosts'
+        self._other_robots: dict[str, asyncio.Future[tuple[str, RobotsFile] | None]] = {}
+        self._robots_reads = 0
+        self._robots_not_read: set[str] = set()  # origins over options.cross_submit_hosts
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
@@ -533,12 +540,22 @@ class Explorer:
             found_by=node.found_by,
             parent_url=parent.url if listed and parent else None,
             parent_kind=parent.kind if parent else None,
-            robots_listed_by=self.robots_listed.get(urlpolicy.normalize(node.url), set()),
+            robots_listed_by=self._robots_listing(node),
             now=self.now,
             parent_node_id=parent.id if listed and parent else None,
             parent_line=node.line if listed else None,
             listed_lastmod_raw=node.lastmod_raw,
         )
+
+    def _robots_listing(self, node: Node) -> set[str]:
+        """The robots.txt URLs that name this file or an index above it: a cross-submission
+        via robots.txt covers the sitemaps an index lists, too."""
+        listed: set[str] = set()
+        for n in (node, *self.ancestors(node)):
+            if n.kind in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS):
+                break
+            listed |= self.robots_listed.get(urlpolicy.normalize(n.url), set())
+        return listed
 
     async def _fetch(self, node: Node, sink: Callable[[bytes], None], on_response: Callable[[FetchOutcome], None] | None = None, max_decoded: int | None = None) -> FetchOutcome:
         if node.url.startswith("file:"):
@@ -586,7 +603,99 @@ class Explorer:
             job = FileJob(spec, apply, self.checker,
                           cancelled=lambda: self._cancel or node.id in self._superseded)
             done = await job.run(self._fetcher)
+        if node.id not in self._superseded:
+            await self._settle_cross_submit(node, done)
         self._finish_file(node, done)
+
+    # -- cross-submission ------------------------------------------------------------------
+    async def _settle_cross_submit(self, node: Node, done: JobDone) -> None:
+        """Location findings of a file that a cross-submission voids become
+        ``robots-cross-submit-ok``: the robots.txt of the listed URL's host names this sitemap
+        or an index above it (sitemaps.org "Sitemaps & Cross Submits").
+
+        Why after the file is parsed rather than up front: which hosts a sitemap lists is known
+        only from its entries (any of up to 50,000, anywhere in the file), and the per-entry
+        checks run in workers while the file streams. Fetching a host's robots.txt there would
+        stall the worker's other files on each new host and need a round trip to share the
+        answer. Settled here, it costs nothing per entry (the checker already tallies these
+        findings once per file and host, so a file gives a handful), each other host's
+        robots.txt is read once per exploration (shared, capped by
+        ``ExploreOptions.cross_submit_hosts``), and the findings are still settled before they
+        are stored or shown. robots.txt files read during discovery are reused."""
+        if self.checker is None or not hasattr(self.checker, "cross_submitted"):
+            return
+        from sitemap_tui.validate.checker import CROSS_SUBMIT_RULES
+
+        if not any(i.rule in CROSS_SUBMIT_RULES and i.url for i in done.issues):
+            return
+        names: set[str] = set()
+        for n in (node, *self.ancestors(node)):
+            if n.kind in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS):
+                break
+            names.add(urlpolicy.normalize(n.url))
+            if n.stats.final_url:
+                names.add(urlpolicy.normalize(n.stats.final_url))
+        if done.outcome.final_url:
+            names.add(urlpolicy.normalize(done.outcome.final_url))
+        kept: list[Issue] = []
+        accepted: set[str] = set()
+        for issue in done.issues:
+            read = None
+            if issue.rule in CROSS_SUBMIT_RULES and issue.url:
+                read = await self._robots_of(urlpolicy.origin_of(issue.url.strip()))
+            if read is None or not names & {urlpolicy.normalize(sl.url) for sl in read[1].sitemaps}:
+                kept.append(issue)
+                continue
+            host = urlpolicy.host_of(issue.url.strip()) or ""
+            if host not in accepted:  # one note per host and file, like the streaming check
+                accepted.add(host)
+                kept.extend(self.checker.cross_submitted(issue, read[0]))
+        done.issues = kept
+
+    def _remember_robots(self, urls: set[str], read_at: str, robots: RobotsFile) -> None:
+        """A robots.txt read at ``read_at``: the answer for the origin of each of ``urls`` (the
+        one asked, and the one a redirect led to) that has none yet."""
+        loop = asyncio.get_running_loop()
+        for url in urls:
+            origin = urlpolicy.origin_of(url)
+            if origin is not None and origin not in self._other_robots:
+                fut: asyncio.Future[tuple[str, RobotsFile] | None] = loop.create_future()
+                fut.set_result((read_at, robots))
+                self._other_robots[origin] = fut
+
+    async def _robots_of(self, origin: str | None) -> tuple[str, RobotsFile] | None:
+        """(URL it was read at, parsed file) of the robots.txt of ``origin``, read once per
+        exploration; None when there is none, or it is not asked for (documentation hosts
+        such as *.example, or over the cap of hosts)."""
+        if origin is None or urlpolicy.is_documentation_host(urlpolicy.host_of(origin)):
+            return None
+        fut = self._other_robots.get(origin)
+        if fut is None:
+            if self._robots_reads >= self.options.cross_submit_hosts:
+                self._robots_not_read.add(origin)
+                return None
+            self._robots_reads += 1
+            fut = self._other_robots[origin] = asyncio.ensure_future(self._read_robots(origin))
+        # shielded: the read is shared, a file cancelled while waiting must not cancel it
+        return await asyncio.shield(fut)
+
+    async def _read_robots(self, origin: str) -> tuple[str, RobotsFile] | None:
+        assert self._fetcher is not None
+        url = origin + "/robots.txt"
+        buf = bytearray()
+
+        def sink(chunk: bytes) -> None:
+            buf.extend(chunk[: ROBOTS_MAX_BYTES - len(buf)])
+            if len(buf) >= ROBOTS_MAX_BYTES:
+                raise StopFetch()
+
+        outcome = await self._fetcher.fetch(url, sink)
+        if outcome.error and not buf:
+            return None  # no robots.txt (4xx), or none to be had: no cross-submission
+        read_at = outcome.final_url or url
+        robots = parse_robots(bytes(buf), read_at, max_bytes=ROBOTS_MAX_BYTES)
+        self._remember_robots({read_at}, read_at, robots)  # it redirected: that host's too
+        return read_at, robots
 
     def _use_pool(self, node: Node) -> bool:
         """Worker processes pay off for many files; a single file is parsed right here."""
@@ -755,9 +864,13 @@ class Explorer:
         if self.checker is not None:
             issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
         self._add_issues(node, issues)
+        # cross-submission follows the robots.txt that was read: a robots.txt that redirects
+        # (example.com -> www.example.com) speaks for both hosts
+        read_from = {node.url, outcome.final_url or node.url}
+        self._remember_robots(read_from, outcome.final_url or node.url, robots)
         count = 0
         for line in robots.sitemaps:
-            self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).add(node.url)
+            self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).update(read_from)
             if line.duplicate:
                 continue
             follow = count < self.options.max_children

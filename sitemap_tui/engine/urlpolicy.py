@@ -281,3 +281,23 @@ def same_site(a: str | None, b: str | None) -> bool:
     """Same host once a leading ``www.`` is ignored on both sides."""
     ra = registrable_host(a)
     return ra is not None and ra == registrable_host(b)
+
+
+def origin_of(url: str | None) -> str | None:
+    """``scheme://host[:port]`` in normal form (the scope of a robots.txt), or ``None`` when
+    ``url`` is not a fetchable http(s) URL."""
+    if not url or unfetchable_reason(url) is not None:
+        return None
+    key = normalize(url)
+    end = key.find("/", key.find("//") + 2)
+    return key if end < 0 else key[:end]
+
+
+# RFC 2606 / RFC 6761 names for documentation and tests: nobody's robots.txt there can name a
+# sitemap, and .example / .invalid never resolve, so they are never asked (no query leaves the
+# machine for the demo site or for examples).
+_DOCUMENTATION_HOST_RE = re.compile(r"(?:^|\.)(?:example|invalid|example\.(?:com|net|org))\Z")
+
+
+def is_documentation_host(host: str | None) -> bool:
+    return bool(host) and _DOCUMENTATION_HOST_RE.search(host) is not None  # type: ignore[arg-type]
