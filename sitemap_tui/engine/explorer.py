@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +38,7 @@ from sitemap_tui.engine.filejob import (
     JobRedirected,
     JobSpec,
 )
+from sitemap_tui.engine.leftout import LeftOut, Omission, describe
 from sitemap_tui.engine.limits import Limiter
 from sitemap_tui.engine.model import (
     ChildRef,
@@ -61,6 +62,12 @@ SITEMAP_KINDS = {NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, N
 # parser findings after which a file is not usable as a sitemap, though entries before them
 # were kept: its index gets index-child-unfetchable, like for a child that answers 404
 UNPARSABLE_RULES = frozenset({"xml-not-well-formed", "xml-dtd-forbidden"})
+# parser findings that say a file was read only up to a cap
+CUT_RULES = {
+    "url-count-over-limit": LeftOut.CUT_ENTRIES,
+    "index-too-many-sitemaps": LeftOut.CUT_ENTRIES,
+    "size-over-limit": LeftOut.CUT_SIZE,
+}
 FILE_KINDS = SITEMAP_KINDS | {NodeKind.UNKNOWN, NodeKind.HTML, NodeKind.JSON}
 
 
@@ -147,6 +154,12 @@ class Explorer:
         self._other_robots: dict[str, asyncio.Future[tuple[str, RobotsFile] | None]] = {}
         self._robots_reads = 0
         self._robots_not_read: set[str] = set()  # origins over options.cross_submit_hosts
+        # what was left out (see left_out()): node -> cause, and causes with no node
+        self._left: dict[int, LeftOut] = {}
+        self._left_uncounted: Counter[LeftOut] = Counter()
+        self._cut: dict[int, LeftOut] = {}  # node -> why its file was read only in part
+        self._stopped = False  # an expand-all was cancelled: what it left pending is too
+        self._explored = False  # explore() ran: pending files under --no-recursive are left out
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
@@ -181,6 +194,51 @@ class Explorer:
             self._pool.cancel_running()
         for task in list(self._running.values()):
             task.cancel()
+
+    # -- what was left out -----------------------------------------------------------------
+    def left_out(self) -> list[Omission]:
+        """What this exploration did not fetch or read whole, one Omission per cause (in a
+        fixed order), from the causes recorded as it went: never from node.error's text."""
+        counts: Counter[LeftOut] = Counter(self._left_uncounted)
+        examples: dict[LeftOut, str] = {}
+        for node in self.nodes.values():
+            cause = self._cause(node)
+            if cause is not None:
+                counts[cause] += 1
+                examples.setdefault(cause, node.url)
+        if self._robots_not_read:
+            counts[LeftOut.ROBOTS_CAP] = len(self._robots_not_read)
+        o = self.options
+        return [
+            describe(
+                cause, counts[cause], max_depth=o.max_depth, max_files=o.max_files,
+                max_children=o.max_children, max_decoded=self.fetch_config.max_decoded,
+                robots_hosts=o.cross_submit_hosts, example=examples.get(cause),
+            )
+            for cause in LeftOut
+            if counts[cause]
+        ]
+
+    def _cause(self, node: Node) -> LeftOut | None:
+        if node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+            return None
+        cause = self._left.get(node.id)
+        if node.state == NodeState.SKIPPED:
+            # cycles, copies and files listed twice are explored elsewhere: not left out
+            return cause if cause in (LeftOut.DEPTH, LeftOut.FAN_OUT, LeftOut.CROSS_HOST, LeftOut.UNFETCHABLE) else None
+        if node.state == NodeState.PENDING:
+            if cause in (LeftOut.BUDGET, LeftOut.CANCELLED):
+                return cause
+            if self._stopped:
+                return LeftOut.CANCELLED
+            return LeftOut.NOT_RECURSIVE if self._explored and not self.options.recursive else None
+        if node.state == NodeState.FAILED:
+            if node.kind == NodeKind.ROBOTS and (node.stats.http_status or 0) in range(400, 500):
+                return None  # no robots.txt: nothing of the site is missing
+            return LeftOut.FAILED
+        if node.state == NodeState.DONE:
+            return self._cut.get(node.id)
+        return None
 
     # -- tree ------------------------------------------------------------------------------
     def _new_node(
@@ -248,8 +306,10 @@ class Explorer:
         lastmod_raw: str | None = None,
         follow: bool = True,
         why_not: str | None = None,
+        cause: LeftOut | None = None,
     ) -> Node:
-        """A child file node; repeated, cyclic, unfetchable or over-cap children are shown but skipped."""
+        """A child file node; repeated, cyclic, unfetchable or over-cap children are shown but
+        skipped. ``follow=False``: not followed, for ``why_not`` (``cause`` for left_out())."""
         node = self._new_node(url, parent=parent, found_by=found_by, line=line, lastmod_raw=lastmod_raw)
         key = urlpolicy.normalize(url)
         # local files are read only when the user named them (a directory's files): a file: URL
@@ -258,6 +318,7 @@ class Explorer:
         reason = None if local_ok else urlpolicy.unfetchable_reason(url)
         if reason:
             self._skip(node, f"not fetched: {reason}")
+            self._left[node.id] = LeftOut.UNFETCHABLE
         elif key in self.visited:
             other = self.nodes.get(self.visited[key])
             if other is not None and (other is parent or other in self.ancestors(parent)):
@@ -268,8 +329,11 @@ class Explorer:
                 self._skip(node, f"already explored (listed also via {where})")
         elif not follow:
             self._skip(node, why_not or "not followed")
+            if cause is not None:
+                self._left[node.id] = cause
         elif node.depth > self.options.max_depth:
             self._skip(node, f"depth limit reached (--depth {self.options.max_depth})")
+            self._left[node.id] = LeftOut.DEPTH
         else:
             self.visited[key] = node.id
             if local_ok:
@@ -365,6 +429,7 @@ class Explorer:
 
     async def explore(self, target: str | Target) -> Node:
         """Headless: the whole tree within the caps (or just the target with recursive=False)."""
+        self._explored = True
         root = await self.open(target)
         if self.options.recursive:
             await self.expand_all(root.id)
@@ -394,6 +459,7 @@ class Explorer:
     async def expand_all(self, node_id: int) -> None:
         """Fetch the whole subtree under a node within depth, file and fan-out caps."""
         self._cancel = False
+        self._stopped = False
         queue: deque[int] = deque([node_id])
         running: dict[asyncio.Task[None], int] = {}
         limit = max(1, self.fetch_config.concurrency)
@@ -439,6 +505,7 @@ class Explorer:
             self._commit()
             # a cancel that caught every running file ends the loop before the check above
             cancelled = cancelled or self._cancel
+            self._stopped = cancelled  # what is still pending was left out by the cancel
             self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
             self._cancel = False
             if self._pool is not None:
@@ -448,6 +515,7 @@ class Explorer:
         if node.state in (NodeState.FETCHING, NodeState.PARSING):
             node.state = NodeState.PENDING
             node.error = "cancelled"
+            self._left[node.id] = LeftOut.CANCELLED
             self._changed(node)
 
     async def reload(self, node_id: int) -> bool:
@@ -505,9 +573,12 @@ class Explorer:
     async def _process(self, node: Node) -> None:
         if self.files_started >= self.options.max_files:
             self._skip(node, f"file budget reached (--max-files {self.options.max_files})")
+            self._left[node.id] = LeftOut.BUDGET
             node.state = NodeState.PENDING  # can still be asked for explicitly
             return
         self.files_started += 1
+        self._left.pop(node.id, None)  # fetched after all (asked for, or resumed)
+        self._cut.pop(node.id, None)
         try:
             if node.kind == NodeKind.ROBOTS or node.url.lower().split("?")[0].endswith("/robots.txt"):
                 await self._process_robots(node)
@@ -739,6 +810,8 @@ class Explorer:
                 self._last_error[node.id] = iss.message  # the parse stops at its last error
                 if iss.rule in UNPARSABLE_RULES:
                     self._unparsable.setdefault(node.id, iss)
+            if iss.rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[iss.rule])
         self._add_issues(node, issues, entry_ids)
         if batch.agg is not None:
             self._aggs[node.id] = batch.agg
@@ -762,6 +835,11 @@ class Explorer:
             node.kind = done.kind
         self._add_issues(node, done.issues)
         self._aggs[node.id] = done.agg
+        for iss in done.issues:
+            if iss.rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[iss.rule])
+        if unparsable is not None:
+            self._cut.setdefault(node.id, LeftOut.CUT_PARSE)
         # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
         cap = self.options.max_children
         base = outcome.final_url or node.url
@@ -770,19 +848,22 @@ class Explorer:
                 continue
             url = urlpolicy.resolve(base, child.loc.strip())
             follow, why = True, None
+            cause = None
             if i >= cap:
-                follow, why = False, f"over the fan-out cap of {cap} children"
+                follow, why, cause = False, f"over the fan-out cap of {cap} children", LeftOut.FAN_OUT
             elif (
                 not self.options.follow_cross_host
                 and not url.startswith("file:")
                 and not urlpolicy.same_host(url, base)
             ):
                 follow, why = False, "on another host (not followed; use --follow-cross-host)"
+                cause = LeftOut.CROSS_HOST
             self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
-                            follow=follow, why_not=why)
+                            follow=follow, why_not=why, cause=cause)
         if outcome.cancelled:
             node.state = NodeState.PENDING
             node.error = "cancelled"
+            self._left[node.id] = LeftOut.CANCELLED
         elif outcome.error and done.count == 0 and not done.children:
             node.state = NodeState.FAILED
             node.error = outcome.error
@@ -876,9 +957,12 @@ class Explorer:
             follow = count < self.options.max_children
             count += 1
             if line.unfetchable:
-                continue  # reported by the checker; nothing to show a node for
+                # reported by the checker; nothing to show a node for, but still left out
+                self._left_uncounted[LeftOut.UNFETCHABLE] += 1
+                continue
             self._add_child(node, line.url, FoundBy.ROBOTS, line=line.line, follow=follow,
-                            why_not=f"over the cap of {self.options.max_children} Sitemap lines")
+                            why_not=f"over the cap of {self.options.max_children} Sitemap lines",
+                            cause=LeftOut.FAN_OUT)
         node.stats.child_count = count
         node.state = NodeState.DONE
         node.expandable = count > 0
