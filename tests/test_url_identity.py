@@ -136,3 +136,26 @@ def test_url_key_is_normalize_of_fetchable_urls(scheme: str, host: str, port: st
     s = url.strip()  # url_key() strips the loc
     expected = None if unfetchable_reason(s) is not None else normalize(s)
     assert url_key(url) == expected
+
+
+def test_case_of_scheme_and_host_across_files_and_for_scope(httpserver) -> None:
+    """§8 against a real server: HTTP://Example.COM/a and http://example.com/a are one URL for
+    cross-file duplicates; HTTP://127.0.0.1:PORT/p is on the sitemap's own host and scheme."""
+    import json
+    import subprocess
+    import sys
+
+    base = httpserver.url_for("").rstrip("/")
+    upper = base.replace("http://", "HTTP://")
+    urlset = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}</urlset>'
+    index = '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}</sitemapindex>'
+    httpserver.expect_request("/index.xml").respond_with_data(
+        index.format(f"<sitemap><loc>{base}/a.xml</loc></sitemap><sitemap><loc>{base}/b.xml</loc></sitemap>"))
+    httpserver.expect_request("/a.xml").respond_with_data(urlset.format(f"<url><loc>{upper}/Page</loc></url>"))
+    httpserver.expect_request("/b.xml").respond_with_data(urlset.format(f"<url><loc>{base}/Page</loc></url><url><loc>{base}/page</loc></url>"))
+    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", f"{base}/index.xml", "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    issues = json.loads(proc.stdout)["issues"]
+    dups = [i for i in issues if i["rule"] == "cross-duplicate-url"]
+    assert len(dups) == 1 and dups[0]["url"].lower() == f"{base}/page".lower()
+    assert not [i for i in issues if i["rule"].startswith("location-")]
