@@ -159,3 +159,17 @@ async def test_children_of_a_cross_submitted_index_are_accepted_too(
     found = rules_by_file(ex, issues)
     assert "location-different-host" not in found.get("s1.xml", set())
     assert "robots-cross-submit-ok" in found["s1.xml"]
+
+
+async def test_an_index_child_on_a_host_that_names_the_index_is_accepted(
+    httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer], tmp_path: Path
+) -> None:
+    b_server, c_server = other_hosts
+    a, b, c = base_of(httpserver), base_of(b_server), base_of(c_server)
+    httpserver.expect_request("/index.xml").respond_with_data(index(f"{b}/s.xml", f"{c}/s.xml"), content_type=XML)
+    b_server.expect_request("/robots.txt").respond_with_data(f"Sitemap: {a}/index.xml\n")
+    c_server.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow:\n")
+    _, issues = await validate(f"{a}/index.xml", tmp_path)
+    different = [i.url for i in issues if i.rule == "index-child-different-host"]
+    assert different == [f"{c}/s.xml"]
+    assert [i.url for i in issues if i.rule == "robots-cross-submit-ok"] == [f"{b}/s.xml"]

@@ -708,11 +708,17 @@ class Explorer:
                 names.add(urlpolicy.normalize(n.stats.final_url))
         if done.outcome.final_url:
             names.add(urlpolicy.normalize(done.outcome.final_url))
+        own_host = urlpolicy.host_of(done.outcome.final_url or node.url)
         kept: list[Issue] = []
         accepted: set[str] = set()
         for issue in done.issues:
             read = None
-            if issue.rule in CROSS_SUBMIT_RULES and issue.url:
+            if (
+                issue.rule in CROSS_SUBMIT_RULES
+                and issue.url
+                # a child on this very host under another scheme is no cross-submission
+                and not (issue.rule == "index-child-different-host" and urlpolicy.host_of(issue.url.strip()) == own_host)
+            ):
                 read = await self._robots_of(urlpolicy.origin_of(issue.url.strip()))
             if read is None or not names & {urlpolicy.normalize(sl.url) for sl in read[1].sitemaps}:
                 kept.append(issue)
