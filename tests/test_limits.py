@@ -126,3 +126,47 @@ def test_concurrency_is_global_over_hosts(recorder: Recorder) -> None:
     index = site(recorder, {"127.0.0.1": 4, "127.0.0.2": 4})
     stats(index, "--concurrency", "3", "--per-host", "4", "--workers", "2", "--follow-cross-host")
     assert recorder.most_total == 3
+
+
+async def test_a_worker_that_dies_fails_its_files_and_gives_its_slots_back(httpserver) -> None:
+    """A worker killed mid-file (out of memory, say) fails the files it had, with an error
+    instead of a wait forever, and gives back the slot it held (--per-host 1: the only slot
+    of the host): the next file is fetched, parsed in this process since no worker is left."""
+    import asyncio
+
+    from werkzeug import Response
+
+    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.model import NodeState
+
+    base = httpserver.url_for("").rstrip("/")
+    arrived, release = threading.Event(), threading.Event()
+
+    def slow(_request):
+        arrived.set()
+        release.wait(20)
+        return Response(URLSET.format(f"{base}/late"), content_type="application/xml")
+
+    httpserver.expect_request("/index.xml").respond_with_data(
+        INDEX.format(f"<sitemap><loc>{base}/c0.xml</loc></sitemap><sitemap><loc>{base}/c1.xml</loc></sitemap>"))
+    httpserver.expect_request("/c0.xml").respond_with_handler(slow)
+    httpserver.expect_request("/c1.xml").respond_with_data(URLSET.format(f"{base}/p1"))
+    config = FetchConfig(total_timeout=30, retries=0, per_host=1)
+    try:
+        async with Explorer(fetch_config=config, options=ExploreOptions(workers=1)) as ex:
+            task = asyncio.create_task(ex.explore(f"{base}/index.xml"))
+            while not arrived.is_set():
+                await asyncio.sleep(0.01)
+            assert ex._pool is not None
+            ex._pool._procs[0].kill()
+            await asyncio.wait_for(task, 30)
+            states = {n.url.rsplit("/", 1)[-1]: n for n in ex.nodes.values()}
+            assert states["c0.xml"].state == NodeState.FAILED and "died" in (states["c0.xml"].error or "")
+            assert states["c1.xml"].state == NodeState.FAILED and "died" in (states["c1.xml"].error or "")
+            release.set()  # the test server answers one request at a time
+            await ex.reload(states["c1.xml"].id)
+            assert states["c1.xml"].state == NodeState.DONE, states["c1.xml"].error
+            assert states["c1.xml"].stats.url_count == 1
+    finally:
+        release.set()

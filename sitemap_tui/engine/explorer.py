@@ -780,6 +780,8 @@ class Explorer:
             return False
         if node.parent_id is None:
             return False
+        if self._pool is not None and not self._pool.alive:
+            return False  # every worker died: parse here, as with --workers 0
         if self._pool is None:
             self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker, self._limiter)
         return True

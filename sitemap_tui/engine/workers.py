@@ -36,6 +36,10 @@ from sitemap_tui.engine.limits import Limiter
 RESULT_QUEUE_SIZE = 64
 
 
+class WorkerDied(RuntimeError):
+    """The worker process running a file is gone (killed, out of memory)."""
+
+
 @dataclass(slots=True)
 class _Crashed:
     node_id: int
@@ -300,7 +304,7 @@ class WorkerPool:
             self._give_back(key)
         for route in list(self._routes.values()):
             if route.worker in new and not route.fut.done():
-                route.fut.set_exception(RuntimeError(f"worker process {route.worker} died"))
+                route.fut.set_exception(WorkerDied(f"worker process {route.worker} died"))
 
     async def run(self, spec: JobSpec, emit: Callable[[JobMessage], None]) -> JobDone:
         if not self._procs:
@@ -319,6 +323,11 @@ class WorkerPool:
         finally:
             self._load[worker] -= 1
             self._routes.pop(spec.node_id, None)
+
+    @property
+    def alive(self) -> bool:
+        """False once every worker process died (not yet started counts as alive)."""
+        return not self._procs or len(self._dead) < len(self._procs)
 
     def stop(self, node_id: int) -> None:
         """End one file at its next chunk (its messages until then are still routed)."""
