@@ -60,6 +60,13 @@ def _fetch_options(p: argparse.ArgumentParser) -> None:
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
+def _strict_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when the result is incomplete: files not fetched (depth limit, "
+                        "file budget, fan-out cap, other hosts, failures, cancel) or cut short "
+                        "(entry or size cap). Each cause is said on stderr, with or without it")
+
+
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -122,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv-raw", action="store_true",
                    help="with --format csv: write every cell as it is (for programs, not spreadsheets)")
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
+    _strict_option(p)
     _fetch_options(p)
     _tree_options(p)
 
@@ -129,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .")
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--json", action="store_true", help="JSON output")
+    _strict_option(p)
     _fetch_options(p)
     _tree_options(p)
 
@@ -137,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
+    _strict_option(p)
     _fetch_options(p)
 
     p = sub.add_parser("validate", help="check the sitemaps against the rule catalogue (exit 1 on errors)",
@@ -155,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
     p.add_argument("--sample", default="100", help="URLs per sitemap for --deep, or 'all' (default 100)")
     p.add_argument("--rate", type=float, default=5.0, help="--deep requests per second per host (default 5)")
+    _strict_option(p)
     _fetch_options(p)
     _tree_options(p)
 

@@ -206,7 +206,22 @@ def cmd_urls(args: Any) -> int:
     if problem and count == 0:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_OK
+    return report_left_out(explorer, args, EXIT_OK)
+
+
+def report_left_out(explorer: Explorer, args: Any, code: int) -> int:
+    """Say on stderr, one line per cause with a count and the option that changes it, what the
+    exploration left out (Explorer.left_out), whether or not stderr is a terminal: a script
+    must not take an incomplete result for a whole one. Returns ``code``, or EXIT_FINDINGS
+    when ``--strict`` and the result is incomplete (what the user asked for, such as
+    --no-recursive, is said but does not count)."""
+    incomplete = False
+    for omission in explorer.left_out():
+        print(f"sitemap-tui: {omission.text}", file=sys.stderr)
+        incomplete = incomplete or omission.strict
+    if incomplete and getattr(args, "strict", False) and code == EXIT_OK:
+        return EXIT_FINDINGS
+    return code
 
 
 def _report_failures(explorer: Explorer) -> None:
@@ -310,7 +325,7 @@ def cmd_stats(args: Any) -> int:
     if problem:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_OK
+    return report_left_out(explorer, args, EXIT_OK)
 
 
 def _stats_lines(tree: list[dict[str, Any]], humanize: Any, depth: int = 0) -> list[tuple[str, int]]:
@@ -376,7 +391,7 @@ def cmd_discover(args: Any) -> int:
     if problem and not any(r.node_id is not None for r in records):
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_OK
+    return report_left_out(explorer, args, EXIT_OK)
 
 
 # -- validate ------------------------------------------------------------------------------
@@ -422,7 +437,7 @@ def cmd_validate(args: Any) -> int:
     if problem:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_FINDINGS if summary.errors else EXIT_OK
+    return report_left_out(explorer, args, EXIT_FINDINGS if summary.errors else EXIT_OK)
 
 
 def _split(value: str | None) -> list[str] | None:

@@ -107,7 +107,8 @@ def test_none_and_non_str():
         ("https://example.com:8443/a", "https://example.com:8443/a"),
         ("https://example.com/a#frag", "https://example.com/a"),
         ("https://example.com?q=1", "https://example.com/?q=1"),
-        ("https://example.com/A/%7e?Q=B", "https://example.com/A/%7e?Q=B"),  # path/query kept
+        # path/query kept, escapes in one case (issue 14 §7: percent-encoding in one form)
+        ("https://example.com/A/%7e?Q=B", "https://example.com/A/%7E?Q=B"),
         ("https://User:PW@Example.com/", "https://User:PW@example.com/"),
         ("http://[::1]:80/x", "http://[::1]/x"),
         ("http://[2001:DB8::1]/", "http://[2001:db8::1]/"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -35,8 +35,11 @@ from sitemap_tui.engine.filejob import (
     JobKind,
     JobMessage,
     JobProgress,
+    JobRedirected,
     JobSpec,
 )
+from sitemap_tui.engine.leftout import LeftOut, Omission, describe
+from sitemap_tui.engine.limits import Limiter
 from sitemap_tui.engine.model import (
     ChildRef,
     Entry,
@@ -56,6 +59,15 @@ from sitemap_tui.engine.workers import WorkerPool
 ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
 SITEMAP_KINDS = {NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT}
+# parser findings after which a file is not usable as a sitemap, though entries before them
+# were kept: its index gets index-child-unfetchable, like for a child that answers 404
+UNPARSABLE_RULES = frozenset({"xml-not-well-formed", "xml-dtd-forbidden"})
+# parser findings that say a file was read only up to a cap
+CUT_RULES = {
+    "url-count-over-limit": LeftOut.CUT_ENTRIES,
+    "index-too-many-sitemaps": LeftOut.CUT_ENTRIES,
+    "size-over-limit": LeftOut.CUT_SIZE,
+}
 FILE_KINDS = SITEMAP_KINDS | {NodeKind.UNKNOWN, NodeKind.HTML, NodeKind.JSON}
 
 
@@ -86,6 +98,9 @@ class ExploreOptions:
     # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
     # after `validate` needs none, and they cost about a tenth of a worker's time there
     file_stats: bool = True
+    # other hosts whose robots.txt is read to settle cross-submissions (with a checker only;
+    # 0: none, every location finding stays)
+    cross_submit_hosts: int = 100
 
 
 @dataclass
@@ -128,19 +143,36 @@ class Explorer:
         self._cancel = False
         self._local_ok: set[int] = set()  # nodes whose file: URL the user gave us
         self._last_error: dict[int, str] = {}  # node -> last error issue while parsing it
+        self._unparsable: dict[int, Issue] = {}  # node -> the finding that made it unusable
+        # the exploration's request slots: this process's fetches and the workers' share them
+        self._limiter = Limiter(self.fetch_config.concurrency, self.fetch_config.per_host)
+        # redirects (see _claim): node -> why its file is not parsed, and the final URL's key
+        # each redirected node claimed in `visited`
+        self._superseded: dict[int, str] = {}
+        self._claimed: dict[int, str] = {}
+        # robots.txt per origin for cross-submission (_robots_of): discovery's and other hosts'
+        self._other_robots: dict[str, asyncio.Future[tuple[str, RobotsFile] | None]] = {}
+        self._robots_reads = 0
+        self._robots_not_read: set[str] = set()  # origins over options.cross_submit_hosts
+        # what was left out (see left_out()): node -> cause, and causes with no node
+        self._left: dict[int, LeftOut] = {}
+        self._left_uncounted: Counter[LeftOut] = Counter()
+        self._cut: dict[int, LeftOut] = {}  # node -> why its file was read only in part
+        self._stopped = False  # an expand-all was cancelled: what it left pending is too
+        self._explored = False  # explore() ran: pending files under --no-recursive are left out
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
         if self.fetch_config.target is None and self.store is not None:
             # a saved exploration: its root is the target the user once named (issue 15)
             self._set_target(self.store.root_url())
-        self._fetcher = Fetcher(self.fetch_config)
+        self._fetcher = Fetcher(self.fetch_config, slots=self._limiter)
         await self._fetcher.__aenter__()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         if self._pool is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._pool.close)
+            await self._pool.aclose()
             self._pool = None
         if self._fetcher is not None:
             await self._fetcher.__aexit__(None, None, None)
@@ -165,6 +197,51 @@ class Explorer:
             self._pool.cancel_running()
         for task in list(self._running.values()):
             task.cancel()
+
+    # -- what was left out -----------------------------------------------------------------
+    def left_out(self) -> list[Omission]:
+        """What this exploration did not fetch or read whole, one Omission per cause (in a
+        fixed order), from the causes recorded as it went: never from node.error's text."""
+        counts: Counter[LeftOut] = Counter(self._left_uncounted)
+        examples: dict[LeftOut, str] = {}
+        for node in self.nodes.values():
+            cause = self._cause(node)
+            if cause is not None:
+                counts[cause] += 1
+                examples.setdefault(cause, node.url)
+        if self._robots_not_read:
+            counts[LeftOut.ROBOTS_CAP] = len(self._robots_not_read)
+        o = self.options
+        return [
+            describe(
+                cause, counts[cause], max_depth=o.max_depth, max_files=o.max_files,
+                max_children=o.max_children, max_decoded=self.fetch_config.max_decoded,
+                robots_hosts=o.cross_submit_hosts, example=examples.get(cause),
+            )
+            for cause in LeftOut
+            if counts[cause]
+        ]
+
+    def _cause(self, node: Node) -> LeftOut | None:
+        if node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+            return None
+        cause = self._left.get(node.id)
+        if node.state == NodeState.SKIPPED:
+            # cycles, copies and files listed twice are explored elsewhere: not left out
+            return cause if cause in (LeftOut.DEPTH, LeftOut.FAN_OUT, LeftOut.CROSS_HOST, LeftOut.UNFETCHABLE) else None
+        if node.state == NodeState.PENDING:
+            if cause in (LeftOut.BUDGET, LeftOut.CANCELLED):
+                return cause
+            if self._stopped:
+                return LeftOut.CANCELLED
+            return LeftOut.NOT_RECURSIVE if self._explored and not self.options.recursive else None
+        if node.state == NodeState.FAILED:
+            if node.kind == NodeKind.ROBOTS and (node.stats.http_status or 0) in range(400, 500):
+                return None  # no robots.txt: nothing of the site is missing
+            return LeftOut.FAILED
+        if node.state == NodeState.DONE:
+            return self._cut.get(node.id)
+        return None
 
     # -- tree ------------------------------------------------------------------------------
     def _new_node(
@@ -232,8 +309,10 @@ class Explorer:
         lastmod_raw: str | None = None,
         follow: bool = True,
         why_not: str | None = None,
+        cause: LeftOut | None = None,
     ) -> Node:
-        """A child file node; repeated, cyclic, unfetchable or over-cap children are shown but skipped."""
+        """A child file node; repeated, cyclic, unfetchable or over-cap children are shown but
+        skipped. ``follow=False``: not followed, for ``why_not`` (``cause`` for left_out())."""
         node = self._new_node(url, parent=parent, found_by=found_by, line=line, lastmod_raw=lastmod_raw)
         key = urlpolicy.normalize(url)
         # local files are read only when the user named them (a directory's files): a file: URL
@@ -242,23 +321,80 @@ class Explorer:
         reason = None if local_ok else urlpolicy.unfetchable_reason(url)
         if reason:
             self._skip(node, f"not fetched: {reason}")
+            self._left[node.id] = LeftOut.UNFETCHABLE
         elif key in self.visited:
             other = self.nodes.get(self.visited[key])
             if other is not None and (other is parent or other in self.ancestors(parent)):
                 self._skip(node, f"cycle: this sitemap is already explored above (node {other.id})")
-                self._add_issues(node, [_issue("index-cycle", f"index cycle: {url} lists an ancestor", url=url, line=line)])
+                self._add_issues(parent, [self._cycle_issue(node, url, other)])
             else:
                 where = other.url if other is not None else "elsewhere"
                 self._skip(node, f"already explored (listed also via {where})")
         elif not follow:
             self._skip(node, why_not or "not followed")
+            if cause is not None:
+                self._left[node.id] = cause
         elif node.depth > self.options.max_depth:
             self._skip(node, f"depth limit reached (--depth {self.options.max_depth})")
+            self._left[node.id] = LeftOut.DEPTH
         else:
             self.visited[key] = node.id
             if local_ok:
                 self._local_ok.add(node.id)
         return node
+
+    def _cycle_issue(self, node: Node, target: str, other: Node) -> Issue:
+        """index-cycle on the line of the file that lists ``node`` (its parent), not on the
+        node: that line is where the cycle is made."""
+        chain = [n.url for n in reversed(self.ancestors(node))]
+        chain = chain[chain.index(other.url):] if other.url in chain else chain
+        hops = [*chain, node.url] + ([target] if target != node.url else [])
+        path = " -> ".join(hops)
+        try:
+            from sitemap_tui.validate.rules import make_issue
+
+            issue = make_issue("index-cycle", node_id=node.parent_id, line=node.line, url=target, path=path)
+        except ImportError:
+            issue = _issue("index-cycle", f"{target} was reached again: {path}", url=target, line=node.line)
+            issue.node_id = node.parent_id
+        return issue
+
+    def _claim(self, node: Node, final_url: str) -> None:
+        """A fetch of ``node`` was redirected to ``final_url``; its body is not parsed yet.
+
+        Design: whether a URL is explored is decided here, on the explorer's loop, which alone
+        owns ``visited``; a fetch may run in a worker process, so the worker sends
+        ``JobRedirected`` as soon as the final response's headers are in, before any batch of
+        that file, and the explorer applies each file's messages in the order they were sent.
+        So the verdict is in before any row of the file could be applied: from then on its
+        batches are dropped (no rows stored, printed or counted twice) and the job is told to
+        stop (``WorkerPool.stop``; in this process the job sees the verdict through
+        ``cancelled`` before reading the body). Checking here rather than in the worker also
+        settles races: of two files redirected to one URL, the first to report claims it.
+
+        A final URL already explored above this node is a cycle (index-cycle on the line that
+        lists this node); one explored elsewhere makes this node a copy ("same as ...")."""
+        key = urlpolicy.normalize(final_url)
+        if key == urlpolicy.normalize(node.url) or self._claimed.get(node.id) == key:
+            return
+        owner = self.visited.get(key)
+        other = self.nodes.get(owner) if owner is not None else None
+        if other is None or other is node:
+            self.visited[key] = node.id
+            self._claimed[node.id] = key
+            return
+        if other in self.ancestors(node):
+            self._superseded[node.id] = (
+                f"cycle: redirects to {final_url}, which is explored above (node {other.id})"
+            )
+            parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
+            self._add_issues(parent, [self._cycle_issue(node, final_url, other)])
+        else:
+            self._superseded[node.id] = (
+                f"redirects to {final_url}: same as {other.url} (node {other.id}), explored there"
+            )
+        if self._pool is not None:
+            self._pool.stop(node.id)
 
     def _skip(self, node: Node, reason: str) -> None:
         node.state = NodeState.SKIPPED
@@ -307,6 +443,7 @@ class Explorer:
 
     async def explore(self, target: str | Target) -> Node:
         """Headless: the whole tree within the caps (or just the target with recursive=False)."""
+        self._explored = True
         root = await self.open(target)
         if self.options.recursive:
             await self.expand_all(root.id)
@@ -336,6 +473,7 @@ class Explorer:
     async def expand_all(self, node_id: int) -> None:
         """Fetch the whole subtree under a node within depth, file and fan-out caps."""
         self._cancel = False
+        self._stopped = False
         queue: deque[int] = deque([node_id])
         running: dict[asyncio.Task[None], int] = {}
         limit = max(1, self.fetch_config.concurrency)
@@ -381,6 +519,7 @@ class Explorer:
             self._commit()
             # a cancel that caught every running file ends the loop before the check above
             cancelled = cancelled or self._cancel
+            self._stopped = cancelled  # what is still pending was left out by the cancel
             self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
             self._cancel = False
             if self._pool is not None:
@@ -390,6 +529,7 @@ class Explorer:
         if node.state in (NodeState.FETCHING, NodeState.PARSING):
             node.state = NodeState.PENDING
             node.error = "cancelled"
+            self._left[node.id] = LeftOut.CANCELLED
             self._changed(node)
 
     async def reload(self, node_id: int) -> bool:
@@ -417,6 +557,7 @@ class Explorer:
             self._forget(cid)
         if self.store is not None:
             self.store.delete_node_data([node.id])
+        self._unclaim(node.id)
         node.state = NodeState.PENDING
         node.error = None
         node.stats = type(node.stats)()
@@ -431,16 +572,27 @@ class Explorer:
         key = urlpolicy.normalize(node.url)
         if self.visited.get(key) == node_id:
             del self.visited[key]
+        self._unclaim(node_id)
         if self.store is not None:
             self.store.delete_node_data([node_id], remove_node=True)
+
+    def _unclaim(self, node_id: int) -> None:
+        """Forget what a node's redirect claimed (it is fetched again, or gone)."""
+        self._superseded.pop(node_id, None)
+        key = self._claimed.pop(node_id, None)
+        if key is not None and self.visited.get(key) == node_id:
+            del self.visited[key]
 
     # -- one file --------------------------------------------------------------------------
     async def _process(self, node: Node) -> None:
         if self.files_started >= self.options.max_files:
             self._skip(node, f"file budget reached (--max-files {self.options.max_files})")
+            self._left[node.id] = LeftOut.BUDGET
             node.state = NodeState.PENDING  # can still be asked for explicitly
             return
         self.files_started += 1
+        self._left.pop(node.id, None)  # fetched after all (asked for, or resumed)
+        self._cut.pop(node.id, None)
         try:
             if node.kind == NodeKind.ROBOTS or node.url.lower().split("?")[0].endswith("/robots.txt"):
                 await self._process_robots(node)
@@ -473,12 +625,22 @@ class Explorer:
             found_by=node.found_by,
             parent_url=parent.url if listed and parent else None,
             parent_kind=parent.kind if parent else None,
-            robots_listed_by=self.robots_listed.get(urlpolicy.normalize(node.url), set()),
+            robots_listed_by=self._robots_listing(node),
             now=self.now,
             parent_node_id=parent.id if listed and parent else None,
             parent_line=node.line if listed else None,
             listed_lastmod_raw=node.lastmod_raw,
         )
+
+    def _robots_listing(self, node: Node) -> set[str]:
+        """The robots.txt URLs that name this file or an index above it: a cross-submission
+        via robots.txt covers the sitemaps an index lists, too."""
+        listed: set[str] = set()
+        for n in (node, *self.ancestors(node)):
+            if n.kind in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS):
+                break
+            listed |= self.robots_listed.get(urlpolicy.normalize(n.url), set())
+        return listed
 
     async def _fetch(self, node: Node, sink: Callable[[bytes], None], on_response: Callable[[FetchOutcome], None] | None = None, max_decoded: int | None = None) -> FetchOutcome:
         if node.url.startswith("file:"):
@@ -523,9 +685,108 @@ class Explorer:
                 self._pool.cancel_running()
                 raise
         else:
-            job = FileJob(spec, apply, self.checker, cancelled=lambda: self._cancel)
+            job = FileJob(spec, apply, self.checker,
+                          cancelled=lambda: self._cancel or node.id in self._superseded)
             done = await job.run(self._fetcher)
+        if node.id not in self._superseded:
+            await self._settle_cross_submit(node, done)
         self._finish_file(node, done)
+
+    # -- cross-submission ------------------------------------------------------------------
+    async def _settle_cross_submit(self, node: Node, done: JobDone) -> None:
+        """Location findings of a file that a cross-submission voids become
+        ``robots-cross-submit-ok``: the robots.txt of the listed URL's host names this sitemap
+        or an index above it (sitemaps.org "Sitemaps & Cross Submits").
+
+        Why after the file is parsed rather than up front: which hosts a sitemap lists is known
+        only from its entries (any of up to 50,000, anywhere in the file), and the per-entry
+        checks run in workers while the file streams. Fetching a host's robots.txt there would
+        stall the worker's other files on each new host and need a round trip to share the
+        answer. Settled here, it costs nothing per entry (the checker already tallies these
+        findings once per file and host, so a file gives a handful), each other host's
+        robots.txt is read once per exploration (shared, capped by
+        ``ExploreOptions.cross_submit_hosts``), and the findings are still settled before they
+        are stored or shown. robots.txt files read during discovery are reused."""
+        if self.checker is None or not hasattr(self.checker, "cross_submitted"):
+            return
+        from sitemap_tui.validate.checker import CROSS_SUBMIT_RULES
+
+        if not any(i.rule in CROSS_SUBMIT_RULES and i.url for i in done.issues):
+            return
+        names: set[str] = set()
+        for n in (node, *self.ancestors(node)):
+            if n.kind in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS):
+                break
+            names.add(urlpolicy.normalize(n.url))
+            if n.stats.final_url:
+                names.add(urlpolicy.normalize(n.stats.final_url))
+        if done.outcome.final_url:
+            names.add(urlpolicy.normalize(done.outcome.final_url))
+        own_host = urlpolicy.host_of(done.outcome.final_url or node.url)
+        kept: list[Issue] = []
+        accepted: set[str] = set()
+        for issue in done.issues:
+            read = None
+            if (
+                issue.rule in CROSS_SUBMIT_RULES
+                and issue.url
+                # a child on this very host under another scheme is no cross-submission
+                and not (issue.rule == "index-child-different-host" and urlpolicy.host_of(issue.url.strip()) == own_host)
+            ):
+                read = await self._robots_of(urlpolicy.origin_of(issue.url.strip()))
+            if read is None or not names & {urlpolicy.normalize(sl.url) for sl in read[1].sitemaps}:
+                kept.append(issue)
+                continue
+            host = urlpolicy.host_of(issue.url.strip()) or ""
+            if host not in accepted:  # one note per host and file, like the streaming check
+                accepted.add(host)
+                kept.extend(self.checker.cross_submitted(issue, read[0]))
+        done.issues = kept
+
+    def _remember_robots(self, urls: set[str], read_at: str, robots: RobotsFile) -> None:
+        """A robots.txt read at ``read_at``: the answer for the origin of each of ``urls`` (the
+        one asked, and the one a redirect led to) that has none yet."""
+        loop = asyncio.get_running_loop()
+        for url in urls:
+            origin = urlpolicy.origin_of(url)
+            if origin is not None and origin not in self._other_robots:
+                fut: asyncio.Future[tuple[str, RobotsFile] | None] = loop.create_future()
+                fut.set_result((read_at, robots))
+                self._other_robots[origin] = fut
+
+    async def _robots_of(self, origin: str | None) -> tuple[str, RobotsFile] | None:
+        """(URL it was read at, parsed file) of the robots.txt of ``origin``, read once per
+        exploration; None when there is none, or it is not asked for (documentation hosts
+        such as *.example, or over the cap of hosts)."""
+        if origin is None or urlpolicy.is_documentation_host(urlpolicy.host_of(origin)):
+            return None
+        fut = self._other_robots.get(origin)
+        if fut is None:
+            if self._robots_reads >= self.options.cross_submit_hosts:
+                self._robots_not_read.add(origin)
+                return None
+            self._robots_reads += 1
+            fut = self._other_robots[origin] = asyncio.ensure_future(self._read_robots(origin))
+        # shielded: the read is shared, a file cancelled while waiting must not cancel it
+        return await asyncio.shield(fut)
+
+    async def _read_robots(self, origin: str) -> tuple[str, RobotsFile] | None:
+        assert self._fetcher is not None
+        url = origin + "/robots.txt"
+        buf = bytearray()
+
+        def sink(chunk: bytes) -> None:
+            buf.extend(chunk[: ROBOTS_MAX_BYTES - len(buf)])
+            if len(buf) >= ROBOTS_MAX_BYTES:
+                raise StopFetch()
+
+        outcome = await self._fetcher.fetch(url, sink)
+        if outcome.error and not buf:
+            return None  # no robots.txt (4xx), or none to be had: no cross-submission
+        read_at = outcome.final_url or url
+        robots = parse_robots(bytes(buf), read_at, max_bytes=ROBOTS_MAX_BYTES)
+        self._remember_robots({read_at}, read_at, robots)  # it redirected: that host's too
+        return read_at, robots
 
     def _use_pool(self, node: Node) -> bool:
         """Worker processes pay off for many files; a single file is parsed right here."""
@@ -533,13 +794,19 @@ class Explorer:
             return False
         if node.parent_id is None:
             return False
+        if self._pool is not None and not self._pool.alive:
+            return False  # every worker died: parse here, as with --workers 0
         if self._pool is None:
-            self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker)
+            self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker, self._limiter)
         return True
 
     def _applier(self, node: Node) -> Callable[[JobMessage], None]:
         def apply(msg: JobMessage) -> None:
-            if isinstance(msg, JobProgress):
+            if isinstance(msg, JobRedirected):
+                self._claim(node, msg.final_url)
+            elif node.id in self._superseded:
+                return  # a copy of a file explored elsewhere: nothing of it is applied
+            elif isinstance(msg, JobProgress):
                 self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
             elif isinstance(msg, JobKind):
                 node.kind = msg.kind
@@ -563,6 +830,10 @@ class Explorer:
         for iss in issues:
             if iss.severity == Severity.ERROR:
                 self._last_error[node.id] = iss.message  # the parse stops at its last error
+                if iss.rule in UNPARSABLE_RULES:
+                    self._unparsable.setdefault(node.id, iss)
+            if iss.rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[iss.rule])
         self._add_issues(node, issues, entry_ids)
         if batch.agg is not None:
             self._aggs[node.id] = batch.agg
@@ -576,12 +847,21 @@ class Explorer:
     def _finish_file(self, node: Node, done: JobDone) -> None:
         outcome = done.outcome
         last_error = self._last_error.pop(node.id, None)
+        unparsable = self._unparsable.pop(node.id, None)
+        if node.id in self._superseded:
+            self._finish_superseded(node, done)
+            return
         s = outcome.stats
         node.stats = s
         if done.kind is not None:
             node.kind = done.kind
         self._add_issues(node, done.issues)
         self._aggs[node.id] = done.agg
+        for iss in done.issues:
+            if iss.rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[iss.rule])
+        if unparsable is not None:
+            self._cut.setdefault(node.id, LeftOut.CUT_PARSE)
         # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
         cap = self.options.max_children
         base = outcome.final_url or node.url
@@ -590,19 +870,22 @@ class Explorer:
                 continue
             url = urlpolicy.resolve(base, child.loc.strip())
             follow, why = True, None
+            cause = None
             if i >= cap:
-                follow, why = False, f"over the fan-out cap of {cap} children"
+                follow, why, cause = False, f"over the fan-out cap of {cap} children", LeftOut.FAN_OUT
             elif (
                 not self.options.follow_cross_host
                 and not url.startswith("file:")
                 and not urlpolicy.same_host(url, base)
             ):
                 follow, why = False, "on another host (not followed; use --follow-cross-host)"
+                cause = LeftOut.CROSS_HOST
             self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
-                            follow=follow, why_not=why)
+                            follow=follow, why_not=why, cause=cause)
         if outcome.cancelled:
             node.state = NodeState.PENDING
             node.error = "cancelled"
+            self._left[node.id] = LeftOut.CANCELLED
         elif outcome.error and done.count == 0 and not done.children:
             node.state = NodeState.FAILED
             node.error = outcome.error
@@ -627,7 +910,30 @@ class Explorer:
         if node.state == NodeState.FAILED and self.checker is not None:
             rule = "file-is-html" if node.kind == NodeKind.HTML else (outcome.error_rule or "fetch-http-error")
             self._add_issues(node, self.checker.file_failed(self._ctx(node), rule, node.error or ""))
+        elif unparsable is not None and self.checker is not None and not outcome.cancelled:
+            where = f" at line {unparsable.line}" if unparsable.line else ""
+            kept = ""
+            if done.count:
+                kept = ("; the entry before it was kept" if done.count == 1
+                        else f"; the {done.count:,} entries before it were kept")
+            reason = f"it cannot be parsed ({unparsable.rule}{where}: {unparsable.message}){kept}"
+            self._add_issues(node, self.checker.file_failed(self._ctx(node), unparsable.rule, reason))
         self._changed(node, agg=Aggregate.from_json(done.agg))
+        self._commit()
+
+    def _finish_superseded(self, node: Node, done: JobDone) -> None:
+        """A node whose redirect landed on a file explored elsewhere (see _claim): the fetch
+        facts and the redirect warning stay, nothing of the body does."""
+        node.stats = done.outcome.stats
+        node.stats.url_count = 0
+        node.stats.child_count = 0
+        node.stats.truncated_at = None
+        node.state = NodeState.SKIPPED
+        node.error = self._superseded[node.id]
+        node.expandable = False
+        self._aggs.pop(node.id, None)
+        self._add_issues(node, done.outcome.issues)
+        self._changed(node, agg=Aggregate())
         self._commit()
 
     async def _process_robots(self, node: Node) -> None:
@@ -661,17 +967,24 @@ class Explorer:
         if self.checker is not None:
             issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
         self._add_issues(node, issues)
+        # cross-submission follows the robots.txt that was read: a robots.txt that redirects
+        # (example.com -> www.example.com) speaks for both hosts
+        read_from = {node.url, outcome.final_url or node.url}
+        self._remember_robots(read_from, outcome.final_url or node.url, robots)
         count = 0
         for line in robots.sitemaps:
-            self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).add(node.url)
+            self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).update(read_from)
             if line.duplicate:
                 continue
             follow = count < self.options.max_children
             count += 1
             if line.unfetchable:
-                continue  # reported by the checker; nothing to show a node for
+                # reported by the checker; nothing to show a node for, but still left out
+                self._left_uncounted[LeftOut.UNFETCHABLE] += 1
+                continue
             self._add_child(node, line.url, FoundBy.ROBOTS, line=line.line, follow=follow,
-                            why_not=f"over the cap of {self.options.max_children} Sitemap lines")
+                            why_not=f"over the cap of {self.options.max_children} Sitemap lines",
+                            cause=LeftOut.FAN_OUT)
         node.stats.child_count = count
         node.state = NodeState.DONE
         node.expandable = count > 0

@@ -34,6 +34,7 @@ import httpx
 
 from sitemap_tui import USER_AGENT
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded, DecodeError
+from sitemap_tui.engine.limits import Limiter, Slots
 from sitemap_tui.engine.model import FileStats, Issue, Severity
 from sitemap_tui.engine.netpolicy import AddressRefused, NetPolicy, guarded_transport, origin_of
 from sitemap_tui.engine.urlpolicy import (
@@ -312,13 +313,12 @@ _DONE = _Step("done")
 class Fetcher:
     """Fetch files over HTTP with one shared client; use as ``async with Fetcher(cfg) as f``."""
 
-    def __init__(self, config: FetchConfig | None = None) -> None:
+    def __init__(self, config: FetchConfig | None = None, slots: Slots | None = None) -> None:
         self.config = config or FetchConfig()
         self._client: httpx.AsyncClient | None = None
-        # A global and a per-host limit; a task waits for its host first and only then takes
-        # a global slot, so waiting for a busy host never holds a slot another host could use.
-        self._global = asyncio.Semaphore(max(1, self.config.concurrency))
-        self._hosts: dict[str, asyncio.Semaphore] = {}
+        # request slots (limits.py): the exploration's, shared with every other Fetcher of it,
+        # or limits of this Fetcher alone
+        self.slots: Slots = slots or Limiter(self.config.concurrency, self.config.per_host)
         self.http2_enabled = False
         self._policy: NetPolicy | None = None
         self._policy_key: tuple[object, ...] = ()
@@ -395,12 +395,6 @@ class Fetcher:
             except ImportError:  # h2 not installed: plain HTTP/1.1 it is
                 pass
         return make(False)
-
-    def _host_semaphore(self, host: str) -> asyncio.Semaphore:
-        sem = self._hosts.get(host)
-        if sem is None:
-            sem = self._hosts[host] = asyncio.Semaphore(max(1, self.config.per_host))
-        return sem
 
     async def fetch(
         self,
@@ -481,7 +475,7 @@ class Fetcher:
         while True:
             if run.before_hop is not None:
                 await run.before_hop(current)
-            async with self._host_semaphore(host_of(current) or ""), self._global:
+            async with self.slots.slot(host_of(current) or ""):
                 if run.started is None:
                     # The deadline starts when we may send, not while queued behind other files.
                     run.started = time.perf_counter()

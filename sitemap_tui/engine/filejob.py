@@ -47,6 +47,16 @@ class JobKind:
 
 
 @dataclass(slots=True)
+class JobRedirected:
+    """The fetch was redirected: sent when the final response's headers are in, before any of
+    the body is parsed, so the explorer can tell whether that URL is already explored (its
+    verdict ends the job through ``cancelled``; see Explorer._claim)."""
+
+    node_id: int
+    final_url: str
+
+
+@dataclass(slots=True)
 class JobProgress:
     node_id: int
     wire_bytes: int
@@ -76,7 +86,7 @@ class JobDone:
     parse_seconds: float
 
 
-JobMessage = JobKind | JobProgress | JobBatch | JobDone
+JobMessage = JobKind | JobRedirected | JobProgress | JobBatch | JobDone
 
 
 @dataclass
@@ -127,6 +137,10 @@ class FileJob:
             run.final_url = outcome.final_url or None
             if spec.ctx is not None and outcome.final_url:
                 spec.ctx.final_url = outcome.final_url
+            if outcome.final_url and outcome.final_url != spec.url:
+                self.emit(JobRedirected(spec.node_id, outcome.final_url))
+                if self.cancelled():  # in-process the explorer's verdict is already in
+                    raise StopFetch()
 
         def sink(chunk: bytes) -> None:
             if self.cancelled():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 FETCHABLE_SCHEMES = frozenset({"http", "https"})
@@ -32,6 +33,11 @@ _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # Characters that must not appear in a host; a backslash is read as "/" by browsers (and by some
 # HTTP clients), so "http://evil\@good/" would reach a different host than the one we show.
 _BAD_HOST_CHARS = frozenset('\\/?#@<>"{}|^`%[] ')
+# What a path or query keeps as it is in a key: what httpx sends unescaped. Anything else
+# (non-ASCII, space, ", <, >, `, {, }) goes on the wire percent-encoded as UTF-8, so the key
+# holds it that way too.
+_NEEDS_QUOTING_RE = re.compile(r"[^A-Za-z0-9\-._~!#$%&'()*+,/:;=?@\[\\\]^|]+")
+_LOWER_ESCAPE_RE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 
 
 def _split(url: str) -> SplitResult | None:
@@ -116,42 +122,110 @@ def is_fetchable(url: str | None) -> bool:
     return unfetchable_reason(url) is None
 
 
+@lru_cache(maxsize=4096)  # a set lists a handful of hosts millions of times
+def canonical_host(host: str) -> str:
+    """A host name in the one form hosts are compared in: lower case, and an internationalised
+    name as its IDNA (``xn--``) form, which is what goes on the wire (httpx encodes it the same
+    way, IDNA 2008). A name IDNA refuses stays lower-cased as it is (it is never fetched)."""
+    host = host.lower()
+    if host.isascii():
+        return host
+    try:
+        import idna
+
+        return idna.encode(host).decode("ascii")
+    except (UnicodeError, ValueError):  # idna.IDNAError is a UnicodeError
+        return host
+
+
 def _netloc(parts: SplitResult) -> str | None:
-    """Rebuild the authority with a lower-cased host and without a default port."""
+    """Rebuild the authority with the host in canonical form and without a default port."""
     host = parts.hostname  # already lower-cased by urllib
     if host is None:
         return None
     port = parts.port  # may raise ValueError: the caller catches it
     userinfo, at, _ = parts.netloc.rpartition("@")
-    if ":" in host:  # IPv6 literal lost its brackets in .hostname
-        host = f"[{host}]"
+    # an IPv6 literal lost its brackets in .hostname
+    host = f"[{host}]" if ":" in host else canonical_host(host)
     netloc = f"{userinfo}{at}{host}"
     if port is not None and port != DEFAULT_PORTS.get(parts.scheme):
         netloc += f":{port}"
     return netloc
 
 
-def normalize(url: str) -> str:
-    """Key for cycle/visited detection; never raises (returns the input when unparseable).
+def one_encoding(text: str) -> str:
+    """Percent-encoding in one form (a path or query): characters sent escaped are escaped
+    (UTF-8), escapes in upper case. ``%7E`` and ``~`` stay apart: a server may tell them
+    apart (RFC 3986 allows it to), and no client rewrites one into the other. Raises
+    UnicodeEncodeError on a lone surrogate (the callers catch it)."""
+    had_escape = "%" in text  # _escape writes upper-case escapes only
+    if not text.isascii() or _NEEDS_QUOTING_RE.search(text):
+        text = _NEEDS_QUOTING_RE.sub(_escape, text)
+    if had_escape:
+        text = _LOWER_ESCAPE_RE.sub(_upper, text)
+    return text
 
-    Scheme and host are lower-cased, a default port dropped, the fragment dropped and an
-    empty path becomes ``/``. The path and query are kept byte for byte: servers may treat
-    ``%7E`` and ``~`` or ``/A`` and ``/a`` differently, so we don't guess.
+
+def _escape(m: re.Match[str]) -> str:
+    # one run of characters at a time, its UTF-8 bytes as %XX (bytes.hex does it in C)
+    return "%" + m.group().encode("utf-8").hex("%").upper()
+
+
+def _upper(m: re.Match[str]) -> str:
+    return m.group().upper()
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4: ``/a/./b/../c`` -> ``/a/c`` (what httpx sends for such a path)."""
+    out: list[str] = []
+    segments = path.split("/")
+    for i, seg in enumerate(segments):
+        if seg == ".":
+            if i == len(segments) - 1:
+                out.append("")
+        elif seg == "..":
+            if len(out) > 1:
+                out.pop()
+            if i == len(segments) - 1:
+                out.append("")
+        else:
+            out.append(seg)
+    result = "/".join(out)
+    if path.startswith("/") and not result.startswith("/"):
+        result = "/" + result
+    return result
+
+
+def normalize(url: str) -> str:
+    """Key for cycle/visited detection and duplicates; never raises (returns the input when
+    unparseable).
+
+    Two URLs get one key when every client sends the same request for both: scheme and host
+    in lower case, the host in its IDNA form, no default port, no fragment, an empty path as
+    ``/``, dot segments removed, and percent-encoding in one form (non-ASCII and other
+    characters that are sent escaped are escaped as UTF-8, escapes in upper case). The path
+    and query are otherwise kept as written: servers may treat ``%7E`` and ``~`` or ``/A``
+    and ``/a`` differently, so we don't guess.
     """
     try:
         parts = urlsplit(url)
-        if parts.scheme not in FETCHABLE_SCHEMES or not parts.netloc:
+        scheme = parts.scheme
+        if scheme not in FETCHABLE_SCHEMES or not parts.netloc:
             # Not something we fetch; only drop the fragment (cheap and idempotent).
             return url.split("#", 1)[0]
         netloc = _netloc(parts)
         if netloc is None:
             return url.split("#", 1)[0]
         path = parts.path or "/"
-        out = urlunsplit((parts.scheme, netloc, path, parts.query, ""))
+        if "." in path and ("/." in path or path.startswith(".")):
+            path = remove_dot_segments(path) or "/"
+        path = one_encoding(path)
+        query = one_encoding(parts.query) if parts.query else parts.query
+        out = urlunsplit((scheme, netloc, path, query, ""))
         # urlsplit/urlunsplit can drop characters (TAB/CR/LF) or reinterpret odd authorities;
         # only accept the result when it is a fixed point, so normalize() stays idempotent.
         again = urlsplit(out)
-        if again.netloc != netloc or (again.path or "/") != path or again.query != parts.query:
+        if again.netloc != netloc or (again.path or "/") != path or again.query != query:
             return url.split("#", 1)[0]
         return out
     except (ValueError, TypeError, AttributeError):
@@ -167,20 +241,24 @@ def resolve(base: str, ref: str) -> str:
 
 
 def host_of(url: str | None) -> str | None:
-    """Lower-cased host name (IPv6 without brackets), or ``None``."""
+    """The host in the one form hosts are compared in (:func:`canonical_host`: lower case,
+    IDNA for an internationalised name; IPv6 without brackets), or ``None``."""
     if not url:
         return None
     parts = _split(url)
     if parts is None:
         return None
     try:
-        return parts.hostname or None
+        host = parts.hostname
     except ValueError:
         return None
+    if not host:
+        return None
+    return host if ":" in host else canonical_host(host)
 
 
 def same_host(a: str | None, b: str | None) -> bool:
-    """True when both URLs have a host and it is the same (case-insensitive)."""
+    """True when both URLs have a host and it is the same (in :func:`canonical_host` form)."""
     ha = host_of(a)
     return ha is not None and ha == host_of(b)
 
@@ -203,3 +281,23 @@ def same_site(a: str | None, b: str | None) -> bool:
     """Same host once a leading ``www.`` is ignored on both sides."""
     ra = registrable_host(a)
     return ra is not None and ra == registrable_host(b)
+
+
+def origin_of(url: str | None) -> str | None:
+    """``scheme://host[:port]`` in normal form (the scope of a robots.txt), or ``None`` when
+    ``url`` is not a fetchable http(s) URL."""
+    if not url or unfetchable_reason(url) is not None:
+        return None
+    key = normalize(url)
+    end = key.find("/", key.find("//") + 2)
+    return key if end < 0 else key[:end]
+
+
+# RFC 2606 / RFC 6761 names for documentation and tests: nobody's robots.txt there can name a
+# sitemap, and .example / .invalid never resolve, so they are never asked (no query leaves the
+# machine for the demo site or for examples).
+_DOCUMENTATION_HOST_RE = re.compile(r"(?:^|\.)(?:example|invalid|example\.(?:com|net|org))\Z")
+
+
+def is_documentation_host(host: str | None) -> bool:
+    return bool(host) and _DOCUMENTATION_HOST_RE.search(host) is not None  # type: ignore[arg-type]

@@ -1,33 +1,76 @@
 """Worker processes that run FileJobs, so parsing and checking use every core and never block
 the explorer's event loop.
 
-Each worker owns its own event loop, Fetcher and checker copy, and handles one file at a time.
-Messages come back through one bounded queue: when the explorer (the single SQLite writer)
-falls behind, workers block instead of piling batches up in memory."""
+Each worker owns its own event loop, Fetcher and checker copy, and runs several files at once:
+the explorer keeps ``--concurrency`` files in flight whatever the number of workers, and hands
+each new file to the worker with the fewest. Messages come back through one bounded queue: when
+the explorer (the single SQLite writer) falls behind, workers block instead of piling batches up
+in memory. Each worker has a queue of its own for what the explorer sends it: files, "stop this
+file", and request slots.
+
+Request slots: a worker's Fetcher takes no slot of its own. For each request it asks the
+explorer's ``Limiter`` (``RemoteSlots``: a ``_SlotAsk`` up the results queue, a grant down the
+worker's queue, a ``_SlotFree`` when the response is read), so ``--concurrency`` and
+``--per-host`` hold for the whole exploration, in-process fetches included. The round trip
+costs well under a millisecond per request, against the tens of milliseconds of the request.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import multiprocessing as mp
 import os
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.filejob import JobDone, JobMessage, JobSpec
+from sitemap_tui.engine.limits import Limiter
 
 RESULT_QUEUE_SIZE = 64
+
+
+class WorkerDied(RuntimeError):
+    """The worker process running a file is gone (killed, out of memory)."""
 
 
 @dataclass(slots=True)
 class _Crashed:
     node_id: int
     error: str
+
+
+@dataclass(slots=True)
+class _SlotAsk:
+    worker: int
+    ticket: int
+    host: str
+
+
+@dataclass(slots=True)
+class _SlotFree:
+    worker: int
+    ticket: int
+
+
+@dataclass(slots=True)
+class _Stop:
+    """Explorer -> worker: end this file at its next chunk (see Explorer._claim)."""
+
+    node_id: int
+
+
+@dataclass(slots=True)
+class _Grant:
+    """Explorer -> worker: the request waiting on this ticket may go."""
+
+    ticket: int
 
 
 def default_workers() -> int:
@@ -43,7 +86,49 @@ def _exit_when_orphaned(parent: int) -> None:
             os._exit(0)
 
 
-def _worker_main(jobs: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Any, parent: int) -> None:
+class RemoteSlots:
+    """A worker's request slots, lent one request at a time by the explorer's Limiter."""
+
+    def __init__(self, worker: int, results: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self.worker = worker
+        self._results = results
+        self._loop = loop
+        self._tickets = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[None]] = {}
+
+    def granted(self, ticket: int) -> None:
+        """A grant arrived (on the worker's loop)."""
+        fut = self._waiting.pop(ticket, None)
+        if fut is None or fut.done():
+            # its request was given up while waiting (cancelled): hand the slot straight back
+            self._results.put(_SlotFree(self.worker, ticket))
+        else:
+            fut.set_result(None)
+
+    @contextlib.asynccontextmanager
+    async def slot(self, host: str) -> AsyncIterator[None]:
+        ticket = next(self._tickets)
+        fut: asyncio.Future[None] = self._loop.create_future()
+        self._waiting[ticket] = fut
+        self._results.put(_SlotAsk(self.worker, ticket, host))
+        try:
+            await fut
+        except BaseException:
+            # the grant may still come: granted() returns it then (the ticket stays known
+            # as given up because its future is done)
+            if not fut.done():
+                fut.cancel()
+            self._waiting[ticket] = fut
+            raise
+        try:
+            yield
+        finally:
+            self._results.put(_SlotFree(self.worker, ticket))
+
+
+def _worker_main(
+    worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Any, parent: int
+) -> None:
     import gc
 
     from sitemap_tui.engine.fetch import Fetcher
@@ -59,50 +144,99 @@ def _worker_main(jobs: Any, results: Any, cancel: Any, fetch_config: FetchConfig
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        async with Fetcher(fetch_config) as fetcher:
+        slots = RemoteSlots(worker, results, loop)
+        stopped: set[int] = set()
+        tasks: set[asyncio.Task[None]] = set()
+        closing = asyncio.Event()
+
+        async def run(spec: JobSpec, fetcher: Fetcher) -> None:
+            node_id = spec.node_id
+            try:
+                job = FileJob(spec, results.put, checker, cancelled=lambda: cancel.is_set() or node_id in stopped)
+                results.put(await job.run(fetcher))
+            except Exception as exc:  # the explorer turns this into a node error
+                results.put(_Crashed(node_id, f"{type(exc).__name__}: {exc}"))
+            finally:
+                stopped.discard(node_id)
+
+        def dispatch(msg: Any, fetcher: Fetcher) -> None:
+            if msg is None:
+                closing.set()
+            elif isinstance(msg, _Grant):
+                slots.granted(msg.ticket)
+            elif isinstance(msg, _Stop):
+                stopped.add(msg.node_id)
+            else:
+                task = loop.create_task(run(msg, fetcher))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+
+        def read(fetcher: Fetcher) -> None:
+            # blocking reads on a thread of their own, handed to the loop in order
             while True:
-                spec = await loop.run_in_executor(None, jobs.get)
-                if spec is None:
+                msg = inbox.get()
+                loop.call_soon_threadsafe(dispatch, msg, fetcher)
+                if msg is None:
                     return
-                try:
-                    job = FileJob(spec, results.put, checker, cancelled=cancel.is_set)
-                    done = await job.run(fetcher)
-                    results.put(done)
-                except Exception as exc:  # the explorer turns this into a node error
-                    results.put(_Crashed(spec.node_id, f"{type(exc).__name__}: {exc}"))
+
+        async with Fetcher(fetch_config, slots=slots) as fetcher:
+            threading.Thread(target=read, args=(fetcher,), daemon=True).start()
+            await closing.wait()
+            # the explorer is closing the pool: nobody waits for these files any more (and
+            # one waiting for a request slot would wait forever)
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())
 
 
-class WorkerPool:
-    """Started lazily; ``run(spec, emit)`` awaits one file's JobDone, routing its messages."""
+@dataclass
+class _Route:
+    emit: Callable[[JobMessage], None]
+    fut: asyncio.Future[JobDone]
+    worker: int
 
-    def __init__(self, size: int, fetch_config: FetchConfig, checker: Any = None) -> None:
-        self.size = size
+
+class WorkerPool:
+    """Started lazily; ``run(spec, emit)`` awaits one file's JobDone, routing its messages.
+
+    ``limiter`` is the exploration's (the Explorer's Fetcher uses the same one): workers'
+    requests take their slots from it."""
+
+    def __init__(self, size: int, fetch_config: FetchConfig, checker: Any = None, limiter: Limiter | None = None) -> None:
+        self.size = max(1, size)
         self._ctx = mp.get_context("spawn")  # never fork a process that may run threads
-        self._jobs: Any = self._ctx.Queue()
+        self._inboxes: list[Any] = []
         self._results: Any = self._ctx.Queue(RESULT_QUEUE_SIZE)
         self._cancel: Any = self._ctx.Event()
         self._procs: list[Any] = []
+        self._load: list[int] = []  # files in flight per worker
         self._fetch_config = fetch_config
         self._checker = checker
-        self._routes: dict[int, tuple[Callable[[JobMessage], None], asyncio.Future[JobDone]]] = {}
+        self.limiter = limiter or Limiter(fetch_config.concurrency, fetch_config.per_host)
+        self._routes: dict[int, _Route] = {}
+        self._held: dict[tuple[int, int], str] = {}  # (worker, ticket) -> host of a lent slot
+        self._asking: dict[tuple[int, int], asyncio.Task[None]] = {}
+        self._dead: set[int] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reader: threading.Thread | None = None
-        self._slots: asyncio.Semaphore | None = None
 
     def _start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._slots = asyncio.Semaphore(self.size)
-        for _ in range(self.size):
+        for worker in range(self.size):
+            inbox = self._ctx.Queue()
             proc = self._ctx.Process(
                 target=_worker_main,
-                args=(self._jobs, self._results, self._cancel, self._fetch_config, self._checker, os.getpid()),
+                args=(worker, inbox, self._results, self._cancel, self._fetch_config, self._checker, os.getpid()),
                 daemon=True,
             )
             proc.start()
+            self._inboxes.append(inbox)
             self._procs.append(proc)
+            self._load.append(0)
         self._reader = threading.Thread(target=self._read, name="sitemap-tui-results", daemon=True)
         self._reader.start()
 
@@ -112,7 +246,10 @@ class WorkerPool:
             try:
                 msg = self._results.get(timeout=0.5)
             except queue.Empty:
-                if not any(p.is_alive() for p in self._procs):
+                dead = {i for i, p in enumerate(self._procs) if not p.is_alive()}
+                if dead - self._dead:
+                    self._loop.call_soon_threadsafe(self._workers_died, dead)
+                if len(dead) == len(self._procs):
                     return
                 continue
             except (EOFError, OSError):
@@ -122,31 +259,81 @@ class WorkerPool:
             self._loop.call_soon_threadsafe(self._deliver, msg)
 
     def _deliver(self, msg: Any) -> None:
+        if isinstance(msg, _SlotAsk):
+            key = (msg.worker, msg.ticket)
+            self._asking[key] = asyncio.get_running_loop().create_task(self._lend(key, msg.host))
+            return
+        if isinstance(msg, _SlotFree):
+            self._give_back((msg.worker, msg.ticket))
+            return
         route = self._routes.get(msg.node_id)
         if route is None:
             return
-        emit, fut = route
         if isinstance(msg, JobDone):
-            if not fut.done():
-                fut.set_result(msg)
+            if not route.fut.done():
+                route.fut.set_result(msg)
         elif isinstance(msg, _Crashed):
-            if not fut.done():
-                fut.set_exception(RuntimeError(msg.error))
+            if not route.fut.done():
+                route.fut.set_exception(RuntimeError(msg.error))
         else:
-            emit(msg)
+            route.emit(msg)
+
+    async def _lend(self, key: tuple[int, int], host: str) -> None:
+        try:
+            await self.limiter.acquire(host)
+        finally:
+            self._asking.pop(key, None)
+        worker = key[0]
+        if worker in self._dead:
+            self.limiter.release(host)
+            return
+        self._held[key] = host
+        self._inboxes[worker].put(_Grant(key[1]))
+
+    def _give_back(self, key: tuple[int, int]) -> None:
+        host = self._held.pop(key, None)
+        if host is not None:
+            self.limiter.release(host)
+
+    def _workers_died(self, dead: set[int]) -> None:
+        """A worker process that is gone (killed, out of memory) fails its files and returns
+        its slots, so nothing waits for it forever."""
+        new = dead - self._dead
+        self._dead |= new
+        for key in [k for k in self._held if k[0] in new]:
+            self._give_back(key)
+        for route in list(self._routes.values()):
+            if route.worker in new and not route.fut.done():
+                route.fut.set_exception(WorkerDied(f"worker process {route.worker} died"))
 
     async def run(self, spec: JobSpec, emit: Callable[[JobMessage], None]) -> JobDone:
         if not self._procs:
             self._start()
-        assert self._slots is not None and self._loop is not None
-        async with self._slots:
-            fut: asyncio.Future[JobDone] = self._loop.create_future()
-            self._routes[spec.node_id] = (emit, fut)
-            try:
-                self._jobs.put(spec)
-                return await fut
-            finally:
-                self._routes.pop(spec.node_id, None)
+        assert self._loop is not None
+        alive = [i for i in range(self.size) if i not in self._dead]
+        if not alive:
+            raise RuntimeError("no worker process left")
+        worker = min(alive, key=lambda i: self._load[i])  # the least loaded one
+        fut: asyncio.Future[JobDone] = self._loop.create_future()
+        self._routes[spec.node_id] = _Route(emit, fut, worker)
+        self._load[worker] += 1
+        try:
+            self._inboxes[worker].put(spec)
+            return await fut
+        finally:
+            self._load[worker] -= 1
+            self._routes.pop(spec.node_id, None)
+
+    @property
+    def alive(self) -> bool:
+        """False once every worker process died (not yet started counts as alive)."""
+        return not self._procs or len(self._dead) < len(self._procs)
+
+    def stop(self, node_id: int) -> None:
+        """End one file at its next chunk (its messages until then are still routed)."""
+        route = self._routes.get(node_id)
+        if route is not None and route.worker not in self._dead:
+            self._inboxes[route.worker].put(_Stop(node_id))
 
     def cancel_running(self) -> None:
         """Ask the running files to stop at their next chunk (they report back as cancelled)."""
@@ -155,9 +342,15 @@ class WorkerPool:
     def resume(self) -> None:
         self._cancel.clear()
 
+    async def aclose(self) -> None:
+        """Stop lending slots, then close the processes (off the event loop: joins block)."""
+        for task in list(self._asking.values()):
+            task.cancel()
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
     def close(self) -> None:
-        for _ in self._procs:
-            self._jobs.put(None)
+        for inbox in self._inboxes:
+            inbox.put(None)
         for proc in self._procs:
             proc.join(timeout=2)
             if proc.is_alive():

@@ -1569,6 +1569,24 @@ class Checker:
                 )
             )
 
+    def cross_submitted(self, issue: Issue, robots_url: str) -> list[Issue]:
+        """``robots-cross-submit-ok`` in place of a location finding (one of
+        ``CROSS_SUBMIT_RULES``) that a cross-submission voids: the robots.txt read at
+        ``robots_url`` for the host of ``issue.url`` names this sitemap or an index above it.
+        The explorer calls this once it read that robots.txt (after the file was parsed)."""
+        return self._keep(
+            [
+                make_issue(
+                    "robots-cross-submit-ok",
+                    node_id=issue.node_id,
+                    line=issue.line,
+                    url=issue.url,
+                    host=urlpolicy.host_of(issue.url) or "?",
+                    robots_url=robots_url,
+                )
+            ]
+        )
+
     # -- robots.txt --------------------------------------------------------------------------
 
     def robots_fetch_failed(
@@ -1626,6 +1644,12 @@ class Checker:
                     )
                 )
         return self._keep(out)
+
+
+#: Location findings that a cross-submission voids (sitemaps.org "Sitemaps & Cross Submits").
+CROSS_SUBMIT_RULES = frozenset(
+    {"location-different-host", "location-outside-path", "index-child-different-host"}
+)
 
 
 # -- hreflang codes -------------------------------------------------------------------------------

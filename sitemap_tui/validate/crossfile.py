@@ -35,7 +35,7 @@ from sitemap_tui.engine.keys import entry_columns, link_columns
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store import Store, connect
-from sitemap_tui.engine.urlpolicy import host_of
+from sitemap_tui.engine.urlpolicy import canonical_host, host_of
 from sitemap_tui.validate.rules import RULES, format_message, make_issue, template_fields
 
 __all__ = [
@@ -140,7 +140,8 @@ def issue(
 
 
 def _origin(url: str | None) -> str | None:
-    """``scheme://host[:port]`` lower-cased, default port dropped (the robots.txt scope)."""
+    """``scheme://host[:port]`` lower-cased (IDNA for an IDN host), default port dropped (the
+    robots.txt scope)."""
     if not url:
         return None
     m = _ORIGIN_RE.match(url.strip())
@@ -153,6 +154,13 @@ def _origin(url: str | None) -> str | None:
         hostport = host
     if not hostport:
         return None
+    if not hostport.isascii():
+        # an IDN host in its one form: robots.txt read from bücher.example covers the
+        # xn--bcher-kva.example URLs, and the other way round
+        name, colon, port = hostport.rpartition(":")
+        if not colon or not port.isdigit():
+            name, colon, port = hostport, "", ""
+        hostport = canonical_host(name) + colon + port
     return f"{scheme}://{hostport}"
 
 

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sitemap_tui.engine.urlpolicy import canonical_host
+
 HTTP_SCHEMES = frozenset({"http", "https"})
 DEFAULT_PORTS = {"http": "80", "https": "443"}
 MAX_LOC_LEN = 2048  # <loc> must be *less than* 2,048 characters
@@ -42,7 +44,7 @@ class UrlParts:
     """An absolute http(s) URL split once."""
 
     scheme: str  # lower-case
-    host: str  # lower-case (brackets removed for IPv6)
+    host: str  # urlpolicy.canonical_host: lower-case, IDNA (brackets removed for IPv6)
     port: str | None  # effective port: None for no port, an empty port or the default one
     path: str  # "" when empty
     query: str | None
@@ -100,7 +102,7 @@ def url_problem(s: str) -> str | None:
 
 
 def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
-    """:func:`url_problem`, and the lower-cased host when there is no problem (one split for
+    """:func:`url_problem`, and the host (canonical_host) when there is no problem (one split for
     both: an image URL is checked and then compared with its page's host)."""
     if not s:
         return "empty", None
@@ -121,7 +123,7 @@ def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
     if "%" in s and _BAD_PCT_RE.search(s):
         return "bad percent-encoding", None
     host, _, err = split_hostport(auth.rpartition("@")[2])
-    return err, (None if err else host.lower())
+    return err, (None if err else canonical_host(host))
 
 
 def is_absolute(s: str) -> bool:
@@ -188,6 +190,7 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
     reasons: list[str] = []
     bad = _BAD_CHAR_RE.search(s)
     if bad is not None:
+        normal = False  # sent escaped: normalize() gives the key other spellings share
         out.append(
             LocFinding("loc-invalid-uri", {"reason": f"contains {describe_char(bad.group())}"})
         )
@@ -229,6 +232,7 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
         normal = False
         out.append(LocFinding("loc-not-normalized", {"reason": ", ".join(reasons)}))
     if not s.isascii():
+        normal = False  # sent as UTF-8 escapes: one key with the escaped spelling
         parts = [
             name
             for name, value in (
@@ -261,7 +265,9 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
         out.append(LocFinding("loc-private-host", {"host": host_l, "reason": why}))
     if query == "":
         normal = False  # "http://h/p?" : let normalize() decide the duplicate key
-    return UrlParts(sl, host_l, port, path, query, fragment), normal
+    # hosts are compared in one form: bücher.example is xn--bcher-kva.example
+    key_host = host_l if host_l.isascii() else canonical_host(host_l)
+    return UrlParts(sl, key_host, port, path, query, fragment), normal
 
 
 def split_base(url: str | None) -> UrlParts | None:
@@ -280,7 +286,7 @@ def split_base(url: str | None) -> UrlParts | None:
         return None
     if port == "" or port == DEFAULT_PORTS[sl]:
         port = None
-    return UrlParts(sl, host.lower(), port, path, query, fragment)
+    return UrlParts(sl, canonical_host(host), port, path, query, fragment)
 
 
 def directory_of(path: str) -> str:

@@ -1,0 +1,88 @@
+"""What an exploration left out, and how to say it: one ``Omission`` per cause, with a count
+and the option that changes it. The explorer records the cause of each file it did not fetch
+or read whole (``Explorer.left_out``); headless commands print one line per omission on stderr
+(``commands.report_left_out``), and ``--strict`` turns an incomplete result into exit 1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sitemap_tui.engine.sanitize import display
+
+
+class LeftOut(StrEnum):
+    """Why a file (or part of one) is not in the result."""
+
+    DEPTH = "depth"  # deeper than --depth
+    BUDGET = "budget"  # over --max-files
+    FAN_OUT = "fan-out"  # past the cap of children per index or robots.txt
+    CROSS_HOST = "cross-host"  # an index child on another host, not followed
+    UNFETCHABLE = "unfetchable"  # listed, but not an http(s) URL that may be fetched
+    FAILED = "failed"  # fetched, but no usable answer (HTTP error, timeout, not a sitemap)
+    CANCELLED = "cancelled"  # the exploration was stopped before or while fetching it
+    CUT_ENTRIES = "cut-entries"  # read up to the entry cap (50,000), the rest ignored
+    CUT_SIZE = "cut-size"  # read up to the decoded size cap (--max-size)
+    CUT_PARSE = "cut-parse"  # parsing stopped at an XML error
+    NOT_RECURSIVE = "not-recursive"  # listed sitemaps left alone under --no-recursive
+    ROBOTS_CAP = "robots-cap"  # hosts whose robots.txt was not read for cross-submission
+
+
+@dataclass(frozen=True, slots=True)
+class Omission:
+    cause: LeftOut
+    count: int
+    text: str  # the whole line, e.g. "12 files not fetched: depth limit 10 reached (--depth)"
+    option: str | None  # the option that changes it, if any
+    strict: bool  # makes the result incomplete for --strict (not what the user asked for)
+    example: str | None = None  # one URL concerned
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def describe(
+    cause: LeftOut,
+    count: int,
+    *,
+    max_depth: int,
+    max_files: int,
+    max_children: int,
+    max_decoded: int,
+    robots_hosts: int,
+    example: str | None = None,
+) -> Omission:
+    """The line for ``count`` files (hosts, for ROBOTS_CAP) left out for ``cause``."""
+    files = _n(count, "file", "files")
+    first = f", first {display(example, 200)}" if example else ""
+    listed = _n(count, "listed file", "listed files")
+    text, option, strict = {
+        LeftOut.DEPTH: (f"{files} not fetched: depth limit {max_depth} reached", "--depth", True),
+        LeftOut.BUDGET: (f"{files} not fetched: file budget of {max_files:,} reached", "--max-files", True),
+        LeftOut.FAN_OUT: (
+            f"{listed} not fetched: more than {max_children:,} listed in one index or robots.txt",
+            None, True,
+        ),
+        LeftOut.CROSS_HOST: (
+            f"{files} not fetched: on another host than {'its' if count == 1 else 'their'} index",
+            "--follow-cross-host", True,
+        ),
+        LeftOut.UNFETCHABLE: (f"{listed} not fetched: not an http(s) URL that may be fetched", None, True),
+        LeftOut.FAILED: (f"{files} could not be fetched or read{first}", None, True),
+        LeftOut.CANCELLED: (f"{files} not fetched: cancelled", None, True),
+        LeftOut.CUT_ENTRIES: (f"{files} cut short: more than 50,000 entries, the rest not read", None, True),
+        LeftOut.CUT_SIZE: (
+            f"{files} cut short: more than {max_decoded / 1048576:g} MiB after decompression, the rest not read",
+            "--max-size", True,
+        ),
+        LeftOut.CUT_PARSE: (f"{files} cut short: parsing stopped at an XML error, the entries before it kept", None, True),
+        LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),
+        LeftOut.ROBOTS_CAP: (
+            f"cross-submission not checked for {_n(count, 'host', 'hosts')}: robots.txt read on "
+            f"{robots_hosts} other hosts at most",
+            None, False,
+        ),
+    }[cause]
+    line = f"{text} ({option})" if option else text
+    return Omission(cause, count, line, option, strict, example)

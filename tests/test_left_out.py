@@ -1,0 +1,136 @@
+"""Nothing silent (issue 14 §4, §7): whatever an exploration left out is said on stderr by
+every headless command, one line per cause with a count and the option that changes it,
+whether or not stderr is a terminal (here it is a pipe); --strict makes that exit 1."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.demo.server import serve_directory
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+from sitemap_tui.engine.fetch import FetchConfig
+from sitemap_tui.engine.leftout import LeftOut
+
+URLSET = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{}</urlset>\n'
+INDEX = '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{}</sitemapindex>\n'
+
+
+def urlset(*locs: str) -> str:
+    return URLSET.format("".join(f"  <url><loc>{loc}</loc></url>\n" for loc in locs))
+
+
+def index(*locs: str) -> str:
+    return INDEX.format("".join(f"  <sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs))
+
+
+@pytest.fixture()
+def site(tmp_path: Path) -> Iterator[str]:
+    root = tmp_path / "site"
+    root.mkdir()
+    # chain0 -> chain1 -> ... -> chain5 -> leaf (2 URLs)
+    for i in range(6):
+        nxt = f"{{{{BASE}}}}/chain{i + 1}.xml" if i < 5 else "{{BASE}}/leaf.xml"
+        (root / f"chain{i}.xml").write_text(index(nxt))
+    (root / "leaf.xml").write_text(urlset("{{BASE}}/p1", "{{BASE}}/p2"))
+    (root / "mixed.xml").write_text(index(
+        "{{BASE}}/leaf.xml", "{{BASE}}/missing.xml", "https://elsewhere.example/s.xml",
+        "https://other.example/t.xml", "javascript:alert(1)",
+    ))
+    (root / "wide.xml").write_text(index(*(f"{{{{BASE}}}}/w{i}.xml" for i in range(5))))
+    for i in range(5):
+        (root / f"w{i}.xml").write_text(urlset(f"{{{{BASE}}}}/w{i}"))
+    (root / "big.txt").write_text("".join(f"{{{{BASE}}}}/line-{i:07d}-{'x' * 40}\n" for i in range(30_000)))
+    (root / "lines.txt").write_text("".join(f"{{{{BASE}}}}/n{i}\n" for i in range(50_010)))
+    server = serve_directory(root)
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=180)
+
+
+def said(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if "not fetched" in line or "cut short" in line or "could not be" in line]
+
+
+@pytest.mark.parametrize("command", ["urls", "stats", "validate"])
+def test_depth_limit_is_said_by_every_command(site: str, command: str) -> None:
+    proc = run(command, f"{site}/chain0.xml", "--depth", "2")
+    assert proc.returncode in (0, 1), proc.stderr  # validate: 1 for its findings
+    assert "Traceback" not in proc.stderr
+    assert "sitemap-tui: 1 file not fetched: depth limit 2 reached (--depth)" in proc.stderr.splitlines()
+    strict = run(command, f"{site}/chain0.xml", "--depth", "2", "--strict")
+    assert strict.returncode == 1
+    whole = run(command, f"{site}/chain0.xml", "--strict")
+    assert not said(whole)
+    if command != "validate":
+        assert whole.returncode == 0, whole.stderr
+
+
+def test_urls_says_each_cause_once_with_a_count(site: str) -> None:
+    proc = run("urls", f"{site}/mixed.xml")
+    assert proc.returncode == 0
+    assert sorted(proc.stdout.split()) == [f"{site}/p1", f"{site}/p2"]
+    lines = said(proc)
+    assert "sitemap-tui: 2 files not fetched: on another host than their index (--follow-cross-host)" in lines
+    assert "sitemap-tui: 1 listed file not fetched: not an http(s) URL that may be fetched" in lines
+    assert f"sitemap-tui: 1 file could not be fetched or read, first {site}/missing.xml" in lines
+    assert len(lines) == 3
+    assert run("urls", f"{site}/mixed.xml", "--strict").returncode == 1
+
+
+def test_file_budget(site: str) -> None:
+    proc = run("stats", f"{site}/wide.xml", "--max-files", "3", "--workers", "0")
+    assert "sitemap-tui: 3 files not fetched: file budget of 3 reached (--max-files)" in proc.stderr.splitlines()
+
+
+def test_files_cut_short_by_the_size_and_entry_caps(site: str) -> None:
+    proc = run("urls", f"{site}/big.txt", "--max-size", "1")
+    assert "sitemap-tui: 1 file cut short: more than 1 MiB after decompression, the rest not read (--max-size)" in proc.stderr.splitlines()
+    proc = run("urls", f"{site}/lines.txt")
+    assert len(proc.stdout.splitlines()) == 50_000
+    assert "sitemap-tui: 1 file cut short: more than 50,000 entries, the rest not read" in proc.stderr.splitlines()
+    assert run("urls", f"{site}/lines.txt", "--strict").returncode == 1
+
+
+def test_no_recursive_is_said_but_is_what_was_asked(site: str) -> None:
+    proc = run("urls", f"{site}/chain0.xml", "--no-recursive", "--strict")
+    assert proc.returncode == 0
+    assert "sitemap-tui: 1 listed file not fetched: not recursive (without --no-recursive)" in proc.stderr.splitlines()
+
+
+def test_help_says_what_strict_does() -> None:
+    for command in ("urls", "stats", "validate", "discover"):
+        out = run(command, "--help").stdout
+        assert "--strict" in out and "incomplete" in out, command
+
+
+async def test_the_account_is_structured(site: str) -> None:
+    """Fan-out cap and cancellation, through the engine's own account."""
+    config = FetchConfig(total_timeout=10, retries=0)
+    async with Explorer(fetch_config=config, options=ExploreOptions(max_children=2)) as ex:
+        await ex.explore(f"{site}/wide.xml")
+    (fan,) = ex.left_out()
+    assert (fan.cause, fan.count, fan.option, fan.strict) == (LeftOut.FAN_OUT, 3, None, True)
+    assert fan.example is not None and fan.example.endswith("/w2.xml")
+
+    config = FetchConfig(total_timeout=10, retries=0, concurrency=1)
+    async with Explorer(fetch_config=config) as ex:
+        root = await ex.open(f"{site}/wide.xml")
+        task = asyncio.create_task(ex.expand_all(root.id))
+        while not ex.children.get(root.id):
+            await asyncio.sleep(0.005)
+        ex.cancel()
+        await task
+    causes = {o.cause: o.count for o in ex.left_out()}
+    assert causes.get(LeftOut.CANCELLED, 0) >= 1
+    assert causes[LeftOut.CANCELLED] == sum(1 for n in ex.nodes.values() if n.url.endswith(".xml") and n.state.value == "pending")

@@ -1,0 +1,172 @@
+"""--concurrency and --per-host hold for the whole exploration, whatever runs the parse
+(issue 14 §7): threaded servers on 127.0.0.1 and 127.0.0.2 count the requests in flight per
+host. Handlers wait (bounded) for more requests to arrive, so a limit that lets them through
+is seen as a count, never as a timing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+URLSET = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{}</loc></url></urlset>'
+INDEX = '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}</sitemapindex>'
+
+
+@dataclass
+class Recorder:
+    """Requests in flight per host, and the most seen at once (per host and in all)."""
+
+    # A child's answer waits until this many requests were in flight at once, in all (at
+    # most `patience` seconds), then lingers a little: so the most a correct limit allows is
+    # always reached, and whatever a broken limit lets through as well is seen together.
+    wait_for_total: int = 1
+    patience: float = 5.0
+    linger: float = 0.2
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    now: dict[str, int] = field(default_factory=dict)
+    most: dict[str, int] = field(default_factory=dict)
+    most_total: int = 0
+    pages: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    servers: list[ThreadingHTTPServer] = field(default_factory=list)
+
+    def start(self, host: str) -> str:
+        """Serve on ``host`` (a loopback address); returns the base URL."""
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                body = recorder.pages.get(host, {}).get(self.path)
+                child = self.path.startswith("/c")
+                if child:
+                    with recorder.cond:
+                        recorder.now[host] = recorder.now.get(host, 0) + 1
+                        recorder.most[host] = max(recorder.most.get(host, 0), recorder.now[host])
+                        recorder.most_total = max(recorder.most_total, sum(recorder.now.values()))
+                        recorder.cond.notify_all()
+                        recorder.cond.wait_for(lambda: recorder.most_total >= recorder.wait_for_total, recorder.patience)
+                    time.sleep(recorder.linger)
+                try:
+                    self.send_response(200 if body is not None else 404)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(body or b"")))
+                    self.end_headers()
+                    self.wfile.write(body or b"")
+                finally:
+                    if child:
+                        with recorder.cond:
+                            recorder.now[host] -= 1
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer((host, 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.servers.append(server)
+        return f"http://{host}:{server.server_address[1]}"
+
+
+@pytest.fixture()
+def recorder() -> Iterator[Recorder]:
+    rec = Recorder()
+    yield rec
+    for server in rec.servers:
+        server.shutdown()
+        server.server_close()
+
+
+def site(rec: Recorder, children: dict[str, int]) -> str:
+    """An index on the first host listing ``n`` children on each host; returns its URL."""
+    bases = {host: rec.start(host) for host in children}
+    first = next(iter(bases))
+    locs = []
+    for host, n in children.items():
+        pages = rec.pages.setdefault(host, {})
+        for i in range(n):
+            pages[f"/c{i}.xml"] = URLSET.format(f"{bases[host]}/p{i}").encode()
+            locs.append(f"{bases[host]}/c{i}.xml")
+    rec.pages[first]["/index.xml"] = INDEX.format("".join(f"<sitemap><loc>{u}</loc></sitemap>" for u in locs)).encode()
+    return f"{bases[first]}/index.xml"
+
+
+def stats(*args: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "stats", *args], capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("workers", ["0", "4"])
+def test_per_host_limit_holds_with_worker_processes(recorder: Recorder, workers: str) -> None:
+    recorder.wait_for_total = 2  # one request per host, both hosts at once
+    index = site(recorder, {"127.0.0.1": 4, "127.0.0.2": 4})
+    out = stats(index, "--per-host", "1", "--concurrency", "8", "--workers", workers, "--follow-cross-host")
+    assert "8 URLs" in out.stdout.splitlines()[-1]
+    assert recorder.most == {"127.0.0.1": 1, "127.0.0.2": 1}
+    assert recorder.most_total == 2  # one per host, both hosts at once
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_files_in_flight_follow_concurrency_not_the_worker_count(recorder: Recorder, workers: str) -> None:
+    recorder.wait_for_total = 6
+    index = site(recorder, {"127.0.0.1": 8})
+    out = stats(index, "--concurrency", "8", "--per-host", "6", "--workers", workers)
+    assert "8 URLs" in out.stdout.splitlines()[-1]
+    assert recorder.most["127.0.0.1"] == 6
+
+
+def test_concurrency_is_global_over_hosts(recorder: Recorder) -> None:
+    recorder.wait_for_total = 3
+    index = site(recorder, {"127.0.0.1": 4, "127.0.0.2": 4})
+    stats(index, "--concurrency", "3", "--per-host", "4", "--workers", "2", "--follow-cross-host")
+    assert recorder.most_total == 3
+
+
+async def test_a_worker_that_dies_fails_its_files_and_gives_its_slots_back(httpserver) -> None:
+    """A worker killed mid-file (out of memory, say) fails the files it had, with an error
+    instead of a wait forever, and gives back the slot it held (--per-host 1: the only slot
+    of the host): the next file is fetched, parsed in this process since no worker is left."""
+    import asyncio
+
+    from werkzeug import Response
+
+    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.model import NodeState
+
+    base = httpserver.url_for("").rstrip("/")
+    arrived, release = threading.Event(), threading.Event()
+
+    def slow(_request):
+        arrived.set()
+        release.wait(20)
+        return Response(URLSET.format(f"{base}/late"), content_type="application/xml")
+
+    httpserver.expect_request("/index.xml").respond_with_data(
+        INDEX.format(f"<sitemap><loc>{base}/c0.xml</loc></sitemap><sitemap><loc>{base}/c1.xml</loc></sitemap>"))
+    httpserver.expect_request("/c0.xml").respond_with_handler(slow)
+    httpserver.expect_request("/c1.xml").respond_with_data(URLSET.format(f"{base}/p1"))
+    config = FetchConfig(total_timeout=30, retries=0, per_host=1)
+    try:
+        async with Explorer(fetch_config=config, options=ExploreOptions(workers=1)) as ex:
+            task = asyncio.create_task(ex.explore(f"{base}/index.xml"))
+            while not arrived.is_set():
+                await asyncio.sleep(0.01)
+            assert ex._pool is not None
+            ex._pool._procs[0].kill()
+            await asyncio.wait_for(task, 30)
+            states = {n.url.rsplit("/", 1)[-1]: n for n in ex.nodes.values()}
+            assert states["c0.xml"].state == NodeState.FAILED and "died" in (states["c0.xml"].error or "")
+            assert states["c1.xml"].state == NodeState.FAILED and "died" in (states["c1.xml"].error or "")
+            release.set()  # the test server answers one request at a time
+            await ex.reload(states["c1.xml"].id)
+            assert states["c1.xml"].state == NodeState.DONE, states["c1.xml"].error
+            assert states["c1.xml"].stats.url_count == 1
+    finally:
+        release.set()
