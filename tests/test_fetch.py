@@ -818,3 +818,19 @@ async def test_fetch_local_stop_fetch(tmp_path: Path) -> None:
 
     out = await fetch_local(big, sink, max_decoded=10**6)
     assert out.error is None and out.stopped_early and out.stats.wire_bytes == 65536
+
+
+async def test_time_spent_parsing_is_not_charged_to_the_server(httpserver: HTTPServer) -> None:
+    """A sink that holds the loop (a CPU-heavy parse, or another file's parse on the same loop)
+    longer than the whole deadline: the server answered at once, so the fetch completes."""
+    body = b"x" * (1024 * 1024)
+    httpserver.expect_request("/big").respond_with_data(body, content_type="text/plain")
+    got = bytearray()
+
+    def busy_sink(chunk: bytes) -> None:
+        got.extend(chunk)
+        time.sleep(0.05)  # ~16 chunks: 0.8 s of "parsing" against a 0.3 s deadline
+
+    async with Fetcher(cfg(total_timeout=0.3)) as f:
+        out = await f.fetch(httpserver.url_for("/big"), busy_sink)
+    assert out.error is None and bytes(got) == body

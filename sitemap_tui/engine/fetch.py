@@ -8,7 +8,9 @@ One ``httpx.AsyncClient`` (keep-alive) per ``Fetcher``. Every fetch:
   sent), on every hop;
 * follows redirects by hand (hop limit, http(s) only, loop detection, host changes flagged);
 * runs under one overall deadline (``asyncio.timeout``) covering headers and body, because
-  httpx timeouts are per read and a 1 byte/s server never trips them;
+  httpx timeouts are per read and a 1 byte/s server never trips them; the time this process
+  spends in sinks (parsing, for this file or another one sharing the loop) does not count
+  against it (``BusyClock``);
 * reads the body only with ``aiter_raw()`` and decodes it with ``BodyDecoder`` (bounded inflate),
   counting wire bytes against their own cap;
 * never raises for network, protocol or content trouble: it returns a ``FetchOutcome`` whose
@@ -60,6 +62,7 @@ __all__ = [
 Sink = Callable[[bytes], None]
 ProgressCallback = Callable[[int, int | None], None]
 ResponseCallback = Callable[["FetchOutcome"], None]
+PaceCallback = Callable[[], Awaitable[None]]
 HopCallback = Callable[[str], Awaitable[None]]
 
 RULE_FETCH_ERROR = "fetch-http-error"
@@ -283,6 +286,42 @@ async def _take_location(response: httpx.Response) -> None:
         del response.headers["location"]
 
 
+class BusyClock:
+    """Seconds this process has spent inside fetch sinks (parsing and checking), all files together.
+
+    A file's deadline measures the server's slowness. When several files share one event loop (a
+    worker runs a few at once, and ``--concurrency`` may exceed the cores), a CPU-heavy sibling
+    holds the loop while this file's bytes wait in the socket: with 8 files in flight on 2 cores,
+    a 50 MiB file needed more than its 30 s of wall time and was reported as a slow server. Time
+    spent in sinks is therefore given back to every running file's deadline (``_Watchdog``)."""
+
+    seconds = 0.0
+
+
+class _Watchdog:
+    """Expires a fetch's deadline once ``total`` seconds have passed that this process did not
+    spend in sinks (see BusyClock)."""
+
+    def __init__(self, deadline: asyncio.Timeout, total: float, run: _Run) -> None:
+        self._deadline = deadline
+        self._total = total
+        self._run = run
+        self._loop = asyncio.get_running_loop()
+        self._t0 = self._loop.time()
+        self._busy0 = BusyClock.seconds
+        self._handle = self._loop.call_at(self._t0 + total, self._check)
+
+    def _check(self) -> None:
+        spent = self._loop.time() - self._t0 - (BusyClock.seconds - self._busy0) - self._run.paused
+        if spent >= self._total:
+            self._deadline.reschedule(self._loop.time())
+        else:
+            self._handle = self._loop.call_later(self._total - spent, self._check)
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+
 @dataclass(slots=True)
 class _Run:
     """Mutable state of one fetch across hops and attempts."""
@@ -298,6 +337,9 @@ class _Run:
     method: str = "GET"
     headers: dict[str, str] = field(default_factory=dict)
     before_hop: HopCallback | None = None
+    watchdog: _Watchdog | None = None
+    pace: PaceCallback | None = None
+    paused: float = 0.0  # loop seconds spent awaiting pace(): the caller's, not the server's
 
 
 @dataclass(slots=True)
@@ -407,9 +449,14 @@ class Fetcher:
         method: str = "GET",
         headers: dict[str, str] | None = None,
         before_hop: HopCallback | None = None,
+        pace: PaceCallback | None = None,
     ) -> FetchOutcome:
         """Fetch ``url`` and call ``sink(chunk)`` with each decoded chunk; never raises for
         network, protocol or content trouble (see ``FetchOutcome.error``).
+
+        ``pace()``, when given, is awaited after each chunk read from the network: the caller's
+        backpressure (a worker whose results wait for the explorer), so that this file pauses
+        while others sharing the loop go on. Time spent there is not charged to the deadline.
 
         ``method`` GET or HEAD; ``headers`` extra request headers for every hop (the -H
         headers still follow their own policy); ``before_hop(url)`` is awaited before each
@@ -433,7 +480,7 @@ class Fetcher:
             raise RuntimeError("Fetcher is not open: use 'async with Fetcher(config)'")
         run = _Run(
             url=url, conditional=conditional, visited={normalize(url)}, method=method,
-            headers=headers or {}, before_hop=before_hop,
+            headers=headers or {}, before_hop=before_hop, pace=pace,
         )
         called = time.perf_counter()
         deadline: asyncio.Timeout | None = None
@@ -455,6 +502,8 @@ class Fetcher:
                 out.cancelled = True
             _fail(out, *_error_for(exc, cfg))
         finally:
+            if run.watchdog is not None:
+                run.watchdog.cancel()
             start = run.started if run.started is not None else called
             out.stats.fetch_time = time.perf_counter() - start
         self._add_redirect_issue(out, run)
@@ -470,7 +519,6 @@ class Fetcher:
         deadline: asyncio.Timeout,
     ) -> None:
         cfg = self.config
-        loop = asyncio.get_running_loop()
         current = run.url
         while True:
             if run.before_hop is not None:
@@ -479,7 +527,7 @@ class Fetcher:
                 if run.started is None:
                     # The deadline starts when we may send, not while queued behind other files.
                     run.started = time.perf_counter()
-                    deadline.reschedule(loop.time() + cfg.total_timeout)
+                    run.watchdog = _Watchdog(deadline, cfg.total_timeout, run)
                 step = await self._hop(current, run, sink, on_progress, on_response, out)
             if step.kind == "done":
                 return
@@ -634,7 +682,7 @@ class Fetcher:
                 stats.wire_bytes = wire
                 for chunk in decoder.feed(raw):
                     run.delivered = True
-                    sink(chunk)
+                    _timed(sink, chunk)
                 if over:
                     raise CapExceeded(
                         cfg.max_wire, f"more than {cfg.max_wire:,} bytes received (wire limit)"
@@ -642,9 +690,13 @@ class Fetcher:
                 if on_progress is not None and wire >= next_report:
                     on_progress(wire, total)
                     next_report = wire + CHUNK
+                if run.pace is not None:
+                    t0 = time.monotonic()
+                    await run.pace()
+                    run.paused += time.monotonic() - t0
             for chunk in decoder.finish():
                 run.delivered = True
-                sink(chunk)
+                _timed(sink, chunk)
             if on_progress is not None:
                 on_progress(wire, total)
         finally:
@@ -666,6 +718,14 @@ class Fetcher:
         if not same_host(run.url, out.final_url) or len(hosts) > 1:
             message += f"; host changes: {' -> '.join(hosts)}"
         out.issues.append(Issue(rule=RULE_REDIRECTED, severity=Severity.WARNING, message=message))
+
+
+def _timed(sink: Sink, chunk: bytes) -> None:
+    t0 = time.perf_counter()
+    try:
+        sink(chunk)
+    finally:
+        BusyClock.seconds += time.perf_counter() - t0
 
 
 async def fetch_local(
@@ -709,12 +769,12 @@ async def fetch_local(
                 if stats.wire_bytes > max_wire:
                     raise CapExceeded(max_wire, f"file larger than {max_wire:,} bytes")
                 for chunk in decoder.feed(raw):
-                    sink(chunk)
+                    _timed(sink, chunk)
                 if on_progress is not None and stats.wire_bytes >= next_report:
                     on_progress(stats.wire_bytes, total)
                     next_report = stats.wire_bytes + CHUNK
             for chunk in decoder.finish():
-                sink(chunk)
+                _timed(sink, chunk)
     except StopFetch:
         out.stopped_early = True
     except OSError as exc:

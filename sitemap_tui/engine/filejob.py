@@ -7,7 +7,7 @@ move off the event loop: the explorer only applies messages (store writes, tree 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -111,9 +111,11 @@ class FileJob:
         emit: Callable[[JobMessage], None],
         checker: Any = None,
         cancelled: Callable[[], bool] | None = None,
+        pace: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.spec = spec
         self.emit = emit
+        self.pace = pace  # awaited between network reads: the receiver's backpressure
         self.checker = checker if spec.ctx is not None else None
         self.cancelled = cancelled or (lambda: False)
         self._format: Callable[[list[Entry], str, str], str] | None = None
@@ -162,7 +164,9 @@ class FileJob:
                 outcome = await fetch_local(Path(spec.local_path), sink, max_decoded=spec.max_decoded or 50 * 1024 * 1024)
             else:
                 assert fetcher is not None
-                outcome = await fetcher.fetch(spec.url, sink, on_progress=progress, on_response=on_response)
+                outcome = await fetcher.fetch(
+                    spec.url, sink, on_progress=progress, on_response=on_response, pace=self.pace
+                )
         except BaseException:
             if body is not None:
                 body.abort()

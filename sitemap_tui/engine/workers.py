@@ -34,6 +34,8 @@ from sitemap_tui.engine.filejob import JobDone, JobMessage, JobSpec
 from sitemap_tui.engine.limits import Limiter
 
 RESULT_QUEUE_SIZE = 64
+# messages of one file that may wait in a worker's outbox before that file pauses its download
+FILE_BACKLOG = 8
 
 
 class WorkerDied(RuntimeError):
@@ -71,6 +73,71 @@ class _Grant:
     """Explorer -> worker: the request waiting on this ticket may go."""
 
     ticket: int
+
+
+class _Outbox:
+    """Everything a worker sends to the explorer, put on the bounded results queue by one thread.
+
+    A worker runs several files on one loop. Were the loop itself to block on the full results
+    queue (the explorer writing rows behind), every file of the worker would stop reading its
+    socket, and servers drop a client that stops reading (seen: a 50 MiB file cut off by the
+    test server's 5 s send timeout while a sibling's batches waited). Here the loop never blocks:
+    the thread keeps the order of all messages, and each file with more than ``FILE_BACKLOG``
+    of its messages still waiting pauses before its next network read (``pace``), alone."""
+
+    def __init__(self, results: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self._results = results
+        self._loop = loop
+        self._queue: queue.SimpleQueue[tuple[Any, int | None]] = queue.SimpleQueue()
+        self._pending: dict[int, int] = {}
+        self._drained: dict[int, asyncio.Event] = {}
+        self._thread = threading.Thread(target=self._send, name="sitemap-tui-outbox", daemon=True)
+        self._thread.start()
+
+    def put(self, msg: Any, node_id: int | None = None) -> None:
+        """Queue a message (from the loop's thread); ``node_id`` counts it against that file."""
+        if node_id is not None:
+            self._pending[node_id] = self._pending.get(node_id, 0) + 1
+        self._queue.put((msg, node_id))
+
+    def _send(self) -> None:
+        while True:
+            msg, node_id = self._queue.get()
+            if msg is _CLOSE:
+                return
+            try:
+                self._results.put(msg)
+            except (OSError, ValueError):  # the queue was closed under us: the pool is gone
+                return
+            if node_id is not None:
+                with contextlib.suppress(RuntimeError):  # the loop already ended
+                    self._loop.call_soon_threadsafe(self._sent, node_id)
+
+    def _sent(self, node_id: int) -> None:
+        left = self._pending.get(node_id, 1) - 1
+        if left > 0:
+            self._pending[node_id] = left
+        else:
+            self._pending.pop(node_id, None)
+        event = self._drained.get(node_id)
+        if event is not None and left <= FILE_BACKLOG:
+            event.set()
+
+    async def pace(self, node_id: int) -> None:
+        while self._pending.get(node_id, 0) > FILE_BACKLOG:
+            event = self._drained[node_id] = asyncio.Event()
+            try:
+                await event.wait()
+            finally:
+                self._drained.pop(node_id, None)
+
+    def close(self, timeout: float) -> None:
+        """Send what is queued (a file's JobDone must not be lost), then stop the thread."""
+        self._queue.put((_CLOSE, None))
+        self._thread.join(timeout)
+
+
+_CLOSE = object()
 
 
 def default_workers() -> int:
@@ -144,7 +211,8 @@ def _worker_main(
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        slots = RemoteSlots(worker, results, loop)
+        outbox = _Outbox(results, loop)
+        slots = RemoteSlots(worker, outbox, loop)
         stopped: set[int] = set()
         tasks: set[asyncio.Task[None]] = set()
         closing = asyncio.Event()
@@ -152,10 +220,14 @@ def _worker_main(
         async def run(spec: JobSpec, fetcher: Fetcher) -> None:
             node_id = spec.node_id
             try:
-                job = FileJob(spec, results.put, checker, cancelled=lambda: cancel.is_set() or node_id in stopped)
-                results.put(await job.run(fetcher))
+                job = FileJob(
+                    spec, lambda msg: outbox.put(msg, node_id), checker,
+                    cancelled=lambda: cancel.is_set() or node_id in stopped,
+                    pace=lambda: outbox.pace(node_id),
+                )
+                outbox.put(await job.run(fetcher))
             except Exception as exc:  # the explorer turns this into a node error
-                results.put(_Crashed(node_id, f"{type(exc).__name__}: {exc}"))
+                outbox.put(_Crashed(node_id, f"{type(exc).__name__}: {exc}"))
             finally:
                 stopped.discard(node_id)
 
@@ -188,6 +260,7 @@ def _worker_main(
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+        await loop.run_in_executor(None, outbox.close, 5.0)
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())

@@ -1,0 +1,25 @@
+"""The worker's outbox: its loop never blocks on the explorer's bounded results queue, and a
+file whose messages pile up pauses alone while the other files of the worker go on."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+
+from sitemap_tui.engine.workers import FILE_BACKLOG, _Outbox
+
+
+async def test_a_full_results_queue_pauses_only_the_file_that_filled_it() -> None:
+    results: queue.Queue[object] = queue.Queue(maxsize=1)  # the explorer is not reading
+    outbox = _Outbox(results, asyncio.get_running_loop())
+    for i in range(FILE_BACKLOG + 3):
+        outbox.put(("batch", 1, i), node_id=1)  # returns at once: the loop is never held
+    busy = asyncio.create_task(outbox.pace(1))
+    await asyncio.sleep(0.05)
+    assert not busy.done()  # file 1 waits for the explorer...
+    outbox.put(("batch", 2, 0), node_id=2)
+    await asyncio.wait_for(outbox.pace(2), 1)  # ...file 2 (its backlog is small) does not
+    got = [results.get(timeout=5) for _ in range(FILE_BACKLOG + 4)]  # the explorer catches up
+    await asyncio.wait_for(busy, 5)
+    assert got == [("batch", 1, i) for i in range(FILE_BACKLOG + 3)] + [("batch", 2, 0)]  # in order
+    outbox.close(5)
