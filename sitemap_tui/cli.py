@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt")
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
+    p.add_argument("--keep-non-http", action="store_true",
+                   help="also print locs whose scheme is not http(s) (javascript:, mailto:, file:, ...);"
+                        " by default they are left out and counted on stderr")
     _fetch_options(p)
     _tree_options(p)
 

@@ -20,6 +20,7 @@ from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store
+from sitemap_tui.words import plural
 
 
 def _target(raw: str) -> Target:
@@ -105,7 +106,9 @@ def run_exploration(
     async def go() -> Explorer:
         async with Explorer(
             store=store, fetch_config=fetch_config(args),
-            options=_options(args, output_format=output_format, file_stats=file_stats), checker=checker,
+            options=_options(args, output_format=output_format, file_stats=file_stats,
+                             keep_non_http=getattr(args, "keep_non_http", True)),
+            checker=checker,
             on_events=progress, on_output=on_output,
         ) as explorer:
             if started is not None:
@@ -197,6 +200,10 @@ def cmd_urls(args: Any) -> int:
     else:
         sys.stdout.flush()
     _report_failures(explorer)
+    if explorer.output_left_out:
+        n = explorer.output_left_out
+        print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"
+              " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
     problem = _root_unreachable(explorer)
     if problem and count == 0:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
@@ -297,7 +304,7 @@ def cmd_stats(args: Any) -> int:
                 print(line)
                 total_urls += urls
             files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
-            print(f"\n{files} files, {total_urls:,} URLs")
+            print(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}")
         problem = _root_unreachable(explorer)
     finally:
         if store is not None:

@@ -67,13 +67,19 @@ def _js(value: str | None) -> str:
     return "null" if value is None else _json_str(value)
 
 
+def is_url(loc: str | None) -> bool:
+    """A record without a usable loc is no URL and is never written, in any format."""
+    return bool(loc) and not loc.isspace()  # type: ignore[union-attr]
+
+
 def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str) -> str:
     """Entries straight to text, without intermediate records (the hot path of `urls`).
 
     Produces exactly what UrlWriter produces for UrlRecord.from_entry(...) records, minus
     the CSV header."""
+    entries = [e for e in entries if is_url(e.loc)]
     if fmt == "txt":
-        lines = [_plain(e.loc) for e in entries if e.loc]
+        lines = [_plain(e.loc) for e in entries]
         return "\n".join(lines) + "\n" if lines else ""
     if fmt == "jsonl":
         sm = _json_str(sitemap)
@@ -124,8 +130,9 @@ class UrlWriter:
 
     def write(self, records: Iterable[UrlRecord]) -> None:
         out = self.out
+        records = (r for r in records if is_url(r.loc))
         if self.fmt == "txt":
-            lines = [_plain(r.loc) for r in records if r.loc]
+            lines = [_plain(r.loc) for r in records]
             if lines:
                 out.write("\n".join(lines))
                 out.write("\n")

@@ -86,6 +86,8 @@ class ExploreOptions:
     # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
     # after `validate` needs none, and they cost about a tenth of a worker's time there
     file_stats: bool = True
+    # output_format only: also format URLs whose scheme is not http(s) (`urls --keep-non-http`)
+    keep_non_http: bool = True
 
 
 @dataclass
@@ -112,6 +114,7 @@ class Explorer:
         self.options = options or ExploreOptions()
         self.checker = checker
         self.on_output = on_output  # formatted URL records (options.output_format)
+        self.output_left_out = 0  # URLs not formatted: not http(s) (options.keep_non_http)
         self._pool: WorkerPool | None = None
         self._aggs: dict[int, dict[str, Any]] = {}  # per-file stats when there is no store
         self.events = EventBuffer(on_events, self.options.event_interval)
@@ -497,6 +500,8 @@ class Explorer:
             body_cache=str(self.options.body_cache) if self.options.body_cache else None,
             max_decoded=self.fetch_config.max_decoded,
             signature_key=self.store.signature_key() if self.store is not None else b"",
+            keep_non_http=self.options.keep_non_http,
+            sitemap_lastmod=node.lastmod_raw,
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise _Refused("file: URLs are only read when given on the command line")
@@ -544,6 +549,7 @@ class Explorer:
             entry_ids = [ids[idx] if idx is not None and idx < len(ids) else None for _, idx in batch.issues]
         if batch.text and self.on_output is not None:
             self.on_output(batch.text)
+        self.output_left_out += batch.left_out
         node.stats.url_count = batch.count
         self.events.emit(EntriesAdded(node.id, batch.count))
         for iss in issues:
