@@ -78,7 +78,7 @@ class StderrProgress:
         now = time.monotonic()
         if now - self._last > 0.2:
             self._last = now
-            sys.stderr.write(f"\r\x1b[K{self.files} files, {sum(self.urls.values()):,} URLs")
+            sys.stderr.write(f"\r\x1b[K{plural(self.files, 'file')}, {plural(sum(self.urls.values()), 'URL')}")
             sys.stderr.flush()
 
     def done(self) -> None:
@@ -325,9 +325,9 @@ def _stats_lines(tree: list[dict[str, Any]], humanize: Any, depth: int = 0) -> l
             if n["http_status"]:
                 parts.append(f"HTTP {n['http_status']}")
             if n["urls"]:
-                parts.append(f"{n['urls']:,} URLs")
+                parts.append(plural(n["urls"], "URL"))
             if n["sitemaps_listed"]:
-                parts.append(f"{n['sitemaps_listed']:,} sitemaps")
+                parts.append(plural(n["sitemaps_listed"], "sitemap"))
             if n["bytes"]:
                 size = humanize.naturalsize(n["bytes"], binary=True)
                 if n["gzipped"]:
@@ -457,7 +457,7 @@ def cmd_rules(args: Any) -> int:
     width = max(len(r) for r in RULES)
     for rule in RULES.values():
         print(f"{rule.id:<{width}}  {rule.severity.value:<7}  {rule.scope:<10}  {rule.title}")
-    print(f"\n{len(RULES)} rules. `sitemap-tui rules ID` explains one.")
+    print(f"\n{plural(len(RULES), 'rule')}. `sitemap-tui rules ID` explains one.")
     return EXIT_OK
 
 

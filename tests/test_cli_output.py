@@ -158,3 +158,26 @@ def test_relative_locs_are_resolved_in_every_format_and_in_the_store(httpserver,
         assert [r.loc for r in store.iter_entries(EntryFilter())] == want
     finally:
         store.close()
+
+
+# -- §6 words -------------------------------------------------------------------------------
+def test_counts_and_articles_read_as_english(httpserver) -> None:
+    base = httpserver.url_for("/")
+    child = serve(httpserver, "/child.xml", f'<urlset {NS}><url><loc>{base}a</loc></url></urlset>')
+    index = serve(httpserver, "/index.xml",
+                  f'<sitemapindex {NS}><sitemap><loc>{child}</loc></sitemap></sitemapindex>')
+    out = run("stats", index).stdout
+    assert "1 sitemap " in out + " " and "1 sitemaps" not in out
+    assert "1 URL " in out + " " and "1 URLs" not in out
+    assert out.rstrip().endswith("2 files, 1 URL")
+    assert run("stats", child).stdout.rstrip().endswith("1 file, 1 URL")
+
+    for path, body, ctype, phrase in (
+        ("/f.rss", '<rss version="2.0"><channel><title>t</title><item><link>{b}x</link></item></channel></rss>',
+         "application/rss+xml", "an RSS feed"),
+        ("/f.atom", '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><link href="{b}x"/></entry></feed>',
+         "application/atom+xml", "an Atom feed"),
+    ):
+        url = serve(httpserver, path, body.format(b=base), ctype)
+        out = run("validate", url).stdout
+        assert phrase in out and " a RSS" not in out and " a Atom" not in out

@@ -52,6 +52,7 @@ from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.workers import WorkerPool
+from sitemap_tui.words import plural
 
 ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
@@ -613,7 +614,7 @@ class Explorer:
             if outcome.error:
                 problems.append(outcome.error)
             if s.truncated_at:
-                problems.append(f"parsing stopped at line:col {s.truncated_at}; {done.count} entries kept")
+                problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
             node.error = "; ".join(problems) or None
         node.expandable = bool(done.children)
         if node.state == NodeState.FAILED and self.checker is not None:
