@@ -181,3 +181,116 @@ def test_counts_and_articles_read_as_english(httpserver) -> None:
         url = serve(httpserver, path, body.format(b=base), ctype)
         out = run("validate", url).stdout
         assert phrase in out and " a RSS" not in out and " a Atom" not in out
+
+
+# -- §7 exit codes: no sitemap, broken target -----------------------------------------------
+HOME = "<!doctype html><html><head><title>home</title></head><body>hello</body></html>"
+
+
+@pytest.mark.parametrize("robots", [None, "User-agent: *\nDisallow: /private/\n"])
+def test_a_site_without_sitemaps_says_what_was_tried_and_exits_2(httpserver, robots: str | None) -> None:
+    import re
+
+    httpserver.expect_request("/").respond_with_data(HOME, content_type="text/html")
+    if robots is not None:
+        httpserver.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    httpserver.expect_request(re.compile(r"^/.+")).respond_with_data("not found", status=404)
+    site = httpserver.url_for("/")
+    for command in ("urls", "stats", "validate", "discover"):
+        proc = run(command, site)
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        (line,) = [x for x in proc.stderr.splitlines() if "error" in x]
+        assert "no sitemap found: tried robots.txt" in line, line
+        assert "/sitemap.xml" in line and "<link rel=sitemap> in the home page" in line
+        assert "unreachable" not in proc.stderr
+
+
+def test_a_broken_target_is_a_finding_not_a_usage_error(httpserver) -> None:
+    html = serve(httpserver, "/page.xml", HOME, "text/html")
+    corrupt = serve(httpserver, "/broken.xml.gz", "", "application/gzip")
+    httpserver.clear()  # the corrupt body must be bytes
+    httpserver.expect_request("/page.xml").respond_with_data(HOME, content_type="text/html")
+    httpserver.expect_request("/broken.xml.gz").respond_with_data(b"\x1f\x8b\x08\x00garbage-not-deflate",
+                                                                  content_type="application/gzip")
+    for url, rule in ((html, "file-is-html"), (corrupt, "gzip-corrupt")):
+        proc = run("validate", url, "--format", "json")
+        assert proc.returncode == 1, (url, proc.stderr)
+        assert rule in {i["rule"] for i in json.loads(proc.stdout)["issues"]}
+        for command in ("urls", "stats"):
+            proc = run(command, url)
+            assert proc.returncode == 1, (command, url, proc.stderr)
+            assert "Traceback" not in proc.stderr and "error" in proc.stderr
+
+
+def test_an_unreachable_target_exits_2(httpserver) -> None:
+    httpserver.expect_request("/gone.xml").respond_with_data("gone", status=404)
+    url = httpserver.url_for("/gone.xml")
+    for command in ("urls", "stats", "validate"):
+        proc = run(command, url)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert "404" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- §7 shown nowhere: index lastmod, extension fields ---------------------------------------
+def test_the_index_lastmod_of_a_sitemap_is_in_every_output(httpserver, tmp_path: Path) -> None:
+    base = httpserver.url_for("/")
+    child = serve(httpserver, "/child.xml", f'<urlset {NS}><url><loc>{base}a</loc></url></urlset>')
+    index = serve(httpserver, "/index.xml",
+                  f"<sitemapindex {NS}><sitemap><loc>{child}</loc><lastmod>2024-05-01</lastmod></sitemap>"
+                  "</sitemapindex>")
+    tree = json.loads(run("stats", index, "--json").stdout)["nodes"][0]
+    assert tree["index_lastmod"] is None
+    assert tree["children"][0]["index_lastmod"] == "2024-05-01"
+    assert "index lastmod 2024-05-01" in run("stats", index).stdout
+    (rec,) = jsonl(run("urls", index, "--format", "jsonl").stdout)
+    assert rec["sitemap_lastmod"] == "2024-05-01"
+    (row,) = csv_rows(run("urls", index, "--format", "csv").stdout)
+    assert row["sitemap_lastmod"] == "2024-05-01" and row["images"] == "0"
+
+    # the TUI's export reads the store: the same records
+    from sitemap_tui.export import records_from_store
+
+    db = tmp_path / "x.db"
+    run("urls", index, "--db", str(db))
+    store = Store(db, readonly=True)
+    try:
+        (stored,) = list(records_from_store(store, EntryFilter()))
+        assert stored.sitemap_lastmod == "2024-05-01"
+    finally:
+        store.close()
+
+
+def test_jsonl_carries_image_video_and_news_fields(demo_url: str, tmp_path: Path) -> None:
+    from sitemap_tui.export import records_from_store, render
+
+    images = jsonl(run("urls", demo_url + "/sitemap-images.xml", "--format", "jsonl").stdout)
+    with_images = [r for r in images if r["images"]]
+    assert with_images and all(set(i) == {"loc", "title", "caption", "geo_location", "license"}
+                               for r in with_images for i in r["images"])
+    assert all(i["loc"].startswith("http") for r in with_images for i in r["images"])
+
+    videos = jsonl(run("urls", demo_url + "/sitemap-video.xml", "--format", "jsonl").stdout)
+    first = videos[0]["videos"][0]
+    assert first["title"] == "Pitching the Granite 2P in under three minutes"
+    assert first["content_loc"].endswith("/media/video/pitching-the-granite-2p.mp4")
+    assert first["duration"] == "178"
+
+    news = jsonl(run("urls", demo_url + "/sitemap-news.xml", "--format", "jsonl").stdout)
+    assert news[0]["news"] == [{
+        "publication_name": "Demo Outfitters Journal", "publication_language": "en",
+        "publication_date": "2024-03-04T08:00:00+01:00",
+        "title": "Demo Outfitters opens a second store by the harbour",
+    }]
+    rows = csv_rows(run("urls", demo_url + "/sitemap-video.xml", "--format", "csv").stdout)
+    assert rows[0]["videos"] == "1"  # CSV stays one row per URL, with counts
+
+    # what the TUI exports from the store is line for line what `urls` printed
+    for name, printed in (("sitemap-video.xml", videos), ("sitemap-news.xml", news), ("sitemap-images.xml", images)):
+        db = tmp_path / f"{name}.db"
+        run("urls", demo_url + "/" + name, "--db", str(db))
+        store = Store(db, readonly=True)
+        try:
+            assert jsonl(render(records_from_store(store, EntryFilter()), "jsonl")) == printed
+        finally:
+            store.close()

@@ -112,7 +112,7 @@ class FileJob:
         self.emit = emit
         self.checker = checker if spec.ctx is not None else None
         self.cancelled = cancelled or (lambda: False)
-        self._format: Callable[[list[Entry], str, str], str] | None = None
+        self._format: Callable[[list[Entry], str, str, str | None], str] | None = None
         if spec.output_format:
             from sitemap_tui.export import format_entries
 
@@ -224,7 +224,7 @@ class FileJob:
                 if not run.spec.keep_non_http:
                     shown = [e for e in entries if has_http_scheme(e.loc)]
                     left_out = len(entries) - len(shown)
-                text = self._format(shown, sitemap, run.spec.output_format or "txt")
+                text = self._format(shown, sitemap, run.spec.output_format or "txt", run.spec.sitemap_lastmod)
         if not entries and not issues:
             return
         run.last_flush = time.monotonic()

@@ -227,6 +227,8 @@ class OverviewPane(NodePane):
             right.append(("Unique", "—"))
         if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS):
             right.append(("Sitemaps listed", f"{s.child_count:,}" if s.child_count else str(len(sel.children))))
+        if node.lastmod_raw:  # what the parent index says of this file
+            right.append(("Index lastmod", Text(display(node.lastmod_raw, 60))))
         right.append(("Lastmod", f"{fmt_ts(agg.lastmod_min)} → {fmt_ts(agg.lastmod_max)}" if agg.lastmod_min is not None else "—"))
         lm = Text()
         lm.append(f"{agg.lastmod_missing:,} missing", style="dim" if not agg.lastmod_missing else "")
