@@ -37,6 +37,15 @@ examples:
 Run `sitemap-tui COMMAND --help` for the options of a command.
 """
 
+EXIT_HELP = """
+exit codes:
+  0  ran; nothing to report (validate: no error-severity finding)
+  1  ran, and found problems: validate found errors, or the target answered but is
+     not a usable sitemap (an HTML page, corrupt gzip)
+  2  could not run as asked: a bad option, an unreachable target, a site or folder
+     with no sitemap (nothing to work on)
+"""
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse with its errors on one line (no usage block), like every other error of the tool:
@@ -145,7 +154,7 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="sitemap-tui", description=DESCRIPTION, epilog=EPILOG,
+        prog="sitemap-tui", description=DESCRIPTION, epilog=EPILOG + EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from sitemap_tui import __version__
@@ -174,10 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("urls", help="print every URL of the sitemaps", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
-                              "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl")
+                              "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl\n"
+                              "\nEntries without a URL are not URLs; locs that are not http(s) are left out\n"
+                              "unless --keep-non-http (counted on stderr). JSON shapes: docs/json.md\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt")
-    p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write here instead of stdout (atomically; missing folders are created)")
     p.add_argument("--keep-non-http", action="store_true",
                    help="also print locs whose scheme is not http(s) (javascript:, mailto:, file:, ...);"
                         " by default they are left out and counted on stderr")
@@ -185,14 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     _tree_options(p)
 
     p = sub.add_parser("stats", help="the sitemap tree with per-file statistics", formatter_class=fmt,
-                       epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .")
+                       epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--json", action="store_true", help="JSON output")
     _fetch_options(p)
     _tree_options(p)
 
     p = sub.add_parser("discover", help="find a site's sitemaps (robots.txt, common paths, home page)",
-                       formatter_class=fmt, epilog="example:\n  sitemap-tui discover example.com --json")
+                       formatter_class=fmt, epilog="example:\n  sitemap-tui discover example.com --json\n" + EXIT_HELP)
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
@@ -202,10 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui validate example.com\n"
                               "  sitemap-tui validate public/sitemap.xml --format sarif --output sitemap.sarif\n"
-                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning")
+                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the report here instead of stdout (atomically; missing folders are created)")
     p.add_argument("--select", metavar="RULES", help="comma-separated rule ids or prefixes to run")
     p.add_argument("--ignore", metavar="RULES", help="comma-separated rule ids or prefixes to skip")
     p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info")

@@ -294,3 +294,11 @@ def test_jsonl_carries_image_video_and_news_fields(demo_url: str, tmp_path: Path
             assert jsonl(render(records_from_store(store, EntryFilter()), "jsonl")) == printed
         finally:
             store.close()
+
+
+def test_help_states_the_exit_codes_and_the_url_policy() -> None:
+    for command in ("urls", "stats", "discover", "validate"):
+        out = run(command, "--help").stdout
+        assert "exit codes:" in out and "could not run as asked" in out, command
+    assert "--keep-non-http" in run("urls", "--help").stdout
+    assert "exit codes:" in run("--help").stdout
