@@ -149,7 +149,9 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     if root.state != NodeState.FAILED:
         return None
     s = root.stats
-    answered = s.http_status is not None and s.http_status < 400 or s.http_status is None and s.wire_bytes > 0
+    # answered: a 2xx body (or a local file's bytes) that is not a usable sitemap; a 4xx/5xx, a
+    # refused redirect or no answer at all means the target could not be read
+    answered = 200 <= s.http_status < 300 if s.http_status is not None else s.wire_bytes > 0
     code = EXIT_FINDINGS if answered else EXIT_USAGE
     return TargetProblem(code, f"{display(root.url)}: {display(root.error)}")
 
