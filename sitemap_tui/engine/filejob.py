@@ -257,6 +257,7 @@ class FileJob:
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_HTTP = ("https://", "http://")
 
 
 def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int]]:
@@ -272,7 +273,7 @@ def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, i
         loc = e.loc
         if not loc or loc.isspace():
             continue
-        if _SCHEME.match(loc) is None:
+        if not loc.startswith(_HTTP) and _SCHEME.match(loc) is None:  # the common case first
             e.loc = urlpolicy.resolve(base, loc)
         kept_at[i] = len(kept)
         kept.append(e)
@@ -280,5 +281,7 @@ def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, i
 
 
 def has_http_scheme(loc: str | None) -> bool:
+    if loc is not None and loc.startswith(_HTTP):
+        return True
     scheme, sep, _ = (loc or "").partition(":")
     return bool(sep) and scheme.lower() in ("http", "https")
