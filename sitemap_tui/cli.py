@@ -6,9 +6,11 @@ needs (the headless commands never import Textual)."""
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -35,11 +37,92 @@ examples:
 Run `sitemap-tui COMMAND --help` for the options of a command.
 """
 
+EXIT_HELP = """
+exit codes:
+  0  ran; nothing to report (validate: no error-severity finding)
+  1  ran, and found problems: validate found errors, or the target answered but is
+     not a usable sitemap (an HTML page, corrupt gzip)
+  2  could not run as asked: a bad option, an unreachable target, a site or folder
+     with no sitemap (nothing to work on)
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (no usage block), like every other error of the tool:
+    scripts read stderr line by line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"sitemap-tui: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    """A whole number from ``low`` to ``high``; anything else is a one-line usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+def _positive(text: str) -> float:
+    """A finite number above 0 (seconds, requests per second)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    return value
+
+
+def _sample(text: str) -> int | None:
+    """``all`` (None) or a number of URLs per sitemap, 1 or more."""
+    if text == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of URLs or 'all', not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more (or 'all'), not {value}")
+    return value
+
+
+# RFC 9110 field names are tokens; values are visible ASCII, spaces and tabs (httpx sends ASCII
+# only, and a CR or LF would start another header)
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")
+
+
+def _header(text: str) -> str:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"bad header {text!r}: expected 'Name: value'")
+    if not _TOKEN.fullmatch(name.strip()):
+        raise argparse.ArgumentTypeError(f"bad header name {name.strip()!r}: letters, digits and !#$%&'*+.^_`|~- only")
+    if not _FIELD_VALUE.fullmatch(value.strip()):
+        raise argparse.ArgumentTypeError(
+            f"bad header value {value.strip()!r}: ASCII without control characters only"
+            " (percent-encode other characters)")
+    return text
+
+
+def _user_agent(text: str) -> str:
+    if not text.strip() or not _FIELD_VALUE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: ASCII without control characters only")
+    return text
+
 
 def _fetch_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("fetching")
-    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
-                   help="extra request header (repeatable), sent only to the target's origin (same "
+    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", type=_header,
+                   help="extra request header (repeatable; ASCII), sent only to the target's origin (same "
                         "scheme, host and port) and dropped on a redirect to another origin")
     g.add_argument("--header-all-hosts", action="store_true",
                    help="send the -H headers to every host (index children, redirects, --deep pages), "
@@ -51,12 +134,14 @@ def _fetch_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--resolve", action="append", default=[], metavar="HOST:IP",
                    help="connect to IP for HOST, without DNS (repeatable); the host counts as the "
                         "user's own, like the target")
-    g.add_argument("--user-agent", help="User-Agent header (default sitemap-tui/VERSION)")
-    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
+    g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
                    help="overall deadline per file, headers and body (default 30)")
-    g.add_argument("--concurrency", type=int, default=8, help="parallel downloads (default 8)")
-    g.add_argument("--per-host", type=int, default=4, help="parallel downloads per host (default 4)")
-    g.add_argument("--max-size", type=int, default=50, metavar="MIB",
+    g.add_argument("--concurrency", type=_whole(1, 1000), default=8, metavar="N",
+                   help="parallel downloads (default 8)")
+    g.add_argument("--per-host", type=_whole(1, 1000), default=4, metavar="N",
+                   help="parallel downloads per host (default 4)")
+    g.add_argument("--max-size", type=_whole(1, 65536), default=50, metavar="MIB",
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
@@ -67,32 +152,27 @@ def _strict_option(p: argparse.ArgumentParser) -> None:
                         "(entry or size cap). Each cause is said on stderr, with or without it")
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
 def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None:
     g = p.add_argument_group("exploring")
     if recursive:
         g.add_argument("--no-recursive", action="store_true",
                        help="only the target itself, not the sitemaps it lists")
-    g.add_argument("--depth", type=int, default=10, help="maximum index depth (default 10)")
-    g.add_argument("--max-files", type=int, default=10_000, help="total files budget (default 10000)")
+    g.add_argument("--depth", type=_whole(0, 1000), default=10, metavar="N",
+                   help="maximum index depth (default 10)")
+    g.add_argument("--max-files", type=_whole(1, 10_000_000), default=10_000, metavar="N",
+                   help="total files budget (default 10000)")
     g.add_argument("--probe", action="store_true",
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",
                    help="also fetch index children on other hosts (flagged either way)")
     g.add_argument("--db", metavar="PATH", help="keep the exploration in this SQLite file")
-    g.add_argument("--workers", type=_non_negative, metavar="N",
+    g.add_argument("--workers", type=_whole(0, 64), metavar="N",
                    help="parser processes (default: one per core, at most 8; 0 parses in the main process)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sitemap-tui", description=DESCRIPTION, epilog=EPILOG,
+    parser = _Parser(
+        prog="sitemap-tui", description=DESCRIPTION, epilog=EPILOG + EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from sitemap_tui import __version__
@@ -111,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui demo\n  sitemap-tui demo --serve --port 8000")
     p.add_argument("--serve", action="store_true", help="only serve the site (until Ctrl-C)")
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--port", type=_whole(0, 65535), default=0, help="port (default 0: a free one)")
     p.add_argument("--headless", action="store_true",
                    help="print the explored tree instead of opening the explorer")
 
@@ -121,20 +201,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("urls", help="print every URL of the sitemaps", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
-                              "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl")
+                              "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl\n"
+                              "\nEntries without a URL are not URLs; locs that are not http(s) are left out\n"
+                              "unless --keep-non-http (counted on stderr). JSON shapes: docs/json.md\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("txt", "csv", "jsonl"), default="txt",
                    help="txt (default), csv or jsonl; CSV cells that start with = + - @, TAB or CR get a "
                         "leading ' so that spreadsheets show them as text, never run them as a formula")
     p.add_argument("--csv-raw", action="store_true",
                    help="with --format csv: write every cell as it is (for programs, not spreadsheets)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout (atomically)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write here instead of stdout (atomically; missing folders are created)")
+    p.add_argument("--keep-non-http", action="store_true",
+                   help="also print locs whose scheme is not http(s) (javascript:, mailto:, file:, ...);"
+                        " by default they are left out and counted on stderr")
     _strict_option(p)
     _fetch_options(p)
     _tree_options(p)
 
     p = sub.add_parser("stats", help="the sitemap tree with per-file statistics", formatter_class=fmt,
-                       epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .")
+                       epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--json", action="store_true", help="JSON output")
     _strict_option(p)
@@ -142,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     _tree_options(p)
 
     p = sub.add_parser("discover", help="find a site's sitemaps (robots.txt, common paths, home page)",
-                       formatter_class=fmt, epilog="example:\n  sitemap-tui discover example.com --json")
+                       formatter_class=fmt, epilog="example:\n  sitemap-tui discover example.com --json\n" + EXIT_HELP)
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
@@ -153,18 +239,21 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui validate example.com\n"
                               "  sitemap-tui validate public/sitemap.xml --format sarif --output sitemap.sarif\n"
-                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning")
+                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the report here instead of stdout (atomically; missing folders are created)")
     p.add_argument("--select", metavar="RULES", help="comma-separated rule ids or prefixes to run")
     p.add_argument("--ignore", metavar="RULES", help="comma-separated rule ids or prefixes to skip")
     p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info")
     p.add_argument("--xsd", choices=("lax", "strict", "off"), default="lax",
                    help="XML Schema validation mode (default lax: unknown vendor namespaces allowed)")
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
-    p.add_argument("--sample", default="100", help="URLs per sitemap for --deep, or 'all' (default 100)")
-    p.add_argument("--rate", type=float, default=5.0, help="--deep requests per second per host (default 5)")
+    p.add_argument("--sample", type=_sample, default=100, metavar="N",
+                   help="URLs per sitemap for --deep, or 'all' (default 100)")
+    p.add_argument("--rate", type=_positive, default=5.0, metavar="R",
+                   help="--deep requests per second per host (default 5)")
     _strict_option(p)
     _fetch_options(p)
     _tree_options(p)
@@ -277,9 +366,9 @@ def fetch_config(args: Any) -> Any:
         user_agent=args.user_agent or USER_AGENT,
         headers=headers,
         total_timeout=args.timeout,
-        concurrency=max(1, args.concurrency),
-        per_host=max(1, args.per_host),
-        max_decoded=max(1, args.max_size) * 1024 * 1024,
+        concurrency=args.concurrency,
+        per_host=args.per_host,
+        max_decoded=args.max_size * 1024 * 1024,
         target=target,
         header_all_hosts=all_hosts,
         allow_private=bool(getattr(args, "allow_private", False)),

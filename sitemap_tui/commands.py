@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -20,6 +20,7 @@ from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store
+from sitemap_tui.words import plural
 
 
 def _target(raw: str) -> Target:
@@ -77,7 +78,7 @@ class StderrProgress:
         now = time.monotonic()
         if now - self._last > 0.2:
             self._last = now
-            sys.stderr.write(f"\r\x1b[K{self.files} files, {sum(self.urls.values()):,} URLs")
+            sys.stderr.write(f"\r\x1b[K{plural(self.files, 'file')}, {plural(sum(self.urls.values()), 'URL')}")
             sys.stderr.flush()
 
     def done(self) -> None:
@@ -105,7 +106,9 @@ def run_exploration(
     async def go() -> Explorer:
         async with Explorer(
             store=store, fetch_config=fetch_config(args),
-            options=_options(args, output_format=output_format, file_stats=file_stats), checker=checker,
+            options=_options(args, output_format=output_format, file_stats=file_stats,
+                             keep_non_http=getattr(args, "keep_non_http", True)),
+            checker=checker,
             on_events=progress, on_output=on_output,
         ) as explorer:
             if started is not None:
@@ -119,25 +122,152 @@ def run_exploration(
         progress.done()
 
 
-def _root_unreachable(explorer: Explorer) -> str | None:
+@dataclass(frozen=True, slots=True)
+class TargetProblem:
+    """Why the target gave nothing to work on, and the exit code that says so."""
+
+    code: int  # EXIT_USAGE: could not run as asked; EXIT_FINDINGS: the target is a broken sitemap
+    message: str
+
+
+def target_problem(explorer: Explorer) -> TargetProblem | None:
+    """The exit-code contract for the target itself: unreachable, or a site or folder without a
+    sitemap, is 2 (nothing to work on); a target that answered but is not a usable sitemap (an
+    HTML page, corrupt gzip) is a finding, 1."""
     roots = explorer.children.get(None, [])
     if not roots:
-        return "nothing to explore"
+        return TargetProblem(EXIT_USAGE, "nothing to explore")
     root = explorer.nodes[roots[0]]
-    if root.state == NodeState.FAILED:
-        return f"{display(root.url)}: {display(root.error)}"
-    if root.kind == NodeKind.SITE:
-        found = [n for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.ROBOTS)]
-        robots = [n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS]
-        if not found and robots and robots[0].state == NodeState.FAILED:
-            return f"{display(root.url)}: site unreachable ({display(robots[0].error)})"
+    if root.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+        if root.state == NodeState.FAILED:  # no HTTP answer at all
+            return TargetProblem(EXIT_USAGE, f"{display(root.url)}: {display(root.error)}")
+        if any(n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS) for n in explorer.nodes.values()):
+            return None
+        if root.kind == NodeKind.DIRECTORY:
+            return TargetProblem(EXIT_USAGE, f"no sitemap found in {display(root.url)}")
+        return TargetProblem(EXIT_USAGE, _no_sitemap(explorer))
+    if root.state != NodeState.FAILED:
+        return None
+    s = root.stats
+    # answered: a 2xx body (or a local file's bytes) that is not a usable sitemap; a 4xx/5xx, a
+    # refused redirect or no answer at all means the target could not be read
+    answered = 200 <= s.http_status < 300 if s.http_status is not None else s.wire_bytes > 0
+    code = EXIT_FINDINGS if answered else EXIT_USAGE
+    return TargetProblem(code, f"{display(root.url)}: {display(root.error)}")
+
+
+def _no_sitemap(explorer: Explorer) -> str:
+    """"no sitemap found: tried robots.txt (HTTP 404), /sitemap.xml, ..." for a site target."""
+    from urllib.parse import urlsplit
+
+    from sitemap_tui.engine.model import FoundBy
+
+    tried = []
+    robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
+    if robots is not None:
+        why = display(robots.error) if robots.state == NodeState.FAILED else "no Sitemap: lines"
+        tried.append(f"robots.txt ({why})")
+    for record in explorer.discovery:
+        if record.found_by == FoundBy.PROBE and record.node_id is None:
+            tried.append(display(urlsplit(record.url).path or record.url))
+    tried.append("<link rel=sitemap> in the home page")
+    return "no sitemap found: tried " + ", ".join(tried)
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def exploration_problem(path: Path, *, must_exist: bool) -> str | None:
+    """Why ``path`` cannot hold an exploration, or None. Nothing is created or changed: a text
+    file, a folder or someone else's database given by mistake stays as it was."""
+    if path.is_dir():
+        return "is a folder, not an exploration file"
+    if not path.exists():
+        if must_exist:
+            return "no such exploration file"
+        if not path.parent.is_dir():
+            return f"its folder {display(str(path.parent))} does not exist"
+        return None
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if not head:
+        return "is empty, not an exploration" if must_exist else None
+    if head != SQLITE_MAGIC:
+        return "is not a sitemap-tui exploration (not an SQLite file)"
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"cannot be read as a database ({exc})"
+    if not tables:
+        return "holds no exploration" if must_exist else None
+    if not {"nodes", "entries", "meta"} <= tables:
+        return "is an SQLite database but not a sitemap-tui exploration"
     return None
 
 
-def _open_output(path: str | None) -> AbstractContextManager[IO[str]]:
-    if path is None:
-        return nullcontext(sys.stdout)
-    return open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115
+def open_store(raw: str) -> Store:
+    """The store a command's ``--db`` names; a path that cannot hold one is a usage error."""
+    import sqlite3
+
+    path = Path(raw)
+    problem = exploration_problem(path, must_exist=False)
+    if problem:
+        raise UsageError(f"--db {display(raw)}: {problem}")
+    try:
+        return Store(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise UsageError(f"--db {display(raw)}: cannot open it ({exc})") from exc
+
+
+def output_path(raw: str | None) -> Path | None:
+    """Where ``--output`` writes, checked before any work: a folder or a path under a file is a
+    usage error; missing folders are created."""
+    if raw is None:
+        return None
+    path = Path(raw)
+    if path.is_dir():
+        raise UsageError(f"--output {display(raw)}: is a folder; name a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--output {display(raw)}: cannot create its folder ({exc.strerror})") from exc
+    return path
+
+
+class AtomicOutput:
+    """A text file written beside its final name and renamed into place on success, removed on
+    any failure: a failed or interrupted run never leaves a half file or a temp file behind."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.file: IO[str] = tempfile.NamedTemporaryFile(  # noqa: SIM115
+                "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
+                delete=False,
+            )
+        except OSError as exc:
+            raise UsageError(f"--output {display(str(path))}: cannot write there ({exc.strerror})") from exc
+
+    def commit(self) -> None:
+        try:
+            self.file.close()
+            Path(self.file.name).replace(self.path)
+        except OSError as exc:
+            self.discard()
+            raise UsageError(f"--output {display(str(self.path))}: cannot write it ({exc.strerror})") from exc
+
+    def discard(self) -> None:
+        self.file.close()
+        Path(self.file.name).unlink(missing_ok=True)
 
 
 # -- urls ----------------------------------------------------------------------------------
@@ -150,14 +280,15 @@ def cmd_urls(args: Any) -> int:
         if fmt != "csv":
             raise UsageError("--csv-raw only applies to --format csv")
         fmt = CSV_RAW  # cells as they are: no ' before a formula-like cell
-    out_path = Path(args.output) if args.output else None
-    tmp = None
-    if out_path is not None:
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            "w", encoding="utf-8", newline="", dir=out_path.parent, prefix=f".{out_path.name}.", delete=False
-        )
-    out = tmp if tmp is not None else sys.stdout
+    out_path = output_path(args.output)
+    store = open_store(args.db) if args.db else None
+    try:
+        tmp = AtomicOutput(out_path) if out_path is not None else None
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
+    out = tmp.file if tmp is not None else sys.stdout
     UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
     count = 0
     running: list[Explorer] = []
@@ -180,7 +311,6 @@ def cmd_urls(args: Any) -> int:
             return
         count += text.count("\n")
 
-    store = Store(args.db) if args.db else None
     try:
         explorer = run_exploration(
             args, target, store=store, output_format=fmt, on_output=on_output,
@@ -188,24 +318,26 @@ def cmd_urls(args: Any) -> int:
         )
     except BaseException:
         if tmp is not None:
-            tmp.close()
-            Path(tmp.name).unlink(missing_ok=True)
+            tmp.discard()
         raise
     finally:
         if store is not None:
             store.close()
     if tmp is not None:
-        tmp.close()
-        Path(tmp.name).replace(out_path)  # type: ignore[arg-type]
+        tmp.commit()
     elif closed:
         return EXIT_OK
     else:
         sys.stdout.flush()
     _report_failures(explorer)
-    problem = _root_unreachable(explorer)
+    if explorer.output_left_out:
+        n = explorer.output_left_out
+        print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"
+              " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
+    problem = target_problem(explorer)
     if problem and count == 0:
-        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
+        return problem.code
     return report_left_out(explorer, args, EXIT_OK)
 
 
@@ -253,6 +385,7 @@ def node_json(explorer: Explorer, node_id: int) -> dict[str, Any]:
         "parse_time": _round(s.parse_time),
         "ttfb": _round(s.ttfb),
         "sitemaps_listed": s.child_count,
+        "index_lastmod": node.lastmod_raw,
         "error": node.error,
     }
     if agg.urls:
@@ -286,7 +419,7 @@ def _iso(ts: int | None) -> str | None:
 
 def _tmp_store(args: Any) -> tuple[Store, Callable[[], None]]:
     if getattr(args, "db", None):
-        store = Store(args.db)
+        store = open_store(args.db)
         return store, store.close
     tmpdir = tempfile.TemporaryDirectory(prefix="sitemap-tui-")
     store = Store(Path(tmpdir.name) / "exploration.db")
@@ -303,7 +436,7 @@ def cmd_stats(args: Any) -> int:
 
     target = _target(args.target)
     # per-file aggregates are kept while streaming, so stats needs no store unless asked
-    store = Store(args.db) if args.db else None
+    store = open_store(args.db) if args.db else None
     try:
         explorer = run_exploration(args, target, store=store)
         roots = explorer.children.get(None, [])
@@ -317,14 +450,14 @@ def cmd_stats(args: Any) -> int:
                 print(line)
                 total_urls += urls
             files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
-            print(f"\n{files} files, {total_urls:,} URLs")
-        problem = _root_unreachable(explorer)
+            print(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}")
+        problem = target_problem(explorer)
     finally:
         if store is not None:
             store.close()
     if problem:
-        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
+        return problem.code
     return report_left_out(explorer, args, EXIT_OK)
 
 
@@ -338,9 +471,9 @@ def _stats_lines(tree: list[dict[str, Any]], humanize: Any, depth: int = 0) -> l
             if n["http_status"]:
                 parts.append(f"HTTP {n['http_status']}")
             if n["urls"]:
-                parts.append(f"{n['urls']:,} URLs")
+                parts.append(plural(n["urls"], "URL"))
             if n["sitemaps_listed"]:
-                parts.append(f"{n['sitemaps_listed']:,} sitemaps")
+                parts.append(plural(n["sitemaps_listed"], "sitemap"))
             if n["bytes"]:
                 size = humanize.naturalsize(n["bytes"], binary=True)
                 if n["gzipped"]:
@@ -348,6 +481,8 @@ def _stats_lines(tree: list[dict[str, Any]], humanize: Any, depth: int = 0) -> l
                 parts.append(size)
             if n["fetch_time"] is not None:
                 parts.append(f"{n['fetch_time']:.2f}s")
+            if n["index_lastmod"]:
+                parts.append(f"index lastmod {display(n['index_lastmod'], 60)}")
         if n["error"]:
             parts.append(f"— {display(n['error'])}")
         out.append(("  ".join(parts), n["urls"] or 0))
@@ -387,9 +522,9 @@ def cmd_discover(args: Any) -> int:
         for r in records:
             mark = "found" if r.node_id is not None else "no"
             print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
-    problem = _root_unreachable(explorer)
-    if problem and not any(r.node_id is not None for r in records):
-        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
+    problem = target_problem(explorer)
+    if problem:
+        print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
     return report_left_out(explorer, args, EXIT_OK)
 
@@ -407,11 +542,12 @@ def cmd_validate(args: Any) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
     checker = Checker(enabled=enabled, xsd_mode=args.xsd)
+    out_path = output_path(args.output)
     store, cleanup = _tmp_store(args)
     try:
         # per-file aggregates only matter in a store the user keeps (--db, for `open`)
         explorer = run_exploration(args, target, store=store, checker=checker, file_stats=bool(args.db))
-        problem = _root_unreachable(explorer)
+        problem = target_problem(explorer)
         from sitemap_tui.validate.crossfile import run_crossfile
 
         # the store is closed right after the report: its temporary tables need no DROP
@@ -419,8 +555,7 @@ def cmd_validate(args: Any) -> int:
         if args.deep:
             from sitemap_tui.validate.deep import DeepOptions, run_deep
 
-            sample = None if args.sample == "all" else int(args.sample)
-            asyncio.run(run_deep(store, fetch_config(args), DeepOptions(sample=sample, rate=args.rate), enabled=enabled))
+            asyncio.run(run_deep(store, fetch_config(args), DeepOptions(sample=args.sample, rate=args.rate), enabled=enabled))
         store.commit()
         def selected() -> Iterator[Any]:
             # streamed from the store twice (counts, then the report): millions of issues never
@@ -430,13 +565,22 @@ def cmd_validate(args: Any) -> int:
         files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
         summary = Summary.of(selected(), files=files, urls=urls)
-        with _open_output(args.output) as out:
-            write_report(args.format, selected(), summary, out)
+        if out_path is None:
+            write_report(args.format, selected(), summary, sys.stdout)
+        else:
+            report = AtomicOutput(out_path)
+            try:
+                write_report(args.format, selected(), summary, report.file)
+            except BaseException:
+                report.discard()
+                raise
+            report.commit()
     finally:
         cleanup()
-    if problem:
-        print(f"sitemap-tui: error: {problem}", file=sys.stderr)
+    if problem and problem.code == EXIT_USAGE:
+        print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
+    # a target that answered but is broken is reported as its findings (file-is-html, ...)
     return report_left_out(explorer, args, EXIT_FINDINGS if summary.errors else EXIT_OK)
 
 
@@ -470,7 +614,7 @@ def cmd_rules(args: Any) -> int:
     width = max(len(r) for r in RULES)
     for rule in RULES.values():
         print(f"{rule.id:<{width}}  {rule.severity.value:<7}  {rule.scope:<10}  {rule.title}")
-    print(f"\n{len(RULES)} rules. `sitemap-tui rules ID` explains one.")
+    print(f"\n{plural(len(RULES), 'rule')}. `sitemap-tui rules ID` explains one.")
     return EXIT_OK
 
 
@@ -486,24 +630,36 @@ def cmd_explore(args: Any) -> int:
     target = _target(args.target)
     from sitemap_tui.tui.app import launch
 
+    if args.db:
+        problem = exploration_problem(Path(args.db), must_exist=False)
+        if problem:
+            raise UsageError(f"--db {display(args.db)}: {problem}")
     db = Path(args.db) if args.db else default_db_path(target)
     return launch(target=target, db_path=db, fetch_config=fetch_config(args), options=_options(args))
 
 
 def cmd_open(args: Any) -> int:
     path = Path(args.db)
-    if not path.is_file():
-        raise UsageError(f"no such exploration file: {path}")
+    problem = exploration_problem(path, must_exist=True)
+    if problem:
+        raise UsageError(f"{display(args.db)}: {problem}")
     from sitemap_tui.tui.app import launch
 
     return launch(target=None, db_path=path, fetch_config=None, options=None)
 
 
 def cmd_demo(args: Any) -> int:
+    import errno
+
     from sitemap_tui.demo.server import DemoServer
 
     server = DemoServer(port=args.port)
-    server.start()
+    try:
+        server.start()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"--port {args.port} is in use (choose another, or 0 for a free one)") from exc
+        raise UsageError(f"--port {args.port}: cannot listen on it ({exc.strerror or exc})") from exc
     try:
         url = f"{server.base_url}/"
         if args.serve:

@@ -29,7 +29,13 @@ FORMATS = ("txt", "csv", "jsonl")
 CSV_RAW = "csv-raw"  # CSV without the formula neutralisation (`urls --csv-raw`)
 WRITER_FORMATS = (*FORMATS, CSV_RAW)
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-CSV_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "sitemap", "images", "videos", "news", "alternates")
+# CSV keeps one row per URL: the extensions are counted there; JSON Lines carries their fields
+CSV_COLUMNS = (
+    "loc", "lastmod", "changefreq", "priority", "sitemap", "sitemap_lastmod", "images", "videos", "news",
+    "alternates",
+)
+# video children that Google allows several times: always lists, so their type never changes
+VIDEO_LISTS = ("tag", "price")
 
 
 @dataclass(slots=True)
@@ -41,22 +47,25 @@ class UrlRecord:
     changefreq: str | None
     priority: str | None
     sitemap: str
-    images: int = 0
-    videos: int = 0
-    news: int = 0
+    sitemap_lastmod: str | None = None  # the <lastmod> the parent index gives the sitemap
+    images: list[dict[str, Any]] = field(default_factory=list)
+    videos: list[dict[str, Any]] = field(default_factory=list)
+    news: list[dict[str, Any]] = field(default_factory=list)
     alternates: list[dict[str, str | None]] = field(default_factory=list)
 
     @classmethod
-    def from_entry(cls, entry: Entry, sitemap: str) -> UrlRecord:
+    def from_entry(cls, entry: Entry, sitemap: str, sitemap_lastmod: str | None = None) -> UrlRecord:
         return cls(
             loc=entry.loc,
             lastmod=entry.lastmod_raw,
             changefreq=entry.changefreq_raw,
             priority=entry.priority_raw,
             sitemap=sitemap,
-            images=len(entry.images),
-            videos=len(entry.videos),
-            news=len(entry.news),
+            sitemap_lastmod=sitemap_lastmod,
+            images=[image_record(i.loc, i.title, i.caption, i.geo_location, i.license) for i in entry.images],
+            videos=[video_record(v.fields, v.multi, v.attrs) for v in entry.videos],
+            news=[news_record(n.publication_name, n.publication_language, n.publication_date, n.title, n.extra)
+                  for n in entry.news],
             alternates=[alternate_record(a.hreflang, a.href, a.media) for a in entry.alternates],
         )
 
@@ -69,6 +78,35 @@ def alternate_record(hreflang: str | None, href: str | None, media: str | None) 
     return record
 
 
+def image_record(loc: str | None, title: str | None, caption: str | None, geo_location: str | None,
+                 license: str | None) -> dict[str, Any]:
+    """One image:image of a URL record (every key always present, null when absent)."""
+    return {"loc": loc, "title": title, "caption": caption, "geo_location": geo_location, "license": license}
+
+
+def video_record(fields: dict[str, str], multi: dict[str, list[str]], attrs: dict[str, str]) -> dict[str, Any]:
+    """One video:video: each child's text by its name (thumbnail_loc, title, content_loc, ...);
+    ``tag`` and ``price`` are lists, as is any child that repeats; attributes are keyed
+    ``child@attribute`` (``player_loc@allow_embed``; the second price's ``price[2]@currency``)."""
+    record: dict[str, Any] = {}
+    for name, value in fields.items():
+        values = multi.get(name, [value])
+        record[name] = values if name in VIDEO_LISTS or len(values) > 1 else value
+    record.update(attrs)
+    return record
+
+
+def news_record(name: str | None, language: str | None, date: str | None, title: str | None,
+                extra: dict[str, str] | None) -> dict[str, Any]:
+    """One news:news: the publication, date and title, then any other child by its name
+    (keywords, genres, stock_tickers, access)."""
+    record: dict[str, Any] = {"publication_name": name, "publication_language": language,
+                              "publication_date": date, "title": title}
+    for key, value in (extra or {}).items():
+        record.setdefault(key, value)
+    return record
+
+
 _json_str = json.encoder.encode_basestring_ascii  # the C escaper behind json.dumps(ensure_ascii)
 
 
@@ -76,17 +114,25 @@ def _js(value: str | None) -> str:
     return "null" if value is None else _json_str(value)
 
 
-def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str) -> str:
+def is_url(loc: str | None) -> bool:
+    """A record without a usable loc is no URL and is never written, in any format."""
+    return bool(loc) and not loc.isspace()  # type: ignore[union-attr]
+
+
+def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str, sitemap_lastmod: str | None = None) -> str:
     """Entries straight to text, without intermediate records (the hot path of `urls`);
     ``fmt`` is one of WRITER_FORMATS.
 
     Produces exactly what UrlWriter produces for UrlRecord.from_entry(...) records, minus
     the CSV header."""
+    entries = [e for e in entries if is_url(e.loc)]
     if fmt == "txt":
-        lines = [_plain(e.loc) for e in entries if e.loc]
+        lines = [_plain(e.loc) for e in entries]
         return "\n".join(lines) + "\n" if lines else ""
     if fmt == "jsonl":
         sm = _json_str(sitemap)
+        sm_lastmod = _js(sitemap_lastmod)
+        dumps = json.dumps
         out = []
         for e in entries:
             alts = (
@@ -98,18 +144,24 @@ def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str) -> str:
                 if e.alternates
                 else "[]"
             )
+            # image/video/news blocks are rare enough per URL to go through json.dumps
+            images = dumps([image_record(i.loc, i.title, i.caption, i.geo_location, i.license)
+                            for i in e.images]) if e.images else "[]"
+            videos = dumps([video_record(v.fields, v.multi, v.attrs) for v in e.videos]) if e.videos else "[]"
+            news = dumps([news_record(n.publication_name, n.publication_language, n.publication_date, n.title,
+                                      n.extra) for n in e.news]) if e.news else "[]"
             out.append(
                 f'{{"loc": {_js(e.loc)}, "lastmod": {_js(e.lastmod_raw)}, '
                 f'"changefreq": {_js(e.changefreq_raw)}, "priority": {_js(e.priority_raw)}, '
-                f'"sitemap": {sm}, "images": {len(e.images)}, "videos": {len(e.videos)}, '
-                f'"news": {len(e.news)}, "alternates": {alts}}}\n'
+                f'"sitemap": {sm}, "sitemap_lastmod": {sm_lastmod}, "images": {images}, '
+                f'"videos": {videos}, "news": {news}, "alternates": {alts}}}\n'
             )
         return "".join(out)
     buf = io.StringIO()
     writer = UrlWriter(buf, fmt)
     buf.seek(0)
     buf.truncate()
-    writer.write(UrlRecord.from_entry(e, sitemap) for e in entries)
+    writer.write(UrlRecord.from_entry(e, sitemap, sitemap_lastmod) for e in entries)
     return buf.getvalue()
 
 
@@ -144,8 +196,9 @@ class UrlWriter:
 
     def write(self, records: Iterable[UrlRecord]) -> None:
         out = self.out
+        records = (r for r in records if is_url(r.loc))
         if self.fmt == "txt":
-            lines = [_plain(r.loc) for r in records if r.loc]
+            lines = [_plain(r.loc) for r in records]
             if lines:
                 out.write("\n".join(lines))
                 out.write("\n")
@@ -155,7 +208,8 @@ class UrlWriter:
             rows = [
                 (
                     cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
-                    cell(r.sitemap), r.images, r.videos, r.news, len(r.alternates),
+                    cell(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
+                    len(r.alternates),
                 )
                 for r in records
             ]
@@ -170,8 +224,8 @@ class UrlWriter:
                     dumps(
                         {
                             "loc": r.loc, "lastmod": r.lastmod, "changefreq": r.changefreq,
-                            "priority": r.priority, "sitemap": r.sitemap, "images": r.images,
-                            "videos": r.videos, "news": r.news, "alternates": r.alternates,
+                            "priority": r.priority, "sitemap": r.sitemap, "sitemap_lastmod": r.sitemap_lastmod,
+                            "images": r.images, "videos": r.videos, "news": r.news, "alternates": r.alternates,
                         },
                         ensure_ascii=True,
                     )
@@ -213,19 +267,25 @@ def render(records: Iterable[UrlRecord], fmt: str) -> str:
 
 
 def records_from_store(store: Any, flt: Any, *, sort: str = "id") -> Iterator[UrlRecord]:
-    """Stored rows (filtered) as export records, with their hreflang alternates."""
-    urls: dict[int, str] = {}
+    """Stored rows (filtered) as export records, with their extensions and hreflang alternates."""
+    nodes: dict[int, tuple[str, str | None]] = {}
     batch: list[Any] = []
 
     def emit(rows: list[Any]) -> Iterator[UrlRecord]:
         alts = store.alternates_for([r.id for r in rows if r.n_alternates])
+        ext = store.extensions_for([r.id for r in rows if r.n_images or r.n_videos or r.n_news])
         for r in rows:
-            if r.node_id not in urls:
+            if r.node_id not in nodes:
                 node = store.node(r.node_id)
-                urls[r.node_id] = (node.stats.final_url or node.url) if node else ""
+                nodes[r.node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
+            sitemap, sitemap_lastmod = nodes[r.node_id]
+            images, videos, news = ext.get(r.id, ([], [], []))
             yield UrlRecord(
                 loc=r.loc, lastmod=r.lastmod_raw, changefreq=r.changefreq_raw, priority=r.priority_raw,
-                sitemap=urls[r.node_id], images=r.n_images, videos=r.n_videos, news=r.n_news,
+                sitemap=sitemap, sitemap_lastmod=sitemap_lastmod,
+                images=[image_record(*i) for i in images],
+                videos=[video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos],
+                news=[news_record(*n) for n in news],
                 alternates=[alternate_record(*link) for link in alts.get(r.id, [])],
             )
 

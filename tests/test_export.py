@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_tui.engine.model import Alternate, Entry, Image
+from sitemap_tui.engine.model import Alternate, Entry, Image, News, Video
 from sitemap_tui.export import FORMATS, UrlRecord, format_entries, render, write_atomic
 
 ENTRIES = [
@@ -20,15 +20,43 @@ ENTRIES = [
     Entry(loc=None),
     Entry(loc='https://example.com/"quoted",comma'),
 ]
+# extensions, and a blank loc (no URL either)
+MORE = [
+    *ENTRIES,
+    Entry(loc="https://example.com/v", videos=[Video(
+        fields={"title": "T\u00e9", "tag": "a", "content_loc": "https://example.com/v.mp4"},
+        multi={"title": ["T\u00e9"], "tag": ["a", "b"], "content_loc": ["https://example.com/v.mp4"]},
+        attrs={"content_loc@x": "1"})],
+        news=[News("Paper", "en", "2024-01-01", "Headline", {"keywords": "k"})]),
+    Entry(loc="   "),
+]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fast_formatter_matches_record_writer(fmt: str) -> None:
-    fast = format_entries(ENTRIES, "https://example.com/s.xml", fmt)
-    slow = render((UrlRecord.from_entry(e, "https://example.com/s.xml") for e in ENTRIES), fmt)
-    if fmt == "csv":
-        slow = slow.split("\n", 1)[1]  # the header is written once per output, not per batch
-    assert fast == slow
+    for lastmod in (None, "2024-02-02"):
+        fast = format_entries(MORE, "https://example.com/s.xml", fmt, lastmod)
+        slow = render((UrlRecord.from_entry(e, "https://example.com/s.xml", lastmod) for e in MORE), fmt)
+        if fmt == "csv":
+            slow = slow.split("\n", 1)[1]  # the header is written once per output, not per batch
+        assert fast == slow
+
+
+def test_an_entry_without_a_url_is_written_in_no_format() -> None:
+    for fmt in FORMATS:
+        text = format_entries(MORE, "s", fmt)
+        assert "example.com/v" in text
+        rows = [line for line in text.splitlines() if line.strip()]
+        assert len(rows) == 4, (fmt, rows)  # the None and blank locs are not URLs
+
+
+def test_jsonl_video_and_news_fields() -> None:
+    record = json.loads(format_entries(MORE[4:5], "s", "jsonl", "2024-02-02"))
+    assert record["sitemap_lastmod"] == "2024-02-02"
+    assert record["videos"] == [{"title": "T\u00e9", "tag": ["a", "b"], "content_loc": "https://example.com/v.mp4",
+                                 "content_loc@x": "1"}]
+    assert record["news"] == [{"publication_name": "Paper", "publication_language": "en",
+                               "publication_date": "2024-01-01", "title": "Headline", "keywords": "k"}]
 
 
 def test_a_separate_mobile_url_keeps_its_media_query() -> None:

@@ -55,6 +55,7 @@ from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.workers import WorkerPool
+from sitemap_tui.words import plural
 
 ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
@@ -101,6 +102,8 @@ class ExploreOptions:
     # other hosts whose robots.txt is read to settle cross-submissions (with a checker only;
     # 0: none, every location finding stays)
     cross_submit_hosts: int = 100
+    # output_format only: also format URLs whose scheme is not http(s) (`urls --keep-non-http`)
+    keep_non_http: bool = True
 
 
 @dataclass
@@ -127,6 +130,7 @@ class Explorer:
         self.options = options or ExploreOptions()
         self.checker = checker
         self.on_output = on_output  # formatted URL records (options.output_format)
+        self.output_left_out = 0  # URLs not formatted: not http(s) (options.keep_non_http)
         self._pool: WorkerPool | None = None
         self._aggs: dict[int, dict[str, Any]] = {}  # per-file stats when there is no store
         self.events = EventBuffer(on_events, self.options.event_interval)
@@ -673,6 +677,8 @@ class Explorer:
             body_cache=str(self.options.body_cache) if self.options.body_cache else None,
             max_decoded=self.fetch_config.max_decoded,
             signature_key=self.store.signature_key() if self.store is not None else b"",
+            keep_non_http=self.options.keep_non_http,
+            sitemap_lastmod=node.lastmod_raw,
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise _Refused("file: URLs are only read when given on the command line")
@@ -825,6 +831,7 @@ class Explorer:
             entry_ids = [ids[idx] if idx is not None and idx < len(ids) else None for _, idx in batch.issues]
         if batch.text and self.on_output is not None:
             self.on_output(batch.text)
+        self.output_left_out += batch.left_out
         node.stats.url_count = batch.count
         self.events.emit(EntriesAdded(node.id, batch.count))
         for iss in issues:
@@ -904,7 +911,7 @@ class Explorer:
             if outcome.error:
                 problems.append(outcome.error)
             if s.truncated_at:
-                problems.append(f"parsing stopped at line:col {s.truncated_at}; {done.count} entries kept")
+                problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
             node.error = "; ".join(problems) or None
         node.expandable = bool(done.children)
         if node.state == NodeState.FAILED and self.checker is not None:

@@ -6,6 +6,7 @@ move off the event loop: the explorer only applies messages (store writes, tree 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.bodycache import BodyWriter
 from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch, fetch_local
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind
@@ -38,6 +40,9 @@ class JobSpec:
     body_cache: str | None = None
     max_decoded: int | None = None
     signature_key: bytes = b""  # the store's (Store.signature_key), for the rows
+    # formatted output only: keep URLs whose scheme is not http(s) (javascript:, mailto:, ...)
+    keep_non_http: bool = True
+    sitemap_lastmod: str | None = None  # the <lastmod> the parent index gives this file
 
 
 @dataclass(slots=True)
@@ -71,6 +76,7 @@ class JobBatch:
     issues: list[tuple[Issue, int | None]]  # issue, index of its entry in this batch
     text: str | None  # formatted URL records
     agg: dict[str, Any] | None  # live stats snapshot
+    left_out: int = 0  # URLs not formatted because their scheme is not http(s)
 
 
 @dataclass(slots=True)
@@ -118,7 +124,7 @@ class FileJob:
         self.pace = pace  # awaited between network reads: the receiver's backpressure
         self.checker = checker if spec.ctx is not None else None
         self.cancelled = cancelled or (lambda: False)
-        self._format: Callable[[list[Entry], str, str], str] | None = None
+        self._format: Callable[[list[Entry], str, str, str | None], str] | None = None
         if spec.output_format:
             from sitemap_tui.export import format_entries
 
@@ -211,23 +217,36 @@ class FileJob:
             return
         text = None
         rows = None
+        left_out = 0
         if entries:
-            if run.spec.want_stats:
-                run.acc.add(entries)
-            run.count += len(entries)
             if self.checker is not None:
+                # the checker sees every entry as written (a missing or relative loc is its finding)
                 check = self.checker.check_entry
                 ctx = run.spec.ctx
                 for idx, entry in enumerate(entries):
                     for found in check(ctx, entry):
                         issues.append((found, idx))
+            parsed = len(entries)
+            entries, kept_at = urls_only(entries, run.final_url or run.spec.url)
+            if len(entries) != parsed:  # an issue's entry index points into the kept entries
+                issues = [(i, None if idx is None else kept_at.get(idx)) for i, idx in issues]
+        if entries:
+            if run.spec.want_stats:
+                run.acc.add(entries)
+            run.count += len(entries)
             if run.spec.want_rows:
                 rows = entry_rows(entries, run.spec.signature_key)
             if self._format is not None:
                 sitemap = run.final_url or run.spec.url
-                text = self._format(entries, sitemap, run.spec.output_format or "txt")
+                shown = entries
+                if not run.spec.keep_non_http:
+                    shown = [e for e in entries if has_http_scheme(e.loc)]
+                    left_out = len(entries) - len(shown)
+                text = self._format(shown, sitemap, run.spec.output_format or "txt", run.spec.sitemap_lastmod)
+        if not entries and not issues:
+            return
         run.last_flush = time.monotonic()
-        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json()))
+        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json(), left_out))
 
     def _done(self, run: _Run, outcome: FetchOutcome) -> JobDone:
         s = outcome.stats
@@ -253,3 +272,34 @@ class FileJob:
             run.spec.node_id, run.kind, outcome, run.children, issues, info,
             run.acc.agg.to_json(), run.count, run.parse_seconds,
         )
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_HTTP = ("https://", "http://")
+
+
+def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int]]:
+    """The entries that are URLs, with relative locs resolved against the file's URL, and the
+    new position of each kept entry by its old one.
+
+    An entry without a usable loc (empty, blank, a feed item without a link) is not a URL: it
+    is neither stored, counted nor printed, and stays visible as the checker's finding. A
+    relative loc is resolved as an index's children are, so every output agrees."""
+    kept: list[Entry] = []
+    kept_at: dict[int, int] = {}
+    for i, e in enumerate(entries):
+        loc = e.loc
+        if not loc or loc.isspace():
+            continue
+        if not loc.startswith(_HTTP) and _SCHEME.match(loc) is None:  # the common case first
+            e.loc = urlpolicy.resolve(base, loc)
+        kept_at[i] = len(kept)
+        kept.append(e)
+    return kept, kept_at
+
+
+def has_http_scheme(loc: str | None) -> bool:
+    if loc is not None and loc.startswith(_HTTP):
+        return True
+    scheme, sep, _ = (loc or "").partition(":")
+    return bool(sep) and scheme.lower() in ("http", "https")

@@ -688,6 +688,28 @@ class Store:
                 out.setdefault(eid, []).append((hreflang, href, media))
         return out
 
+    def extensions_for(self, entry_ids: Sequence[int]) -> dict[int, tuple[list[Any], list[Any], list[Any]]]:
+        """Each entry's images (loc, title, caption, geo_location, license), videos (the stored
+        dict: fields, multi, attrs, tags) and news (name, language, date, title, extra dict)."""
+        out: dict[int, tuple[list[Any], list[Any], list[Any]]] = {}
+        for chunk in _chunks(list(entry_ids), 900):
+            marks = ",".join("?" * len(chunk))
+            for eid, *image in self.conn.execute(
+                f"SELECT entry_id, loc, title, caption, geo_location, license FROM images"
+                f" WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
+            ):
+                out.setdefault(eid, ([], [], []))[0].append(tuple(image))
+            for eid, data in self.conn.execute(
+                f"SELECT entry_id, data FROM videos WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
+            ):
+                out.setdefault(eid, ([], [], []))[1].append(json.loads(data))
+            for eid, name, lang, date, title, extra in self.conn.execute(
+                f"SELECT entry_id, publication_name, language, publication_date, title, extra FROM news"
+                f" WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
+            ):
+                out.setdefault(eid, ([], [], []))[2].append((name, lang, date, title, json.loads(extra) if extra else None))
+        return out
+
     def entry_position(self, f: EntryFilter, entry_id: int, sort: str = "id") -> int | None:
         """Row index of an entry within a filtered listing (to jump the table to it)."""
         row = self.conn.execute(

@@ -53,6 +53,7 @@ from sitemap_tui.tui.widgets.extensions import ExtensionsPane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.overview import OverviewPane
 from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, CONTAINERS, SitemapTree, short_name
+from sitemap_tui.words import plural
 
 SUBTREE_KINDS = (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX)
 TABS = ("overview", "extensions", "lastmod", "issues", "urls")
@@ -348,12 +349,12 @@ class SitemapApp(App[int]):
     def _expand_all_done(self, files: int) -> None:
         urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
         if urls <= AUTO_CROSSFILE_URLS and not self._crossfile:
-            self.notify(f"Expand all done ({files:,} files fetched in this session); checking across files…", markup=False)
+            self.notify(f"Expand all done ({plural(files, 'file')} fetched in this session); checking across files…", markup=False)
             self._start_crossfile(auto=True)
         else:
             self.notify(
-                f"Expand all done ({files:,} files fetched in this session). Press k to check across"
-                f" files ({urls:,} URLs: duplicates across sitemaps, hreflang return links, robots.txt).",
+                f"Expand all done ({plural(files, 'file')} fetched in this session). Press k to check across"
+                f" files ({plural(urls, 'URL')}: duplicates across sitemaps, hreflang return links, robots.txt).",
                 markup=False,
             )
 
@@ -441,7 +442,7 @@ class SitemapApp(App[int]):
                 self.notify("Cross-file checks cancelled; the earlier results are kept.", markup=False)
             else:
                 found = message.result if isinstance(message.result, int) else 0
-                self.notify(f"Cross-file checks done: {found:,} issue(s) across the sitemaps (Issues pane, 4).", markup=False)
+                self.notify(f"Cross-file checks done: {plural(found, 'issue')} across the sitemaps (Issues pane, 4).", markup=False)
             self._issues_changed()
         elif message.what == "deep":
             self._deep = None
@@ -449,7 +450,7 @@ class SitemapApp(App[int]):
             if found == "cancelled":
                 self.notify("Deep checks cancelled; the issues found so far are kept.", markup=False)
             else:
-                self.notify(f"Deep checks done: {found if isinstance(found, int) else 0:,} issue(s) found.", markup=False)
+                self.notify(f"Deep checks done: {plural(found if isinstance(found, int) else 0, 'issue')} found.", markup=False)
             self._issues_changed()
         self._update_header()
 
@@ -645,7 +646,7 @@ class SitemapApp(App[int]):
         text.append("   ")
         text.append(f"files {done:,}/{total:,}", style="")
         text.append(" · ")
-        text.append(f"{urls:,} URLs")
+        text.append(plural(urls, "URL"))
         if self.offline:
             text.append("   offline", style="italic yellow")
         if self._expand_all_node is not None:
@@ -762,7 +763,7 @@ class SitemapApp(App[int]):
         def done(result: tuple[int, Path] | None) -> None:
             if result:
                 count, path = result
-                self.notify(f"Exported {count:,} URLs to {path}", title="export", markup=False)
+                self.notify(f"Exported {plural(count, 'URL')} to {path}", title="export", markup=False)
 
         default_dir = Path.cwd()
         self.push_screen(export_cls(self.db_path, scopes, default_dir), done)
@@ -821,7 +822,7 @@ class SitemapApp(App[int]):
         assert self.bridge is not None
         if self.bridge.deep(ids):
             self._deep = (0, 0)
-            self.notify(f"Deep checks started on {len(ids):,} file(s): a sample of URLs is fetched (x cancels).", markup=False)
+            self.notify(f"Deep checks started on {plural(len(ids), 'file')}: a sample of URLs is fetched (x cancels).", markup=False)
             self._update_header()
 
     def action_check_files(self) -> None:

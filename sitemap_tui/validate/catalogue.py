@@ -933,7 +933,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=INFO,
         title="Feed used as a sitemap",
-        message="this sitemap is a {format} feed; feeds usually list only recent URLs",
+        message="this sitemap is an {format} feed; feeds usually list only recent URLs",
         explanation=(
             "The sitemap is a feed. Feeds usually list only recent URLs, so they do not give "
             "engines the whole site."

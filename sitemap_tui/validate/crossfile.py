@@ -37,6 +37,7 @@ from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store import Store, connect
 from sitemap_tui.engine.urlpolicy import canonical_host, host_of
 from sitemap_tui.validate.rules import RULES, format_message, make_issue, template_fields
+from sitemap_tui.words import noun, plural
 
 __all__ = [
     "CROSSFILE_RULES",
@@ -221,7 +222,7 @@ class _Sink:
                 Issue(
                     rule=rule_id,
                     severity=rule.severity,
-                    message=f"{n:,} more {rule_id} issues not listed (at most {self.cap:,} per rule)",
+                    message=f"{n:,} more {rule_id} {noun(n, 'issue')} not listed (at most {self.cap:,} per rule)",
                     node_id=node_id,
                 )
             )
@@ -840,7 +841,7 @@ class _CrossFile:
             parts.append(f"{tgt} ({'/'.join(sorted(theirs[tgt]))}) is only there")
         shown = "; ".join(parts[:3]) + (f"; {len(parts) - 3} more" if len(parts) > 3 else "")
         return (
-            f"{other_loc} lists {sum(len(v) for v in theirs.values())} alternates, this entry"
+            f"{other_loc} lists {plural(sum(len(v) for v in theirs.values()), 'alternate')}, this entry"
             f" {sum(len(v) for v in mine.values())}: {shown or 'different sets'}"
         )
 

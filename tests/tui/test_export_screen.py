@@ -89,22 +89,25 @@ async def test_marked_rows_export_exact_lines(tmp_path: Path, fmt: str):
         assert text == "".join(f"{u}\n" for u in locs)
     elif fmt == "csv":
         rows = list(csv.reader(io.StringIO(text)))
-        assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "sitemap", "images", "videos", "news", "alternates"]
+        assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "sitemap", "sitemap_lastmod", "images",
+                           "videos", "news", "alternates"]
         assert rows[1:] == [
-            [locs[0], "2024-01-01", "weekly", "0.8", SITEMAP1, "0", "0", "0", "0"],
-            [locs[1], "2024-01-03", "weekly", "0.8", SITEMAP1, "1", "0", "0", "0"],
-            [locs[2], "2024-01-04", "weekly", "0.8", SITEMAP1, "0", "0", "0", "0"],
-            [locs[3], "2024-01-05", "weekly", "0.8", SITEMAP1, "0", "0", "0", "1"],
-            [locs[4], "", "", "", SITEMAP1, "0", "0", "0", "0"],
+            [locs[0], "2024-01-01", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "0"],
+            [locs[1], "2024-01-03", "weekly", "0.8", SITEMAP1, "", "1", "0", "0", "0"],
+            [locs[2], "2024-01-04", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "0"],
+            [locs[3], "2024-01-05", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "1"],
+            [locs[4], "", "", "", SITEMAP1, "", "0", "0", "0", "0"],
         ]
-        assert text.splitlines()[5] == '"https://example.com/q?a=1,b=""2""",,,,' + SITEMAP1 + ",0,0,0,0"
+        assert text.splitlines()[5] == '"https://example.com/q?a=1,b=""2""",,,,' + SITEMAP1 + ",,0,0,0,0"
     else:
         lines = text.splitlines()
         assert len(lines) == 5
         recs = [json.loads(line) for line in lines]
         assert [r["loc"] for r in recs] == locs
         assert recs[0] == {"loc": locs[0], "lastmod": "2024-01-01", "changefreq": "weekly", "priority": "0.8",
-                           "sitemap": SITEMAP1, "images": 0, "videos": 0, "news": 0, "alternates": []}
+                           "sitemap": SITEMAP1, "sitemap_lastmod": None, "images": [], "videos": [], "news": [],
+                           "alternates": []}
+        assert [len(r["images"]) for r in recs] == [0, 1, 0, 0, 0]
         assert recs[3]["alternates"] == [{"hreflang": "de", "href": "https://example.com/de/p/4"}]
     assert not list(tmp_path.glob(".*.tmp"))
     store.close()

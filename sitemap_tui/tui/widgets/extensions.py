@@ -16,6 +16,7 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.overview import bar
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
+from sitemap_tui.words import plural
 
 MAX_LANGS = 200
 
@@ -49,7 +50,7 @@ class ExtensionsPane(NodePane):
         urls = agg.urls
         title = Text()
         title.append(short_name(sel.node), style="bold")
-        title.append(f"   {urls:,} URLs" + (" in this subtree" if sel.subtree else ""), style="dim")
+        title.append(f"   {plural(urls, 'URL')}" + (" in this subtree" if sel.subtree else ""), style="dim")
 
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         table.add_column("Extension", no_wrap=True, min_width=19)

@@ -22,6 +22,7 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.overview import fmt_ts
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
+from sitemap_tui.words import plural
 
 MODES = ("month", "year", "day")
 BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -255,6 +256,6 @@ class LastmodPane(NodePane):
         assert self.selection is not None
         title = Text()
         title.append(short_name(self.selection.node), style="bold")
-        title.append(f"   lastmod by {self.chart.mode} · {agg.urls:,} URLs", style="dim")
+        title.append(f"   lastmod by {self.chart.mode} · {plural(agg.urls, 'URL')}", style="dim")
         title.append("   (m: year / month / day)", style="dim italic")
         update_static(self.query_one("#lm-title", Static), title)

@@ -22,6 +22,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
+from sitemap_tui.words import plural
 
 CHANGEFREQ_ORDER = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never", "invalid", "missing"]
 MAX_CHILD_ROWS = 500
@@ -226,6 +227,8 @@ class OverviewPane(NodePane):
             right.append(("Unique", "—"))
         if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS):
             right.append(("Sitemaps listed", f"{s.child_count:,}" if s.child_count else str(len(sel.children))))
+        if node.lastmod_raw:  # what the parent index says of this file
+            right.append(("Index lastmod", Text(display(node.lastmod_raw, 60))))
         right.append(("Lastmod", f"{fmt_ts(agg.lastmod_min)} → {fmt_ts(agg.lastmod_max)}" if agg.lastmod_min is not None else "—"))
         lm = Text()
         lm.append(f"{agg.lastmod_missing:,} missing", style="dim" if not agg.lastmod_missing else "")
@@ -310,7 +313,7 @@ class OverviewPane(NodePane):
                 badge.append((" " if errors else "") + f"▲{warnings:,}", style="yellow")
             is_file = child.kind not in (NodeKind.INDEX, NodeKind.ROBOTS, NodeKind.SITE, NodeKind.DIRECTORY)
             count = child.stats.url_count if is_file else child.stats.child_count
-            count_text = f"{count:,}" + ("" if is_file else " files") if child.state == NodeState.DONE else "—"
+            count_text = (f"{count:,}" if is_file else plural(count, "file")) if child.state == NodeState.DONE else "—"
             rows.append((str(child.id), (
                 Text(short_name(child)),
                 Text(child.kind.value),

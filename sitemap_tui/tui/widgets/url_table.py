@@ -63,6 +63,7 @@ from sitemap_tui.engine.store import (
     search_candidates,
     search_glob,
 )
+from sitemap_tui.words import plural
 
 PAGE = 100
 """Rows per cached page (a page is one keyset query, ~0.3 ms on a million rows)."""
@@ -1055,7 +1056,7 @@ class UrlGrid(ScrollView, can_focus=True):
             rows = [first] + self.listing.rows(self.store.conn, after=row_key(first, self.sort), limit=n - 1)
             self.mark_ids([r.id for r in rows])
         else:
-            self.notify(f"marking {min(n, MARK_CAP):,} rows…", timeout=2)
+            self.notify(f"marking {plural(min(n, MARK_CAP), 'row')}…", timeout=2)
             self._range_worker(self.listing, first, min(n, MARK_CAP), n > MARK_CAP)
 
     @work(thread=True, exclusive=True, group="url-range", exit_on_error=False, description="mark a range")
@@ -1833,9 +1834,9 @@ class UrlTable(Vertical):
         parts: list[str] = []
         error = self.filter_error or g.store_error
         if g.total is not None:
-            parts.append(f"{g.total:,} rows")
+            parts.append(plural(g.total, "row"))
         else:
-            parts.append(f"≥{g.row_count:,} rows, counting…" if g.row_count else "counting…")
+            parts.append(f"≥{plural(g.row_count, 'row')}, counting…" if g.row_count else "counting…")
         if g.row_count:
             parts.append(f"row {g.cursor + 1:,}")
         parts.append(f"sort: {g.sort}")

@@ -1,0 +1,304 @@
+"""What the headless commands print, run as a user runs them against sitemaps served on 127.0.0.1:
+which entries are URLs, how locs are resolved, and what every count says."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.engine.store import EntryFilter, Store
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def serve(httpserver, path: str, body: str, content_type: str = "application/xml") -> str:
+    httpserver.expect_request(path).respond_with_data(body, content_type=content_type)
+    return httpserver.url_for(path)
+
+
+def jsonl(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def csv_rows(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+# -- §1 entries without a URL ---------------------------------------------------------------
+NO_URL_CASES = {
+    "urlset": (
+        f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc></loc></url>\n'
+        "<url><loc>{base}a</loc></url>\n<url><loc>   </loc></url>\n</urlset>\n",
+        "application/xml", "loc-empty",
+    ),
+    "rss": (
+        '<?xml version="1.0"?>\n<rss version="2.0"><channel><title>t</title><link>{base}</link>\n'
+        "<item><title>no link</title></item>\n"
+        "<item><title>a</title><link>{base}a</link></item>\n</channel></rss>\n",
+        "application/rss+xml", "feed-item-no-link",
+    ),
+    "atom": (
+        '<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>\n'
+        '<entry><title>self</title><link rel="self" href="{base}self"/></entry>\n'
+        '<entry><title>a</title><link href="{base}a"/></entry>\n</feed>\n',
+        "application/atom+xml", "feed-item-no-link",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_URL_CASES))
+def test_an_entry_without_a_url_is_not_a_url(httpserver, tmp_path: Path, case: str) -> None:
+    body, ctype, rule = NO_URL_CASES[case]
+    base = httpserver.url_for("/")
+    url = serve(httpserver, "/s.xml", body.format(base=base), ctype)
+    want = [base + "a"]
+
+    for fmt in ("txt", "csv", "jsonl"):
+        proc = run("urls", url, "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        if fmt == "txt":
+            assert proc.stdout.splitlines() == want
+        elif fmt == "csv":
+            assert [r["loc"] for r in csv_rows(proc.stdout)] == want
+        else:
+            assert [r["loc"] for r in jsonl(proc.stdout)] == want
+
+    stats = json.loads(run("stats", url, "--json").stdout)["nodes"][0]
+    assert stats["urls"] == 1 and stats["unique_urls"] == 1
+    assert run("stats", url).stdout.rstrip().endswith("1 file, 1 URL")
+
+    proc = run("validate", url, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["summary"]["urls"] == 1 and report["summary"]["files"] == 1
+    assert rule in {i["rule"] for i in report["issues"]}  # the entry stays visible as its finding
+    text = run("validate", url).stdout.splitlines()
+    assert text[-1].startswith("1 file, 1 URL:")
+
+    db = tmp_path / f"{case}.db"
+    assert run("urls", url, "--db", str(db)).returncode == 0
+    store = Store(db, readonly=True)
+    try:
+        assert [r.loc for r in store.iter_entries(EntryFilter())] == want
+        (node,) = [n for n in store.nodes() if n.url == url]
+        assert node.stats.url_count == 1  # the TUI's counts
+        assert store.aggregate([node.id]).urls == 1
+    finally:
+        store.close()
+
+
+NON_HTTP = (
+    f'<?xml version="1.0"?>\n<urlset {NS}>\n'
+    "<url><loc>{base}a</loc></url>\n"
+    "<url><loc>javascript:alert(1)</loc></url>\n"
+    "<url><loc>mailto:someone@example.com</loc></url>\n"
+    "<url><loc>file:///etc/passwd</loc></url>\n"
+    "<url><loc>data:text/html,hi</loc></url>\n"
+    "<url><loc>HTTPS://Example.com/b</loc></url>\n"
+    "</urlset>\n"
+)
+
+
+def test_urls_leaves_non_http_locs_out_and_says_so(httpserver) -> None:
+    base = httpserver.url_for("/")
+    url = serve(httpserver, "/s.xml", NON_HTTP.format(base=base))
+    for fmt in ("txt", "csv", "jsonl"):
+        proc = run("urls", url, "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout.splitlines() if fmt == "txt" else [
+            r["loc"] for r in (csv_rows(proc.stdout) if fmt == "csv" else jsonl(proc.stdout))]
+        assert out == [base + "a", "HTTPS://Example.com/b"]
+        # said even though stderr is not a terminal here
+        err = [line for line in proc.stderr.splitlines() if "not http" in line]
+        assert len(err) == 1 and "4 URLs" in err[0] and "--keep-non-http" in err[0]
+
+    proc = run("urls", url, "--keep-non-http")
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 6
+    assert "not http" not in proc.stderr
+
+    issues = json.loads(run("validate", url, "--format", "json").stdout)["issues"]
+    assert sum(1 for i in issues if i["rule"] == "loc-bad-scheme") == 4
+
+
+# -- §8 relative locs -----------------------------------------------------------------------
+RELATIVE = (
+    f'<?xml version="1.0"?>\n<urlset {NS}>\n'
+    "<url><loc>/abs-path</loc></url>\n"
+    "<url><loc>page.html</loc></url>\n"
+    "<url><loc>{base}full</loc></url>\n"
+    "</urlset>\n"
+)
+
+
+def test_relative_locs_are_resolved_in_every_format_and_in_the_store(httpserver, tmp_path: Path) -> None:
+    base = httpserver.url_for("/")
+    url = serve(httpserver, "/dir/s.xml", RELATIVE.format(base=base))
+    want = [base + "abs-path", base + "dir/page.html", base + "full"]
+    assert run("urls", url).stdout.splitlines() == want
+    assert [r["loc"] for r in csv_rows(run("urls", url, "--format", "csv").stdout)] == want
+    assert [r["loc"] for r in jsonl(run("urls", url, "--format", "jsonl").stdout)] == want
+
+    db = tmp_path / "r.db"
+    report = json.loads(run("validate", url, "--format", "json", "--db", str(db)).stdout)
+    raw = {i["message"] for i in report["issues"] if i["rule"] == "loc-not-absolute"}
+    assert len(raw) == 2 and any("'/abs-path'" in m for m in raw)  # the checker saw the raw value
+    store = Store(db, readonly=True)
+    try:
+        assert [r.loc for r in store.iter_entries(EntryFilter())] == want
+    finally:
+        store.close()
+
+
+# -- §6 words -------------------------------------------------------------------------------
+def test_counts_and_articles_read_as_english(httpserver) -> None:
+    base = httpserver.url_for("/")
+    child = serve(httpserver, "/child.xml", f'<urlset {NS}><url><loc>{base}a</loc></url></urlset>')
+    index = serve(httpserver, "/index.xml",
+                  f'<sitemapindex {NS}><sitemap><loc>{child}</loc></sitemap></sitemapindex>')
+    out = run("stats", index).stdout
+    assert "1 sitemap " in out + " " and "1 sitemaps" not in out
+    assert "1 URL " in out + " " and "1 URLs" not in out
+    assert out.rstrip().endswith("2 files, 1 URL")
+    assert run("stats", child).stdout.rstrip().endswith("1 file, 1 URL")
+
+    for path, body, ctype, phrase in (
+        ("/f.rss", '<rss version="2.0"><channel><title>t</title><item><link>{b}x</link></item></channel></rss>',
+         "application/rss+xml", "an RSS feed"),
+        ("/f.atom", '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><link href="{b}x"/></entry></feed>',
+         "application/atom+xml", "an Atom feed"),
+    ):
+        url = serve(httpserver, path, body.format(b=base), ctype)
+        out = run("validate", url).stdout
+        assert phrase in out and " a RSS" not in out and " a Atom" not in out
+
+
+# -- §7 exit codes: no sitemap, broken target -----------------------------------------------
+HOME = "<!doctype html><html><head><title>home</title></head><body>hello</body></html>"
+
+
+@pytest.mark.parametrize("robots", [None, "User-agent: *\nDisallow: /private/\n"])
+def test_a_site_without_sitemaps_says_what_was_tried_and_exits_2(httpserver, robots: str | None) -> None:
+    import re
+
+    httpserver.expect_request("/").respond_with_data(HOME, content_type="text/html")
+    if robots is not None:
+        httpserver.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    httpserver.expect_request(re.compile(r"^/.+")).respond_with_data("not found", status=404)
+    site = httpserver.url_for("/")
+    for command in ("urls", "stats", "validate", "discover"):
+        proc = run(command, site)
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        (line,) = [x for x in proc.stderr.splitlines() if "error" in x]
+        assert "no sitemap found: tried robots.txt" in line, line
+        assert "/sitemap.xml" in line and "<link rel=sitemap> in the home page" in line
+        assert "unreachable" not in proc.stderr
+
+
+def test_a_broken_target_is_a_finding_not_a_usage_error(httpserver) -> None:
+    html = serve(httpserver, "/page.xml", HOME, "text/html")
+    corrupt = serve(httpserver, "/broken.xml.gz", "", "application/gzip")
+    httpserver.clear()  # the corrupt body must be bytes
+    httpserver.expect_request("/page.xml").respond_with_data(HOME, content_type="text/html")
+    httpserver.expect_request("/broken.xml.gz").respond_with_data(b"\x1f\x8b\x08\x00garbage-not-deflate",
+                                                                  content_type="application/gzip")
+    for url, rule in ((html, "file-is-html"), (corrupt, "gzip-corrupt")):
+        proc = run("validate", url, "--format", "json")
+        assert proc.returncode == 1, (url, proc.stderr)
+        assert rule in {i["rule"] for i in json.loads(proc.stdout)["issues"]}
+        for command in ("urls", "stats"):
+            proc = run(command, url)
+            assert proc.returncode == 1, (command, url, proc.stderr)
+            assert "Traceback" not in proc.stderr and "error" in proc.stderr
+
+
+def test_an_unreachable_target_exits_2(httpserver) -> None:
+    httpserver.expect_request("/gone.xml").respond_with_data("gone", status=404)
+    url = httpserver.url_for("/gone.xml")
+    for command in ("urls", "stats", "validate"):
+        proc = run(command, url)
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert "404" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- §7 shown nowhere: index lastmod, extension fields ---------------------------------------
+def test_the_index_lastmod_of_a_sitemap_is_in_every_output(httpserver, tmp_path: Path) -> None:
+    base = httpserver.url_for("/")
+    child = serve(httpserver, "/child.xml", f'<urlset {NS}><url><loc>{base}a</loc></url></urlset>')
+    index = serve(httpserver, "/index.xml",
+                  f"<sitemapindex {NS}><sitemap><loc>{child}</loc><lastmod>2024-05-01</lastmod></sitemap>"
+                  "</sitemapindex>")
+    tree = json.loads(run("stats", index, "--json").stdout)["nodes"][0]
+    assert tree["index_lastmod"] is None
+    assert tree["children"][0]["index_lastmod"] == "2024-05-01"
+    assert "index lastmod 2024-05-01" in run("stats", index).stdout
+    (rec,) = jsonl(run("urls", index, "--format", "jsonl").stdout)
+    assert rec["sitemap_lastmod"] == "2024-05-01"
+    (row,) = csv_rows(run("urls", index, "--format", "csv").stdout)
+    assert row["sitemap_lastmod"] == "2024-05-01" and row["images"] == "0"
+
+    # the TUI's export reads the store: the same records
+    from sitemap_tui.export import records_from_store
+
+    db = tmp_path / "x.db"
+    run("urls", index, "--db", str(db))
+    store = Store(db, readonly=True)
+    try:
+        (stored,) = list(records_from_store(store, EntryFilter()))
+        assert stored.sitemap_lastmod == "2024-05-01"
+    finally:
+        store.close()
+
+
+def test_jsonl_carries_image_video_and_news_fields(demo_url: str, tmp_path: Path) -> None:
+    from sitemap_tui.export import records_from_store, render
+
+    images = jsonl(run("urls", demo_url + "/sitemap-images.xml", "--format", "jsonl").stdout)
+    with_images = [r for r in images if r["images"]]
+    assert with_images and all(set(i) == {"loc", "title", "caption", "geo_location", "license"}
+                               for r in with_images for i in r["images"])
+    assert all(i["loc"].startswith("http") for r in with_images for i in r["images"])
+
+    videos = jsonl(run("urls", demo_url + "/sitemap-video.xml", "--format", "jsonl").stdout)
+    first = videos[0]["videos"][0]
+    assert first["title"] == "Pitching the Granite 2P in under three minutes"
+    assert first["content_loc"].endswith("/media/video/pitching-the-granite-2p.mp4")
+    assert first["duration"] == "178"
+
+    news = jsonl(run("urls", demo_url + "/sitemap-news.xml", "--format", "jsonl").stdout)
+    assert news[0]["news"] == [{
+        "publication_name": "Demo Outfitters Journal", "publication_language": "en",
+        "publication_date": "2024-03-04T08:00:00+01:00",
+        "title": "Demo Outfitters opens a second store by the harbour",
+    }]
+    rows = csv_rows(run("urls", demo_url + "/sitemap-video.xml", "--format", "csv").stdout)
+    assert rows[0]["videos"] == "1"  # CSV stays one row per URL, with counts
+
+    # what the TUI exports from the store is line for line what `urls` printed
+    for name, printed in (("sitemap-video.xml", videos), ("sitemap-news.xml", news), ("sitemap-images.xml", images)):
+        db = tmp_path / f"{name}.db"
+        run("urls", demo_url + "/" + name, "--db", str(db))
+        store = Store(db, readonly=True)
+        try:
+            assert jsonl(render(records_from_store(store, EntryFilter()), "jsonl")) == printed
+        finally:
+            store.close()
+
+
+def test_help_states_the_exit_codes_and_the_url_policy() -> None:
+    for command in ("urls", "stats", "discover", "validate"):
+        out = run(command, "--help").stdout
+        assert "exit codes:" in out and "could not run as asked" in out, command
+    assert "--keep-non-http" in run("urls", "--help").stdout
+    assert "exit codes:" in run("--help").stdout
