@@ -81,6 +81,17 @@ def _positive(text: str) -> float:
     return value
 
 
+def _rate(text: str) -> float:
+    """Requests per second: a finite number, 0 meaning no limit (for one's own servers)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text!r}")
+    return value
+
+
 def _sample(text: str) -> int | None:
     """``all`` (None) or a number of URLs per sitemap, 1 or more."""
     if text == "all":
@@ -252,8 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
     p.add_argument("--sample", type=_sample, default=100, metavar="N",
                    help="URLs per sitemap for --deep, or 'all' (default 100)")
-    p.add_argument("--rate", type=_positive, default=5.0, metavar="R",
-                   help="--deep requests per second per host (default 5)")
+    p.add_argument("--rate", type=_rate, default=5.0, metavar="R",
+                   help="--deep requests per second per host (default 5; 0: no limit, for your own servers)")
     _strict_option(p)
     _fetch_options(p)
     _tree_options(p)

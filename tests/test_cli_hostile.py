@@ -52,7 +52,7 @@ VALIDATE = [
     (["--deep", "--sample", "abc"], "--sample"),
     (["--deep", "--sample", "-5"], "--sample"),
     (["--sample", "0"], "--sample"),
-    (["--rate", "0"], "--rate"),
+    (["--rate", "inf"], "--rate"),
     (["--rate", "-2"], "--rate"),
     (["--rate", "nan"], "--rate"),
     (["--output", "{text}/r.json"], "--output"),
