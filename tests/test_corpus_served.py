@@ -18,6 +18,13 @@ from sitemap_tui.validate.checker import Checker
 
 pytestmark = pytest.mark.skipif(not ROWS, reason="shared corpus not available")
 
+# The manifest counts entries; a served file counts URLs, and an entry without a usable URL is
+# not one (issue 14 §1: it stays visible as its feed-item-no-link finding).
+URLS_NOT_ENTRIES = {
+    "feeds/crawler-commons_crawler-commons__src_test_resources_rss_feed.rss": 3,  # an <item> without <link>
+    "feeds/adbar_trafilatura__tests_resources_feed1.atom": 1,  # an <entry> whose only link is rel="self"
+}
+
 
 @pytest.fixture(scope="module")
 def corpus_url() -> Iterator[str]:
@@ -55,6 +62,7 @@ def test_every_corpus_file_served(corpus_url: str) -> None:
                 failures.append((rel, "no error reported"))
             continue
         expected = EXCEPTIONS.get(rel, (_ints(row, "n_entries"), set(), ""))[0]
+        expected = URLS_NOT_ENTRIES.get(rel, expected)
         if counted != expected:
             failures.append((rel, counted, expected))
     assert not failures

@@ -81,7 +81,6 @@ CASES: list[Case] = [
         # fetched, but nothing in it can be read: the index line gets the finding too
         site({"index.xml": listing("http://a.test/sitemap-1.xml"), "sitemap-1.xml": "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>http://a.test/a</loc></ur"}, target="index.xml", line=3),
         site({"index.xml": listing("http://a.test/sitemap-1.xml"), "sitemap-1.xml": URLSET}, target="index.xml"),
-        xfail_trigger="issue 14: fixed in h-engine (a child that cannot be parsed)",
     ),
     case(
         "index-child-duplicate",
@@ -124,7 +123,6 @@ CASES: list[Case] = [
         # the listing that closes the cycle is b.xml line 3
         site({"index.xml": listing("http://a.test/b.xml"), "b.xml": listing("http://a.test/index.xml")}, target="index.xml", where="b.xml", line=3),
         None,
-        xfail_trigger="issue 14 §7: index-cycle names the file that lists the ancestor",
     ),
     case(
         "index-gsc-limit",

@@ -62,13 +62,11 @@ CASES: list[Case] = [
         # the same set-up validated from the sitemap: b.test's robots.txt must be read too
         site({"b.test/robots.txt": robots("User-agent: *", "Sitemap: http://a.test/sitemap.xml"), "sitemap.xml": urlset("<url><loc>http://b.test/page</loc></url>")}, where="sitemap.xml", line=3),
         site({"b.test/robots.txt": robots("User-agent: *", "Sitemap: http://a.test/other.xml"), "sitemap.xml": urlset("<url><loc>http://b.test/page</loc></url>")}),
-        xfail_trigger="issue 14: fixed in h-engine (cross-submission reads the other host's robots.txt)",
     ),
     case(
         "location-different-host",
         None,
         site({"b.test/robots.txt": robots("User-agent: *", "Sitemap: http://a.test/sitemap.xml"), "sitemap.xml": urlset("<url><loc>http://b.test/page</loc></url>")}),
-        xfail_near_miss="issue 14: fixed in h-engine (cross-submission reads the other host's robots.txt)",
     ),
     case(
         "location-different-host",
@@ -81,7 +79,6 @@ CASES: list[Case] = [
         # b.test/robots.txt redirects to a.test/robots.txt (example.com -> www.example.com), which
         # names the sitemap on b.test (a CDN) listing a.test's pages: that is the robots.txt read
         site({"b.test/robots.txt": Resp(status=301, headers={"Location": "http://a.test/robots.txt"}), "robots.txt": robots("User-agent: *", "Sitemap: http://b.test/sitemap.xml"), "b.test/sitemap.xml": urlset("<url><loc>http://a.test/page</loc></url>")}, target="b.test/"),
-        xfail_near_miss="issue 14 §7: fixed in h-engine (cross-submission follows the robots.txt that was read)",
     ),
     case(
         "robots-fetch-error",
