@@ -413,13 +413,17 @@ class Checker:
         count = max(st.entries, stats.url_count if stats else 0)
         if kind is NodeKind.INDEX:
             count = max(st.children, stats.child_count if stats else 0)
+        # a file cut at a limit is over it (its own issue says so), not near it
+        cuts = getattr(info, "cuts", None) or ()
         if (
             kind in (NodeKind.URLSET, NodeKind.TEXT, NodeKind.INDEX)
             and NEAR_URLS < count <= MAX_URLS
+            and "url-count-over-limit" not in cuts
+            and "index-too-many-sitemaps" not in cuts
         ):
             add("url-count-near-limit", count=count)
         size = stats.decoded_bytes if stats else 0
-        if NEAR_BYTES < size <= MAX_BYTES:
+        if NEAR_BYTES < size <= MAX_BYTES and "size-over-limit" not in cuts:
             add("size-near-limit", size=size)
         if kind is NodeKind.URLSET and count == 0 and not stopped:
             namespaces = getattr(info, "namespaces", None) or {}
