@@ -4,11 +4,17 @@ said with its numbers and without a false parse error."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from pytest_httpserver import HTTPServer
 from test_parsers import NS, children, chunked, entries, issues, rules, run, urlset
 
-from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, NodeKind
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+from sitemap_tui.engine.fetch import FetchConfig
+from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, Node, NodeKind, NodeState
 from sitemap_tui.engine.sniff import Item, SniffingParser
+from sitemap_tui.engine.store import IssueRow, Store
 from sitemap_tui.validate.checker import MAX_BYTES, Checker, FileContext
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -311,3 +317,54 @@ def test_text_cap_says_how_many_lines_were_left() -> None:
 def test_default_cap_is_the_protocol_limit() -> None:
     assert SniffingParser("https://e.com/s.xml").max_entries == 50_000
 
+
+
+# -- through the engine: the size cut, injected caps, Content-Encoding that lies ------------------
+
+
+async def _explore(target: str, tmp_path: Path, *, config: FetchConfig | None = None, **opts: object) -> tuple[Node, list[IssueRow]]:
+    store = Store(tmp_path / "x.db")
+    config = config or FetchConfig(total_timeout=10, retries=0)
+    options = ExploreOptions(**opts)  # type: ignore[arg-type]
+    async with Explorer(store=store, fetch_config=config, options=options, checker=Checker()) as ex:
+        root = await ex.explore(target)
+    store.commit()
+    found = store.issues(node_ids=[root.id])
+    store.close()
+    return root, found
+
+
+async def test_size_cut_file_gives_no_false_parse_error(tmp_path: Path) -> None:
+    path = tmp_path / "big.xml"
+    path.write_bytes(urlset(*(f"https://www.example.com/{i}" for i in range(200))))
+    cap = 4000
+    node, found = await _explore(str(path), tmp_path, config=FetchConfig(max_decoded=cap))
+    rules_found = [i.rule for i in found]
+    assert "size-over-limit" in rules_found
+    assert "xml-not-well-formed" not in rules_found and "size-near-limit" not in rules_found
+    assert 0 < node.stats.url_count < 200
+    assert node.stats.truncated_at is not None  # the node says where it was cut
+    assert node.stats.decoded_bytes == cap
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+async def test_entry_cap_is_injectable(tmp_path: Path, workers: int) -> None:
+    path = tmp_path / "urls.txt"
+    path.write_bytes(b"".join(b"https://www.example.com/%d\n" % i for i in range(12)))
+    node, found = await _explore(str(path), tmp_path, max_entries=5, workers=workers)
+    assert node.stats.url_count == 5
+    (cap,) = [i for i in found if i.rule == "url-count-over-limit"]
+    assert cap.line == 6 and "12 lines" in cap.message and "the first 5" in cap.message
+
+
+async def test_gzip_content_encoding_on_a_plain_body_is_read(httpserver: HTTPServer, tmp_path: Path) -> None:
+    body = urlset("http://www.example.com/a", "http://www.example.com/b")
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        body, content_type="application/xml", headers={"Content-Encoding": "gzip"}
+    )
+    node, found = await _explore(httpserver.url_for("/sitemap.xml"), tmp_path)
+    assert node.stats.url_count == 2 and node.state == NodeState.DONE and not node.error
+    rules_found = [i.rule for i in found]
+    assert "gzip-corrupt" not in rules_found
+    (said,) = [i for i in found if i.rule == "content-encoding-mismatch"]
+    assert "gzip" in said.message and "plain" in said.message

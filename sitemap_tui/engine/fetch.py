@@ -57,6 +57,7 @@ ResponseCallback = Callable[["FetchOutcome"], None]
 
 RULE_FETCH_ERROR = "fetch-http-error"
 RULE_REDIRECTED = "fetch-redirected"
+RULE_ENCODING_MISMATCH = "content-encoding-mismatch"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CHUNK = 64 * 1024  # local read size and progress granularity
 MIB = 1024 * 1024
@@ -590,6 +591,10 @@ class Fetcher:
         finally:
             stats.decoded_bytes = decoder.decoded_bytes
             stats.gzipped = decoder.gzipped
+            if decoder.transport_mismatch:
+                out.issues.append(
+                    Issue(RULE_ENCODING_MISMATCH, Severity.ERROR, decoder.transport_mismatch)
+                )
 
     @staticmethod
     def _add_redirect_issue(out: FetchOutcome, run: _Run) -> None:

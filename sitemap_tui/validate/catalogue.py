@@ -86,6 +86,25 @@ CATALOGUE: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        id="content-encoding-mismatch",
+        scope="file",
+        severity=ERR,
+        title="Content-Encoding does not match the body",
+        message="Content-Encoding: gzip, but the body is not gzip-compressed: {detail}",
+        explanation=(
+            "The response says `Content-Encoding: gzip`, but the body is plain XML or text (its "
+            "first bytes, after whitespace and a BOM, are `<` or `http`), typically a server that "
+            "adds the header to a file it did not compress. Clients that follow the header (and "
+            "so, presumably, search engines) fail to decode it, like a corrupt gzip. sitemap-tui "
+            "reads the body as it is, reports this instead of gzip-corrupt, and checks the rest. "
+            "Not in the shared catalogue: sitemap-tui's own rule for a header that lies."
+        ),
+        source=(
+            "https://www.rfc-editor.org/rfc/rfc9110#section-8.4 ; "
+            "https://support.google.com/webmasters/answer/7451001"
+        ),
+    ),
+    Rule(
         id="size-over-limit",
         scope="file",
         severity=ERR,

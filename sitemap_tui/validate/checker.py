@@ -139,6 +139,7 @@ NOT_HERE: dict[str, str] = {
     **_owned(
         "fetcher/parser",
         "fetch-http-error fetch-redirected gzip-corrupt compression-not-gzip size-over-limit "
+        "content-encoding-mismatch "
         "file-is-html url-count-over-limit encoding-not-utf8 encoding-bom "
         "xml-leading-whitespace xml-not-well-formed xml-unescaped-char xml-illegal-char "
         "xml-declaration-missing root-unknown namespace-missing namespace-wrong "
