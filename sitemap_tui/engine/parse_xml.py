@@ -359,6 +359,10 @@ _new_entry = _positional(
         "news",
         "alternates",
         "tags",
+        "loc_line",
+        "lastmod_line",
+        "changefreq_line",
+        "priority_line",
     ),
 )
 _new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line", "media"))
@@ -428,7 +432,6 @@ class XmlSitemapParser:
         # entries (<url>/<sitemap>) in no namespace or another one than the root's: kept, and
         # reported once per namespace at close: ns -> [first line, count]
         self._strays: dict[str | None, list[int]] = {}
-        self._current_stray = False  # the open entry is such an element
         self._stray_specs: dict[str | None, dict[Any, tuple[int, str]]] = {}
         # set once the root is known
         self._core: frozenset[str | None] = frozenset()
@@ -772,7 +775,6 @@ class XmlSitemapParser:
                 return
             self._started += 1
             current = self._current = el
-            self._current_stray = stray
             if stray:
                 self._note_stray(el)
 
@@ -983,9 +985,8 @@ class XmlSitemapParser:
         self.info.entries += 1
         mode = self._mode
         if mode == "urlset" or mode == "index":
-            if self._current_stray:
+            if self._strays and el.tag not in self._entry_tags:
                 # not given to the hook: the XSD would report the same slip a second time
-                self._current_stray = False
                 self._stray_entry_end(el, out)
             else:
                 if mode == "urlset":
@@ -1110,8 +1111,9 @@ class XmlSitemapParser:
             return f"{prefix}:{local}"
         return f"{{{ns or ''}}}{local}"
 
-    def _classify(self, tag: Any) -> tuple[int, str]:
-        """``(code, name in Entry.tags)`` of a child tag of <url>/<sitemap> (cached)."""
+    def _classify(self, tag: Any, el: Any = None) -> tuple[int, str]:
+        """``(code, name in Entry.tags)`` of a child tag of <url>/<sitemap> (cached); ``el``:
+        the element that has it (for its prefix)."""
         parts = _split(tag)
         if parts is None:
             spec = (_C_SKIP, "")
@@ -1141,7 +1143,18 @@ class XmlSitemapParser:
                     code = _C_NEWS
                 elif ns == XHTML_NS and local == "link":
                     code = _C_LINK
-            spec = (code, self._tag_name(ns, local, core))
+            name = self._tag_name(ns, local, core)
+            if (
+                code == _C_OTHER
+                and local == "link"
+                and ns not in EXT_PREFIX
+                and el is not None
+                and el.prefix == "xhtml"
+            ):
+                # <xhtml:link> with xmlns:xhtml bound to another URI: keep the prefix in the
+                # name so the checker can tell it from any other "link" (hreflang-namespace-missing)
+                name = f"{{{ns or ''}}}xhtml:link"
+            spec = (code, name)
         if len(self._specs) < _SPEC_CACHE_MAX:
             self._specs[tag] = spec
         return spec
@@ -1214,17 +1227,19 @@ class XmlSitemapParser:
         have_loc = False
         lastmod_raw = changefreq_raw = priority_raw = None
         lastmod = changefreq = priority = None
+        loc_line = lastmod_line = changefreq_line = priority_line = None
         specs = self._specs
         for child in el:
             tag = child.tag
             spec = specs.get(tag)
             if spec is None:
-                spec = self._classify(tag)
+                spec = self._classify(tag, child)
             code, name = spec
             if code == _C_LOC:
                 tags.append(name)
                 if not have_loc:  # repeated core elements: first wins (the checker sees tags)
                     have_loc = True
+                    loc_line = child.sourceline
                     text = child.text
                     if len(child):
                         loc = self._loc(child, out)
@@ -1237,6 +1252,7 @@ class XmlSitemapParser:
             elif code == _C_LASTMOD:
                 tags.append(name)
                 if lastmod_raw is None:
+                    lastmod_line = child.sourceline
                     text = child.text
                     lastmod_raw = text.strip(_XML_WS) if text else ""
                     lastmod = _W3C_CACHE.get(lastmod_raw, _MISS)
@@ -1245,6 +1261,7 @@ class XmlSitemapParser:
             elif code == _C_CHANGEFREQ:
                 tags.append(name)
                 if changefreq_raw is None:
+                    changefreq_line = child.sourceline
                     text = child.text
                     changefreq_raw = text.strip(_XML_WS) if text else ""
                     changefreq = _CHANGEFREQ_CACHE.get(changefreq_raw, _MISS)
@@ -1253,6 +1270,7 @@ class XmlSitemapParser:
             elif code == _C_PRIORITY:
                 tags.append(name)
                 if priority_raw is None:
+                    priority_line = child.sourceline
                     text = child.text
                     priority_raw = text.strip(_XML_WS) if text else ""
                     priority = _PRIORITY_CACHE.get(priority_raw, _MISS)
@@ -1302,6 +1320,10 @@ class XmlSitemapParser:
                 news,
                 alternates,
                 tags,
+                loc_line,
+                lastmod_line,
+                changefreq_line,
+                priority_line,
             )
         )
 
@@ -1314,7 +1336,7 @@ class XmlSitemapParser:
             tag = child.tag
             spec = specs.get(tag)
             if spec is None:
-                spec = self._classify(tag)
+                spec = self._classify(tag, child)
             code, name = spec
             if not code:
                 continue
@@ -1322,9 +1344,11 @@ class XmlSitemapParser:
             if code == _C_LOC:
                 if not have_loc:
                     have_loc = True
+                    ref.loc_line = child.sourceline
                     ref.loc = self._loc(child, out)
             elif code == _C_LASTMOD:
                 if ref.lastmod_raw is None:
+                    ref.lastmod_line = child.sourceline
                     text = child.text
                     ref.lastmod_raw = text.strip(_XML_WS) if text else ""
                     ref.lastmod = parse_w3c_datetime(ref.lastmod_raw)

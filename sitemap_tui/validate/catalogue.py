@@ -1023,8 +1023,8 @@ CATALOGUE: tuple[Rule, ...] = (
         severity=ERR,
         title="Sitemap index inside a sitemap index",
         message=(
-            "this file is a sitemap index, listed by the index {parent_url}; nested indexes are "
-            "not processed"
+            "this file is a sitemap index, listed by the index {parent_url}: Google does not "
+            "process nested indexes (sitemap-tui followed the link and read it)"
         ),
         explanation=(
             "A child listed in a `sitemapindex` is itself a `sitemapindex`. The protocol defines "
