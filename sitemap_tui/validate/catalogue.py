@@ -196,7 +196,10 @@ CATALOGUE: tuple[Rule, ...] = (
         explanation=(
             "Whitespace or any other bytes (apart from a BOM) come before the `<?xml` declaration. "
             'The XML is then not well-formed: libxml2 says "XML declaration allowed only at the '
-            'start of the document". Google calls this "Leading whitespace".'
+            'start of the document". Google calls this "Leading whitespace". sitemap-tui still '
+            "reads the file: it skips whitespace and BOMs, and up to 4 KiB of other content (a "
+            "PHP notice or warning printed before the sitemap, a common WordPress artefact) when "
+            "a sitemap or feed follows; line numbers stay those of the file as served."
         ),
         source=(
             "https://support.google.com/webmasters/answer/7451001 ; "
@@ -276,7 +279,9 @@ CATALOGUE: tuple[Rule, ...] = (
         message="<{root}> has no namespace; expected http://www.sitemaps.org/schemas/sitemap/0.9",
         explanation=(
             "`urlset`/`sitemapindex` has no namespace. The default namespace must be "
-            "`http://www.sitemaps.org/schemas/sitemap/0.9`."
+            "`http://www.sitemaps.org/schemas/sitemap/0.9`. Also reported for a `<url>` or "
+            '`<sitemap>` in no namespace inside a sitemap (`<url xmlns="">`): sitemap-tui keeps '
+            "such entries and names the first one's line."
         ),
         source=(
             'https://www.sitemaps.org/protocol.html (intro: "Specify the namespace") ; '
@@ -293,7 +298,9 @@ CATALOGUE: tuple[Rule, ...] = (
             "The root namespace is not exactly `http://www.sitemaps.org/schemas/sitemap/0.9`. "
             "Typical causes: an `https://` variant, a trailing slash, a typo, or the 2005 Google "
             "namespace `http://www.google.com/schemas/sitemap/0.84`. The `http:` scheme in this "
-            "namespace name is correct."
+            "namespace name is correct. Also reported for a `<url>` or `<sitemap>` in another "
+            "namespace than its root's: sitemap-tui keeps such entries (and every entry of a file "
+            "in a wrong namespace) and names the first one's line."
         ),
         source=(
             "https://support.google.com/webmasters/answer/7451001 ; "
