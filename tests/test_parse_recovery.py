@@ -368,3 +368,12 @@ async def test_gzip_content_encoding_on_a_plain_body_is_read(httpserver: HTTPSer
     assert "gzip-corrupt" not in rules_found
     (said,) = [i for i in found if i.rule == "content-encoding-mismatch"]
     assert "gzip" in said.message and "plain" in said.message
+
+
+def test_cap_messages_count_one_in_the_singular() -> None:
+    _, items = run(urlset(*(f"https://e.com/{i}" for i in range(4))), max_entries=3)
+    (cap,) = by_rule(items, "url-count-over-limit")
+    assert cap.message.endswith("the first 3 are kept, 1 is not")
+    _, items = run(b"https://e.com/1\nhttps://e.com/2\n", content_type="text/plain", max_entries=1)
+    (cap,) = by_rule(items, "url-count-over-limit")
+    assert "the 1 line from line 2 on was not read" in cap.message

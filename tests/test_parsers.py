@@ -907,10 +907,12 @@ def test_element_hook_may_take_entries() -> None:
     assert all(len(el) == 0 for el in seen_kept)  # cleared by the parser as usual
 
 
-def test_over_50000_urls_stops() -> None:
-    parser, items = run(_big_sitemap_chunks(50_010))
-    assert len(entries(items)) == 50_000
+def test_over_the_entry_cap_stops_keeping() -> None:
+    # the cap is injected small (the default, 50,000, is checked in test_parse_recovery)
+    parser, items = run(_big_sitemap_chunks(510), max_entries=500)
+    assert len(entries(items)) == 500
     assert rules(items)["url-count-over-limit"] == 1
+    assert parser.info.listed == 510
 
 
 # -- text sitemaps ---------------------------------------------------------------------------

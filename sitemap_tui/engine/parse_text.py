@@ -207,9 +207,10 @@ class TextSitemapParser:
         self.info.cuts.insert(0, "url-count-over-limit")  # it came before any cut of the body
         self.info.stopped = True
         size = f"at least {lines:,} lines (the body was cut short)" if cut else f"{lines:,} lines"
+        unread = "the 1 line from" if rest == 1 else f"the {rest:,} lines from"
         message = (
             f"More than {cap:,} URLs in {size}: the first {cap:,} are kept (to line"
-            f" {first - 1:,}), the {rest:,} lines from line {first:,} on were not read"
+            f" {first - 1:,}), {unread} line {first:,} on {'was' if rest == 1 else 'were'} not read"
         )
         out.append(Issue("url-count-over-limit", Severity.ERROR, message, line=first))
 

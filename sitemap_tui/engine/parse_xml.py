@@ -912,9 +912,10 @@ class XmlSitemapParser:
                 f" the limit of {cap:,}: the first {cap:,} are kept"
             )
         else:
+            rest = "1 is" if self._over == 1 else f"{self._over:,} are"
             message = (
                 f"{listed:,} {what}, more than the limit of {cap:,}: the first {cap:,} are kept,"
-                f" the other {self._over:,} are not"
+                f" {rest} not"
             )
         out.append(Issue(rule, Severity.ERROR, message, line=self._over_line))
 
