@@ -377,3 +377,10 @@ def test_cap_messages_count_one_in_the_singular() -> None:
     _, items = run(b"https://e.com/1\nhttps://e.com/2\n", content_type="text/plain", max_entries=1)
     (cap,) = by_rule(items, "url-count-over-limit")
     assert "the 1 line from line 2 on was not read" in cap.message
+
+
+def test_cap_then_syntax_error_says_at_least() -> None:
+    doc = urlset(*(f"https://e.com/{i}" for i in range(25))).replace(b"https://e.com/20<", b"https://e.com/20&<")
+    _, items = run(doc, max_entries=10)
+    (cap,) = by_rule(items, "url-count-over-limit")
+    assert cap.message.startswith("At least") and "xml-not-well-formed" in rules(items)

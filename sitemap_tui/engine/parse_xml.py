@@ -906,10 +906,11 @@ class XmlSitemapParser:
         self.info.listed = listed
         self.info.cuts.insert(0, rule)  # it came before any cut of the body
         self.info.stopped = True
-        if cut:
+        if cut or self.info.truncated_at is not None:
+            # the count stopped where the body was cut or broke: a lower bound
             message = (
-                f"At least {listed:,} {what} (the body was cut short before the end), more than"
-                f" the limit of {cap:,}: the first {cap:,} are kept"
+                f"At least {listed:,} {what} (parsing stopped before the end), more than the"
+                f" limit of {cap:,}: the first {cap:,} are kept"
             )
         else:
             rest = "1 is" if self._over == 1 else f"{self._over:,} are"
