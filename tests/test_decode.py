@@ -176,9 +176,30 @@ def test_corrupt_gzip_data() -> None:
     assert err is not None and err.rule == "gzip-corrupt"
 
 
-def test_transport_gzip_with_plain_body_is_corrupt() -> None:
-    _, err, _, _ = decode_all(XML, "gzip")
+@pytest.mark.parametrize("chunk", [None, 1, 7])
+@pytest.mark.parametrize(
+    "body",
+    [XML, b"\n\n  " + XML, b"\xef\xbb\xbf" + XML, b"https://example.com/a\nhttps://example.com/b\n"],
+)
+def test_transport_gzip_with_plain_body_is_read_as_it_is(body: bytes, chunk: int | None) -> None:
+    """Content-Encoding: gzip on a body that plainly is not gzip (issue 14: it gave gzip-corrupt
+    and nothing was parsed): the first bytes decide, and the decoder says what it did."""
+    out, err, dec, _ = decode_all(body, "gzip", chunk=chunk)
+    assert err is None and out == body
+    assert dec.transport_mismatch is not None and "gzip" in dec.transport_mismatch
+    assert not dec.gzipped
+
+
+@pytest.mark.parametrize("body", [b"x" * 100, b"\x00\x01\x02garbage", b"\x1f\x8bnot really"])
+def test_transport_gzip_with_other_bytes_is_still_corrupt(body: bytes) -> None:
+    _, err, dec, _ = decode_all(body, "gzip")
     assert err is not None and err.rule == "gzip-corrupt"
+    assert dec.transport_mismatch is None
+
+
+def test_plain_body_inside_real_gzip_is_no_mismatch() -> None:
+    out, err, dec, _ = decode_all(gzip.compress(XML), "gzip")
+    assert err is None and out == XML and dec.transport_mismatch is None
 
 
 def test_empty_bodies() -> None:

@@ -310,3 +310,20 @@ def test_property_w3c_roundtrip(dt: datetime):
     text = f"{dt.year:04d}-" + dt.strftime("%m-%dT%H:%M:%S") + f".{dt.microsecond:06d}Z"
     assert parse_w3c_datetime(text) == dt
     assert is_xsd_datetime(text)
+
+
+@pytest.mark.parametrize(
+    ("raw", "zoned"),
+    [
+        ("Tue, 10 Jun 2003 04:00:00 GMT", True),
+        ("Tue, 10 Jun 2003 04:00:00 +0200", True),
+        ("Tue, 10 Jun 2003 04:00:00 -0000", True),  # RFC 2822: UTC, local zone unknown
+        ("Tue, 10 Jun 2003 04:00:00", False),
+        ("Tue, 10 Jun 2003 04:00:00 XYZ", False),  # a zone name RFC 822 does not define
+    ],
+)
+def test_rfc822_without_zone_only_when_utc_may_be_assumed(raw: str, zoned: bool) -> None:
+    assumed = parse_rfc822_datetime(raw)
+    assert assumed is not None and assumed.tzinfo is not None
+    strict = parse_rfc822_datetime(raw, assume_utc=False)
+    assert (strict == assumed) if zoned else strict is None

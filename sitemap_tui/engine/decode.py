@@ -41,6 +41,11 @@ _ALL_MAGICS: tuple[bytes, ...] = (GZIP_MAGIC, *(m for m, _ in _OTHER_MAGICS))
 # gzip files nested inside the (transport-decoded) body that we unwrap: ".gz" and the
 # common misconfiguration of a ".gz" gzipped once more.
 MAX_GZIP_LAYERS = 2
+# Content-Encoding: gzip on a body that is not gzip at all: when it starts (after whitespace
+# and a BOM) with markup or a URL it is plain XML or text, read as it is. Whitespace is
+# waited through for at most this many bytes.
+_PLAIN_WAIT = 1024
+_PLAIN_STARTS = (b"<", b"http://", b"https://", b"HTTP://", b"HTTPS://")
 
 
 class DecodeError(Exception):
@@ -136,15 +141,26 @@ class _Inflater:
         self._pending = b""  # bytes waiting for a decision (member magic, zlib header)
         self._members = 0  # gzip members (or deflate streams) finished
         self._padding = False  # NUL bytes seen after a member
+        self._plain = False  # transport gzip over a plain body: pass it on as it is
 
     def _corrupt(self, what: str) -> DecodeError:
         return DecodeError("gzip-corrupt", what.replace("{kind}", self._kind))
 
     def push(self, data: bytes) -> Iterator[bytes]:
+        if self._plain:
+            yield from self._emit(data)
+            return
         while data:
             if self._obj is None:
                 data = self._pending + data
                 self._pending = b""
+                plain = self._plain_body(data, final=False)
+                if plain is None:
+                    self._pending = data
+                    return
+                if plain:
+                    yield from self._emit(data)
+                    return
                 started = self._start(data)
                 if not started:
                     self._pending = data  # too few bytes to decide; wait for more
@@ -154,6 +170,27 @@ class _Inflater:
                 data = started
             leftover = yield from self._inflate(data)
             data = leftover
+
+    def _plain_body(self, data: bytes, *, final: bool) -> bool | None:
+        """Transport gzip whose first bytes show a plain body (a server that adds the header
+        to an uncompressed file): True (switch to pass-through, noted for the caller), False
+        (inflate it: gzip, or corrupt), None (only whitespace or a prefix so far: wait)."""
+        if self._kind != "gzip" or self._members or data[:1] == GZIP_MAGIC[:1]:
+            return False
+        head = data.lstrip(b" \t\r\n")
+        bom = b"\xef\xbb\xbf"
+        if head.startswith(bom):
+            head = head[3:]
+        if not head.startswith(_PLAIN_STARTS):
+            undecided = not head or bom.startswith(head) or any(p.startswith(head) for p in _PLAIN_STARTS)
+            return None if undecided and not final and len(data) < _PLAIN_WAIT else False
+        self._plain = True
+        what = "XML" if head[:1] == b"<" else "text"
+        self._owner.transport_mismatch = (
+            "the response says Content-Encoding: gzip, but the body is not gzip-compressed"
+            f" (it starts with plain {what}); it was read as it is"
+        )
+        return True
 
     def _start(self, data: bytes) -> bytes:
         """Begin a member/stream; return the bytes to inflate, or b"" to wait for more."""
@@ -221,6 +258,9 @@ class _Inflater:
             yield from self._inflate(b"")
             if self._obj is not None:
                 raise self._corrupt("truncated {kind} data (the stream ends early)")
+        if self._pending and self._plain_body(self._pending, final=True):
+            data, self._pending = self._pending, b""
+            yield from self._emit(data)
         if self._pending:
             if self._kind == "deflate" and not self._members:
                 raise self._corrupt("truncated {kind} data")
@@ -297,6 +337,9 @@ class BodyDecoder:
         self.decoded_bytes = 0
         self.gzipped = False  # the body after transport decoding was a gzip file
         self.gzip_layers = 0  # gzip files unwrapped after transport decoding (0..2)
+        # set when Content-Encoding: gzip came with a plain body that was read as it is: what
+        # happened, in words (the fetcher turns it into a content-encoding-mismatch issue)
+        self.transport_mismatch: str | None = None
         # An intermediate layer is the compressed form of the next one, so it is barely larger
         # than the final output; the margin covers stored-block overhead of incompressible data.
         self.layer_cap = max_decoded + max_decoded // 64 + 4096

@@ -88,6 +88,7 @@ class ExploreOptions:
     max_depth: int = 10
     max_files: int = 10_000
     max_children: int = 50_000  # per index / robots.txt
+    max_entries: int = 50_000  # entries kept per file (the protocol's limit; tests inject less)
     probe: bool = False  # probe common paths even when robots.txt names sitemaps
     follow_cross_host: bool = False  # index children on another host
     batch_size: int = 2000
@@ -676,6 +677,7 @@ class Explorer:
             now=self.now,
             body_cache=str(self.options.body_cache) if self.options.body_cache else None,
             max_decoded=self.fetch_config.max_decoded,
+            max_entries=self.options.max_entries,
             signature_key=self.store.signature_key() if self.store is not None else b"",
             keep_non_http=self.options.keep_non_http,
             sitemap_lastmod=node.lastmod_raw,

@@ -68,6 +68,7 @@ HopCallback = Callable[[str], Awaitable[None]]
 RULE_FETCH_ERROR = "fetch-http-error"
 RULE_REDIRECTED = "fetch-redirected"
 RULE_PRIVATE_ADDRESS = "fetch-private-address"
+RULE_ENCODING_MISMATCH = "content-encoding-mismatch"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CHUNK = 64 * 1024  # local read size and progress granularity
 MIB = 1024 * 1024
@@ -702,6 +703,10 @@ class Fetcher:
         finally:
             stats.decoded_bytes = decoder.decoded_bytes
             stats.gzipped = decoder.gzipped
+            if decoder.transport_mismatch:
+                out.issues.append(
+                    Issue(RULE_ENCODING_MISMATCH, Severity.ERROR, decoder.transport_mismatch)
+                )
 
     @staticmethod
     def _add_redirect_issue(out: FetchOutcome, run: _Run) -> None:

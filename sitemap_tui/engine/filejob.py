@@ -39,6 +39,7 @@ class JobSpec:
     now: datetime | None = None
     body_cache: str | None = None
     max_decoded: int | None = None
+    max_entries: int = 50_000  # entries kept per file (the protocol's limit; tests inject less)
     signature_key: bytes = b""  # the store's (Store.signature_key), for the rows
     # formatted output only: keep URLs whose scheme is not http(s) (javascript:, mailto:, ...)
     keep_non_http: bool = True
@@ -136,7 +137,7 @@ class FileJob:
         if self.checker is not None:
             self.checker.begin_file(spec.ctx)
             hook = getattr(self.checker, "element_hook", lambda ctx: None)(spec.ctx)
-        parser = SniffingParser(spec.url, element_hook=hook) if hook else SniffingParser(spec.url)
+        parser = SniffingParser(spec.url, max_entries=spec.max_entries, element_hook=hook)
         run = _Run(spec, parser, FileAccumulator(spec.now))
         body = BodyWriter(Path(spec.body_cache), spec.node_id) if spec.body_cache else None
 
@@ -182,7 +183,9 @@ class FileJob:
         if self.cancelled():
             outcome.cancelled = True
         t0 = time.perf_counter()
-        closing = parser.close()
+        # a body that ended with a fetch error (size cap, timeout, corrupt gzip) is cut, not
+        # malformed: the parser must not blame its unfinished end on the XML
+        closing = parser.close(cut=outcome.error_rule if outcome.error else None)
         if outcome.error and not outcome.stats.decoded_bytes:
             closing = []  # nothing arrived: "empty document" would only repeat the fetch error
         self._take(run, closing)

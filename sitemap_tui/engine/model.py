@@ -120,6 +120,12 @@ class Entry:
     # child element local names of <url>, in order, with namespace prefix for extensions
     # ("loc", "lastmod", "image:image", "{ns}name" for unknown namespaces)
     tags: list[str] = field(default_factory=list)
+    # lines of the first <loc>, <lastmod>, <changefreq>, <priority> (None: absent, not XML, or
+    # unknown): findings about a value point at its element, as the XSD's do
+    loc_line: int | None = None
+    lastmod_line: int | None = None
+    changefreq_line: int | None = None
+    priority_line: int | None = None
     title: str | None = None  # feeds only
 
 
@@ -132,6 +138,8 @@ class ChildRef:
     lastmod_raw: str | None = None
     lastmod: datetime | None = None
     tags: list[str] = field(default_factory=list)
+    loc_line: int | None = None  # lines of the first <loc>/<lastmod>, as in Entry
+    lastmod_line: int | None = None
 
 
 @dataclass(slots=True)

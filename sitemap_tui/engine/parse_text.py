@@ -49,16 +49,22 @@ class TextSitemapParser:
         self._blank = 0
         self._first_blank: int | None = None
         self._not_url = 0
-        self._stopped = False
         self._closed = False
+        # After the entry cap, lines are only counted (so the cap's issue can give the numbers):
+        # the line of the first URL not kept, and the length of the unfinished last line.
+        self._cap_line: int | None = None
+        self._partial = 0
 
     @property
     def done(self) -> bool:
-        return self._stopped
+        return self._closed
 
     def feed(self, data: bytes) -> list[Item]:
         out: list[Item] = []
-        if self._stopped or self._closed:
+        if self._closed:
+            return out
+        if self._cap_line is not None:
+            self._count(data)
             return out
         start = 0
         n = len(data)
@@ -78,41 +84,61 @@ class TextSitemapParser:
                 self._pending.clear()
             self._lineno += 1
             start = nl + 1
-            if self._stopped:
-                break
+            if self._cap_line is not None:
+                self._count(data[start:])
+                return out
         self.info.lines = self._lineno - 1
         return out
 
-    def close(self) -> list[Item]:
+    def _count(self, data: bytes) -> None:
+        """Past the entry cap: count the lines, read nothing."""
+        newlines = data.count(b"\n")
+        if newlines:
+            self._lineno += newlines
+            self._partial = len(data) - data.rfind(b"\n") - 1
+        else:
+            self._partial += len(data)
+        self.info.lines = self._lineno - (0 if self._partial else 1)
+
+    def close(self, cut: str | None = None) -> list[Item]:
+        """End of input. ``cut``: the body ended early for that reason (a size cap, a fetch
+        error): an unfinished last line is then left out, and parsing stopped there."""
         out: list[Item] = []
         if self._closed:
             return out
         self._closed = True
-        if not self._stopped:
-            if self._pending:  # last line without a newline
+        if self._cap_line is None:
+            if cut:
+                self.info.truncated_at = f"{self._lineno}:{len(self._pending) + 1}"
+                self.info.lines = self._lineno - (0 if self._pending else 1)
+            elif self._pending:  # last line without a newline
                 self._line(bytes(self._pending), out)
                 self._pending.clear()
                 self.info.lines = self._lineno
             elif self._skipping:
                 self.info.lines = self._lineno
-            if self._blank:
-                out.append(
-                    Issue(
-                        "text-blank-lines",
-                        Severity.INFO,
-                        f"{self._blank} blank line(s) in the text sitemap",
-                        line=self._first_blank,
-                    )
+        if self._cap_line is not None:
+            if cut:
+                self.info.truncated_at = f"{self._lineno}:{self._partial + 1}"
+            self._over_cap(out, cut)
+        if self._blank:
+            out.append(
+                Issue(
+                    "text-blank-lines",
+                    Severity.INFO,
+                    f"{self._blank} blank line(s) in the text sitemap",
+                    line=self._first_blank,
                 )
-            if self._not_url > MAX_LINE_ISSUES:
-                hidden = self._not_url - MAX_LINE_ISSUES
-                out.append(
-                    Issue(
-                        "text-line-not-url",
-                        Severity.ERROR,
-                        f"{hidden} more line(s) that are not absolute http(s) URLs (not listed)",
-                    )
+            )
+        if self._not_url > MAX_LINE_ISSUES:
+            hidden = self._not_url - MAX_LINE_ISSUES
+            out.append(
+                Issue(
+                    "text-line-not-url",
+                    Severity.ERROR,
+                    f"{hidden} more line(s) that are not absolute http(s) URLs (not listed)",
                 )
+            )
         return out
 
     # -- lines -------------------------------------------------------------------------------
@@ -167,19 +193,26 @@ class TextSitemapParser:
             self._not_url_issue(f"not an absolute http(s) URL: {s[:_SNIPPET]}", out)
             return
         if self.info.entries >= self.max_entries:
-            self._stopped = True
+            # the rest is only counted (see _count); the issue comes at close, with the numbers
+            self._cap_line = self._lineno
             self.info.stopped = True
-            out.append(
-                Issue(
-                    "url-count-over-limit",
-                    Severity.ERROR,
-                    f"More than {self.max_entries:,} URLs; parsing stopped",
-                    line=self._lineno,
-                )
-            )
             return
         self.info.entries += 1
         out.append(Entry(loc=s, line=self._lineno))
+
+    def _over_cap(self, out: list[Item], cut: str | None) -> None:
+        cap, first = self.max_entries, self._cap_line or 0
+        lines = self.info.lines
+        rest = lines - first + 1
+        self.info.cuts.insert(0, "url-count-over-limit")  # it came before any cut of the body
+        self.info.stopped = True
+        size = f"at least {lines:,} lines (the body was cut short)" if cut else f"{lines:,} lines"
+        unread = "the 1 line from" if rest == 1 else f"the {rest:,} lines from"
+        message = (
+            f"More than {cap:,} URLs in {size}: the first {cap:,} are kept (to line"
+            f" {first - 1:,}), {unread} line {first:,} on {'was' if rest == 1 else 'were'} not read"
+        )
+        out.append(Issue("url-count-over-limit", Severity.ERROR, message, line=first))
 
     def _not_url_issue(self, message: str, out: list[Item]) -> None:
         self._not_url += 1

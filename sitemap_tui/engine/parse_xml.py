@@ -359,6 +359,10 @@ _new_entry = _positional(
         "news",
         "alternates",
         "tags",
+        "loc_line",
+        "lastmod_line",
+        "changefreq_line",
+        "priority_line",
     ),
 )
 _new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line", "media"))
@@ -421,6 +425,14 @@ class XmlSitemapParser:
         self._undeclared: set[str] = set()
         # entry elements started: the cap counts these, info.entries the finished ones
         self._started = 0
+        # entries after the cap: counted (not parsed) so the cap's issue can give the total
+        self._over = 0
+        self._counting = False  # past the cap: only entry start events are counted
+        self._over_line: int | None = None  # line of the first entry not kept
+        # entries (<url>/<sitemap>) in no namespace or another one than the root's: kept, and
+        # reported once per namespace at close: ns -> [first line, count]
+        self._strays: dict[str | None, list[int]] = {}
+        self._stray_specs: dict[str | None, dict[Any, tuple[int, str]]] = {}
         # set once the root is known
         self._core: frozenset[str | None] = frozenset()
         self._entry_local = ""
@@ -432,7 +444,7 @@ class XmlSitemapParser:
 
     @property
     def done(self) -> bool:
-        return self._stopped
+        return self._stopped or self._closed
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -443,7 +455,9 @@ class XmlSitemapParser:
         self._push(data, False, out)
         return out
 
-    def close(self) -> list[Item]:
+    def close(self, cut: str | None = None) -> list[Item]:
+        """End of input. ``cut``: the body ended early for that reason (a size cap, a fetch
+        error); the unfinished end is then where parsing stopped, not a syntax error."""
         out: list[Item] = []
         if self._closed:
             return out
@@ -459,11 +473,17 @@ class XmlSitemapParser:
             except etree.XMLSyntaxError as exc:
                 self._drain(out)
                 self._sweep_at_error(exc, out)
-                self._syntax_error(exc, out, at_close=True)
+                if cut:
+                    self._cut_short(exc)
+                else:
+                    self._syntax_error(exc, out, at_close=True)
             else:
                 self._drain(out)
         self._pre = None
         self._closed = True
+        self._stray_issues(out)
+        if self._over:
+            self._over_cap(out, cut)
         return out
 
     def _push(self, data: bytes, final: bool, out: list[Item]) -> None:
@@ -518,7 +538,10 @@ class XmlSitemapParser:
         n = len(container)
         if not n:
             return
-        if n > 2 or (n == 2 and container[0] is not self._last):
+        if self._counting:
+            if n > 1:
+                del container[:-1]  # all finished but the last child, which may be open
+        elif n > 2 or (n == 2 and container[0] is not self._last):
             # junk that no entry followed yet: check and drop what is finished (all but the
             # last child, which may still be open)
             self._sweep(container, container[-1], out)
@@ -696,6 +719,9 @@ class XmlSitemapParser:
     def _drain(self, out: list[Item]) -> None:
         if self._stopped:
             return
+        if self._counting:
+            self._count_events()
+            return
         root = self._root
         entry_tags = self._entry_tags
         nested = self._nested
@@ -712,9 +738,14 @@ class XmlSitemapParser:
                         self._sweep(el, None, out)
                 continue
             parent = el.getparent()
+            stray = False
             if parent is root and root is not None:
-                if nested or el.tag not in entry_tags:
+                if nested:
                     continue
+                if el.tag not in entry_tags:
+                    if not self._is_stray_entry(el):
+                        continue
+                    stray = True
             elif parent is None:
                 self._root = root = el
                 if not self._root_seen:  # the throwaway parser has not seen it yet
@@ -734,10 +765,38 @@ class XmlSitemapParser:
                 else:
                     self._sweep(parent, el, out)
             if self._started >= self.max_entries:
-                self._over_cap(el, out)
-                break
+                # Past the cap: from here on entries are only counted, so that the issue can
+                # say how many there were (the body is bounded by the size cap).
+                self._over_line = el.sourceline
+                self._over = 1
+                self._counting = True
+                self.info.stopped = True
+                self._count_events()
+                return
             self._started += 1
             current = self._current = el
+            if stray:
+                self._note_stray(el)
+
+    def _count_events(self) -> None:
+        """Past the cap: count the entries that start; nothing else is read. The tree is
+        emptied in bulk after each slice (``_after_feed``), not entry by entry."""
+        root = self._root
+        nested = self._nested
+        local = self._entry_local
+        suffix = "}" + local
+        n = 0
+        for event, el in self._parser.read_events():
+            if event == "start":
+                parent = el.getparent()
+                if parent is None or (parent.getparent() if nested else parent) is not root:
+                    continue
+                tag = el.tag
+                if tag == local or tag.endswith(suffix):
+                    n += 1
+            elif el is root:
+                self._root_done = True
+        self._over += n
 
     def _on_root(self, el: Any, out: list[Item]) -> None:
         self._root_seen = True
@@ -838,31 +897,108 @@ class XmlSitemapParser:
         self._core_patterns = tuple(f"{{{ns or ''}}}*" for ns in self._core)
         self._specs = {}
 
-    def _over_cap(self, el: Any, out: list[Item]) -> None:
+    def _over_cap(self, out: list[Item], cut: str | None) -> None:
+        """The entry cap's issue, with the numbers: kept, listed, not kept."""
         rule = "index-too-many-sitemaps" if self._mode == "index" else "url-count-over-limit"
         what = "<sitemap> entries" if self._mode == "index" else "entries"
-        self._stop()
-        out.append(
-            Issue(
-                rule,
-                Severity.ERROR,
-                f"More than {self.max_entries:,} {what}; parsing stopped",
-                line=el.sourceline,
+        cap = self.max_entries
+        listed = cap + self._over
+        self.info.listed = listed
+        self.info.cuts.insert(0, rule)  # it came before any cut of the body
+        self.info.stopped = True
+        if cut or self.info.truncated_at is not None:
+            # the count stopped where the body was cut or broke: a lower bound
+            message = (
+                f"At least {listed:,} {what} (parsing stopped before the end), more than the"
+                f" limit of {cap:,}: the first {cap:,} are kept"
             )
-        )
+        else:
+            rest = "1 is" if self._over == 1 else f"{self._over:,} are"
+            message = (
+                f"{listed:,} {what}, more than the limit of {cap:,}: the first {cap:,} are kept,"
+                f" {rest} not"
+            )
+        out.append(Issue(rule, Severity.ERROR, message, line=self._over_line))
+
+    def _cut_short(self, exc: etree.XMLSyntaxError) -> None:
+        """The body was cut (size cap, fetch error): libxml2's complaint about the unfinished
+        end only says where the cut fell."""
+        self._stop()
+        line, col = exc.position if exc.position else (None, None)
+        if line is not None:
+            self.info.truncated_at = f"{line}:{col}"
+        if self.kind is None:
+            self.kind = NodeKind.UNKNOWN
+
+    # -- entries in no namespace, or another one ------------------------------------------------
+
+    def _is_stray_entry(self, el: Any) -> bool:
+        """A child of the root named like an entry (<url>/<sitemap>) in no namespace or in
+        another one than the root's: a sitemap with a namespace slip, kept as an entry."""
+        if self._mode != "urlset" and self._mode != "index":
+            return False
+        parts = _split(el.tag)
+        return parts is not None and parts[1] == self._entry_local
+
+    def _note_stray(self, el: Any) -> None:
+        parts = _split(el.tag)
+        ns = parts[0] if parts else None
+        seen = self._strays.get(ns)
+        if seen is None:
+            self._strays[ns] = [el.sourceline or 0, 1]
+        else:
+            seen[1] += 1
+
+    def _stray_issues(self, out: list[Item]) -> None:
+        name = f"<{self._entry_local}>"
+        for ns, (line, count) in sorted(self._strays.items(), key=lambda kv: kv[1][0]):
+            kept = "its entry is kept" if count == 1 else "the entries are kept"
+            what = name if count == 1 else f"{count:,} {name} elements (the first at line {line})"
+            if ns is None:
+                rule = "namespace-missing"
+                message = (
+                    f'{what} {"has" if count == 1 else "have"} no namespace (xmlns="");'
+                    f' expected "{SITEMAP_NS}"; {kept}'
+                )
+            else:
+                rule = "namespace-wrong"
+                message = (
+                    f'{what} {"is" if count == 1 else "are"} in the namespace "{ns}";'
+                    f' expected "{SITEMAP_NS}"; {kept}'
+                )
+            out.append(Issue(rule, Severity.ERROR, message, line=line or None))
+
+    def _stray_entry_end(self, el: Any, out: list[Item]) -> None:
+        """Read a stray entry with its own namespace as the core one (its <loc> is in it)."""
+        parts = _split(el.tag)
+        ns = parts[0] if parts else None
+        core, specs = self._core, self._specs
+        self._core = core | {ns}
+        self._specs = self._stray_specs.setdefault(ns, {})
+        try:
+            if self._mode == "urlset":
+                self._url(el, out)
+            else:
+                self._sitemap(el, out)
+        finally:
+            self._core, self._specs = core, specs
 
     def _on_entry_end(self, el: Any, out: list[Item]) -> None:
         self.info.entries += 1
         mode = self._mode
         if mode == "urlset" or mode == "index":
-            if mode == "urlset":
-                self._url(el, out)
+            if self._strays and el.tag not in self._entry_tags:
+                # not given to the hook: the XSD would report the same slip a second time
+                self._stray_entry_end(el, out)
             else:
-                self._sitemap(el, out)
-            # after our fields are read: the hook may take el away
-            if self.element_hook is not None and self.element_hook(el):
-                self._last = None
-                return
+                if mode == "urlset":
+                    self._url(el, out)
+                else:
+                    self._sitemap(el, out)
+                # after our fields are read: the hook may take el away
+                if self.element_hook is not None and self.element_hook(el):
+                    self._last = None
+                    return
         elif mode == "rss":
             out.append(self._rss_item(el))
         else:
@@ -977,8 +1113,9 @@ class XmlSitemapParser:
             return f"{prefix}:{local}"
         return f"{{{ns or ''}}}{local}"
 
-    def _classify(self, tag: Any) -> tuple[int, str]:
-        """``(code, name in Entry.tags)`` of a child tag of <url>/<sitemap> (cached)."""
+    def _classify(self, tag: Any, el: Any = None) -> tuple[int, str]:
+        """``(code, name in Entry.tags)`` of a child tag of <url>/<sitemap> (cached); ``el``:
+        the element that has it (for its prefix)."""
         parts = _split(tag)
         if parts is None:
             spec = (_C_SKIP, "")
@@ -1008,7 +1145,18 @@ class XmlSitemapParser:
                     code = _C_NEWS
                 elif ns == XHTML_NS and local == "link":
                     code = _C_LINK
-            spec = (code, self._tag_name(ns, local, core))
+            name = self._tag_name(ns, local, core)
+            if (
+                code == _C_OTHER
+                and local == "link"
+                and ns not in EXT_PREFIX
+                and el is not None
+                and el.prefix == "xhtml"
+            ):
+                # <xhtml:link> with xmlns:xhtml bound to another URI: keep the prefix in the
+                # name so the checker can tell it from any other "link" (hreflang-namespace-missing)
+                name = f"{{{ns or ''}}}xhtml:link"
+            spec = (code, name)
         if len(self._specs) < _SPEC_CACHE_MAX:
             self._specs[tag] = spec
         return spec
@@ -1081,17 +1229,19 @@ class XmlSitemapParser:
         have_loc = False
         lastmod_raw = changefreq_raw = priority_raw = None
         lastmod = changefreq = priority = None
+        loc_line = lastmod_line = changefreq_line = priority_line = None
         specs = self._specs
         for child in el:
             tag = child.tag
             spec = specs.get(tag)
             if spec is None:
-                spec = self._classify(tag)
+                spec = self._classify(tag, child)
             code, name = spec
             if code == _C_LOC:
                 tags.append(name)
                 if not have_loc:  # repeated core elements: first wins (the checker sees tags)
                     have_loc = True
+                    loc_line = child.sourceline
                     text = child.text
                     if len(child):
                         loc = self._loc(child, out)
@@ -1104,6 +1254,7 @@ class XmlSitemapParser:
             elif code == _C_LASTMOD:
                 tags.append(name)
                 if lastmod_raw is None:
+                    lastmod_line = child.sourceline
                     text = child.text
                     lastmod_raw = text.strip(_XML_WS) if text else ""
                     lastmod = _W3C_CACHE.get(lastmod_raw, _MISS)
@@ -1112,6 +1263,7 @@ class XmlSitemapParser:
             elif code == _C_CHANGEFREQ:
                 tags.append(name)
                 if changefreq_raw is None:
+                    changefreq_line = child.sourceline
                     text = child.text
                     changefreq_raw = text.strip(_XML_WS) if text else ""
                     changefreq = _CHANGEFREQ_CACHE.get(changefreq_raw, _MISS)
@@ -1120,6 +1272,7 @@ class XmlSitemapParser:
             elif code == _C_PRIORITY:
                 tags.append(name)
                 if priority_raw is None:
+                    priority_line = child.sourceline
                     text = child.text
                     priority_raw = text.strip(_XML_WS) if text else ""
                     priority = _PRIORITY_CACHE.get(priority_raw, _MISS)
@@ -1169,6 +1322,10 @@ class XmlSitemapParser:
                 news,
                 alternates,
                 tags,
+                loc_line,
+                lastmod_line,
+                changefreq_line,
+                priority_line,
             )
         )
 
@@ -1181,7 +1338,7 @@ class XmlSitemapParser:
             tag = child.tag
             spec = specs.get(tag)
             if spec is None:
-                spec = self._classify(tag)
+                spec = self._classify(tag, child)
             code, name = spec
             if not code:
                 continue
@@ -1189,9 +1346,11 @@ class XmlSitemapParser:
             if code == _C_LOC:
                 if not have_loc:
                     have_loc = True
+                    ref.loc_line = child.sourceline
                     ref.loc = self._loc(child, out)
             elif code == _C_LASTMOD:
                 if ref.lastmod_raw is None:
+                    ref.lastmod_line = child.sourceline
                     text = child.text
                     ref.lastmod_raw = text.strip(_XML_WS) if text else ""
                     ref.lastmod = parse_w3c_datetime(ref.lastmod_raw)

@@ -24,8 +24,16 @@ Item: TypeAlias = Entry | ChildRef | Issue
 SNIFF_BYTES = 1024
 # Never buffer more than this while sniffing (a body of nothing but whitespace).
 SNIFF_MAX = 64 * 1024
+# Other content before the XML (a PHP notice or warning printed by a WordPress plugin before the
+# sitemap) is skipped when the XML starts within this many bytes and is a sitemap or feed.
+MAX_LEADING_JUNK = 4096
 
 _HTML_START = re.compile(r"<(?:!doctype\s+html|html)[\s>/]", re.IGNORECASE)
+# the root elements we parse (any prefix), and the start of an XML declaration
+_ROOT_NAMES = rb"(?:[A-Za-z_][\w.-]*:)?(?:urlset|sitemapindex|rss|feed|RDF)"
+_ROOT_START = re.compile(rb"<" + _ROOT_NAMES + rb"[ \t\r\n>/]")
+_XML_START = re.compile(rb"<\?xml[ \t\r\n]|<" + _ROOT_NAMES + rb"[ \t\r\n>/]")
+_BOM = b"\xef\xbb\xbf"
 # a robots.txt record line: a robots.txt saved under another name, or served at a sitemap URL
 _ROBOTS_LINE = re.compile(r"^[ \t]*(?:user-agent|disallow|allow|sitemap|crawl-delay)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
@@ -42,10 +50,18 @@ class ParseInfo:
     has_declaration: bool = False
     bom: str | None = None  # "utf-8", "utf-16" or None
     leading_whitespace: bool = False  # whitespace (or other bytes) before the first markup/line
-    truncated_at: str | None = None  # "line:col" of the fatal syntax error that stopped parsing
+    truncated_at: str | None = None  # "line:col" where parsing stopped (syntax error, size cut)
     entries: int = 0  # Entry + ChildRef items produced
-    stopped: bool = False  # parsing ended early (entry cap, DOCTYPE, fatal error, unusable root)
-    lines: int = 0  # text sitemaps: lines read
+    stopped: bool = False  # not everything was kept (entry cap, DOCTYPE, fatal error, root, cut)
+    lines: int = 0  # text sitemaps: lines in the file (read, or counted after the entry cap)
+    # Why the file was not read whole, in the order it happened: the rule id of each cut
+    # ("url-count-over-limit", "index-too-many-sitemaps", "size-over-limit", or the fetch
+    # error's rule when the body ended early). Empty: nothing was cut.
+    cuts: list[str] = field(default_factory=list)
+    # entries in the file when the entry cap cut it (kept + counted after the cap; a lower
+    # bound when the body was cut too); None when the cap was not reached. Text sitemaps
+    # count lines instead (``lines``).
+    listed: int | None = None
 
 
 class SniffingParser:
@@ -84,7 +100,7 @@ class SniffingParser:
     def done(self) -> bool:
         if self._delegate is not None:
             return self._delegate.done
-        return self._finished
+        return self._finished or self._closed
 
     def feed(self, data: bytes) -> list[Item]:
         if self._closed or self._finished:
@@ -96,15 +112,20 @@ class SniffingParser:
             return []
         return self._decide(final=False)
 
-    def close(self) -> list[Item]:
+    def close(self, cut: str | None = None) -> list[Item]:
+        """End of the body. ``cut``: the rule id of why the body ended early (``size-over-limit``,
+        a fetch error): its end is then not reported as a parse error."""
         if self._closed:
             return []
         self._closed = True
+        if cut:
+            self.info.cuts.append(cut)
+            self.info.stopped = True
         out: list[Item] = []
         if self._delegate is None and not self._finished:
             out.extend(self._decide(final=True))
         if self._delegate is not None:
-            out.extend(self._delegate.close())
+            out.extend(self._delegate.close(cut))
         return out
 
     # -- deciding ----------------------------------------------------------------------------
@@ -114,9 +135,15 @@ class SniffingParser:
             return True
         if len(self._buf) < SNIFF_BYTES:
             return False
-        # Enough only once SNIFF_BYTES follow the leading whitespace.
+        # Enough only once SNIFF_BYTES follow the leading whitespace; when that window does not
+        # start like XML, also the room for other content before the XML (MAX_LEADING_JUNK).
         head = bytes(self._buf)
-        return len(head) - len(_lstrip_ws(head)) + SNIFF_BYTES <= len(head)
+        ws = len(head) - len(_lstrip_ws(head))
+        if ws + SNIFF_BYTES > len(head):
+            return False
+        return len(head) >= ws + MAX_LEADING_JUNK + SNIFF_BYTES or not _maybe_junk(
+            head[ws : ws + SNIFF_BYTES]
+        )
 
     def _decide(self, final: bool) -> list[Item]:
         data = bytes(self._buf)
@@ -126,19 +153,30 @@ class SniffingParser:
             self.info.bom = "utf-8" if bom_len == 3 else "utf-16"
         # Decide on the same window however the bytes were chunked: the first SNIFF_BYTES
         # after leading whitespace (what _ready waits for), never on whatever else is buffered.
-        window = min(len(data) - len(_lstrip_ws(data)) + SNIFF_BYTES, SNIFF_MAX)
+        ws = len(data) - len(_lstrip_ws(data))
+        window = min(ws + SNIFF_BYTES, SNIFF_MAX)
         head = data[bom_len:window] if window > bom_len else b""
         text = head.decode(codec, errors="replace")
         body = text.lstrip(" \t\r\n\f\v")
         self.info.leading_whitespace = len(body) != len(text)
         first = body[:1]
 
+        if codec == "utf-8" and not _HTML_START.match(body):
+            # whitespace, BOMs or other content before the XML: parse what follows, on the
+            # lines it has in the file (see _skip_leading)
+            junk = _maybe_junk(data[ws:window])
+            limit = min(ws + MAX_LEADING_JUNK + SNIFF_BYTES, SNIFF_MAX) if junk else window
+            skipped = _skip_leading(data, limit, junk=junk)
+            if skipped is not None:
+                rewritten, issue = skipped
+                self.info.leading_whitespace = True
+                self._delegate = self._xml()
+                return ([issue] if issue is not None else []) + self._delegate.feed(rewritten)
+
         if first == "<":
             if _HTML_START.match(body):
                 return self._finish(NodeKind.HTML, "html", _html_issue())
-            self._delegate = XmlSitemapParser(
-                max_entries=self.max_entries, info=self.info, element_hook=self.element_hook
-            )
+            self._delegate = self._xml()
             return self._delegate.feed(data)
         if first in ("{", "["):
             issue = Issue(
@@ -160,6 +198,11 @@ class SniffingParser:
             message = "Neither XML nor a list of URLs"
         return self._finish(
             NodeKind.UNKNOWN, "unknown", Issue("root-unknown", Severity.ERROR, message, line=1)
+        )
+
+    def _xml(self) -> XmlSitemapParser:
+        return XmlSitemapParser(
+            max_entries=self.max_entries, info=self.info, element_hook=self.element_hook
         )
 
     def _is_text(self, body: str, complete: bool) -> bool:
@@ -184,6 +227,68 @@ class SniffingParser:
 
 def _html_issue() -> Issue:
     return Issue("file-is-html", Severity.ERROR, "The body is an HTML page, not a sitemap", line=1)
+
+
+def _maybe_junk(head: bytes) -> bool:
+    """The first bytes after leading whitespace do not start an XML document (nor JSON): they
+    may be other content printed before the sitemap."""
+    while head.startswith(_BOM):
+        head = head[3:].lstrip(b" \t\r\n")
+    if head[:1] in (b"{", b"["):
+        return False
+    if head[:1] != b"<":
+        return bool(head)
+    return not (head[1:2] in (b"?", b"!") or _ROOT_START.match(head))
+
+
+def _skip_leading(data: bytes, window: int, *, junk: bool) -> tuple[bytes, Issue | None] | None:
+    """``data`` with what comes before the XML left out, and the issue that says so; ``None``
+    when there is nothing to leave out (or no sitemap follows).
+
+    Whitespace and BOMs before the XML declaration, and (``junk``) up to MAX_LEADING_JUNK bytes
+    of other content before a declaration or root element that belongs to a sitemap or feed.
+    libxml2 accepts neither, so the declaration is moved to the start and followed by as many
+    newlines as were left out: every element keeps its line number in the file as served."""
+    bom = _BOM if data.startswith(_BOM) else b""
+    i = len(bom)
+    while True:  # whitespace and further BOMs (one after a newline is a common artefact)
+        while i < len(data) and data[i] in b" \t\r\n":
+            i += 1
+        if not data.startswith(_BOM, i):
+            break
+        i += 3
+    start = i
+    if junk:
+        m = _XML_START.search(data, i, min(window, i + MAX_LEADING_JUNK + 64))
+        if m is None or m.start() - i > MAX_LEADING_JUNK:
+            return None
+        start = m.start()
+    elif not data.startswith(b"<", start):
+        return None
+    skipped = data[len(bom) : start]
+    if not skipped:
+        return None  # the XML comes first already
+    if _XML_START.match(data, start) and data[start + 1 : start + 2] == b"?":
+        end = data.find(b"?>", start, window)
+        if end < 0 or (junk and not _ROOT_START.search(data, end, window)):
+            return None  # no usable declaration, or no sitemap after it
+        decl, rest = data[start : end + 2], data[end + 2 :]
+    elif junk or _BOM in skipped:
+        decl, rest = b"", data[start:]
+    else:
+        return None  # whitespace before the root (no declaration): legal XML, nothing to do
+    rewritten = bom + decl + b"\n" * skipped.count(b"\n") + rest
+    if junk:
+        snippet = " ".join(skipped.decode("utf-8", "replace").split())[:160]
+        message = (
+            f"{len(skipped):,} bytes of other content before the XML were skipped (the XML"
+            f" must come first): {snippet}"
+        )
+    elif decl and skipped.strip(_BOM):
+        message = "Content before the <?xml declaration; the XML declaration must come first"
+    else:
+        return rewritten, None  # BOMs only, or before a root without declaration: dropped
+    return rewritten, Issue("xml-leading-whitespace", Severity.ERROR, message, line=1, column=1)
 
 
 def _lstrip_ws(data: bytes) -> bytes:

@@ -250,8 +250,12 @@ def _to_utc(dt: datetime) -> datetime | None:
         return None
 
 
-def parse_rfc822_datetime(raw: str | None) -> datetime | None:
-    """RSS ``pubDate`` (RFC 822/2822, e.g. ``Tue, 10 Jun 2003 04:00:00 GMT``) as aware UTC."""
+def parse_rfc822_datetime(raw: str | None, *, assume_utc: bool = True) -> datetime | None:
+    """RSS ``pubDate`` (RFC 822/2822, e.g. ``Tue, 10 Jun 2003 04:00:00 GMT``) as aware UTC.
+
+    RFC 822 requires a zone. A date without one (or with a zone name it does not define) is
+    read as UTC, unless ``assume_utc`` is False: then it gives ``None``. ``-0000`` (RFC 2822:
+    UTC, local zone unknown) has a zone."""
     s = _clean(raw, 128)
     if s is None:
         return None
@@ -260,6 +264,8 @@ def parse_rfc822_datetime(raw: str | None) -> datetime | None:
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if dt is None:  # very old Pythons returned None instead of raising
+        return None
+    if not assume_utc and dt.tzinfo is None and not s.endswith("-0000"):
         return None
     return _to_utc(dt)
 

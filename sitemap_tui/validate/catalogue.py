@@ -108,6 +108,25 @@ CATALOGUE: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        id="content-encoding-mismatch",
+        scope="file",
+        severity=ERR,
+        title="Content-Encoding does not match the body",
+        message="Content-Encoding: gzip, but the body is not gzip-compressed: {detail}",
+        explanation=(
+            "The response says `Content-Encoding: gzip`, but the body is plain XML or text (its "
+            "first bytes, after whitespace and a BOM, are `<` or `http`), typically a server that "
+            "adds the header to a file it did not compress. Clients that follow the header (and "
+            "so, presumably, search engines) fail to decode it, like a corrupt gzip. sitemap-tui "
+            "reads the body as it is, reports this instead of gzip-corrupt, and checks the rest. "
+            "Not in the shared catalogue: sitemap-tui's own rule for a header that lies."
+        ),
+        source=(
+            "https://www.rfc-editor.org/rfc/rfc9110#section-8.4 ; "
+            "https://support.google.com/webmasters/answer/7451001"
+        ),
+    ),
+    Rule(
         id="size-over-limit",
         scope="file",
         severity=ERR,
@@ -199,7 +218,10 @@ CATALOGUE: tuple[Rule, ...] = (
         explanation=(
             "Whitespace or any other bytes (apart from a BOM) come before the `<?xml` declaration. "
             'The XML is then not well-formed: libxml2 says "XML declaration allowed only at the '
-            'start of the document". Google calls this "Leading whitespace".'
+            'start of the document". Google calls this "Leading whitespace". sitemap-tui still '
+            "reads the file: it skips whitespace and BOMs, and up to 4 KiB of other content (a "
+            "PHP notice or warning printed before the sitemap, a common WordPress artefact) when "
+            "a sitemap or feed follows; line numbers stay those of the file as served."
         ),
         source=(
             "https://support.google.com/webmasters/answer/7451001 ; "
@@ -279,7 +301,9 @@ CATALOGUE: tuple[Rule, ...] = (
         message="<{root}> has no namespace; expected http://www.sitemaps.org/schemas/sitemap/0.9",
         explanation=(
             "`urlset`/`sitemapindex` has no namespace. The default namespace must be "
-            "`http://www.sitemaps.org/schemas/sitemap/0.9`."
+            "`http://www.sitemaps.org/schemas/sitemap/0.9`. Also reported for a `<url>` or "
+            '`<sitemap>` in no namespace inside a sitemap (`<url xmlns="">`): sitemap-tui keeps '
+            "such entries and names the first one's line."
         ),
         source=(
             'https://www.sitemaps.org/protocol.html (intro: "Specify the namespace") ; '
@@ -296,7 +320,9 @@ CATALOGUE: tuple[Rule, ...] = (
             "The root namespace is not exactly `http://www.sitemaps.org/schemas/sitemap/0.9`. "
             "Typical causes: an `https://` variant, a trailing slash, a typo, or the 2005 Google "
             "namespace `http://www.google.com/schemas/sitemap/0.84`. The `http:` scheme in this "
-            "namespace name is correct."
+            "namespace name is correct. Also reported for a `<url>` or `<sitemap>` in another "
+            "namespace than its root's: sitemap-tui keeps such entries (and every entry of a file "
+            "in a wrong namespace) and names the first one's line."
         ),
         source=(
             "https://support.google.com/webmasters/answer/7451001 ; "
@@ -1026,8 +1052,8 @@ CATALOGUE: tuple[Rule, ...] = (
         severity=ERR,
         title="Sitemap index inside a sitemap index",
         message=(
-            "this file is a sitemap index, listed by the index {parent_url}; nested indexes are "
-            "not processed"
+            "this file is a sitemap index, listed by the index {parent_url}: Google does not "
+            "process nested indexes (sitemap-tui followed the link and read it)"
         ),
         explanation=(
             "A child listed in a `sitemapindex` is itself a `sitemapindex`. The protocol defines "

@@ -139,6 +139,7 @@ NOT_HERE: dict[str, str] = {
     **_owned(
         "fetcher/parser",
         "fetch-http-error fetch-redirected fetch-private-address gzip-corrupt compression-not-gzip size-over-limit "
+        "content-encoding-mismatch "
         "file-is-html url-count-over-limit encoding-not-utf8 encoding-bom "
         "xml-leading-whitespace xml-not-well-formed xml-unescaped-char xml-illegal-char "
         "xml-declaration-missing root-unknown namespace-missing namespace-wrong "
@@ -413,13 +414,17 @@ class Checker:
         count = max(st.entries, stats.url_count if stats else 0)
         if kind is NodeKind.INDEX:
             count = max(st.children, stats.child_count if stats else 0)
+        # a file cut at a limit is over it (its own issue says so), not near it
+        cuts = getattr(info, "cuts", None) or ()
         if (
             kind in (NodeKind.URLSET, NodeKind.TEXT, NodeKind.INDEX)
             and NEAR_URLS < count <= MAX_URLS
+            and "url-count-over-limit" not in cuts
+            and "index-too-many-sitemaps" not in cuts
         ):
             add("url-count-near-limit", count=count)
         size = stats.decoded_bytes if stats else 0
-        if NEAR_BYTES < size <= MAX_BYTES:
+        if NEAR_BYTES < size <= MAX_BYTES and "size-over-limit" not in cuts:
             add("size-near-limit", size=size)
         if kind is NodeKind.URLSET and count == 0 and not stopped:
             namespaces = getattr(info, "namespaces", None) or {}
@@ -592,8 +597,10 @@ class Checker:
                 if "loc" not in entry.tags:  # else the parser reported markup inside <loc>
                     out.append(make_issue("loc-missing", node_id=nid, line=line))
             else:
-                out.append(make_issue("loc-empty", node_id=nid, line=line))
+                out.append(make_issue("loc-empty", node_id=nid, line=entry.loc_line or line))
         else:
+            # findings about the URL itself point at <loc>, as the XSD's do
+            loc_line = entry.loc_line or line
             findings: list[LocFinding] = []
             parts, normal = analyze_loc(s, findings)
             for f in findings:
@@ -602,11 +609,11 @@ class Checker:
                     # sitemap served from that same host (a dev server) is not a leak at all
                     if st.base is not None and parts is not None and st.base.host == parts.host:
                         continue
-                    self._tally(st, "loc-private-host", str(f.fields.get("host", "")), line, url, **f.fields)
+                    self._tally(st, "loc-private-host", str(f.fields.get("host", "")), loc_line, url, **f.fields)
                     continue
-                out.append(make_issue(f.rule, node_id=nid, line=line, url=url, **f.fields))
+                out.append(make_issue(f.rule, node_id=nid, line=loc_line, url=url, **f.fields))
             if parts is not None and st.base is not None:
-                self._location(ctx, st, parts, line, url, out)
+                self._location(ctx, st, parts, loc_line, url, out)
             key = hash(s if normal else urlpolicy.normalize(s))
             first = st.seen.get(key)
             if first is None:
@@ -621,18 +628,21 @@ class Checker:
         if feed:
             self._feed_date(ctx, st, entry, line, url, out)
         elif kind is not NodeKind.TEXT:
-            self._lastmod(ctx, st, entry, line, url, out)
+            # value rules point at the element holding the value (lastmod-missing at <url>)
+            self._lastmod(ctx, st, entry, entry.lastmod_line or line, url, out)
             raw = entry.changefreq_raw
             if raw is not None:
-                self._bump(st.changefreq_seen, line, url)
+                vline = entry.changefreq_line or line
+                self._bump(st.changefreq_seen, vline, url)
                 if raw.strip() not in CHANGEFREQ_SET:
                     out.append(
-                        make_issue("changefreq-invalid", node_id=nid, line=line, url=url, value=raw)
+                        make_issue("changefreq-invalid", node_id=nid, line=vline, url=url, value=raw)
                     )
             raw = entry.priority_raw
             if raw is not None:
-                self._bump(st.priority_seen, line, url)
-                self._priority(ctx, st, entry, raw, line, url, out)
+                vline = entry.priority_line or line
+                self._bump(st.priority_seen, vline, url)
+                self._priority(ctx, st, entry, raw, vline, url, out)
 
         if entry.images:
             self._images(ctx, st, entry, parts, line, url, out)
@@ -737,6 +747,19 @@ class Checker:
                 )
             elif ":" not in local:
                 self._tally(st, "ext-namespace-unknown", "", line, url, namespace="")
+            return
+        if local == "xhtml:link":
+            # written <xhtml:link>, with xmlns:xhtml bound to another URI (the parser keeps the
+            # prefix for this case): the hreflang links are lost, one error, not also "unknown"
+            self._tally(
+                st,
+                "hreflang-namespace-missing",
+                ns,
+                line,
+                url,
+                element=local,
+                detail=f" (declared as {ns!r})",
+            )
             return
         if ns == MOBILE_NS:
             self._tally(st, "mobile-extension-obsolete", "", line, url)
@@ -947,6 +970,13 @@ class Checker:
         if ctx.kind is NodeKind.RSS:
             ok = parse_rfc822_datetime(s) is not None
             expected = "an RFC 822 date (e.g. Tue, 10 Jun 2003 04:00:00 GMT)"
+            if ok and parse_rfc822_datetime(s, assume_utc=False) is None:
+                # readable, but without the zone RFC 822 requires: say what was assumed
+                ok = False
+                expected = (
+                    "an RFC 822 date: it has no time zone (RFC 822 requires one), so UTC was"
+                    " assumed"
+                )
         else:
             ok = _RFC3339_RE.fullmatch(s) is not None and parse_any_feed_date(s) is not None
             expected = "an RFC 3339 date-time (e.g. 2003-12-13T18:30:02Z)"
@@ -1482,13 +1512,20 @@ class Checker:
                     )
                 )
         if not s:
-            out.append(make_issue("index-sitemap-loc-missing", node_id=nid, line=line))
+            out.append(
+                make_issue("index-sitemap-loc-missing", node_id=nid, line=child.loc_line or line)
+            )
         else:
             why = url_problem(s)
             if why is not None:
                 out.append(
                     make_issue(
-                        "index-loc-invalid", node_id=nid, line=line, url=url, value=s, reason=why
+                        "index-loc-invalid",
+                        node_id=nid,
+                        line=child.loc_line or line,
+                        url=url,
+                        value=s,
+                        reason=why,
                     )
                 )
             else:
@@ -1523,7 +1560,13 @@ class Checker:
             self._tally(st, "index-lastmod-missing", "", line, url)
         elif raw != raw.strip() or (child.lastmod is None and parse_w3c_datetime(raw) is None):
             out.append(
-                make_issue("index-lastmod-invalid", node_id=nid, line=line, url=url, value=raw)
+                make_issue(
+                    "index-lastmod-invalid",
+                    node_id=nid,
+                    line=child.lastmod_line or line,
+                    url=url,
+                    value=raw,
+                )
             )
         return self._keep(out)
 

@@ -51,12 +51,14 @@ EXPECTED: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
     "/503-negative": (("failed",), ("http 503",)),
     "/500": (("failed",), ("http 500",)),
     "/html-ctype": (("done",), None),
-    "/gzip-lie": (("failed",), ("gzip",)),
+    # issue 14: a plain body under Content-Encoding: gzip is read (and said by the fetcher as
+    # content-encoding-mismatch), not a gzip-corrupt failure
+    "/gzip-lie": (("done",), None),
     "/gzip-ok": (("done",), None),
     "/huge-header": (("failed",), ("protocol error",)),
     "/lying-charset": (("done",), None),
 }
-FULL = {"/ok.xml", "/chain10", "/redirect-other-host", "/html-ctype", "/gzip-ok"}  # all 25 URLs
+FULL = {"/ok.xml", "/chain10", "/redirect-other-host", "/html-ctype", "/gzip-ok", "/gzip-lie"}  # all 25 URLs
 
 
 def test_every_route_has_an_expectation() -> None:
@@ -193,7 +195,7 @@ def test_server_stops_itself() -> None:
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
 
 
-@pytest.mark.parametrize("route", ["/slow-headers", "/huge-header", "/redirect-file", "/gzip-lie"])
+@pytest.mark.parametrize("route", ["/slow-headers", "/huge-header", "/redirect-file"])
 def test_headless_cli_reports_faults(route: str, server: FaultServer) -> None:
     run = run_cli(["urls", server.url(route), "--timeout", str(DEADLINE)], timeout=30)
     # a body that arrived but is corrupt gzip is a finding (1); no usable answer is exit 2
@@ -202,3 +204,11 @@ def test_headless_cli_reports_faults(route: str, server: FaultServer) -> None:
     assert run.err.startswith("sitemap-tui:"), run.err
     assert run.seconds < DEADLINE + 5
     assert run.stdout == b""
+
+
+def test_headless_validate_reads_a_plain_body_sent_as_gzip(server: FaultServer) -> None:
+    run = run_cli(["validate", server.url("/gzip-lie"), "--timeout", str(DEADLINE)], timeout=30)
+    assert "Traceback" not in run.err
+    out = run.stdout.decode()
+    assert f"{OK_URLS} URLs" in out and "content-encoding-mismatch" in out
+    assert "gzip-corrupt" not in out

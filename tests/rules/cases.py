@@ -83,3 +83,14 @@ def one(text: Body, *, name: str = "sitemap.xml", line: int | None = None, args:
 def site(files: dict[str, Body], *, target: str = "sitemap.xml", line: int | None = None, where: str | None = None, args: tuple[str, ...] = (), patch: tuple[tuple[str, str, object], ...] = ()) -> Fixture:
     """Several files served over HTTP."""
     return Fixture(files, target=target, line=line, where=where, args=args, http=True, patch=patch)
+
+
+def small_cap_parser(url: str, *args: object, max_entries: int = 0, **kw: object) -> object:
+    """The filejob's parser with an entry cap of 5 whatever the exploration asks: the CLI has no
+    option for the cap, and 50,001 entries would cost seconds to test the same comparison."""
+    from sitemap_tui.engine.sniff import SniffingParser
+
+    return SniffingParser(url, *args, max_entries=5, **kw)  # type: ignore[arg-type]
+
+
+SMALL_ENTRY_CAP = (("sitemap_tui.engine.filejob", "SniffingParser", small_cap_parser),)

@@ -196,7 +196,6 @@ CASES: list[Case] = [
         # declared, but with another URI (an XHTML 2 draft's)
         with_ns(hreflang(EN, DE, XDEF, ext="", line=3), 'xmlns:xhtml="http://www.w3.org/2002/06/xhtml2/"'),
         None,
-        xfail_trigger="issue 14: fixed in h-parser (xhtml:link in another namespace)",
     ),
     case(
         "hreflang-link-incomplete",

@@ -3,11 +3,7 @@ reported on the index line that lists it), and the cycle and Search Console limi
 
 from __future__ import annotations
 
-from functools import partial
-
-from sitemap_tui.engine.sniff import SniffingParser
-
-from .cases import IMAGE, Case, case, index, one, site, urlset
+from .cases import IMAGE, SMALL_ENTRY_CAP, Case, case, index, one, site, urlset
 
 CHILD = "<sitemap><loc>http://a.test/sitemap-1.xml</loc><lastmod>2024-05-01</lastmod></sitemap>"
 URLSET = urlset("<url><loc>http://a.test/page</loc><lastmod>2024-05-01</lastmod></url>")
@@ -30,7 +26,7 @@ def _children(n: int) -> str:
 
 # The 50,000-children and 500-index limits with small caps: the real ones take 50,001 nodes or
 # 501 fetched files (25 s of this suite); the rules are the same comparisons at the cap.
-SMALL_CHILD_CAP = (("sitemap_tui.engine.filejob", "SniffingParser", partial(SniffingParser, max_entries=5)),)
+SMALL_CHILD_CAP = SMALL_ENTRY_CAP
 SMALL_GSC_CAP = (("sitemap_tui.validate.crossfile", "GSC_INDEX_LIMIT", 3),)
 
 
