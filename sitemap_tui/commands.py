@@ -356,6 +356,16 @@ def report_left_out(explorer: Explorer, args: Any, code: int) -> int:
     return code
 
 
+def files_read(explorer: Explorer) -> int:
+    """Files that were fetched or read (failed ones included): an index's listed children that
+    were not fetched (depth, caps, --no-recursive) are not files of this result; stderr says
+    what was left out."""
+    return sum(
+        1 for n in explorer.nodes.values()
+        if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and n.state in (NodeState.DONE, NodeState.FAILED)
+    )
+
+
 def _report_failures(explorer: Explorer) -> None:
     for node in explorer.nodes.values():
         if node.state == NodeState.FAILED or (node.error and node.state == NodeState.DONE):
@@ -449,7 +459,7 @@ def cmd_stats(args: Any) -> int:
             for line, urls in _stats_lines(tree, humanize):
                 print(line)
                 total_urls += urls
-            files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+            files = files_read(explorer)
             print(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}")
         problem = target_problem(explorer)
     finally:
@@ -562,7 +572,7 @@ def cmd_validate(args: Any) -> int:
             # sit in memory at once
             return (i for i in store.iter_issues(min_severity=Severity(args.min_severity)) if i.rule in enabled)
 
-        files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+        files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
         summary = Summary.of(selected(), files=files, urls=urls)
         if out_path is None:

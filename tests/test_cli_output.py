@@ -302,3 +302,16 @@ def test_help_states_the_exit_codes_and_the_url_policy() -> None:
         assert "exit codes:" in out and "could not run as asked" in out, command
     assert "--keep-non-http" in run("urls", "--help").stdout
     assert "exit codes:" in run("--help").stdout
+
+
+def test_files_not_fetched_are_not_counted_as_files(httpserver) -> None:
+    """An index of 3 children read with --no-recursive is one file read; the 3 listed files are
+    said on stderr as left out, not counted in the summary (issue 14 §7: "50,001 files")."""
+    base = httpserver.url_for("/")
+    kids = "".join(f"<sitemap><loc>{base}c{i}.xml</loc></sitemap>" for i in range(3))
+    url = serve(httpserver, "/index.xml", f"<sitemapindex {NS}>{kids}</sitemapindex>")
+    proc = run("validate", url, "--no-recursive", "--format", "json")
+    assert json.loads(proc.stdout)["summary"]["files"] == 1
+    assert "3 listed files not fetched" in proc.stderr
+    stats = run("stats", url, "--no-recursive")
+    assert "\n1 file, 0 URLs" in stats.stdout
