@@ -6,6 +6,10 @@ shown as a constant. Skip them with ``-m "not snapshot"``; update with ``--snaps
 
 from __future__ import annotations
 
+import fcntl
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from sitemap_tui.demo.server import DemoServer
@@ -20,14 +24,20 @@ SIZE = (120, 40)
 
 @pytest.fixture(scope="module")
 def snap_server():
-    try:
-        server = DemoServer(port=SNAPSHOT_PORT).start()
-    except OSError:
-        pytest.skip(f"port {SNAPSHOT_PORT} is busy; the snapshots need a fixed demo URL")
-    try:
-        yield server
-    finally:
-        server.stop()
+    # The port is one per machine: test runs side by side (xdist workers, which the
+    # xdist_group in tests/conftest.py keeps to one, or two checkouts) take turns on it
+    # through a lock file instead of skipping; only a foreign process on the port skips.
+    lock_path = Path(tempfile.gettempdir()) / f"sitemap-tui-snapshot-port-{SNAPSHOT_PORT}.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            server = DemoServer(port=SNAPSHOT_PORT).start()
+        except OSError:
+            pytest.skip(f"port {SNAPSHOT_PORT} is busy; the snapshots need a fixed demo URL")
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 @pytest.fixture(autouse=True)
