@@ -8,6 +8,7 @@ import pwd
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 from platformdirs import user_cache_dir, user_config_dir, user_data_dir, user_state_dir
@@ -26,16 +27,21 @@ REAL_DIRS = [
 ]
 
 
-def real_dirs_state() -> dict[Path, list[tuple[str, int]] | None]:
-    """What is in the user's real sitemap-tui directories (None: absent), with mtimes."""
-    return {
-        d: sorted((str(p.relative_to(d)), p.stat().st_mtime_ns) for p in d.rglob("*")) if d.exists() else None
-        for d in REAL_DIRS
-    }
+def in_real_dirs(token: str) -> list[Path]:
+    """Files in the user's real sitemap-tui directories whose name carries ``token``. (Other
+    programs, the user's own sitemap-tui included, may write there while the tests run: only
+    what this test names is looked for.)"""
+    return [p for d in REAL_DIRS if d.exists() for p in d.rglob(f"*{token}*")]
 
 
 def under_temp(path: Path | str) -> bool:
     return Path(tempfile.gettempdir()).resolve() in Path(path).resolve().parents
+
+
+def unique_target() -> tuple[str, Target]:
+    """A target whose exploration file name is this test's own (the file is named after the host)."""
+    token = f"isolation-probe-{uuid.uuid4().hex[:12]}"
+    return token, Target.parse(f"https://{token}.invalid/")
 
 
 def test_user_dirs_are_temporary() -> None:
@@ -48,25 +54,29 @@ def test_user_dirs_are_temporary() -> None:
 
 
 def test_default_exploration_lands_in_the_temporary_cache() -> None:
-    before = real_dirs_state()
-    db = default_db_path(Target.parse("https://example.com/"))
+    token, target = unique_target()
+    db = default_db_path(target)
     Store(db).close()  # created where the explorer would keep it
-    assert under_temp(db) and db.is_file()
-    assert Path(user_cache_dir("sitemap-tui")) in db.parents
-    assert real_dirs_state() == before
+    assert token in db.name and db.is_file()
+    assert under_temp(db) and Path(user_cache_dir("sitemap-tui")) in db.parents
+    assert in_real_dirs(token) == []
 
 
 def test_subprocesses_inherit_the_temporary_dirs() -> None:
-    before = real_dirs_state()
+    token, target = unique_target()
     code = (
+        "import sys\n"
         "from sitemap_tui.commands import default_db_path\n"
         "from sitemap_tui.engine.discover import Target\n"
+        "from sitemap_tui.engine.store import Store\n"
         "from sitemap_tui.tui.config import config_path\n"
-        "print(default_db_path(Target.parse('https://example.com/')))\n"
+        "db = default_db_path(Target.parse(sys.argv[1]))\n"
+        "Store(db).close()\n"
+        "print(db)\n"
         "print(config_path())\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, target.url], capture_output=True, text=True, check=True)
     db, config = out.stdout.splitlines()
-    assert under_temp(db) and Path(db).parent.is_dir()
+    assert token in db and Path(db).is_file() and under_temp(db)
     assert under_temp(config)
-    assert real_dirs_state() == before
+    assert in_real_dirs(token) == []
