@@ -149,6 +149,10 @@ async def _file(app: Any, pilot: Any, name: str, key: str) -> None:
 async def _help(app: Any, pilot: Any) -> None:
     await _select(app, pilot, "sitemap_index.xml")
     await _tab(app, pilot, "1")
+    # a toast still up (it times out after 5 s: up on a fast machine, gone on a slow one) would
+    # stay visible behind the modal, where clearing it afterwards no longer repaints
+    app.clear_notifications()
+    await pilot.pause()
     await pilot.press("question_mark")
     await _until(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
     await pilot.pause()

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from sitemap_tui.demo.server import DemoServer
 
@@ -31,3 +36,136 @@ def demo_url(demo_server: DemoServer) -> str:
 def httpserver_listen_address() -> tuple[str, int]:
     """pytest-httpserver on 127.0.0.1 (not "localhost", which may resolve to ::1 first)."""
     return ("127.0.0.1", 0)
+
+
+# The suite's ground rules, which hold however it is run (serial, or in parallel with xdist):
+# * No test reads or writes the user's real config, cache or data: the session gets a fresh HOME
+#   and XDG_* directories, set in os.environ so that xdist workers and every CLI subprocess
+#   inherit them.
+# * Every test gets one kind marker, unit, engine or tui (see _kind), and the hostile-input suite
+#   is also slow; `-m unit` is the quick loop.
+# * Expensive session fixtures that xdist workers would each build are built once per run
+#   (shared_across_workers), or their tests share an xdist_group (run with --dist loadgroup).
+TESTS = Path(__file__).resolve().parent
+
+# -- the user's directories --------------------------------------------------------------------
+USER_DIR_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+# a developer's own override would bypass XDG_CONFIG_HOME; tests that want a config set it themselves
+CLEARED_VARS = ("SITEMAP_TUI_CONFIG",)
+_ENV_KEY = pytest.StashKey[tuple[Path, Path, dict[str, str | None]]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest_configure (not a fixture) so that collection-time code and xdist workers, spawned
+    # later with this environment, are covered too; each worker then makes its own directories.
+    real_home = Path.home()
+    root = Path(tempfile.mkdtemp(prefix="sitemap-tui-tests-home-"))
+    saved = {name: os.environ.get(name) for name in (*USER_DIR_VARS, *CLEARED_VARS)}
+    for name in USER_DIR_VARS:
+        path = root / name.lower()
+        path.mkdir()
+        os.environ[name] = str(path)
+    for name in CLEARED_VARS:
+        os.environ.pop(name, None)
+    config.stash[_ENV_KEY] = (root, real_home, saved)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _ENV_KEY not in config.stash:
+        return
+    root, _, saved = config.stash[_ENV_KEY]
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def user_dirs_root(pytestconfig: pytest.Config) -> Path:
+    """The temporary directory that holds this process's HOME and XDG_* directories."""
+    return pytestconfig.stash[_ENV_KEY][0]
+
+
+@pytest.fixture(scope="session")
+def real_home(pytestconfig: pytest.Config) -> Path:
+    """The user's real home directory (what HOME was before the session replaced it)."""
+    return pytestconfig.stash[_ENV_KEY][1]
+
+
+# -- hypothesis ------------------------------------------------------------------------------
+# No per-example deadline (a wall-clock assertion that fails merely slow examples on a loaded
+# machine) for every property test, also when tests/fuzz (whose conftest loads its own
+# profiles, also without one in CI) is not part of the run.
+settings.register_profile("sitemap-tui", deadline=None)
+settings.load_profile("sitemap-tui")  # tests/fuzz/conftest.py may load another one after
+
+
+# -- markers by kind -----------------------------------------------------------------------------
+# What a test uses decides its kind; files that start servers inline are listed by name.
+TUI_FIXTURES = {"snap_compare", "make_app"}
+ENGINE_FIXTURES = {"httpserver", "demo_server", "demo_url", "attack_env", "case_runs"}
+ENGINE_FILES = {
+    "test_cli.py",  # the CLI in subprocesses against the demo server
+    "test_corpus_served.py",  # serve_directory + Explorer
+    "test_demo_server.py",  # DemoServer instances of its own
+    "test_explorer.py",
+    "test_fetch.py",  # raw asyncio TCP servers besides pytest-httpserver
+}
+SLOW_DIRS = {TESTS / "hostile"}  # every attack case through the CLI and the TUI: most of the run
+# xdist groups: tests that share an expensive session or module fixture run on one worker
+GROUPS = {
+    TESTS / "hostile" / "test_attacks.py": "hostile-attack-site",
+    TESTS / "hostile" / "test_tui_attacks.py": "hostile-attack-site",
+    TESTS / "hostile" / "test_fault_server.py": "hostile-fault-server",
+    TESTS / "tui" / "test_snapshots.py": "tui-snapshots",  # one fixed demo port
+}
+
+
+def _kind(item: pytest.Item) -> str:
+    path = Path(str(item.fspath))
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if (TESTS / "tui") in path.parents or "tui" in path.stem or fixtures & TUI_FIXTURES:
+        return "tui"
+    if fixtures & ENGINE_FIXTURES or path.name in ENGINE_FILES or (TESTS / "hostile") in path.parents:
+        return "engine"
+    return "unit"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker hook, which reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(_kind(item))
+        path = Path(str(item.fspath))
+        if any(d in path.parents for d in SLOW_DIRS):
+            item.add_marker("slow")
+        group = GROUPS.get(path)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+# -- sharing work between xdist workers ----------------------------------------------------------
+@pytest.fixture(scope="session")
+def shared_across_workers(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None]], Path]:
+    """``get(name, build)``: a directory that ``build(dir)`` filled once for the whole run.
+
+    Under xdist every worker has a session of its own; the first to ask builds (under a file
+    lock in the run's common temporary directory), the others wait and reuse the result, so the
+    run does the work once instead of once per worker. Serial runs just build it."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+    def get(name: str, build: Callable[[Path], None]) -> Path:
+        target = root / f"shared-{name}"
+        with open(root / f"shared-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            done = target / ".complete"
+            if not done.exists():
+                shutil.rmtree(target, ignore_errors=True)  # a build that failed half-way
+                target.mkdir()
+                build(target)
+                done.touch()
+        return target
+
+    return get

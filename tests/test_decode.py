@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import os
 import struct
-import time
 import tracemalloc
 import zlib
 from collections.abc import Iterable
@@ -322,22 +321,26 @@ def test_gzip_bomb_stops_at_cap_quickly_with_bounded_memory(
     dec = BodyDecoder(encoding, cap)
     seen = 0
     biggest = 0
+    fed = 0
     tracemalloc.start()
-    t0 = time.perf_counter()
     try:
         with pytest.raises(CapExceeded):
             for i in range(0, len(body), 65536):
+                fed = i + 65536
                 for c in dec.feed(body[i : i + 65536]):
                     seen += len(c)
                     biggest = max(biggest, len(c))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    elapsed = time.perf_counter() - t0
     assert seen == cap == dec.decoded_bytes
     assert biggest <= 65536
     assert peak < 8 * 1024 * 1024, peak  # a few chunks, never the 1 GiB
-    assert elapsed < 10
+    # "quickly" as work, not seconds: no more than the cap was ever inflated (above), and the
+    # plain bomb is left unread after the part that yields the 50 MiB (about 5% of it); the
+    # gzip-wrapped one is a single 7 kB chunk, so only the cap bounds it
+    if encoding is None:
+        assert fed < len(body) // 4, (fed, len(body))
 
 
 def test_bomb_in_intermediate_layer_is_capped() -> None:

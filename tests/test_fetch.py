@@ -9,7 +9,6 @@ import email.utils
 import gzip
 import socket
 import struct
-import time
 import zlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -364,13 +363,12 @@ async def test_gzip_bomb_stops_at_cap(httpserver: HTTPServer) -> None:
         seen += len(chunk)
         biggest = max(biggest, len(chunk))
 
-    t0 = time.perf_counter()
     async with Fetcher(cfg()) as f:
         out = await f.fetch(httpserver.url_for("/bomb.xml"), sink)
     assert out.error_rule == "size-over-limit"
+    # bounded work: exactly the cap was inflated, in small chunks, never the whole 1 GiB
     assert seen == out.stats.decoded_bytes == 50 * 1024 * 1024
     assert biggest <= 65536
-    assert time.perf_counter() - t0 < 5
 
 
 async def test_decoded_cap_on_plain_body(httpserver: HTTPServer) -> None:
@@ -487,15 +485,29 @@ async def test_404(httpserver: HTTPServer) -> None:
     ],
     ids=["zero", "seconds", "huge", "negative", "garbage", "http-date"],
 )
-async def test_429_retry_after_then_success(httpserver: HTTPServer, retry_after: str) -> None:
+async def test_429_retry_after_then_success(
+    httpserver: HTTPServer, retry_after: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
     handler, seen = counter_handler(
         [Response(b"slow down", status=429, headers={"Retry-After": retry_after}), xml_response()]
     )
     httpserver.expect_request("/s.xml").respond_with_handler(handler)
-    t0 = time.perf_counter()
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recording_sleep(delay: float, result: object = None) -> object:
+        if delay > 0:  # zero-second sleeps are the event loop's own yields
+            slept.append(delay)
+        return await real_sleep(delay, result)
+
+    monkeypatch.setattr(asyncio, "sleep", recording_sleep)
     out, got = await get(httpserver.url_for("/s.xml"))
     assert out.error is None and got == XML and len(seen) == 2
-    assert time.perf_counter() - t0 < 1.5  # clamped to retry_after_cap=0.2
+    # the wait before the second attempt, as asked of the clock: Retry-After clamped to
+    # retry_after_cap=0.2, and the backoff (backoff_base=0.01) when the header is unusable
+    expected = {"zero": [], "seconds": [0.2], "huge": [0.2], "negative": [0.01],
+                "garbage": [0.01], "http-date": [0.2]}
+    assert slept == pytest.approx(expected[request.node.callspec.id])
 
 
 async def test_503_every_time_gives_error(httpserver: HTTPServer) -> None:
@@ -631,11 +643,11 @@ async def test_cancellation_propagates_and_fetcher_survives() -> None:
         got = bytearray()
         task = asyncio.create_task(f.fetch(srv.url("/slow"), got.extend))
         await asyncio.sleep(0.3)
-        t0 = time.perf_counter()
         task.cancel()
+        # the drip would go on for 10 s and the deadline is 5 s: only the cancellation itself
+        # can end the fetch in a CancelledError
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert time.perf_counter() - t0 < 1
         buf = bytearray()
         out = await f.fetch(srv.url("/ok"), buf.extend)
         assert out.error is None and bytes(buf) == XML
@@ -668,29 +680,23 @@ async def test_closed_fetcher_raises_programming_error() -> None:
 
 async def test_slow_drip_body_hits_total_deadline() -> None:
     async with RawServer({"/slow": drip_body}) as srv:
-        t0 = time.perf_counter()
         out, got = await get(srv.url("/slow"), cfg(total_timeout=1.0, read_timeout=5.0))
-        elapsed = time.perf_counter() - t0
+    # the message says which limit ended it (the total deadline, not the 5 s read timeout)
     assert out.error == "no complete response within 1 s" and out.error_rule == "fetch-http-error"
-    assert elapsed < 2.0
     assert got == b"<"  # what arrived was delivered
-    assert out.stats.fetch_time is not None and out.stats.fetch_time < 2.0
+    assert out.stats.fetch_time is not None
 
 
 async def test_slow_drip_headers_hits_total_deadline() -> None:
     async with RawServer({"/slow": drip_headers}) as srv:
-        t0 = time.perf_counter()
         out, _ = await get(srv.url("/slow"), cfg(total_timeout=0.5, read_timeout=5.0))
-        elapsed = time.perf_counter() - t0
-    assert out.error == "no complete response within 0.5 s" and elapsed < 1.5
+    assert out.error == "no complete response within 0.5 s"
 
 
 async def test_endless_1xx_hits_total_deadline() -> None:
     async with RawServer({"/x": endless_1xx}) as srv:
-        t0 = time.perf_counter()
         out, _ = await get(srv.url("/x"), cfg(total_timeout=0.5))
     assert out.error == "no complete response within 0.5 s"
-    assert time.perf_counter() - t0 < 1.5
 
 
 async def test_read_timeout_message() -> None:

@@ -344,16 +344,32 @@ LAUGHS = (
 )
 
 
+@pytest.fixture()
+def libxml2_input(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every byte string handed to libxml2 (any ``XMLPullParser.feed``) during the test."""
+    fed: list[bytes] = []
+
+    class Recording(etree.XMLPullParser):  # type: ignore[misc]
+        def feed(self, data: bytes) -> None:
+            fed.append(bytes(data))
+            super().feed(data)
+
+    monkeypatch.setattr(etree, "XMLPullParser", Recording)
+    return fed
+
+
 @pytest.mark.parametrize("seed", [None, 0, 5])
-def test_billion_laughs_refused_quickly(seed: int | None) -> None:
+def test_billion_laughs_refused_quickly(seed: int | None, libxml2_input: list[bytes]) -> None:
     tracemalloc.start()
-    t0 = time.perf_counter()
     try:
         parser, items = run(LAUGHS, seed=seed)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - t0 < 1.0
+    # "quickly" without a clock: libxml2 never gets the entity declarations, so there is
+    # nothing it could expand (the guard refuses the DOCTYPE before any byte of it is fed)
+    assert b"<!ENTITY" not in b"".join(libxml2_input)
+    assert b"&lol9;" not in b"".join(libxml2_input)
     assert peak < 2 * 1024 * 1024
     assert rules(items) == Counter({"xml-dtd-forbidden": 1})
     dtd = issues(items)[0]
@@ -476,10 +492,10 @@ def test_options_never_load_dtd_even_without_guard(tmp_path: Path) -> None:
 def test_options_bound_entity_expansion_even_without_guard() -> None:
     """If a DOCTYPE ever got past the guard, libxml2's amplification limit still holds."""
     parser = etree.XMLPullParser(events=("start",), **_parser_options())
-    t0 = time.perf_counter()
+    # libxml2 stops with its amplification error instead of expanding (no clock needed: the
+    # error is the bound; an expansion would end in a document, not in this error)
     with pytest.raises(etree.XMLSyntaxError, match="amplification"):
         parser.feed(LAUGHS)
-    assert time.perf_counter() - t0 < 1.0
 
 
 def test_undefined_entity_reported_where_it_is() -> None:
@@ -509,10 +525,9 @@ def test_external_dtd_no_network_request() -> None:
             f'<?xml version="1.0"?><!DOCTYPE urlset PUBLIC "-//x//y" "http://127.0.0.1:{port}/s.dtd">'
             f"<urlset {NS}><url><loc>https://e.com/</loc></url></urlset>"
         ).encode()
-        t0 = time.perf_counter()
         _, items = run(doc)
-        assert time.perf_counter() - t0 < 0.5
         assert rules(items) == Counter({"xml-dtd-forbidden": 1})
+        # no connection was even attempted: the listening socket's backlog is empty
         with pytest.raises(BlockingIOError):
             server.accept()
     finally:

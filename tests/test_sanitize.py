@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -112,13 +110,13 @@ def test_needs_escaping():
     assert needs_escaping("a\x1b") and not needs_escaping("https://example.com/")
 
 
-def test_fast_on_huge_input():
+def test_huge_input_is_cut_at_max_len():
+    """A 5-million-character line is cut to its first max_len characters, escapes whole (how
+    long that takes is measured in bench/bench_limits.py, not asserted here)."""
     clean = "a" * 5_000_000
     dirty = "\x1b" * 5_000_000
-    t0 = time.perf_counter()
-    display(clean)
-    display(dirty)
-    assert time.perf_counter() - t0 < 1.0
+    assert display(clean) == "a" * 2047 + ELLIPSIS
+    assert display(dirty) == "\\x1b" * 511 + ELLIPSIS  # 511 four-character escapes fit in 2047
 
 
 @settings(max_examples=500, deadline=None)

@@ -12,13 +12,14 @@ import os
 from hypothesis import HealthCheck, settings
 
 _COMMON = {
-    # "never hang": any single example slower than this is a failure, not a slow test
-    "deadline": 3000,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
     "print_blob": True,
 }
-settings.register_profile("ci", max_examples=120, derandomize=False, **_COMMON)
+# No per-example deadline in CI: it is a wall-clock assertion, and on a loaded 2-core runner it
+# fails examples that are merely slow. The long run keeps it ("never hang": any single example
+# slower than 3 s is a failure there, not a slow test).
+settings.register_profile("ci", max_examples=120, derandomize=False, deadline=None, **_COMMON)
 settings.register_profile(
-    "long", max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")), **_COMMON
+    "long", max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")), deadline=3000, **_COMMON
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -159,6 +159,8 @@ class FaultServer:
         self._listener: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._conns: set[socket.socket] = set()
+        self.in_flight = 0  # requests being answered right now
+        self.peak_in_flight = 0  # the most answered at once: concurrency, seen without a clock
         self.port = 0
         for path, (handler, _) in FAULT_ROUTES.items():
             self._routes[path] = handler
@@ -293,10 +295,16 @@ class FaultServer:
                 conn.settimeout(SEND_TIMEOUT)
                 if request.headers.get("connection", "").lower() == "close":
                     ex.keep_alive = False
+                with self._lock:
+                    self.in_flight += 1
+                    self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
                 try:
                     self._dispatch(ex)
                 except OSError:
                     return
+                finally:
+                    with self._lock:
+                        self.in_flight -= 1
                 if not ex.keep_alive:
                     return
         finally:

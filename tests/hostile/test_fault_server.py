@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -20,7 +19,9 @@ from .attacks import index, run_cli
 from .fault_server import FAULT_ROUTES, OK_URLS, FaultServer
 
 DEADLINE = 3.0
-SLACK = 1.5  # scheduling, connection setup, parsing
+# routes that answer nothing useful until the client gives up: each holds a request open for
+# the whole deadline
+HANGING = ("/slow-body", "/slow-headers", "/no-response")
 
 # route -> (allowed states, substrings one of which the node error must contain; None = no error)
 EXPECTED: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
@@ -72,7 +73,7 @@ def server() -> Iterator[FaultServer]:
 
 
 @pytest.fixture(scope="module")
-def explored(server: FaultServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[Explorer, float]:
+def explored(server: FaultServer, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
     routes = list(FAULT_ROUTES)
     # normal siblings first, in the middle and last; every fault route once
     locs = [server.url("/ok.xml?n=first")]
@@ -90,11 +91,9 @@ def explored(server: FaultServer, tmp_path_factory: pytest.TempPathFactory) -> t
             await ex.explore(server.url("/fault-index.xml"))
             return ex
 
-    t0 = time.monotonic()
     ex = asyncio.run(go())
-    elapsed = time.monotonic() - t0
     store.close()
-    return ex, elapsed
+    return ex
 
 
 def _child(ex: Explorer, url: str) -> Node:
@@ -106,8 +105,8 @@ def _child(ex: Explorer, url: str) -> Node:
 
 
 @pytest.mark.parametrize("route", list(EXPECTED))
-def test_route_ends_on_its_own_node(route: str, server: FaultServer, explored: tuple[Explorer, float]) -> None:
-    ex, _ = explored
+def test_route_ends_on_its_own_node(route: str, server: FaultServer, explored: Explorer) -> None:
+    ex = explored
     node = _child(ex, server.url(route))
     states, errors = EXPECTED[route]
     assert node.state.value in states, (node.state, node.error)
@@ -118,22 +117,24 @@ def test_route_ends_on_its_own_node(route: str, server: FaultServer, explored: t
         assert any(e in node.error.lower() for e in errors), node.error
     if route in FULL:
         assert node.stats.url_count == OK_URLS, node.error
-    # bounded: the whole fetch (all hops, retries, sleeps) within the deadline
+    # bounded by the deadline (all hops, retries, sleeps): the hanging routes' errors say it
+    # ended them ("within 3 s"), test_retries_are_bounded counts the attempts
     assert node.stats.fetch_time is not None
-    assert node.stats.fetch_time < DEADLINE + SLACK, f"{node.stats.fetch_time:.1f}s"
 
 
-def test_normal_siblings_fully_explored(server: FaultServer, explored: tuple[Explorer, float]) -> None:
-    ex, elapsed = explored
+def test_normal_siblings_fully_explored(server: FaultServer, explored: Explorer) -> None:
+    ex = explored
     for n in ("first", "middle", "last"):
         node = _child(ex, server.url(f"/ok.xml?n={n}"))
         assert node.state == NodeState.DONE and node.stats.url_count == OK_URLS, node.error
-    # everything ran concurrently: the run is about one deadline long, not one per route
-    assert elapsed < 3 * DEADLINE, f"{elapsed:.1f}s"
+    # everything ran concurrently, so the run is about one deadline long, not one per route:
+    # the server answered more requests at once than there are routes that hang for a deadline
+    assert all(server.hits(r) for r in HANGING)
+    assert server.peak_in_flight > len(HANGING), server.peak_in_flight
     assert not [n for n in ex.nodes.values() if n.state in (NodeState.FETCHING, NodeState.PARSING)]
 
 
-def test_retries_are_bounded(server: FaultServer, explored: tuple[Explorer, float]) -> None:
+def test_retries_are_bounded(server: FaultServer, explored: Explorer) -> None:
     for route in ("/429-seconds", "/429-date", "/429-negative", "/503-seconds", "/503-date",
                   "/503-huge", "/503-negative", "/500"):
         hits = server.hits(route)
@@ -142,8 +143,7 @@ def test_retries_are_bounded(server: FaultServer, explored: tuple[Explorer, floa
     assert len(server.hits("/429-date")) == 1
 
 
-def test_redirects(server: FaultServer, explored: tuple[Explorer, float]) -> None:
-    ex, _ = explored
+def test_redirects(server: FaultServer, explored: Explorer) -> None:
     assert len(server.hits("/chain20")) == 11  # the first request and 10 hops, then refused
     assert len(server.hits("/chain11")) == 11
     assert len(server.hits("/chain10")) == 11  # 10 hops allowed, the 11th answer is the sitemap
@@ -179,16 +179,21 @@ def test_server_stops_itself() -> None:
     port = srv.port
     with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
         s.sendall(b"GET /slow-body HTTP/1.1\r\nHost: x\r\n\r\n")
-        s.settimeout(3)
-        t0 = time.monotonic()
+        s.settimeout(30)  # only a guard against hanging; a working server closes much sooner
         data = b""
+        ended = "eof"
         try:
-            while chunk := s.recv(4096):
+            # 1 byte/s: more than a few body bytes would mean the lifetime did not cut it
+            while len(data.partition(b"\r\n\r\n")[2]) < 10 and (chunk := s.recv(4096)):
                 data += chunk
+        except TimeoutError:
+            ended = "timeout"
         except OSError:
-            pass
-        # the slow body was cut by the server's own lifetime, not by 120 bytes at 1 byte/s
-        assert time.monotonic() - t0 < 3
+            ended = "reset"
+        # the slow body was cut by the server's own lifetime (the connection ended), not by
+        # its 120 bytes at 1 byte/s
+        assert ended != "timeout"
+        assert b"\r\n\r\n" in data and len(data.partition(b"\r\n\r\n")[2]) < 10, data
     assert srv.stop_event.is_set()
     assert srv.join(5), "server threads still running"
     with pytest.raises(OSError):
@@ -202,7 +207,7 @@ def test_headless_cli_reports_faults(route: str, server: FaultServer) -> None:
     assert run.returncode == (1 if route == "/gzip-lie" else 2), run.err
     assert "Traceback" not in run.err
     assert run.err.startswith("sitemap-tui:"), run.err
-    assert run.seconds < DEADLINE + 5
+    assert not run.timed_out  # ended by itself (the per-file deadline), not killed
     assert run.stdout == b""
 
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Callable
+import threading
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from sitemap_tui import screenshots
+from sitemap_tui.demo import server as demo_server_module
+from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.screenshots import ACTIVE, workers_done
 from sitemap_tui.tui.app import SitemapApp
 
@@ -86,3 +92,33 @@ def plain(renderable: Any, width: int = 120) -> str:
 
 def static_text(widget: Any, width: int = 120) -> str:
     return plain(widget.content if hasattr(widget, "content") else widget.render(), width)
+
+
+class Gate:
+    """Holds every answer of a gated demo server until the test opens it: a test that must see
+    a fetch in flight ("loading…", cancelling) sees it however slow the machine is, instead of
+    hoping that a fixed server delay outlasts its polling."""
+
+    def __init__(self) -> None:
+        self._open = threading.Event()
+
+    def open(self) -> None:
+        self._open.set()
+
+    def close(self) -> None:
+        self._open.clear()
+
+    def _hold(self, _delay: float) -> None:  # stands in for the server's time.sleep(delay)
+        self._open.wait(60)  # a guard: a request is never held longer than this
+
+
+@contextmanager
+def gated_demo_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[DemoServer, Gate]]:
+    """The demo server with its answers held by a Gate, closed at first."""
+    gate = Gate()
+    monkeypatch.setattr(demo_server_module, "time", types.SimpleNamespace(sleep=gate._hold))
+    with DemoServer(delay=1.0) as srv:  # any delay > 0 makes each request wait on the gate
+        try:
+            yield srv, gate
+        finally:
+            gate.open()  # let held requests end so that the server can stop

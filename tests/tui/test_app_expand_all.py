@@ -6,6 +6,7 @@ import pytest
 from app_helpers import (
     ACTIVE,
     capture_notes,
+    gated_demo_server,
     node_by_name,
     screen_text,
     select,
@@ -14,17 +15,18 @@ from app_helpers import (
     wait_started,
 )
 
-from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.engine.model import NodeState
 
 
 @pytest.mark.parametrize("key", ["x", "escape"])
-async def test_expand_all_can_be_cancelled(make_app, key):
-    with DemoServer(delay=0.5) as srv:
+async def test_expand_all_can_be_cancelled(make_app, key, monkeypatch):
+    with gated_demo_server(monkeypatch) as (srv, gate):
         app = make_app(srv.base_url + "/")
         async with app.run_test(size=(120, 36)) as pilot:
+            gate.open()
             await wait_started(app, pilot)
             notes = capture_notes(app)
+            gate.close()  # the files expand all asks for stay in flight until the cancel
             await pilot.press("e")
             model = app.tree.model
             await wait_for(pilot, lambda: any(n.state in ACTIVE for n in model.nodes.values()), what="a fetch to start")
@@ -41,6 +43,7 @@ async def test_expand_all_can_be_cancelled(make_app, key):
             assert "cancelled" in app.tree.tree_node(cancelled[0].id).label.plain
             assert app.is_running
             # and it can be started again and run to the end
+            gate.open()
             await pilot.press("e")
             await wait_for(pilot, lambda: app._expand_all_node is None and all(
                 n.state in (NodeState.DONE, NodeState.FAILED, NodeState.SKIPPED) for n in model.nodes.values()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app_helpers import (
+    gated_demo_server,
     node_by_name,
     screen_text,
     select,
@@ -12,7 +13,6 @@ from app_helpers import (
     wait_started,
 )
 
-from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
@@ -39,9 +39,9 @@ async def test_start_shows_site_robots_and_sitemaps_without_fetching_them(demo_s
         assert "files 1/4" in text  # robots.txt done; index, feed and text file pending
 
 
-async def test_expanding_an_index_fetches_it_lazily(make_app):
-    # a slow server so the "loading…" placeholders can be seen
-    with DemoServer(delay=0.4) as srv:
+async def test_expanding_an_index_fetches_it_lazily(make_app, monkeypatch):
+    # the server holds its answers until the test has seen the "loading…" placeholders
+    with gated_demo_server(monkeypatch) as (srv, gate):
         app = make_app(srv.base_url + "/sitemap_index.xml")
         async with app.run_test(size=(120, 36)) as pilot:
             tree = app.tree
@@ -50,6 +50,7 @@ async def test_expanding_an_index_fetches_it_lazily(make_app):
             tnode = tree.tree_node(root)
             # the target itself is fetched at once; a placeholder shows meanwhile
             await wait_for(pilot, lambda: [c.label.plain for c in tnode.children] == ["loading…"], what="placeholder")
+            gate.open()
             await wait_for(pilot, lambda: len(tnode.children) == 7, what="the 7 children")
             await settle(app, pilot)
             names = [c.label.plain.split("  ")[0][2:] for c in tnode.children]
@@ -63,8 +64,10 @@ async def test_expanding_an_index_fetches_it_lazily(make_app):
             archive = node_by_name(app, "sitemap-archive-index.xml")
             atnode = tree.tree_node(archive)
             tree.move_cursor_to(atnode)  # (Tree.move_cursor trusts line numbers a batch of new nodes may not have yet)
+            gate.close()
             await pilot.press("space")
             await wait_for(pilot, lambda: [c.label.plain for c in atnode.children] == ["loading…"], what="placeholder")
+            gate.open()
             await wait_for(pilot, lambda: len(atnode.children) == 1 and "archive-2019" in atnode.children[0].label.plain,
                            what="the archive's child")
             # selecting a pending sitemap fetches it

@@ -12,7 +12,15 @@ import signal
 from pathlib import Path
 
 import pytest
-from app_helpers import FIXED_NOW, capture_notes, screen_text, settle, wait_for, wait_started
+from app_helpers import (
+    FIXED_NOW,
+    capture_notes,
+    gated_demo_server,
+    screen_text,
+    settle,
+    wait_for,
+    wait_started,
+)
 
 from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.engine.explorer import ExploreOptions
@@ -113,11 +121,13 @@ async def test_engine_process_that_dies_is_reported_not_fatal(make_app):
             assert app.is_running
 
 
-async def test_cancel_reaches_the_engine_process(make_app):
-    with DemoServer(delay=0.5) as srv:
+async def test_cancel_reaches_the_engine_process(make_app, monkeypatch):
+    with gated_demo_server(monkeypatch) as (srv, gate):
         app = make_app(srv.base_url + "/", engine_process=True)
         async with app.run_test(size=(120, 36)) as pilot:
+            gate.open()
             await wait_started(app, pilot)
+            gate.close()  # what expand all fetches stays in flight until the cancel
             await pilot.press("e")
             model = app.tree.model
             await wait_for(pilot, lambda: any(n.state in (NodeState.FETCHING, NodeState.PARSING)

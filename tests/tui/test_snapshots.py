@@ -6,6 +6,11 @@ shown as a constant. Skip them with ``-m "not snapshot"``; update with ``--snaps
 
 from __future__ import annotations
 
+import fcntl
+import tempfile
+import time
+from pathlib import Path
+
 import pytest
 
 from sitemap_tui.demo.server import DemoServer
@@ -20,14 +25,25 @@ SIZE = (120, 40)
 
 @pytest.fixture(scope="module")
 def snap_server():
-    try:
-        server = DemoServer(port=SNAPSHOT_PORT).start()
-    except OSError:
-        pytest.skip(f"port {SNAPSHOT_PORT} is busy; the snapshots need a fixed demo URL")
-    try:
-        yield server
-    finally:
-        server.stop()
+    # The port is one per machine: test runs side by side (xdist workers, which the
+    # xdist_group in tests/conftest.py keeps to one, or two checkouts) take turns on it
+    # through a lock file instead of skipping. A process that holds the port without the lock
+    # (an older checkout's run) is waited for a while; only one that keeps it skips.
+    lock_path = Path(tempfile.gettempdir()) / f"sitemap-tui-snapshot-port-{SNAPSHOT_PORT}.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for attempt in range(120):
+            try:
+                server = DemoServer(port=SNAPSHOT_PORT).start()
+                break
+            except OSError:
+                if attempt == 119:
+                    pytest.skip(f"port {SNAPSHOT_PORT} stayed busy; the snapshots need a fixed demo URL")
+                time.sleep(0.5)
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -3,8 +3,8 @@ and a 1,000,000-row store (page down, jump to end)."""
 
 from __future__ import annotations
 
-import statistics
-import time
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -426,18 +426,45 @@ BIG = 1_000_000
 
 
 @pytest.fixture(scope="session")
-def big_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("big") / "big.db"
-    seconds = build_big_store(path, BIG)
-    assert seconds < 15, f"building the 1,000,000-row store took {seconds:.1f} s"
-    return path
+def big_db(shared_across_workers: Callable[..., Path]) -> Path:
+    # built once per run even under xdist (the tests only read it); how long the build takes
+    # is measured by bench/bench_tui_table.py
+    folder = shared_across_workers("big-store", lambda d: build_big_store(d / "big.db", BIG))
+    return folder / "big.db"
 
 
 def big_loc(i: int) -> str:
     return f"https://example.com/p/{i * 7919 % BIG:07d}/{i}"
 
 
-async def test_million_rows_page_down_and_jump_to_end(big_db: Path):
+class SqliteSteps:
+    """Counts the SQLite virtual-machine steps run on a connection (in thousands): the work a
+    query does, the same on an idle laptop and a loaded CI runner, unlike its time."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.ticks = 0
+        conn.set_progress_handler(self._tick, 1000)
+
+    def _tick(self) -> int:
+        self.ticks += 1
+        return 0  # never interrupt
+
+    def since(self, start: int) -> int:
+        return self.ticks - start
+
+
+# A keyset page of ~40 rows takes at most a few thousand VM steps; OFFSET 654,000 takes 1.3
+# million and a scan of the million rows 4 million. The bound sits far from both.
+MAX_PAGE_KSTEPS = 200
+
+
+async def test_million_rows_page_down_and_jump_to_end(big_db: Path, monkeypatch: pytest.MonkeyPatch):
+    from sitemap_tui.tui.widgets import url_table
+
+    # no clock in this test: the UI thread's time budget (which sends a slow page to a worker)
+    # is lifted so that load on the machine cannot change which path a page takes; the work
+    # each page costs is counted in SQLite steps instead (timings: bench/bench_tui_table.py)
+    monkeypatch.setattr(url_table, "UI_QUERY_BUDGET", None)
     app = Host(lambda: UrlTable(big_db))
     async with app.run_test(size=(120, 40)) as pilot:
         table = app.query_one(UrlTable)
@@ -450,21 +477,22 @@ async def test_million_rows_page_down_and_jump_to_end(big_db: Path):
         assert len(grid.anchors) == BIG // 1000 + 1 and grid.anchors[1] == (1000, 1000)
         grid.focus()
         await pilot.pause()
+        steps = SqliteSteps(grid.store.conn)
         h = grid.page_height
-        times = []
+        page_steps = []
         for n in range(1, 6):
-            t0 = time.perf_counter()
+            t0 = steps.ticks
             grid.action_page_down()
             lines = grid_lines(grid)
-            times.append(time.perf_counter() - t0)
+            page_steps.append(steps.since(t0))
             top = int(grid.scroll_y)
             assert top == n * h
             assert lines[0][2:].split()[0] == big_loc(top + 1)
             assert lines[-1][2:].split()[0] == big_loc(top + h)
-        t0 = time.perf_counter()
+        t0 = steps.ticks
         await pilot.press("G")
         lines = grid_lines(grid)
-        end_time = time.perf_counter() - t0
+        end_steps = steps.since(t0)
         assert table.highlighted_entry.id == BIG
         assert lines[-1][2:].split()[0] == big_loc(BIG)
         assert lines[0][2:].split()[0] == big_loc(BIG - h + 1)
@@ -472,16 +500,16 @@ async def test_million_rows_page_down_and_jump_to_end(big_db: Path):
         grid.action_page_up()
         assert grid_lines(grid)[0][2:].split()[0] == big_loc(BIG - 2 * h + 1)
         # a far jump lands on an anchor
-        t0 = time.perf_counter()
+        t0 = steps.ticks
         grid.move_cursor(654_321, center=True)
         lines = grid_lines(grid)
-        far_time = time.perf_counter() - t0
+        far_steps = steps.since(t0)
         assert table.highlighted_entry.id == 654_322
         top = int(grid.scroll_y)
         assert lines[0][2:].split()[0] == big_loc(top + 1)
-        # generous bounds (the target is < 50 ms; shared CI machines are noisy)
-        assert statistics.median(times) < 0.25, times
-        assert far_time < 0.5 and end_time < 1.0
+        # every move read its page by an index seek, none walked the million rows
+        assert max(page_steps) < MAX_PAGE_KSTEPS, page_steps
+        assert far_steps < MAX_PAGE_KSTEPS and end_steps < MAX_PAGE_KSTEPS, (far_steps, end_steps)
 
 
 async def test_million_rows_filter_and_jump(big_db: Path):
