@@ -174,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     args = parser.parse_args(args_list)
+    from sitemap_tui.engine.storefile import StoreError  # (stdlib only: cheap)
+
     try:
         from sitemap_tui import commands
 
@@ -186,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a closed pipe (| head) is the reader's choice, not an error
         _silence_stdout()
         return EXIT_OK
-    except UsageError as exc:
+    except (UsageError, StoreError) as exc:
+        # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -19,7 +19,7 @@ from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import Store, StoreRun
 
 
 def _target(raw: str) -> Target:
@@ -180,20 +180,23 @@ def cmd_urls(args: Any) -> int:
             return
         count += text.count("\n")
 
-    store = Store(args.db) if args.db else None
+    db = StoreRun(args.db) if args.db else None
+    complete = False
     try:
         explorer = run_exploration(
-            args, target, store=store, output_format=fmt, on_output=on_output,
+            args, target, store=db.store if db else None, output_format=fmt, on_output=on_output,
             started=running.append,
         )
+        # what --db held is replaced only by a run that went to the end
+        complete = not closed and not (_root_unreachable(explorer) and count == 0)
     except BaseException:
         if tmp is not None:
             tmp.close()
             Path(tmp.name).unlink(missing_ok=True)
         raise
     finally:
-        if store is not None:
-            store.close()
+        if db is not None:
+            db.finish(complete)
     if tmp is not None:
         tmp.close()
         Path(tmp.name).replace(out_path)  # type: ignore[arg-type]
@@ -269,15 +272,17 @@ def _iso(ts: int | None) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _tmp_store(args: Any) -> tuple[Store, Callable[[], None]]:
+def _tmp_store(args: Any) -> tuple[Store, Callable[[bool], None]]:
+    """The run's store and what ends it: ``finish(complete)`` puts a --db in place only when
+    the run was complete; a temporary one is removed either way."""
     if getattr(args, "db", None):
-        store = Store(args.db)
-        return store, store.close
+        db = StoreRun(args.db)
+        return db.store, db.finish
     tmpdir = tempfile.TemporaryDirectory(prefix="sitemap-tui-")
     store = Store(Path(tmpdir.name) / "exploration.db")
 
-    def cleanup() -> None:
-        store.close()
+    def cleanup(_complete: bool) -> None:
+        store.discard()
         tmpdir.cleanup()
 
     return store, cleanup
@@ -288,9 +293,10 @@ def cmd_stats(args: Any) -> int:
 
     target = _target(args.target)
     # per-file aggregates are kept while streaming, so stats needs no store unless asked
-    store = Store(args.db) if args.db else None
+    db = StoreRun(args.db) if args.db else None
+    complete = False
     try:
-        explorer = run_exploration(args, target, store=store)
+        explorer = run_exploration(args, target, store=db.store if db else None)
         roots = explorer.children.get(None, [])
         tree = [node_json(explorer, r) for r in roots]
         if args.json:
@@ -304,9 +310,10 @@ def cmd_stats(args: Any) -> int:
             files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
             print(f"\n{files} files, {total_urls:,} URLs")
         problem = _root_unreachable(explorer)
+        complete = problem is None  # only a complete run replaces what --db held
     finally:
-        if store is not None:
-            store.close()
+        if db is not None:
+            db.finish(complete)
     if problem:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -392,7 +399,8 @@ def cmd_validate(args: Any) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
     checker = Checker(enabled=enabled, xsd_mode=args.xsd)
-    store, cleanup = _tmp_store(args)
+    store, finish = _tmp_store(args)
+    complete = False
     try:
         # per-file aggregates only matter in a store the user keeps (--db, for `open`)
         explorer = run_exploration(args, target, store=store, checker=checker, file_stats=bool(args.db))
@@ -400,7 +408,8 @@ def cmd_validate(args: Any) -> int:
         from sitemap_tui.validate.crossfile import run_crossfile
 
         # the store is closed right after the report: its temporary tables need no DROP
-        run_crossfile(store, enabled=enabled, robots=explorer.robots, keep_temp=True)
+        with store.guarded():  # (its SQL writes to the store's connection directly)
+            run_crossfile(store, enabled=enabled, robots=explorer.robots, keep_temp=True)
         if args.deep:
             from sitemap_tui.validate.deep import DeepOptions, run_deep
 
@@ -417,8 +426,9 @@ def cmd_validate(args: Any) -> int:
         summary = Summary.of(selected(), files=files, urls=urls)
         with _open_output(args.output) as out:
             write_report(args.format, selected(), summary, out)
+        complete = problem is None
     finally:
-        cleanup()
+        finish(complete)
     if problem:
         print(f"sitemap-tui: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -469,16 +479,36 @@ def _rule_json(rule: Any) -> dict[str, Any]:
 # -- the explorer --------------------------------------------------------------------------
 def cmd_explore(args: Any) -> int:
     target = _target(args.target)
+    if args.db:
+        _check_explore_db(Path(args.db))
     from sitemap_tui.tui.app import launch
 
     db = Path(args.db) if args.db else default_db_path(target)
     return launch(target=target, db_path=db, fetch_config=fetch_config(args), options=_options(args))
 
 
+def _check_explore_db(path: Path) -> None:
+    """The explorer writes into --db while you browse: no moment of it is a complete run that
+    could replace a saved exploration (as urls, stats and validate do), so it refuses one."""
+    from sitemap_tui.engine.storefile import StoreLock, inspect_store
+
+    StoreLock.acquire(path).release()  # in use: say so now, not from inside the explorer
+    saved = inspect_store(path)
+    if saved is not None and saved.holds_exploration:
+        of = f" (of {display(saved.target, 200)})" if saved.target else ""
+        raise UsageError(
+            f"--db {path} already holds an exploration{of}; the explorer does not replace one: "
+            f"reopen it with `sitemap-tui open {path}`, or name another file"
+        )
+
+
 def cmd_open(args: Any) -> int:
+    from sitemap_tui.engine.storefile import inspect_store
+
     path = Path(args.db)
     if not path.is_file():
         raise UsageError(f"no such exploration file: {path}")
+    inspect_store(path)  # another program's file, or a newer version's: one line, exit 2
     from sitemap_tui.tui.app import launch
 
     return launch(target=None, db_path=path, fetch_config=None, options=None)

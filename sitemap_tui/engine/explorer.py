@@ -50,7 +50,7 @@ from sitemap_tui.engine.model import (
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import Store, StoreError
 from sitemap_tui.engine.workers import WorkerPool
 
 ROBOTS_MAX_BYTES = 500 * 1024
@@ -340,6 +340,7 @@ class Explorer:
         running: dict[asyncio.Task[None], int] = {}
         limit = max(1, self.fetch_config.concurrency)
         cancelled = False
+        failure: BaseException | None = None
         try:
             while queue or running:
                 while queue and len(running) < limit and not self._cancel:
@@ -368,7 +369,15 @@ class Explorer:
                     if task.cancelled():
                         self._mark_cancelled(self.nodes[nid])
                         continue
+                    if task.exception() is not None:
+                        # _process keeps a file's own failures to its node: this is the store
+                        # failing, and the rest would not be kept either
+                        failure = failure or task.exception()
+                        self.cancel()
+                        continue
                     queue.extend(self.children.get(nid, []))
+            if failure is not None:
+                raise failure
         except asyncio.CancelledError:
             cancelled = True
             for task in running:
@@ -378,13 +387,17 @@ class Explorer:
                 self._mark_cancelled(self.nodes[nid])
             raise
         finally:
-            self._commit()
-            # a cancel that caught every running file ends the loop before the check above
-            cancelled = cancelled or self._cancel
-            self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
-            self._cancel = False
-            if self._pool is not None:
-                self._pool.resume()
+            failed = self.store is not None and self.store.failure is not None
+            try:
+                self._commit()  # (raises the store's failure again, if it failed)
+            finally:
+                # a cancel that caught every running file ends the loop before the check above
+                cancelled = cancelled or self._cancel
+                if not failed:  # a failed store is reported as such, not as a cancel
+                    self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
+                self._cancel = False
+                if self._pool is not None:
+                    self._pool.resume()
 
     def _mark_cancelled(self, node: Node) -> None:
         if node.state in (NodeState.FETCHING, NodeState.PARSING):
@@ -449,6 +462,8 @@ class Explorer:
         except asyncio.CancelledError:
             self._mark_cancelled(node)
             raise
+        except StoreError:
+            raise  # not this file's fault: nothing more can be kept (expand_all stops)
         except _Refused as exc:
             node.state = NodeState.FAILED
             node.error = str(exc)
@@ -539,14 +554,20 @@ class Explorer:
 
     def _applier(self, node: Node) -> Callable[[JobMessage], None]:
         def apply(msg: JobMessage) -> None:
-            if isinstance(msg, JobProgress):
-                self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
-            elif isinstance(msg, JobKind):
-                node.kind = msg.kind
-                node.state = NodeState.PARSING
-                self._changed(node)
-            elif isinstance(msg, JobBatch):
-                self._apply_batch(node, msg)
+            try:
+                if isinstance(msg, JobProgress):
+                    self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
+                elif isinstance(msg, JobKind):
+                    node.kind = msg.kind
+                    node.state = NodeState.PARSING
+                    self._changed(node)
+                elif isinstance(msg, JobBatch):
+                    self._apply_batch(node, msg)
+            except StoreError:
+                # this runs inside the fetch's sink or the pool's delivery, where an exception
+                # would pass for the file's own: stop instead; the file's end raises the store's
+                # failure again (every write after the first failed one does)
+                self.cancel()
 
         return apply
 
