@@ -296,8 +296,11 @@ class Store:
         self._lock = threading.RLock()
         self._signature_key: bytes | None = None  # read once (asked for every file and batch)
         self._in_tx = False
-        if not readonly:
-            inspect_store(self.path)  # (a reader checks on its own connection, below)
+        if not readonly or not Path(f"{self.path}-wal").exists():
+            # checked without a connection that could leave files beside another program's
+            # database; a reader of a store being written (its log exists) checks on its own
+            # connection, below
+            inspect_store(self.path)
         try:
             self.conn = connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:

@@ -80,6 +80,8 @@ def inspect_store(path: str | Path) -> StoreFile | None:
         raise StoreError(f"cannot read {path}: {exc}") from exc
     try:
         return identify(conn, path)
+    except StoreError:
+        raise
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read {path}: {exc}") from exc
     finally:
