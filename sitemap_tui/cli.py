@@ -78,7 +78,9 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",
                    help="also fetch index children on other hosts (flagged either way)")
-    g.add_argument("--db", metavar="PATH", help="keep the exploration in this SQLite file")
+    g.add_argument("--db", metavar="PATH",
+                   help="keep the exploration in this SQLite file; a headless run replaces what it held "
+                        "once the run is complete, the explorer refuses one that holds an exploration")
     g.add_argument("--workers", type=_non_negative, metavar="N",
                    help="parser processes (default: one per core, at most 8; 0 parses in the main process)")
 

@@ -456,3 +456,44 @@ def test_lock_waits_for_nobody_and_names_the_holder(tmp_path: Path) -> None:
     finally:
         lock.release()
     StoreLock.acquire(db).release()
+
+
+def test_a_reader_of_another_programs_wal_database_leaves_nothing_beside_it(tmp_path: Path) -> None:
+    """The explorer's panes open readers on the file they are given: one that is not a store
+    must not get -wal/-shm files beside it from them."""
+    from sitemap_tui.engine.store import Store, StoreError
+
+    path = tmp_path / "other.db"
+    _other_sqlite_wal(path)
+    before, files = sha(path), listing(tmp_path)
+    with pytest.raises(StoreError, match="not a sitemap-tui"):
+        Store(path, readonly=True)
+    assert sha(path) == before and listing(tmp_path) == files
+
+
+async def test_a_second_engine_on_a_store_in_use_says_so_and_the_first_goes_on(tmp_path: Path) -> None:
+    """What the explorer's engine does when another run holds its store (two `open` of one file)."""
+    import asyncio
+
+    from sitemap_tui.engine.host import EngineHost
+
+    db = tmp_path / "e.db"
+    loop = asyncio.get_running_loop()
+    ready = asyncio.Event()
+
+    def first_post(*msg: object) -> None:
+        if msg[0] == "ready":
+            loop.call_soon_threadsafe(ready.set)
+
+    first = EngineHost(first_post, db, checker_factory=None)
+    serving = asyncio.create_task(first.serve())
+    await asyncio.wait_for(ready.wait(), 10)
+    got: list[tuple[object, ...]] = []
+    second = EngineHost(lambda *m: got.append(m), db, checker_factory=None)
+    await asyncio.wait_for(second.serve(), 10)
+    assert [m[:2] for m in got] == [("error", "engine")]
+    assert f"{db} is in use by another sitemap-tui process (pid {os.getpid()})" in str(got[0][2])
+    assert first.explorer is not None, "the first engine is not disturbed"
+    first.command("stop")
+    await asyncio.wait_for(serving, 10)
+    assert not (tmp_path / "e.db.lock").exists()
