@@ -114,19 +114,26 @@ def identify(conn: sqlite3.Connection, path: Path) -> StoreFile:
 
 
 def _version(conn: sqlite3.Connection) -> int | None:
+    """The store version in meta: the JSON string "2" so far (a number is taken too)."""
     row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    text = _json_text(row[0]) if row else None
-    return int(text) if text is not None and text.isdigit() else None
+    value = _json(row[0]) if row else None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _json_text(value: object) -> str | None:
-    """A meta value is JSON; the ones read here are strings."""
+def _json(value: object) -> object:
+    """A meta value is JSON (None when it is not)."""
     import json
 
     try:
-        decoded = json.loads(value) if isinstance(value, str) else None
+        return json.loads(value) if isinstance(value, str | bytes) else None
     except ValueError:
         return None
+
+
+def _json_text(value: object) -> str | None:
+    decoded = _json(value)
     return decoded if isinstance(decoded, str) else None
 
 

@@ -166,3 +166,30 @@ async def test_a_store_that_cannot_be_written_reaches_the_ui_and_stays_said(demo
             "the file being fetched says it was stopped"
         await pilot.press("k")  # the cross-file checks would write: refused with the reason
         await wait_for(pilot, lambda: sum("disk is full" in m for _, m, _ in notes) >= 2, what="the refusal")
+
+
+async def test_a_store_of_an_earlier_version_still_opens_and_is_upgraded_in_place(make_app, tmp_path):
+    """Saved explorations stay readable: one written before the key columns existed opens as
+    usual, and its engine (the writer) adds them."""
+    from sitemap_tui.engine.model import Entry, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import Store
+
+    path = tmp_path / "old.db"
+    store = Store(path)
+    store.add_node(Node(id=1, url="https://a.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    store.add_entries(1, [Entry(loc="https://a.com/p")])
+    store.conn.execute("DROP INDEX entries_nokey")
+    for column in ("key", "alt_n", "alt_h"):
+        store.conn.execute(f"ALTER TABLE entries DROP COLUMN {column}")
+    store.close()
+    app = make_app(None, db_path=path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: app.bridge is not None and app.bridge.running, what="the engine")
+        assert type(app.screen).__name__ == "MainScreen"
+        assert [n.url for n in app.tree.model.nodes.values()] == ["https://a.com/s.xml"]
+    conn = sqlite3.connect(path)
+    try:
+        assert {"key", "alt_n", "alt_h"} <= {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
+        assert conn.execute("SELECT loc FROM entries").fetchall() == [("https://a.com/p",)]
+    finally:
+        conn.close()
