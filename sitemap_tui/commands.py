@@ -134,6 +134,17 @@ def _root_unreachable(explorer: Explorer) -> str | None:
     return None
 
 
+def _target_answered(explorer: Explorer) -> bool:
+    """Whether a run that went to its end may replace what --db held: not when the target never
+    answered (a site that is down, a file that is not there), so that a cron job keeps its last
+    good exploration; an error page or a file that is no sitemap is an answer, with findings."""
+    roots = explorer.children.get(None, [])
+    if not roots:
+        return False
+    root = explorer.nodes[roots[0]]
+    return root.state != NodeState.FAILED or root.stats.http_status is not None or root.stats.wire_bytes > 0
+
+
 def _open_output(path: str | None) -> AbstractContextManager[IO[str]]:
     if path is None:
         return nullcontext(sys.stdout)
@@ -187,8 +198,7 @@ def cmd_urls(args: Any) -> int:
             args, target, store=db.store if db else None, output_format=fmt, on_output=on_output,
             started=running.append,
         )
-        # what --db held is replaced only by a run that went to the end
-        complete = not closed and not (_root_unreachable(explorer) and count == 0)
+        complete = not closed and _target_answered(explorer)
     except BaseException:
         if tmp is not None:
             tmp.close()
@@ -310,7 +320,7 @@ def cmd_stats(args: Any) -> int:
             files = sum(1 for n in explorer.nodes.values() if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
             print(f"\n{files} files, {total_urls:,} URLs")
         problem = _root_unreachable(explorer)
-        complete = problem is None  # only a complete run replaces what --db held
+        complete = _target_answered(explorer)
     finally:
         if db is not None:
             db.finish(complete)
@@ -426,7 +436,7 @@ def cmd_validate(args: Any) -> int:
         summary = Summary.of(selected(), files=files, urls=urls)
         with _open_output(args.output) as out:
             write_report(args.format, selected(), summary, out)
-        complete = problem is None
+        complete = _target_answered(explorer)
     finally:
         finish(complete)
     if problem:

@@ -109,6 +109,25 @@ def test_a_failed_run_keeps_the_previous_exploration_byte_for_byte(httpserver, t
     assert tree(db) == ([url], ["https://example.com/a", "https://example.com/b"])
 
 
+def test_a_target_that_answers_with_an_error_is_a_result_and_replaces(httpserver, tmp_path: Path) -> None:
+    """An HTTP error or a file that is no sitemap is what the target says now (with findings,
+    for `open` and `validate`): it replaces the previous exploration, exit 2 or not."""
+    db = tmp_path / "site.db"
+    url = serve(httpserver, ["/a"])
+    assert run("validate", url, "--db", db, "--workers", "0").returncode in (0, 1)
+    httpserver.clear()
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        '<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "b">]>\n<urlset/>', content_type="application/xml")
+    assert run("validate", url, "--db", db, "--workers", "0").returncode == 2
+    conn = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    try:
+        assert conn.execute("SELECT url, state FROM nodes").fetchall() == [(url, "failed")]
+        assert ("xml-dtd-forbidden",) in conn.execute("SELECT rule FROM issues").fetchall()
+    finally:
+        conn.close()
+    assert listing(tmp_path) == ["site.db"]
+
+
 def _gate(httpserver, body: str) -> tuple[threading.Event, threading.Event]:  # type: ignore[no-untyped-def]
     """A sitemap whose answer waits for ``release``; ``asked`` is set when a run requested it."""
     asked, release = threading.Event(), threading.Event()

@@ -900,8 +900,8 @@ class StoreRun:
 
     The new exploration is written beside PATH (``.PATH.partial``) and takes its place in one
     rename when :meth:`finish` is told the run is complete. Until then, and for good when the run
-    fails, is interrupted or cannot write, PATH keeps what it held, byte for byte: a cron job
-    that runs against a site that is down keeps its last good exploration. Only a store (or
+    never reached its target, is interrupted or cannot write, PATH keeps what it held, byte for
+    byte: a cron job that runs against a site that is down keeps its last good exploration. Only a store (or
     nothing) is ever replaced: another program's file raises StoreError first. One run per PATH
     at a time (StoreLock); a partial file left by a killed run is removed by the next one."""
 
