@@ -387,17 +387,13 @@ class Explorer:
                 self._mark_cancelled(self.nodes[nid])
             raise
         finally:
-            failed = self.store is not None and self.store.failure is not None
-            try:
-                self._commit()  # (raises the store's failure again, if it failed)
-            finally:
-                # a cancel that caught every running file ends the loop before the check above
-                cancelled = cancelled or self._cancel
-                if not failed:  # a failed store is reported as such, not as a cancel
-                    self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
-                self._cancel = False
-                if self._pool is not None:
-                    self._pool.resume()
+            self._commit()
+            # a cancel that caught every running file ends the loop before the check above
+            cancelled = cancelled or self._cancel
+            self.events.emit(ExplorationDone("expand-all", cancelled=cancelled, files=self.files_started))
+            self._cancel = False
+            if self._pool is not None:
+                self._pool.resume()
 
     def _mark_cancelled(self, node: Node) -> None:
         if node.state in (NodeState.FETCHING, NodeState.PARSING):
@@ -529,7 +525,7 @@ class Explorer:
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise _Refused("file: URLs are only read when given on the command line")
-        apply = self._applier(node)
+        apply = self._store_guard(self._applier(node))
         if self._use_pool(node):
             assert self._pool is not None
             try:
@@ -554,20 +550,14 @@ class Explorer:
 
     def _applier(self, node: Node) -> Callable[[JobMessage], None]:
         def apply(msg: JobMessage) -> None:
-            try:
-                if isinstance(msg, JobProgress):
-                    self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
-                elif isinstance(msg, JobKind):
-                    node.kind = msg.kind
-                    node.state = NodeState.PARSING
-                    self._changed(node)
-                elif isinstance(msg, JobBatch):
-                    self._apply_batch(node, msg)
-            except StoreError:
-                # this runs inside the fetch's sink or the pool's delivery, where an exception
-                # would pass for the file's own: stop instead; the file's end raises the store's
-                # failure again (every write after the first failed one does)
-                self.cancel()
+            if isinstance(msg, JobProgress):
+                self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
+            elif isinstance(msg, JobKind):
+                node.kind = msg.kind
+                node.state = NodeState.PARSING
+                self._changed(node)
+            elif isinstance(msg, JobBatch):
+                self._apply_batch(node, msg)
 
         return apply
 
@@ -769,9 +759,25 @@ class Explorer:
         return find_sitemap_links(bytes(buf), outcome.final_url or target.url)
 
     def _commit(self) -> None:
-        if self.store is not None:
+        # a store whose write failed has raised that failure already: committing would only
+        # raise it again, from a finally block that still has its own work to do
+        if self.store is not None and self.store.failure is None:
             self.store.commit()
             self.store.begin()
+
+    def _store_guard(self, apply: Callable[[JobMessage], None]) -> Callable[[JobMessage], None]:
+        """``apply`` runs inside the fetch's sink or the worker pool's delivery, where an
+        exception would pass for the file's own (or be lost): a store that cannot be written
+        stops the exploration instead, and the file's end raises its failure again (every write
+        after the first failed one does)."""
+
+        def guarded(msg: JobMessage) -> None:
+            try:
+                apply(msg)
+            except StoreError:
+                self.cancel()
+
+        return guarded
 
 
 def _snapshot(node: Node) -> Node:

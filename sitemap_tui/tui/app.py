@@ -363,7 +363,7 @@ class SitemapApp(App[int]):
         for ev in done:
             if ev.what == "expand-all":
                 self._expand_all_node = None
-                if ev.cancelled:
+                if ev.cancelled and self._stopped is None:  # (a stop says why on its own)
                     self.notify("Expand all cancelled.", markup=False)
                 else:
                     self._expand_all_done(ev.files)
