@@ -518,7 +518,10 @@ def cmd_open(args: Any) -> int:
     path = Path(args.db)
     if not path.is_file():
         raise UsageError(f"no such exploration file: {path}")
-    inspect_store(path)  # another program's file, or a newer version's: one line, exit 2
+    # another program's file, or a newer version's: StoreError, one line, exit 2
+    found = inspect_store(path)
+    if found is None or not found.holds_exploration:
+        raise UsageError(f"{path}: holds no exploration")
     from sitemap_tui.tui.app import launch
 
     return launch(target=None, db_path=path, fetch_config=None, options=None)

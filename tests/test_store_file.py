@@ -246,13 +246,17 @@ def test_a_file_that_is_not_our_store_is_refused_and_left_as_it_was(command: str
     assert listing(tmp_path) == files, "nothing is written beside it either"
 
 
-def test_a_directory_or_missing_folder_as_db_is_one_line(tmp_path: Path) -> None:
+def test_a_directory_missing_folder_or_empty_file_is_one_line(tmp_path: Path) -> None:
     line = one_error_line(run("urls", "http://127.0.0.1:9/x.xml", "--db", tmp_path))
     assert "not a file" in line
     line = one_error_line(run("urls", "http://127.0.0.1:9/x.xml", "--db", tmp_path / "no" / "x.db"))
     assert "does not exist" in line
     line = one_error_line(run("open", tmp_path / "missing.db"))
     assert "missing.db" in line
+    (tmp_path / "empty.db").write_bytes(b"")
+    line = one_error_line(run("open", tmp_path / "empty.db"))
+    assert "holds no exploration" in line
+    assert (tmp_path / "empty.db").read_bytes() == b""
 
 
 def test_the_explorer_does_not_replace_a_saved_exploration(httpserver, tmp_path: Path) -> None:
@@ -455,7 +459,7 @@ def test_a_write_failure_is_a_store_error_and_sticks(tmp_path: Path) -> None:
     store.begin()
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
     store.conn.execute(f"PRAGMA max_page_count={pages}")
-    with pytest.raises(StoreError, match=rf"cannot write {re.escape(str(tmp_path / 'x.db'))}.*full"):
+    with pytest.raises(StoreError, match=rf"{re.escape(str(tmp_path / 'x.db'))}: cannot write: .*full"):
         store.add_entries(1, [Entry(loc=f"https://a.com/{i}" + "x" * 200) for i in range(500)])
     with pytest.raises(StoreError, match="full"):
         store.set_meta("k", "v")  # a small write that would fit: refused all the same
@@ -470,7 +474,7 @@ def test_lock_waits_for_nobody_and_names_the_holder(tmp_path: Path) -> None:
     lock = StoreLock.acquire(db)
     try:
         assert (tmp_path / "x.db.lock").read_text().strip() == str(os.getpid())
-        with pytest.raises(StoreError, match=rf"x.db is in use by another sitemap-tui process \(pid {os.getpid()}\)"):
+        with pytest.raises(StoreError, match=rf"x.db: in use by another sitemap-tui process \(pid {os.getpid()}\)"):
             StoreLock.acquire(db)
     finally:
         lock.release()
@@ -511,7 +515,7 @@ async def test_a_second_engine_on_a_store_in_use_says_so_and_the_first_goes_on(t
     second = EngineHost(lambda *m: got.append(m), db, checker_factory=None)
     await asyncio.wait_for(second.serve(), 10)
     assert [m[:2] for m in got] == [("error", "engine")]
-    assert f"{db} is in use by another sitemap-tui process (pid {os.getpid()})" in str(got[0][2])
+    assert f"{db}: in use by another sitemap-tui process (pid {os.getpid()})" in str(got[0][2])
     assert first.explorer is not None, "the first engine is not disturbed"
     first.command("stop")
     await asyncio.wait_for(serving, 10)

@@ -304,7 +304,7 @@ class Store:
         try:
             self.conn = connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {self.shown}: {exc}") from exc
+            raise StoreError(self.shown, f"cannot be opened ({exc})") from exc
         try:
             if readonly:
                 identify(self.conn, self.shown)
@@ -321,13 +321,13 @@ class Store:
         except BaseException as exc:
             self.conn.close()
             if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, StoreError):
-                raise StoreError(f"cannot open {self.shown}: {exc}") from exc
+                raise StoreError(self.shown, f"cannot be opened ({exc})") from exc
             raise
 
     @contextlib.contextmanager
     def guarded(self) -> Iterator[None]:
         """Writes in here that SQLite refuses for the file's sake (CANNOT_WRITE) raise
-        StoreError("cannot write FILE: why"), and so does every write after the first such one."""
+        StoreError("FILE: cannot write: why"), and so does every write after the first such one."""
         if self.failure is not None:
             raise self.failure
         try:
@@ -336,7 +336,7 @@ class Store:
             code = None if isinstance(exc, StoreError) else getattr(exc, "sqlite_errorcode", None)
             if code is None or code & 0xFF not in CANNOT_WRITE:
                 raise
-            self.failure = StoreError(f"cannot write {self.shown}: {exc}")
+            self.failure = StoreError(self.shown, f"cannot write: {exc}")
             raise self.failure from exc
 
     def _add_missing_columns(self) -> None:
@@ -925,7 +925,7 @@ class StoreRun:
                 try:
                     replace_store(self.partial, self.path)
                 except OSError as exc:
-                    raise StoreError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+                    raise StoreError(self.path, f"cannot write: {exc.strerror or exc}") from exc
             else:
                 self.store.discard()
         finally:

@@ -31,9 +31,18 @@ JOURNALS = ("-wal", "-shm", "-journal")
 
 
 class StoreError(sqlite3.DatabaseError):
-    """A store that cannot be used or written, said in one line that names the file. (A kind of
+    """A store that cannot be used or written, said in one line: ``FILE: reason``. (A kind of
     sqlite3.DatabaseError: the interface's readers, which already cope with a database that
-    refuses a query, cope with this one too.)"""
+    refuses a query, cope with this one too.) ``reason`` alone serves a caller that names the
+    file its own way (``--db FILE: reason``)."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = Path(path)
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[type[StoreError], tuple[Path, str]]:
+        return (StoreError, (self.path, self.reason))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,31 +68,31 @@ def inspect_store(path: str | Path) -> StoreFile | None:
         st = path.stat()
     except FileNotFoundError:
         if not path.parent.is_dir():
-            raise StoreError(f"cannot use {path}: the folder {path.parent} does not exist") from None
+            raise StoreError(path, f"its folder {path.parent} does not exist") from None
         return None
     except OSError as exc:
-        raise StoreError(f"cannot use {path}: {exc.strerror or exc}") from exc
+        raise StoreError(path, f"cannot be used ({exc.strerror or exc})") from exc
     if not path.is_file():
-        raise StoreError(f"cannot use {path}: not a file")
+        raise StoreError(path, "is not a file")
     if st.st_size == 0:
         return StoreFile(path, None)  # SQLite's own idea of an empty database: nothing to lose
     try:
         with path.open("rb") as fh:
             header = fh.read(len(SQLITE_HEADER))
     except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise StoreError(path, f"cannot be read ({exc.strerror or exc})") from exc
     if header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a sitemap-tui exploration (not an SQLite database); it was left as it is")
+        raise StoreError(path, "is not a sitemap-tui exploration (not an SQLite database); it was left as it is")
     try:
         conn = sqlite3.connect(_readonly_uri(path), uri=True)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from exc
+        raise StoreError(path, f"cannot be read as a database ({exc})") from exc
     try:
         return identify(conn, path)
     except StoreError:
         raise
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from exc
+        raise StoreError(path, f"cannot be read as a database ({exc})") from exc
     finally:
         conn.close()
 
@@ -96,15 +105,14 @@ def identify(conn: sqlite3.Connection, path: Path) -> StoreFile:
     if not tables >= OUR_TABLES:
         some = ", ".join(sorted(tables)[:4]) + (", …" if len(tables) > 4 else "")
         raise StoreError(
-            f"{path} is not a sitemap-tui exploration (an SQLite database with the tables {some}); "
-            "it was left as it is"
+            path, f"is not a sitemap-tui exploration (an SQLite database with the tables {some}); it was left as it is"
         )
     version = _version(conn)
     if version is None:
-        raise StoreError(f"{path} is not a sitemap-tui exploration (it has no store version); it was left as it is")
+        raise StoreError(path, "is not a sitemap-tui exploration (it has no store version); it was left as it is")
     if version > STORE_VERSION:
         raise StoreError(
-            f"{path} was written by a newer sitemap-tui (store version {version}; this version reads "
+            path, f"was written by a newer sitemap-tui (store version {version}; this version reads "
             f"up to {STORE_VERSION}): update sitemap-tui to use it; it was left as it is"
         )
     nodes = int(conn.execute("SELECT COUNT(*) FROM (SELECT 1 FROM nodes LIMIT 1)").fetchone()[0])
@@ -171,9 +179,9 @@ class StoreLock:
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             except FileNotFoundError:
-                raise StoreError(f"cannot use {store}: the folder {store.parent} does not exist") from None
+                raise StoreError(store, f"its folder {store.parent} does not exist") from None
             except OSError as exc:
-                raise StoreError(f"cannot use {store}: cannot create {path.name}: {exc.strerror or exc}") from exc
+                raise StoreError(store, f"cannot create its lock file {path.name} ({exc.strerror or exc})") from exc
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -181,11 +189,11 @@ class StoreLock:
                 os.close(fd)
                 who = f" (pid {holder})" if holder else ""
                 raise StoreError(
-                    f"{store} is in use by another sitemap-tui process{who}: wait for it to end, or use another file"
+                    store, f"in use by another sitemap-tui process{who}: wait for it to end, or use another file"
                 ) from None
             except OSError as exc:
                 os.close(fd)
-                raise StoreError(f"cannot lock {store}: {exc.strerror or exc}") from exc
+                raise StoreError(store, f"cannot be locked ({exc.strerror or exc})") from exc
             # the holder before us may have removed the file after we opened it: a lock on a
             # removed file excludes nobody, so take the one on the file that is there now
             with contextlib.suppress(FileNotFoundError):
