@@ -176,7 +176,9 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",
                    help="also fetch index children on other hosts (flagged either way)")
-    g.add_argument("--db", metavar="PATH", help="keep the exploration in this SQLite file")
+    g.add_argument("--db", metavar="PATH",
+                   help="keep the exploration in this SQLite file; a headless run replaces what it held "
+                        "once the run is complete, the explorer refuses one that holds an exploration")
     g.add_argument("--workers", type=_whole(0, 64), metavar="N",
                    help="parser processes (default: one per core, at most 8; 0 parses in the main process)")
 
@@ -285,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     args = parser.parse_args(args_list)
+    from sitemap_tui.engine.storefile import StoreError  # (stdlib only: cheap)
+
     try:
         from sitemap_tui import commands
 
@@ -297,7 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a closed pipe (| head) is the reader's choice, not an error
         _silence_stdout()
         return EXIT_OK
-    except UsageError as exc:
+    except (UsageError, StoreError) as exc:
+        # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

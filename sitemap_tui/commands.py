@@ -19,7 +19,7 @@ from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import Store, StoreRun
 from sitemap_tui.words import plural
 
 
@@ -197,35 +197,38 @@ def exploration_problem(path: Path, *, must_exist: bool) -> str | None:
         return "is empty, not an exploration" if must_exist else None
     if head != SQLITE_MAGIC:
         return "is not a sitemap-tui exploration (not an SQLite file)"
-    import sqlite3
+    from sitemap_tui.engine.storefile import StoreError, inspect_store
 
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return f"cannot be read as a database ({exc})"
-    if not tables:
+        # read without a write, not even the -wal/-shm files SQLite leaves beside a database
+        found = inspect_store(path)
+    except StoreError as exc:  # another program's database, a newer version's store
+        return exc.reason
+    if found is None or not found.holds_exploration:
         return "holds no exploration" if must_exist else None
-    if not {"nodes", "entries", "meta"} <= tables:
-        return "is an SQLite database but not a sitemap-tui exploration"
     return None
 
 
-def open_store(raw: str) -> Store:
-    """The store a command's ``--db`` names; a path that cannot hold one is a usage error."""
-    import sqlite3
-
+def open_store(raw: str) -> StoreRun:
+    """The run's store for ``--db``; a path that cannot hold one is a usage error. The new
+    exploration replaces what the path held once ``finish(complete)`` says the run is complete
+    (StoreRun); a store in use by another run is a StoreError (one line, exit 2)."""
     path = Path(raw)
     problem = exploration_problem(path, must_exist=False)
     if problem:
         raise UsageError(f"--db {display(raw)}: {problem}")
-    try:
-        return Store(path)
-    except (sqlite3.Error, OSError) as exc:
-        raise UsageError(f"--db {display(raw)}: cannot open it ({exc})") from exc
+    return StoreRun(path)
+
+
+def _target_answered(explorer: Explorer) -> bool:
+    """Whether a run that went to its end may replace what --db held: not when the target never
+    answered (a site that is down, a file that is not there), so that a cron job keeps its last
+    good exploration; an error page or a file that is no sitemap is an answer, with findings."""
+    roots = explorer.children.get(None, [])
+    if not roots:
+        return False
+    root = explorer.nodes[roots[0]]
+    return root.state != NodeState.FAILED or root.stats.http_status is not None or root.stats.wire_bytes > 0
 
 
 def output_path(raw: str | None) -> Path | None:
@@ -281,12 +284,12 @@ def cmd_urls(args: Any) -> int:
             raise UsageError("--csv-raw only applies to --format csv")
         fmt = CSV_RAW  # cells as they are: no ' before a formula-like cell
     out_path = output_path(args.output)
-    store = open_store(args.db) if args.db else None
+    db = open_store(args.db) if args.db else None
     try:
         tmp = AtomicOutput(out_path) if out_path is not None else None
     except BaseException:
-        if store is not None:
-            store.close()
+        if db is not None:
+            db.finish(False)
         raise
     out = tmp.file if tmp is not None else sys.stdout
     UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
@@ -311,18 +314,20 @@ def cmd_urls(args: Any) -> int:
             return
         count += text.count("\n")
 
+    complete = False
     try:
         explorer = run_exploration(
-            args, target, store=store, output_format=fmt, on_output=on_output,
+            args, target, store=db.store if db else None, output_format=fmt, on_output=on_output,
             started=running.append,
         )
+        complete = not closed and _target_answered(explorer)
     except BaseException:
         if tmp is not None:
             tmp.discard()
         raise
     finally:
-        if store is not None:
-            store.close()
+        if db is not None:
+            db.finish(complete)
     if tmp is not None:
         tmp.commit()
     elif closed:
@@ -427,15 +432,17 @@ def _iso(ts: int | None) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _tmp_store(args: Any) -> tuple[Store, Callable[[], None]]:
+def _tmp_store(args: Any) -> tuple[Store, Callable[[bool], None]]:
+    """The run's store and what ends it: ``finish(complete)`` puts a --db in place only when
+    the run was complete; a temporary one is removed either way."""
     if getattr(args, "db", None):
-        store = open_store(args.db)
-        return store, store.close
+        db = open_store(args.db)
+        return db.store, db.finish
     tmpdir = tempfile.TemporaryDirectory(prefix="sitemap-tui-")
     store = Store(Path(tmpdir.name) / "exploration.db")
 
-    def cleanup() -> None:
-        store.close()
+    def cleanup(_complete: bool) -> None:
+        store.discard()
         tmpdir.cleanup()
 
     return store, cleanup
@@ -446,9 +453,10 @@ def cmd_stats(args: Any) -> int:
 
     target = _target(args.target)
     # per-file aggregates are kept while streaming, so stats needs no store unless asked
-    store = open_store(args.db) if args.db else None
+    db = open_store(args.db) if args.db else None
+    complete = False
     try:
-        explorer = run_exploration(args, target, store=store)
+        explorer = run_exploration(args, target, store=db.store if db else None)
         roots = explorer.children.get(None, [])
         tree = [node_json(explorer, r) for r in roots]
         if args.json:
@@ -462,9 +470,10 @@ def cmd_stats(args: Any) -> int:
             files = files_read(explorer)
             print(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}")
         problem = target_problem(explorer)
+        complete = _target_answered(explorer)
     finally:
-        if store is not None:
-            store.close()
+        if db is not None:
+            db.finish(complete)
     if problem:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
@@ -553,7 +562,8 @@ def cmd_validate(args: Any) -> int:
         raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
     checker = Checker(enabled=enabled, xsd_mode=args.xsd)
     out_path = output_path(args.output)
-    store, cleanup = _tmp_store(args)
+    store, finish = _tmp_store(args)
+    complete = False
     try:
         # per-file aggregates only matter in a store the user keeps (--db, for `open`)
         explorer = run_exploration(args, target, store=store, checker=checker, file_stats=bool(args.db))
@@ -561,7 +571,8 @@ def cmd_validate(args: Any) -> int:
         from sitemap_tui.validate.crossfile import run_crossfile
 
         # the store is closed right after the report: its temporary tables need no DROP
-        run_crossfile(store, enabled=enabled, robots=explorer.robots, keep_temp=True)
+        with store.guarded():  # (its SQL writes to the store's connection directly)
+            run_crossfile(store, enabled=enabled, robots=explorer.robots, keep_temp=True)
         if args.deep:
             from sitemap_tui.validate.deep import DeepOptions, run_deep
 
@@ -585,8 +596,9 @@ def cmd_validate(args: Any) -> int:
                 report.discard()
                 raise
             report.commit()
+        complete = _target_answered(explorer)
     finally:
-        cleanup()
+        finish(complete)
     if problem and problem.code == EXIT_USAGE:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
@@ -644,8 +656,24 @@ def cmd_explore(args: Any) -> int:
         problem = exploration_problem(Path(args.db), must_exist=False)
         if problem:
             raise UsageError(f"--db {display(args.db)}: {problem}")
+        _check_explore_db(Path(args.db))
     db = Path(args.db) if args.db else default_db_path(target)
     return launch(target=target, db_path=db, fetch_config=fetch_config(args), options=_options(args))
+
+
+def _check_explore_db(path: Path) -> None:
+    """The explorer writes into --db while you browse: no moment of it is a complete run that
+    could replace a saved exploration (as urls, stats and validate do), so it refuses one."""
+    from sitemap_tui.engine.storefile import StoreLock, inspect_store
+
+    StoreLock.acquire(path).release()  # in use: say so now, not from inside the explorer
+    saved = inspect_store(path)
+    if saved is not None and saved.holds_exploration:
+        of = f" (of {display(saved.target, 200)})" if saved.target else ""
+        raise UsageError(
+            f"--db {path} already holds an exploration{of}; the explorer does not replace one: "
+            f"reopen it with `sitemap-tui open {path}`, or name another file"
+        )
 
 
 def cmd_open(args: Any) -> int:

@@ -53,7 +53,7 @@ from sitemap_tui.engine.model import (
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import Store, StoreError
 from sitemap_tui.engine.workers import WorkerPool
 from sitemap_tui.words import plural
 
@@ -483,6 +483,7 @@ class Explorer:
         running: dict[asyncio.Task[None], int] = {}
         limit = max(1, self.fetch_config.concurrency)
         cancelled = False
+        failure: BaseException | None = None
         try:
             while queue or running:
                 while queue and len(running) < limit and not self._cancel:
@@ -511,7 +512,15 @@ class Explorer:
                     if task.cancelled():
                         self._mark_cancelled(self.nodes[nid])
                         continue
+                    if task.exception() is not None:
+                        # _process keeps a file's own failures to its node: this is the store
+                        # failing, and the rest would not be kept either
+                        failure = failure or task.exception()
+                        self.cancel()
+                        continue
                     queue.extend(self.children.get(nid, []))
+            if failure is not None:
+                raise failure
         except asyncio.CancelledError:
             cancelled = True
             for task in running:
@@ -606,6 +615,8 @@ class Explorer:
         except asyncio.CancelledError:
             self._mark_cancelled(node)
             raise
+        except StoreError:
+            raise  # not this file's fault: nothing more can be kept (expand_all stops)
         except _Refused as exc:
             node.state = NodeState.FAILED
             node.error = str(exc)
@@ -684,7 +695,7 @@ class Explorer:
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise _Refused("file: URLs are only read when given on the command line")
-        apply = self._applier(node)
+        apply = self._store_guard(self._applier(node))
         if self._use_pool(node):
             assert self._pool is not None
             try:
@@ -1070,9 +1081,25 @@ class Explorer:
         return find_sitemap_links(bytes(buf), outcome.final_url or target.url)
 
     def _commit(self) -> None:
-        if self.store is not None:
+        # a store whose write failed has raised that failure already: committing would only
+        # raise it again, from a finally block that still has its own work to do
+        if self.store is not None and self.store.failure is None:
             self.store.commit()
             self.store.begin()
+
+    def _store_guard(self, apply: Callable[[JobMessage], None]) -> Callable[[JobMessage], None]:
+        """``apply`` runs inside the fetch's sink or the worker pool's delivery, where an
+        exception would pass for the file's own (or be lost): a store that cannot be written
+        stops the exploration instead, and the file's end raises its failure again (every write
+        after the first failed one does)."""
+
+        def guarded(msg: JobMessage) -> None:
+            try:
+                apply(msg)
+            except StoreError:
+                self.cancel()
+
+        return guarded
 
 
 def _snapshot(node: Node) -> Node:

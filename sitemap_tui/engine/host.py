@@ -12,7 +12,10 @@ Messages (``post(kind, *args)``):
 - ``("events", [Event, ...])``: one batch of engine events;
 - ``("done", what, node_id, result)``: a command finished (``result`` is a bool/int/str/None, or
   ``"cancelled"``);
-- ``("error", what, message, node_id)``: a command (or the engine) failed;
+- ``("error", what, message, node_id)``: a command (or the engine) failed; ``what`` is
+  ``"engine"`` when the engine could not start (or stopped), ``"store"`` when the store refused a
+  write (a full disk): then nothing more is fetched, and every later command that would write is
+  refused with the same message;
 - ``("deep", done, total)``: deep-check progress;
 - ``("crossfile", step)``: the cross-file rules started a step (a short label);
 - ``("done", "crossfile", None, n)``: the cross-file rules ran over the store and kept ``n``
@@ -30,11 +33,11 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.events import Event
+from sitemap_tui.engine.storefile import StoreError, StoreLock
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import ExploreOptions, Explorer
@@ -82,6 +85,7 @@ class EngineHost:
         self._store_free.set()
         self._crossfile_cancel: threading.Event | None = None
         self._crossfile_waiting: asyncio.Task[None] | None = None  # crossfile(when_idle=True)
+        self.store_failure: str | None = None  # why the store cannot be written, once it cannot
 
     # -- commands (on the engine loop) -------------------------------------------------------
     def command(self, name: str, *args: Any) -> None:
@@ -131,6 +135,9 @@ class EngineHost:
         if self.explorer is None:
             self.post("error", what, "the engine is not running", node_id)
             return
+        if self.store_failure is not None:
+            self.post("error", "store", self.store_failure, node_id)
+            return
         self._spawn(self._run(what, fn, node_id))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
@@ -148,6 +155,9 @@ class EngineHost:
         except asyncio.CancelledError:
             self.post("done", what, node_id, "cancelled")
             return
+        except StoreError as exc:
+            self._store_failed(exc, node_id)
+            return
         except KeyError as exc:
             self.post("error", what, f"unknown node {exc}", node_id)
             return
@@ -157,6 +167,15 @@ class EngineHost:
         finally:
             self._index_when_idle()
         self.post("done", what, node_id, _plain(result))
+
+    def _store_failed(self, exc: StoreError, node_id: int | None = None) -> None:
+        """The store refused a write: stop every fetch (what they found could not be kept) and
+        say so, for the command's node too (its fetch is over)."""
+        if self.explorer is not None:
+            self.explorer.cancel()
+        if self.store_failure is None:
+            self.store_failure = str(exc)
+        self.post("error", "store", self.store_failure, node_id)
 
     # -- the substring search index, built while nothing else runs ----------------------------
     def _busy(self) -> bool:
@@ -193,6 +212,8 @@ class EngineHost:
                 if not added:
                     return
                 await asyncio.sleep(0)
+        except StoreError as exc:
+            self._store_failed(exc)
         except Exception as exc:  # noqa: BLE001 - the scan still answers every filter
             self.post("error", "search", f"cannot build the search index: {exc}", None)
 
@@ -240,6 +261,9 @@ class EngineHost:
         if self.explorer is None:
             self.post("error", "crossfile", "the engine is not running", None)
             return
+        if self.store_failure is not None:
+            self.post("error", "store", self.store_failure, None)
+            return
         if not self._store_free.is_set() or self._crossfile_waiting is not None:
             self.post("error", "crossfile", "the cross-file checks are already running", None)
             return
@@ -263,11 +287,12 @@ class EngineHost:
         def step(what: str) -> None:  # on the rules' thread; post is thread-safe
             self.post("crossfile", what)
 
+        def rules() -> int:
+            with store.guarded():  # (they write through the store's connection directly)
+                return crossfile.run_crossfile(store, robots=robots, cancel=cancel, on_step=step)
+
         async def run() -> None:
-            work = asyncio.get_running_loop().run_in_executor(
-                None,
-                partial(crossfile.run_crossfile, store, robots=robots, cancel=cancel, on_step=step),
-            )
+            work = asyncio.get_running_loop().run_in_executor(None, rules)
             try:
                 found = await asyncio.shield(work)
             except asyncio.CancelledError:
@@ -282,13 +307,19 @@ class EngineHost:
             except Exception as exc:  # noqa: BLE001 - a failed check is a message, never a crash
                 with contextlib.suppress(Exception):  # the message below must go out regardless
                     store.rollback()
-                if cancel.is_set():
+                if isinstance(exc, StoreError):
+                    self._store_failed(exc)
+                elif cancel.is_set():
                     self.post("done", "crossfile", None, "cancelled")
                 else:
                     self.post("error", "crossfile", f"{type(exc).__name__}: {exc}", None)
             else:
-                store.publish()
-                self.post("done", "crossfile", None, found)
+                try:
+                    store.publish()
+                except StoreError as exc:
+                    self._store_failed(exc)
+                else:
+                    self.post("done", "crossfile", None, found)
             finally:
                 self._crossfile_cancel = None
                 self._store_free.set()
@@ -315,8 +346,10 @@ class EngineHost:
 
         self._stop = asyncio.Event()
         store = None
+        lock: StoreLock | None = None
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = StoreLock.acquire(self.db_path)  # one writer per store, across processes
             store = Store(self.db_path)
             options = self.options or ExploreOptions()
             if options.body_cache is None:
@@ -343,13 +376,15 @@ class EngineHost:
                 if tasks:
                     await asyncio.gather(*tasks, return_exceptions=True)
         except Exception as exc:  # noqa: BLE001
-            self.start_error = f"{type(exc).__name__}: {exc}"
+            self.start_error = str(exc) if isinstance(exc, StoreError) else f"{type(exc).__name__}: {exc}"
             self.post("error", "engine", self.start_error, None)
         finally:
             self.explorer = None
             if store is not None:
                 with contextlib.suppress(Exception):
                     store.close()
+            if lock is not None:
+                lock.release()
             started()
 
 

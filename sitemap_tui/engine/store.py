@@ -6,12 +6,14 @@ page does not grow with its position."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,8 +30,20 @@ from sitemap_tui.engine.model import (
     Severity,
 )
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.storefile import (
+    STORE_VERSION,
+    StoreError,
+    StoreLock,
+    identify,
+    inspect_store,
+    partial_path,
+    remove_partial,
+    replace_store,
+)
 
-SCHEMA_VERSION = "2"
+__all__ = ["Store", "StoreError", "StoreRun"]  # (StoreError: the one error of the store layer)
+
+SCHEMA_VERSION = str(STORE_VERSION)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -235,9 +249,30 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return rx
 
 
+CANNOT_WRITE = frozenset({
+    sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN,
+    sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_PERM, sqlite3.SQLITE_NOLFS,
+})
+"""SQLite's (primary) result codes that say the file cannot take a write: a full disk, an I/O error,
+a read-only or damaged file. Others (an interrupted statement, a bug in a query) are not about
+the store, and stay what they are."""
+
+
+def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A method that writes to the store: see :meth:`Store.guarded`."""
+
+    @functools.wraps(method)
+    def guarded(self: Store, *args: Any, **kwargs: Any) -> Any:
+        with self.guarded():
+            return method(self, *args, **kwargs)
+
+    return guarded
+
+
 def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     if readonly:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        uri = Path(path).resolve().as_uri() + "?mode=ro"  # (quoted: a path may hold ? or #)
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     conn.create_function("REGEXP", 2, _regexp, deterministic=True)
@@ -246,25 +281,63 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 
 class Store:
-    """Writer side, plus the read queries (used by readers through their own Store)."""
+    """Writer side, plus the read queries (used by readers through their own Store).
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    Only a sitemap-tui store of this version or an earlier one is opened (an earlier one is
+    upgraded in place by the writer); anything else raises :class:`StoreError` before a byte of it
+    is written. So does a write SQLite refuses (a full disk): from then on every write raises
+    that same error, since the store no longer holds everything the run found."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False, shown_as: str | Path | None = None) -> None:
         self.path = Path(path)
+        self.shown = Path(shown_as) if shown_as is not None else self.path  # the name in messages
         self.readonly = readonly
+        self.failure: StoreError | None = None  # the write that failed, raised again by every write
         self._lock = threading.RLock()
         self._signature_key: bytes | None = None  # read once (asked for every file and batch)
-        self.conn = connect(self.path, readonly=readonly)
-        if not readonly:
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            # The store is a cache of what the web said: durability across power loss is not
-            # worth the fsyncs.
-            self.conn.execute("PRAGMA synchronous=OFF")
-            self.conn.executescript(SCHEMA)
-            self._add_missing_columns()
-            self.set_meta("schema", SCHEMA_VERSION)
         self._in_tx = False
-        if not readonly:
-            self.begin()
+        if not readonly or not Path(f"{self.path}-wal").exists():
+            # checked without a connection that could leave files beside another program's
+            # database; a reader of a store being written (its log exists) checks on its own
+            # connection, below
+            inspect_store(self.path)
+        try:
+            self.conn = connect(self.path, readonly=readonly)
+        except sqlite3.Error as exc:
+            raise StoreError(self.shown, f"cannot be opened ({exc})") from exc
+        try:
+            if readonly:
+                identify(self.conn, self.shown)
+            else:
+                with self.guarded():
+                    self.conn.execute("PRAGMA journal_mode=WAL")
+                    # The store is a cache of what the web said: durability across power loss
+                    # is not worth the fsyncs.
+                    self.conn.execute("PRAGMA synchronous=OFF")
+                    self.conn.executescript(SCHEMA)
+                    self._add_missing_columns()
+                    self.set_meta("schema", SCHEMA_VERSION)
+                    self.begin()
+        except BaseException as exc:
+            self.conn.close()
+            if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, StoreError):
+                raise StoreError(self.shown, f"cannot be opened ({exc})") from exc
+            raise
+
+    @contextlib.contextmanager
+    def guarded(self) -> Iterator[None]:
+        """Writes in here that SQLite refuses for the file's sake (CANNOT_WRITE) raise
+        StoreError("FILE: cannot write: why"), and so does every write after the first such one."""
+        if self.failure is not None:
+            raise self.failure
+        try:
+            yield
+        except sqlite3.Error as exc:
+            code = None if isinstance(exc, StoreError) else getattr(exc, "sqlite_errorcode", None)
+            if code is None or code & 0xFF not in CANNOT_WRITE:
+                raise
+            self.failure = StoreError(self.shown, f"cannot write: {exc}")
+            raise self.failure from exc
 
     def _add_missing_columns(self) -> None:
         """A store written by an earlier version gains the columns added since, empty (NULL):
@@ -292,20 +365,30 @@ class Store:
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
+        """Commit and close; a store whose writes failed is closed without a commit."""
         with self._lock:
-            if self._in_tx:
-                self.commit()
+            try:
+                if self._in_tx and self.failure is None:
+                    self.commit()
+            finally:
+                self.conn.close()
+
+    def discard(self) -> None:
+        """Close without committing what the open transaction holds."""
+        with self._lock:
             self.conn.close()
 
     def reader(self) -> Store:
         """A new read-only connection to the same file (for another thread)."""
         return Store(self.path, readonly=True)
 
+    @_writes
     def begin(self) -> None:
         if not self._in_tx:
             self.conn.execute("BEGIN")
             self._in_tx = True
 
+    @_writes
     def commit(self) -> None:
         if self._in_tx:
             self.conn.execute("COMMIT")
@@ -320,12 +403,14 @@ class Store:
         self._in_tx = False
         self.begin()
 
+    @_writes
     def publish(self) -> None:
         """Commit what is pending, so other connections see it, and go on in a transaction."""
         if self._in_tx:
             self.commit()
             self.begin()
 
+    @_writes
     def set_meta(self, key: str, value: Any) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, json.dumps(value))
@@ -340,6 +425,7 @@ class Store:
         row = self.conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM nodes").fetchone()
         return int(row[0])
 
+    @_writes
     def add_node(self, node: Node) -> None:
         parent_path = "/"
         if node.parent_id is not None:
@@ -357,6 +443,7 @@ class Store:
             ),
         )
 
+    @_writes
     def update_node(self, node: Node, agg: Aggregate | None = None) -> None:
         s = node.stats
         values = [getattr(s, c) for c in NODE_STAT_COLUMNS]
@@ -431,6 +518,7 @@ class Store:
                 total.merge(Aggregate.from_json(json.loads(agg)))
         return total
 
+    @_writes
     def delete_node_data(self, node_ids: Sequence[int], *, remove_node: bool = False) -> None:
         """Drop what a node's file produced (before a reload), optionally the node itself."""
         ids = ",".join(str(int(n)) for n in node_ids) or "NULL"
@@ -459,6 +547,7 @@ class Store:
         """Insert a batch; returns the new entry ids in order."""
         return self.add_rows(node_id, entry_rows(entries, self.signature_key()))
 
+    @_writes
     def add_rows(self, node_id: int, rows: EntryRows) -> list[int]:
         """Insert a batch prepared by entry_rows() (possibly in another process)."""
         if not rows.entries:
@@ -495,6 +584,7 @@ class Store:
         value = self.get_meta(SEARCH_UPTO)
         return int(value) if value is not None else None
 
+    @_writes
     def extend_search(self, limit: int) -> int:
         """Index up to ``limit`` more entries (in id order); returns how many it covered, 0 when
         the index is complete (or FTS5 is missing from this SQLite: then the table scan stays)."""
@@ -536,6 +626,7 @@ class Store:
             return None
         return search_candidates(self.conn, pattern, upto, cap)
 
+    @_writes
     def ensure_index(self, name: str) -> None:
         """Sorted listings need an index; built on first use, not on every insert."""
         self.conn.execute(INDEXES[name])
@@ -733,6 +824,7 @@ class Store:
         )
 
     # -- issues ----------------------------------------------------------------------------
+    @_writes
     def add_issues(self, issues: Sequence[Issue], entry_ids: Sequence[int | None] | None = None) -> None:
         if not issues:
             return
@@ -823,6 +915,44 @@ class Store:
                 " ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rule"
             )
         )
+
+
+class StoreRun:
+    """The store of a headless run with ``--db PATH``.
+
+    The new exploration is written beside PATH (``.PATH.partial``) and takes its place in one
+    rename when :meth:`finish` is told the run is complete. Until then, and for good when the run
+    never reached its target, is interrupted or cannot write, PATH keeps what it held, byte for
+    byte: a cron job that runs against a site that is down keeps its last good exploration. Only a store (or
+    nothing) is ever replaced: another program's file raises StoreError first. One run per PATH
+    at a time (StoreLock); a partial file left by a killed run is removed by the next one."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.lock = StoreLock.acquire(self.path)
+        try:
+            inspect_store(self.path)
+            remove_partial(self.path)
+            self.partial = partial_path(self.path)
+            self.store = Store(self.partial, shown_as=self.path)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def finish(self, complete: bool) -> None:
+        """Put the new exploration in place (``complete``), or drop it; release PATH either way."""
+        try:
+            if complete:
+                self.store.close()  # the last commit may fail too (StoreError): then PATH stays
+                try:
+                    replace_store(self.partial, self.path)
+                except OSError as exc:
+                    raise StoreError(self.path, f"cannot write: {exc.strerror or exc}") from exc
+            else:
+                self.store.discard()
+        finally:
+            remove_partial(self.path)
+            self.lock.release()
 
 
 @dataclass(slots=True)

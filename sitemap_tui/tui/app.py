@@ -47,6 +47,7 @@ from sitemap_tui.tui.messages import (
 )
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
+from sitemap_tui.tui.screens.error import StoreErrorScreen
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
 from sitemap_tui.tui.widgets import NodePane, Selection
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
@@ -60,6 +61,11 @@ TABS = ("overview", "extensions", "lastmod", "issues", "urls")
 REFRESH_SECONDS = 0.5
 SPINNER_SECONDS = 0.2
 ISSUE_COUNTS_PER_TICK = 200
+LASTING_NOTICE_SECONDS = 10 * 365 * 24 * 3600.0
+"""A notification that stays until it is clicked: for what goes on being true (the engine stopped,
+the store cannot be written), where a toast that vanishes after seconds could go unseen."""
+STOPPED_ENGINE = "engine stopped"  # what the header says then
+STOPPED_STORE = "the store cannot be written"
 AUTO_CROSSFILE_URLS = 200_000
 """After an expand-all of at most this many URLs the cross-file checks run by themselves (about a
 second of SQL); above it they wait for k, since they hold the store (~30 s on 10 M URLs)."""
@@ -172,6 +178,8 @@ class SitemapApp(App[int]):
         self._crossfile_step: str | None = None  # the step they are at
         self._search: tuple[int, int] | None = None  # search index being built: (covered, total)
         self._counting = False
+        # set once the engine stopped or its store cannot be written: (short header text, why)
+        self._stopped: tuple[str, str] | None = None
         self._tree = SitemapTree(id="tree")
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
@@ -238,7 +246,7 @@ class SitemapApp(App[int]):
         self.set_interval(self.refresh_interval, self._tick, name="pane-refresh")
         self.set_interval(SPINNER_SECONDS, self._spin, name="spinner")
         if self.offline:
-            self._load_offline()
+            self._load_offline(at_start=True)
         else:
             self._start_engine()
         self._update_header()
@@ -276,17 +284,23 @@ class SitemapApp(App[int]):
         # EngineReady (or EngineError) arrives as a message when the thread is up
         bridge.start()
 
-    def _load_offline(self) -> None:
-        from sitemap_tui.engine.store import Store
+    def _load_offline(self, *, at_start: bool = False) -> None:
+        from sitemap_tui.engine.store import Store, StoreError
+        from sitemap_tui.engine.storefile import inspect_store
 
         self.tree.read_only = True
         if self.db_path is None:
             return
         try:
+            # before any connection: SQLite would leave files beside a database it reads
+            inspect_store(self.db_path)
             store = Store(self.db_path, readonly=True)
             nodes = store.nodes()
             counts = store.issue_counts_by_node()
             self._stored_target = store.get_meta("target")
+        except StoreError as exc:
+            self._cannot_open(self.db_path, exc, closes_app=at_start)
+            return
         except (sqlite3.Error, ValueError) as exc:
             self.notify(f"Cannot read {self.db_path}: {exc}", severity="error", markup=False)
             return
@@ -295,6 +309,16 @@ class SitemapApp(App[int]):
         roots = self.tree.model.roots()
         self.call_after_refresh(self._open_roots, roots)
         self._start_engine()
+
+    def _cannot_open(self, path: Path, exc: Exception, *, closes_app: bool) -> None:
+        """A file that is no exploration this version can open: a screen that names it (not an
+        empty explorer); closing it quits when there is nothing else to show."""
+
+        def closed(_result: None) -> None:
+            if closes_app:
+                self.exit(return_code=2)
+
+        self.push_screen(StoreErrorScreen(path, str(exc), closes_app=closes_app), closed)
 
     def _open_roots(self, roots: list[int]) -> None:
         tree = self.tree
@@ -340,7 +364,7 @@ class SitemapApp(App[int]):
         for ev in done:
             if ev.what == "expand-all":
                 self._expand_all_node = None
-                if ev.cancelled:
+                if ev.cancelled and self._stopped is None:  # (a stop says why on its own)
                     self.notify("Expand all cancelled.", markup=False)
                 else:
                     self._expand_all_done(ev.files)
@@ -482,6 +506,9 @@ class SitemapApp(App[int]):
     def _engine_error(self, message: EngineError) -> None:
         if message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
+        if message.what in ("engine", "store"):
+            self._engine_stopped(message.what, message.message)
+            return
         if message.what == "expand-all":
             self._expand_all_node = None
         if message.what == "deep":
@@ -490,6 +517,33 @@ class SitemapApp(App[int]):
             self._crossfile = False
             self._crossfile_step = None
         self.notify(display(message.message), title=f"engine: {message.what}", severity="error", markup=False)
+        self._update_header()
+
+    def _engine_stopped(self, what: str, why: str) -> None:
+        """The engine is gone (``engine``) or can keep nothing more (``store``: a write failed,
+        say a full disk). Either way no file is fetched any more: the tree stops showing any as
+        running and offers no fetch, the header says so, and so does a notification that stays.
+        Said once; what the store holds can still be browsed."""
+        if self._stopped is not None:
+            return
+        if what == "store":
+            self._stopped = (STOPPED_STORE, why)
+            title, marker = "the exploration cannot be saved", f"not finished: {why}"
+        else:
+            self._stopped = (STOPPED_ENGINE, why)
+            title, marker = STOPPED_ENGINE, f"not finished: the engine stopped ({why})"
+        self._expand_all_node = None
+        self._deep = None
+        self._crossfile = False
+        self._crossfile_step = None
+        self._search = None
+        stopped = self.tree.engine_stopped(display(marker))
+        self._dirty.update(stopped)
+        self._events_seen = True
+        after = "What was saved can still be browsed." if self.offline else (
+            "Nothing more is fetched; what was saved can still be browsed.")
+        self.notify(f"{display(why)}. {after}", title=title, severity="error",
+                    timeout=LASTING_NOTICE_SECONDS, markup=False)
         self._update_header()
 
     # -- steady refresh -------------------------------------------------------------------------
@@ -649,6 +703,8 @@ class SitemapApp(App[int]):
         text.append(plural(urls, "URL"))
         if self.offline:
             text.append("   offline", style="italic yellow")
+        if self._stopped is not None:
+            text.append(f"   {self._stopped[0]}", style="bold red")
         if self._expand_all_node is not None:
             node = self.tree.model.nodes.get(self._expand_all_node)
             name = short_name(node) if node else ""
@@ -698,6 +754,11 @@ class SitemapApp(App[int]):
         work on the store, which a saved exploration (opened from a file) can run too."""
         if self.offline and fetches:
             self.notify(f"{what} fetches from the web: this exploration was opened from a file (offline).", markup=False, severity="warning")
+            return False
+        if self._stopped is not None:
+            short, why = self._stopped
+            state = "the engine is not running" if short == STOPPED_ENGINE else short
+            self.notify(f"{what}: {state} ({display(why)}).", markup=False, severity="warning")
             return False
         if self.bridge is not None and self.bridge.running:
             return True
@@ -893,6 +954,14 @@ class SitemapApp(App[int]):
     async def open_path(self, path: Path) -> None:
         """Show another exploration: a saved .db offline, or explore a local path."""
         if path.suffix.lower() == ".db" and path.is_file():
+            from sitemap_tui.engine.store import StoreError
+            from sitemap_tui.engine.storefile import inspect_store
+
+            try:
+                inspect_store(path)
+            except StoreError as exc:  # the exploration shown stays
+                self._cannot_open(path, exc, closes_app=False)
+                return
             self._reset()
             self.offline = True
             self.target = None
@@ -941,6 +1010,7 @@ class SitemapApp(App[int]):
         self._expand_all_node = None
         self._root_opened = False
         self._stored_target = None
+        self._stopped = None
         for pane in self.query(NodePane):
             pane.show(None)
 

@@ -198,6 +198,11 @@ class EngineProcess(_Base):
         self._started = threading.Event()
         self._send_lock = threading.Lock()
 
+    @property
+    def running(self) -> bool:
+        # a process killed from outside is gone before its pipe says so
+        return super().running and self._proc is not None and self._proc.is_alive()
+
     def start(self, timeout: float = 30.0) -> bool:
         """Spawn the engine process; True once it reports ready."""
         import multiprocessing as mp
@@ -241,7 +246,7 @@ class EngineProcess(_Base):
             self._receive(*msg)
             if msg[0] in ("ready", "error") and not self._started.is_set():
                 self._started.set()
-        was_running = self.running
+        was_running = self._ready and not self._stopped
         self._ready = False
         self._started.set()
         if was_running and not self._stopped:

@@ -92,6 +92,7 @@ class NodeModel:
     children: dict[int | None, list[int]] = field(default_factory=dict)
     progress: dict[int, tuple[int, int | None]] = field(default_factory=dict)
     issues: dict[int, tuple[int, int]] = field(default_factory=dict)  # errors, warnings
+    stopped: set[int] = field(default_factory=set)  # files the engine left unfinished when it stopped
 
     def add(self, node: Node) -> None:
         if node.id in self.nodes:
@@ -173,6 +174,8 @@ def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
         if wire:
             size = human_bytes(wire) + (f"/{human_bytes(total)}" if total else "")
             text.append(f" {size}", style="magenta")
+    elif failed and node.id in model.stopped:
+        text.append("  × stopped", style="bold red")
     elif failed:
         reason = f"HTTP {s.http_status}" if s.http_status and s.http_status >= 400 else "failed"
         text.append(f"  × {reason}", style="bold red")
@@ -474,6 +477,25 @@ class SitemapTree(Tree[int]):
         self._requested.discard(node_id)
         if node_id in self.model.nodes:
             self._settle(node_id)
+
+    def engine_stopped(self, reason: str) -> list[int]:
+        """The engine stopped (or can keep nothing more): the files it was fetching are marked
+        failed with ``reason`` ("× stopped"), no placeholder waits for a fetch, and no node
+        offers one any more. Returns the nodes that changed."""
+        self.read_only = True
+        model = self.model
+        stopped = [nid for nid, n in model.nodes.items() if n.state in ACTIVE]
+        for nid in stopped:
+            node = model.nodes[nid]
+            node.state = NodeState.FAILED
+            node.error = reason
+            model.progress.pop(nid, None)
+            model.stopped.add(nid)
+        for nid in {*stopped, *self._requested}:
+            self.fetch_finished(nid)
+        for nid in list(self._tnodes):  # (pending nodes lose their expand arrow)
+            self.refresh_label(nid)
+        return stopped
 
     def tree_node(self, node_id: int) -> TreeNode[int] | None:
         return self._tnodes.get(node_id)
