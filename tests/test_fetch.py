@@ -9,6 +9,7 @@ import email.utils
 import gzip
 import socket
 import struct
+import time
 import zlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
