@@ -841,3 +841,25 @@ async def test_time_spent_parsing_is_not_charged_to_the_server(httpserver: HTTPS
     async with Fetcher(cfg(total_timeout=0.3)) as f:
         out = await f.fetch(httpserver.url_for("/big"), busy_sink)
     assert out.error is None and bytes(got) == body
+
+
+async def test_a_read_that_inflates_to_many_chunks_lets_the_loop_run(httpserver: HTTPServer) -> None:
+    """16 MiB that arrive as one small gzip read: other files on the same loop (a worker runs
+    several) must get turns while it is parsed, or their servers see a client that stopped reading."""
+    body = gzip.compress(b"\n" * (16 * 1024 * 1024), mtime=0)
+    httpserver.expect_request("/z.txt.gz").respond_with_data(body, content_type="application/gzip")
+    ticks = 0
+    seen: set[int] = set()
+
+    async def other_file() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_file())
+    async with Fetcher(cfg()) as f:
+        out = await f.fetch(httpserver.url_for("/z.txt.gz"), lambda chunk: seen.add(ticks))
+    other.cancel()
+    assert out.error is None and out.stats.decoded_bytes == 16 * 1024 * 1024
+    assert len(seen) >= 8  # 256 decoded chunks, a turn every 16

@@ -71,6 +71,7 @@ RULE_PRIVATE_ADDRESS = "fetch-private-address"
 RULE_ENCODING_MISMATCH = "content-encoding-mismatch"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CHUNK = 64 * 1024  # local read size and progress granularity
+YIELD_EVERY = 16  # decoded chunks (1 MiB) handed to the sink before the loop gets a turn
 MIB = 1024 * 1024
 # What we can decode ourselves (decode.py); httpx's default would add br/zstd when installed.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -681,9 +682,14 @@ class Fetcher:
                     raw = raw[: len(raw) - (wire - cfg.max_wire)]
                     wire = cfg.max_wire
                 stats.wire_bytes = wire
-                for chunk in decoder.feed(raw):
+                for i, chunk in enumerate(decoder.feed(raw), 1):
                     run.delivered = True
                     _timed(sink, chunk)
+                    if i % YIELD_EVERY == 0:
+                        # one compressed read can inflate to tens of MiB: let the other files on
+                        # this loop read their sockets meanwhile (servers drop a client that
+                        # stops reading)
+                        await asyncio.sleep(0)
                 if over:
                     raise CapExceeded(
                         cfg.max_wire, f"more than {cfg.max_wire:,} bytes received (wire limit)"

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitemap_tui.engine.fetch import FetchConfig
-from sitemap_tui.engine.filejob import JobDone, JobMessage, JobSpec
+from sitemap_tui.engine.filejob import JobDone, JobMessage, JobProgress, JobSpec
 from sitemap_tui.engine.limits import Limiter
 
 RESULT_QUEUE_SIZE = 64
@@ -83,7 +83,10 @@ class _Outbox:
     socket, and servers drop a client that stops reading (seen: a 50 MiB file cut off by the
     test server's 5 s send timeout while a sibling's batches waited). Here the loop never blocks:
     the thread keeps the order of all messages, and each file with more than ``FILE_BACKLOG``
-    of its messages still waiting pauses before its next network read (``pace``), alone."""
+    of its messages still waiting pauses before its next network read (``pace``), alone.
+    Progress reports do not count (a file that yields no rows, a 50 MiB line of text, must not
+    pause behind its own progress): one waits per file at most, the newer ones are dropped
+    until it is sent, since each says only how far the download got."""
 
     def __init__(self, results: Any, loop: asyncio.AbstractEventLoop) -> None:
         self._results = results
@@ -91,11 +94,18 @@ class _Outbox:
         self._queue: queue.SimpleQueue[tuple[Any, int | None]] = queue.SimpleQueue()
         self._pending: dict[int, int] = {}
         self._drained: dict[int, asyncio.Event] = {}
+        self._progress: set[int] = set()  # files with a progress report waiting to be sent
         self._thread = threading.Thread(target=self._send, name="sitemap-tui-outbox", daemon=True)
         self._thread.start()
 
     def put(self, msg: Any, node_id: int | None = None) -> None:
         """Queue a message (from the loop's thread); ``node_id`` counts it against that file."""
+        if isinstance(msg, JobProgress):
+            if msg.node_id in self._progress:
+                return
+            self._progress.add(msg.node_id)
+            self._queue.put((msg, None))
+            return
         if node_id is not None:
             self._pending[node_id] = self._pending.get(node_id, 0) + 1
         self._queue.put((msg, node_id))
@@ -109,7 +119,9 @@ class _Outbox:
                 self._results.put(msg)
             except (OSError, ValueError):  # the queue was closed under us: the pool is gone
                 return
-            if node_id is not None:
+            if isinstance(msg, JobProgress):
+                self._progress.discard(msg.node_id)  # (set ops are atomic under the GIL)
+            elif node_id is not None:
                 with contextlib.suppress(RuntimeError):  # the loop already ended
                     self._loop.call_soon_threadsafe(self._sent, node_id)
 
