@@ -236,6 +236,8 @@ def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrit
     """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
     renamed over it once every record is written; a device or FIFO written to); returns the
     count written. A write error is an OutputError (an OSError) that names the path."""
+    # imported here: the engine's workers import this module for format_entries, and the engine
+    # stays below the output layer
     from sitemap_tui.output import open_output
 
     path = Path(path)

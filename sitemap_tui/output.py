@@ -35,6 +35,11 @@ from sitemap_tui import scratch
 from sitemap_tui.engine.sanitize import display
 
 STDOUT = "stdout"
+# POSIX flags; 0 where the platform has none (Windows)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _FD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
@@ -180,13 +185,13 @@ class _AtomicFile(Output):
         self.tmp = target.parent / scratch.temp_file_name(target.name)
         try:
             # 0o666 less the umask, as for any new file (mkstemp would make it 0600)
-            fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+            fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _NOFOLLOW, 0o666)
         except OSError as exc:
             raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
         self._fd = fd
         try:
             scratch.own(self.tmp, None)
-            lock_fd = os.open(self.tmp, os.O_RDONLY | os.O_CLOEXEC)
+            lock_fd = os.open(self.tmp, os.O_RDONLY | _CLOEXEC)
             scratch.lock(lock_fd)
             scratch.own(self.tmp, lock_fd)
             if previous is not None:
@@ -222,7 +227,7 @@ class _AtomicFile(Output):
 def _keep_owner_and_mode(fd: int, previous: os.stat_result) -> None:
     """The replaced file's permission bits (not the umask's), and its owner and group where
     allowed (root replacing a user's file; a group the user belongs to)."""
-    for uid in (previous.st_uid, -1):
+    for uid in (previous.st_uid, -1) if hasattr(os, "fchown") else ():
         try:
             os.fchown(fd, uid, previous.st_gid)
             break
@@ -235,7 +240,7 @@ def _keep_owner_and_mode(fd: int, previous: os.stat_result) -> None:
 def _fsync_folder(folder: Path) -> None:
     """Make the rename itself durable; file systems that cannot sync a folder are skipped."""
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     except OSError:
         return
     try:
@@ -311,7 +316,7 @@ def open_output(path: Path | str | None, label: str | None = None) -> Output:
     if st is not None and not stat.S_ISREG(st.st_mode):
         try:
             # no O_TRUNC, no O_CREAT: a device or FIFO is written to as it is
-            fd = os.open(target, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+            fd = os.open(target, os.O_WRONLY | _CLOEXEC | _NOCTTY)
         except OSError as exc:
             raise OutputError(label, f"cannot write it ({_why(exc)})", exc.errno) from exc
         return _Direct(label, fd)

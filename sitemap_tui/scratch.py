@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import os
 import re
 import secrets
@@ -24,6 +23,14 @@ import tempfile
 import threading
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: no locks, the pid alone says whether the owner is gone
+    fcntl = None  # type: ignore[assignment]
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)  # POSIX flags; 0 where the platform has none
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 TAG = "sitemap-tui"
 OWNER_FILE = ".owner"
 _DIR_NAME = re.compile(rf"{TAG}-(\d+)-[0-9a-z_]+")
@@ -85,6 +92,8 @@ def cleanup() -> None:
 
 def lock(fd: int) -> None:
     """Hold the lock that tells a later run this file's owner is alive."""
+    if fcntl is None:
+        return
     with contextlib.suppress(OSError):  # a file system without flock: the pid check remains
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
@@ -96,10 +105,17 @@ def temp_dir() -> Path:
     sweep_dirs(base)
     path = Path(tempfile.mkdtemp(prefix=f"{TAG}-{os.getpid()}-", dir=base))
     own(path, None)
-    fd = os.open(path / OWNER_FILE, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(path / OWNER_FILE, os.O_WRONLY | os.O_CREAT | _CLOEXEC, 0o600)
     lock(fd)
     own(path, fd)
     return path
+
+
+def _mine(entry: os.DirEntry[str]) -> bool:
+    """Owned by this user (other users' leftovers are theirs to remove)."""
+    if not hasattr(os, "getuid"):
+        return True
+    return entry.stat(follow_symlinks=False).st_uid == os.getuid()
 
 
 def _pid_alive(pid: int) -> bool:
@@ -118,8 +134,10 @@ def _pid_alive(pid: int) -> bool:
 
 def _lock_free(path: Path) -> bool:
     """Whether nobody holds the lock on ``path`` (a missing file holds none)."""
+    if fcntl is None:
+        return True
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | _CLOEXEC | _NOFOLLOW | _NONBLOCK)
     except FileNotFoundError:
         return True
     except OSError:
@@ -143,15 +161,13 @@ def sweep_dirs(base: Path) -> list[Path]:
     """Remove ``sitemap-tui-<pid>-*`` directories in ``base`` whose process is gone; returns
     them. Directories of other users, of live processes, and any other name are left alone."""
     removed: list[Path] = []
-    uid = os.getuid()
     with contextlib.suppress(OSError), os.scandir(base) as entries:
         for entry in entries:
             match = _DIR_NAME.fullmatch(entry.name)
             if match is None:
                 continue
             with contextlib.suppress(OSError):
-                st = entry.stat(follow_symlinks=False)
-                if not entry.is_dir(follow_symlinks=False) or st.st_uid != uid:
+                if not entry.is_dir(follow_symlinks=False) or not _mine(entry):
                     continue
                 path = Path(entry.path)
                 if owner_gone(int(match.group(1)), path / OWNER_FILE):
@@ -164,7 +180,6 @@ def sweep_files(folder: Path, target_name: str) -> list[Path]:
     """Remove the temp files of ``target_name`` in ``folder`` whose process is gone."""
     removed: list[Path] = []
     prefix = f".{target_name[:100]}."
-    uid = os.getuid()
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
             if not entry.name.startswith(prefix):
@@ -173,7 +188,7 @@ def sweep_files(folder: Path, target_name: str) -> list[Path]:
             if match is None:
                 continue
             with contextlib.suppress(OSError):
-                if not entry.is_file(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != uid:
+                if not entry.is_file(follow_symlinks=False) or not _mine(entry):
                     continue
                 path = Path(entry.path)
                 if owner_gone(int(match.group(1)), path):

@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# SIGHUP does not exist everywhere (Windows)
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _received: int | None = None
 
 

@@ -553,3 +553,25 @@ def test_a_later_run_removes_the_temp_file_of_a_killed_run(slow_site: SlowSite, 
     assert done.returncode == 0, done.stderr
     assert [p.name for p in out_dir.iterdir()] == ["urls.txt"]
     assert out.read_text().count("\n") == 3
+
+
+def test_a_folder_whose_lock_is_held_is_kept_though_its_pid_looks_dead(tmp_path: Path) -> None:
+    """A pid from another pid namespace (a container sharing /tmp) looks dead here; its lock says
+    it is alive. The sweep needs both: no such pid, and a free lock."""
+    import fcntl
+
+    from sitemap_tui import scratch
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    held = tmp_path / f"sitemap-tui-{dead.pid}-held"
+    held.mkdir()
+    fd = os.open(held / scratch.OWNER_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        assert scratch.sweep_dirs(tmp_path) == []
+        assert held.is_dir()
+    finally:
+        os.close(fd)  # the owner ends: its lock goes with it
+    assert scratch.sweep_dirs(tmp_path) == [held]
+    assert not held.exists()
