@@ -297,8 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     import contextlib
 
-    from sitemap_tui import output, signals
+    from sitemap_tui import output, scratch, signals
 
+    scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
     # the headless commands' stdout: a write error (a full disk, a closed stdout) is an error
     # naming stdout, not a traceback, nor a silent success
     guard = output.guarded_stdout() if args.command in HEADLESS else contextlib.nullcontext()

@@ -98,6 +98,12 @@ def lock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
+def sweep_temp() -> list[Path]:
+    """Remove the leftovers of dead runs in the temp folder (``$TMPDIR``); every command does it
+    on start."""
+    return sweep_dirs(Path(tempfile.gettempdir()))
+
+
 def temp_dir() -> Path:
     """A new directory in the temp folder (``$TMPDIR``), removed when the process ends; the
     leftovers of dead runs there are removed first."""

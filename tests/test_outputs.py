@@ -521,8 +521,9 @@ def test_workers_end_when_their_parent_is_killed(slow_site: SlowSite, tmp_path: 
     wait_for(lambda: all(_gone(w) for w in workers), 60, f"workers {workers} to end")
 
 
+@pytest.mark.parametrize("later", ["validate", "urls"])
 def test_a_later_run_removes_the_temp_store_of_a_killed_run(slow_site: SlowSite, local_sitemap: Path,
-                                                            tmp_path: Path) -> None:
+                                                            tmp_path: Path, later: str) -> None:
     proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url)
     left = [name for name in scratch(tmp) if name.startswith("sitemap-tui-")]
     assert len(left) == 1 and left[0].startswith(f"sitemap-tui-{proc.pid}-"), left
@@ -534,7 +535,7 @@ def test_a_later_run_removes_the_temp_store_of_a_killed_run(slow_site: SlowSite,
     alive.mkdir()
     other = tmp / "sitemap-tui-shots-abc"
     other.mkdir()
-    done = run("validate", str(local_sitemap), env=env_with(TMPDIR=str(tmp)))
+    done = run(later, str(local_sitemap), env=env_with(TMPDIR=str(tmp)))
     assert done.returncode in (0, 1), done.stderr
     assert scratch(tmp) == sorted([alive.name, other.name])
 
