@@ -17,6 +17,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules")
+HEADLESS = ("urls", "stats", "discover", "validate", "rules")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -43,7 +44,9 @@ exit codes:
   1  ran, and found problems: validate found errors, or the target answered but is
      not a usable sitemap (an HTML page, corrupt gzip)
   2  could not run as asked: a bad option, an unreachable target, a site or folder
-     with no sitemap (nothing to work on)
+     with no sitemap (nothing to work on), an output that cannot be written
+  128+N  stopped by signal N: 130 Ctrl-C (SIGINT), 129 SIGHUP, 143 SIGTERM; temp files
+     are removed and an --output file keeps its previous content
 """
 
 
@@ -156,6 +159,14 @@ def _fetch_options(p: argparse.ArgumentParser) -> None:
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
+def _output_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help=f"write {what} here instead of stdout. FILE is replaced only by a complete result "
+                        "(a temp file beside it, renamed over it; a failed or stopped run leaves it as it "
+                        "was); a device or FIFO is written to, a symlink's file is replaced; missing "
+                        "folders are created (docs/safety.md)")
+
+
 def _strict_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when the result is incomplete: files not fetched (depth limit, "
@@ -223,8 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "leading ' so that spreadsheets show them as text, never run them as a formula")
     p.add_argument("--csv-raw", action="store_true",
                    help="with --format csv: write every cell as it is (for programs, not spreadsheets)")
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write here instead of stdout (atomically; missing folders are created)")
+    _output_option(p, "the URLs")
     p.add_argument("--keep-non-http", action="store_true",
                    help="also print locs whose scheme is not http(s) (javascript:, mailto:, file:, ...);"
                         " by default they are left out and counted on stderr")
@@ -236,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--json", action="store_true", help="JSON output")
+    _output_option(p, "the statistics")
     _strict_option(p)
     _fetch_options(p)
     _tree_options(p)
@@ -255,8 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write the report here instead of stdout (atomically; missing folders are created)")
+    _output_option(p, "the report")
     p.add_argument("--select", metavar="RULES", help="comma-separated rule ids or prefixes to run")
     p.add_argument("--ignore", metavar="RULES", help="comma-separated rule ids or prefixes to skip")
     p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info")
@@ -287,20 +297,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     args = parser.parse_args(args_list)
+    import contextlib
+
+    from sitemap_tui import output, scratch, signals
     from sitemap_tui.engine.storefile import StoreError  # (stdlib only: cheap)
 
+    scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
+    # the headless commands' stdout: a write error (a full disk, a closed stdout) is an error
+    # naming stdout, not a traceback, nor a silent success
+    guard = output.guarded_stdout() if args.command in HEADLESS else contextlib.nullcontext()
     try:
-        from sitemap_tui import commands
+        with signals.headless(), guard:
+            from sitemap_tui import commands
 
-        handler = getattr(commands, f"cmd_{args.command}")
-        return int(handler(args))
+            handler = getattr(commands, f"cmd_{args.command}")
+            code = int(handler(args))
+            if args.command in HEADLESS:
+                sys.stdout.flush()
+        signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
+        if signum is not None:
+            print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
+            return 128 + signum
+        return code
     except KeyboardInterrupt:
+        signum = signals.received()
+        if signum is not None:  # SIGTERM/SIGHUP, stopped as Ctrl-C stops
+            print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
+            return 128 + signum
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # a closed pipe (| head) is the reader's choice, not an error
         _silence_stdout()
         return EXIT_OK
+    except output.OutputError as exc:
+        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except (UsageError, StoreError) as exc:
         # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
@@ -312,13 +344,9 @@ class UsageError(Exception):
 
 
 def _silence_stdout() -> None:
-    import os
+    from sitemap_tui.output import silence_stdout
 
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass
+    silence_stdout()
 
 
 def parse_headers(values: list[str]) -> dict[str, str]:

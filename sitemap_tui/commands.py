@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from sitemap_tui import scratch, signals
 from sitemap_tui.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, fetch_config
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
@@ -20,6 +20,7 @@ from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreRun
+from sitemap_tui.output import Output, OutputError, open_output
 from sitemap_tui.words import plural
 
 
@@ -246,31 +247,10 @@ def output_path(raw: str | None) -> Path | None:
     return path
 
 
-class AtomicOutput:
-    """A text file written beside its final name and renamed into place on success, removed on
-    any failure: a failed or interrupted run never leaves a half file or a temp file behind."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            self.file: IO[str] = tempfile.NamedTemporaryFile(  # noqa: SIM115
-                "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
-                delete=False,
-            )
-        except OSError as exc:
-            raise UsageError(f"--output {display(str(path))}: cannot write there ({exc.strerror})") from exc
-
-    def commit(self) -> None:
-        try:
-            self.file.close()
-            Path(self.file.name).replace(self.path)
-        except OSError as exc:
-            self.discard()
-            raise UsageError(f"--output {display(str(self.path))}: cannot write it ({exc.strerror})") from exc
-
-    def discard(self) -> None:
-        self.file.close()
-        Path(self.file.name).unlink(missing_ok=True)
+def open_result(path: Path | None, raw: str | None) -> Output:
+    """Where a command writes its result: stdout, or ``--output`` through a temp file that
+    replaces the previous file only on :meth:`Output.commit` (see sitemap_tui/output.py)."""
+    return open_output(path, label=f"--output {display(raw or str(path))}" if path is not None else None)
 
 
 # -- urls ----------------------------------------------------------------------------------
@@ -286,61 +266,69 @@ def cmd_urls(args: Any) -> int:
     out_path = output_path(args.output)
     db = open_store(args.db) if args.db else None
     try:
-        tmp = AtomicOutput(out_path) if out_path is not None else None
+        result = open_result(out_path, args.output)
     except BaseException:
         if db is not None:
             db.finish(False)
         raise
-    out = tmp.file if tmp is not None else sys.stdout
-    UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
+    out = result.file
     count = 0
     running: list[Explorer] = []
     closed = False
+    failed: list[OutputError] = []
+
+    def stop() -> None:
+        nonlocal closed
+        closed = True
+        for ex in running:
+            ex.cancel()
 
     def on_output(text: str) -> None:
-        nonlocal count, closed
+        nonlocal count
         if closed:
             return
         try:
             out.write(text)
         except BrokenPipeError:
             # the reader went away (| head): stop quietly, it is not the sitemap's fault
-            closed = True
             from sitemap_tui.cli import _silence_stdout
 
             _silence_stdout()
-            for ex in running:
-                ex.cancel()
+            stop()
+            return
+        except OutputError as exc:
+            # the output failed (a full disk): stop; the error names the output, not a sitemap
+            failed.append(exc)
+            stop()
             return
         count += text.count("\n")
 
     complete = False
-    try:
-        explorer = run_exploration(
-            args, target, store=db.store if db else None, output_format=fmt, on_output=on_output,
-            started=running.append,
-        )
-        complete = not closed and _target_answered(explorer)
-    except BaseException:
-        if tmp is not None:
-            tmp.discard()
-        raise
-    finally:
-        if db is not None:
-            db.finish(complete)
-    if tmp is not None:
-        tmp.commit()
-    elif closed:
-        return EXIT_OK
-    else:
-        sys.stdout.flush()
+    with result:  # no commit: the previous output stays as it was
+        try:
+            UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
+            explorer = run_exploration(
+                args, target, store=db.store if db else None, output_format=fmt, on_output=on_output,
+                started=running.append,
+            )
+            signals.check()  # stopped by a signal: not a complete result
+            complete = not closed and not failed and _target_answered(explorer)
+        finally:
+            if db is not None:
+                db.finish(complete)
+        if failed:
+            raise failed[0]
+        if closed:
+            return EXIT_OK
+        problem = target_problem(explorer)
+        if not (problem and count == 0):
+            result.commit()
     _report_failures(explorer)
     if explorer.output_left_out:
         n = explorer.output_left_out
         print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"
               " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
-    problem = target_problem(explorer)
-    if problem and count == 0:
+    if problem and count == 0:  # nothing to list: the previous output was kept
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
     return report_left_out(explorer, args, EXIT_OK)
@@ -438,12 +426,14 @@ def _tmp_store(args: Any) -> tuple[Store, Callable[[bool], None]]:
     if getattr(args, "db", None):
         db = open_store(args.db)
         return db.store, db.finish
-    tmpdir = tempfile.TemporaryDirectory(prefix="sitemap-tui-")
-    store = Store(Path(tmpdir.name) / "exploration.db")
+    # named after this process, removed at exit or after SIGTERM/SIGHUP, and by a later run
+    # when this process was killed outright
+    folder = scratch.temp_dir()
+    store = Store(folder / "exploration.db")
 
     def cleanup(_complete: bool) -> None:
         store.discard()
-        tmpdir.cleanup()
+        scratch.remove(folder)
 
     return store, cleanup
 
@@ -452,25 +442,32 @@ def cmd_stats(args: Any) -> int:
     import humanize
 
     target = _target(args.target)
+    out_path = output_path(getattr(args, "output", None))  # `demo --headless` has no --output
     # per-file aggregates are kept while streaming, so stats needs no store unless asked
     db = open_store(args.db) if args.db else None
     complete = False
     try:
-        explorer = run_exploration(args, target, store=db.store if db else None)
-        roots = explorer.children.get(None, [])
-        tree = [node_json(explorer, r) for r in roots]
-        if args.json:
-            json.dump({"nodes": tree}, sys.stdout, ensure_ascii=True, indent=2)
-            sys.stdout.write("\n")
-        else:
-            total_urls = 0
-            for line, urls in _stats_lines(tree, humanize):
-                print(line)
-                total_urls += urls
-            files = files_read(explorer)
-            print(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}")
-        problem = target_problem(explorer)
-        complete = _target_answered(explorer)
+        result = open_result(out_path, getattr(args, "output", None))
+        with result:
+            explorer = run_exploration(args, target, store=db.store if db else None)
+            signals.check()
+            out = result.file
+            roots = explorer.children.get(None, [])
+            tree = [node_json(explorer, r) for r in roots]
+            if args.json:
+                json.dump({"nodes": tree}, out, ensure_ascii=True, indent=2)
+                out.write("\n")
+            else:
+                total_urls = 0
+                for line, urls in _stats_lines(tree, humanize):
+                    out.write(line + "\n")
+                    total_urls += urls
+                files = files_read(explorer)
+                out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
+            problem = target_problem(explorer)
+            complete = _target_answered(explorer)
+            if problem is None:  # a failed target keeps the previous output
+                result.commit()
     finally:
         if db is not None:
             db.finish(complete)
@@ -586,16 +583,11 @@ def cmd_validate(args: Any) -> int:
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
         summary = Summary.of(selected(), files=files, urls=urls)
-        if out_path is None:
-            write_report(args.format, selected(), summary, sys.stdout)
-        else:
-            report = AtomicOutput(out_path)
-            try:
-                write_report(args.format, selected(), summary, report.file)
-            except BaseException:
-                report.discard()
-                raise
-            report.commit()
+        signals.check()  # stopped by a signal: no report, the previous one stays
+        with open_result(out_path, args.output) as report:
+            write_report(args.format, selected(), summary, report.file)
+            if not (problem and problem.code == EXIT_USAGE):  # exit 2 keeps the previous output
+                report.commit()
         complete = _target_answered(explorer)
     finally:
         finish(complete)

@@ -1,7 +1,7 @@
 """URL list writers (txt, CSV, JSON Lines) shared by the headless CLI and the TUI's export.
 
-Files are written atomically (a temp file beside the target, then rename) so a cancelled or
-failed export never leaves half a file under the user's chosen name.
+Files are written through :mod:`sitemap_tui.output` (a temp file beside the target, then rename)
+so a cancelled or failed export never leaves half a file under the user's chosen name.
 
 CSV is read by spreadsheets, which run a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and,
 in some, TAB or CR) as a formula: a sitemap's ``<loc>`` such as ``=HYPERLINK("http://evil")``
@@ -11,12 +11,9 @@ for programs that read the CSV."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,27 +233,27 @@ class UrlWriter:
 
 
 def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False) -> int:
-    """Write all records to ``path`` via a temp file and rename; returns the count written."""
+    """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
+    renamed over it once every record is written; a device or FIFO written to); returns the
+    count written. A write error is an OutputError (an OSError) that names the path."""
+    # imported here: the engine's workers import this module for format_entries, and the engine
+    # stays below the output layer
+    from sitemap_tui.output import open_output
+
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            writer = UrlWriter(fh, fmt)
-            batch: list[UrlRecord] = []
-            for rec in records:
-                batch.append(rec)
-                if len(batch) >= 5000:
-                    writer.write(batch)
-                    batch = []
-            writer.write(batch)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with open_output(path) as out:
+        writer = UrlWriter(out.file, fmt)
+        batch: list[UrlRecord] = []
+        for rec in records:
+            batch.append(rec)
+            if len(batch) >= 5000:
+                writer.write(batch)
+                batch = []
+        writer.write(batch)
+        out.commit()
     return writer.count
 
 

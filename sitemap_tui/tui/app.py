@@ -1163,8 +1163,13 @@ def launch(
     prestart_multiprocessing()  # the engine runs in a process of its own (and "open file" may start one)
     app = SitemapApp(target=target, db_path=db_path, fetch_config=fetch_config, options=options,
                      engine_process=True, tune_gc=True)
+    from sitemap_tui import signals
+
     try:
-        app.run()
+        # SIGTERM/SIGHUP: the app exits, so Textual leaves the alternate screen and restores the
+        # terminal; the engine process is stopped below
+        with signals.exit_app(app):
+            app.run()
     finally:
         app._shutdown_engine()
     if target is not None and db_path is not None and Path(db_path).exists():

@@ -22,7 +22,7 @@ import io
 import json
 import re
 from collections.abc import Callable, Mapping
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -199,7 +199,6 @@ def served_url(path: str, port: int) -> str:
 def run_fixture(fx: Fixture, tmp_path: Path, server: HTTPServer | None) -> Run:
     """``sitemap-tui validate`` on the fixture, in this process (``--workers 0``), as JSON."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    out = tmp_path / "report.json"
     if fx.served:
         assert server is not None, "this fixture needs the HTTP server"
         serve(server, fx.files)
@@ -211,14 +210,16 @@ def run_fixture(fx: Fixture, tmp_path: Path, server: HTTPServer | None) -> Run:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(body_bytes(body, None))
         target = str(site / fx.target)
-    err = io.StringIO()
-    with redirect_stderr(err), pytest.MonkeyPatch.context() as mp:
+    err, out = io.StringIO(), io.StringIO()
+    # the report from stdout: on exit 2 (an unreachable target) --output keeps the previous file
+    # and writes none, while stdout still gets the report with the fetch findings
+    with redirect_stderr(err), redirect_stdout(out), pytest.MonkeyPatch.context() as mp:
         for module, attr, value in fx.patch:
             mp.setattr(importlib.import_module(module), attr, value)
-        code = cli.main(["validate", target, "--workers", "0", "--format", "json", "-o", str(out), *fx.args])
+        code = cli.main(["validate", target, "--workers", "0", "--format", "json", *fx.args])
     findings: list[Finding] = []
-    if out.exists():
-        doc: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    if out.getvalue():
+        doc: dict[str, Any] = json.loads(out.getvalue())
         findings = [
             Finding(i["rule"], i["severity"], i["sitemap"], i["line"], i["url"], i["message"])
             for i in doc["issues"]

@@ -1,0 +1,347 @@
+"""Where a command's result goes, for every command that writes one (``urls``, ``stats``,
+``validate``, the TUI's export): one way to write, so that each keeps the same promises.
+
+- **A regular file, or a new one**: written to a temp file beside it, then flushed, fsynced and
+  renamed over it only when the caller commits (the run produced a complete result). Failure,
+  an exception or a signal removes the temp file and leaves the previous file byte for byte as
+  it was. A new file gets the mode the umask gives (as with a shell's ``>``); a replaced file
+  keeps its permission bits, and its owner and group where the user may set them.
+- **Not a regular file** (``/dev/null``, a FIFO, a terminal): written to directly, never
+  replaced. ``/dev/stdout``, ``/dev/stderr`` and ``/dev/fd/N`` write to that descriptor itself
+  (an ``>>`` stays an append).
+- **A symlink**: the file it points to gets the result (as with curl, wget or ``sort -o``); the
+  link stays. A link in a shared sticky folder (``/tmp``) owned by someone else is not followed,
+  the rule of Linux's ``protected_symlinks``: it could aim the output at the user's own files.
+- **stdout**: written as the result streams. A reader that goes away (``| head``) raises
+  :class:`BrokenPipeError` for the caller to end quietly; any other error, like every error on a
+  file, is an :class:`OutputError` that names the output.
+
+Paths are resolved here, not by the caller: the temp file must sit in the folder of the file it
+replaces (a rename does not cross file systems).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, cast
+
+from sitemap_tui import scratch
+from sitemap_tui.engine.sanitize import display
+
+STDOUT = "stdout"
+# POSIX flags; 0 where the platform has none (Windows)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_FD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+class OutputError(OSError):
+    """Writing the output failed: ``str()`` is ``"<output>: <what happened>"``, one line. An
+    ``OSError`` so that callers that report file errors (the TUI's export) show it as is."""
+
+    def __init__(self, label: str, reason: str, code: int | None = None) -> None:
+        super().__init__(code, reason)
+        self.label = label
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.reason}"
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+class Stream:
+    """The text stream the formatters write to: every OS error on it becomes an OutputError
+    naming the output (a BrokenPipeError stays one where the reader may leave: stdout)."""
+
+    def __init__(self, raw: IO[str] | None, label: str, *, quiet_epipe: bool, on_error: Any = None) -> None:
+        self._raw = raw
+        self.label = label
+        self._quiet_epipe = quiet_epipe
+        self._on_error = on_error
+
+    def _fail(self, exc: OSError) -> BaseException:
+        if isinstance(exc, BrokenPipeError) and self._quiet_epipe:
+            return exc
+        if self._on_error is not None:
+            self._on_error()
+        return OutputError(self.label, f"cannot write it ({_why(exc)})", exc.errno)
+
+    @property
+    def closed_at_start(self) -> bool:
+        return self._raw is None
+
+    def _target(self) -> IO[str]:
+        if self._raw is None:
+            raise OutputError(self.label, "cannot write it: it is closed", errno.EBADF)
+        return self._raw
+
+    def write(self, text: str) -> int:
+        raw = self._target()
+        try:
+            return raw.write(text)
+        except OSError as exc:
+            raise self._fail(exc) from exc
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if self._raw is None:
+            return  # nothing was written to a closed stdout (a write would have said so)
+        raw = self._raw
+        try:
+            raw.flush()
+        except OSError as exc:
+            raise self._fail(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._target(), name)
+
+
+class Output:
+    """One command's output. ``file`` is what to write to; :meth:`commit` when the result is
+    complete, :meth:`discard` otherwise (leaving the ``with`` block without a commit discards)."""
+
+    label: str
+    file: IO[str]
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.committed = False
+
+    def commit(self) -> None:
+        self.committed = True
+
+    def discard(self) -> None:
+        """Nothing more is written; what a stream already got stays with its reader."""
+
+    def __enter__(self) -> Output:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.committed:
+            self.discard()
+
+
+class _Stdout(Output):
+    def __init__(self) -> None:
+        super().__init__(STDOUT)
+        current = sys.stdout
+        if isinstance(current, Stream):
+            stream = current
+        else:
+            stream = Stream(current, STDOUT, quiet_epipe=True, on_error=silence_stdout)
+        if stream.closed_at_start:  # started with file descriptor 1 closed
+            raise OutputError(STDOUT, "cannot write it: it is closed", errno.EBADF)
+        self.file = cast(IO[str], stream)
+
+    def commit(self) -> None:
+        self.file.flush()
+        super().commit()
+
+
+class _Direct(Output):
+    """A device, FIFO, terminal or inherited descriptor: written to where it is."""
+
+    def __init__(self, label: str, fd: int, *, quiet_epipe: bool = False) -> None:
+        super().__init__(label)
+        self._text = open(fd, "w", encoding="utf-8", newline="")  # noqa: PTH123, SIM115 - closed on commit/discard
+        self.file = cast(IO[str], Stream(self._text, label, quiet_epipe=quiet_epipe))
+
+    def commit(self) -> None:
+        self.file.flush()
+        try:
+            self._text.close()
+        except OSError as exc:
+            raise OutputError(self.label, f"cannot write it ({_why(exc)})", exc.errno) from exc
+        super().commit()
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._text.close()
+
+
+class _AtomicFile(Output):
+    """A temp file beside the target, renamed over it on commit."""
+
+    def __init__(self, label: str, target: Path, previous: os.stat_result | None) -> None:
+        super().__init__(label)
+        self.target = target
+        scratch.sweep_files(target.parent, target.name)  # left by runs that were killed outright
+        self.tmp = target.parent / scratch.temp_file_name(target.name)
+        try:
+            # 0o666 less the umask, as for any new file (mkstemp would make it 0600)
+            fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
+        self._fd = fd
+        try:
+            scratch.own(self.tmp, None)
+            lock_fd = os.open(self.tmp, os.O_RDONLY | _CLOEXEC)
+            scratch.lock(lock_fd)
+            scratch.own(self.tmp, lock_fd)
+            if previous is not None:
+                _keep_owner_and_mode(fd, previous)
+        except OSError as exc:
+            os.close(fd)
+            scratch.remove(self.tmp)
+            raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
+        self._text = open(fd, "w", encoding="utf-8", newline="")  # noqa: PTH123, SIM115
+        self.file = cast(IO[str], Stream(self._text, label, quiet_epipe=False))
+
+    def commit(self) -> None:
+        try:
+            self._text.flush()
+            os.fsync(self._fd)  # the bytes are on disk before the name points at them
+            self._text.close()
+            os.replace(self.tmp, self.target)
+        except OSError as exc:
+            self.discard()
+            raise OutputError(self.label, f"cannot write it ({_why(exc)})", exc.errno) from exc
+        scratch.release(self.tmp)
+        _fsync_folder(self.target.parent)
+        super().commit()
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._text.close()
+        with contextlib.suppress(OSError):
+            os.close(self._fd)  # when close() failed on its flush: the descriptor may still be open
+        scratch.remove(self.tmp)
+
+
+def _keep_owner_and_mode(fd: int, previous: os.stat_result) -> None:
+    """The replaced file's permission bits (not the umask's), and its owner and group where
+    allowed (root replacing a user's file; a group the user belongs to)."""
+    for uid in (previous.st_uid, -1) if hasattr(os, "fchown") else ():
+        try:
+            os.fchown(fd, uid, previous.st_gid)
+            break
+        except PermissionError:
+            continue
+    # after chown, which clears set-id bits; those are not kept anyway: a report is no program
+    os.fchmod(fd, stat.S_IMODE(previous.st_mode) & 0o777)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable; file systems that cannot sync a folder are skipped."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.EACCES):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _descriptor(path: Path) -> int | None:
+    """The file descriptor that ``/dev/stdout``, ``/dev/fd/N`` or ``/proc/self/fd/N`` name."""
+    text = os.path.normpath(os.path.abspath(path))
+    if text in _FD_PATHS:
+        return _FD_PATHS[text]
+    for prefix in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
+        if text.startswith(prefix) and text[len(prefix):].isdigit():
+            return int(text[len(prefix):])
+    return None
+
+
+def _check_link(link: Path, link_stat: os.stat_result, label: str) -> None:
+    folder = os.stat(link.parent)
+    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+    if shared and link_stat.st_uid not in (os.geteuid(), folder.st_uid):
+        raise OutputError(
+            label, "is a symlink owned by another user in a shared sticky folder: not followed "
+                   "(it could point anywhere; remove it or name the file it points to)", errno.EACCES)
+
+
+def resolve(path: Path, label: str) -> Path:
+    """The file that ``path`` names after its symlinks (which need not exist yet)."""
+    current = Path(os.path.abspath(path))
+    for _ in range(40):  # the kernel's own limit on links
+        folder = Path(os.path.realpath(current.parent))
+        current = folder / current.name
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return current
+        except OSError as exc:
+            raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
+        if not stat.S_ISLNK(st.st_mode):
+            return current
+        _check_link(current, st, label)
+        current = folder / os.readlink(current)
+    raise OutputError(label, "cannot write there (too many levels of symbolic links)", errno.ELOOP)
+
+
+def open_output(path: Path | str | None, label: str | None = None) -> Output:
+    """The output for ``path`` (``None``: stdout), described in errors as ``label`` (default:
+    the path)."""
+    if path is None:
+        return _Stdout()
+    path = Path(path)
+    label = label or display(str(path))
+    fd = _descriptor(path)
+    if fd is not None:
+        try:
+            return _Direct(label, os.dup(fd), quiet_epipe=fd == 1)
+        except OSError as exc:
+            raise OutputError(label, f"cannot write it ({_why(exc)})", exc.errno) from exc
+    target = resolve(path, label)
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise OutputError(label, "is a folder; name a file", errno.EISDIR)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            # no O_TRUNC, no O_CREAT: a device or FIFO is written to as it is
+            fd = os.open(target, os.O_WRONLY | _CLOEXEC | _NOCTTY)
+        except OSError as exc:
+            raise OutputError(label, f"cannot write it ({_why(exc)})", exc.errno) from exc
+        return _Direct(label, fd)
+    return _AtomicFile(label, target, st)
+
+
+def silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null: after a failed write to stdout, the interpreter's
+    last flush at exit must not fail again (exit status 120 and a second message)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """``sys.stdout`` as a :class:`Stream` for the headless commands: every print to it either
+    works or ends the command with an OutputError naming stdout (a closed stdout included,
+    which ``print`` would otherwise skip without a word)."""
+    original = sys.stdout
+    sys.stdout = cast(Any, Stream(original, STDOUT, quiet_epipe=True, on_error=silence_stdout))
+    try:
+        yield
+    finally:
+        sys.stdout = original

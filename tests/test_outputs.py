@@ -1,0 +1,578 @@
+"""What the commands write (issue 15 §1), run as a cron job or CI runner runs them: real child
+processes, real signals, real devices, a real full disk.
+
+- a previous output survives, byte for byte, every run that did not produce a complete result
+  (unreachable target, nothing to list, a write error, SIGINT/SIGTERM/SIGHUP mid-run);
+- every write error ends the command with one line naming the output, and a non-zero exit;
+- an existing device, FIFO or terminal is written to, never replaced by a regular file;
+- a symlink keeps pointing where it did, and the file it points to gets the result;
+- new files get the mode the umask gives; a replaced file keeps its mode;
+- temp files and temp directories are gone after a signal, and a later run removes those of a
+  run that was killed outright.
+
+Devices are made with mknod in the test's own folder (same major/minor as /dev/null and
+/dev/full): a regression that replaced the target with a regular file must never take the
+system's /dev/null with it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+PREVIOUS = b"the previous export\r\nwith bytes \xff\x00 that must survive\n"
+
+
+def urlset(base: str, n: int, prefix: str = "p") -> str:
+    locs = "".join(f"<url><loc>{base}{prefix}{i}</loc></url>\n" for i in range(n))
+    return f'<?xml version="1.0"?>\n<urlset {NS}>\n{locs}</urlset>\n'
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sitemap_tui", *args]
+
+
+def run(*args: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cli(*args), capture_output=True, text=True, timeout=180, env=env, **kw)
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if "error" in line]
+    assert "Traceback" not in stderr, stderr
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def previous(path: Path, mode: int = 0o640) -> Path:
+    path.write_bytes(PREVIOUS)
+    path.chmod(mode)
+    return path
+
+
+def device(folder: Path, name: str, minor: int) -> Path:
+    """A character device like /dev/null (minor 3) or /dev/full (minor 7), made in ``folder``."""
+    path = folder / name
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except PermissionError:
+        if os.geteuid() == 0:
+            raise
+        # without the right to make one, the system's own device is safe from us anyway
+        return Path("/dev/null" if minor == 3 else "/dev/full")
+    return path
+
+
+@pytest.fixture()
+def local_sitemap(tmp_path: Path) -> Path:
+    path = tmp_path / "in" / "sitemap.xml"
+    path.parent.mkdir()
+    path.write_text(urlset("https://example.com/", 3))
+    return path
+
+
+@pytest.fixture()
+def big_sitemap(tmp_path: Path) -> Path:
+    """Far more output than a pipe or a stream buffer holds (about 1 MB of URLs)."""
+    path = tmp_path / "in" / "big.xml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(urlset("https://example.com/a-rather-long-path/to-make-lines-longer/", 20_000))
+    return path
+
+
+def env_with(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(extra)
+    return env
+
+
+# -- 1. a failed run leaves the previous output as it was ------------------------------------
+UNREACHABLE = "http://127.0.0.1:9/sitemap.xml"
+
+
+@pytest.mark.parametrize("command", [
+    ["urls", UNREACHABLE],
+    ["urls", UNREACHABLE, "--format", "csv"],
+    ["validate", UNREACHABLE, "--format", "sarif"],
+    ["stats", UNREACHABLE, "--json"],
+])
+def test_an_unreachable_target_leaves_the_previous_output_intact(tmp_path: Path, command: list[str]) -> None:
+    out = previous(tmp_path / "out.txt")
+    proc = run(*command, "--output", str(out))
+    assert proc.returncode == 2, proc.stderr
+    assert "127.0.0.1:9" in one_error_line(proc.stderr)
+    assert out.read_bytes() == PREVIOUS
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # the temp file is gone
+
+
+def test_a_target_with_nothing_to_list_leaves_the_previous_output_intact(httpserver, tmp_path: Path) -> None:
+    httpserver.expect_request("/page").respond_with_data("<html><body>hi</body></html>", content_type="text/html")
+    out = previous(tmp_path / "urls.txt")
+    proc = run("urls", httpserver.url_for("/page"), "--output", str(out))
+    assert proc.returncode == 1, proc.stderr
+    assert out.read_bytes() == PREVIOUS
+    assert [p.name for p in tmp_path.iterdir()] == ["urls.txt"]
+
+
+@pytest.mark.parametrize(("command", "marker"), [
+    (["urls"], b"https://example.com/p2\n"),
+    (["validate", "--format", "json"], b'"summary"'),
+    (["stats", "--json"], b'"nodes"'),
+])
+def test_a_complete_run_replaces_the_output(local_sitemap: Path, tmp_path: Path, command: list[str],
+                                            marker: bytes) -> None:
+    out = previous(tmp_path / "out.txt")
+    proc = run(command[0], str(local_sitemap), *command[1:], "--output", str(out))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert marker in out.read_bytes()
+    assert proc.stdout == ""
+    # a replaced file keeps the mode its owner gave it
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_replaced_file_keeps_its_owner(local_sitemap: Path, tmp_path: Path) -> None:
+    """A root cron job that refreshes a user's export leaves it the user's."""
+    out = previous(tmp_path / "out.txt", 0o664)
+    os.chown(out, 54321, 54322)
+    proc = run("urls", str(local_sitemap), "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    st = out.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (54321, 54322, 0o664)
+    assert out.read_text().count("\n") == 3
+
+
+# -- 2. the mode the umask gives ----------------------------------------------------------------
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+@pytest.mark.parametrize("command", ["urls", "validate", "stats"])
+def test_a_new_output_gets_the_mode_of_the_umask(local_sitemap: Path, tmp_path: Path, umask: int, mode: int,
+                                                 command: str) -> None:
+    out = tmp_path / "new" / "out.txt"
+    proc = run(command, str(local_sitemap), "--output", str(out), preexec_fn=lambda: os.umask(umask))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+
+
+def test_the_tui_export_gets_the_mode_of_the_umask(tmp_path: Path) -> None:
+    from sitemap_tui.engine.model import Entry
+    from sitemap_tui.export import UrlRecord, write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "export.csv", "csv", [UrlRecord.from_entry(Entry(loc="https://e.com/"), "s")])
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "export.csv").stat().st_mode) == 0o644
+
+
+# -- 3. write errors: one line naming the output, non-zero, never the input's fault -------------
+@pytest.mark.parametrize("command", [["urls"], ["urls", "--format", "jsonl"], ["validate"], ["stats"]])
+def test_a_full_device_as_output_is_an_error_naming_it(local_sitemap: Path, tmp_path: Path,
+                                                       command: list[str]) -> None:
+    full = device(tmp_path, "full", 7)
+    proc = run(command[0], str(local_sitemap), *command[1:], "--output", str(full))
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    line = one_error_line(proc.stderr)
+    assert str(full) in line and "No space left on device" in line, line
+    assert "sitemap.xml" not in proc.stderr  # not blamed on the input
+    assert stat.S_ISCHR(full.stat().st_mode)  # written to, not replaced
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("command", [["urls"], ["urls", "--format", "csv"], ["validate"], ["stats", "--json"]])
+def test_stdout_on_a_full_device_is_an_error_naming_stdout(local_sitemap: Path, command: list[str]) -> None:
+    with open("/dev/full", "wb") as full:  # noqa: PTH123 - written through, never replaced
+        proc = subprocess.run(cli(command[0], str(local_sitemap), *command[1:]), stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=180)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    line = one_error_line(proc.stderr)
+    assert "stdout" in line and "No space left on device" in line, line
+    assert "sitemap.xml" not in proc.stderr
+
+
+def test_a_big_result_on_stdout_on_a_full_device_stops_with_the_error(big_sitemap: Path) -> None:
+    """The error comes while the URLs stream (not only at the end): it stops the run."""
+    with open("/dev/full", "wb") as full:  # noqa: PTH123
+        proc = subprocess.run(cli("urls", str(big_sitemap)), stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=180)
+    assert proc.returncode == 2
+    assert "stdout" in one_error_line(proc.stderr)
+    assert "internal error" not in proc.stderr and "big.xml" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", [["urls"], ["validate"], ["stats"], ["rules"]])
+def test_a_closed_stdout_is_an_error(local_sitemap: Path, command: list[str]) -> None:
+    args = [command[0]] if command[0] == "rules" else [command[0], str(local_sitemap)]
+    proc = subprocess.run(cli(*args), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          timeout=180, pass_fds=(), preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    line = one_error_line(proc.stderr)
+    assert "stdout" in line and "closed" in line, line
+
+
+def test_a_closed_stdout_does_not_matter_with_output(local_sitemap: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    proc = subprocess.run(cli("urls", str(local_sitemap), "--output", str(out)), stderr=subprocess.PIPE,
+                          text=True, timeout=180, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().count("\n") == 3
+
+
+def test_a_fifo_whose_reader_leaves_is_an_error_naming_it(big_sitemap: Path, tmp_path: Path) -> None:
+    """EPIPE on a file is the output failing (unlike stdout in a pipeline, which is the reader's
+    choice: see test_cli.py::test_closed_pipe_is_not_an_error)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as fh:  # noqa: PTH123
+            got.append(fh.read(100))
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    proc = run("urls", str(big_sitemap), "--output", str(fifo))
+    thread.join(30)
+    assert got and got[0].startswith(b"https://example.com/")
+    assert proc.returncode == 2, proc.stderr
+    line = one_error_line(proc.stderr)
+    assert str(fifo) in line and "Broken pipe" in line, line
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_full_tmpfs_keeps_the_previous_output(big_sitemap: Path, tmp_path: Path) -> None:
+    """A real file system that fills up mid-run: the previous file stays, the temp file goes."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                                 capture_output=True, text=True, timeout=30)
+    except FileNotFoundError:
+        pytest.skip("no mount command to make a small tmpfs with")
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.strip() or 'not permitted'})")
+    try:
+        out = previous(mnt / "urls.txt")
+        proc = run("urls", str(big_sitemap), "--output", str(out))
+        assert proc.returncode == 2, proc.stderr
+        line = one_error_line(proc.stderr)
+        assert str(out) in line and "No space left on device" in line, line
+        assert "big.xml" not in proc.stderr
+        assert out.read_bytes() == PREVIOUS
+        assert [p.name for p in mnt.iterdir()] == ["urls.txt"]
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=30)
+
+
+def test_the_tui_export_to_a_full_device_raises_naming_it(tmp_path: Path) -> None:
+    from sitemap_tui.engine.model import Entry
+    from sitemap_tui.export import UrlRecord, write_atomic
+
+    full = device(tmp_path, "full", 7)
+    with pytest.raises(OSError, match="No space left on device") as info:
+        write_atomic(full, "txt", [UrlRecord.from_entry(Entry(loc="https://e.com/"), "s")], overwrite=True)
+    assert str(full) in str(info.value)
+    assert stat.S_ISCHR(full.stat().st_mode)
+
+
+# -- 4. targets that are not regular files: written to, never replaced ------------------------
+@pytest.mark.parametrize("command", ["urls", "validate", "stats"])
+def test_a_null_device_stays_a_device(local_sitemap: Path, tmp_path: Path, command: str) -> None:
+    null = device(tmp_path, "null", 3)
+    proc = run(command, str(local_sitemap), "--output", str(null))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert stat.S_ISCHR(null.stat().st_mode)
+    assert os.major(null.stat().st_rdev) == 1 and os.minor(null.stat().st_rdev) == 3
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_fifo_gets_the_whole_result_and_stays_a_fifo(local_sitemap: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as fh:  # noqa: PTH123
+            got.append(fh.read())
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    proc = run("urls", str(local_sitemap), "--output", str(fifo))
+    thread.join(30)
+    assert proc.returncode == 0, proc.stderr
+    assert got == [b"https://example.com/p0\nhttps://example.com/p1\nhttps://example.com/p2\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_dev_stdout_writes_to_stdout_itself(local_sitemap: Path, tmp_path: Path) -> None:
+    """``--output /dev/stdout`` with stdout appending to a file: appended, not replaced."""
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"earlier line\n")
+    with log.open("ab") as fh:
+        proc = subprocess.run(cli("urls", str(local_sitemap), "--output", "/dev/stdout"), stdout=fh,
+                              stderr=subprocess.PIPE, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_bytes() == b"earlier line\nhttps://example.com/p0\nhttps://example.com/p1\nhttps://example.com/p2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "log.txt"]
+
+
+# -- 5. symlinks: the file it points to gets the result, the link stays -----------------------
+@pytest.mark.parametrize("command", ["urls", "validate"])
+def test_a_symlink_output_writes_the_file_it_points_to(local_sitemap: Path, tmp_path: Path, command: str) -> None:
+    (tmp_path / "reports").mkdir()
+    real = previous(tmp_path / "reports" / "2024.txt")
+    link = tmp_path / "latest.txt"
+    link.symlink_to(Path("reports") / "2024.txt")
+    proc = run(command, str(local_sitemap), "--output", str(link))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert link.is_symlink() and os.readlink(link) == str(Path("reports") / "2024.txt")
+    assert b"example.com" in real.read_bytes()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["2024.txt"]
+
+
+def test_a_dangling_symlink_output_creates_the_file_it_points_to(local_sitemap: Path, tmp_path: Path) -> None:
+    link = tmp_path / "latest.txt"
+    link.symlink_to("made.txt")
+    proc = run("urls", str(local_sitemap), "--output", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink()
+    assert (tmp_path / "made.txt").read_text().count("\n") == 3
+
+
+def test_a_failed_run_through_a_symlink_leaves_both_alone(tmp_path: Path) -> None:
+    (tmp_path / "reports").mkdir()
+    real = previous(tmp_path / "reports" / "2024.txt")
+    link = tmp_path / "latest.txt"
+    link.symlink_to(real)
+    proc = run("urls", UNREACHABLE, "--output", str(link))
+    assert proc.returncode == 2
+    assert link.is_symlink() and real.read_bytes() == PREVIOUS
+    assert [p.name for p in (tmp_path / "reports").iterdir()] == ["2024.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a link owned by another user needs root")
+def test_a_strangers_symlink_in_a_sticky_folder_is_refused(local_sitemap: Path, tmp_path: Path) -> None:
+    """/tmp-like folder (sticky, world-writable): a link someone else planted there is not followed
+    (the kernel's protected_symlinks rule), so it cannot aim our output at our own files."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = previous(tmp_path / "victim.txt")
+    link = shared / "out.txt"
+    link.symlink_to(victim)
+    os.lchown(link, 54321, 54321)
+    proc = run("urls", str(local_sitemap), "--output", str(link))
+    assert proc.returncode == 2
+    line = one_error_line(proc.stderr)
+    assert str(link) in line and "symlink" in line, line
+    assert victim.read_bytes() == PREVIOUS
+    assert link.is_symlink()
+
+
+# -- 6. signals mid-run -----------------------------------------------------------------------
+class SlowSite:
+    """An index on 127.0.0.1 whose first child answers at once and whose second hangs until
+    released: a run against it is mid-run for as long as the test wants."""
+
+    def __init__(self) -> None:
+        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+
+    def start(self) -> None:
+        self.server.start()
+        base = self.server.url_for("/")
+        index = (f'<?xml version="1.0"?>\n<sitemapindex {NS}>\n'
+                 f"<sitemap><loc>{base}fast.xml</loc></sitemap>\n"
+                 f"<sitemap><loc>{base}slow.xml</loc></sitemap>\n</sitemapindex>\n")
+        self.server.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+        self.server.expect_request("/fast.xml").respond_with_data(urlset(base, 500), content_type="application/xml")
+        self.server.expect_request("/slow.xml").respond_with_handler(self._slow)
+        self.server.expect_request("/robots.txt").respond_with_data("", status=404)
+
+    def _slow(self, request: Request) -> Response:
+        self.arrived.set()
+        self.release.wait(120)
+        return Response(urlset(self.server.url_for("/"), 3, "slow"), content_type="application/xml")
+
+    @property
+    def url(self) -> str:
+        return self.server.url_for("/index.xml")
+
+    def stop(self) -> None:
+        self.release.set()
+        self.server.clear()
+        if self.server.is_running():
+            self.server.stop()
+
+
+@pytest.fixture()
+def slow_site() -> Iterator[SlowSite]:
+    site = SlowSite()
+    site.start()
+    try:
+        yield site
+    finally:
+        site.stop()
+
+
+def wait_for(predicate, timeout: float = 60.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def scratch(tmp: Path) -> list[str]:
+    return sorted(p.name for p in tmp.iterdir())
+
+
+def start_mid_run(site: SlowSite, tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], Path]:
+    tmp = tmp_path / "tmpdir"
+    tmp.mkdir(exist_ok=True)
+    proc = subprocess.Popen(cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env_with(TMPDIR=str(tmp)))
+    if not site.arrived.wait(120):
+        proc.kill()
+        pytest.fail(f"the run never reached the slow file: {proc.communicate()[1]}")
+    return proc, tmp
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_urls_stopped_by_a_signal_keeps_the_previous_output(slow_site: SlowSite, tmp_path: Path,
+                                                             sig: signal.Signals) -> None:
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = previous(out_dir / "urls.txt")
+    proc, tmp = start_mid_run(slow_site, tmp_path, "urls", slow_site.url, "--output", str(out))
+    # the temp file beside the output exists: the test checks that it is removed, not that it never was
+    assert len(list(out_dir.iterdir())) == 2, list(out_dir.iterdir())
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, (proc.returncode, err)
+    assert "Traceback" not in err
+    assert out.read_bytes() == PREVIOUS
+    assert [p.name for p in out_dir.iterdir()] == ["urls.txt"]
+    assert scratch(tmp) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_validate_stopped_by_a_signal_removes_its_temp_store(slow_site: SlowSite, tmp_path: Path,
+                                                              sig: signal.Signals) -> None:
+    out = previous(tmp_path / "report.sarif")
+    proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url, "--format", "sarif",
+                              "--output", str(out))
+    assert any(name.startswith("sitemap-tui-") for name in scratch(tmp)), scratch(tmp)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, (proc.returncode, err)
+    assert "Traceback" not in err
+    assert out.read_bytes() == PREVIOUS
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.sarif", "tmpdir"]
+    assert scratch(tmp) == []
+
+
+def test_a_signal_says_what_stopped_the_run(slow_site: SlowSite, tmp_path: Path) -> None:
+    proc, _ = start_mid_run(slow_site, tmp_path, "urls", slow_site.url)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert err.splitlines()[-1] == "sitemap-tui: stopped by SIGTERM", err
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                found.update(int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")  # a zombie has ended; only its parent's reaping is left
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to find the worker processes")
+def test_workers_end_when_their_parent_is_killed(slow_site: SlowSite, tmp_path: Path) -> None:
+    proc, _ = start_mid_run(slow_site, tmp_path, "urls", slow_site.url, "--workers", "2")
+    workers = _children(proc.pid)
+    assert workers, "the run has no worker processes"
+    proc.kill()
+    proc.wait(30)
+    wait_for(lambda: all(_gone(w) for w in workers), 60, f"workers {workers} to end")
+
+
+@pytest.mark.parametrize("later", ["validate", "urls"])
+def test_a_later_run_removes_the_temp_store_of_a_killed_run(slow_site: SlowSite, local_sitemap: Path,
+                                                            tmp_path: Path, later: str) -> None:
+    proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url)
+    left = [name for name in scratch(tmp) if name.startswith("sitemap-tui-")]
+    assert len(left) == 1 and left[0].startswith(f"sitemap-tui-{proc.pid}-"), left
+    proc.kill()  # SIGKILL: nothing can clean up
+    proc.wait(30)
+    assert (tmp / left[0]).is_dir()
+    # a directory of a process that is alive, and folders that are not ours, stay
+    alive = tmp / f"sitemap-tui-{os.getpid()}-keep"
+    alive.mkdir()
+    other = tmp / "sitemap-tui-shots-abc"
+    other.mkdir()
+    done = run(later, str(local_sitemap), env=env_with(TMPDIR=str(tmp)))
+    assert done.returncode in (0, 1), done.stderr
+    assert scratch(tmp) == sorted([alive.name, other.name])
+
+
+def test_a_later_run_removes_the_temp_file_of_a_killed_run(slow_site: SlowSite, local_sitemap: Path,
+                                                           tmp_path: Path) -> None:
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = previous(out_dir / "urls.txt")
+    proc, _ = start_mid_run(slow_site, tmp_path, "urls", slow_site.url, "--output", str(out))
+    proc.kill()
+    proc.wait(30)
+    assert len(list(out_dir.iterdir())) == 2  # SIGKILL left the temp file
+    assert out.read_bytes() == PREVIOUS
+    done = run("urls", str(local_sitemap), "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in out_dir.iterdir()] == ["urls.txt"]
+    assert out.read_text().count("\n") == 3
+
+
+def test_a_folder_whose_lock_is_held_is_kept_though_its_pid_looks_dead(tmp_path: Path) -> None:
+    """A pid from another pid namespace (a container sharing /tmp) looks dead here; its lock says
+    it is alive. The sweep needs both: no such pid, and a free lock."""
+    import fcntl
+
+    from sitemap_tui import scratch
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    held = tmp_path / f"sitemap-tui-{dead.pid}-held"
+    held.mkdir()
+    fd = os.open(held / scratch.OWNER_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        assert scratch.sweep_dirs(tmp_path) == []
+        assert held.is_dir()
+    finally:
+        os.close(fd)  # the owner ends: its lock goes with it
+    assert scratch.sweep_dirs(tmp_path) == [held]
+    assert not held.exists()
