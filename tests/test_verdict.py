@@ -6,6 +6,7 @@ process (`cli.main`) with one worker so that it stays quick."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import pickle
 from pathlib import Path
@@ -321,6 +322,7 @@ def build_output(root: Path) -> Path:
     (root / "sitemap.xml").write_text(index(f"{site}/post-sitemap.xml", f"{site}/pages.xml"))
     (root / "post-sitemap.xml").write_text(urlset(f"{site}/post/1", f"{site}/private/2"))
     (root / "pages.xml").write_text(urlset(f"{site}/about"))  # a sitemap by content only
+    (root / "archive.xml.gz").write_bytes(gzip.compress(urlset(f"{site}/old").encode()))  # gzipped
     (root / "feed.xml").write_text(
         '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://example.com/</link>'
         "<description>d</description><item><title>x</title><link>https://example.com/post/1</link>"
@@ -342,9 +344,9 @@ def test_a_build_folder_validates_its_sitemaps_and_says_what_it_skipped(capsys: 
     sitemaps = {Path(i["sitemap"]).name for i in report["issues"] if i["sitemap"]}
     assert not sitemaps & {"ads.txt", "humans.txt", "browserconfig.xml", "index.html", "style.css"}
     assert "root-unknown" not in {i["rule"] for i in report["issues"]}
-    # robots.txt, the index, its two children, the feed and the file robots.txt lists
-    assert report["summary"]["files"] == 6
-    assert report["summary"]["urls"] == 5
+    # robots.txt, the index, its two children, the gzipped urlset, the feed, the file robots.txt lists
+    assert report["summary"]["files"] == 7
+    assert report["summary"]["urls"] == 6
     # the folder's robots.txt is the site's: its Disallow judges the URLs beside it
     assert ("robots-url-disallowed", "https://example.com/private/2") in findings(report)
     notes = report["summary"]["notes"]

@@ -18,7 +18,7 @@ read, not its subfolders."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -45,6 +45,7 @@ class FolderScan:
     skipped: tuple[tuple[str, str], ...]  # (name, why): a sitemap suffix, but not a sitemap
     other_files: tuple[str, ...]  # names without a sitemap suffix, not listed by anything
     subfolders: int  # not searched
+    by_name: dict[str, Path] = field(default_factory=dict)  # the sitemaps by file name
 
     def files(self) -> list[Path]:
         """What to read: robots.txt first (it names the site), then the sitemaps."""
@@ -53,7 +54,7 @@ class FolderScan:
     def local_for(self, url: str) -> Path | None:
         """The folder's file that ``url`` names (the folder being the site's root), if it is
         one of the sitemaps read."""
-        return _by_site_path(url, {p.name: p for p in self.sitemaps})
+        return _by_site_path(url, self.by_name)
 
     def notes(self) -> list[str]:
         """What was not read, and why: one sentence per cause."""
@@ -112,6 +113,7 @@ def scan_folder(folder: Path) -> FolderScan:
         skipped=tuple((n, why) for n, (_, why) in not_sitemaps.items()),
         other_files=tuple(others),
         subfolders=subfolders,
+        by_name=dict(picked),
     )
 
 
