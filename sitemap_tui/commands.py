@@ -149,7 +149,7 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
         ):
             return None
         where = display(str(folder.folder)) if folder is not None else display(root.url)
-        why = "; ".join(folder.notes()) if folder is not None else ""
+        why = display("; ".join(folder.notes())) if folder is not None else ""
         return TargetProblem(EXIT_USAGE, f"no sitemap found in {where}" + (f": {why}" if why else ""))
     if root.kind == NodeKind.SITE:
         if root.state == NodeState.FAILED:  # no HTTP answer at all
@@ -379,7 +379,8 @@ def run_notes(explorer: Explorer) -> list[str]:
         rules = ", ".join(ROBOTS_BASED_RULES)
         notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
                   for gap in explorer.robots_gaps]
-    return notes
+    # file names and a server's reason phrase are untrusted text
+    return [display(note) for note in notes]
 
 
 def files_read(explorer: Explorer) -> int:

@@ -383,8 +383,9 @@ def test_a_sitemap_named_as_one_is_validated_even_when_broken(capsys: pytest.Cap
     folder = tmp_path / "out"
     folder.mkdir()
     (folder / "sitemap-1.xml").write_text("<html>oops</html>")
-    (folder / "notes.txt").write_text("just words\n")
+    (folder / "notes\x1b[2J.txt").write_text("just words\n")
     code, report, err = run_json(capsys, str(folder))
     assert {Path(i["sitemap"]).name for i in report["issues"] if i["sitemap"]} == {"sitemap-1.xml"}
     assert code == 1
-    assert "1 file skipped" in err and "notes.txt" in err
+    # a file name is said as text, never as a terminal control sequence
+    assert "1 file skipped" in err and "notes\\x1b[2J.txt" in err and "\x1b" not in err
