@@ -40,14 +40,18 @@ Run `sitemap-tui COMMAND --help` for the options of a command.
 
 EXIT_HELP = """
 exit codes:
-  0  ran; nothing to report (validate: no error-severity finding)
-  1  ran, and found problems: validate found errors, or the target answered but is
-     not a usable sitemap (an HTML page, corrupt gzip)
+  0  ran; nothing at or above the fail level (validate --fail-on, default error)
+  1  ran, and found problems: validate found findings at or above the fail level;
+     urls, stats: the target answered but is not a usable sitemap (an HTML page,
+     corrupt gzip), or --strict and the result is incomplete
   2  could not run as asked: a bad option, an unreachable target, a site or folder
      with no sitemap (nothing to work on), an output that cannot be written
   128+N  stopped by signal N: 130 Ctrl-C (SIGINT), 129 SIGHUP, 143 SIGTERM; temp files
      are removed and an --output file keeps its previous content
+  (docs/exit-codes.md: the whole contract, and which rules read robots.txt)
 """
+
+FAIL_LEVELS = ("error", "warning", "info", "never")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -259,17 +263,31 @@ def build_parser() -> argparse.ArgumentParser:
     _strict_option(p)
     _fetch_options(p)
 
-    p = sub.add_parser("validate", help="check the sitemaps against the rule catalogue (exit 1 on errors)",
+    p = sub.add_parser("validate", help="check the sitemaps against the rule catalogue (exit 1 on errors, --fail-on)",
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui validate example.com\n"
                               "  sitemap-tui validate public/sitemap.xml --format sarif --output sitemap.sarif\n"
-                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning\n" + EXIT_HELP)
+                              "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning\n"
+                              "  sitemap-tui validate ./public --fail-on warning\n"
+                              "\nThe site's robots.txt is read whatever TARGET is (a site, a sitemap or robots.txt URL);\n"
+                              "for local files, a robots.txt beside them is the site's, else the summary says that\n"
+                              "the robots-based rules did not run. A folder is a build output: its sitemaps are\n"
+                              "picked by name and content, and what was skipped is said.\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     _output_option(p, "the report")
     p.add_argument("--select", metavar="RULES", help="comma-separated rule ids or prefixes to run")
     p.add_argument("--ignore", metavar="RULES", help="comma-separated rule ids or prefixes to skip")
-    p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info")
+    p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info",
+                   help="report only findings at or above this severity (default info)")
+    p.add_argument("--fail-on", choices=FAIL_LEVELS, default="error",
+                   help="exit 1 when a reported finding is at or above this severity (default error: "
+                        "a sitemap with only warnings passes); never: exit 1 only for --strict. "
+                        "Exit 2 (could not run) whatever the level")
+    p.add_argument("--no-robots-checks", action="store_true",
+                   help="do not read robots.txt to judge the sitemaps: the robots-based rules "
+                        "(docs/exit-codes.md) do not run, and no robots.txt submission voids a "
+                        "location finding; the summary says so")
     p.add_argument("--xsd", choices=("lax", "strict", "off"), default="lax",
                    help="XML Schema validation mode (default lax: unknown vendor namespaces allowed)")
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")

@@ -43,6 +43,7 @@ def _options(args: Any, **extra: Any) -> ExploreOptions:
         max_files=getattr(args, "max_files", 10_000),
         probe=getattr(args, "probe", False),
         follow_cross_host=getattr(args, "follow_cross_host", False),
+        robots_checks=not getattr(args, "no_robots_checks", False),
     )
 
 
@@ -139,13 +140,23 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     if not roots:
         return TargetProblem(EXIT_USAGE, "nothing to explore")
     root = explorer.nodes[roots[0]]
-    if root.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+    if root.kind == NodeKind.DIRECTORY:
+        # a folder with no sitemap in it (files skipped by name and content, said here) is
+        # nothing to work on, even beside a robots.txt: unless its lines were fetched
+        folder = explorer.folder
+        if (folder is not None and folder.sitemaps) or any(
+            n.kind not in (NodeKind.DIRECTORY, NodeKind.ROBOTS) and n.state in (NodeState.DONE, NodeState.FAILED)
+            for n in explorer.nodes.values()
+        ):
+            return None
+        where = display(str(folder.folder)) if folder is not None else display(root.url)
+        why = display("; ".join(folder.notes())) if folder is not None else ""
+        return TargetProblem(EXIT_USAGE, f"no sitemap found in {where}" + (f": {why}" if why else ""))
+    if root.kind == NodeKind.SITE:
         if root.state == NodeState.FAILED:  # no HTTP answer at all
             return TargetProblem(EXIT_USAGE, f"{display(root.url)}: {display(root.error)}")
         if any(n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS) for n in explorer.nodes.values()):
             return None
-        if root.kind == NodeKind.DIRECTORY:
-            return TargetProblem(EXIT_USAGE, f"no sitemap found in {display(root.url)}")
         return TargetProblem(EXIT_USAGE, _no_sitemap(explorer))
     if root.state != NodeState.FAILED:
         return None
@@ -340,6 +351,8 @@ def report_left_out(explorer: Explorer, args: Any, code: int) -> int:
     must not take an incomplete result for a whole one. Returns ``code``, or EXIT_FINDINGS
     when ``--strict`` and the result is incomplete (what the user asked for, such as
     --no-recursive, is said but does not count)."""
+    for note in run_notes(explorer):
+        print(f"sitemap-tui: {note}", file=sys.stderr)
     incomplete = False
     for omission in explorer.left_out():
         print(f"sitemap-tui: {omission.text}", file=sys.stderr)
@@ -347,6 +360,20 @@ def report_left_out(explorer: Explorer, args: Any, code: int) -> int:
     if incomplete and getattr(args, "strict", False) and code == EXIT_OK:
         return EXIT_FINDINGS
     return code
+
+
+def run_notes(explorer: Explorer) -> list[str]:
+    """What the run did not do, in words, for stderr and a report's summary: the files of a
+    folder that are not sitemaps, and the robots-based rules that did not run (issue 16)."""
+    notes = explorer.folder.notes() if explorer.folder is not None else []
+    if explorer.robots_gaps:
+        from sitemap_tui.validate.rules import ROBOTS_BASED_RULES
+
+        rules = ", ".join(ROBOTS_BASED_RULES)
+        notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
+                  for gap in explorer.robots_gaps]
+    # file names and a server's reason phrase are untrusted text
+    return [display(note) for note in notes]
 
 
 def files_read(explorer: Explorer) -> int:
@@ -553,6 +580,11 @@ def cmd_validate(args: Any) -> int:
     from sitemap_tui.validate.rules import select_rules
 
     target = _target(args.target)
+    fail_on = getattr(args, "fail_on", "error")
+    if fail_on != "never" and Severity(fail_on).rank < Severity(args.min_severity).rank:
+        raise UsageError(
+            f"--fail-on {fail_on} cannot fail: --min-severity {args.min_severity} leaves "
+            f"{fail_on} findings out of the report (lower --min-severity or raise --fail-on)")
     try:
         enabled = select_rules(_split(args.select), _split(args.ignore), Severity(args.min_severity))
     except (KeyError, ValueError) as exc:
@@ -569,7 +601,7 @@ def cmd_validate(args: Any) -> int:
 
         # the store is closed right after the report: its temporary tables need no DROP
         with store.guarded():  # (its SQL writes to the store's connection directly)
-            run_crossfile(store, enabled=enabled, robots=explorer.robots, keep_temp=True)
+            run_crossfile(store, enabled=enabled, robots=explorer.checked_robots(), keep_temp=True)
         if args.deep:
             from sitemap_tui.validate.deep import DeepOptions, run_deep
 
@@ -582,7 +614,7 @@ def cmd_validate(args: Any) -> int:
 
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
-        summary = Summary.of(selected(), files=files, urls=urls)
+        summary = Summary.of(selected(), files=files, urls=urls, notes=run_notes(explorer))
         signals.check()  # stopped by a signal: no report, the previous one stays
         with open_result(out_path, args.output) as report:
             write_report(args.format, selected(), summary, report.file)
@@ -594,8 +626,15 @@ def cmd_validate(args: Any) -> int:
     if problem and problem.code == EXIT_USAGE:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
-    # a target that answered but is broken is reported as its findings (file-is-html, ...)
-    return report_left_out(explorer, args, EXIT_FINDINGS if summary.errors else EXIT_OK)
+    # a target that answered but is broken is reported as its findings (file-is-html, ...),
+    # which fail the run like any other at or above the fail level
+    failing = {
+        "error": summary.errors,
+        "warning": summary.errors + summary.warnings,
+        "info": summary.errors + summary.warnings + summary.info,
+        "never": 0,
+    }[fail_on]
+    return report_left_out(explorer, args, EXIT_FINDINGS if failing else EXIT_OK)
 
 
 def _split(value: str | None) -> list[str] | None:

@@ -184,7 +184,7 @@ def test_validate_json_and_select(demo_url: str) -> None:
     issue = next(i for i in data["issues"] if i["rule"] == "priority-invalid")
     assert set(issue) == {"rule", "severity", "sitemap", "line", "column", "url", "message"}
     assert issue["line"] and issue["url"].endswith("ridgeline-gloves-rust")
-    assert set(data["summary"]) == {"files", "urls", "errors", "warnings", "info"}
+    assert set(data["summary"]) == {"files", "urls", "errors", "warnings", "info", "notes"}
     assert data["summary"]["urls"] == 300 and proc.returncode == 1
     proc = run("validate", demo_url + "/sitemap-products.xml.gz", "--format", "json",
                "--ignore", "priority-invalid,changefreq-invalid,lastmod-,xsd-,location-",

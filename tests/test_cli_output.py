@@ -62,6 +62,7 @@ NO_URL_CASES = {
 def test_an_entry_without_a_url_is_not_a_url(httpserver, tmp_path: Path, case: str) -> None:
     body, ctype, rule = NO_URL_CASES[case]
     base = httpserver.url_for("/")
+    httpserver.expect_request("/robots.txt").respond_with_data("", 404)  # none: nothing disallowed
     url = serve(httpserver, "/s.xml", body.format(base=base), ctype)
     want = [base + "a"]
 

@@ -160,6 +160,7 @@ def test_deep_checks_send_the_headers_to_the_target_origin_only(
     there = other_host.url_for("/page")
     hop = httpserver.url_for("/hop")
     serve_xml(httpserver, "/sitemap.xml", urlset(here, there, hop))
+    httpserver.expect_request("/robots.txt").respond_with_data("", 404)
     httpserver.expect_request("/page").respond_with_data("ok", content_type="text/plain")
     httpserver.expect_request("/hop").respond_with_data(
         "", 301, headers={"Location": other_host.url_for("/landed")}
@@ -172,6 +173,7 @@ def test_deep_checks_send_the_headers_to_the_target_origin_only(
     )
     assert proc.returncode == 0, proc.stderr
     assert sorted(seen(httpserver)) == [
+        ("GET", "/robots.txt", TOKEN, COOKIE),  # the target's own origin (issue 16 §2)
         ("GET", "/sitemap.xml", TOKEN, COOKIE),
         ("HEAD", "/hop", TOKEN, COOKIE),
         ("HEAD", "/page", TOKEN, COOKIE),

@@ -117,7 +117,8 @@ async def test_urls_on_a_host_whose_robots_txt_names_the_sitemap_are_accepted(
     assert f"{b}/robots.txt" in ok.message
     # each other host's robots.txt read once, however many files list its URLs
     assert requests(b_server, "/robots.txt") == 1 and requests(c_server, "/robots.txt") == 1
-    assert requests(httpserver, "/robots.txt") == 0  # nothing to settle on the sitemap's own host
+    # the sitemap's own host: read once, for the robots-based rules (issue 16 §2), not again
+    assert requests(httpserver, "/robots.txt") == 1
 
 
 async def test_no_robots_txt_to_read_without_a_checker(httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer]) -> None:

@@ -167,7 +167,7 @@ def test_json(issues: list[IssueRow], base: Path) -> None:
     assert text.isascii()
     doc = json.loads(text)
     assert set(doc) == {"issues", "summary"}
-    assert doc["summary"] == {"files": 2, "urls": 10, "errors": 2, "warnings": 2, "info": 1}
+    assert doc["summary"] == {"files": 2, "urls": 10, "errors": 2, "warnings": 2, "info": 1, "notes": []}
     assert [set(i) for i in doc["issues"]] == [
         {"rule", "severity", "sitemap", "line", "column", "url", "message"}
     ] * 5
@@ -191,7 +191,7 @@ def test_json_empty(base: Path) -> None:
     doc = json.loads(render("json", [], base, Summary(files=1)))
     assert doc == {
         "issues": [],
-        "summary": {"files": 1, "urls": 0, "errors": 0, "warnings": 0, "info": 0},
+        "summary": {"files": 1, "urls": 0, "errors": 0, "warnings": 0, "info": 0, "notes": []},
     }
 
 

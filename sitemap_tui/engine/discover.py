@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from sitemap_tui.engine import urlpolicy
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.localdir import FolderScan
 
 COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
 LOCAL_SUFFIXES = (".xml", ".xml.gz", ".gz", ".txt", ".rss", ".atom")
@@ -52,14 +56,15 @@ class Target:
             return cls(raw, "site", urlunsplit((parts.scheme, parts.netloc, path_part, "", "")))
         return cls(raw, "sitemap", text)
 
+    def scan(self) -> FolderScan:
+        """A directory target's files: which are sitemaps, and what was skipped and why."""
+        from sitemap_tui.engine.localdir import scan_folder
+
+        return scan_folder(Path(unquote(urlsplit(self.url).path)))
+
     def files(self) -> list[Path]:
-        """The sitemap-like files of a directory target, sorted (robots.txt first)."""
-        root = Path(urlsplit(self.url).path)
-        found = [
-            p for p in root.iterdir()
-            if p.is_file() and (p.name.lower() == "robots.txt" or p.name.lower().endswith(LOCAL_SUFFIXES))
-        ]
-        return sorted(found, key=lambda p: (p.name.lower() != "robots.txt", p.name))
+        """The sitemap files of a directory target, robots.txt first (see engine/localdir.py)."""
+        return self.scan().files()
 
 
 def candidate_probe_urls(site_url: str) -> list[str]:

@@ -40,6 +40,7 @@ from sitemap_tui.engine.filejob import (
 )
 from sitemap_tui.engine.leftout import LeftOut, Omission, describe
 from sitemap_tui.engine.limits import Limiter
+from sitemap_tui.engine.localdir import FolderScan
 from sitemap_tui.engine.model import (
     ChildRef,
     Entry,
@@ -51,6 +52,7 @@ from sitemap_tui.engine.model import (
     Severity,
 )
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
+from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store, StoreError
@@ -105,6 +107,10 @@ class ExploreOptions:
     cross_submit_hosts: int = 100
     # output_format only: also format URLs whose scheme is not http(s) (`urls --keep-non-http`)
     keep_non_http: bool = True
+    # with a checker: read the site's robots.txt to judge the sitemaps (blocked URLs, the
+    # cross-submission that voids location findings), whatever the target; False:
+    # `validate --no-robots-checks`, said in robots_gaps
+    robots_checks: bool = True
 
 
 @dataclass
@@ -165,6 +171,14 @@ class Explorer:
         self._cut: dict[int, LeftOut] = {}  # node -> why its file was read only in part
         self._stopped = False  # an expand-all was cancelled: what it left pending is too
         self._explored = False  # explore() ran: pending files under --no-recursive are left out
+        # a directory target: which of its files are sitemaps, and what was skipped and why
+        self.folder: FolderScan | None = None
+        # why the robots-based rules did not run (for a host, or at all), in words; only with a
+        # checker, since nothing else judges by robots.txt
+        self.robots_gaps: list[str] = []
+        # the read of a sitemap URL target's robots.txt (see _start_target_robots)
+        self._target_robots: asyncio.Future[None] | None = None
+        self._robots_failed: dict[str, str] = {}  # origin -> why its robots.txt could not be read
 
     # -- lifecycle -------------------------------------------------------------------------
     async def __aenter__(self) -> Explorer:
@@ -176,6 +190,8 @@ class Explorer:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        if self._target_robots is not None and not self._target_robots.done():
+            self._target_robots.cancel()  # opened, never expanded: nothing waits for it
         if self._pool is not None:
             await self._pool.aclose()
             self._pool = None
@@ -415,9 +431,14 @@ class Explorer:
         if self.store is not None:
             self.store.set_meta("target", t.raw)
             self.store.set_meta("started", datetime.now(UTC).isoformat())
+        if self._judging_robots and not self.options.robots_checks:
+            self.robots_gaps.append("--no-robots-checks")
         if t.kind == "directory":
             root = self._new_node(t.url, parent=None, found_by=FoundBy.USER, kind=NodeKind.DIRECTORY)
-            for path in t.files():
+            self.folder = t.scan()
+            if self.folder.robots is None and self._robots_wanted:
+                self.robots_gaps.append("a local folder, and no robots.txt in it")
+            for path in self.folder.files():
                 self._add_child(root, path.as_uri(), FoundBy.USER)
             root.state = NodeState.DONE
             root.stats.child_count = len(self.children.get(root.id, []))
@@ -432,9 +453,92 @@ class Explorer:
             self.visited[urlpolicy.normalize(t.url)] = root.id
             if t.url.startswith("file:"):
                 self._local_ok.add(root.id)
+                if t.kind == "file":
+                    self._robots_beside(_file_path(t.url))
+            elif t.kind == "sitemap":
+                self._start_target_robots(t.url)
         self._commit()
         self.events.flush()
         return root
+
+    # -- the site's robots.txt for the checks ---------------------------------------------------
+    @property
+    def _judging_robots(self) -> bool:
+        return self.checker is not None
+
+    @property
+    def _robots_wanted(self) -> bool:
+        return self.checker is not None and self.options.robots_checks
+
+    def checked_robots(self) -> dict[str, RobotsFile]:
+        """The robots.txt files the robots-based rules judge by (robots.txt URL -> file): none
+        under ``robots_checks=False``, although a site's robots.txt is still read to find its
+        sitemaps."""
+        return self.robots if self.options.robots_checks else {}
+
+    def _start_target_robots(self, url: str) -> None:
+        """A sitemap URL target: read its host's robots.txt, as a site target's discovery does,
+        so that the verdict does not depend on how the sitemap was named (issue 16). Read
+        alongside the sitemap rather than before it, once: the cross-submission check of the
+        sitemap's own host shares the read (``_other_robots``); every file waits for it before
+        it is finished (``_process_sitemap``), and ``explore`` before it returns."""
+        origin = urlpolicy.origin_of(url)
+        if origin is None or not self._robots_wanted:
+            return
+        fut = self._other_robots.get(origin)
+        if fut is None:  # the target's own host, whatever the cap of other hosts
+            fut = self._other_robots[origin] = asyncio.ensure_future(self._read_robots(origin))
+        self._target_robots = asyncio.ensure_future(self._use_target_robots(origin, fut))
+
+    async def _use_target_robots(self, origin: str, fut: asyncio.Future[tuple[str, RobotsFile] | None]) -> None:
+        read = await asyncio.shield(fut)
+        if read is None:
+            failed = self._robots_failed.get(origin)
+            if failed is not None:
+                self.robots_gaps.append(f"{origin}/robots.txt could not be read ({failed})")
+            return  # none (4xx): nothing is disallowed, and nothing submits the sitemap
+        read_at, robots = read
+        self._use_robots(origin + "/robots.txt", robots)
+        for line in robots.sitemaps:
+            self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).add(read_at)
+
+    async def _target_robots_read(self) -> None:
+        if self._target_robots is not None:
+            # shielded: a file cancelled while it waits must not cancel the read
+            await asyncio.shield(self._target_robots)
+
+    def _use_robots(self, url: str, robots: RobotsFile) -> None:
+        """``robots`` is the robots.txt at ``url`` for the robots-based rules (kept in the store
+        too, for the cross-file rules of a saved exploration)."""
+        self.robots.setdefault(url, robots)
+        if self.store is not None:
+            self.store.set_meta(f"robots:{url}", robots.text)
+
+    def _robots_beside(self, path: Path) -> None:
+        """A local file target: a robots.txt beside it is its site's (a build output)."""
+        if not self._robots_wanted:
+            return
+        beside = path.parent / "robots.txt"
+        try:
+            with beside.open("rb") as fh:
+                data = fh.read(ROBOTS_MAX_BYTES + 1)
+        except OSError:
+            self.robots_gaps.append("a local file, and no robots.txt beside it")
+            return
+        self._adopt_local_robots(parse_robots(data, beside.as_uri(), max_bytes=ROBOTS_MAX_BYTES), beside)
+
+    def _adopt_local_robots(self, robots: RobotsFile, path: Path) -> None:
+        """A local robots.txt (the target, in the folder, or beside the file) has no host of its
+        own: it judges the URLs of the sites its Sitemap: lines name, where it is to be served."""
+        if not self._robots_wanted:
+            return
+        origins = sorted({o for line in robots.sitemaps if (o := urlpolicy.origin_of(line.url)) is not None})
+        if not origins:
+            self.robots_gaps.append(
+                f"{display(str(path))} has no Sitemap: line, so the site it belongs to is unknown")
+            return
+        for origin in origins:
+            self._use_robots(origin + "/robots.txt", robots)
 
     def _set_target(self, url: str | None) -> None:
         """The target the user named decides where -H headers go and which address ranges the
@@ -457,6 +561,7 @@ class Explorer:
             for child_id in list(self.children.get(root.id, [])):
                 if root.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
                     await self.expand(child_id)
+        await self._target_robots_read()  # the cross-file rules judge by it
         return root
 
     # -- expansion -------------------------------------------------------------------------
@@ -641,7 +746,7 @@ class Explorer:
             found_by=node.found_by,
             parent_url=parent.url if listed and parent else None,
             parent_kind=parent.kind if parent else None,
-            robots_listed_by=self._robots_listing(node),
+            robots_listed_by=self._robots_listing(node) if self.options.robots_checks else set(),
             now=self.now,
             parent_node_id=parent.id if listed and parent else None,
             parent_line=node.line if listed else None,
@@ -707,6 +812,7 @@ class Explorer:
             job = FileJob(spec, apply, self.checker,
                           cancelled=lambda: self._cancel or node.id in self._superseded)
             done = await job.run(self._fetcher)
+        await self._target_robots_read()  # no file is judged before the site's robots.txt is in
         if node.id not in self._superseded:
             await self._settle_cross_submit(node, done)
         self._finish_file(node, done)
@@ -726,7 +832,7 @@ class Explorer:
         robots.txt is read once per exploration (shared, capped by
         ``ExploreOptions.cross_submit_hosts``), and the findings are still settled before they
         are stored or shown. robots.txt files read during discovery are reused."""
-        if self.checker is None or not hasattr(self.checker, "cross_submitted"):
+        if self.checker is None or not hasattr(self.checker, "cross_submitted") or not self.options.robots_checks:
             return
         from sitemap_tui.validate.checker import CROSS_SUBMIT_RULES
 
@@ -801,11 +907,23 @@ class Explorer:
 
         outcome = await self._fetcher.fetch(url, sink)
         if outcome.error and not buf:
+            status = outcome.stats.http_status
+            if status is None or status >= 500:  # a 4xx is "no robots.txt": nothing disallowed
+                self._robots_failed[origin] = outcome.error
             return None  # no robots.txt (4xx), or none to be had: no cross-submission
         read_at = outcome.final_url or url
         robots = parse_robots(bytes(buf), read_at, max_bytes=ROBOTS_MAX_BYTES)
         self._remember_robots({read_at}, read_at, robots)  # it redirected: that host's too
         return read_at, robots
+
+    def _in_folder(self, node: Node, url: str) -> str | None:
+        """Why a file that a robots.txt or an index of a directory target lists is not fetched:
+        it is one of the folder's own sitemaps (the folder is the site's root, engine/localdir.py),
+        read from there; None when it is not."""
+        if self.folder is None or not node.url.startswith("file:"):
+            return None
+        local = self.folder.local_for(url)
+        return None if local is None else f"read from the folder: {local.name}"
 
     def _use_pool(self, node: Node) -> bool:
         """Worker processes pay off for many files; a single file is parsed right here."""
@@ -891,7 +1009,10 @@ class Explorer:
             url = urlpolicy.resolve(base, child.loc.strip())
             follow, why = True, None
             cause = None
-            if i >= cap:
+            local = self._in_folder(node, url)
+            if local is not None:
+                follow, why = False, local
+            elif i >= cap:
                 follow, why, cause = False, f"over the fan-out cap of {cap} children", LeftOut.FAN_OUT
             elif (
                 not self.options.follow_cross_host
@@ -973,6 +1094,9 @@ class Explorer:
         if outcome.error and not buf:
             node.state = NodeState.FAILED
             node.error = outcome.error
+            status = outcome.stats.http_status
+            if self._robots_wanted and (status is None or status >= 500):
+                self.robots_gaps.append(f"{display(node.url)} could not be read ({display(outcome.error)})")
             if self.checker is not None:
                 # a 4xx robots.txt means "no restrictions"; only 5xx or no answer is a problem
                 self._add_issues(node, self.checker.robots_fetch_failed(
@@ -983,6 +1107,8 @@ class Explorer:
         self.robots[node.url] = robots
         if self.store is not None:
             self.store.set_meta(f"robots:{node.url}", bytes(buf).decode("utf-8", "replace"))
+        if node.url.startswith("file:"):
+            self._adopt_local_robots(robots, _file_path(node.url))
         issues = list(outcome.issues)
         if self.checker is not None:
             issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
@@ -1001,6 +1127,10 @@ class Explorer:
             if line.unfetchable:
                 # reported by the checker; nothing to show a node for, but still left out
                 self._left_uncounted[LeftOut.UNFETCHABLE] += 1
+                continue
+            local = self._in_folder(node, line.url)
+            if local is not None:
+                self._add_child(node, line.url, FoundBy.ROBOTS, line=line.line, follow=False, why_not=local)
                 continue
             self._add_child(node, line.url, FoundBy.ROBOTS, line=line.line, follow=follow,
                             why_not=f"over the cap of {self.options.max_children} Sitemap lines",

@@ -5,16 +5,18 @@
 and writes one report to ``out``. Issues are written in the order given.
 
 - ``text``: ``SITEMAP:LINE: severity rule-id message`` per issue (``:LINE`` omitted when unknown;
-  local files shown as a path relative to the working directory), then a summary line. A finding
+  local files shown as a path relative to the working directory), then a summary line and the
+  summary's notes, one per line (what did not run, files skipped). A finding
   about an entry whose message does not show the entry's URL ends with `` <URL>``. Every
   untrusted string goes through :func:`~sitemap_tui.engine.sanitize.display`.
 - ``json``: ``{"issues": [{"rule", "severity", "sitemap", "line", "column", "url", "message"}],
-  "summary": {"files", "urls", "errors", "warnings", "info"}}``, ASCII only, streamed.
+  "summary": {"files", "urls", "errors", "warnings", "info", "notes"}}``, ASCII only, streamed.
 - ``sarif``: SARIF 2.1.0 with the whole rule registry as ``tool.driver.rules``; local files are
-  relative to ``%SRCROOT%`` (the working directory) when they are inside it.
+  relative to ``%SRCROOT%`` (the working directory) when they are inside it; the summary's notes
+  are the invocation's ``toolExecutionNotifications``.
 - ``github``: ``::error file=F,line=L,col=C,title=RULE::MESSAGE`` (``::warning``, ``::notice``)
   with GitHub's escaping; remote sitemaps get no ``file=`` and their URL in the message; the
-  entry's URL as in ``text``.
+  entry's URL as in ``text``; the summary line and its notes after them.
 """
 
 from __future__ import annotations
@@ -47,9 +49,12 @@ class Summary:
     errors: int = 0
     warnings: int = 0
     info: int = 0
+    # what the run did not do, in words: rules that did not run (robots-based rules without a
+    # robots.txt), files of a folder skipped; the CLI says them on stderr too
+    notes: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, issues: Iterable[Any], *, files: int = 0, urls: int = 0) -> Summary:
+    def of(cls, issues: Iterable[Any], *, files: int = 0, urls: int = 0, notes: Iterable[str] = ()) -> Summary:
         """Count ``issues`` by severity (anything with a ``severity`` str or Severity)."""
         counts = {"error": 0, "warning": 0, "info": 0}
         for issue in issues:
@@ -62,10 +67,17 @@ class Summary:
             errors=counts["error"],
             warnings=counts["warning"],
             info=counts["info"],
+            notes=tuple(notes),
         )
 
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["notes"] = list(self.notes)
+        return data
+
+    def lines(self) -> list[str]:
+        """The summary line, then one line per note (sanitised: notes name files and URLs)."""
+        return [self.line()] + [display(note) for note in self.notes]
 
     def line(self) -> str:
         """``3 files, 1,200 URLs: 2 errors, 1 warning, 0 info``."""
@@ -98,7 +110,7 @@ def write_report(
     elif fmt == "json":
         _json(issues, summary, out)
     elif fmt == "sarif":
-        _sarif(issues, out, base)
+        _sarif(issues, out, base, summary.notes)
     elif fmt == "github":
         _github(issues, summary, out, base)
     else:
@@ -179,7 +191,7 @@ def _text(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> N
         at = f"{where}:{line}" if line is not None else where
         message = _with_url(display(issue.message), issue)
         out.write(f"{at}: {display(str(issue.severity))} {display(issue.rule)} {message}\n")
-    out.write(summary.line() + "\n")
+    out.write("".join(line + "\n" for line in summary.lines()))
 
 
 # -- json --------------------------------------------------------------------------------------
@@ -241,7 +253,7 @@ def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
     return {"uri": sitemap}, False
 
 
-def _sarif(issues: Iterable[Any], out: TextIO, base: Path) -> None:
+def _sarif(issues: Iterable[Any], out: TextIO, base: Path, notes: tuple[str, ...] = ()) -> None:
     """Streamed: each result is written as it comes, so a run with millions of issues does not
     hold a document of them (the results array is the only part that grows)."""
     from sitemap_tui import __version__
@@ -299,6 +311,12 @@ def _sarif(issues: Iterable[Any], out: TextIO, base: Path) -> None:
         out.write(("\n" if first else ",\n") + "        " + json.dumps(result, ensure_ascii=True))
         first = False
     out.write("]" if first else "\n      ]")
+    if notes:
+        invocation = {
+            "executionSuccessful": True,
+            "toolExecutionNotifications": [{"level": "note", "message": {"text": n}} for n in notes],
+        }
+        out.write(",\n" + field("invocations", [invocation], "      "))
     if uses_srcroot:
         out.write(",\n" + field("originalUriBaseIds", {SRCROOT: {"uri": base.resolve().as_uri() + "/"}}, "      "))
     out.write("\n    }\n  ]\n}\n")
@@ -344,7 +362,7 @@ def _github(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) ->
             message = f"{display(sitemap)}{f':{line}' if line is not None else ''}: {message}"
         props.append(f"title={escape_property(display(issue.rule))}")
         out.write(f"::{command} {','.join(props)}::{escape_data(message)}\n")
-    out.write(summary.line() + "\n")
+    out.write("".join(line + "\n" for line in summary.lines()))
 
 
 __all__ = [

@@ -16,6 +16,7 @@ from sitemap_tui.validate.catalogue import CATALOGUE
 from sitemap_tui.validate.rule import SCOPES, Rule
 
 __all__ = [
+    "ROBOTS_BASED_RULES",
     "RULES",
     "SCOPES",
     "Rule",
@@ -29,6 +30,17 @@ __all__ = [
 
 #: Every rule by id, in catalogue order.
 RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}
+
+#: The rules that read the site's robots.txt to judge the sitemaps (docs/exit-codes.md lists
+#: them): they run only when that robots.txt could be read, and the report says when they did
+#: not. A robots.txt submission also voids the location findings (``CROSS_SUBMIT_RULES``),
+#: which ``robots-cross-submit-ok`` then reports instead.
+ROBOTS_BASED_RULES: tuple[str, ...] = (
+    "robots-url-disallowed",
+    "robots-sitemap-file-disallowed",
+    "video-files-not-accessible",
+    "robots-cross-submit-ok",
+)
 
 #: Tests set this to True: a message template whose fields are missing then raises instead of
 #: falling back to the rule's title.

@@ -1,0 +1,209 @@
+"""Which files of a local folder are sitemaps.
+
+A folder given as the target is a site's build output (``./public``): robots.txt and sitemaps
+beside pages, styles, ``ads.txt``, ``humans.txt`` and ``browserconfig.xml``. A file is read as a
+sitemap when
+
+- its name says so: ``sitemap`` in a name with a sitemap suffix (``sitemap.xml``,
+  ``post-sitemap.xml``, ``sitemap-0.xml.gz``, ``sitemap.txt``), whatever it holds, so that a
+  broken one is reported rather than passed over;
+- its content is one: a file with a sitemap suffix whose first bytes sniff as a urlset, an index,
+  an RSS or Atom feed or a list of URLs (the parser's own sniffing, through the bounded decoder);
+- the folder's robots.txt or one of its indexes lists it. The folder is taken as the site's root:
+  ``https://example.com/pages.xml`` names the folder's ``pages.xml``.
+
+Everything else is skipped and said (``FolderScan.notes``). Only the folder's own files are
+read, not its subfolders."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from sitemap_tui.engine.decode import BodyDecoder, DecodeError
+from sitemap_tui.engine.discover import LOCAL_SUFFIXES
+from sitemap_tui.engine.model import ChildRef, Issue, NodeKind
+from sitemap_tui.engine.robots import parse_robots
+from sitemap_tui.engine.sniff import SNIFF_MAX, SniffingParser
+from sitemap_tui.words import plural
+
+SITEMAP_KINDS = frozenset({NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT})
+# decoded bytes read from each index to learn the files it lists (the protocol's 50 MiB)
+INDEX_MAX_BYTES = 50 * 1024 * 1024
+ROBOTS_MAX_BYTES = 500 * 1024  # as for a fetched robots.txt
+CHUNK = 64 * 1024
+NAMED_IN_NOTES = 5  # skipped files named in a note; the rest are counted
+
+
+@dataclass(frozen=True, slots=True)
+class FolderScan:
+    folder: Path
+    robots: Path | None  # the folder's robots.txt
+    sitemaps: tuple[Path, ...]  # sorted by name
+    skipped: tuple[tuple[str, str], ...]  # (name, why): a sitemap suffix, but not a sitemap
+    other_files: tuple[str, ...]  # names without a sitemap suffix, not listed by anything
+    subfolders: int  # not searched
+    by_name: dict[str, Path] = field(default_factory=dict)  # the sitemaps by file name
+
+    def files(self) -> list[Path]:
+        """What to read: robots.txt first (it names the site), then the sitemaps."""
+        return ([self.robots] if self.robots is not None else []) + list(self.sitemaps)
+
+    def local_for(self, url: str) -> Path | None:
+        """The folder's file that ``url`` names (the folder being the site's root), if it is
+        one of the sitemaps read."""
+        return _by_site_path(url, self.by_name)
+
+    def notes(self) -> list[str]:
+        """What was not read, and why: one sentence per cause."""
+        out = []
+        if self.skipped:
+            n = len(self.skipped)
+            named = ", ".join(f"{name} ({why})" for name, why in self.skipped[:NAMED_IN_NOTES])
+            more = f", and {n - NAMED_IN_NOTES:,} more" if n > NAMED_IN_NOTES else ""
+            out.append(f"{plural(n, 'file')} skipped, not {'a sitemap' if n == 1 else 'sitemaps'} "
+                       f"by name or content: {named}{more}")
+        if self.other_files:
+            kinds = Counter(_suffix(name) for name in self.other_files)
+            shown = ", ".join(kind for kind, _ in kinds.most_common(NAMED_IN_NOTES))
+            out.append(f"{plural(len(self.other_files), 'other file')} skipped: not sitemap file names ({shown})")
+        if self.subfolders:
+            out.append(f"{plural(self.subfolders, 'subfolder')} not searched: only the folder's own "
+                       f"files are read")
+        return out
+
+
+def scan_folder(folder: Path) -> FolderScan:
+    robots: Path | None = None
+    picked: dict[str, Path] = {}
+    not_sitemaps: dict[str, tuple[Path, str]] = {}  # a sitemap suffix, not a sitemap: why
+    others: dict[str, Path] = {}  # not a sitemap file name
+    subfolders = 0
+    indexes: list[Path] = []
+    for path in sorted(folder.iterdir(), key=lambda p: p.name):
+        if path.is_dir():
+            subfolders += 1
+            continue
+        name = path.name.lower()
+        if not path.is_file() or not name.endswith(LOCAL_SUFFIXES) and name != "robots.txt":
+            others[path.name] = path  # a FIFO or a device is never opened
+            continue
+        if name == "robots.txt":
+            robots = path
+            continue
+        kind, why = sniff_file(path)
+        if kind in SITEMAP_KINDS or "sitemap" in name:
+            picked[path.name] = path
+            if kind == NodeKind.INDEX:
+                indexes.append(path)
+        else:
+            not_sitemaps[path.name] = (path, why)
+    # what robots.txt and the indexes list is a sitemap, whatever its name or content
+    for name in _listed(robots, indexes):
+        if name in not_sitemaps:
+            picked[name] = not_sitemaps.pop(name)[0]
+        elif name in others and others[name].is_file():
+            picked[name] = others.pop(name)
+    return FolderScan(
+        folder=folder,
+        robots=robots,
+        sitemaps=tuple(picked[n] for n in sorted(picked)),
+        skipped=tuple((n, why) for n, (_, why) in not_sitemaps.items()),
+        other_files=tuple(others),
+        subfolders=subfolders,
+        by_name=dict(picked),
+    )
+
+
+def sniff_file(path: Path) -> tuple[NodeKind | None, str]:
+    """What the file's first bytes are (gunzipped when gzip), and in words why it is not a
+    sitemap when it is not one."""
+    parser = SniffingParser(path.as_uri())
+    items: list[object] = []
+    read = 0
+    try:
+        decoder = BodyDecoder(None, INDEX_MAX_BYTES)
+        with path.open("rb") as fh:
+            while parser.kind is None and read < SNIFF_MAX:
+                raw = fh.read(CHUNK)
+                chunks = decoder.feed(raw) if raw else decoder.finish()
+                for chunk in chunks:
+                    read += len(chunk)
+                    items += parser.feed(chunk)
+                if not raw:
+                    break
+        if parser.kind is None:
+            items += parser.close()  # a short file: decided on all of it
+    except DecodeError as exc:
+        return None, exc.message
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    kind = parser.kind
+    if kind in SITEMAP_KINDS:
+        return kind, ""
+    issues = [i for i in items if isinstance(i, Issue)]
+    # the sniffer's verdict (an unknown root, an HTML page) rather than a syntax error after it
+    issue = next((i for i in issues if i.rule in ("root-unknown", "file-is-html")), issues[0] if issues else None)
+    why = issue.message if issue is not None else "not a sitemap"
+    if why.startswith("This is a robots.txt file"):
+        why = "a robots.txt under another name"
+    return kind, why[:1].lower() + why[1:]
+
+
+def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
+    """Names of the folder's files that robots.txt or an index lists."""
+    urls: list[str] = []
+    if robots is not None:
+        try:
+            with robots.open("rb") as fh:
+                data = fh.read(ROBOTS_MAX_BYTES + 1)
+        except OSError:
+            data = b""
+        urls += [line.url for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps]
+    for path in indexes:
+        urls += index_children(path)
+    names = set()
+    for url in urls:
+        parts = urlsplit(url.strip())
+        if parts.scheme.lower() in ("http", "https"):
+            path = unquote(parts.path)
+            if path.count("/") == 1:
+                names.add(path[1:])
+    return names
+
+
+def index_children(path: Path) -> list[str]:
+    """The <loc> of every child an index lists (up to INDEX_MAX_BYTES decoded)."""
+    parser = SniffingParser(path.as_uri())
+    locs: list[str] = []
+
+    def take(items: list[object]) -> None:
+        locs.extend(i.loc for i in items if isinstance(i, ChildRef) and i.loc)
+
+    try:
+        decoder = BodyDecoder(None, INDEX_MAX_BYTES)
+        with path.open("rb") as fh:
+            while raw := fh.read(CHUNK):
+                for chunk in decoder.feed(raw):
+                    take(parser.feed(chunk))
+            for chunk in decoder.finish():
+                take(parser.feed(chunk))
+        take(parser.close())
+    except (DecodeError, OSError):
+        pass  # the file's own findings say what is wrong with it when it is validated
+    return locs
+
+
+def _by_site_path(url: str, files: dict[str, Path]) -> Path | None:
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in ("http", "https"):
+        return None
+    path = unquote(parts.path)
+    return files.get(path[1:]) if path.count("/") == 1 else None
+
+
+def _suffix(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    return suffix or "no suffix"

@@ -1,0 +1,391 @@
+"""Issue 16 §2-§4: `validate` gives one verdict whatever the target is called (a site, a sitemap
+URL, a robots.txt URL, a local file or a build folder), with one exit-code contract and one fail
+level (`--fail-on`). Real servers on 127.0.0.1 and real folders in tmp_path; the CLI runs in this
+process (`cli.main`) with one worker so that it stays quick."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from sitemap_tui import cli
+from sitemap_tui.engine.discover import Target
+from sitemap_tui.engine.host import EngineHost, make_checker
+from sitemap_tui.engine.store import Store
+from sitemap_tui.validate.rules import RULES
+
+XML = "application/xml"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def urlset(*locs: str, lastmod: bool = True) -> str:
+    stamp = "<lastmod>2024-01-02</lastmod>" if lastmod else ""
+    body = "".join(f"  <url><loc>{loc}</loc>{stamp}</url>\n" for loc in locs)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}</urlset>\n'
+    )
+
+
+def index(*locs: str) -> str:
+    body = "".join(f"  <sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}</sitemapindex>\n'
+    )
+
+
+def base_of(server: HTTPServer) -> str:
+    return server.url_for("").rstrip("/")
+
+
+def robots_requests(server: HTTPServer) -> int:
+    return [req.path for req, _ in server.log].count("/robots.txt")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The command as a user runs it, in this process: (exit code, stdout, stderr)."""
+    capsys.readouterr()
+    try:
+        code = cli.main([*args, "--workers", "0"])
+    except SystemExit as exc:  # argparse refused an option
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
+    code, out, err = run(capsys, "validate", *args, "--format", "json")
+    return code, json.loads(out), err
+
+
+def robots_based() -> tuple[str, ...]:
+    from sitemap_tui.validate.rules import ROBOTS_BASED_RULES
+
+    return ROBOTS_BASED_RULES
+
+
+def findings(report: dict[str, Any], sitemap: str | None = None) -> set[tuple[str, str | None]]:
+    return {(i["rule"], i["url"]) for i in report["issues"] if sitemap is None or i["sitemap"] == sitemap}
+
+
+# -- §2 one verdict whatever the target is called ----------------------------------------------
+
+
+@pytest.fixture()
+def site(httpserver: HTTPServer) -> str:
+    """robots.txt submits a sitemap in a subfolder that lists pages anywhere on the host, one of
+    them disallowed."""
+    base = base_of(httpserver)
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"User-agent: *\nDisallow: /private/\n\nSitemap: {base}/sub/sitemap.xml\n", content_type="text/plain")
+    httpserver.expect_request("/sub/sitemap.xml").respond_with_data(
+        urlset(f"{base}/a", f"{base}/private/x", f"{base}/sub/y"), content_type=XML)
+    httpserver.expect_request("/").respond_with_data("<html><head></head><body></body></html>", content_type="text/html")
+    return base
+
+
+def test_a_sitemap_gets_the_same_verdict_as_a_site_a_sitemap_url_or_a_robots_txt_url(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer, site: str
+) -> None:
+    sitemap = f"{site}/sub/sitemap.xml"
+    verdicts = {}
+    for target in (f"{site}/", sitemap, f"{site}/robots.txt"):
+        httpserver.clear_log()
+        code, report, err = run_json(capsys, target)
+        verdicts[target] = (code, findings(report, sitemap))
+        assert robots_requests(httpserver) == 1, target  # read once, shared by every check
+        assert report["summary"]["notes"] == [], target
+    expected = {
+        ("robots-url-disallowed", f"{site}/private/x"),
+        # a sitemap that robots.txt submits may list any path on its host
+        ("robots-cross-submit-ok", f"{site}/a"),
+    }
+    for target, (code, found) in verdicts.items():
+        assert found == expected, target
+        assert code == 0, target  # robots-url-disallowed is a warning
+
+
+def test_a_sitemap_url_not_submitted_by_robots_txt_keeps_its_location_finding(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer
+) -> None:
+    base = base_of(httpserver)
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /private/\n")
+    httpserver.expect_request("/sub/sitemap.xml").respond_with_data(
+        urlset(f"{base}/a", f"{base}/sub/private/x", f"{base}/private/y"), content_type=XML)
+    code, report, _ = run_json(capsys, f"{base}/sub/sitemap.xml")
+    found = findings(report)
+    assert ("location-outside-path", f"{base}/a") in found
+    assert ("robots-url-disallowed", f"{base}/private/y") in found
+    assert ("robots-url-disallowed", f"{base}/sub/private/x") not in found
+    assert code == 1  # location-outside-path is an error
+
+
+def test_no_robots_checks_reads_no_robots_txt_and_says_so(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer, site: str
+) -> None:
+    for target in (f"{site}/sub/sitemap.xml", f"{site}/"):
+        httpserver.clear_log()
+        code, report, err = run_json(capsys, target, "--no-robots-checks")
+        found = findings(report, f"{site}/sub/sitemap.xml")
+        assert not {rule for rule, _ in found} & set(robots_based()), target
+        # nothing voids the location finding any more
+        assert ("location-outside-path", f"{site}/a") in found, target
+        assert code == 1
+        notes = report["summary"]["notes"]
+        assert len(notes) == 1 and "--no-robots-checks" in notes[0] and "robots-url-disallowed" in notes[0]
+        assert notes[0] in err
+        if target.endswith(".xml"):
+            assert robots_requests(httpserver) == 0
+    code, out, err = run(capsys, "validate", f"{site}/sub/sitemap.xml", "--no-robots-checks")
+    summary = out.splitlines()
+    assert summary[-2].startswith("1 file, 3 URLs: ") and "--no-robots-checks" in summary[-1]
+
+
+def test_a_robots_txt_that_cannot_be_read_is_said(capsys: pytest.CaptureFixture[str], httpserver: HTTPServer) -> None:
+    base = base_of(httpserver)
+    httpserver.expect_request("/robots.txt").respond_with_data("busy", 503)
+    httpserver.expect_request("/s.xml").respond_with_data(urlset(f"{base}/a"), content_type=XML)
+    code, report, err = run_json(capsys, f"{base}/s.xml")
+    (note,) = report["summary"]["notes"]
+    assert f"{base}/robots.txt" in note and "503" in note and "did not run" in note
+    assert note in err
+    assert code == 0
+
+
+def test_a_local_file_says_that_robots_rules_did_not_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset("https://example.com/a", "https://example.com/private/b"))
+    code, out, err = run(capsys, "validate", str(sitemap))
+    lines = out.splitlines()
+    assert lines[-2].startswith("1 file, 2 URLs: 0 errors")
+    assert "robots-based rules did not run" in lines[-1] and "no robots.txt beside" in lines[-1]
+    assert lines[-1] in err
+    assert code == 0
+
+
+@pytest.mark.parametrize("fmt", ["github", "sarif"])
+def test_every_format_carries_the_notes(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset("https://example.com/a"))
+    code, out, err = run(capsys, "validate", str(sitemap), "--format", fmt)
+    (note,) = [line.removeprefix("sitemap-tui: ") for line in err.splitlines()]
+    assert note.startswith("robots-based rules did not run: ")
+    if fmt == "github":
+        assert out.splitlines()[-1] == note
+        return
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = json.loads(out)
+    schema = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    assert not list(jsonschema.Draft4Validator(schema).iter_errors(doc))
+    (invocation,) = doc["runs"][0]["invocations"]
+    assert [n["message"]["text"] for n in invocation["toolExecutionNotifications"]] == [note]
+
+
+def test_a_robots_txt_beside_a_local_file_is_the_sites(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset("https://example.com/a", "https://example.com/private/b"))
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n\nSitemap: https://example.com/sitemap.xml\n")
+    code, report, err = run_json(capsys, str(sitemap))
+    assert findings(report) == {("robots-url-disallowed", "https://example.com/private/b")}
+    assert report["summary"]["notes"] == [] and "robots" not in err
+    # its site is known only from its Sitemap: lines
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    code, report, err = run_json(capsys, str(sitemap))
+    assert findings(report) == set()
+    (note,) = report["summary"]["notes"]
+    assert "robots-based rules did not run" in note and "no Sitemap: line" in note
+
+
+async def test_the_explorer_on_a_sitemap_url_gets_the_robots_verdicts(httpserver: HTTPServer, site: str, tmp_path: Path) -> None:
+    """The TUI's engine host: open a sitemap URL, expand it, run the cross-file checks."""
+    got: list[tuple[Any, ...]] = []
+    finished = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    db = tmp_path / "e.db"
+
+    def post(*msg: Any) -> None:
+        pickle.dumps(msg)
+        got.append(msg)
+        if msg[0] == "ready":
+            host.command("open", Target.parse(f"{site}/sub/sitemap.xml"))
+            host.command("expand-all", 1)
+            host.command("crossfile", True)
+        if msg[:2] == ("done", "crossfile") or msg[0] == "error":
+            loop.call_soon_threadsafe(finished.set)
+
+    host = EngineHost(post, db, checker_factory=make_checker)
+    server = asyncio.create_task(host.serve())
+    await asyncio.wait_for(finished.wait(), 30)
+    host.command("stop")
+    await asyncio.wait_for(server, 30)
+    assert not [m for m in got if m[0] == "error"]
+    store = Store(db, readonly=True)
+    try:
+        rules = {(i.rule, i.url) for i in store.iter_issues()}
+    finally:
+        store.close()
+    assert ("robots-url-disallowed", f"{site}/private/x") in rules
+    assert ("robots-cross-submit-ok", f"{site}/a") in rules
+    assert not any(rule == "location-outside-path" for rule, _ in rules)
+    assert robots_requests(httpserver) == 1
+
+
+# -- §3 exit codes, one contract ---------------------------------------------------------------
+
+
+@pytest.fixture()
+def served(httpserver: HTTPServer) -> str:
+    base = base_of(httpserver)
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /private/\n")
+    # only a warning (a disallowed URL), only info (no <lastmod>), an error (priority 2), not a sitemap
+    httpserver.expect_request("/warning.xml").respond_with_data(urlset(f"{base}/private/a"), content_type=XML)
+    httpserver.expect_request("/info.xml").respond_with_data(urlset(f"{base}/a", lastmod=False), content_type=XML)
+    httpserver.expect_request("/error.xml").respond_with_data(
+        urlset(f"{base}/a").replace("</lastmod>", "</lastmod><priority>2</priority>"), content_type=XML)
+    httpserver.expect_request("/missing.xml").respond_with_data("gone", 404)
+    httpserver.expect_request("/page.xml").respond_with_data("<!doctype html><html><body>hi</body></html>", content_type="text/html")
+    return base
+
+
+@pytest.mark.parametrize(
+    ("name", "codes"),
+    [
+        # fail level:  error, warning, info, never
+        ("warning.xml", (0, 1, 1, 0)),
+        ("info.xml", (0, 0, 1, 0)),
+        ("error.xml", (1, 1, 1, 0)),
+        ("page.xml", (1, 1, 1, 0)),  # a broken sitemap is a finding, not "could not run"
+    ],
+)
+def test_fail_on_sets_the_level_that_exits_1(capsys: pytest.CaptureFixture[str], served: str, name: str, codes: tuple[int, ...]) -> None:
+    got = []
+    for level in ("error", "warning", "info", "never"):
+        code, _, err = run(capsys, "validate", f"{served}/{name}", "--fail-on", level)
+        assert "Traceback" not in err
+        got.append(code)
+    assert tuple(got) == codes
+    assert run(capsys, "validate", f"{served}/{name}")[0] == codes[0]  # the default is error
+
+
+def test_could_not_run_is_2_whatever_the_fail_level(capsys: pytest.CaptureFixture[str], served: str) -> None:
+    code, _, err = run(capsys, "validate", "http://127.0.0.1:1/sitemap.xml", "--fail-on", "never")
+    assert code == 2 and "sitemap-tui: error: http://127.0.0.1:1/sitemap.xml: " in err
+    code, _, err = run(capsys, "validate", f"{served}/missing.xml", "--fail-on", "never")
+    assert code == 2 and "404" in err  # a 404 target: nothing to validate
+    for bad, why in (
+        (("--fail-on", "errors"), "invalid choice: 'errors'"),
+        (("--fail-on", "warning", "--min-severity", "error"), "--fail-on warning cannot fail: --min-severity error"),
+    ):
+        code, out, err = run(capsys, "validate", f"{served}/info.xml", *bad)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, bad
+        assert why in err
+
+
+def test_strict_still_fails_an_incomplete_result_under_fail_on_never(capsys: pytest.CaptureFixture[str], httpserver: HTTPServer) -> None:
+    base = base_of(httpserver)
+    httpserver.expect_request("/robots.txt").respond_with_data("", 404)
+    httpserver.expect_request("/index.xml").respond_with_data(index(f"{base}/gone.xml"), content_type=XML)
+    httpserver.expect_request("/gone.xml").respond_with_data("gone", 404)
+    assert run(capsys, "validate", f"{base}/index.xml", "--fail-on", "never")[0] == 0
+    assert run(capsys, "validate", f"{base}/index.xml", "--fail-on", "never", "--strict")[0] == 1
+
+
+def test_the_contract_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["validate", "--help"])
+    help_text = capsys.readouterr().out
+    assert "--fail-on {error,warning,info,never}" in help_text and "--no-robots-checks" in help_text
+    assert "exit codes:" in help_text and "docs/exit-codes.md" in help_text
+    readme = (ROOT / "README.md").read_text()
+    assert "--fail-on" in readme and "docs/exit-codes.md" in readme
+    doc = (ROOT / "docs" / "exit-codes.md").read_text()
+    assert "--fail-on" in doc
+    # every rule that reads robots.txt is listed, and nothing else under that heading
+    section = doc.split("## Rules that read robots.txt", 1)[1].split("\n## ", 1)[0]
+    listed = {line.split("`")[1] for line in section.splitlines() if line.startswith("- `")}
+    assert listed == set(robots_based()) and listed <= RULES.keys()
+
+
+# -- §4 a folder is a build output -------------------------------------------------------------
+
+
+def build_output(root: Path) -> Path:
+    """What a static site generator leaves: sitemaps, a feed, and files that are not sitemaps."""
+    root.mkdir()
+    site = "https://example.com"
+    (root / "robots.txt").write_text(f"User-agent: *\nDisallow: /private/\n\nSitemap: {site}/sitemap.xml\nSitemap: {site}/extra.dat\n")
+    (root / "sitemap.xml").write_text(index(f"{site}/post-sitemap.xml", f"{site}/pages.xml"))
+    (root / "post-sitemap.xml").write_text(urlset(f"{site}/post/1", f"{site}/private/2"))
+    (root / "pages.xml").write_text(urlset(f"{site}/about"))  # a sitemap by content only
+    (root / "archive.xml.gz").write_bytes(gzip.compress(urlset(f"{site}/old").encode()))  # gzipped
+    (root / "feed.xml").write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://example.com/</link>'
+        "<description>d</description><item><title>x</title><link>https://example.com/post/1</link>"
+        "<pubDate>Tue, 02 Jan 2024 00:00:00 +0000</pubDate></item></channel></rss>\n")
+    (root / "extra.dat").write_text(f"{site}/extra\n")  # listed by robots.txt, no sitemap suffix
+    (root / "ads.txt").write_text("google.com, pub-0000000000000000, DIRECT, f08c47fec0942fa0\n")
+    (root / "humans.txt").write_text("/* TEAM */\nDeveloper: Jane\n")
+    (root / "browserconfig.xml").write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n<browserconfig><msapplication/></browserconfig>\n')
+    (root / "index.html").write_text("<!doctype html><title>home</title>")
+    (root / "style.css").write_text("body{}")
+    (root / "posts").mkdir()
+    return root
+
+
+def test_a_build_folder_validates_its_sitemaps_and_says_what_it_skipped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    public = build_output(tmp_path / "public")
+    code, report, err = run_json(capsys, str(public))
+    sitemaps = {Path(i["sitemap"]).name for i in report["issues"] if i["sitemap"]}
+    assert not sitemaps & {"ads.txt", "humans.txt", "browserconfig.xml", "index.html", "style.css"}
+    assert "root-unknown" not in {i["rule"] for i in report["issues"]}
+    # robots.txt, the index, its two children, the gzipped urlset, the feed, the file robots.txt lists
+    assert report["summary"]["files"] == 7
+    assert report["summary"]["urls"] == 6
+    # the folder's robots.txt is the site's: its Disallow judges the URLs beside it
+    assert ("robots-url-disallowed", "https://example.com/private/2") in findings(report)
+    notes = report["summary"]["notes"]
+    skipped = next(n for n in notes if "ads.txt" in n)
+    assert skipped.startswith("3 files skipped") and "browserconfig.xml" in skipped and "humans.txt" in skipped
+    assert any(n.startswith("2 other files skipped") for n in notes)
+    assert any("1 subfolder not searched" in n for n in notes)
+    for note in notes:
+        assert note in err
+    # what robots.txt and the index list is read from the folder, not fetched from the site
+    assert "not fetched" not in err
+    assert code == 0
+
+
+@pytest.mark.parametrize("content", [{}, {"ads.txt": "google.com, pub-1, DIRECT\n", "browserconfig.xml": "<browserconfig/>\n"}])
+def test_a_folder_without_a_sitemap_cannot_be_validated(capsys: pytest.CaptureFixture[str], tmp_path: Path, content: dict[str, str]) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for name, text in content.items():
+        (folder / name).write_text(text)
+    for command in ("validate", "urls", "stats"):
+        code, out, err = run(capsys, command, str(folder))
+        assert code == 2, command
+        (line,) = [e for e in err.splitlines() if "error:" in e]
+        assert "no sitemap found in" in line
+        if content:
+            assert "2 files skipped" in line and "ads.txt" in line, command
+
+
+def test_a_sitemap_named_as_one_is_validated_even_when_broken(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "sitemap-1.xml").write_text("<html>oops</html>")
+    (folder / "notes\x1b[2J.txt").write_text("just words\n")
+    code, report, err = run_json(capsys, str(folder))
+    assert {Path(i["sitemap"]).name for i in report["issues"] if i["sitemap"]} == {"sitemap-1.xml"}
+    assert code == 1
+    # a file name is said as text, never as a terminal control sequence
+    assert "1 file skipped" in err and "notes\\x1b[2J.txt" in err and "\x1b" not in err
