@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import functools
 import io
 import json
 import os
@@ -132,6 +133,16 @@ def run_corpus(corpus: Path, *options: str) -> dict[str, Run]:
         if asked:
             raise NetworkUsed(f"{rel}: the run looked up {', '.join(sorted(set(asked)))}")
     return runs
+
+
+@functools.cache
+def corpus_runs(*options: str) -> dict[str, Run]:
+    """:func:`run_corpus` once per set of options in this process (the table test and the
+    one-fault test share the default run)."""
+    corpus = corpus_dir()
+    if corpus is None:
+        raise FileNotFoundError("no corpus (../shared/corpus or SITEMAP_TUI_CORPUS)")
+    return run_corpus(corpus, *options)
 
 
 def count(runs: Iterable[Run]) -> dict[str, Counter[str]]:
