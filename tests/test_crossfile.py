@@ -183,6 +183,33 @@ def test_duplicate_reported_per_extra_file(store: Store) -> None:
     assert len(of(run(store, "cross-duplicate-url"), "cross-duplicate-url")) == 2
 
 
+def _listed(store: Store, nid: int, name: str, line: int | None, parent: int = 1) -> None:
+    store.add_node(
+        Node(id=nid, url=f"https://a.com/{name}", kind=NodeKind.URLSET, state=NodeState.DONE,
+             found_by=FoundBy.INDEX, parent_id=parent, depth=1, line=line)
+    )
+
+
+@pytest.mark.parametrize("ids_follow_the_listing", [True, False])
+def test_duplicate_first_is_the_file_listed_first_not_the_first_parsed(
+    store: Store, ids_follow_the_listing: bool
+) -> None:
+    """Which copy is "first" follows the listing (the tree, then the line that lists a file),
+    not the order the parsed rows arrived in, which varies with the files in flight."""
+    a, b = (2, 3) if ids_follow_the_listing else (3, 2)  # a grandchild's id is its arrival
+    _listed(store, a, "a.xml", line=3)
+    _listed(store, b, "b.xml", line=4)
+    day = datetime(2024, 1, 1, tzinfo=UTC)
+    later = Entry(loc="https://a.com/p1", line=7, lastmod_raw="2024-01-02", lastmod=day + timedelta(days=1))
+    store.add_entries(b, [later])  # parsed first
+    store.add_entries(a, [Entry(loc="https://a.com/p1", line=5, lastmod_raw="2024-01-01", lastmod=day)])
+    found = run(store, "cross-duplicate-url", "cross-duplicate-conflicting")
+    for rule in ("cross-duplicate-url", "cross-duplicate-conflicting"):
+        (issue,) = of(found, rule)
+        assert issue.node_id == b and issue.line == 7, rule
+        assert "https://a.com/a.xml (line 5)" in issue.message
+
+
 def test_duplicate_conflicting_lastmod_priority_changefreq(store: Store) -> None:
     t = datetime(2024, 5, 1, tzinfo=UTC)
     add_file(

@@ -62,17 +62,21 @@ def other_hosts() -> Iterator[tuple[HTTPServer, HTTPServer]]:
 async def test_a_child_that_cannot_be_parsed_is_unusable_for_its_index(httpserver: HTTPServer, tmp_path: Path, workers: int) -> None:
     base = base_of(httpserver)
     httpserver.expect_request("/index.xml").respond_with_data(
-        index(f"{base}/good.xml", f"{base}/broken.xml", f"{base}/cut.xml", f"{base}/gone.xml"), content_type=XML)
+        index(f"{base}/good.xml", f"{base}/broken.xml", f"{base}/cut.xml", f"{base}/gone.xml", f"{base}/amp.xml"),
+        content_type=XML)
     httpserver.expect_request("/good.xml").respond_with_data(urlset(f"{base}/a"), content_type=XML)
     # broken before any entry, and after one
     httpserver.expect_request("/broken.xml").respond_with_data(URLSET.format("<url><loc>x</url>"), content_type=XML)
     httpserver.expect_request("/cut.xml").respond_with_data(URLSET.format(f"<url><loc>{base}/b</loc></url>\n<url><loc>"), content_type=XML)
     httpserver.expect_request("/gone.xml").respond_with_data("no", 404)
+    # a raw '&' stops the parser too; its finding is xml-unescaped-char alone (issue 16 §1)
+    httpserver.expect_request("/amp.xml").respond_with_data(URLSET.format(f"<url><loc>{base}/?a=1&b=2</loc></url>"), content_type=XML)
     ex, issues = await validate(f"{base}/index.xml", tmp_path, workers=workers)
     root = next(n for n in ex.nodes.values() if n.parent_id is None)
     unusable = {i.url.rsplit("/", 1)[-1]: i for i in issues if i.rule == "index-child-unfetchable"}
-    assert set(unusable) == {"broken.xml", "cut.xml", "gone.xml"}
-    for name, line in (("broken.xml", 4), ("cut.xml", 5), ("gone.xml", 6)):
+    assert set(unusable) == {"broken.xml", "cut.xml", "gone.xml", "amp.xml"}
+    assert "cannot be parsed (xml-unescaped-char at line 3: " in unusable["amp.xml"].message
+    for name, line in (("broken.xml", 4), ("cut.xml", 5), ("gone.xml", 6), ("amp.xml", 7)):
         assert unusable[name].node_id == root.id and unusable[name].line == line
     assert "cannot be parsed (xml-not-well-formed at line 3: " in unusable["broken.xml"].message
     assert "the entry before it was kept" in unusable["cut.xml"].message

@@ -1,10 +1,16 @@
 """Findings that point at the right place and say the right thing (issue 14): value rules on
 the element's own line (where xsd-invalid points), a feed date without a zone, xhtml:link in
-another namespace, and index-nested's message."""
+another namespace, and index-nested's message. Issue 16: one fault, one finding (a schema
+complaint that a specific rule names is that rule's alone), and faults that were missed (index
+lastmod values, URL fields that are not URLs, unknown namespaces under --xsd strict)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -43,6 +49,16 @@ def parse_and_check(xml: str, xsd: str = "off", url: str = SITEMAP) -> list[Issu
     return out
 
 
+def validate_in_process(path: Path, *options: str) -> tuple[int, list[dict[str, object]]]:
+    """``sitemap-tui validate PATH --format json`` in this process: exit code and findings."""
+    from sitemap_tui import cli
+
+    report = path.with_suffix(".report.json")
+    with contextlib.redirect_stderr(io.StringIO()):
+        code = cli.main(["validate", str(path), "--format", "json", "--workers", "0", "-o", str(report), *options])
+    return code, json.loads(report.read_text())["issues"]
+
+
 def lines_of(found: list[Issue], rule: str) -> list[int | None]:
     return [i.line for i in found if i.rule == rule]
 
@@ -75,12 +91,14 @@ def test_value_rules_point_at_the_element_line() -> None:
     assert lines_of(found, "lastmod-future") == [11]
 
 
-def test_value_rules_and_xsd_invalid_agree_on_the_line() -> None:
+def test_value_rules_are_not_doubled_by_xsd_invalid() -> None:
+    # issue 14 put the value rules on the element's line, where the schema reports them;
+    # issue 16: the schema's complaint about the same value is then not a second finding
     found = parse_and_check(PRETTY, xsd="strict")
-    xsd_lines = set(lines_of(found, "xsd-invalid"))
-    assert {5, 6, 7, 12} <= xsd_lines
-    for rule in ("lastmod-invalid-format", "changefreq-invalid", "priority-invalid"):
-        assert set(lines_of(found, rule)) <= xsd_lines, rule
+    assert lines_of(found, "lastmod-invalid-format") == [5]
+    assert lines_of(found, "changefreq-invalid") == [6]
+    assert lines_of(found, "priority-invalid") == [7, 12]
+    assert lines_of(found, "xsd-invalid") == []
 
 
 def test_entry_rules_still_point_at_the_url() -> None:
@@ -180,3 +198,307 @@ def test_index_value_rules_point_at_the_element_line() -> None:
     found = parse_and_check(xml)
     assert lines_of(found, "index-loc-invalid") == [4]
     assert lines_of(found, "index-lastmod-invalid") == [5]
+
+
+# -- issue 16 §1: one fault, one finding, with the severity of its consequence ------------------
+
+XSD_MODES = ["lax", "strict"]
+IMG = "http://www.google.com/schemas/sitemap-image/1.1"
+NEWS = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO = "http://www.google.com/schemas/sitemap-video/1.1"
+
+
+def found_rules(found: list[Issue]) -> list[tuple[str, int | None]]:
+    return sorted((i.rule, i.line) for i in found)
+
+
+def faults(xml: str, xsd: str) -> list[Issue]:
+    """The errors and warnings of ``xml`` (not the per-file reminders such as lastmod-missing)."""
+    return [i for i in parse_and_check(xml, xsd=xsd) if i.severity != "info"]
+
+
+def urlset_of(body: str, ns: str = "") -> str:
+    return f'{DECL}<urlset xmlns="{SM}"{ns}>\n{body}</urlset>\n'
+
+
+@pytest.mark.parametrize("xsd", XSD_MODES)
+def test_child_order_is_core_element_order_alone(xsd: str) -> None:
+    xml = urlset_of(
+        "<url><lastmod>2024-01-02</lastmod><loc>https://example.com/a</loc></url>\n"  # 3
+        "<url>\n  <loc>https://example.com/b</loc>\n  <image:image><image:loc>https://example.com/b.jpg"
+        "</image:loc></image:image>\n  <lastmod>2024-01-02</lastmod>\n</url>\n",  # 4..8
+        f' xmlns:image="{IMG}"',
+    )
+    found = faults(xml, xsd)
+    assert found_rules(found) == [("core-element-order", 3), ("core-element-order", 4)]
+    assert {i.severity for i in found} == {"warning"}
+
+
+@pytest.mark.parametrize("xsd", XSD_MODES)
+def test_index_child_order_is_a_warning_as_in_a_urlset(xsd: str) -> None:
+    xml = (
+        f'{DECL}<sitemapindex xmlns="{SM}">\n'
+        "<sitemap><lastmod>2024-01-02</lastmod><loc>https://example.com/s.xml</loc></sitemap>\n"
+        "<sitemap><loc>https://example.com/t.xml</loc><loc>https://example.com/u.xml</loc></sitemap>\n"
+        "</sitemapindex>\n"
+    )
+    found = faults(xml, xsd)
+    assert found_rules(found) == [("core-element-order", 3), ("core-element-repeated", 4)]
+    order = next(i for i in found if i.rule == "core-element-order")
+    assert order.severity == "warning" and "<sitemap> children" in order.message
+
+
+def test_the_newspaper_case_exits_0(tmp_path: Path) -> None:
+    """A file whose only fault is child order (Google and Bing accept any order) passes CI."""
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        urlset_of("".join(
+            f"<url><lastmod>2024-01-02</lastmod><loc>https://example.com/{i}</loc></url>\n"
+            for i in range(3)
+        ))  # fmt: skip
+    )
+    for xsd in XSD_MODES:
+        code, found = validate_in_process(path, "--xsd", xsd)
+        assert code == 0 and {f["rule"] for f in found} == {"core-element-order"}
+
+
+@pytest.mark.parametrize("xsd", ["off", *XSD_MODES])
+def test_an_undeclared_prefix_is_one_finding(xsd: str) -> None:
+    xml = urlset_of(
+        "<url><loc>https://example.com/a</loc>\n"  # 3
+        '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de/a"/>\n'
+        '<xhtml:link rel="alternate" hreflang="en" href="https://example.com/a"/></url>\n'
+        "<url><loc>https://example.com/b</loc>\n"  # 6
+        "<image:image><image:loc>https://example.com/b.jpg</image:loc></image:image></url>\n"
+        "<url><loc>https://example.com/c</loc>\n"
+        "<image:image><image:loc>https://example.com/c.jpg</image:loc></image:image></url>\n"
+    )
+    found = faults(xml, xsd)
+    # xmlns:xhtml missing: the hreflang links are lost; xmlns:image missing: said once
+    assert found_rules(found) == [("ext-prefix-undeclared", 7), ("hreflang-namespace-missing", 3)]
+
+
+@pytest.mark.parametrize("body", ["https://e.com/?a=1&b=2", "https://e.com/a < b"])
+def test_a_raw_ampersand_or_lt_is_one_finding_that_says_parsing_stopped(body: str) -> None:
+    found = parse_and_check(urlset_of(f"<url><loc>{body}</loc></url>\n"), xsd="lax")
+    (said,) = found
+    assert said.rule == "xml-unescaped-char" and said.line == 3
+    assert said.message.endswith("(parsing stopped here)")
+
+
+@pytest.mark.parametrize("xsd", XSD_MODES)
+def test_index_child_without_loc_is_one_finding(xsd: str) -> None:
+    xml = (
+        f'{DECL}<sitemapindex xmlns="{SM}">\n'
+        "<sitemap>\nhttps://example.com/s.xml\n</sitemap>\n"  # 3
+        "</sitemapindex>\n"
+    )
+    found = faults(xml, xsd)
+    assert found_rules(found) == [("index-sitemap-loc-missing", 3)]
+
+
+NEWS_URL = (
+    "<url><loc>https://example.com/a</loc>\n"  # 3
+    "<news:news><news:publication><news:name>Example</news:name>\n"
+    "<news:language>{lang}</news:language></news:publication>\n"  # 5
+    "<news:publication_date>{date}</news:publication_date>\n"  # 6
+    "<news:title>T</news:title>{extra}</news:news></url>\n"  # 7
+)
+
+
+@pytest.mark.parametrize("xsd", XSD_MODES)
+def test_extension_values_are_their_rules_alone(xsd: str) -> None:
+    xml = urlset_of(
+        NEWS_URL.format(lang="en-US", date="2025-05-31", extra="")
+        + "<url><loc>https://example.com/v</loc><video:video>\n"  # 8
+        "<video:title>T</video:title><video:description>D</video:description>\n"  # 9
+        "<video:content_loc>https://example.com/v.mp4</video:content_loc>\n"
+        "<video:duration>100000</video:duration></video:video></url>\n",  # 11
+        f' xmlns:news="{NEWS}" xmlns:video="{VIDEO}"',
+    )
+    found = faults(xml, xsd)
+    assert found_rules(found) == [
+        ("news-language-invalid", 4),
+        ("video-duration-range", 8),
+        ("video-required-missing", 8),
+    ]
+
+
+@pytest.mark.parametrize("xsd", XSD_MODES)
+def test_a_schema_fault_no_rule_names_is_xsd_invalid_naming_element_and_expectation(
+    xsd: str,
+) -> None:
+    # <news:access> belongs right after <news:publication>; no specific rule covers the order,
+    # and after the last element libxml2 names nothing it expected
+    xml = urlset_of(
+        NEWS_URL.format(
+            lang="en",
+            date="2025-05-31",
+            extra="<news:stock_tickers>NASDAQ:A</news:stock_tickers><news:access>Subscription</news:access>",
+        ),
+        f' xmlns:news="{NEWS}"',
+    )
+    found = faults(xml, xsd)
+    (said,) = found
+    assert said.rule == "xsd-invalid" and said.severity == "error" and said.line == 7
+    assert "Element 'news:access'" in said.message
+    assert "<news:news> takes, in this order: news:publication, news:access," in said.message
+
+
+def test_a_minified_file_keeps_each_entrys_own_schema_faults() -> None:
+    # two entries on one line: the first one's order finding does not cover the second one's
+    # stray text, which no specific rule names
+    xml = urlset_of(
+        "<url><lastmod>2024-01-02</lastmod><loc>https://example.com/a</loc></url>"
+        "<url><loc>https://example.com/b</loc>stray</url>\n"
+    )
+    found = faults(xml, "lax")
+    assert found_rules(found) == [("core-element-order", 3), ("xsd-invalid", 3)]
+    (xsd,) = [i for i in found if i.rule == "xsd-invalid"]
+    assert xsd.url == "https://example.com/b" and "Character content" in xsd.message
+
+
+@pytest.mark.parametrize("xsd", ["off", *XSD_MODES])
+def test_a_lastmod_the_xsd_accepts_but_w3c_does_not_is_one_warning(xsd: str) -> None:
+    xml = urlset_of("<url><loc>https://example.com/a</loc><lastmod>2024-05-01T10:00:00</lastmod></url>\n")
+    (said,) = faults(xml, xsd)
+    assert (said.rule, said.severity) == ("lastmod-xsd-valid-but-not-w3c", "warning")
+
+
+# -- issue 16 §5: missed faults -------------------------------------------------------------------
+
+
+def index_of(*lastmods: str) -> str:
+    children = "".join(
+        f"<sitemap><loc>https://example.com/s{i}.xml</loc><lastmod>{lm}</lastmod></sitemap>\n"
+        for i, lm in enumerate(lastmods)
+    )
+    return f'{DECL}<sitemapindex xmlns="{SM}">\n{children}</sitemapindex>\n'
+
+
+LASTMODS = [
+    "2024", "2024-05", "2024-05-01T10:00+02:00", "2024-05-01T10:00:00",
+    "2024-05-01T10:00:00+15:00", "2024-13-01", " 2024-05 ", "2024-05-01", "2099-01-01",
+    "1970-01-01",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("xsd", ["off", *XSD_MODES])
+def test_index_lastmod_gets_the_checks_of_a_url_lastmod(xsd: str) -> None:
+    index = faults(index_of(*LASTMODS), xsd)
+    urls = parse_and_check(
+        urlset_of("".join(
+            f"<url><loc>https://example.com/{i}</loc><lastmod>{lm}</lastmod></url>\n"
+            for i, lm in enumerate(LASTMODS)
+        )),  # fmt: skip
+        xsd=xsd,
+    )
+    rename = {"index-lastmod-invalid": "lastmod-invalid-format"}
+    said = sorted((i.line, rename.get(i.rule, i.rule), i.severity) for i in index)
+    assert said == sorted((i.line, i.rule, i.severity) for i in urls if i.severity != "info")
+    assert [r for _, r, _ in said] == [
+        "lastmod-w3c-but-xsd-invalid", "lastmod-w3c-but-xsd-invalid", "lastmod-w3c-but-xsd-invalid",
+        "lastmod-xsd-valid-but-not-w3c", "lastmod-w3c-but-xsd-invalid", "lastmod-invalid-format",
+        "lastmod-w3c-but-xsd-invalid", "lastmod-future", "lastmod-implausibly-old",
+    ]  # fmt: skip
+
+
+def video_url(**fields: str) -> str:
+    values = {"thumbnail_loc": "https://example.com/t.jpg", "content_loc": "https://example.com/v.mp4"}
+    values.update(fields)
+    inner = (
+        f"<video:thumbnail_loc>{values['thumbnail_loc']}</video:thumbnail_loc>"
+        "<video:title>T</video:title><video:description>D</video:description>"
+        f"<video:content_loc>{values['content_loc']}</video:content_loc>"
+    )
+    if "player_loc" in values:
+        inner += f"<video:player_loc>{values['player_loc']}</video:player_loc>"
+    return urlset_of(
+        f"<url><loc>https://example.com/page</loc>\n<video:video>{inner}</video:video></url>\n",
+        f' xmlns:video="{VIDEO}"',
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "element", "reason"),
+    [
+        ({"content_loc": "None"}, "<video:content_loc>", "not an absolute URL"),
+        ({"thumbnail_loc": "null"}, "<video:thumbnail_loc>", "not an absolute URL"),
+        ({"player_loc": "/player?id=1"}, "<video:player_loc>", "not an absolute URL"),
+        ({"content_loc": "mailto:a@example.com"}, "<video:content_loc>", "scheme 'mailto'"),
+        ({"content_loc": "rtmp://example.com/live"}, "<video:content_loc>", "streaming-only"),
+        ({"content_loc": "https:///v.mp4"}, "<video:content_loc>", "no host"),
+    ],
+)
+@pytest.mark.parametrize("xsd", ["off", *XSD_MODES])
+def test_video_urls_that_are_not_urls(fields: dict[str, str], element: str, reason: str, xsd: str) -> None:
+    (said,) = faults(video_url(**fields), xsd)
+    assert said.rule == "video-files-not-accessible" and said.severity == "error" and said.line == 4
+    assert element in said.message and reason in said.message
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{}, {"content_loc": "ftp://example.com/v.mp4"}, {"player_loc": "https://example.com/p?id=1&a=b"}],
+)
+def test_video_urls_near_misses(fields: dict[str, str]) -> None:
+    assert faults(video_url(**fields).replace("&", "&amp;"), "lax") == []
+
+
+@pytest.mark.parametrize(
+    ("href", "fires"),
+    [("None", True), ("ftp://example.com/de", True), ("/de/a", True), ("https://example.com/de", False)],
+)
+def test_hreflang_href_must_be_an_absolute_http_url(href: str, fires: bool) -> None:
+    xml = urlset_of(
+        "<url><loc>https://example.com/a</loc>\n"
+        '<xhtml:link rel="alternate" hreflang="en" href="https://example.com/a"/>\n'
+        f'<xhtml:link rel="alternate" hreflang="de" href="{href}"/>\n'  # 5
+        '<xhtml:link rel="alternate" hreflang="x-default" href="https://example.com/a"/></url>\n',
+        ' xmlns:xhtml="http://www.w3.org/1999/xhtml"',
+    )
+    found = faults(xml, "lax")
+    assert found_rules(found) == ([("hreflang-href-not-absolute", 5)] if fires else [])
+
+
+VENDOR_NS = ' xmlns:acme="https://acme.example/ext"'
+
+
+@pytest.mark.parametrize("xsd", ["off", *XSD_MODES])
+def test_unknown_namespace_severity_depends_only_on_the_element(xsd: str) -> None:
+    alone = urlset_of('<url><loc>https://example.com/a</loc><acme:boost level="3"/></url>\n', VENDOR_NS)
+    beside = urlset_of(
+        '<url><loc>https://example.com/a</loc><acme:boost level="3"/></url>\n'
+        "<url><loc>https://example.com/b</loc><priority>2</priority></url>\n",
+        VENDOR_NS,
+    )
+    said = []
+    for xml in (alone, beside):
+        found = parse_and_check(xml, xsd=xsd)
+        (unknown,) = [i for i in found if i.rule == "ext-namespace-unknown"]
+        said.append((unknown.severity, unknown.line))
+        assert [i.line for i in found if i.rule == "xsd-invalid"] == []  # not a second finding
+    assert said == [("info", 3), ("info", 3)]
+
+
+def test_past_the_record_cap_covered_schema_errors_are_still_covered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A big file whose every <url> is out of order: 0 schema findings, not "N more schema
+    errors not listed" for the errors past the validator's record cap."""
+    from sitemap_tui.validate import xsd
+
+    monkeypatch.setattr(xsd, "MAX_RECORDS", 20)
+    order = urlset_of("".join(
+        f"<url><lastmod>2024-01-02</lastmod><loc>https://example.com/{i}</loc></url>\n"
+        for i in range(100)
+    ))  # fmt: skip
+    found = faults(order, "lax")
+    assert {i.rule for i in found} == {"core-element-order"} and len(found) == 100
+    # the same cap with a fault no rule names: 20 listed, the rest counted
+    stray = urlset_of("".join(
+        f"<url><loc>https://example.com/{i}</loc>stray</url>\n" for i in range(100)
+    ))  # fmt: skip
+    found = faults(stray, "lax")
+    assert len(found) == 21 and {i.rule for i in found} == {"xsd-invalid"}
+    assert "80 more schema errors not listed" in found[-1].message

@@ -383,4 +383,4 @@ def test_cap_then_syntax_error_says_at_least() -> None:
     doc = urlset(*(f"https://e.com/{i}" for i in range(25))).replace(b"https://e.com/20<", b"https://e.com/20&<")
     _, items = run(doc, max_entries=10)
     (cap,) = by_rule(items, "url-count-over-limit")
-    assert cap.message.startswith("At least") and "xml-not-well-formed" in rules(items)
+    assert cap.message.startswith("At least") and "xml-unescaped-char" in rules(items)

@@ -202,11 +202,11 @@ def test_same_items_whatever_the_chunking() -> None:
 def test_broken_corpus_copies(rel: str, rule: str | None, line: int, kept: int) -> None:
     parser, items = run(_load(rel))
     found = rules(items)
-    assert found["xml-not-well-formed"] == 1
-    if rule:
-        assert found[rule] == 1
-    err = next(i for i in issues(items) if i.rule == "xml-not-well-formed")
-    assert err.line == line and err.column
+    # one fault, one finding: the specific rule says that parsing stopped (issue 16 §1)
+    rule = rule or "xml-not-well-formed"
+    assert found[rule] == 1 and found["xml-not-well-formed"] == (rule == "xml-not-well-formed")
+    err = next(i for i in issues(items) if i.rule == rule)
+    assert err.line == line and err.column and err.message.endswith("(parsing stopped here)")
     assert parser.info.truncated_at == f"{err.line}:{err.column}"
     assert len(entries(items) + children(items)) == kept  # type: ignore[operator]
     assert parser.done
@@ -662,8 +662,8 @@ def test_error_mid_chunk_keeps_entries_of_that_chunk() -> None:
     parser, items = run(doc, seed=None)  # one chunk holding both good entries and the error
     assert [e.loc for e in entries(items)] == ["https://e.com/1", "https://e.com/2"]
     found = rules(items)
-    assert found["xml-unescaped-char"] == 1 and found["xml-not-well-formed"] == 1
-    err = next(i for i in issues(items) if i.rule == "xml-not-well-formed")
+    assert found["xml-unescaped-char"] == 1 and "xml-not-well-formed" not in found
+    err = next(i for i in issues(items) if i.rule == "xml-unescaped-char")
     assert err.line == 5 and parser.info.truncated_at == f"5:{err.column}"
 
 
@@ -682,9 +682,13 @@ def test_specific_fatal_errors(body: bytes, rule: str) -> None:
     doc += b"</loc></url></urlset>"
     parser, items = run(doc)
     found = rules(items)
-    assert found["xml-not-well-formed"] == 1
     if rule != "xml-unescaped-char" or b" < " in body:
-        assert found[rule] == 1
+        # the specific rule alone, saying that parsing stopped there (issue 16 §1)
+        assert found[rule] == 1 and "xml-not-well-formed" not in found
+        (err,) = (i for i in issues(items) if i.rule == rule)
+        assert err.message.endswith("(parsing stopped here)")
+    else:  # "<x" reads as the start of a tag: libxml2's message names no raw '<'
+        assert found["xml-not-well-formed"] == 1
     assert parser.info.truncated_at is not None
     assert "\x1b" not in repr(items)
 

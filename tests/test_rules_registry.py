@@ -157,7 +157,8 @@ def test_long_values_are_shortened() -> None:
 
 
 def test_template_fields() -> None:
-    assert template_fields(RULES["core-element-repeated"]) == ["element", "count"]
+    # the parent is named: <url> or, in an index, <sitemap> (issue 16)
+    assert template_fields(RULES["core-element-repeated"]) == ["element", "count", "parent"]
 
 
 # -- selection -----------------------------------------------------------------------------------

@@ -220,10 +220,14 @@ def test_namespace_info_can_be_left_to_the_checker() -> None:
     assert v.finish() == [] and len(v.records) == 1
 
 
-def test_strict_keeps_unknown_namespace_errors_beside_other_errors() -> None:
+def test_strict_unknown_namespace_severity_does_not_depend_on_other_errors() -> None:
+    # issue 16 §5: it was xsd-invalid (error) as soon as anything else in the file was wrong
     bad = url(extra="    <priority>2</priority>\n")
     issues = validate_bytes(urlset(VENDOR + bad), "strict")
-    assert rules(issues) == [("xsd-invalid", 5), ("xsd-invalid", 9)]
+    assert [(i.rule, i.severity, i.line) for i in issues] == [
+        ("ext-namespace-unknown", Severity.INFO, 5),
+        ("xsd-invalid", Severity.ERROR, 9),
+    ]
     assert rules(validate_bytes(urlset(VENDOR + bad), "lax")) == [("xsd-invalid", 9)]
 
 
@@ -524,3 +528,71 @@ def test_xmllint_comparison_covers_the_corpus() -> None:
     if not CORPUS.is_dir():
         pytest.skip("shared corpus absent")
     assert len(XML_FILES) >= 50
+
+
+# -- one fault, one finding (issue 16) -----------------------------------------------------------
+
+XS = "{http://www.w3.org/2001/XMLSchema}"
+
+
+def _sequence_of(tree: etree._ElementTree, element: str, type_name: str | None = None) -> tuple[str, ...]:
+    """The element names of the top-level xsd:sequence of ``element`` (or of complexType
+    ``type_name``) in a bundled schema."""
+    if type_name is not None:
+        (ct,) = tree.iterfind(f"{XS}complexType[@name='{type_name}']")
+    else:
+        (ct,) = tree.iterfind(f".//{XS}element[@name='{element}']/{XS}complexType")
+    (seq,) = ct.iterfind(f"{XS}sequence")
+    return tuple(e.get("name") for e in seq.iterfind(f"{XS}element"))
+
+
+def test_sequences_are_the_bundled_schemas() -> None:
+    """The sequences behind covering_rules and the "takes, in this order" messages, read back
+    from the schema files; and the Checker's order rules use the same ones."""
+    from sitemap_tui.validate import checker
+
+    def parse(name: str) -> etree._ElementTree:
+        with xsd.resources.as_file(schema_dir().joinpath(name)) as path:
+            return etree.parse(str(path))
+
+    assert xsd.SEQUENCES["url"] == _sequence_of(parse("sitemap.xsd"), "url", "tUrl")
+    assert xsd.SEQUENCES["sitemap"] == _sequence_of(parse("siteindex.xsd"), "sitemap", "tSitemap")
+    assert xsd.SEQUENCES["image"] == _sequence_of(parse("sitemap-image.xsd"), "image")
+    assert xsd.SEQUENCES["video"] == _sequence_of(parse("sitemap-video.xsd"), "video")
+    assert xsd.SEQUENCES["news"] == _sequence_of(parse("sitemap-news.xsd"), "news")
+    assert xsd.SEQUENCES["publication"] == _sequence_of(parse("sitemap-news.xsd"), "publication")
+    assert tuple(checker.CORE_ORDER) == xsd.SEQUENCES["url"]
+    assert tuple(checker.INDEX_ORDER) == xsd.SEQUENCES["sitemap"]
+    assert tuple(checker.IMAGE_ORDER) == xsd.SEQUENCES["image"]
+    assert xsd.SEQUENCES["video"] == checker.VIDEO_SEQUENCE
+
+
+def test_covering_rules_are_catalogue_rules() -> None:
+    from sitemap_tui.validate.rules import RULES
+
+    assert RULES.keys() >= xsd.COVERING_RULES
+    assert "xsd-invalid" not in xsd.COVERING_RULES
+
+
+def test_a_schema_error_is_left_to_the_rule_reported_for_its_entry() -> None:
+    body = url("https://www.example.com/a", "    <priority>2</priority>\n") + url(
+        "https://www.example.com/b", "    <priority>3</priority>\n"
+    )
+    v = run_validator(urlset(body))
+    assert v is not None
+    v.reported(3, "https://www.example.com/a", ["priority-invalid", "loc-not-normalized"])
+    v.reported(7, "https://www.example.com/b", ["changefreq-invalid"])  # not about the priority
+    assert rules(v.finish()) == [("xsd-invalid", 9)]
+
+
+def test_unknown_elements_of_a_known_namespace_stay_xsd_invalid() -> None:
+    # no rule names <video:foo>: the video's other findings do not cover it
+    doc = urlset(
+        url(extra="    <video:video><video:thumbnail_loc>https://e.com/t.jpg</video:thumbnail_loc>"
+            "<video:foo/></video:video>\n")  # fmt: skip
+    ).replace(b"xmlns:acme", b'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" xmlns:acme')
+    v = run_validator(doc)
+    assert v is not None
+    v.reported(3, "https://www.example.com/", ["video-required-missing", "video-element-order"])
+    (issue,) = v.finish()
+    assert issue.rule == "xsd-invalid" and "video:foo" in issue.message

@@ -51,6 +51,7 @@ from sitemap_tui.engine.model import (
     NodeState,
     Severity,
 )
+from sitemap_tui.engine.parse_xml import PARSE_STOPPED
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.sniff import SniffingParser
@@ -63,7 +64,8 @@ ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
 SITEMAP_KINDS = {NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT}
 # parser findings after which a file is not usable as a sitemap, though entries before them
-# were kept: its index gets index-child-unfetchable, like for a child that answers 404
+# were kept: its index gets index-child-unfetchable, like for a child that answers 404. A fatal
+# error with a rule of its own (xml-unescaped-char, ...) says so at the end of its message.
 UNPARSABLE_RULES = frozenset({"xml-not-well-formed", "xml-dtd-forbidden"})
 # parser findings that say a file was read only up to a cap
 CUT_RULES = {
@@ -968,7 +970,7 @@ class Explorer:
         for iss in issues:
             if iss.severity == Severity.ERROR:
                 self._last_error[node.id] = iss.message  # the parse stops at its last error
-                if iss.rule in UNPARSABLE_RULES:
+                if iss.rule in UNPARSABLE_RULES or iss.message.endswith(PARSE_STOPPED):
                     self._unparsable.setdefault(node.id, iss)
             if iss.rule in CUT_RULES:
                 self._cut.setdefault(node.id, CUT_RULES[iss.rule])

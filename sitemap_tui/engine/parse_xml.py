@@ -67,6 +67,8 @@ _XML_WS = " \t\r\n"
 _MAX_DECL = 4096  # units of an XML declaration we are willing to hold back
 _DOCTYPE_LOOKAHEAD = 80  # units after "<!" needed to read the DOCTYPE name
 _POS_SUFFIX = re.compile(r", line \d+, column \d+$")
+#: Ends the message of the finding at which a fatal XML error stopped the parser.
+PARSE_STOPPED = " (parsing stopped here)"
 _ENCODING_RE = re.compile(rb"""\bencoding\s*=\s*["']([A-Za-z0-9._:-]{1,64})["']""")
 _DOCTYPE_NAME = re.compile(rb"<!doctype\s+([^\s>\[]*)", re.IGNORECASE)
 
@@ -423,6 +425,7 @@ class XmlSitemapParser:
         self._closed = False
         self._utf8_reported = False
         self._undeclared: set[str] = set()
+        self._undeclared_links = False  # an <xhtml:link> without xmlns:xhtml was read
         # entry elements started: the cap counts these, info.entries the finished ones
         self._started = 0
         # entries after the cap: counted (not parsed) so the cap's issue can give the total
@@ -681,7 +684,7 @@ class XmlSitemapParser:
         line, col = exc.position if exc.position else (None, None)
         if at_close and self._root_done and 200 <= (exc.code or 0) < 300:
             # Namespace errors are not fatal: everything was parsed, libxml2 only tells at close.
-            if exc.code == _NS_ERR_UNDEFINED and not self._undeclared:
+            if exc.code == _NS_ERR_UNDEFINED and not (self._undeclared or self._undeclared_links):
                 out.append(
                     Issue("ext-prefix-undeclared", Severity.ERROR, msg, line=line, column=col)
                 )
@@ -691,26 +694,18 @@ class XmlSitemapParser:
             return
         self._stop()
         self.info.truncated_at = f"{line}:{col}" if line is not None else None
-        out.append(
-            Issue(
-                "xml-not-well-formed",
-                Severity.ERROR,
-                f"{msg} (parsing stopped here)",
-                line=line,
-                column=col,
-            )
-        )
-        specific: str | None = None
+        # one fault, one finding: a raw '&' or '<', an illegal character or bytes that are not
+        # UTF-8 get their own rule, which also says that parsing stopped there
+        rule = "xml-not-well-formed"
         if any(s in msg for s in _BAD_UTF8):
             if not self._utf8_reported:
-                specific = "encoding-not-utf8"
+                rule = "encoding-not-utf8"
                 self._utf8_reported = True
         elif any(s in msg for s in _UNESCAPED):
-            specific = "xml-unescaped-char"
+            rule = "xml-unescaped-char"
         elif any(s in msg for s in _ILLEGAL):
-            specific = "xml-illegal-char"
-        if specific:
-            out.append(Issue(specific, Severity.ERROR, msg, line=line, column=col))
+            rule = "xml-illegal-char"
+        out.append(Issue(rule, Severity.ERROR, f"{msg}{PARSE_STOPPED}", line=line, column=col))
         if self.kind is None:
             self.kind = NodeKind.UNKNOWN
 
@@ -1303,7 +1298,12 @@ class XmlSitemapParser:
                 news.append(_news(child))
             elif code == _C_UNDECLARED:
                 tags.append(name)
-                self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
+                if tag == "xhtml:link":
+                    # the hreflang links are lost: the checker's hreflang-namespace-missing
+                    # names this one fault (a second finding here would repeat it)
+                    self._undeclared_links = True
+                else:
+                    self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
             # _C_SKIP: comment, PI or entity reference node
         if loc is not None and len(out) > start:
             self._backfill(out, start, loc)

@@ -338,9 +338,11 @@ CATALOGUE: tuple[Rule, ...] = (
         message="schema validation: {detail}",
         explanation=(
             "The document fails validation against the bundled official schemas (strict wrapper "
-            "`wrappers/sitemaps-strict.xsd`). This is an umbrella rule: schema messages that "
-            "match a more specific rule are reported under that rule, which may use a lower "
-            "severity where the schema is stricter than the engines."
+            "`wrappers/sitemaps-strict.xsd`). This is an umbrella rule: a schema complaint that a "
+            "more specific rule reports for the same element (child order, a bad value, a "
+            "missing `<loc>`, an undeclared prefix, an unknown namespace) is reported under that "
+            "rule only, whose severity may be lower where the schema is stricter than the "
+            "engines. What is left names the element and what the schema expects there."
         ),
         source="https://www.sitemaps.org/protocol.html §Validating your Sitemap",
     ),
@@ -411,15 +413,14 @@ CATALOGUE: tuple[Rule, ...] = (
         id="core-element-order",
         scope="url",
         severity=WARN,
-        title="<url> children out of schema order",
-        message=(
-            "<url> children are not in schema order (loc, lastmod, changefreq, priority, "
-            "extensions): {order}"
-        ),
+        title="<url> or <sitemap> children out of schema order",
+        message="<{parent}> children are not in schema order ({expected}): {order}",
         explanation=(
             "The children of `<url>` are not in XSD order: `loc`, `lastmod`, `changefreq`, "
-            "`priority`, then extension elements. The schema uses `xsd:sequence`, so validation "
-            "fails. The protocol text and the Google docs do not require an order."
+            "`priority`, then extension elements (in an index, those of `<sitemap>`: `loc`, "
+            "`lastmod`, then extensions). The schema uses `xsd:sequence`, so validation "
+            "fails. The protocol text and the Google docs do not require an order, so this is "
+            "a warning, and the schema's own complaint is not reported a second time."
         ),
         source="https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
     ),
@@ -427,11 +428,12 @@ CATALOGUE: tuple[Rule, ...] = (
         id="core-element-repeated",
         scope="url",
         severity=ERR,
-        title="Element repeated in one <url>",
-        message="<{element}> appears {count} times in one <url>",
+        title="Element repeated in one <url> or <sitemap>",
+        message="<{element}> appears {count} times in one <{parent}>",
         explanation=(
-            "`loc`, `lastmod`, `changefreq` or `priority` occurs more than once in one `<url>`. "
-            "The XSD allows each at most once, and which value an engine uses is undefined."
+            "`loc`, `lastmod`, `changefreq` or `priority` occurs more than once in one `<url>` "
+            "(`loc` or `lastmod` in one `<sitemap>` of an index). The XSD allows each at most "
+            "once, and which value an engine uses is undefined."
         ),
         source="https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
     ),
@@ -1228,7 +1230,8 @@ CATALOGUE: tuple[Rule, ...] = (
         explanation=(
             "The document has elements from a namespace we do not know (PageMap, vendor "
             "extensions). The protocol lets you extend it with your own namespace. The strict XSD "
-            "rejects such elements; the lax wrapper skips them."
+            "rejects such elements; the lax wrapper skips them. With `--xsd strict` this rule "
+            "still reports them, with its own severity, whatever else is wrong in the file."
         ),
         source="https://www.sitemaps.org/protocol.html §Extending the Sitemaps protocol",
     ),
@@ -1592,8 +1595,9 @@ CATALOGUE: tuple[Rule, ...] = (
         message="{element} {value!r} is not accessible to Googlebot: {reason}",
         explanation=(
             "The page, `content_loc`, `player_loc` or thumbnail URL is disallowed by robots.txt, "
-            "needs a login, or uses a streaming-only protocol. Google requires every file "
-            "referenced by a video sitemap to be accessible to Googlebot over HTTP or FTP."
+            "needs a login, uses a streaming-only protocol, or is not an absolute URL at all "
+            "(`None` written by a CMS, a relative path). Google requires every file referenced "
+            "by a video sitemap to be accessible to Googlebot over HTTP or FTP."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/video-sitemaps",
     ),
@@ -1755,10 +1759,10 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="extension",
         severity=ERR,
         title="hreflang href not absolute",
-        message="hreflang href {value!r} is not an absolute URL",
+        message="hreflang href {value!r} is not an absolute http(s) URL: {reason}",
         explanation=(
             "`href` is not fully qualified with its scheme (`//example.com/foo` and `/foo` are "
-            "wrong)."
+            "wrong), or is not an http(s) URL at all (`None` written by a CMS, an invalid host)."
         ),
         source="https://developers.google.com/search/docs/specialty/international/localized-versions",
     ),

@@ -58,9 +58,9 @@ from sitemap_tui.validate.rules import RULES, make_issue
 from sitemap_tui.validate.urlcheck import (
     LocFinding,
     UrlParts,
+    absolute_url_problem,
     analyze_loc,
     directory_of,
-    is_absolute,
     split_base,
     url_problem,
     url_problem_and_host,
@@ -103,6 +103,9 @@ _PREFIX_NS = {prefix: ns for ns, prefix in EXTENSION_PREFIXES.items()}
 
 CORE_ORDER = {"loc": 0, "lastmod": 1, "changefreq": 2, "priority": 3}
 INDEX_CHILD_TAGS = frozenset({"loc", "lastmod"})
+INDEX_ORDER = {"loc": 0, "lastmod": 1}
+_URL_EXPECTED = "loc, lastmod, changefreq, priority, extensions"
+_SITEMAP_EXPECTED = "loc, lastmod, extensions"
 # every in-order, unrepeated sequence of core elements: the common case, checked in one lookup
 _PLAIN_TAGS = frozenset(
     tuple(name for bit, name in enumerate(CORE_ORDER) if mask & (1 << bit)) for mask in range(1, 16)
@@ -123,6 +126,8 @@ VIDEO_YES_NO = ("family_friendly", "requires_subscription", "live")
 YES_NO = frozenset({"yes", "no", "Yes", "No", "YES", "NO"})
 PLATFORMS = frozenset({"web", "mobile", "tv"})
 STREAMING_SCHEMES = frozenset({"rtmp", "rtmpe", "rtmps", "rtmpt", "rtsp", "rtsps", "mms", "rtp"})
+VIDEO_FILES = ("thumbnail_loc", "content_loc", "player_loc")  # URLs Googlebot fetches
+VIDEO_SCHEMES = frozenset({"http", "https", "ftp"})
 NEWS_LEGACY = ("access", "genres", "keywords", "stock_tickers")
 CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
@@ -219,6 +224,56 @@ def expected_namespace(ns: str) -> str | None:
         if needle in key:
             return target
     return None
+
+
+def lastmod_findings(
+    raw: str, dt: datetime | None, now: datetime, invalid_rule: str
+) -> tuple[list[tuple[str, dict[str, object]]], datetime | None]:
+    """The findings about one ``<lastmod>`` value and the instant it gives (None: invalid).
+
+    The same checks for a ``<url>`` and for an index's ``<sitemap>``; ``invalid_rule`` is the
+    rule for a value that is not W3C Datetime (``lastmod-invalid-format``,
+    ``index-lastmod-invalid``). A value the XSD accepts but W3C Datetime does not gets only
+    the milder lastmod-xsd-valid-but-not-w3c: one fault, one finding. ``dt``: the parser's
+    reading of ``raw``, when it has one.
+    """
+    stripped = raw.strip()
+    if stripped != raw:
+        dt = None  # surrounding whitespace: not W3C Datetime (the XSD collapses it)
+    elif dt is None:
+        dt = parse_w3c_datetime(raw)
+    if dt is None:
+        if not is_xsd_datetime(raw):
+            return [(invalid_rule, {"value": raw})], None
+        if stripped != raw:
+            why = "surrounding whitespace"
+        elif "T" in stripped:
+            why = "a time without a time zone is ambiguous"
+        elif len(stripped) > 10 and stripped[4] == "-":
+            why = "a date cannot carry a time zone"
+        else:
+            why = "year outside 0000-9999"
+        return [("lastmod-xsd-valid-but-not-w3c", {"value": raw, "reason": why})], None
+    found: list[tuple[str, dict[str, object]]] = []
+    # W3C-valid: the XSD also accepts YYYY-MM-DD and date-times with seconds and a zone
+    # within +-14:00; YYYY, YYYY-MM and hh:mm without seconds it rejects.
+    n = len(raw)
+    if n != 10 and not (n >= 20 and raw[16] == ":" and _xsd_zone_ok(raw)):
+        found.append(("lastmod-w3c-but-xsd-invalid", {"value": raw}))
+    if dt > now + FUTURE_MARGIN:
+        found.append(("lastmod-future", {"value": raw}))
+    elif dt < FIRST_WEB_PAGE:
+        found.append(("lastmod-implausibly-old", {"value": raw}))
+    return found, dt
+
+
+def video_file_problem(target: str) -> str | None:
+    """Why Googlebot cannot fetch a video's content, player or thumbnail URL (stripped), or
+    None. Google fetches them over HTTP(S) or FTP."""
+    scheme = target.partition(":")[0].lower()
+    if scheme in STREAMING_SCHEMES:
+        return f"streaming-only protocol {scheme}:"
+    return absolute_url_problem(target, VIDEO_SCHEMES)
 
 
 def _xsd_zone_ok(raw: str) -> bool:
@@ -594,8 +649,11 @@ class Checker:
             if feed:
                 out.append(make_issue("feed-item-no-link", node_id=nid, line=line))
             elif loc is None:
-                if "loc" not in entry.tags:  # else the parser reported markup inside <loc>
+                if "loc" not in entry.tags:
                     out.append(make_issue("loc-missing", node_id=nid, line=line))
+                elif ctx._xsd is not None:
+                    # the parser reported the markup inside <loc> (core-unknown-element)
+                    ctx._xsd.reported(line, None, ("core-unknown-element",))
             else:
                 out.append(make_issue("loc-empty", node_id=nid, line=entry.loc_line or line))
         else:
@@ -652,6 +710,9 @@ class Checker:
             self._news(ctx, st, entry, line, url, out)
         if entry.alternates:
             self._alternates(ctx, st, entry, s, line, url, out)
+        if out and ctx._xsd is not None:
+            # schema errors in this entry that these findings already name are left to them
+            ctx._xsd.reported(line, url, [i.rule for i in out])
         return self._keep(out)
 
     # tags ------------------------------------------------------------------------------------
@@ -713,12 +774,19 @@ class Checker:
                         url=url,
                         element=tag,
                         count=n,
+                        parent="url",
                     )
                 )
         if out_of_order:
             out.append(
                 make_issue(
-                    "core-element-order", node_id=nid, line=line, url=url, order=", ".join(tags)
+                    "core-element-order",
+                    node_id=nid,
+                    line=line,
+                    url=url,
+                    parent="url",
+                    expected=_URL_EXPECTED,
+                    order=", ".join(tags),
                 )
             )
 
@@ -878,57 +946,13 @@ class Checker:
         out: list[Issue],
     ) -> None:
         raw = entry.lastmod_raw
-        nid = ctx.node_id
         if raw is None:
             self._bump(st.lastmod_missing, line, url)
             return
-        dt = entry.lastmod
-        stripped = raw.strip()
-        if stripped != raw:
-            dt = None  # surrounding whitespace: not W3C Datetime (the XSD collapses it)
-        elif dt is None:
-            dt = parse_w3c_datetime(raw)
-        if dt is None:
-            out.append(
-                make_issue("lastmod-invalid-format", node_id=nid, line=line, url=url, value=raw)
-            )
-            if is_xsd_datetime(raw):
-                if stripped != raw:
-                    why = "surrounding whitespace"
-                elif "T" in stripped:
-                    why = "a time without a time zone is ambiguous"
-                elif len(stripped) > 10 and stripped[4] == "-":
-                    why = "a date cannot carry a time zone"
-                else:
-                    why = "year outside 0000-9999"
-                out.append(
-                    make_issue(
-                        "lastmod-xsd-valid-but-not-w3c",
-                        node_id=nid,
-                        line=line,
-                        url=url,
-                        value=raw,
-                        reason=why,
-                    )
-                )
-            return
-        # W3C-valid: the XSD also accepts YYYY-MM-DD and date-times with seconds and a zone
-        # within +-14:00; YYYY, YYYY-MM and hh:mm without seconds it rejects.
-        n = len(raw)
-        if n != 10 and not (n >= 20 and raw[16] == ":" and _xsd_zone_ok(raw)):
-            out.append(
-                make_issue(
-                    "lastmod-w3c-but-xsd-invalid", node_id=nid, line=line, url=url, value=raw
-                )
-            )
-        now = ctx.now
-        if dt > now + FUTURE_MARGIN:
-            out.append(make_issue("lastmod-future", node_id=nid, line=line, url=url, value=raw))
-        elif dt < FIRST_WEB_PAGE:
-            out.append(
-                make_issue("lastmod-implausibly-old", node_id=nid, line=line, url=url, value=raw)
-            )
-        if st.lastmod_max is None or dt > st.lastmod_max:
+        found, dt = lastmod_findings(raw, entry.lastmod, ctx.now, "lastmod-invalid-format")
+        for rule, fields in found:
+            out.append(make_issue(rule, node_id=ctx.node_id, line=line, url=url, **fields))
+        if dt is not None and (st.lastmod_max is None or dt > st.lastmod_max):
             st.lastmod_max = dt
 
     def _priority(
@@ -1111,8 +1135,21 @@ class Checker:
             content, player = val("content_loc"), val("player_loc")
             if not content and not player:
                 add("video-no-media-url")
-            for name, target in (("content_loc", content), ("player_loc", player)):
-                if not target or not page:
+            for name in VIDEO_FILES:
+                target = val(name)
+                if not target:
+                    continue
+                why = video_file_problem(target)
+                if why is not None:
+                    # "None" from a CMS, a relative path, rtmp://: Googlebot cannot fetch it
+                    add(
+                        "video-files-not-accessible",
+                        element=f"<video:{name}>",
+                        value=target,
+                        reason=why,
+                    )
+                    continue
+                if name == "thumbnail_loc" or not page:
                     continue
                 if target == page:
                     add("video-url-equals-page", element=name)
@@ -1121,14 +1158,6 @@ class Checker:
                         page_norm = urlpolicy.normalize(page)
                     if urlpolicy.normalize(target) == page_norm:
                         add("video-url-equals-page", element=name)
-                scheme = target.partition(":")[0].lower()
-                if scheme in STREAMING_SCHEMES:
-                    add(
-                        "video-files-not-accessible",
-                        element=f"<video:{name}>",
-                        value=target,
-                        reason=f"streaming-only protocol {scheme}:",
-                    )
             desc = f.get("description")
             if desc is not None and len(desc) > MAX_VIDEO_DESCRIPTION:
                 add("video-description-too-long", length=len(desc))
@@ -1408,7 +1437,8 @@ class Checker:
             if rel and rel.lower() != "alternate":
                 continue
             if href:
-                if not is_absolute(href):
+                why = absolute_url_problem(href)
+                if why is not None:
                     out.append(
                         make_issue(
                             "hreflang-href-not-absolute",
@@ -1416,6 +1446,7 @@ class Checker:
                             line=aline,
                             url=url,
                             value=href,
+                            reason=why,
                         )
                     )
                 hrefs.append(href)
@@ -1484,6 +1515,8 @@ class Checker:
         line = child.line or None
         s = child.loc.strip() if child.loc else ""
         url = s or None
+        if child.tags and child.tags != ["loc", "lastmod"] and child.tags != ["loc"]:
+            self._child_order(nid, child.tags, line, url, out)
         for tag in child.tags:
             if tag in INDEX_CHILD_TAGS:
                 continue
@@ -1558,17 +1591,60 @@ class Checker:
         raw = child.lastmod_raw
         if raw is None or not raw.strip():
             self._tally(st, "index-lastmod-missing", "", line, url)
-        elif raw != raw.strip() or (child.lastmod is None and parse_w3c_datetime(raw) is None):
+        else:
+            # the same checks as a <url>'s lastmod (the XSD's date types are the same)
+            found, _ = lastmod_findings(raw, child.lastmod, ctx.now, "index-lastmod-invalid")
+            for rule, fields in found:
+                out.append(
+                    make_issue(rule, node_id=nid, line=child.lastmod_line or line, url=url, **fields)
+                )
+        if ctx._xsd is not None and out:
+            ctx._xsd.reported(line, url, [i.rule for i in out])
+        return self._keep(out)
+
+    @staticmethod
+    def _child_order(
+        nid: int | None, tags: list[str], line: int | None, url: str | None, out: list[Issue]
+    ) -> None:
+        """core-element-order and core-element-repeated for a <sitemap>: the same sequence
+        rules as a <url>'s (loc, lastmod, then extensions), with the same severities."""
+        last = -1
+        ext_seen = out_of_order = False
+        seen: dict[str, int] = {}
+        for tag in tags:
+            rank = INDEX_ORDER.get(tag)
+            if rank is None:
+                ext_seen = ext_seen or tag[:1] == "{" or ":" in tag
+                continue
+            seen[tag] = seen.get(tag, 0) + 1
+            if rank < last or ext_seen:
+                out_of_order = True
+            last = max(last, rank)
+        for tag, n in seen.items():
+            if n > 1:
+                out.append(
+                    make_issue(
+                        "core-element-repeated",
+                        node_id=nid,
+                        line=line,
+                        url=url,
+                        element=tag,
+                        count=n,
+                        parent="sitemap",
+                    )
+                )
+        if out_of_order:
             out.append(
                 make_issue(
-                    "index-lastmod-invalid",
+                    "core-element-order",
                     node_id=nid,
-                    line=child.lastmod_line or line,
+                    line=line,
                     url=url,
-                    value=raw,
+                    parent="sitemap",
+                    expected=_SITEMAP_EXPECTED,
+                    order=", ".join(tags),
                 )
             )
-        return self._keep(out)
 
     def _child_location(
         self,

@@ -562,8 +562,14 @@ class _CrossFile:
             "cf_first",
             "CREATE TEMP TABLE cf_first(key TEXT PRIMARY KEY, first_id INTEGER NOT NULL)",
         )
+        # the copy in the file listed first (not the lowest entry id: ids follow the order the
+        # parsed rows arrived in, which varies with the files in flight); within one file, its
+        # first occurrence. SQLite takes entry_id from the row that has the MIN.
+        self._rank_nodes()
         self.conn.execute(
-            "INSERT INTO temp.cf_first SELECT key, MIN(entry_id) FROM temp.cf_dup GROUP BY key"
+            "INSERT INTO temp.cf_first SELECT key, entry_id FROM (SELECT d.key AS key,"
+            " d.entry_id AS entry_id, MIN(r.rank) FROM temp.cf_dup d"
+            " JOIN temp.cf_rank r ON r.node_id = d.node_id GROUP BY d.key)"
         )
         base = (
             " FROM temp.cf_dup d JOIN temp.cf_first f ON f.key = d.key"
@@ -650,6 +656,28 @@ class _CrossFile:
                     ),
                     eid,
                 )
+
+    def _rank_nodes(self) -> None:
+        """``temp.cf_rank``: each file's place in the listing, a stable order whatever order
+        the files were parsed in: parents before their children, siblings in the order their
+        parent lists them (its line), then by id (a folder's files are added sorted)."""
+        children: dict[int | None, list[tuple[bool, int, int]]] = defaultdict(list)
+        ids: list[int] = []
+        for nid, parent, line in self.q("SELECT id, parent_id, line FROM nodes"):
+            children[parent].append((line is None, line or 0, nid))
+            ids.append(nid)
+        order: list[int] = []
+        stack = sorted(children.get(None, ()), reverse=True)
+        while stack:
+            nid = stack.pop()[2]
+            order.append(nid)
+            stack.extend(sorted(children.get(nid, ()), reverse=True))
+        seen = set(order)
+        order += sorted(n for n in ids if n not in seen)  # a parent not in the store
+        self.temp("cf_rank", "CREATE TEMP TABLE cf_rank(node_id INTEGER PRIMARY KEY, rank INTEGER)")
+        self.conn.executemany(
+            "INSERT INTO temp.cf_rank VALUES(?, ?)", ((nid, i) for i, nid in enumerate(order))
+        )
 
     # -- hosts -------------------------------------------------------------------------------
     def _hosts(self) -> None:

@@ -126,6 +126,25 @@ def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
     return err, (None if err else canonical_host(host))
 
 
+def absolute_url_problem(s: str, schemes: frozenset[str] = HTTP_SCHEMES) -> str | None:
+    """Why ``s`` (stripped) is not an absolute URL with one of ``schemes`` and a usable host,
+    or ``None``. Only the shape is checked (a character that should have been escaped is not a
+    reason): for the URL fields of extensions (video files, hreflang targets), where a value
+    such as ``None`` written by a CMS must not pass."""
+    if not s:
+        return "empty"
+    m = URI_RE.match(s)
+    if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
+        return "not an absolute URL"
+    scheme = m.group(1).lower()
+    if scheme not in schemes:
+        return f"scheme {scheme[:20]!r} is not {' or '.join(sorted(schemes))}"
+    auth = m.group(2)
+    if not auth:
+        return "no host"
+    return split_hostport(auth.rpartition("@")[2])[2]
+
+
 def is_absolute(s: str) -> bool:
     """True when ``s`` starts with ``scheme://`` (an absolute URL with an authority)."""
     m = URI_RE.match(s)

@@ -5,8 +5,10 @@ network access off; they import each other by relative path only. Two wrappers:
 
 - ``lax`` (default): elements from namespaces the bundle does not know (PageMap, vendor
   extensions) are skipped; the Checker reports them as ``ext-namespace-unknown``;
-- ``strict``: such elements are errors, except that a file whose *only* schema errors are
-  unknown-namespace elements gets one ``ext-namespace-unknown`` (info) per namespace instead.
+- ``strict``: the schema refuses such elements, and elements a known namespace does not
+  declare (``<image:photo>``). An unknown namespace stays ``ext-namespace-unknown`` (info, one
+  per namespace with its count) whatever else is wrong in the file: the catalogue's specific
+  rule, whose severity says that engines accept them.
 
 The main parse is a single ``XMLPullParser`` pass that clears elements as it goes, so the
 whole tree never exists. :class:`XsdValidator` validates the document in chunks::
@@ -36,11 +38,15 @@ Differences from validating the whole document (e.g. ``xmllint --schema``), on p
 - after a misplaced child of the root (``<acme:x/>`` after a ``<url>``, a stray ``<loc>``),
   libxml2 stops checking the rest of the root, so ``xmllint`` reports nothing about any later
   ``<url>``; we report the misplaced element with libxml2's wording and keep validating;
-- errors are mapped to catalogue rules: an undeclared attribute on a sitemaps.org element is
-  ``core-unknown-attribute`` (warning); a date the XSD rejects but that is valid W3C Datetime
-  (``<lastmod>2024-05</lastmod>``, ``news:publication_date`` without seconds) is left to the
-  Checker's ``lastmod-w3c-but-xsd-invalid`` / ``news-date-invalid`` warnings; every other error
-  is ``xsd-invalid``. :attr:`XsdValidator.records` keeps the unmapped errors.
+- one fault, one finding: an undeclared attribute on a sitemaps.org element is
+  ``core-unknown-attribute`` (warning); an error that a specific rule already reported for the
+  same entry (see :data:`COVERED_BY` and :meth:`XsdValidator.reported`: ``<lastmod>`` before
+  ``<loc>`` is ``core-element-order``, a bad ``<news:language>`` is ``news-language-invalid``,
+  ``<lastmod>2024-05</lastmod>`` is ``lastmod-w3c-but-xsd-invalid`` ...) is left to that rule,
+  whose severity says what the fault costs; so are undeclared prefixes and unknown namespaces,
+  which the parser and the Checker report once per file. Every other error is ``xsd-invalid``,
+  naming the element and what the schema expects there. :attr:`XsdValidator.records` keeps
+  the unmapped errors.
 
 Chunks also bound libxml2's cost per error (it computes an XPath per error by counting
 siblings): a 50,000-URL file with an error in every ``<url>`` takes ~31 s as one document and
@@ -52,7 +58,7 @@ from __future__ import annotations
 import copy
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -97,11 +103,13 @@ ROOTS = {f"{{{SITEMAP_NS}}}urlset": "url", f"{{{SITEMAP_NS}}}sitemapindex": "sit
 
 DEFAULT_CHUNK = 500
 MAX_ISSUES = 1000
+MAX_RECORDS = 10_000
 
 _DUMMY_LOC = "http://example.com/"  # a minimal valid <loc> (12..2048 characters)
 _XSI_SCHEMA_LOCATION = f"{{{XSI_NS}}}schemaLocation"
 _CLARK_RE = re.compile(r"\{([^{}]*)\}([\w.\-]+|\*)")
 _ELEMENT_RE = re.compile(r"^Element '\{([^{}]*)\}([^']*)'")
+_NO_NS_ELEMENT_RE = re.compile(r"^Element '([^'{}]*)'")
 _ATTRIBUTE_RE = re.compile(
     r"^Element '[^']*', attribute '([^']*)': The attribute '[^']*' is not allowed"
 )
@@ -112,6 +120,116 @@ _FACET_RE = re.compile(r"\[facet '[^']*'\] ")
 _ATTRIBUTE_TYPES = frozenset({"SCHEMAV_CVC_COMPLEX_TYPE_3_2_1", "SCHEMAV_CVC_TYPE_3_1_1"})
 _DATE_ELEMENTS = frozenset({(SITEMAP_NS, "lastmod"), (NEWS_NS, "publication_date")})
 _WILDCARD_MSG = "demanded by the strict wildcard"
+
+#: The children of each element the schemas define as a sequence, in schema order (the local
+#: name of the parent; a test reads them back from the bundled XSD files).
+SEQUENCES: dict[str, tuple[str, ...]] = {
+    "url": ("loc", "lastmod", "changefreq", "priority"),
+    "sitemap": ("loc", "lastmod"),
+    "image": ("loc", "caption", "geo_location", "title", "license"),
+    "video": (
+        "thumbnail_loc", "title", "description", "content_loc", "player_loc", "duration",
+        "expiration_date", "rating", "content_segment_loc", "view_count", "publication_date",
+        "tag", "category", "family_friendly", "restriction", "gallery_loc", "price",
+        "requires_subscription", "uploader", "tvshow", "platform", "live", "id",
+    ),
+    "news": (
+        "publication", "access", "genres", "publication_date", "title", "keywords",
+        "stock_tickers",
+    ),
+    "publication": ("name", "language"),
+}  # fmt: skip
+#: How a parent of SEQUENCES is written in messages, and the prefix of its children.
+_PARENT_NAMES = {
+    "url": ("url", ""),
+    "sitemap": ("sitemap", ""),
+    "image": ("image:image", "image:"),
+    "video": ("video:video", "video:"),
+    "news": ("news:news", "news:"),
+    "publication": ("news:publication", "news:"),
+}
+
+_VIDEO_STRUCTURE = frozenset(
+    {"video-element-order", "video-required-missing", "video-no-media-url"}
+)
+#: The specific rules that already say what a schema error says, by kind of error:
+#: ("order", parent) for a child the sequence does not expect there, ("missing", element) for
+#: a required child that is absent, ("text", element) for character content where only
+#: elements belong, ("markup", element) for elements inside a simple value, and
+#: ("value", element) / ("attribute", element) for a value the schema refuses. An error is left
+#: to these rules when one of them was reported for the same entry (XsdValidator.reported).
+COVERED_BY: dict[tuple[str, str], frozenset[str]] = {
+    ("order", "url"): frozenset(
+        {"core-element-order", "core-element-repeated", "core-unknown-element", "loc-missing"}
+    ),
+    ("order", "sitemap"): frozenset(
+        {"core-element-order", "core-element-repeated", "index-wrong-children",
+         "index-sitemap-loc-missing"}
+    ),  # fmt: skip
+    ("order", "image"): frozenset({"image-element-order", "image-loc-missing"}),
+    ("order", "video"): _VIDEO_STRUCTURE,
+    ("order", "video:restriction"): _VIDEO_STRUCTURE | {"video-restriction-invalid"},
+    ("order", "video:platform"): _VIDEO_STRUCTURE | {"video-platform-invalid"},
+    ("order", "video:uploader"): _VIDEO_STRUCTURE | {"video-uploader-invalid"},
+    ("order", "video:tag"): _VIDEO_STRUCTURE | {"video-tag-too-many"},
+    ("order", "news"): frozenset({"news-required-missing"}),
+    ("order", "publication"): frozenset({"news-required-missing"}),
+    ("missing", "url"): frozenset({"loc-missing"}),
+    ("missing", "sitemap"): frozenset({"index-sitemap-loc-missing"}),
+    ("missing", "image"): frozenset({"image-loc-missing"}),
+    ("missing", "video"): frozenset({"video-required-missing", "video-no-media-url"}),
+    ("missing", "news"): frozenset({"news-required-missing"}),
+    ("missing", "publication"): frozenset({"news-required-missing"}),
+    ("text", "url"): frozenset({"loc-missing"}),  # the URL written without <loc>
+    ("text", "sitemap"): frozenset({"index-sitemap-loc-missing"}),
+    ("markup", "loc"): frozenset({"core-unknown-element"}),
+    ("value", "loc"): frozenset(
+        {"loc-empty", "loc-not-absolute", "loc-too-long", "loc-invalid-uri", "loc-bad-scheme",
+         "index-loc-invalid", "index-sitemap-loc-missing"}
+    ),  # fmt: skip
+    ("value", "lastmod"): frozenset(
+        {"lastmod-invalid-format", "lastmod-w3c-but-xsd-invalid", "index-lastmod-invalid"}
+    ),
+    ("value", "changefreq"): frozenset({"changefreq-invalid"}),
+    ("value", "priority"): frozenset({"priority-invalid"}),
+    ("value", "image:loc"): frozenset({"image-loc-invalid", "image-loc-missing"}),
+    **{
+        ("value", f"video:{name}"): frozenset(
+            {"video-files-not-accessible", "video-required-missing", "video-no-media-url"}
+        )
+        for name in ("thumbnail_loc", "content_loc", "player_loc")
+    },
+    ("value", "video:title"): frozenset({"video-title-too-long", "video-required-missing"}),
+    ("value", "video:description"): frozenset(
+        {"video-description-too-long", "video-required-missing"}
+    ),
+    ("value", "video:duration"): frozenset({"video-duration-range"}),
+    ("value", "video:rating"): frozenset({"video-rating-range"}),
+    ("value", "video:view_count"): frozenset({"video-view-count-invalid"}),
+    ("value", "video:publication_date"): frozenset({"video-date-invalid"}),
+    ("value", "video:expiration_date"): frozenset({"video-date-invalid"}),
+    **{
+        ("value", f"video:{name}"): frozenset({"video-yes-no-invalid"})
+        for name in ("family_friendly", "requires_subscription", "live")
+    },
+    ("value", "video:restriction"): frozenset({"video-restriction-invalid"}),
+    ("attribute", "video:restriction"): frozenset({"video-restriction-invalid"}),
+    ("value", "video:platform"): frozenset({"video-platform-invalid"}),
+    ("attribute", "video:platform"): frozenset({"video-platform-invalid"}),
+    ("value", "video:uploader"): frozenset({"video-uploader-invalid"}),
+    ("attribute", "video:uploader"): frozenset({"video-uploader-invalid"}),
+    ("value", "news:language"): frozenset({"news-language-invalid", "news-required-missing"}),
+    ("value", "news:publication_date"): frozenset(
+        {"news-date-invalid", "news-required-missing"}
+    ),
+    ("value", "news:name"): frozenset({"news-required-missing"}),
+    ("value", "news:title"): frozenset({"news-required-missing"}),
+    ("attribute", "xhtml:link"): frozenset(
+        {"hreflang-link-incomplete", "hreflang-href-not-absolute", "hreflang-code-invalid"}
+    ),
+}
+#: Every rule that may leave a schema error to itself (what XsdValidator.reported keeps).
+COVERING_RULES: frozenset[str] = frozenset().union(*COVERED_BY.values())
 
 # What each namespace's xsi:schemaLocation should point at (file name, lower case).
 _EXPECTED_XSD = {
@@ -222,6 +340,8 @@ class XsdError:
     namespace: str | None  # of the element the error is about
     local: str | None
     url: str | None  # <loc> of the <url>/<sitemap> it is in, when known
+    entry_line: int | None = None  # line of that <url>/<sitemap>
+    parent: str | None = None  # local name of the element's parent, when known
 
     @property
     def unknown_namespace(self) -> bool:
@@ -250,22 +370,29 @@ class XsdValidator:
         node_id: int | None = None,
         chunk_size: int = DEFAULT_CHUNK,
         max_issues: int = MAX_ISSUES,
-        max_records: int = 10_000,
+        max_records: int | None = None,
         namespace_info: bool = True,
     ) -> None:
         self.mode = mode
-        #: strict mode, only unknown-namespace errors: emit ext-namespace-unknown (False: emit
-        #: nothing, e.g. when the Checker already reports ext-namespace-unknown for the file)
+        #: True: schema errors about unknown namespaces become one ext-namespace-unknown per
+        #: namespace. False: the engine's parser and Checker report namespace faults (unknown
+        #: namespaces, undeclared prefixes) once per file; their schema errors are dropped.
         self.namespace_info = namespace_info
+        # entry line -> (its <loc>, the covering rules the Checker reported for it)
+        self._reported: dict[int, list[tuple[str | None, frozenset[str]]]] = {}
+        self._rule_sets: dict[frozenset[str], frozenset[str]] = {}
         self.schema = load_schema(mode)
         self.node_id = node_id
         self.chunk_size = max(1, chunk_size)
         self.max_issues = max_issues
-        self.max_records = max_records
-        #: Every schema error found so far (up to ``max_records``), before mapping to rules.
+        self.max_records = MAX_RECORDS if max_records is None else max_records
+        #: Every schema error found so far (up to ``max_records``), before mapping to rules;
+        #: beyond that only what tells whether a specific rule covers an error is kept.
         self.records: list[XsdError] = []
         #: Schema errors counted (including those beyond ``max_records``).
         self.error_count = 0
+        # beyond max_records: (entry line, rules that would cover it) -> errors
+        self._overflow: dict[tuple[int | None, frozenset[str]], int] = {}
         self.chunks_validated = 0
         self._issues: list[Issue] = []  # issues decided at begin (schemaLocation)
         self._active = False
@@ -411,6 +538,17 @@ class XsdValidator:
         if len(chunk.children) >= self.chunk_size:
             self._flush()
 
+    def reported(self, line: int | None, url: str | None, rules: Iterable[str]) -> None:
+        """The rules reported for the entry that starts on ``line`` (its ``<loc>``: ``url``):
+        schema errors inside that entry that one of them already names are left to it (see
+        :data:`COVERED_BY`). Call it for each entry before :meth:`finish`."""
+        if line is None:
+            return
+        found = COVERING_RULES.intersection(rules)
+        if found:
+            found = self._rule_sets.setdefault(found, found)  # a few sets, shared by 50,000 entries
+            self._reported.setdefault(line, []).append((url, found))
+
     def finish(self) -> list[Issue]:
         """Validate what is left and return every issue of the file (once)."""
         if self._finished:
@@ -452,29 +590,59 @@ class XsdValidator:
             if message in self._root_errors:
                 return
             self._root_errors.add(message)
-        if len(self.records) >= self.max_records:
-            self.error_count += 1
-            return
         index = self._child_index(chunk, steps) if len(steps) > 2 else None
         line = entry.line or None
         if line is None:
             line = chunk.lines[index] if index is not None else self._root_line
         url = None
-        if index is not None:
+        if index is not None and len(self.records) < self.max_records:
             loc = chunk.children[index].findtext(f"{{{SITEMAP_NS}}}loc")
             url = loc.strip() if loc else None
         m = _ELEMENT_RE.match(message)
         ns, local = (m.group(1), m.group(2)) if m else (None, None)
-        self._add_record(XsdError(line, message, entry.type_name, path, ns, local, url))
+        if m is None:
+            m = _NO_NS_ELEMENT_RE.match(message)  # no namespace: "p:name" of an undeclared prefix
+            local = m.group(1) if m else None
+        entry_line = chunk.lines[index] if index is not None else None
+        # the parent: the <url>/<sitemap> for its own children ("/*/*[3]/*[2]"), else the step
+        # before the element ("/*/*[3]/video:video/video:tag" -> "video")
+        parent = None
+        if len(steps) == 4:
+            parent = self._child_tag.rpartition("}")[2]
+        elif len(steps) > 4:
+            parent = steps[-2].partition("[")[0].rpartition(":")[2]
+        self._add_record(
+            XsdError(line, message, entry.type_name, path, ns, local, url, entry_line, parent)
+        )
 
     def _add_record(self, record: XsdError) -> None:
         self.error_count += 1
         if len(self.records) < self.max_records:
             self.records.append(record)
+        elif not self._reported_elsewhere(record):
+            # beyond the cap only what decides whether a specific rule covers it is kept: a
+            # file with 50,000 <url>s out of order must not end in "40,000 more schema errors"
+            key = (record.entry_line, covering_rules(record))
+            self._overflow[key] = self._overflow.get(key, 0) + 1
+
+    def _reported_elsewhere(self, rec: XsdError) -> bool:
+        """A namespace fault the engine's parser and Checker report once per file (unknown
+        namespaces, undeclared prefixes), when this validator leaves them to it."""
+        if self.namespace_info:
+            return False
+        return rec.unknown_namespace or (rec.namespace is None and ":" in (rec.local or ""))
 
     def _child_index(self, chunk: _Chunk, steps: list[str]) -> int | None:
         """The chunk child an error path points into (``/*/*[3]/...`` → the 3rd element)."""
-        xpath = "/" + steps[1] + "/" + steps[2]
+        step = steps[2]
+        if step[:1] == "*":
+            # libxml2 writes "*[n]" for the n-th element child when it has no prefix: read n
+            # instead of asking XPath (50,000 errors: half a second)
+            n = int(step[2:-1]) if step[1:2] == "[" and step[2:-1].isdigit() else 1
+            children = chunk.children
+            if 0 < n <= len(children) and chunk.root[n - 1] is children[n - 1]:
+                return n - 1
+        xpath = "/" + steps[1] + "/" + step
         try:
             found = chunk.root.xpath(
                 xpath, namespaces={p: ns for p, ns in self._root_nsmap.items() if p}
@@ -491,17 +659,15 @@ class XsdValidator:
 
     def _map_records(self) -> list[Issue]:
         records = sorted(self.records, key=lambda r: r.line or 0)
-        unknown_only = (
-            self.mode == "strict"
-            and self.error_count == len(self.records)
-            and bool(records)
-            and all(r.unknown_namespace for r in records)
-        )
-        if unknown_only:
-            return self._namespace_issues(records) if self.namespace_info else []
-        out: list[Issue] = []
+        # an unknown namespace is ext-namespace-unknown (info) whatever else the file gets
+        unknown = [r for r in records if r.unknown_namespace]
+        out: list[Issue] = self._namespace_issues(unknown) if unknown and self.namespace_info else []
         dropped = 0
         for rec in records:
+            if rec.unknown_namespace or self._reported_elsewhere(rec):
+                continue
+            if self._covered(rec.entry_line, rec.url, covering_rules(rec)):
+                continue
             issue = self._issue(rec)
             if issue is None:
                 continue
@@ -509,7 +675,9 @@ class XsdValidator:
                 dropped += 1
                 continue
             out.append(issue)
-        dropped += self.error_count - len(self.records)
+        dropped += sum(
+            n for (line, rules), n in self._overflow.items() if not self._covered(line, None, rules)
+        )
         if dropped:
             out.append(
                 make_issue(
@@ -519,6 +687,19 @@ class XsdValidator:
                 )
             )
         return out
+
+    def _covered(self, entry_line: int | None, url: str | None, rules: frozenset[str]) -> bool:
+        """One of ``rules`` was reported for the entry on ``entry_line`` whose <loc> is ``url``
+        (None: any entry on that line)."""
+        if entry_line is None or not rules:
+            return False
+        entries = self._reported.get(entry_line)
+        if not entries:
+            return False
+        if len(entries) == 1 or url is None:  # one entry on that line: the <loc> need not match
+            return any(found & rules for _, found in entries)
+        # several entries start on that line (a minified file): the one with this <loc>
+        return any(found & rules for loc, found in entries if loc == url)
 
     def _issue(self, rec: XsdError) -> Issue | None:
         if rec.namespace == SITEMAP_NS and rec.type_name in _ATTRIBUTE_TYPES:
@@ -541,7 +722,7 @@ class XsdValidator:
             node_id=self.node_id,
             line=rec.line,
             url=rec.url,
-            detail=clean_message(rec.message, self._prefixes),
+            detail=clean_message(rec.message, self._prefixes) + expected_order(rec),
         )
 
     def _namespace_issues(self, records: list[XsdError]) -> list[Issue]:
@@ -580,6 +761,70 @@ class XsdValidator:
                     reason=reason,
                 )
             )
+
+
+def _kind(rec: XsdError) -> str:
+    """What a schema error is about (the first part of a :data:`COVERED_BY` key)."""
+    message = rec.message
+    if "This element is not expected" in message:
+        return "order"
+    if "Missing child element" in message:
+        return "missing"
+    if "Character content other than whitespace" in message:
+        return "text"
+    if "Element content is not allowed" in message:
+        return "markup"
+    if rec.type_name in _ATTRIBUTE_TYPES or "', attribute '" in message:
+        return "attribute"
+    return "value"
+
+
+def _name(ns: str | None, local: str | None) -> str | None:
+    """``loc`` for sitemaps.org elements, ``video:title`` for known extensions, else None."""
+    if local is None:
+        return None
+    if ns == SITEMAP_NS:
+        return local
+    prefix = KNOWN_NAMESPACES.get(ns or "")
+    return f"{prefix}:{local}" if prefix else None
+
+
+def covering_rules(rec: XsdError) -> frozenset[str]:
+    """The specific rules that would name the fault of the schema error ``rec``."""
+    kind = _kind(rec)
+    if kind != "order":
+        name = _name(rec.namespace, rec.local)
+        if name is None:
+            return frozenset()
+        if kind in ("missing", "text"):
+            name = name.rpartition(":")[2]  # containers go by their local name
+        return COVERED_BY.get((kind, name), frozenset())
+    parent = rec.parent
+    sequence = SEQUENCES.get(parent or "")
+    if parent is None or sequence is None:
+        return frozenset()
+    if parent in ("url", "sitemap"):
+        if rec.namespace in (SITEMAP_NS, None) and rec.local not in sequence:
+            return frozenset({"core-unknown-element", "index-wrong-children"})
+        return COVERED_BY[("order", parent)]
+    if rec.local not in sequence:
+        return frozenset()  # an element the extension does not define: no rule names it
+    special = COVERED_BY.get(("order", f"{parent}:{rec.local}"))
+    return special if special is not None else COVERED_BY.get(("order", parent), frozenset())
+
+
+def expected_order(rec: XsdError) -> str:
+    """For "This element is not expected." without libxml2's "Expected is ...": what the
+    parent takes, in schema order."""
+    if "This element is not expected" not in rec.message or "Expected is" in rec.message:
+        return ""
+    sequence = SEQUENCES.get(rec.parent or "")
+    if sequence is None or rec.parent is None:
+        return ""
+    parent, prefix = _PARENT_NAMES[rec.parent]
+    children = ", ".join(prefix + child for child in sequence)
+    others = ", then elements of other namespaces" if not prefix else ""
+    return f" <{parent}> takes, in this order: {children}{others}."
 
 
 def schema_location_problem(value: str, root_tag: str) -> str | None:
@@ -681,15 +926,20 @@ def run_validator(
 
 
 __all__ = [
+    "COVERED_BY",
+    "COVERING_RULES",
     "DEFAULT_CHUNK",
     "KNOWN_NAMESPACES",
     "MAX_ISSUES",
     "MODES",
     "SCHEMA_FILES",
+    "SEQUENCES",
     "XsdError",
     "XsdValidator",
     "clean_message",
     "compile_schema",
+    "covering_rules",
+    "expected_order",
     "load_schema",
     "parser_options",
     "run_validator",

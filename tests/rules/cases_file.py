@@ -180,8 +180,9 @@ CASES: list[Case] = [
     ),
     case(
         "xsd-invalid",
-        one(urlset("<url><loc>http://a.test/page</loc><changefreq>Daily</changefreq></url>"), line=3),
-        one(urlset("<url><loc>http://a.test/page</loc><changefreq>daily</changefreq></url>")),
+        # a fault no specific rule names (changefreq "Daily" is changefreq-invalid's alone)
+        one(urlset("<url><loc>http://a.test/page</loc>stray text</url>"), line=3),
+        one(urlset("<url><loc>http://a.test/page</loc></url>")),
     ),
     case(
         "xsd-schema-location-odd",
