@@ -163,7 +163,14 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     s = root.stats
     # answered: a 2xx body (or a local file's bytes) that is not a usable sitemap; a 4xx/5xx, a
     # refused redirect or no answer at all means the target could not be read
-    answered = 200 <= s.http_status < 300 if s.http_status is not None else s.wire_bytes > 0
+    if s.http_status is not None:
+        answered = 200 <= s.http_status < 300
+    elif root.url.startswith("file:"):  # a local file that is there, even empty, is an answer
+        from urllib.parse import unquote, urlsplit
+
+        answered = Path(unquote(urlsplit(root.url).path)).is_file()
+    else:
+        answered = s.wire_bytes > 0
     code = EXIT_FINDINGS if answered else EXIT_USAGE
     return TargetProblem(code, f"{display(root.url)}: {display(root.error)}")
 

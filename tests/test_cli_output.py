@@ -316,3 +316,16 @@ def test_files_not_fetched_are_not_counted_as_files(httpserver) -> None:
     assert "3 listed files not fetched" in proc.stderr
     stats = run("stats", url, "--no-recursive")
     assert "\n1 file, 0 URLs" in stats.stdout
+
+
+def test_an_empty_sitemap_is_a_finding_whether_served_or_local(httpserver, tmp_path: Path) -> None:
+    """An empty file answered: it is a broken sitemap (exit 1 with its finding), the same for a
+    local path as for an empty 200 response; only a file that is not there is exit 2."""
+    empty = tmp_path / "sitemap.xml"
+    empty.write_bytes(b"")
+    url = serve(httpserver, "/sitemap.xml", "")
+    for target in (str(empty), url):
+        proc = run("validate", target, "--format", "json")
+        assert proc.returncode == 1, (target, proc.stderr)
+        assert "root-unknown" in {i["rule"] for i in json.loads(proc.stdout)["issues"]}
+    assert run("validate", str(tmp_path / "missing.xml")).returncode == 2
