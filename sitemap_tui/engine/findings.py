@@ -1,0 +1,58 @@
+"""What the engine observed, before anyone judged it: a rule id and the values behind it.
+
+The engine (fetch, decode, sniff, parse, explore) knows *that* something is so, not how bad it
+is nor how to say it: severities and wordings belong to the validation layer's rule registry,
+which turns each :class:`Finding` into an :class:`~sitemap_tui.engine.model.Issue` through a
+:class:`Judge` (and drops the rules the user did not select, in that one place).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sitemap_tui.engine.model import Issue, Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One observation: ``rule`` is a registry id, ``fields`` the values its message names.
+
+    ``url`` is the entry's URL when the finding is about one entry; ``line``/``column`` point
+    into the decoded body. Plain data, so it crosses into worker processes as it is.
+    """
+
+    rule: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+    line: int | None = None
+    column: int | None = None
+    url: str | None = None
+
+
+class Judge(Protocol):
+    """Turns findings into issues: severity and message from the registry.
+
+    Returns ``None`` for a rule the user's selection leaves out.
+    """
+
+    def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None: ...
+
+
+class PlainJudge:
+    """The judge of an engine run with no validation layer plugged in (engine unit tests).
+
+    It keeps every finding and words it plainly, since only the registry knows better.
+    """
+
+    def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None:
+        detail = ", ".join(f"{k}={v}" for k, v in finding.fields.items())
+        return Issue(
+            rule=finding.rule,
+            severity=Severity.ERROR,
+            message=f"{finding.rule}: {detail}" if detail else finding.rule,
+            node_id=node_id,
+            line=finding.line,
+            column=finding.column,
+            url=finding.url,
+        )
