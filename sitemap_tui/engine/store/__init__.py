@@ -41,7 +41,7 @@ from sitemap_tui.engine.storefile import (
     replace_store,
 )
 
-__all__ = ["Store", "StoreError", "StoreRun"]  # (StoreError: the one error of the store layer)
+__all__ = ["IssueScope", "Store", "StoreError", "StoreRun"]  # (StoreError: the one error of the store layer)
 
 SCHEMA_VERSION = str(STORE_VERSION)
 
@@ -229,6 +229,33 @@ class IssueRow:
     url: str | None
     message: str
     sitemap: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IssueScope:
+    """The issues one stage owns (the cross-file rules, the deep checks): what a new run of it
+    replaces (:meth:`Store.forget_issues`)."""
+
+    rules: Sequence[str]
+    node_ids: Sequence[int] | None = None  # only issues on these files (None: anywhere)
+    entries_only: bool = False  # only issues on an entry, not a file's own
+    # (rule, message ending): a rule another stage reports too; of its issues only those on no
+    # entry (a cap summary) or whose message ends so are this stage's
+    shared: Sequence[tuple[str, str]] = ()
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition on ``issues`` and its parameters."""
+        rules = list(self.rules)
+        mine = f"rule IN ({','.join('?' * len(rules))})"
+        params: list[Any] = rules
+        for rule, ending in self.shared:
+            mine = f"({mine} OR (rule = ? AND (entry_id IS NULL OR message LIKE ?)))"
+            params += [rule, "%" + ending]
+        if self.node_ids is not None:
+            mine += f" AND node_id IN ({','.join(str(int(n)) for n in self.node_ids) or 'NULL'})"
+        if self.entries_only:
+            mine += " AND entry_id IS NOT NULL"
+        return mine, params
 
 
 def _regexp(pattern: str, value: str | None) -> bool:
@@ -848,6 +875,32 @@ class Store:
                 "UPDATE entries SET n_issues = n_issues + ? WHERE id=?",
                 [(n, eid) for eid, n in bumps.items()],
             )
+
+    @_writes
+    def forget_issues(self, scope: IssueScope) -> None:
+        """Drop the issues a stage wrote on an earlier run (``scope``), before it writes its new
+        ones with :meth:`add_issues`: with add_issues, the one place that keeps each entry's
+        ``n_issues`` equal to the issues stored on it."""
+        where, params = scope.where()
+        c = self.conn
+        # Count per entry first: a correlated COUNT per entry would scan the issues table
+        # (no index on entry_id) once per entry.
+        c.execute("DROP TABLE IF EXISTS temp.forget_issues")
+        c.execute("CREATE TEMP TABLE forget_issues(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        try:
+            c.execute(
+                "INSERT INTO temp.forget_issues SELECT entry_id, COUNT(*) FROM issues"
+                f" WHERE {where} AND entry_id IS NOT NULL GROUP BY entry_id",
+                params,
+            )
+            c.execute(
+                "UPDATE entries SET n_issues = MAX(0, n_issues -"
+                " (SELECT n FROM temp.forget_issues f WHERE f.entry_id = entries.id))"
+                " WHERE id IN (SELECT entry_id FROM temp.forget_issues)"
+            )
+            c.execute(f"DELETE FROM issues WHERE {where}", params)
+        finally:
+            c.execute("DROP TABLE IF EXISTS temp.forget_issues")
 
     def issues(self, **filters: Any) -> list[IssueRow]:
         """:meth:`iter_issues` as a list (same keyword filters)."""
