@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 import struct
 from collections.abc import Callable, Iterator, Sequence
@@ -55,7 +54,8 @@ from sitemap_tui.engine.fetch import (
     StopFetch,
 )
 from sitemap_tui.engine.model import Issue
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import IssueScope, Store
+from sitemap_tui.engine.store.deep import entry_alternates, entry_counts, entry_pages, entry_videos
 from sitemap_tui.engine.urlpolicy import normalize, resolve, unfetchable_reason
 from sitemap_tui.validate.crossfile import issue
 
@@ -737,12 +737,9 @@ class _Deep:
         issues: list[Issue] = []
         if not loc or unfetchable_reason(loc) is not None:
             return
-        conn = self.store.conn
         alts: list[tuple[str, str]] = []
         if self.on("hreflang-html-conflict", "hreflang-target-not-indexable"):
-            for rel, lang, href in conn.execute(
-                "SELECT rel, hreflang, href FROM alternates WHERE entry_id=?", (eid,)
-            ):
+            for rel, lang, href in entry_alternates(self.store, eid):
                 if (
                     (rel or "").strip().lower() == "alternate"
                     and (lang or "").strip()
@@ -773,12 +770,7 @@ class _Deep:
                         self.alt_budget[node_id] -= 1
                 pending.append(self._target_issue(row, href, refused))
         if self.on("video-content-not-media", "video-thumbnail-problem"):
-            videos = [
-                json.loads(d)
-                for (d,) in conn.execute(
-                    "SELECT data FROM videos WHERE entry_id=? LIMIT ?", (eid, MAX_VIDEOS_PER_ENTRY)
-                )
-            ]
+            videos = entry_videos(self.store, eid, MAX_VIDEOS_PER_ENTRY)
             pending += [self._video_issues(row, v, refused) for v in videos]
         if page_task is not None:
             p = await page_task
@@ -804,24 +796,8 @@ class _Deep:
             self.written += len(issues)
 
     # -- sampling and driving ---------------------------------------------------------------------
-    def nodes(self, node_ids: Sequence[int] | None) -> list[tuple[int, int]]:
-        """(node id, entry count) of the sitemaps to sample."""
-        ids = (
-            list(node_ids)
-            if node_ids is not None
-            else [r[0] for r in self.store.conn.execute("SELECT id FROM nodes ORDER BY id")]
-        )
-        out = []
-        for nid in ids:
-            n = self.store.conn.execute(
-                "SELECT COUNT(*) FROM entries WHERE node_id=?", (nid,)
-            ).fetchone()[0]
-            if n:
-                out.append((nid, n))
-        return out
-
     def rows(self, nodes: list[tuple[int, int]]) -> Iterator[tuple[Any, ...]]:
-        conn = self.store.conn
+        """The sampled entries of each (node, entry count), in id order."""
         for nid, n in nodes:
             ranks = sample_ranks(n, self.options.sample)
             if not ranks:
@@ -830,65 +806,32 @@ class _Deep:
                 self.options.sample if self.options.sample is not None else 1 << 62
             )
             if len(ranks) == n:
-                yield from self._all_rows(nid)
+                for page in entry_pages(self.store, nid):
+                    yield from page
                 continue
             wanted = set(ranks)
             rank = 0
-            last = 0
-            while True:  # keyset pages over the node's entries, keeping the sampled ranks
-                page = conn.execute(
-                    "SELECT id, node_id, loc, line, lastmod, lastmod_raw FROM entries"
-                    " WHERE node_id=? AND id > ? ORDER BY id LIMIT 5000",
-                    (nid, last),
-                ).fetchall()
-                if not page:
-                    break
+            for page in entry_pages(self.store, nid):  # keeping the sampled ranks
                 for row in page:
                     if rank in wanted:
                         yield row
                     rank += 1
-                last = page[-1][0]
                 if rank > ranks[-1]:
                     break
-
-    def _all_rows(self, nid: int) -> Iterator[tuple[Any, ...]]:
-        last = 0
-        while True:
-            page = self.store.conn.execute(
-                "SELECT id, node_id, loc, line, lastmod, lastmod_raw FROM entries"
-                " WHERE node_id=? AND id > ? ORDER BY id LIMIT 5000",
-                (nid, last),
-            ).fetchall()
-            yield from page
-            if len(page) < 5000:
-                return
-            last = page[-1][0]
 
     def forget_previous(self, nodes: list[tuple[int, int]]) -> None:
         if not nodes:
             return
-        ids = ",".join(str(int(n)) for n, _ in nodes)
         # fetch-private-address is the explorer's too (on files): only entry-level ones are ours
         rules = sorted(self.rules | {RULE_PRIVATE_ADDRESS})
-        marks = ",".join("?" * len(rules))
-        conn = self.store.conn
-        conn.execute(
-            "UPDATE entries SET n_issues = MAX(0, n_issues - (SELECT COUNT(*) FROM issues i"
-            f" WHERE i.entry_id = entries.id AND i.rule IN ({marks})))"
-            f" WHERE id IN (SELECT entry_id FROM issues WHERE rule IN ({marks})"
-            f" AND node_id IN ({ids}) AND entry_id IS NOT NULL)",
-            (*rules, *rules),
-        )
-        conn.execute(
-            f"DELETE FROM issues WHERE rule IN ({marks}) AND node_id IN ({ids})"
-            " AND entry_id IS NOT NULL",
-            rules,
+        self.store.forget_issues(
+            IssueScope(rules, node_ids=[n for n, _ in nodes], entries_only=True)
         )
 
     async def run(self, node_ids: Sequence[int] | None) -> int:
         if not self.rules:
             return 0
-        nodes = self.nodes(node_ids)
+        nodes = entry_counts(self.store, node_ids)
         self.forget_previous(nodes)
         self.total = sum(len(sample_ranks(n, self.options.sample)) for _, n in nodes)
         it = self.rows(nodes)
