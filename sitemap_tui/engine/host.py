@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.events import Event
-from sitemap_tui.engine.storefile import StoreError, StoreLock
+from sitemap_tui.engine.store.file import StoreError, StoreLock
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import ExploreOptions, Explorer
