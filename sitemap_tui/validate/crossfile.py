@@ -3,8 +3,8 @@
 The queries (and the temporary key tables they work on) are the store's
 (engine.store.crossfile.CrossFileQueries); this module decides what their rows mean and what is
 reported. Python only loops over small results (duplicate keys, distinct hosts, nodes) and, for
-robots.txt, over entries and videos streamed in keyset batches (protego has to look at each URL;
-hosts whose robots.txt has no Disallow line are skipped without calling it).
+robots.txt, over entries and videos streamed in keyset batches. The robots.txt rules are in
+crossfile_robots, the lastmod and priority rules in crossfile_values; this module runs them all.
 
 Each rule reports at most :data:`ISSUE_CAP` issues, plus one summary issue saying how many more
 there were. Running again first deletes the issues of the rules it is about to run, so the TUI
@@ -16,21 +16,26 @@ walks the tree (it is the one that sees the cycle), so it is not repeated here.
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from sitemap_tui.engine.model import Issue
-from sitemap_tui.engine.robots import RobotsFile, parse_robots
+from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.store import IssueScope, Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
-from sitemap_tui.engine.urlpolicy import canonical_host, host_of
+from sitemap_tui.engine.urlpolicy import host_of
+from sitemap_tui.validate.crossfile_robots import (
+    VIDEO_REASON,
+    disallowed_entries,
+    disallowed_files,
+    disallowed_videos,
+    disallowing,
+    robots_by_origin,
+)
+from sitemap_tui.validate.crossfile_values import fetch_day, lastmod_identical, priority_equal
 from sitemap_tui.validate.rules import RULES, format_message, make_issue, template_fields
 from sitemap_tui.words import noun, plural
 
@@ -62,30 +67,12 @@ CROSSFILE_RULES: tuple[str, ...] = (
 )
 
 ISSUE_CAP = 10_000  # issues per rule; the rest is one summary issue
-LASTMOD_MIN_VALUES = 20  # lastmod-all-identical: only with at least this many lastmods
-LASTMOD_SHARE = 0.95  # ... and at least this share on one instant / calendar day
-# priority-all-equal: a handful of URLs before "no relative signal" means anything
-PRIORITY_MIN_URLS = 5
 GSC_INDEX_LIMIT = 500  # index-gsc-limit
 ROBOTS_BATCH = 5000  # entries per keyset batch for robots-url-disallowed
 COUNT_CHUNK = 10_000  # rows read at a time when counting what is over the cap
-URL_AGENTS = ("Googlebot", "Bingbot")  # robots-url-disallowed
-VIDEO_AGENT = "Googlebot"  # video-files-not-accessible: Google's requirement
-VIDEO_FILES = ("content_loc", "player_loc", "thumbnail_loc")
-# The reason this module gives for video-files-not-accessible; the checker's (streaming-only
-# protocols) ends otherwise, so a re-run replaces only its own findings.
-VIDEO_REASON = "{robots} disallows it for " + VIDEO_AGENT
-FILE_AGENTS = ("Googlebot", "Bingbot", "YandexBot")  # robots-sitemap-file-disallowed
 INDEX_NAMES = ("index.html", "index.htm", "index.php")  # /dir/ vs /dir/index.html
 MOBILE_PREFIXES = ("m.", "mobile.")
-DAY = 86400
 
-_ORIGIN_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#\s]*)")
-_DISALLOW_RE = re.compile(r"^[ \t]*disallow[ \t]*:[ \t]*[^\s#]", re.IGNORECASE | re.MULTILINE)
-_AGENT_GROUP_RE = re.compile(
-    r"^[ \t]*user-?agent[ \t]*:[ \t]*[^\n#]*(google|bing|yandex)", re.IGNORECASE | re.MULTILINE
-)
-_DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 def issue(
@@ -116,44 +103,11 @@ def issue(
     return make_issue(rule_id, node_id=node_id, line=line, url=url, **fields)
 
 
-def _origin(url: str | None) -> str | None:
-    """``scheme://host[:port]`` lower-cased (IDNA for an IDN host), default port dropped (the
-    robots.txt scope)."""
-    if not url:
-        return None
-    m = _ORIGIN_RE.match(url.strip())
-    if m is None:
-        return None
-    scheme = m.group(1).lower()
-    hostport = m.group(2).rpartition("@")[2].lower()
-    host, sep, port = hostport.rpartition(":")
-    if sep and not host.endswith("]") and "]" not in port and port == _DEFAULT_PORTS.get(scheme):
-        hostport = host
-    if not hostport:
-        return None
-    if not hostport.isascii():
-        # an IDN host in its one form: robots.txt read from bücher.example covers the
-        # xn--bcher-kva.example URLs, and the other way round
-        name, colon, port = hostport.rpartition(":")
-        if not colon or not port.isdigit():
-            name, colon, port = hostport, "", ""
-        hostport = canonical_host(name) + colon + port
-    return f"{scheme}://{hostport}"
-
-
 def _bare_host(hostport: str) -> str:
     h = hostport.rpartition("@")[2]
     if h.startswith("["):
         return h.partition("]")[0] + "]"
     return h.partition(":")[0]
-
-
-def _day(day: int) -> str:
-    """A day number (days since 1970-01-01 UTC) as YYYY-MM-DD."""
-    try:
-        return datetime.fromtimestamp(day * DAY, UTC).strftime("%Y-%m-%d")
-    except (OverflowError, OSError, ValueError):
-        return f"day {day}"
 
 
 class _Sink:
@@ -315,9 +269,11 @@ class _CrossFile:
                 self._hreflang()
             if self.on("lastmod-all-identical"):
                 self.step("lastmod and priority")
-                self._lastmod_identical()
+                for found in lastmod_identical(self.db, fetch_day(self.store)):
+                    self.sink.add(found)
             if self.on("priority-all-equal"):
-                self._priority_equal()
+                for found in priority_equal(self.db):
+                    self.sink.add(found)
             if self.on("index-gsc-limit"):
                 self._gsc_limit()
             if self.on(
@@ -522,62 +478,6 @@ class _CrossFile:
         )
 
     # -- per-file and set-wide value checks ----------------------------------------------------
-    def _lastmod_identical(self) -> None:
-        rule = "lastmod-all-identical"
-        got = self.db.side_rows("lastmod")
-        rows = sorted(r for r in got if r[0] is not None)
-        g = [(day, c) for node_id, day, c, _ in got if node_id is None]
-        fetch_day = _fetch_day(self.store)
-        headers = self.db.node_last_modified()
-        for node_id, top_day, top, total in rows:
-            if total < LASTMOD_MIN_VALUES or top < LASTMOD_SHARE * total:
-                continue
-            share, value = self._lastmod_value(top_day, top, total, node_id)
-            value += _day_notes(top_day, fetch_day, headers.get(node_id))
-            self.sink.add(make_issue(rule, node_id=node_id, share=share, total=total, value=value))
-        if len(rows) < 2:
-            return  # the set is one file: already said above
-        total = sum(r[3] for r in rows)
-        if not g or total < LASTMOD_MIN_VALUES or g[0][1] < LASTMOD_SHARE * total:
-            return
-        share, value = self._lastmod_value(g[0][0], g[0][1], total, None)
-        value += _day_notes(g[0][0], fetch_day, None) + f" across all {len(rows)} sitemaps"
-        self.sink.add(
-            make_issue(rule, node_id=self.db.root_node(), share=share, total=total, value=value)
-        )
-
-    def _lastmod_value(
-        self, day: int, top: int, total: int, node_id: int | None
-    ) -> tuple[float, str]:
-        """(share, wording): the same instant when one instant carries the share, else the day."""
-        inst = self.db.lastmod_instant(day, node_id)
-        if inst and inst[1] >= LASTMOD_SHARE * total:
-            return inst[1] / total, f"the same instant ({(inst[2] or '').strip()})"
-        return top / total, f"on the same day ({_day(day)})"
-
-    def _priority_equal(self) -> None:
-        rule = "priority-all-equal"
-        rows = self.db.side_rows("priority")
-        for node_id, n, with_p, lo, hi in rows:
-            if n >= PRIORITY_MIN_URLS and with_p == n and lo == hi:
-                self.sink.add(make_issue(rule, node_id=node_id, total=n, value=_fmt_priority(lo)))
-        if len(rows) < 2:
-            return
-        n = sum(r[1] for r in rows)
-        if (
-            n >= PRIORITY_MIN_URLS
-            and all(r[2] == r[1] for r in rows)
-            and len({r[3] for r in rows} | {r[4] for r in rows}) == 1
-        ):
-            self.sink.add(
-                make_issue(
-                    rule,
-                    node_id=self.db.root_node(),
-                    total=n,
-                    value=f"{_fmt_priority(rows[0][3])} in all {len(rows)} sitemaps",
-                )
-            )
-
     def _gsc_limit(self) -> None:
         by_host: dict[str, list[int]] = defaultdict(list)
         for node_id, url in self.db.index_nodes():
@@ -587,144 +487,24 @@ class _CrossFile:
                 self.sink.add(make_issue("index-gsc-limit", node_id=ids[0], count=len(ids)))
 
     # -- robots.txt ----------------------------------------------------------------------------
-    def _robots_by_origin(self) -> dict[str, RobotsFile]:
-        robots = self.robots
-        if robots is None:
-            robots = {}
-            for key, value in self.db.robots_bodies():
-                url = key[len("robots:") :]
-                try:
-                    text = json.loads(value)
-                except (TypeError, ValueError):
-                    continue
-                if isinstance(text, str):
-                    robots[url] = parse_robots(text.encode("utf-8"), url)
-        out: dict[str, RobotsFile] = {}
-        for url, rf in robots.items():
-            for u in (url, rf.url):
-                origin = _origin(u)
-                if origin is not None:
-                    out.setdefault(origin, rf)
-        return out
-
     def _robots(self) -> None:
-        by_origin = self._robots_by_origin()
-        # Only robots files with a Disallow rule can disallow anything.
-        active = {o: rf for o, rf in by_origin.items() if _DISALLOW_RE.search(rf.text or "")}
+        kept = self.db.robots_bodies() if self.robots is None else ()
+        active = disallowing(robots_by_origin(self.robots, kept))
         if not active:
             return
-        # Without a group naming these crawlers, every agent falls back to "*": ask once.
-        agents_for = {
-            o: (URL_AGENTS if _AGENT_GROUP_RE.search(rf.text) else URL_AGENTS[:1])
-            for o, rf in active.items()
-        }
         if self.on("robots-sitemap-file-disallowed"):
-            for node_id, url in self.db.sitemap_files():
-                rf = active.get(_origin(url) or "")
-                if rf is None:
-                    continue
-                if any(not rf.allowed(url, agent) for agent in FILE_AGENTS):
-                    self.sink.add(issue("robots-sitemap-file-disallowed", node_id=node_id, url=url))
+            for found in disallowed_files(active, self.db.sitemap_files()):
+                self.sink.add(found)
         if self.on("video-files-not-accessible"):
-            self._video_files(active)
-        if not self.on("robots-url-disallowed"):
-            return
-        rule = "robots-url-disallowed"
-        for rows in self.db.entry_batches(ROBOTS_BATCH):
-            groups: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-            for row in rows:
-                origin = _origin(row[3])
-                if origin in active:
-                    groups[origin].append(row)
-            for origin, items in groups.items():
-                rf, agents = active[origin], agents_for[origin]
-                for eid, node_id, line, loc in items:
-                    u = loc.strip()
-                    blocked = [a for a in agents if not rf.allowed(u, a)]
-                    if not blocked:
-                        continue
-                    if len(agents) == 1:
-                        agent = "Googlebot and Bingbot (the * group)"
-                    else:
-                        agent = " and ".join(blocked)
-                    self.sink.add(
-                        make_issue(rule, node_id=node_id, line=line, url=loc, agent=agent), eid
-                    )
-
-    def _video_files(self, active: dict[str, RobotsFile]) -> None:
-        """video-files-not-accessible: a video's content, player or thumbnail URL that the
-        robots.txt of its own origin keeps Googlebot from (on the video's line)."""
-        rule = "video-files-not-accessible"
-        for rows in self.db.video_batches(ROBOTS_BATCH):
-            for _rowid, eid, node_id, line, loc, data in rows:
-                try:
-                    fields = json.loads(data).get("fields") or {}
-                except (TypeError, ValueError, AttributeError):
-                    continue
-                for name in VIDEO_FILES:
-                    value = fields.get(name)
-                    target = value.strip() if isinstance(value, str) else ""
-                    rf = active.get(_origin(target) or "")
-                    if rf is None or rf.allowed(target, VIDEO_AGENT):
-                        continue
-                    self.sink.add(
-                        make_issue(
-                            rule,
-                            node_id=node_id,
-                            line=line,
-                            url=loc,
-                            element=f"<video:{name}>",
-                            value=target,
-                            reason=VIDEO_REASON.format(robots=rf.url),
-                        ),
-                        eid,
-                    )
+            for found, eid in disallowed_videos(active, self.db.video_batches(ROBOTS_BATCH)):
+                self.sink.add(found, eid)
+        if self.on("robots-url-disallowed"):
+            for found, eid in disallowed_entries(active, self.db.entry_batches(ROBOTS_BATCH)):
+                self.sink.add(found, eid)
 
 
 def _where(url: str | None, line: int | None) -> str:
     return f"{url} (line {line})" if line else (url or "?")
-
-
-def _fmt_priority(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return f"{value:.1f}" if value * 10 == int(value * 10) else f"{value:g}"
-
-
-def _fetch_day(store: Store) -> int | None:
-    started = store.get_meta("started")
-    if not isinstance(started, str):
-        return None
-    try:
-        when = datetime.fromisoformat(started)
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp()) // DAY
-
-
-def _header_day(value: str | None) -> int | None:
-    if not value:
-        return None
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when is None:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp()) // DAY
-
-
-def _day_notes(day: int, fetch_day: int | None, last_modified: str | None) -> str:
-    notes = []
-    if fetch_day is not None and day == fetch_day:
-        notes.append("the day the sitemaps were fetched")
-    if _header_day(last_modified) == day:
-        notes.append("the sitemap's own Last-Modified day")
-    return f" ({'; '.join(notes)}: very likely generated)" if notes else ""
 
 
 def run_crossfile(
