@@ -80,7 +80,7 @@ def issue(
     node_id: int | None = None,
     line: int | None = None,
     url: str | None = None,
-    **fields: object,
+    **fields: Any,
 ) -> Issue:
     """``make_issue``, where a template's ``{url}`` may name another URL than the issue's.
 
@@ -212,7 +212,7 @@ class _CrossFile:
         self.sink.more(rule, extra)
         return rows
 
-    def add_for_entry(self, rule: str, entry_id: int, **fields: object) -> None:
+    def add_for_entry(self, rule: str, entry_id: int, **fields: Any) -> None:
         node_id, line, loc = self.db.entry(entry_id)
         self.sink.add(make_issue(rule, node_id=node_id, line=line, url=loc, **fields), entry_id)
 

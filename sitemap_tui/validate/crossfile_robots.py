@@ -128,7 +128,7 @@ def disallowed_entries(
         groups: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
         for row in rows:
             origin = _origin(row[3])
-            if origin in active:
+            if origin is not None and origin in active:
                 groups[origin].append(row)
         for origin, items in groups.items():
             rf, agents = active[origin], agents_for[origin]

@@ -415,12 +415,9 @@ class _Deep:
         alts: list[tuple[str, str]] = []
         if self.on("hreflang-html-conflict", "hreflang-target-not-indexable"):
             for rel, lang, href in entry_alternates(self.store, eid):
-                if (
-                    (rel or "").strip().lower() == "alternate"
-                    and (lang or "").strip()
-                    and (href or "").strip()
-                ):
-                    alts.append((lang.strip().lower(), href.strip()))
+                lang, href = (lang or "").strip(), (href or "").strip()
+                if (rel or "").strip().lower() == "alternate" and lang and href:
+                    alts.append((lang.lower(), href))
         pending: list[Any] = []
         refused: dict[str, str] = {}  # URL -> why the address policy did not fetch it
         page_task = None

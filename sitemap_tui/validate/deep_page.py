@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-import lxml.html
-from lxml import etree
+import lxml.html  # type: ignore[import-untyped]
+from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_tui.engine.urlpolicy import resolve
 

@@ -321,7 +321,8 @@ class StoreReads(StoreBase):
         limit: int | None = None,
     ) -> Iterator[IssueRow]:
         """Issues in report order (node, line), streamed: a report of millions never sits in memory."""
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         if node_ids is not None:
             clauses.append(f"i.node_id IN ({','.join(str(int(n)) for n in node_ids) or 'NULL'})")
         if entry_id is not None:
