@@ -197,7 +197,7 @@ class EngineHost:
         if store is None or self._busy():
             return
         try:
-            total = int(store.conn.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0])
+            total = store.last_entry_id()
             if total < SEARCH_MIN_ENTRIES:
                 return
             last_post = 0.0

@@ -94,6 +94,10 @@ class StoreReads(StoreBase):
         return total
 
     # -- entries ---------------------------------------------------------------------------
+    def last_entry_id(self) -> int:
+        """The highest entry id (0 without entries): how far the search index has to go."""
+        return int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0])
+
     def search_upto(self) -> int | None:
         """The last entry id the search index covers, or None when there is no index."""
         value = self.get_meta(SEARCH_UPTO)
