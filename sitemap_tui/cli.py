@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import contextlib
 
     from sitemap_tui import output, scratch, signals
-    from sitemap_tui.engine.storefile import StoreError  # (stdlib only: cheap)
+    from sitemap_tui.engine.store.file import StoreError
 
     scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
     # the headless commands' stdout: a write error (a full disk, a closed stdout) is an error

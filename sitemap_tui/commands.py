@@ -216,7 +216,7 @@ def exploration_problem(path: Path, *, must_exist: bool) -> str | None:
         return "is empty, not an exploration" if must_exist else None
     if head != SQLITE_MAGIC:
         return "is not a sitemap-tui exploration (not an SQLite file)"
-    from sitemap_tui.engine.storefile import StoreError, inspect_store
+    from sitemap_tui.engine.store.file import StoreError, inspect_store
 
     try:
         # read without a write, not even the -wal/-shm files SQLite leaves beside a database
@@ -702,7 +702,7 @@ def cmd_explore(args: Any) -> int:
 def _check_explore_db(path: Path) -> None:
     """The explorer writes into --db while you browse: no moment of it is a complete run that
     could replace a saved exploration (as urls, stats and validate do), so it refuses one."""
-    from sitemap_tui.engine.storefile import StoreLock, inspect_store
+    from sitemap_tui.engine.store.file import StoreLock, inspect_store
 
     StoreLock.acquire(path).release()  # in use: say so now, not from inside the explorer
     saved = inspect_store(path)

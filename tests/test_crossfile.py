@@ -23,9 +23,10 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
-from sitemap_tui.validate import crossfile as crossfile_mod
+from sitemap_tui.engine.store import crossfile as queries_mod
+from sitemap_tui.engine.store.crossfile import CrossFileQueries
 from sitemap_tui.validate import rules as rules_mod
-from sitemap_tui.validate.crossfile import CROSSFILE_RULES, _CrossFile, run_crossfile
+from sitemap_tui.validate.crossfile import CROSSFILE_RULES, run_crossfile
 
 
 @pytest.fixture(autouse=True)
@@ -657,7 +658,7 @@ def test_origin_walk_counts_like_the_group_by(tmp_path_factory, keys: list[str],
     GROUP BY (walk=0) does, whatever the keys and wherever the walk hands over to it."""
     s = Store(tmp_path_factory.mktemp("origins") / "k.db")
     try:
-        cf = _CrossFile(s, None, None, 10)
+        cf = CrossFileQueries(s)
         cf.temp("cf_keys", "CREATE TEMP TABLE cf_keys(entry_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL, key TEXT)")
         s.conn.executemany(
             "INSERT INTO temp.cf_keys VALUES(?, 1, ?)", [(i + 1, k) for i, k in enumerate(keys)]
@@ -722,7 +723,7 @@ def test_trailing_slash_pairs_do_not_depend_on_the_side_sample(
     rule = "cross-trailing-slash-variants"
     full = sorted(i.url for i in of(run(store, rule), rule))
     assert full == ["https://a.com/d/index.php", "https://a.com/x/", "https://a.com/y/"]
-    monkeypatch.setattr(crossfile_mod, "SIDE_SAMPLE", sample)
+    monkeypatch.setattr(queries_mod, "SIDE_SAMPLE", sample)
     assert sorted(i.url for i in of(run(store, rule), rule)) == full
 
 

@@ -225,13 +225,13 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
     interrupts a write; the host still reports the cancellation and the store is as before."""
     import time
 
-    from sitemap_tui.validate import crossfile
+    from sitemap_tui.engine.store.crossfile import CrossFileQueries
 
     db = tmp_path / "c.db"
     _store_with_a_duplicate(db)
     await _drive(db, [("crossfile",)], until=1)
 
-    build_keys = crossfile._CrossFile._build_keys
+    build_keys = CrossFileQueries.build_keys
 
     def slow_build_keys(self: Any) -> None:
         build_keys(self)
@@ -239,7 +239,7 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
         self.conn.create_function("slow", 1, lambda v: time.sleep(0.5) or v)
         self.conn.execute("UPDATE temp.cf_keys SET key = slow(key)")
 
-    monkeypatch.setattr(crossfile._CrossFile, "_build_keys", slow_build_keys)
+    monkeypatch.setattr(CrossFileQueries, "build_keys", slow_build_keys)
     loop = asyncio.get_running_loop()
 
     def react(host: EngineHost, msg: tuple[Any, ...]) -> None:

@@ -305,12 +305,12 @@ def test_a_second_run_on_a_store_in_use_exits_2_and_the_first_finishes(httpserve
 
 def test_the_lock_is_released_by_a_process_that_dies(tmp_path: Path) -> None:
     """A run killed with SIGKILL leaves its lock file behind; the kernel drops the lock itself."""
-    from sitemap_tui.engine.storefile import StoreError, StoreLock
+    from sitemap_tui.engine.store.file import StoreError, StoreLock
 
     db = tmp_path / "site.db"
     code = (
         "import sys, time\n"
-        "from sitemap_tui.engine.storefile import StoreLock\n"
+        "from sitemap_tui.engine.store.file import StoreLock\n"
         "StoreLock.acquire(sys.argv[1]); print('locked', flush=True); time.sleep(60)\n"
     )
     holder = subprocess.Popen([sys.executable, "-c", code, str(db)], stdout=subprocess.PIPE, text=True)
@@ -380,7 +380,7 @@ def test_a_store_that_cannot_be_written_ends_the_run_with_one_line(httpserver, t
 
 # -- the store layer itself --------------------------------------------------------------------------
 def test_inspect_reads_without_leaving_files_beside_a_wal_database(tmp_path: Path) -> None:
-    from sitemap_tui.engine.storefile import StoreError, inspect_store
+    from sitemap_tui.engine.store.file import StoreError, inspect_store
 
     path = tmp_path / "other.db"
     _other_sqlite_wal(path)
@@ -393,7 +393,7 @@ def test_inspect_reads_without_leaving_files_beside_a_wal_database(tmp_path: Pat
 def test_inspect_tells_an_exploration_from_an_empty_or_missing_file(tmp_path: Path) -> None:
     from sitemap_tui.engine.model import Node, NodeKind, NodeState
     from sitemap_tui.engine.store import Store
-    from sitemap_tui.engine.storefile import inspect_store
+    from sitemap_tui.engine.store.file import inspect_store
 
     assert inspect_store(tmp_path / "none.db") is None
     (tmp_path / "empty.db").write_bytes(b"")
@@ -425,7 +425,7 @@ def test_store_of_an_earlier_version_is_upgraded_in_place_and_stays_readable(tmp
     the columns added since (test_crossfile checks the rules give the same results on it)."""
     from sitemap_tui.engine.model import Entry, Node, NodeKind, NodeState
     from sitemap_tui.engine.store import EntryFilter, Store
-    from sitemap_tui.engine.storefile import inspect_store
+    from sitemap_tui.engine.store.file import inspect_store
 
     path = tmp_path / "old.db"
     store = Store(path)
@@ -469,7 +469,7 @@ def test_a_write_failure_is_a_store_error_and_sticks(tmp_path: Path) -> None:
 
 
 def test_lock_waits_for_nobody_and_names_the_holder(tmp_path: Path) -> None:
-    from sitemap_tui.engine.storefile import StoreError, StoreLock
+    from sitemap_tui.engine.store.file import StoreError, StoreLock
 
     db = tmp_path / "x.db"
     lock = StoreLock.acquire(db)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.events import Event
-from sitemap_tui.engine.storefile import StoreError, StoreLock
+from sitemap_tui.engine.store.file import StoreError, StoreLock
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import ExploreOptions, Explorer
@@ -197,7 +197,7 @@ class EngineHost:
         if store is None or self._busy():
             return
         try:
-            total = int(store.conn.execute("SELECT COALESCE(MAX(id), 0) FROM entries").fetchone()[0])
+            total = store.last_entry_id()
             if total < SEARCH_MIN_ENTRIES:
                 return
             last_post = 0.0

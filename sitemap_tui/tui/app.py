@@ -286,7 +286,7 @@ class SitemapApp(App[int]):
 
     def _load_offline(self, *, at_start: bool = False) -> None:
         from sitemap_tui.engine.store import Store, StoreError
-        from sitemap_tui.engine.storefile import inspect_store
+        from sitemap_tui.engine.store.file import inspect_store
 
         self.tree.read_only = True
         if self.db_path is None:
@@ -955,7 +955,7 @@ class SitemapApp(App[int]):
         """Show another exploration: a saved .db offline, or explore a local path."""
         if path.suffix.lower() == ".db" and path.is_file():
             from sitemap_tui.engine.store import StoreError
-            from sitemap_tui.engine.storefile import inspect_store
+            from sitemap_tui.engine.store.file import inspect_store
 
             try:
                 inspect_store(path)

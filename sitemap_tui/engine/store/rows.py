@@ -1,0 +1,163 @@
+"""The rows the store takes in and hands out: entry batches, entry and issue rows, filters."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sitemap_tui.engine.keys import entry_columns, link_columns
+from sitemap_tui.engine.model import Entry, FileStats, FoundBy, Node, NodeKind, NodeState
+from sitemap_tui.engine.store.schema import NODE_STAT_COLUMNS
+
+
+@dataclass(slots=True)
+class EntryFilter:
+    """What the URL table and export ask for; every field narrows the result."""
+
+    node_ids: Sequence[int] | None = None  # None = every node
+    substring: str | None = None
+    regex: str | None = None
+    lastmod_from: int | None = None  # unix seconds, inclusive
+    lastmod_to: int | None = None  # unix seconds, exclusive
+    has_issue: bool = False
+    extension: str | None = None  # one of EXTENSIONS
+    rule: str | None = None  # entries with an issue of this rule
+    entry_ids: Sequence[int] | None = None  # marked rows
+
+
+@dataclass(slots=True)
+class EntryRow:
+    id: int
+    node_id: int
+    loc: str | None
+    line: int | None
+    lastmod_raw: str | None
+    lastmod: int | None
+    changefreq_raw: str | None
+    priority_raw: str | None
+    n_images: int
+    n_videos: int
+    n_news: int
+    n_alternates: int
+    n_issues: int
+
+    @property
+    def sort_value(self) -> Any:
+        return self.id
+
+
+ENTRY_COLUMNS = (
+    "e.id, e.node_id, e.loc, e.line, e.lastmod_raw, e.lastmod, e.changefreq_raw, e.priority_raw,"
+    " e.n_images, e.n_videos, e.n_news, e.n_alternates, e.n_issues"
+)
+
+
+@dataclass(slots=True)
+class IssueRow:
+    id: int
+    rule: str
+    severity: str
+    node_id: int | None
+    entry_id: int | None
+    line: int | None
+    col: int | None
+    url: str | None
+    message: str
+    sitemap: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IssueScope:
+    """The issues one stage owns (the cross-file rules, the deep checks): what a new run of it
+    replaces (:meth:`Store.forget_issues`)."""
+
+    rules: Sequence[str]
+    node_ids: Sequence[int] | None = None  # only issues on these files (None: anywhere)
+    entries_only: bool = False  # only issues on an entry, not a file's own
+    # (rule, message ending): a rule another stage reports too; of its issues only those on no
+    # entry (a cap summary) or whose message ends so are this stage's
+    shared: Sequence[tuple[str, str]] = ()
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition on ``issues`` and its parameters."""
+        rules = list(self.rules)
+        mine = f"rule IN ({','.join('?' * len(rules))})"
+        params: list[Any] = rules
+        for rule, ending in self.shared:
+            mine = f"({mine} OR (rule = ? AND (entry_id IS NULL OR message LIKE ?)))"
+            params += [rule, "%" + ending]
+        if self.node_ids is not None:
+            mine += f" AND node_id IN ({','.join(str(int(n)) for n in self.node_ids) or 'NULL'})"
+        if self.entries_only:
+            mine += " AND entry_id IS NOT NULL"
+        return mine, params
+
+
+@dataclass(slots=True)
+class EntryRows:
+    """A batch of entries flattened to plain tuples: cheap to pickle between processes.
+
+    Extension tuples start with the entry's index within the batch."""
+
+    entries: list[tuple[Any, ...]] = field(default_factory=list)
+    images: list[tuple[Any, ...]] = field(default_factory=list)
+    videos: list[tuple[Any, ...]] = field(default_factory=list)
+    news: list[tuple[Any, ...]] = field(default_factory=list)
+    alternates: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def entry_rows(entries: Sequence[Entry], signature_key: bytes) -> EntryRows:
+    """The rows of a batch, with the keys the cross-file rules join on (engine.keys);
+    ``signature_key`` is the store's (Store.signature_key)."""
+    out = EntryRows()
+    rows, images, videos, news, alternates = out.entries, out.images, out.videos, out.news, out.alternates
+    for i, e in enumerate(entries):
+        lm = e.lastmod
+        links: list[tuple[str, str]] = []
+        for a in e.alternates:
+            link, lang, tgt = link_columns(a.rel, a.hreflang, a.href)
+            alternates.append((i, a.rel, a.hreflang, a.href, a.line, lang, tgt, a.media))
+            if link is not None:
+                links.append(link)
+        rows.append(
+            (
+                e.loc, e.line, e.lastmod_raw, int(lm.timestamp()) if lm is not None else None,
+                e.changefreq_raw, e.changefreq, e.priority_raw, e.priority,
+                len(e.images), len(e.videos), len(e.news), len(e.alternates), e.title,
+                *entry_columns(e.loc, links, signature_key),
+            )
+        )
+        for im in e.images:
+            images.append((i, im.loc, im.title, im.caption, im.geo_location, im.license, im.line))
+        for v in e.videos:
+            videos.append(
+                (i, v.line, json.dumps({"fields": v.fields, "multi": v.multi, "attrs": v.attrs, "tags": v.tags}))
+            )
+        for n in e.news:
+            news.append(
+                (i, n.publication_name, n.publication_language, n.publication_date, n.title,
+                 json.dumps(n.extra) if n.extra else None, n.line)
+            )
+    return out
+
+
+def chunks(items: list[Any], n: int) -> Iterator[list[Any]]:
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+def row_to_node(row: Sequence[Any]) -> Node:
+    (nid, url, kind, state, found_by, parent_id, depth, error, expandable, line, lastmod_raw) = row[:11]
+    stats = FileStats(**dict(zip(NODE_STAT_COLUMNS, row[11:], strict=True)))
+    stats.gzipped = bool(stats.gzipped)
+    stats.wire_bytes = stats.wire_bytes or 0
+    stats.decoded_bytes = stats.decoded_bytes or 0
+    stats.url_count = stats.url_count or 0
+    stats.child_count = stats.child_count or 0
+    return Node(
+        id=nid, url=url, kind=NodeKind(kind), state=NodeState(state), found_by=FoundBy(found_by),
+        parent_id=parent_id, depth=depth, error=error, stats=stats, expandable=bool(expandable),
+        line=line, lastmod_raw=lastmod_raw,
+    )

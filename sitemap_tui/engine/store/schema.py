@@ -1,0 +1,128 @@
+"""The store's tables and indexes, and how a connection to a store file is opened."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+from sitemap_tui.engine.store.file import STORE_VERSION
+
+SCHEMA_VERSION = str(STORE_VERSION)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS nodes(
+    id INTEGER PRIMARY KEY,
+    parent_id INTEGER,
+    path TEXT NOT NULL,             -- '/1/4/9/': ancestors and self, for subtree queries
+    url TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    found_by TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    line INTEGER,
+    lastmod_raw TEXT,
+    error TEXT,
+    expandable INTEGER NOT NULL DEFAULT 0,
+    http_status INTEGER, final_url TEXT, content_type TEXT, content_encoding TEXT,
+    etag TEXT, last_modified TEXT, wire_bytes INTEGER, decoded_bytes INTEGER,
+    gzipped INTEGER, xml_encoding TEXT, redirects INTEGER, ttfb REAL, fetch_time REAL,
+    parse_time REAL, url_count INTEGER, child_count INTEGER, truncated_at TEXT,
+    agg TEXT                        -- JSON of stats.Aggregate for this file
+);
+CREATE TABLE IF NOT EXISTS entries(
+    id INTEGER PRIMARY KEY,
+    node_id INTEGER NOT NULL,
+    loc TEXT,
+    line INTEGER,
+    lastmod_raw TEXT,
+    lastmod INTEGER,                -- unix seconds UTC; NULL when missing or invalid
+    changefreq_raw TEXT,
+    changefreq TEXT,
+    priority_raw TEXT,
+    priority REAL,
+    n_images INTEGER NOT NULL DEFAULT 0,
+    n_videos INTEGER NOT NULL DEFAULT 0,
+    n_news INTEGER NOT NULL DEFAULT 0,
+    n_alternates INTEGER NOT NULL DEFAULT 0,
+    n_issues INTEGER NOT NULL DEFAULT 0,
+    title TEXT,
+    key TEXT,                       -- engine.keys.stored_key of url_key(loc)
+    alt_n INTEGER,                  -- hreflang set signature: 0 without links, NULL when the
+    alt_h INTEGER                   -- row's keys were never computed (an earlier version's)
+);
+CREATE INDEX IF NOT EXISTS entries_node ON entries(node_id, id);
+CREATE TABLE IF NOT EXISTS images(
+    entry_id INTEGER NOT NULL, loc TEXT, title TEXT, caption TEXT, geo_location TEXT,
+    license TEXT, line INTEGER);
+CREATE INDEX IF NOT EXISTS images_entry ON images(entry_id);
+CREATE TABLE IF NOT EXISTS videos(entry_id INTEGER NOT NULL, line INTEGER, data TEXT);
+CREATE INDEX IF NOT EXISTS videos_entry ON videos(entry_id);
+CREATE TABLE IF NOT EXISTS news(
+    entry_id INTEGER NOT NULL, publication_name TEXT, language TEXT, publication_date TEXT,
+    title TEXT, extra TEXT, line INTEGER);
+CREATE INDEX IF NOT EXISTS news_entry ON news(entry_id);
+CREATE TABLE IF NOT EXISTS alternates(
+    entry_id INTEGER NOT NULL, rel TEXT, hreflang TEXT, href TEXT, line INTEGER,
+    lang TEXT,                      -- engine.keys.hreflang_link, NULL for other links
+    tgt TEXT,                       -- its target, as stored_key
+    media TEXT);                    -- a separate mobile URL's media query
+CREATE INDEX IF NOT EXISTS alternates_entry ON alternates(entry_id);
+CREATE TABLE IF NOT EXISTS issues(
+    id INTEGER PRIMARY KEY,
+    rule TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    node_id INTEGER,
+    entry_id INTEGER,
+    line INTEGER,
+    col INTEGER,
+    url TEXT,
+    message TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS issues_node ON issues(node_id, severity);
+CREATE INDEX IF NOT EXISTS issues_rule ON issues(rule);
+"""
+
+NODE_STAT_COLUMNS = (
+    "http_status", "final_url", "content_type", "content_encoding", "etag", "last_modified",
+    "wire_bytes", "decoded_bytes", "gzipped", "xml_encoding", "redirects", "ttfb",
+    "fetch_time", "parse_time", "url_count", "child_count", "truncated_at",
+)
+
+SORTS = {"id": "e.id", "loc": "e.loc", "lastmod": "e.lastmod"}
+EXTENSIONS = {"image": "n_images", "video": "n_videos", "news": "n_news", "hreflang": "n_alternates"}
+INDEXES = {
+    "loc": "CREATE INDEX IF NOT EXISTS entries_loc ON entries(loc, id)",
+    "lastmod": "CREATE INDEX IF NOT EXISTS entries_lastmod ON entries(lastmod, id)",
+}
+
+
+def _regexp(pattern: str, value: str | None) -> bool:
+    if value is None:
+        return False
+    return compiled_regex(pattern).search(value) is not None
+
+
+_regex_cache: dict[str, re.Pattern[str]] = {}
+
+
+def compiled_regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled (the REGEXP function's cache: one filter asks for it on every row)."""
+    rx = _regex_cache.get(pattern)
+    if rx is None:
+        if len(_regex_cache) > 64:
+            _regex_cache.clear()
+        rx = _regex_cache[pattern] = re.compile(pattern)
+    return rx
+
+
+def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
+    if readonly:
+        uri = Path(path).resolve().as_uri() + "?mode=ro"  # (quoted: a path may hold ? or #)
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    else:
+        conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    conn.create_function("REGEXP", 2, _regexp, deterministic=True)
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn
+

@@ -1,0 +1,70 @@
+"""Store.forget_issues: the one place that drops a stage's earlier issues and keeps each
+entry's issue counter (entries.n_issues) equal to the issues stored on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.engine.model import Entry, Issue, Node, NodeKind, NodeState, Severity
+from sitemap_tui.engine.store import IssueScope, Store
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "i.db")
+    for nid in (1, 2):
+        s.add_node(Node(id=nid, url=f"https://a.com/{nid}.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    yield s
+    s.close()
+
+
+def _issue(rule: str, node_id: int, message: str = "m") -> Issue:
+    return Issue(rule, Severity.WARNING, message, node_id=node_id)
+
+
+def _counters_match(store: Store) -> None:
+    """Every entry's n_issues is the number of issues stored on it."""
+    rows = store.conn.execute(
+        "SELECT e.id, e.n_issues, (SELECT COUNT(*) FROM issues i WHERE i.entry_id = e.id)"
+        " FROM entries e"
+    ).fetchall()
+    assert [(eid, n) for eid, n, _ in rows] == [(eid, real) for eid, _, real in rows]
+
+
+def test_forget_drops_the_rules_issues_and_their_counts(store: Store) -> None:
+    a, b = store.add_entries(1, [Entry(loc="https://a.com/a"), Entry(loc="https://a.com/b")])
+    store.add_issues(
+        [_issue("x", 1), _issue("x", 1), _issue("y", 1), _issue("x", 1), _issue("x", 1)],
+        [a, a, a, b, None],
+    )
+    store.forget_issues(IssueScope(rules=("x",)))
+    assert [(i.rule, i.entry_id) for i in store.issues()] == [("y", a)]
+    _counters_match(store)
+    # the scratch table it counts in is gone: nothing is left on the connection
+    assert not store.conn.execute("SELECT name FROM sqlite_temp_master").fetchall()
+
+
+def test_forget_on_some_files_only_their_entry_issues(store: Store) -> None:
+    (a,) = store.add_entries(1, [Entry(loc="https://a.com/a")])
+    (b,) = store.add_entries(2, [Entry(loc="https://a.com/b")])
+    store.add_issues([_issue("x", 1), _issue("x", 1), _issue("x", 2)], [a, None, b])
+    store.forget_issues(IssueScope(rules=("x",), node_ids=(1,), entries_only=True))
+    # the file's own issue (no entry) and the other file's stay
+    assert sorted((i.node_id, i.entry_id) for i in store.issues()) == [(1, None), (2, b)]
+    _counters_match(store)
+
+
+def test_forget_a_shared_rule_keeps_the_other_stages_findings(store: Store) -> None:
+    """A rule two stages report: only its issues with no entry or with this stage's wording go."""
+    (a,) = store.add_entries(1, [Entry(loc="https://a.com/a")])
+    store.add_issues(
+        [_issue("v", 1, "bad: robots.txt disallows it"), _issue("v", 1, "bad: not a video"),
+         _issue("v", 1, "3 more"), _issue("x", 1)],
+        [a, a, None, a],
+    )
+    store.forget_issues(IssueScope(rules=("x",), shared=(("v", "robots.txt disallows it"),)))
+    assert [i.message for i in store.issues()] == ["bad: not a video"]
+    _counters_match(store)
