@@ -631,6 +631,11 @@ class Store:
         """Sorted listings need an index; built on first use, not on every insert."""
         self.conn.execute(INDEXES[name])
 
+    def where(self, f: EntryFilter, *, search_upto: int | None = None) -> tuple[str, list[Any]]:
+        """The SQL conditions of ``f`` (``" WHERE ..."`` or ``""``) and their parameters, for the
+        query modules of this package (``store.urls``) that build their own statements on them."""
+        return self._where(f, search_upto=search_upto)
+
     def _where(self, f: EntryFilter, *, search_upto: int | None = None) -> tuple[str, list[Any]]:
         """SQL conditions for ``f``. With ``search_upto`` (what the search index covers), a
         substring is looked up in the index (plus the rows it does not cover yet) instead of
