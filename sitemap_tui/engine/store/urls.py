@@ -248,3 +248,11 @@ def has_sort_index(conn: sqlite3.Connection, sort: str) -> bool:
     return conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type='index' AND name=?", (name,)
     ).fetchone() is not None
+
+
+def distinct_locs(conn: sqlite3.Connection, node_ids: Sequence[int]) -> int | None:
+    """How many different URLs the files hold together (a scan of their entries: the overview
+    asks only up to a size)."""
+    marks = ",".join(str(int(i)) for i in node_ids) or "NULL"
+    row = conn.execute(f"SELECT COUNT(DISTINCT loc) FROM entries WHERE node_id IN ({marks})").fetchone()
+    return int(row[0]) if row else None

@@ -336,7 +336,7 @@ class UrlGrid(Listing, can_focus=True):
     def _build_index(self, sort: str) -> None:
         error = None
         try:
-            store = Store(self.db_path)  # a writer connection: CREATE INDEX
+            store = Store(self.db_path)  # a writer connection: building an index writes
             try:
                 store.ensure_index(sort)
             finally:
