@@ -124,7 +124,6 @@ class AppBase(App[int]):
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
 
-
     # -- composition ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")
@@ -171,7 +170,6 @@ class AppBase(App[int]):
     def issues_pane(self) -> Any:
         widget = self.query_one_optional("#issues-pane")
         return widget if hasattr(widget, "show") else None
-
 
     # -- what tests and the screenshot script read ---------------------------------------------
     @property
@@ -249,7 +247,6 @@ class AppBase(App[int]):
             text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
         header.update(text, layout=False)  # one docked line: a layout pass per batch cost ~6 ms
 
-
     # -- helpers ----------------------------------------------------------------------------------
     def _cursor_node(self) -> Node | None:
         nid = self.tree.cursor_id
@@ -295,7 +292,6 @@ class AppBase(App[int]):
         else:
             self.notify(f"{what}: the engine is not running yet.", markup=False, severity="warning")
         return False
-
 
     # -- tree width ---------------------------------------------------------------------------
     def _initial_tree_width(self) -> int:

@@ -158,7 +158,6 @@ class EngineLink(PaneSync):
         # for it before they move the cursor themselves)
         self._root_opened = True
 
-
     # -- the tree asks --------------------------------------------------------------------------
     @on(SitemapTree.FetchRequested)
     def _fetch_requested(self, message: SitemapTree.FetchRequested) -> None:
@@ -168,7 +167,6 @@ class EngineLink(PaneSync):
                 self.notify("This exploration was opened from a file (offline): nothing is fetched.", markup=False)
             return
         self.bridge.expand(message.node_id)
-
 
     # -- engine messages --------------------------------------------------------------------------
     @on(EngineReady)
@@ -352,7 +350,6 @@ class EngineLink(PaneSync):
         self.notify(f"{display(why)}. {after}", title=title, severity="error",
                     timeout=LASTING_NOTICE_SECONDS, markup=False)
         self.update_header()
-
 
     def _start_crossfile(self, *, auto: bool) -> None:
         """``auto``: the app's own run after an expand-all, without a toast of its own, and

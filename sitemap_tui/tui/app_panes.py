@@ -85,7 +85,6 @@ class PaneSync(AppBase):
         if message.node_id != self._selected:
             self._select(message.node_id)
 
-
     @on(OverviewPane.ChildChosen)
     def _child_chosen(self, message: OverviewPane.ChildChosen) -> None:
         if self.tree.reveal(message.node_id):
@@ -168,7 +167,6 @@ class PaneSync(AppBase):
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, _event: TabbedContent.TabActivated) -> None:
         self._sync_active_pane()
-
 
     def _show_tab(self, tab: str) -> None:
         self.query_one("#tabs", TabbedContent).active = tab

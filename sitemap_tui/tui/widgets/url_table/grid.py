@@ -110,7 +110,6 @@ class UrlGrid(Listing, can_focus=True):
         Binding("slash", "focus_filter", "Filter", id="url_table.filter"),
     ]
 
-
     def __init__(self, db_path: Path, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(db_path, name=name, id=id, classes=classes)
         self.marks = Marks()
@@ -358,7 +357,6 @@ class UrlGrid(Listing, can_focus=True):
             )
         self.set_listing(self.filter, msg.sort, keep_cursor=True)
 
-
     # -- keys ---------------------------------------------------------------------------------
     def action_toggle_mark(self) -> None:
         row = self.highlighted
@@ -439,7 +437,6 @@ class UrlGrid(Listing, can_focus=True):
         super().notify_style_update()
         self._strips.clear()
         self._styles.clear()
-
 
     # -- rendering -------------------------------------------------------------------------------
     def layout_for(self, width: int) -> _Layout:

@@ -473,7 +473,6 @@ class Listing(ScrollView):
     def highlighted(self) -> EntryRow | None:
         return self.row_at(self.cursor) if self.row_count else None
 
-
     # -- locating an entry -------------------------------------------------------------------
     def locate(self, entry_id: int) -> None:
         if self.listing is None:
@@ -557,7 +556,6 @@ class Listing(ScrollView):
         if old != pos:
             self._changed()
 
-
     def action_page_down(self) -> None:
         h = self.page_height
         self.scroll_to(y=self.scroll_y + h, animate=False)
@@ -579,7 +577,6 @@ class Listing(ScrollView):
             return
         self.scroll_to(y=self.max_scroll_y, animate=False)
         self.move_cursor(self.total - 1)
-
 
     def action_cursor_down(self) -> None:
         self.move_cursor(self.cursor + 1)
