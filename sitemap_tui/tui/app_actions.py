@@ -199,8 +199,7 @@ class Actions(EngineLink):
     async def open_path(self, path: Path) -> None:
         """Show another exploration: a saved .db offline, or explore a local path."""
         if path.suffix.lower() == ".db" and path.is_file():
-            from sitemap_tui.engine.store import StoreError
-            from sitemap_tui.engine.storefile import inspect_store
+            from sitemap_tui.engine.store import StoreError, inspect_store
 
             try:
                 inspect_store(path)

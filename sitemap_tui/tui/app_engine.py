@@ -100,8 +100,7 @@ class EngineLink(PaneSync):
         bridge.start()
 
     def _load_offline(self, *, at_start: bool = False) -> None:
-        from sitemap_tui.engine.store import Store, StoreError
-        from sitemap_tui.engine.storefile import inspect_store
+        from sitemap_tui.engine.store import Store, StoreError, inspect_store
 
         self.tree.read_only = True
         if self.db_path is None:
