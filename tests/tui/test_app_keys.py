@@ -59,10 +59,11 @@ async def test_a_broken_config_is_reported_not_fatal(demo_server, make_app, tmp_
     cfg.write_text("theme = [\n")
     monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(cfg))
     app = make_app(demo_server.base_url + "/sitemap-video.xml", config=load_config())
+    notes = capture_notes(app)  # (Textual keeps the notifications in a private field)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_started(app, pilot)
         assert app.config.problems
-        assert any("config.toml" in n.message for n in app._notifications)
+        assert any("config.toml" in n for n in notes)
         assert app.is_running
 
 
