@@ -59,7 +59,7 @@ async def settle(app: Any, pilot: Any, timeout: float = 30.0) -> None:
         await _until(pilot, app.panes_quiet, timeout)
         await workers_done(app)
         await pilot.pause()
-        if app.panes_quiet() and not any(w.is_running for w in app.workers):
+        if app.is_settled() and not any(w.is_running for w in app.workers):
             break
 
 
