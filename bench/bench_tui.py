@@ -134,7 +134,7 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
                 tracer.start()
             tick = asyncio.create_task(ticker())
             model = app.tree.model
-            while not (app._root_opened and model.roots() and model.children.get(model.roots()[0])):
+            while not (app.root_opened and model.roots() and model.children.get(model.roots()[0])):
                 await pilot.pause(0.05)
             t1 = time.perf_counter()
             await pilot.press("e")
@@ -143,7 +143,7 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             while time.perf_counter() < deadline:
                 await pilot.pause(0.1)
                 states = [n.state for n in model.nodes.values()]
-                if (app._expand_all_node is None and len(states) > children
+                if (app.jobs.expand_all_node is None and len(states) > children
                         and all(s in (NodeState.DONE, NodeState.FAILED) for s in states)):
                     break
             t2 = time.perf_counter()

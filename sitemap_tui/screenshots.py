@@ -51,32 +51,15 @@ async def _until(pilot: Any, predicate: Callable[[], bool], timeout: float = 30.
         await pilot.pause(0.05)
 
 
-def engine_idle(app: Any) -> bool:
-    """Nothing is being fetched, expanded or checked, and the tree has shown what it asked for."""
-    return (
-        app._root_opened
-        and app._expand_all_node is None
-        and not app._crossfile  # (an expand-all of a small set runs them by itself)
-        and not any(n.state in ACTIVE for n in app.tree.model.nodes.values())
-        and not app.tree._requested
-        and not app.tree._queue
-    )
-
-
-def panes_quiet(app: Any) -> bool:
-    """The panes have drawn the latest data and the tree's issue counts are current."""
-    return not app._dirty and not app._events_seen and not app._issue_dirty and not app._counting
-
-
 async def settle(app: Any, pilot: Any, timeout: float = 30.0) -> None:
     """Wait until the engine is idle and every pane has drawn its latest data (the Pilot tests
     use this too)."""
     for _ in range(20):  # workers may post results that make the panes refresh once more
-        await _until(pilot, lambda: engine_idle(app), timeout)
-        await _until(pilot, lambda: panes_quiet(app), timeout)
+        await _until(pilot, app.engine_idle, timeout)
+        await _until(pilot, app.panes_quiet, timeout)
         await workers_done(app)
         await pilot.pause()
-        if panes_quiet(app) and not any(w.is_running for w in app.workers):
+        if app.is_settled() and not any(w.is_running for w in app.workers):
             break
 
 
@@ -99,14 +82,14 @@ def _node(app: Any, name: str) -> int:
 async def _select(app: Any, pilot: Any, name: str) -> None:
     nid = _node(app, name)
     app.tree.reveal(nid)
-    await _until(pilot, lambda: app._selected == nid)
+    await _until(pilot, lambda: app.selected_id == nid)
     await settle(app, pilot)
 
 
 async def explore_all(app: Any, pilot: Any) -> None:
     """Open the demo site, expand everything (the cross-file checks follow by themselves on a set
     this small), open the whole tree."""
-    await _until(pilot, lambda: app._root_opened and app._selected is not None)
+    await _until(pilot, lambda: app.root_opened and app.selected_id is not None)
     await settle(app, pilot)
     await pilot.press("e")
     await settle(app, pilot)

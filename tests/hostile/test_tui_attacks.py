@@ -165,16 +165,16 @@ async def test_display_cases_in_the_tui(attack_env: AttackEnv, tmp_path: Path, m
         config=TuiConfig(),
     )
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for(pilot, lambda: bool(app.tree.model.roots()) and app._selected is not None, what="the root")
+        await wait_for(pilot, lambda: bool(app.tree.model.roots()) and app.selected_id is not None, what="the root")
         root_id = app.tree.model.roots()[0]
         await wait_for(pilot, lambda: app.bridge is not None and app.bridge.running, what="the engine")
         assert app.tree.reveal(root_id)
-        await wait_for(pilot, lambda: app._selected == root_id, what="the root selected")
+        await wait_for(pilot, lambda: app.selected_id == root_id, what="the root selected")
         app.tree.focus()
         for _ in range(3):  # expand all; again if the key came before the root was parsed
             await pilot.press("e")
             try:
-                await wait_for(pilot, lambda: app._expand_all_node is not None or any(
+                await wait_for(pilot, lambda: app.jobs.expand_all_node is not None or any(
                     n.state != NodeState.PENDING for n in app.tree.model.nodes.values() if n.parent_id),
                     timeout=3, what="expand all to start")
                 break
@@ -202,7 +202,7 @@ async def test_display_cases_in_the_tui(attack_env: AttackEnv, tmp_path: Path, m
             if node.parent_id is None:
                 continue
             assert app.tree.reveal(node.id), node.url
-            await wait_for(pilot, lambda nid=node.id: app._selected == nid, what=f"select {node.url}")
+            await wait_for(pilot, lambda nid=node.id: app.selected_id == nid, what=f"select {node.url}")
             for key in "12345":
                 await pilot.press(key)
                 await app.workers.wait_for_complete()
@@ -213,9 +213,9 @@ async def test_display_cases_in_the_tui(attack_env: AttackEnv, tmp_path: Path, m
                 clicks += await _click_spots(app, pilot, watched, x_from=app.tree.size.width,
                                              every_line=key in "14")
                 _assert_clean(app, token)
-                if app._selected != node.id:  # a click in a pane may jump; come back
+                if app.selected_id != node.id:  # a click in a pane may jump; come back
                     app.tree.reveal(node.id)
-                    await wait_for(pilot, lambda nid=node.id: app._selected == nid, what="reselect")
+                    await wait_for(pilot, lambda nid=node.id: app.selected_id == nid, what="reselect")
             # the entry detail of the first rows of the URL table
             table = app.url_table
             if table is not None and node.stats.url_count:

@@ -36,8 +36,8 @@ async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 1
 
 
 async def wait_started(app: SitemapApp, pilot: Any) -> None:
-    await wait_for(pilot, lambda: app._root_opened and bool(app.tree.model.roots()), what="the exploration to open")
-    await wait_for(pilot, lambda: app._selected is not None, what="the first selection")
+    await wait_for(pilot, lambda: app.root_opened and bool(app.tree.model.roots()), what="the exploration to open")
+    await wait_for(pilot, lambda: app.selected_id is not None, what="the first selection")
     await settle(app, pilot)
 
 
@@ -49,7 +49,7 @@ async def settle(app: SitemapApp, pilot: Any, timeout: float = 15.0) -> None:
 async def select(app: SitemapApp, pilot: Any, node_id: int) -> None:
     """Move the tree cursor to a node (revealing it) and wait for the panes."""
     assert app.tree.reveal(node_id), f"node {node_id} is not in the tree"
-    await wait_for(pilot, lambda: app._selected == node_id, what=f"node {node_id} to be selected")
+    await wait_for(pilot, lambda: app.selected_id == node_id, what=f"node {node_id} to be selected")
     await workers_done(app)
     await pilot.pause()
 

@@ -32,7 +32,7 @@ async def test_expand_all_can_be_cancelled(make_app, key, monkeypatch):
             await wait_for(pilot, lambda: any(n.state in ACTIVE for n in model.nodes.values()), what="a fetch to start")
             await wait_for(pilot, lambda: "expanding" in screen_text(app), what="progress in the header")
             await pilot.press(key)
-            await wait_for(pilot, lambda: app._expand_all_node is None, what="expand all to stop")
+            await wait_for(pilot, lambda: app.jobs.expand_all_node is None, what="expand all to stop")
             await settle(app, pilot)
             assert any("cancelled" in n.lower() for n in notes)
             assert not any(n.state in ACTIVE for n in model.nodes.values())
@@ -45,7 +45,7 @@ async def test_expand_all_can_be_cancelled(make_app, key, monkeypatch):
             # and it can be started again and run to the end
             gate.open()
             await pilot.press("e")
-            await wait_for(pilot, lambda: app._expand_all_node is None and all(
+            await wait_for(pilot, lambda: app.jobs.expand_all_node is None and all(
                 n.state in (NodeState.DONE, NodeState.FAILED, NodeState.SKIPPED) for n in model.nodes.values()
             ) and len(model.nodes) == 13, timeout=30, what="expand all to finish")
             await settle(app, pilot)

@@ -39,7 +39,7 @@ async def test_keymap_and_theme_from_the_config_file(demo_server, make_app, tmp_
         assert app.theme == "nord"
         await pilot.press("e")  # no longer bound
         await pilot.pause()
-        assert app._expand_all_node is None
+        assert app.jobs.expand_all_node is None
         index = node_by_name(app, "sitemap_index.xml")
         assert app.tree.model.nodes[index].state == NodeState.PENDING
         await pilot.press("E")
@@ -59,10 +59,11 @@ async def test_a_broken_config_is_reported_not_fatal(demo_server, make_app, tmp_
     cfg.write_text("theme = [\n")
     monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(cfg))
     app = make_app(demo_server.base_url + "/sitemap-video.xml", config=load_config())
+    notes = capture_notes(app)  # (Textual keeps the notifications in a private field)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_started(app, pilot)
         assert app.config.problems
-        assert any("config.toml" in n.message for n in app._notifications)
+        assert any("config.toml" in n for n in notes)
         assert app.is_running
 
 
@@ -169,7 +170,7 @@ async def test_open_a_saved_exploration_offline(demo_server, make_app, tmp_path)
     await asyncio.to_thread(_explore_to_db, demo_server.base_url + "/", db)
     app = make_app(None, db_path=db)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: app._selected is not None, what="the stored tree")
+        await wait_for(pilot, lambda: app.selected_id is not None, what="the stored tree")
         await workers_done(app)
         await pilot.pause()
         assert app.offline
@@ -198,7 +199,7 @@ async def test_open_a_saved_exploration_offline(demo_server, make_app, tmp_path)
 
 
 async def test_a_saved_exploration_that_is_not_writable_is_still_shown(demo_server, make_app, tmp_path, monkeypatch):
-    import sitemap_tui.tui.app as app_module
+    import sitemap_tui.tui.app_base as app_module
 
     db = tmp_path / "saved.db"
     await asyncio.to_thread(_explore_to_db, demo_server.base_url + "/sitemap-video.xml", db)
@@ -207,7 +208,7 @@ async def test_a_saved_exploration_that_is_not_writable_is_still_shown(demo_serv
     monkeypatch.setattr(app_module.os, "access", lambda p, mode: False if Path(p) == db else real_access(p, mode))
     app = make_app(None, db_path=db)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: app._selected is not None, what="the stored tree")
+        await wait_for(pilot, lambda: app.selected_id is not None, what="the stored tree")
         await pilot.pause()
         assert app.bridge is None and "6 URLs" in screen_text(app)
         notes = capture_notes(app)
@@ -226,7 +227,7 @@ async def test_open_file_dialog_switches_to_a_saved_exploration(demo_server, mak
         await wait_for(pilot, lambda: isinstance(app.screen, PathPrompt), what="the path prompt")
         await pilot.press(*str(db))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.offline and app._selected is not None, what="the saved exploration")
+        await wait_for(pilot, lambda: app.offline and app.selected_id is not None, what="the saved exploration")
         await workers_done(app)
         await pilot.pause()
         roots = app.tree.model.roots()

@@ -143,7 +143,7 @@ async def test_hostile_strings_are_literal_and_inert(tmp_path, make_app):
                     total_clicks += await _click_brackets(app, pilot, x_from=app.tree.size.width)
                     assert app.is_running
                     assert not _bad_actions(app), _bad_actions(app)
-                    assert app._selected == nid
+                    assert app.selected_id == nid
             # the markup and the escapes were shown as text, somewhere
             assert {"[@click=app.quit]", "[/]"} <= seen_literal, seen_literal
             assert "\\x9b" in seen_literal or "\\u202e" in seen_literal, seen_literal

@@ -215,8 +215,8 @@ async def test_validate_deep_adds_issues_for_the_selected_file(demo_server, make
         root = app.tree.model.roots()[0]
         errors_before, warnings_before = app.tree.model.issues.get(root, (0, 0))
         await pilot.press("v")
-        await wait_for(pilot, lambda: app._deep is not None, what="deep checks to start")
-        await wait_for(pilot, lambda: app._deep is None, timeout=60, what="deep checks to finish")
+        await wait_for(pilot, lambda: app.jobs.deep is not None, what="deep checks to start")
+        await wait_for(pilot, lambda: app.jobs.deep is None, timeout=60, what="deep checks to finish")
         await settle(app, pilot)
         errors, warnings = app.tree.model.issues.get(root, (0, 0))
         # the demo's video pages do not exist: the live checks report them

@@ -23,7 +23,7 @@ async def test_a_target_opened_in_the_app_is_explored_into_the_temporary_cache(m
     app = make_app(None)
     async with app.run_test(size=(120, 36)) as pilot:
         await app.open_path(sitemap)  # what "Open file" (ctrl+o) does with a path that is no .db
-        await wait_for(pilot, lambda: app._root_opened, what="the exploration to open")
+        await wait_for(pilot, lambda: app.root_opened, what="the exploration to open")
         db = app.db_path
         assert Path(os.environ["XDG_CACHE_HOME"]) in db.parents and db.is_file()
         cache = Path(user_cache_dir("sitemap-tui"))

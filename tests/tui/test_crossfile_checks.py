@@ -79,14 +79,14 @@ async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_pat
         await pilot.press("4")
         await wait_for(pilot, lambda: "cross-duplicate-url" in screen_text(app), what="the issue in the pane")
         # the header names the step the engine reports while the rules run
-        app._crossfile = True
+        app.jobs.crossfile = True
         app.post_message(CrossfileProgress("duplicate URLs"))
         await wait_for(pilot, lambda: "checking across files: duplicate URLs" in screen_text(app), what="the step")
-        app._crossfile = False
-        app._update_header()
+        app.jobs.crossfile = False
+        app.update_header()
         # running them again replaces the earlier results instead of adding to them
         await pilot.press("k")
-        await wait_for(pilot, lambda: not app._crossfile, timeout=30, what="the second run")
+        await wait_for(pilot, lambda: not app.jobs.crossfile, timeout=30, what="the second run")
         await settle(app, pilot)
         assert sum("Cross-file checks done: 1 issue" in n for n in notes) == 2, notes
         # the automatic run waits for fetches the user may have started; k is refused instead
@@ -99,7 +99,7 @@ async def test_cross_file_checks_follow_an_expand_all_and_run_again_on_k(tmp_pat
 
 
 async def test_a_big_set_waits_for_k(tmp_path, make_app, monkeypatch):
-    import sitemap_tui.tui.app as app_module
+    import sitemap_tui.tui.app_engine as app_module
 
     monkeypatch.setattr(app_module, "AUTO_CROSSFILE_URLS", 6)  # the set has 7 URLs
     async with _started(tmp_path, make_app) as (app, pilot):
@@ -135,9 +135,9 @@ async def test_a_late_recount_cannot_overwrite_a_newer_one(tmp_path, make_app, m
             return real(self)
 
         monkeypatch.setattr(Store, "issue_counts_by_node", counts)
-        app._recount_issues()
+        app.recount_issues()
         await wait_for(pilot, lambda: len(calls) == 1, what="the first recount")
-        app._recount_issues()
+        app.recount_issues()
         await wait_for(pilot, lambda: len(calls) == 2, what="the second recount")
         await pilot.pause(0.3)  # the newer counts are applied ...
         release.set()  # ... then the older thread ends

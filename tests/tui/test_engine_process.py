@@ -133,6 +133,6 @@ async def test_cancel_reaches_the_engine_process(make_app, monkeypatch):
             await wait_for(pilot, lambda: any(n.state in (NodeState.FETCHING, NodeState.PARSING)
                                               for n in model.nodes.values()), what="a fetch to start")
             await pilot.press("x")
-            await wait_for(pilot, lambda: app._expand_all_node is None, timeout=20, what="expand all to stop")
+            await wait_for(pilot, lambda: app.jobs.expand_all_node is None, timeout=20, what="expand all to stop")
             await settle(app, pilot)
             assert sum(n.state == NodeState.DONE for n in model.nodes.values()) < 8

@@ -159,7 +159,7 @@ async def test_a_store_that_cannot_be_written_reaches_the_ui_and_stays_said(demo
                        what="no file shown as fetching")
         (note,) = [(title, m, t) for title, m, t in notes if "disk is full" in m]
         assert str(db) in note[1] and note[2] > DAY
-        assert app._expand_all_node is None
+        assert app.jobs.expand_all_node is None
         line = header(app)
         assert "cannot be written" in line and "expanding" not in line
         assert any("stopped" in app.tree.label_for(nid).plain for nid in app.tree.model.nodes), \

@@ -12,12 +12,8 @@ from urltui_helpers import Host, build_big_store, build_store, entry, grid_lines
 
 from sitemap_tui.engine.model import Severity
 from sitemap_tui.engine.store import EntryFilter
-from sitemap_tui.tui.widgets.url_table import (
-    UrlGrid,
-    UrlTable,
-    UserFilter,
-    parse_filter,
-)
+from sitemap_tui.tui.url_filter import UserFilter, parse_filter
+from sitemap_tui.tui.widgets.url_table import UrlGrid, UrlTable
 
 BAD_CHARS = ("\x1b", "\x07", "\x9b", "\x9d", "\u202e", "\u200b")
 
@@ -169,7 +165,7 @@ async def test_substring_filter_uses_the_search_index(tmp_path: Path, monkeypatc
     """With the engine's search index present, a substring that a scan does not answer at once
     is looked up in it (rows added after it was built included), in every sort order, with the
     same rows as the scan."""
-    from sitemap_tui.tui.widgets import url_table
+    from sitemap_tui.tui.widgets.url_table import listing
 
     store, _ = small_store(tmp_path / "x.db")
     while store.extend_search(7):
@@ -192,7 +188,7 @@ async def test_substring_filter_uses_the_search_index(tmp_path: Path, monkeypatc
         grid.set_sort("id")
         table.set_filter_text("")
         await mounted(pilot, table)
-        monkeypatch.setattr(url_table, "SCAN_FIRST_BUDGET", 0)  # as if the scan ran out of time
+        monkeypatch.setattr(listing, "SCAN_FIRST_BUDGET", 0)  # as if the scan ran out of time
         table.set_filter_text("a/1")
         await wait_for(pilot, lambda: grid.searched and grid.total == 11 and not grid.scanning)
         assert locs(grid) == expected
@@ -459,12 +455,12 @@ MAX_PAGE_KSTEPS = 200
 
 
 async def test_million_rows_page_down_and_jump_to_end(big_db: Path, monkeypatch: pytest.MonkeyPatch):
-    from sitemap_tui.tui.widgets import url_table
+    from sitemap_tui.tui.widgets.url_table import listing
 
     # no clock in this test: the UI thread's time budget (which sends a slow page to a worker)
     # is lifted so that load on the machine cannot change which path a page takes; the work
     # each page costs is counted in SQLite steps instead (timings: bench/bench_tui_table.py)
-    monkeypatch.setattr(url_table, "UI_QUERY_BUDGET", None)
+    monkeypatch.setattr(listing, "UI_QUERY_BUDGET", None)
     app = Host(lambda: UrlTable(big_db))
     async with app.run_test(size=(120, 40)) as pilot:
         table = app.query_one(UrlTable)
@@ -533,7 +529,7 @@ def test_query_keyset_matches_store_order(tmp_path: Path):
     import random
 
     from sitemap_tui.engine.store import Store
-    from sitemap_tui.tui.widgets.url_table import END, Query, row_key
+    from sitemap_tui.engine.store.urls import END, Query, row_key
 
     rng = random.Random(7)
     entries = []
@@ -581,7 +577,7 @@ def test_query_keyset_matches_store_order(tmp_path: Path):
 
 def test_detail_names_hreflang_links_and_separate_mobile_urls() -> None:
     from sitemap_tui.engine.store import EntryRow
-    from sitemap_tui.tui.widgets.url_table import detail_text
+    from sitemap_tui.tui.widgets.url_table.detail import detail_text
 
     row = EntryRow(1, 2, "https://a.com/en", 3, None, None, None, None, None, None, 0, 0, 0)
     detail = {

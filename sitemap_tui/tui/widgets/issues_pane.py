@@ -31,6 +31,7 @@ from textual.worker import get_current_worker
 from sitemap_tui.engine.bodycache import read_lines
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import IssueRow, connect
+from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issues
 from sitemap_tui.tui.widgets import update_static
 
 try:  # the registry is written in parallel; the pane works without it
@@ -45,31 +46,6 @@ SOURCE_CONTEXT = 5
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 SEVERITY_TITLE = {"error": "Errors", "warning": "Warnings", "info": "Info"}
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class IssueFilter:
-    node_ids: tuple[int, ...]
-    severities: tuple[str, ...]
-    text: str = ""
-
-    def where(self) -> tuple[str, list[Any]]:
-        """SQL condition over ``issues i`` for this filter."""
-        clauses = [
-            f"i.node_id IN ({','.join(str(int(n)) for n in self.node_ids) or 'NULL'})",
-            f"i.severity IN ({','.join('?' * len(self.severities)) or 'NULL'})",
-        ]
-        params: list[Any] = list(self.severities)
-        text = self.text.strip().lower()
-        if text:
-            titled = [rid for rid, rule in RULES.items() if text in str(getattr(rule, "title", "")).lower()]
-            cond = "instr(lower(i.message), ?) > 0 OR instr(lower(i.rule), ?) > 0"
-            params += [text, text]
-            if titled:
-                cond += f" OR i.rule IN ({','.join('?' * len(titled))})"
-                params += titled
-            clauses.append(f"({cond})")
-        return " AND ".join(clauses), params
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -289,7 +265,10 @@ class IssuesPane(Vertical):
     # -- loading ------------------------------------------------------------------------------
     def _filter(self) -> IssueFilter:
         sevs = tuple(s for s in SEVERITIES if self.query_one(f"#sev-{s}", Checkbox).value)
-        return IssueFilter(self.node_ids, sevs, self.query_one("#issues-filter", Input).value)
+        text = self.query_one("#issues-filter", Input).value
+        needle = text.strip().lower()
+        titled = tuple(rid for rid, rule in RULES.items() if needle and needle in str(getattr(rule, "title", "")).lower())
+        return IssueFilter(self.node_ids, sevs, text, titled)
 
     def reload(self, keep: bool = False) -> None:
         if not self.is_mounted:
@@ -313,20 +292,14 @@ class IssuesPane(Vertical):
             self.post_message(_Counted(token, [], f"cannot open the store: {exc}"))
             return
         try:
-            where, params = flt.where()
-            rows = conn.execute(
-                f"SELECT i.severity, i.rule, COUNT(*) FROM issues i WHERE {where}"
-                " GROUP BY i.severity, i.rule ORDER BY CASE i.severity WHEN 'error' THEN 0"
-                " WHEN 'warning' THEN 1 ELSE 2 END, i.rule",
-                params,
-            ).fetchall()
+            groups = issue_groups(conn, flt)
             error = None
         except sqlite3.Error as exc:
-            rows, error = [], f"cannot read the issues: {exc}"
+            groups, error = [], f"cannot read the issues: {exc}"
         finally:
             conn.close()
         if not worker.is_cancelled:
-            self.post_message(_Counted(token, [(s, r, int(n)) for s, r, n in rows], error))
+            self.post_message(_Counted(token, groups, error))
 
     @on(_Counted)
     def _on_counted(self, msg: _Counted) -> None:
@@ -410,19 +383,7 @@ class IssuesPane(Vertical):
             self.post_message(_RuleLoaded(token, severity, rule, [], 0))
             return
         try:
-            where, params = flt.where()
-            where += " AND i.rule = ? AND i.severity = ?"
-            params += [rule, severity]
-            total = int(conn.execute(f"SELECT COUNT(*) FROM issues i WHERE {where}", params).fetchone()[0])
-            rows = [
-                IssueRow(*r)
-                for r in conn.execute(
-                    "SELECT i.id, i.rule, i.severity, i.node_id, i.entry_id, i.line, i.col, i.url, i.message,"
-                    " COALESCE(n.final_url, n.url) FROM issues i LEFT JOIN nodes n ON n.id = i.node_id"
-                    f" WHERE {where} ORDER BY i.node_id, i.line, i.id LIMIT {RULE_CAP}",
-                    params,
-                )
-            ]
+            rows, total = rule_issues(conn, flt, severity, rule, RULE_CAP)
         except sqlite3.Error:
             rows, total = [], 0
         finally:

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.store.urls import distinct_locs
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
 from sitemap_tui.words import plural
@@ -154,11 +155,7 @@ class OverviewPane(NodePane):
         if selection.subtree:
             unique = None
             if 0 < agg.urls <= UNIQUE_SQL_LIMIT:
-                marks = ",".join(str(int(i)) for i in file_ids) or "NULL"
-                row = store.conn.execute(
-                    f"SELECT COUNT(DISTINCT loc) FROM entries WHERE node_id IN ({marks})"
-                ).fetchone()
-                unique = int(row[0]) if row else None
+                unique = distinct_locs(store.conn, file_ids)
         issues = store.issue_counts(list(selection.ids))
         return {"agg": agg, "unique": unique, "issues": issues}
 

@@ -15,6 +15,7 @@ import contextlib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import urlsplit
 
 from rich.style import Style
@@ -223,9 +224,9 @@ class SitemapTree(Tree[int]):
 
     # -- rendering --------------------------------------------------------------------------
     def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
-        label = node._label.copy()
+        label = cast(Text, node.label).copy()  # (every label went through process_label)
         label.stylize(style)
-        if node._allow_expand:
+        if node.allow_expand:
             prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style + Style(bold=True))
         else:
             prefix = ("  ", base_style)
@@ -234,7 +235,7 @@ class SitemapTree(Tree[int]):
     def get_label_width(self, node: TreeNode[int]) -> int:
         # The stock implementation renders every label on each rebuild; with 50,000 nodes
         # that is a long stall. The label's own width plus the 2-cell prefix is the same.
-        return node._label.cell_len + 2
+        return cast(Text, node.label).cell_len + 2
 
     def label_for(self, node_id: int) -> Text:
         node = self.model.nodes[node_id]
@@ -247,11 +248,12 @@ class SitemapTree(Tree[int]):
             return
         label = self.process_label(node_label(node, self.model, self._frame))
         allow = self._can_expand(node)
-        if label == tnode._label and allow == tnode._allow_expand:
+        if label == tnode.label and allow == tnode.allow_expand:
             return  # most batches change a few counters only: repaint nothing else
         # The stock set_label repaints the node's line and every line below it in its subtree
         # (an index's label changes with every batch: 20+ lines per batch). A label is drawn on
-        # its own line only, so repaint just that one.
+        # its own line only, so repaint just that one. No public TreeNode API sets a label
+        # without that repaint: the label and the line cache's key are set here.
         tnode._label = label
         tnode._updates += 1  # part of the line cache's key
         tnode.allow_expand = allow
@@ -428,10 +430,12 @@ class SitemapTree(Tree[int]):
         self._materialized.discard(node_id)
         if tnode is None:
             return
-        stack = list(tnode._children)
+        # TreeNode.remove_children() finds each child with list.index (quadratic: minutes for
+        # 50,000 children), so the children are dropped here, by Textual's private fields
+        stack = list(tnode.children)
         while stack:
             child = stack.pop()
-            stack.extend(child._children)
+            stack.extend(child.children)
             if child.data is not None:
                 self._tnodes.pop(child.data, None)
                 self._materialized.discard(child.data)
@@ -497,6 +501,27 @@ class SitemapTree(Tree[int]):
             self.refresh_label(nid)
         return stopped
 
+    def reset(self) -> None:
+        """Forget everything shown (another exploration is opened)."""
+        self.clear()
+        self.model = NodeModel()
+        self._tnodes.clear()
+        self._materialized.clear()
+        self._placeholders.clear()
+        self._queue.clear()
+        self._requested.clear()
+        self.read_only = False
+
+    @property
+    def is_idle(self) -> bool:
+        """No fetch asked for is unanswered and every known child is in the tree."""
+        return not self._requested and not self._queue
+
+    def materialize_now(self, node_id: int) -> None:
+        """Put a node's children into the tree at once (not a chunk per UI turn)."""
+        self.materialize(node_id)
+        self._add_some(len(self._queue))
+
     def tree_node(self, node_id: int) -> TreeNode[int] | None:
         return self._tnodes.get(node_id)
 
@@ -511,8 +536,7 @@ class SitemapTree(Tree[int]):
             t = self._tnodes.get(anc)
             if t is not None and not t.is_expanded:
                 t.expand()
-            self.materialize(anc)
-            self._add_some(len(self._queue))
+            self.materialize_now(anc)
         t = self._tnodes.get(node_id)
         if t is None:
             return False

@@ -1,0 +1,258 @@
+"""The URL table's queries: keyset listings of the entries in any filter and sort order.
+
+The TUI's URL pane (``tui/widgets/url_table``) reads a million rows a page at a time through
+:class:`Query`: same order as ``Store.page`` (sort value, id; NULL values last) but written so
+SQLite walks the ``entries_loc`` / ``entries_lastmod`` indexes instead of sorting a million rows
+for every page. Every statement is run on a connection the caller gives (the UI thread's reader,
+or a worker's own), so a time budget (:func:`time_budget`) or a cancel handler can be set on it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sitemap_tui.engine.store import (
+    ENTRY_COLUMNS,
+    INDEXES,
+    SORTS,
+    EntryFilter,
+    EntryRow,
+    Store,
+    search_candidates,
+    search_glob,
+)
+
+PAGE = 100
+"""Rows per page the URL table reads and caches (a keyset query, ~0.3 ms on a million rows)."""
+SEARCH_CAP = 300_000
+"""A substring whose index lookup would read more rows than this is left to the scan."""
+
+Key = tuple[Any, int]
+"""A keyset position: (sort value, entry id)."""
+
+
+class _End:
+    """Sentinel key: after the last row (for "jump to end", a descending query)."""
+
+    def __repr__(self) -> str:
+        return "END"
+
+
+END = _End()
+
+
+def row_key(row: EntryRow, sort: str) -> Key:
+    if sort == "loc":
+        return (row.loc, row.id)
+    if sort == "lastmod":
+        return (row.lastmod, row.id)
+    return (row.id, row.id)
+
+
+Segment_ = tuple[str, list[Any], str]  # (extra condition, its params, ORDER BY)
+
+
+class Query:
+    """One filter and sort compiled to SQL; immutable, shared by the UI thread and workers.
+
+    Order: ascending (sort value, id) with NULL sort values last, as ``Store.page``. For loc and
+    lastmod the listing is two segments (non-NULL values by the index, then NULLs by id) so each
+    keyset query is an index range scan."""
+
+    def __init__(self, store: Store, flt: EntryFilter, sort: str = "id", *, search_upto: int | None = None) -> None:
+        if sort not in SORTS:
+            raise ValueError(f"unknown sort {sort!r}")
+        where, params = store.where(flt, search_upto=search_upto)
+        self.flt = flt
+        self.sort = sort
+        self.search: tuple[str, int] | None = None
+        if search_upto is not None and flt.substring and (pattern := search_glob(flt.substring)):
+            self.search = (pattern, search_upto)
+        self._cond = where[len(" WHERE ") :] if where else ""
+        self._params = tuple(params)
+        self.col: str | None = None if sort == "id" else SORTS[sort]
+
+    @property
+    def searched(self) -> bool:
+        """The substring is looked up in the search index (see :meth:`narrowed`)."""
+        return self.search is not None
+
+    def narrowed(self, conn: sqlite3.Connection) -> bool:
+        """True when the index lookup reads few enough rows to beat a scan: a rare substring.
+        A common one is found at once by a scan that stops after a page."""
+        if self.search is None:
+            return False
+        return search_candidates(conn, *self.search, SEARCH_CAP) < SEARCH_CAP
+
+    # segments in ascending / descending order, starting after / before a key
+    def _asc(self, after: Key | None) -> list[Segment_]:
+        c = self.col
+        if c is None:
+            return [("e.id > ?", [after[1]], "e.id")] if after is not None else [("", [], "e.id")]
+        nulls: Segment_ = (f"{c} IS NULL", [], "e.id")
+        if after is None:
+            return [(f"{c} IS NOT NULL", [], f"{c}, e.id"), nulls]
+        if after[0] is None:
+            return [(f"{c} IS NULL AND e.id > ?", [after[1]], "e.id")]
+        return [(f"{c} IS NOT NULL AND ({c}, e.id) > (?, ?)", [after[0], after[1]], f"{c}, e.id"), nulls]
+
+    def _desc(self, before: Key | _End) -> list[Segment_]:
+        c = self.col
+        if c is None:
+            if isinstance(before, _End):
+                return [("", [], "e.id DESC")]
+            return [("e.id < ?", [before[1]], "e.id DESC")]
+        values: Segment_ = (f"{c} IS NOT NULL", [], f"{c} DESC, e.id DESC")
+        if isinstance(before, _End):
+            return [(f"{c} IS NULL", [], "e.id DESC"), values]
+        if before[0] is None:
+            return [(f"{c} IS NULL AND e.id < ?", [before[1]], "e.id DESC"), values]
+        return [
+            (f"{c} IS NOT NULL AND ({c}, e.id) < (?, ?)", [before[0], before[1]], f"{c} DESC, e.id DESC")
+        ]
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self._cond)
+
+    def _sql(self, columns: str, extra: str, extra_params: Sequence[Any], order: str | None, scan: bool = False) -> tuple[str, list[Any]]:
+        # scan=True: a table scan + sort instead of walking the sort index with a lookup per
+        # row, which is far slower when a filter rejects most rows (workers only)
+        conds = [c for c in (self._cond, extra) if c]
+        sql = f"SELECT {columns} FROM entries e" + (" NOT INDEXED" if scan else "")
+        if conds:
+            sql += " WHERE " + " AND ".join(f"({c})" for c in conds)
+        if order:
+            sql += f" ORDER BY {order}"
+        return sql, [*self._params, *extra_params]
+
+    def _run(self, conn: sqlite3.Connection, segments: list[Segment_], limit: int, offset: int = 0, scan: bool = False) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for extra, params, order in segments:
+            want = limit - len(out)
+            if want <= 0:
+                break
+            sql, p = self._sql(ENTRY_COLUMNS, extra, params, order, scan)
+            rows = conn.execute(sql + " LIMIT ? OFFSET ?", [*p, want, offset]).fetchall()
+            out += rows
+            if offset and not rows:
+                # the whole segment was skipped: the next one skips what is left
+                sql, p = self._sql("1", extra, params, None, scan)
+                offset -= int(conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", [*p, offset]).fetchone()[0])
+            else:
+                offset = 0
+        return out
+
+    def rows(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        after: Key | None = None,
+        before: Key | _End | None = None,
+        limit: int = PAGE,
+        skip: int = 0,
+        scan: bool = False,
+    ) -> list[EntryRow]:
+        """Up to ``limit`` rows strictly after ``after`` (or before ``before``), ascending;
+        ``skip`` rows after ``after`` are passed over first (SQL OFFSET, done in C)."""
+        if limit <= 0:
+            return []
+        if before is not None:
+            raw = self._run(conn, self._desc(before), limit, scan=scan)
+            raw.reverse()
+        else:
+            raw = self._run(conn, self._asc(after), limit, skip, scan=scan)
+        return [EntryRow(*r) for r in raw]
+
+    def rows_at_offset(self, conn: sqlite3.Connection, offset: int, limit: int = PAGE, scan: bool = False) -> list[EntryRow]:
+        """Rows by position with OFFSET: O(offset), for workers only (a far jump before the
+        anchors are known)."""
+        return self.rows(conn, limit=limit, skip=offset, scan=scan)
+
+    def count(self, conn: sqlite3.Connection) -> int:
+        sql, p = self._sql("COUNT(*)", "", [], None)
+        return int(conn.execute(sql, p).fetchone()[0])
+
+    def key_batches(self, conn: sqlite3.Connection, after: Key | None = None, batch: int = 20000, scan: bool = False) -> Iterator[list[Key]]:
+        """Every key after ``after`` in order, in batches."""
+        columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
+        for extra, params, order in self._asc(after):
+            sql, p = self._sql(columns, extra, params, order, scan)
+            cur = conn.execute(sql, p)
+            try:
+                while rows := cur.fetchmany(batch):
+                    yield rows
+            finally:
+                cur.close()
+
+    def hop(self, conn: sqlite3.Connection, after: Key | None, n: int) -> tuple[Key | None, int]:
+        """The key of the ``n``-th row after ``after`` (SQLite skips the rows with OFFSET, in C),
+        or ``(None, rows_left)`` when fewer than ``n`` rows follow."""
+        columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
+        remaining = n
+        for extra, params, order in self._asc(after):
+            sql, p = self._sql(columns, extra, params, order)
+            row = conn.execute(sql + " LIMIT 1 OFFSET ?", [*p, remaining - 1]).fetchone()
+            if row is not None:
+                return (row[0], row[1]), n
+            sql, p = self._sql("1", extra, params, None)
+            remaining -= int(conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", [*p, remaining]).fetchone()[0])
+        return None, n - remaining
+
+    def entry_key(self, conn: sqlite3.Connection, entry_id: int) -> Key | None:
+        columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
+        row = conn.execute(f"SELECT {columns} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def matches(self, conn: sqlite3.Connection, entry_id: int) -> bool:
+        sql, p = self._sql("1", "e.id = ?", [entry_id], None)
+        return conn.execute(sql, p).fetchone() is not None
+
+
+@contextmanager
+def time_budget(conn: sqlite3.Connection, seconds: float | None) -> Iterator[None]:
+    """Interrupt queries on ``conn`` after ``seconds`` (sqlite3.OperationalError "interrupted")."""
+    if seconds is None:
+        yield
+        return
+    deadline = time.perf_counter() + seconds
+    conn.set_progress_handler(lambda: 1 if time.perf_counter() > deadline else 0, 4000)
+    try:
+        yield
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+def row_by_id(conn: sqlite3.Connection, entry_id: int) -> list[EntryRow]:
+    """The entry as a one-row list (empty when it is gone)."""
+    row = conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
+    return [] if row is None else [EntryRow(*row)]
+
+
+def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:
+    """Whether the entry has an issue of ``rule`` (for marks of a rule's URLs)."""
+    return conn.execute(
+        "SELECT 1 FROM issues WHERE entry_id=? AND rule=? LIMIT 1", (entry_id, rule)
+    ).fetchone() is not None
+
+
+def has_sort_index(conn: sqlite3.Connection, sort: str) -> bool:
+    """Whether the index a ``sort`` order walks exists (``Store.ensure_index`` builds it)."""
+    m = re.search(r"EXISTS (\w+)", INDEXES[sort])
+    name = m.group(1) if m else ""
+    return conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='index' AND name=?", (name,)
+    ).fetchone() is not None
+
+
+def distinct_locs(conn: sqlite3.Connection, node_ids: Sequence[int]) -> int | None:
+    """How many different URLs the files hold together (a scan of their entries: the overview
+    asks only up to a size)."""
+    marks = ",".join(str(int(i)) for i in node_ids) or "NULL"
+    row = conn.execute(f"SELECT COUNT(DISTINCT loc) FROM entries WHERE node_id IN ({marks})").fetchone()
+    return int(row[0]) if row else None

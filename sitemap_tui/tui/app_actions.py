@@ -1,0 +1,333 @@
+"""The user's commands (keys, palette): on the tree's node, the panes, the whole exploration.
+
+Each command checks what it needs (a node, the live engine, nothing already running) and says
+why when it cannot run; the engine's answers come back through ``app_engine``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import TabbedContent, TabPane
+
+from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.model import NodeState
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.tui.app_engine import EngineLink
+from sitemap_tui.tui.commands import PaletteCommand
+from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
+from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
+from sitemap_tui.tui.widgets import NodePane
+from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
+from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, CONTAINERS, short_name
+from sitemap_tui.words import plural
+
+TABS = ("overview", "extensions", "lastmod", "issues", "urls")
+WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "IssuesPane": "issues", "LastmodChart": "lastmod chart"}
+
+
+class Actions(EngineLink):
+    """The ``action_*`` methods (bound to keys in ``app``) and the palette's list."""
+
+    def action_expand_all(self) -> None:
+        node = self._cursor_node()
+        if node is None or not self._require_engine("Expand all"):
+            return
+        if self.jobs.expand_all_node is not None:
+            self.notify("Expand all is already running (x cancels it).", markup=False)
+            return
+        assert self.bridge is not None
+        if not self.bridge.expand_all(node.id):
+            return
+        self.jobs.expand_all_node = node.id
+        tnode = self.tree.tree_node(node.id)
+        if tnode is not None:
+            tnode.expand()
+        self.update_header()
+
+    def action_cancel(self) -> None:
+        active = any(n.state in ACTIVE for n in self.tree.model.nodes.values())
+        if self.bridge is None or (
+            self.jobs.expand_all_node is None and not active and self.jobs.deep is None and not self.jobs.crossfile
+        ):
+            return
+        self.bridge.cancel()
+        self.notify("Cancelling…", markup=False)
+
+    def action_reload(self) -> None:
+        node = self._cursor_node()
+        if node is None or not self._require_engine("Reload"):
+            return
+        if node.kind in CONTAINERS:
+            self.notify("Reload works on a file (robots.txt, an index or a sitemap).", markup=False)
+            return
+        if node.state in ACTIVE:
+            self.notify("This file is being fetched right now.", markup=False)
+            return
+        assert self.bridge is not None
+        self.bridge.reload(node.id)
+        self.notify(f"Reloading {short_name(node)}…", markup=False)
+
+    def action_export(self) -> None:
+        from sitemap_tui.tui.screens.export import ExportScreen as export_cls
+
+        if self.db_path is None:
+            return
+        scopes = self._export_scopes()
+        if not scopes:
+            self.notify("Select a node first.", markup=False)
+            return
+
+        def done(result: tuple[int, Path] | None) -> None:
+            if result:
+                count, path = result
+                self.notify(f"Exported {plural(count, 'URL')} to {path}", title="export", markup=False)
+
+        default_dir = Path.cwd()
+        self.push_screen(export_cls(self.db_path, scopes, default_dir), done)
+
+    def _export_scopes(self) -> dict[str, Any]:
+        from sitemap_tui.engine.store import EntryFilter
+
+        scopes: dict[str, Any] = {}
+        sel = self._selection
+        if sel is not None:
+            if not sel.subtree or sel.node.kind not in CONTAINERS:
+                scopes["this node"] = EntryFilter(node_ids=[sel.node_id])
+            if sel.subtree:
+                scopes["subtree"] = EntryFilter(node_ids=sel.file_ids)
+        table = self.url_table
+        if table is not None:
+            flt = getattr(table, "current_filter", None)
+            if flt is not None:
+                scopes["filtered rows"] = flt
+            marked = getattr(table, "marked_filter", None)
+            if marked is None and getattr(table, "marked_ids", None):
+                marked = EntryFilter(entry_ids=sorted(table.marked_ids))
+            if marked is not None:
+                scopes["marked rows"] = marked
+        pane = self.issues_pane
+        rule = getattr(pane, "selected_rule", None) if pane is not None else None
+        if rule and sel is not None:
+            scopes["URLs of the selected issue"] = EntryFilter(node_ids=sel.file_ids, rule=rule)
+        return scopes
+
+    def action_filter(self) -> None:
+        self.query_one("#tabs", TabbedContent).active = "urls"
+        table = self.url_table
+        if table is None:
+            return
+        from textual.widgets import Input
+
+        box = table.query_one_optional("#url-filter", Input)
+        self.call_after_refresh((box or table).focus)
+
+    def action_validate_deep(self) -> None:
+        node = self._cursor_node()
+        if node is None:
+            return
+
+        if not self._require_engine("Deep validation"):
+            return
+        if self.jobs.deep is not None:
+            self.notify("Deep checks are already running (x cancels them).", markup=False)
+            return
+        sel = self.make_selection(node.id)
+        ids = [i for i in (sel.file_ids if sel else [node.id]) if (n := self.tree.model.nodes.get(i)) is not None and n.state == NodeState.DONE]
+        if not ids:
+            self.notify("Nothing fetched here yet: expand it first (e), then run the deep checks.", markup=False)
+            return
+        assert self.bridge is not None
+        if self.bridge.deep(ids):
+            self.jobs.deep = (0, 0)
+            self.notify(f"Deep checks started on {plural(len(ids), 'file')}: a sample of URLs is fetched (x cancels).", markup=False)
+            self.update_header()
+
+    def action_check_files(self) -> None:
+        """The cross-file rules over everything fetched so far (they replace their earlier issues)."""
+        if not self._require_engine("Cross-file checks", fetches=False):
+            return
+        if self.jobs.crossfile:
+            self.notify("Cross-file checks are already running (x cancels them).", markup=False)
+            return
+        if self.jobs.expand_all_node is not None or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
+            self.notify("Files are still being fetched: wait for them, or cancel (x), then check across files.", markup=False)
+            return
+        if not any(n.state == NodeState.DONE and n.stats.url_count for n in self.tree.model.nodes.values()):
+            self.notify("Nothing fetched yet: expand the sitemaps first (e), then check across files.", markup=False)
+            return
+        self._start_crossfile(auto=False)
+
+    def action_copy_url(self) -> None:
+        url = self._focused_url()
+        if not url:
+            self.notify("Nothing to copy.", markup=False)
+            return
+        self.copy_to_clipboard(url)
+        self.notify(f"Copied {display(url, 200)}", markup=False)
+
+    def action_open_browser(self) -> None:
+        url = self._focused_url()
+        if not url:
+            return
+        reason = urlpolicy.unfetchable_reason(url)
+        if reason is not None:
+            self.notify(f"Only http(s) URLs are opened in the browser ({reason}).", markup=False, severity="warning")
+            return
+        body = Text("Open this URL in your web browser?\n\n")
+        body.append(display(url, 500), style="bold")
+
+        def answer(ok: bool | None) -> None:
+            if ok:
+                self.open_url(url)
+
+        self.push_screen(ConfirmScreen("Open in browser", body, yes="Open"), answer)
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def action_open_file(self) -> None:
+        async def chosen(path: Path | None) -> None:
+            if path is not None:
+                await self.open_path(path)
+
+        self.push_screen(PathPrompt(), chosen)
+
+    async def open_path(self, path: Path) -> None:
+        """Show another exploration: a saved .db offline, or explore a local path."""
+        if path.suffix.lower() == ".db" and path.is_file():
+            from sitemap_tui.engine.store import StoreError, inspect_store
+
+            try:
+                inspect_store(path)
+            except StoreError as exc:  # the exploration shown stays
+                self._cannot_open(path, exc, closes_app=False)
+                return
+            self._reset()
+            self.offline = True
+            self.target = None
+            self.db_path = path
+            await self._set_pane_db(path)
+            self._load_offline()
+        else:
+            try:
+                target = Target.parse(str(path))
+            except TargetError as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            from sitemap_tui.commands import default_db_path
+
+            self._reset()
+            self.offline = False
+            self.target = target
+            self.db_path = default_db_path(target)
+            await self._set_pane_db(self.db_path)
+            self._start_engine()
+        self.update_header()
+
+    async def _set_pane_db(self, path: Path) -> None:
+        for pane in self.query(NodePane):
+            pane.db_path = path
+        # the URL table and issues pane hold their own store handles: rebuild them
+        for pane_id, factory in (("urls", self._make_url_table), ("issues", self._make_issues_pane)):
+            tab = self.query_one(f"#{pane_id}", TabPane)
+            await tab.remove_children()
+            await tab.mount(factory())
+
+    def _reset(self) -> None:
+        self.shutdown_engine()
+        self.tree.reset()
+        self._selected = None
+        self._selection = None
+        self._pane_shown.clear()
+        self.jobs.expand_all_node = None
+        self._root_opened = False
+        self._stored_target = None
+        self.jobs.stopped = None
+        for pane in self.query(NodePane):
+            pane.show(None)
+
+    def action_help(self) -> None:
+        path = str(self.config.path) if self.config.path else None
+        self.push_screen(HelpScreen(self.help_entries(), path))
+
+    def help_entries(self) -> list[HelpEntry]:
+        """Active bindings of the main screen (keymap applied), app bindings first."""
+        screen = self.screen
+        entries: dict[tuple[str, str], HelpEntry] = {}
+        by_action: dict[tuple[int, str], list[str]] = {}
+        infos: dict[tuple[int, str], tuple[Any, Any]] = {}
+        for key, active in screen.active_bindings.items():
+            b = active.binding
+            ident = (id(active.node), b.action)
+            by_action.setdefault(ident, []).append(self.get_key_display(b) if key == b.key else key)
+            infos[ident] = (active.node, b)
+        for ident, keys in by_action.items():
+            namespace, b = infos[ident]
+            if not b.description:
+                continue
+            where = "everywhere" if namespace is self else WHERE.get(type(namespace).__name__, type(namespace).__name__)
+            entry = HelpEntry(", ".join(dict.fromkeys(keys)), b.description, b.id or "", where)
+            entries[(where, b.action)] = entry
+        order = {"everywhere": 0, "tree": 1, "screen": 3}
+        return sorted(entries.values(), key=lambda e: (order.get(e.where, 2), e.where))
+
+    def action_tree_narrower(self) -> None:
+        self.tree_width = self.tree_width - 4
+
+    def action_tree_wider(self) -> None:
+        self.tree_width = self.tree_width + 4
+
+    def action_tab_overview(self) -> None:
+        self._show_tab("overview")
+
+    def action_tab_extensions(self) -> None:
+        self._show_tab("extensions")
+
+    def action_tab_lastmod(self) -> None:
+        self._show_tab("lastmod")
+
+    def action_tab_issues(self) -> None:
+        self._show_tab("issues")
+
+    def action_tab_urls(self) -> None:
+        self._show_tab("urls")
+
+    def action_focus_tree(self) -> None:
+        self.tree.focus()
+
+    def action_lastmod_mode(self) -> None:
+        self._show_tab("lastmod")
+        self.query_one(LastmodPane).chart.action_cycle_mode()
+
+    # -- command palette --------------------------------------------------------------------------
+    def palette_commands(self) -> list[PaletteCommand]:
+        node = self._cursor_node()
+        live = self.bridge is not None and self.bridge.running
+        cmds: list[PaletteCommand] = []
+        name = short_name(node) if node is not None else ""
+        if node is not None:
+            cmds.append(PaletteCommand("Expand all", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
+        if self.jobs.expand_all_node is not None or self.jobs.deep is not None or self.jobs.crossfile or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
+            cmds.append(PaletteCommand("Cancel", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
+        cmds.append(PaletteCommand("Export URLs", "Write URLs (this node, subtree, filtered or marked rows) to txt / CSV / JSONL", "export"))
+        cmds.append(PaletteCommand("Filter URLs", "Filter the URL table (substring, regex, lastmod, issues, extensions)", "filter"))
+        if node is not None and node.kind not in CONTAINERS:
+            cmds.append(PaletteCommand("Reload node", f"Fetch {name} again with a conditional GET", "reload"))
+        if node is not None:
+            cmds.append(PaletteCommand("Validate deep", f"Live checks of a sample of the URLs under {name} (status, redirects, robots, canonical)", "validate_deep"))
+            cmds.append(PaletteCommand("Copy URL", "Copy the highlighted URL to the clipboard", "copy_url"))
+            url = node.stats.final_url or node.url
+            if urlpolicy.unfetchable_reason(url) is None:
+                cmds.append(PaletteCommand("Open in browser", "Open the highlighted http(s) URL (asks first)", "open_browser"))
+        cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
+        cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
+        cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
+        cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
+        cmds.append(PaletteCommand("Help", "Show the key bindings", "help"))
+        for tab in TABS:
+            cmds.append(PaletteCommand(f"Show {tab} pane", f"Switch to the {tab} tab", f"tab_{tab}"))
+        return cmds

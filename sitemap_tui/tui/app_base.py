@@ -1,0 +1,308 @@
+"""The explorer app's state and layout: the tree, the panes, the header, and what is running.
+
+:class:`AppBase` is the bottom of the app's classes (each module one job): ``app_panes`` keeps
+the panes on the highlighted node, ``app_engine`` talks to the engine, ``app_actions`` holds the
+user's commands, and ``app`` assembles them with the key bindings. What tests and the screenshot
+script read is public here: :attr:`AppBase.selected_id`, :attr:`AppBase.root_opened`,
+:attr:`AppBase.jobs`, :meth:`AppBase.is_settled`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from sitemap_tui.engine.discover import Target
+from sitemap_tui.engine.model import Node, NodeKind
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
+from sitemap_tui.tui.config import TuiConfig, load_config
+from sitemap_tui.tui.screens import SafeActions
+from sitemap_tui.tui.widgets import Selection
+from sitemap_tui.tui.widgets.extensions import ExtensionsPane
+from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
+from sitemap_tui.tui.widgets.overview import OverviewPane
+from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, SitemapTree, short_name
+from sitemap_tui.words import plural
+
+REFRESH_SECONDS = 0.5
+STOPPED_ENGINE = "engine stopped"  # what the header says then
+STOPPED_STORE = "the store cannot be written"
+MAIN_SCREEN_ACTIONS: frozenset[str] = frozenset(
+    {"focus_next", "focus_previous", "copy_text", "maximize", "minimize"}
+)
+
+
+class MainScreen(SafeActions, Screen[None]):
+    ALLOWED_ACTIONS = MAIN_SCREEN_ACTIONS
+
+
+class StatusHeader(Static):
+    """One line: app name, target, overall progress, what is running."""
+
+    DEFAULT_CSS = """
+    StatusHeader { dock: top; height: 1; background: $panel; color: $foreground; }
+    """
+
+
+@dataclass(slots=True)
+class Jobs:
+    """What the engine runs for the app (the header shows it; x cancels it)."""
+
+    expand_all_node: int | None = None
+    """The node an expand-all runs on."""
+    deep: tuple[int, int] | None = None
+    """Deep checks running: (URLs done, URLs in all)."""
+    crossfile: bool = False
+    """The cross-file rules are running in the engine."""
+    crossfile_step: str | None = None
+    """The step they are at."""
+    search: tuple[int, int] | None = None
+    """The search index being built: (covered, total)."""
+    stopped: tuple[str, str] | None = None
+    """Set once the engine stopped or its store cannot be written: (short header text, why)."""
+
+
+class AppBase(App[int]):
+    """The app's state, its widgets and the header (see the module docstring)."""
+
+    tree_width: reactive[int] = reactive(0)
+
+    def __init__(
+        self,
+        target: Target | None = None,
+        db_path: Path | None = None,
+        fetch_config: Any = None,
+        options: Any = None,
+        *,
+        config: TuiConfig | None = None,
+        header_target: str | None = None,
+        checker_factory: Any = make_checker,
+        refresh_interval: float = REFRESH_SECONDS,
+        engine_process: bool = False,
+        tune_gc: bool = False,
+    ) -> None:
+        super().__init__()
+        self.tune_gc = tune_gc
+        # the engine in a process of its own (as ``sitemap-tui`` runs it) or on a thread of this one
+        self.engine_process = engine_process
+        self.refresh_interval = refresh_interval
+        self.target = target
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.fetch_config = fetch_config
+        self.options = options
+        self.config = config if config is not None else load_config()
+        self.header_target = header_target
+        self.checker_factory = checker_factory
+        self.offline = target is None
+        self.bridge: EngineBridge | EngineProcess | None = None
+        self._reader: Any = None
+        self._selected: int | None = None
+        self._selection: Selection | None = None
+        self._dirty: set[int] = set()
+        self._issue_dirty: set[int] = set()
+        self._events_seen = False
+        self.jobs = Jobs()
+        self._recount_generation = 0  # of the latest full issue recount (recount_issues)
+        self._pane_shown: dict[str, tuple[int | None, int]] = {}
+        self._pane_version = 0
+        self._issues_ids: tuple[int, ...] | None = None
+        self._root_opened = False
+        self._stored_target: str | None = None
+        self._counting = False
+        self._tree = SitemapTree(id="tree")
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)
+
+    # -- composition ----------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(id="_default")
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader(Text(" sitemap-tui"), id="header")
+        with Horizontal(id="main"):
+            yield self._tree
+            with TabbedContent(id="tabs", initial="overview"):
+                with TabPane("Overview", id="overview"):
+                    yield OverviewPane(self.db_path, id="overview-pane")
+                with TabPane("Extensions", id="extensions"):
+                    yield ExtensionsPane(self.db_path, id="extensions-pane")
+                with TabPane("Lastmod", id="lastmod"):
+                    yield LastmodPane(self.db_path, id="lastmod-pane")
+                with TabPane("Issues", id="issues"):
+                    yield self._make_issues_pane()
+                with TabPane("URLs", id="urls"):
+                    yield self._make_url_table()
+        yield Footer()
+
+    def _make_issues_pane(self) -> Any:
+        from sitemap_tui.tui.widgets.issues_pane import IssuesPane
+
+        assert self.db_path is not None
+        return IssuesPane(self.db_path, self.db_path.with_suffix(".bodies"), id="issues-pane")
+
+    def _make_url_table(self) -> Any:
+        from sitemap_tui.tui.widgets.url_table import UrlTable
+
+        assert self.db_path is not None
+        return UrlTable(self.db_path, id="url-table")
+
+    @property
+    def tree(self) -> SitemapTree:
+        return self._tree
+
+    @property
+    def url_table(self) -> Any:
+        widget = self.query_one_optional("#url-table")
+        return widget if hasattr(widget, "show") else None
+
+    @property
+    def issues_pane(self) -> Any:
+        widget = self.query_one_optional("#issues-pane")
+        return widget if hasattr(widget, "show") else None
+
+    # -- what tests and the screenshot script read ---------------------------------------------
+    @property
+    def selected_id(self) -> int | None:
+        """The node the panes show (the tree's cursor, once the panes followed it)."""
+        return self._selected
+
+    @property
+    def root_opened(self) -> bool:
+        """The exploration's root is shown and selected (set after a refresh: tests and the
+        screenshot script wait for it before they move the cursor themselves)."""
+        return self._root_opened
+
+    def engine_idle(self) -> bool:
+        """Nothing is being fetched, expanded or checked, and the tree has shown what it asked for."""
+        return (
+            self._root_opened
+            and self.jobs.expand_all_node is None
+            and not self.jobs.crossfile  # (an expand-all of a small set runs them by itself)
+            and not any(n.state in ACTIVE for n in self.tree.model.nodes.values())
+            and self.tree.is_idle
+        )
+
+    def panes_quiet(self) -> bool:
+        """The panes have drawn the latest data and the tree's issue counts are current."""
+        return not self._dirty and not self._events_seen and not self._issue_dirty and not self._counting
+
+    def is_settled(self) -> bool:
+        """The engine is idle and every pane shows its latest data (workers aside)."""
+        return self.engine_idle() and self.panes_quiet()
+
+    # -- header ---------------------------------------------------------------------------------
+    def update_header(self) -> None:
+        try:
+            header = self.query_one("#header", StatusHeader)
+        except Exception:  # noqa: BLE001
+            return
+        done, total, active, urls = self.tree.model.totals()
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(" sitemap-tui ", style="bold reverse")
+        text.append("  ")
+        target = self.header_target
+        if target is None:
+            if self.target is not None:
+                target = self.target.raw
+            elif self._stored_target:
+                target = str(self._stored_target)
+            elif self.db_path is not None:
+                target = str(self.db_path)
+            else:
+                target = ""
+        text.append(display(target, 80), style="bold")
+        text.append("   ")
+        text.append(f"files {done:,}/{total:,}", style="")
+        text.append(" · ")
+        text.append(plural(urls, "URL"))
+        if self.offline:
+            text.append("   offline", style="italic yellow")
+        if self.jobs.stopped is not None:
+            text.append(f"   {self.jobs.stopped[0]}", style="bold red")
+        if self.jobs.expand_all_node is not None:
+            node = self.tree.model.nodes.get(self.jobs.expand_all_node)
+            name = short_name(node) if node else ""
+            text.append(f"   expanding {name} … ({active} fetching; x cancels)", style="bold magenta")
+        elif active:
+            text.append(f"   {active} fetching", style="magenta")
+        if self.jobs.deep is not None:
+            done_n, total_n = self.jobs.deep
+            text.append(f"   deep checks {done_n:,}/{total_n:,} (x cancels)", style="bold magenta")
+        if self.jobs.crossfile:
+            step = f": {self.jobs.crossfile_step}" if self.jobs.crossfile_step else ""
+            text.append(f"   checking across files{step} … (x cancels)", style="bold magenta")
+        if self.jobs.search is not None:
+            covered, total = self.jobs.search
+            text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
+        header.update(text, layout=False)  # one docked line: a layout pass per batch cost ~6 ms
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _cursor_node(self) -> Node | None:
+        nid = self.tree.cursor_id
+        if nid is None:
+            nid = self._selected
+        return self.tree.model.nodes.get(nid) if nid is not None else None
+
+    def _focused_url(self) -> str | None:
+        """The URL the user is looking at: the URL table's current row, else the tree node."""
+        focused = self.focused
+        table = self.url_table
+        if table is not None and focused is not None and (focused is table or table in focused.ancestors):
+            row = getattr(table, "highlighted_entry", None)
+            loc = getattr(row, "loc", None)
+            if isinstance(loc, str) and loc:
+                return loc
+        node = self._cursor_node()
+        if node is None:
+            return None
+        if node.kind == NodeKind.DIRECTORY:
+            return None
+        return node.stats.final_url or node.url
+
+    def _saved_read_only(self) -> bool:
+        """A saved exploration in a file this process cannot write: shown without an engine."""
+        return self.offline and self.db_path is not None and not os.access(self.db_path, os.W_OK)
+
+    def _require_engine(self, what: str, *, fetches: bool = True) -> bool:
+        """Whether a command can go to the engine; ``fetches=False`` for the ones that only
+        work on the store, which a saved exploration (opened from a file) can run too."""
+        if self.offline and fetches:
+            self.notify(f"{what} fetches from the web: this exploration was opened from a file (offline).", markup=False, severity="warning")
+            return False
+        if self.jobs.stopped is not None:
+            short, why = self.jobs.stopped
+            state = "the engine is not running" if short == STOPPED_ENGINE else short
+            self.notify(f"{what}: {state} ({display(why)}).", markup=False, severity="warning")
+            return False
+        if self.bridge is not None and self.bridge.running:
+            return True
+        if self._saved_read_only():
+            self.notify(f"{what} writes its results into {self.db_path}, which is not writable.", markup=False, severity="warning")
+        else:
+            self.notify(f"{what}: the engine is not running yet.", markup=False, severity="warning")
+        return False
+
+    # -- tree width ---------------------------------------------------------------------------
+    def _initial_tree_width(self) -> int:
+        width = self.size.width or 80
+        return max(24, min(64, int(width * 0.4)))
+
+    def validate_tree_width(self, value: int) -> int:
+        width = self.size.width or 80
+        return max(16, min(value, max(16, width - 30)))
+
+    def watch_tree_width(self, value: int) -> None:
+        with contextlib.suppress(Exception):  # before compose
+            self.tree.styles.width = value
+

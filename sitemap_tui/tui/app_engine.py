@@ -1,0 +1,379 @@
+"""The app's side of the engine: starting it, and what its messages change in the app.
+
+The engine runs in its own process (``bridge.EngineProcess``; or on a thread,
+``bridge.EngineBridge``) and reports in event batches; the tree applies each batch at once, the
+panes follow at their steady rate (``app_panes``). A saved exploration (``sitemap-tui open``)
+gets an engine that fetches nothing and only runs the store-only work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import sqlite3
+from pathlib import Path
+
+from textual import on, work
+
+from sitemap_tui.engine.model import NodeKind
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.tui.app_base import STOPPED_ENGINE, STOPPED_STORE
+from sitemap_tui.tui.app_panes import PaneSync
+from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
+from sitemap_tui.tui.messages import (
+    CommandDone,
+    CrossfileProgress,
+    DeepProgress,
+    EngineError,
+    EngineEvents,
+    EngineReady,
+    IssueCounts,
+    SearchProgress,
+)
+from sitemap_tui.tui.screens.error import StoreErrorScreen
+from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree, short_name
+from sitemap_tui.words import plural
+
+SPINNER_SECONDS = 0.2
+LASTING_NOTICE_SECONDS = 10 * 365 * 24 * 3600.0
+"""A notification that stays until it is clicked: for what goes on being true (the engine stopped,
+the store cannot be written), where a toast that vanishes after seconds could go unseen."""
+AUTO_CROSSFILE_URLS = 200_000
+"""After an expand-all of at most this many URLs the cross-file checks run by themselves (about a
+second of SQL); above it they wait for k, since they hold the store (~30 s on 10 M URLs)."""
+
+
+class EngineLink(PaneSync):
+    """Starts the engine and applies what it reports (see the module docstring)."""
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        cfg = self.config
+        if cfg.theme:
+            if cfg.theme in self.available_themes:
+                self.theme = cfg.theme
+            else:
+                cfg.problems.append(f"unknown theme {cfg.theme!r} (try: {', '.join(sorted(self.available_themes)[:6])}, …)")
+        for problem in cfg.problems:
+            self.notify(display(problem), title="config", severity="warning", markup=False)
+        self.tree_width = self._initial_tree_width()
+        self.tree.focus()
+        self.set_interval(self.refresh_interval, self._tick, name="pane-refresh")
+        self.set_interval(SPINNER_SECONDS, self._spin, name="spinner")
+        if self.offline:
+            self._load_offline(at_start=True)
+        else:
+            self._start_engine()
+        self.update_header()
+        if self.tune_gc:
+            self.call_after_refresh(quiet_gc)
+
+    def on_unmount(self) -> None:
+        self.shutdown_engine()
+
+    def shutdown_engine(self) -> None:
+        if self.bridge is not None:
+            self.bridge.stop()
+            self.bridge = None
+        if self._reader is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._reader.conn.close()
+            self._reader = None
+
+    def _start_engine(self) -> None:
+        """The live engine for a target; for a saved exploration, an engine that fetches nothing
+        but owns the file for the store-only work (cross-file checks, the search index)."""
+        if self.db_path is None or (self.target is None and not self.offline):
+            return
+        if self._saved_read_only():
+            return  # browsing still works; cross-file checks say why they cannot run
+        if self.engine_process and self.checker_factory in (None, make_checker):
+            self.bridge = EngineProcess(self, self.db_path, self.fetch_config, self.options,
+                                        with_checker=self.checker_factory is not None)
+        else:
+            self.bridge = EngineBridge(self, self.db_path, self.fetch_config, self.options, checker_factory=self.checker_factory)
+        self._start_bridge(self.bridge)
+
+    @work(thread=True, group="engine-start", exit_on_error=False)
+    def _start_bridge(self, bridge: EngineBridge | EngineProcess) -> None:
+        # EngineReady (or EngineError) arrives as a message when the thread is up
+        bridge.start()
+
+    def _load_offline(self, *, at_start: bool = False) -> None:
+        from sitemap_tui.engine.store import Store, StoreError, inspect_store
+
+        self.tree.read_only = True
+        if self.db_path is None:
+            return
+        try:
+            # before any connection: SQLite would leave files beside a database it reads
+            inspect_store(self.db_path)
+            store = Store(self.db_path, readonly=True)
+            nodes = store.nodes()
+            counts = store.issue_counts_by_node()
+            self._stored_target = store.get_meta("target")
+        except StoreError as exc:
+            self._cannot_open(self.db_path, exc, closes_app=at_start)
+            return
+        except (sqlite3.Error, ValueError) as exc:
+            self.notify(f"Cannot read {self.db_path}: {exc}", severity="error", markup=False)
+            return
+        self._reader = store
+        self.tree.load_nodes(nodes, counts)
+        roots = self.tree.model.roots()
+        self.call_after_refresh(self._open_roots, roots)
+        self._start_engine()
+
+    def _cannot_open(self, path: Path, exc: Exception, *, closes_app: bool) -> None:
+        """A file that is no exploration this version can open: a screen that names it (not an
+        empty explorer); closing it quits when there is nothing else to show."""
+
+        def closed(_result: None) -> None:
+            if closes_app:
+                self.exit(return_code=2)
+
+        self.push_screen(StoreErrorScreen(path, str(exc), closes_app=closes_app), closed)
+
+    def _open_roots(self, roots: list[int]) -> None:
+        tree = self.tree
+        for rid in roots:
+            t = tree.tree_node(rid)
+            if t is not None:
+                t.expand()
+            # show the next level too when it is already known (site -> robots.txt -> sitemaps)
+            for cid in tree.model.children.get(rid, []):
+                child = tree.model.nodes.get(cid)
+                if child is not None and child.kind == NodeKind.ROBOTS and tree.model.children.get(cid):
+                    tree.materialize_now(rid)
+                    ct = tree.tree_node(cid)
+                    if ct is not None:
+                        ct.expand()
+        if roots:
+            first = tree.tree_node(roots[0])
+            if first is not None:
+                tree.move_cursor_to(first)
+            self._select(roots[0])
+        # only now: this runs after a refresh, and moves the cursor (tests and screenshots wait
+        # for it before they move the cursor themselves)
+        self._root_opened = True
+
+    # -- the tree asks --------------------------------------------------------------------------
+    @on(SitemapTree.FetchRequested)
+    def _fetch_requested(self, message: SitemapTree.FetchRequested) -> None:
+        if self.bridge is None or self.offline:
+            self.tree.fetch_finished(message.node_id)
+            if self.offline:
+                self.notify("This exploration was opened from a file (offline): nothing is fetched.", markup=False)
+            return
+        self.bridge.expand(message.node_id)
+
+    # -- engine messages --------------------------------------------------------------------------
+    @on(EngineReady)
+    def _engine_ready(self, _message: EngineReady) -> None:
+        if self.bridge is not None and self.target is not None:
+            self.bridge.open(self.target)
+
+    @on(EngineEvents)
+    def _engine_events(self, message: EngineEvents) -> None:
+        changed, issue_nodes, done = self.tree.apply_events(message.events)
+        self._dirty |= changed
+        self._issue_dirty |= issue_nodes
+        # an issue about a child (e.g. an unfetchable sitemap) may be filed under its parent
+        model = self.tree.model
+        self._issue_dirty |= {p for n in issue_nodes if (node := model.nodes.get(n)) is not None and (p := node.parent_id) is not None}
+        self._events_seen = True
+        if done:
+            self.recount_issues()
+        for ev in done:
+            if ev.what == "expand-all":
+                self.jobs.expand_all_node = None
+                if ev.cancelled and self.jobs.stopped is None:  # (a stop says why on its own)
+                    self.notify("Expand all cancelled.", markup=False)
+                else:
+                    self._expand_all_done(ev.files)
+        self.update_header()
+
+    def _expand_all_done(self, files: int) -> None:
+        urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
+        if urls <= AUTO_CROSSFILE_URLS and not self.jobs.crossfile:
+            self.notify(f"Expand all done ({plural(files, 'file')} fetched in this session); checking across files…", markup=False)
+            self._start_crossfile(auto=True)
+        else:
+            self.notify(
+                f"Expand all done ({plural(files, 'file')} fetched in this session). Press k to check across"
+                f" files ({plural(urls, 'URL')}: duplicates across sitemaps, hreflang return links, robots.txt).",
+                markup=False,
+            )
+
+    def recount_issues(self) -> None:
+        """Every node's issue counts, after a run (catches issues filed under another node)."""
+        self._recount_generation += 1
+        self._recount_worker(self._recount_generation)
+
+    @work(thread=True, exclusive=True, group="issue-counts", exit_on_error=False)
+    def _recount_worker(self, generation: int) -> None:
+        # exclusive only flags the older thread: its counts, read before the newer run's
+        # issues were committed, may still arrive after the newer ones (IssueCounts.generation)
+        from sitemap_tui.engine.store import Store
+
+        if self.db_path is None or not self.db_path.exists():
+            return
+        try:
+            store = Store(self.db_path, readonly=True)
+        except sqlite3.Error:
+            return
+        try:
+            counts = store.issue_counts_by_node()
+        except sqlite3.Error:
+            return
+        finally:
+            store.conn.close()
+        self.post_message(IssueCounts({n: (c.get("error", 0), c.get("warning", 0)) for n, c in counts.items() if n is not None}, generation=generation))
+
+    @on(IssueCounts)
+    def _issue_counts(self, message: IssueCounts) -> None:
+        tree = self.tree
+        fresh = message.counts
+        if not message.full:
+            self._counting = False
+        elif message.generation != self._recount_generation:
+            return  # a newer recount is on its way
+        stale = [n for n in tree.model.issues if n not in fresh] if message.full else []
+        updates = {n: v for n, v in fresh.items() if tree.model.issues.get(n) != v}
+        updates.update({n: (0, 0) for n in stale})
+        if updates:
+            tree.set_issue_counts(updates)
+            self._dirty.update(updates)
+
+    @on(CommandDone)
+    def _command_done(self, message: CommandDone) -> None:
+        if message.what == "open":
+            root_id = message.result if isinstance(message.result, int) else None
+            roots = [root_id] if root_id is not None else self.tree.model.roots()
+            self.call_after_refresh(self._open_roots, roots)
+        elif message.what == "expand" and message.node_id is not None:
+            self.tree.fetch_finished(message.node_id)
+            self.recount_issues()
+        elif message.what == "reload" and message.node_id is not None:
+            self.tree.fetch_finished(message.node_id)
+            self.recount_issues()
+            if message.result is False:
+                node = self.tree.model.nodes.get(message.node_id)
+                name = short_name(node) if node else "the file"
+                self.notify(f"{name}: not modified since the last fetch.", markup=False)
+        elif message.what == "expand-all" and message.result == "cancelled":
+            self.jobs.expand_all_node = None
+        elif message.what == "crossfile":
+            self.jobs.crossfile = False
+            self.jobs.crossfile_step = None
+            if message.result == "cancelled":
+                self.notify("Cross-file checks cancelled; the earlier results are kept.", markup=False)
+            else:
+                found = message.result if isinstance(message.result, int) else 0
+                self.notify(f"Cross-file checks done: {plural(found, 'issue')} across the sitemaps (Issues pane, 4).", markup=False)
+            self._issues_changed()
+        elif message.what == "deep":
+            self.jobs.deep = None
+            found = message.result
+            if found == "cancelled":
+                self.notify("Deep checks cancelled; the issues found so far are kept.", markup=False)
+            else:
+                self.notify(f"Deep checks done: {plural(found if isinstance(found, int) else 0, 'issue')} found.", markup=False)
+            self._issues_changed()
+        self.update_header()
+
+    def _issues_changed(self) -> None:
+        """A run filed issues anywhere in the store: recount the tree, refresh the panes."""
+        self.recount_issues()
+        self._events_seen = True
+        if self._selected is not None:
+            self._dirty.add(self._selected)
+
+    @on(DeepProgress)
+    def _deep_progress(self, message: DeepProgress) -> None:
+        if self.jobs.deep is not None:
+            self.jobs.deep = (message.done, message.total)
+            self.update_header()
+
+    @on(CrossfileProgress)
+    def _crossfile_progress(self, message: CrossfileProgress) -> None:
+        if self.jobs.crossfile:
+            self.jobs.crossfile_step = message.step
+            self.update_header()
+
+    @on(SearchProgress)
+    def _search_progress(self, message: SearchProgress) -> None:
+        self.jobs.search = (message.covered, message.total) if message.covered < message.total else None
+        self.update_header()
+
+    @on(EngineError)
+    def _engine_error(self, message: EngineError) -> None:
+        if message.node_id is not None:
+            self.tree.fetch_finished(message.node_id)
+        if message.what in ("engine", "store"):
+            self._engine_stopped(message.what, message.message)
+            return
+        if message.what == "expand-all":
+            self.jobs.expand_all_node = None
+        if message.what == "deep":
+            self.jobs.deep = None
+        if message.what == "crossfile":
+            self.jobs.crossfile = False
+            self.jobs.crossfile_step = None
+        self.notify(display(message.message), title=f"engine: {message.what}", severity="error", markup=False)
+        self.update_header()
+
+    def _engine_stopped(self, what: str, why: str) -> None:
+        """The engine is gone (``engine``) or can keep nothing more (``store``: a write failed,
+        say a full disk). Either way no file is fetched any more: the tree stops showing any as
+        running and offers no fetch, the header says so, and so does a notification that stays.
+        Said once; what the store holds can still be browsed."""
+        if self.jobs.stopped is not None:
+            return
+        if what == "store":
+            self.jobs.stopped = (STOPPED_STORE, why)
+            title, marker = "the exploration cannot be saved", f"not finished: {why}"
+        else:
+            self.jobs.stopped = (STOPPED_ENGINE, why)
+            title, marker = STOPPED_ENGINE, f"not finished: the engine stopped ({why})"
+        self.jobs.expand_all_node = None
+        self.jobs.deep = None
+        self.jobs.crossfile = False
+        self.jobs.crossfile_step = None
+        self.jobs.search = None
+        stopped = self.tree.engine_stopped(display(marker))
+        self._dirty.update(stopped)
+        self._events_seen = True
+        after = "What was saved can still be browsed." if self.offline else (
+            "Nothing more is fetched; what was saved can still be browsed.")
+        self.notify(f"{display(why)}. {after}", title=title, severity="error",
+                    timeout=LASTING_NOTICE_SECONDS, markup=False)
+        self.update_header()
+
+    def _start_crossfile(self, *, auto: bool) -> None:
+        """``auto``: the app's own run after an expand-all, without a toast of its own, and
+        waiting in the engine for any fetch the user started meanwhile (k refuses instead)."""
+        if self.bridge is None or not self.bridge.crossfile(when_idle=auto):
+            return
+        self.jobs.crossfile = True
+        self.jobs.crossfile_step = None
+        if not auto:
+            self.notify(
+                "Cross-file checks started: duplicates across sitemaps, hreflang return links,"
+                " robots.txt rules, mixed hosts (x cancels).",
+                markup=False,
+            )
+        self.update_header()
+
+
+def quiet_gc() -> None:
+    """Keep the cyclic garbage collector from stalling the UI loop.
+
+    A full collection walks every tracked object: with Textual, the widgets and their caches that is
+    over 100,000 objects and 80-120 ms on a slow core, a visible freeze. Objects alive now (modules,
+    widgets) are moved out of the collector's sight (they are freed by reference counting as usual),
+    and the young generations are kept small: a collection costs about a microsecond per object it
+    walks, so 50,000 young objects meant 45-55 ms pauses, while 10,000 (and the middle generation
+    collected every third time) keeps each pass under ~15 ms (bench/bench_tui.py, GC pauses)."""
+    gc.freeze()
+    gc.set_threshold(10_000, 3, 100)

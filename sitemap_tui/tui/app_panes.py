@@ -1,0 +1,183 @@
+"""The panes follow the tree: the highlighted node's selection, refreshed at a steady rate.
+
+The engine's batches mark nodes dirty; a 0.5 s timer refreshes the active pane only when its
+selection changed, so a fast exploration costs the panes a few redraws a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from typing import Any
+
+from textual import on, work
+from textual.css.query import NoMatches
+from textual.widgets import TabbedContent
+
+from sitemap_tui.engine.model import NodeKind
+from sitemap_tui.tui.app_base import AppBase
+from sitemap_tui.tui.messages import IssueCounts
+from sitemap_tui.tui.widgets import NodePane, Selection
+from sitemap_tui.tui.widgets.overview import OverviewPane
+from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree
+
+SUBTREE_KINDS = (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX)
+ISSUE_COUNTS_PER_TICK = 200
+
+
+class PaneSync(AppBase):
+    """Keeps the active pane on the selected node (see the module docstring)."""
+
+    # -- steady refresh -------------------------------------------------------------------------
+    def _spin(self) -> None:
+        self.tree.tick_spinner()
+
+    def _tick(self) -> None:
+        with contextlib.suppress(NoMatches):  # the app is shutting down
+            self._tick_inner()
+
+    def _tick_inner(self) -> None:
+        if self._issue_dirty and not self._counting:
+            batch = list(self._issue_dirty)[:ISSUE_COUNTS_PER_TICK]
+            self._issue_dirty.difference_update(batch)
+            self._counting = True
+            self._count_issues(batch)
+        if not self._events_seen and not self._dirty:
+            return
+        dirty, self._dirty = self._dirty, set()
+        self._events_seen = False
+        self.update_header()
+        if self._selected is None:
+            return
+        sel = self._selection
+        if sel is None or self._selected in dirty or dirty & set(sel.ids) or self._subtree_grew(sel, dirty):
+            self._refresh_selection(force=False)
+
+    @work(thread=True, group="issue-counts-live", exit_on_error=False)
+    def _count_issues(self, node_ids: list[int]) -> None:
+        """Issue counts of the nodes that got new issues (index lookups, off the UI thread)."""
+        from sitemap_tui.engine.store import Store
+
+        counts: dict[int, tuple[int, int]] = {}
+        try:
+            if self.db_path is not None and self.db_path.exists():
+                store = Store(self.db_path, readonly=True)
+                try:
+                    for nid in node_ids:
+                        c = store.issue_counts([nid])
+                        counts[nid] = (c.get("error", 0), c.get("warning", 0))
+                finally:
+                    store.conn.close()
+        except sqlite3.Error:
+            pass
+        self.post_message(IssueCounts(counts, full=False))
+
+    def _subtree_grew(self, sel: Selection, dirty: set[int]) -> bool:
+        if not sel.subtree:
+            return False
+        model = self.tree.model
+        ids = set(sel.ids)
+        return any((n := model.nodes.get(i)) is not None and n.parent_id in ids for i in dirty)
+
+    # -- selection and panes --------------------------------------------------------------------
+    @on(SitemapTree.NodeFocused)
+    def _node_focused(self, message: SitemapTree.NodeFocused) -> None:
+        if message.node_id != self._selected:
+            self._select(message.node_id)
+
+    @on(OverviewPane.ChildChosen)
+    def _child_chosen(self, message: OverviewPane.ChildChosen) -> None:
+        if self.tree.reveal(message.node_id):
+            self._select(message.node_id)
+            self.tree.focus()
+
+    def _select(self, node_id: int) -> None:
+        self._selected = node_id
+        self._refresh_selection(force=True)
+
+    def make_selection(self, node_id: int) -> Selection | None:
+        model = self.tree.model
+        node = model.nodes.get(node_id)
+        if node is None:
+            return None
+        kids = model.children.get(node_id, [])
+        subtree = node.kind in SUBTREE_KINDS or bool(kids)
+        ids = tuple(model.subtree_ids(node_id)) if subtree else (node_id,)
+        nodes = {i: model.nodes[i] for i in ids if i in model.nodes}
+        children = tuple(model.nodes[c] for c in kids if c in model.nodes)
+        issues = {i: model.issues[i] for i in ids if i in model.issues}
+        return Selection(node=node, ids=ids, subtree=subtree, children=children, nodes=nodes, issues=issues)
+
+    def _refresh_selection(self, *, force: bool) -> None:
+        if self._selected is None:
+            return
+        sel = self.make_selection(self._selected)
+        if sel is None:
+            return
+        self._selection = sel
+        self._pane_version += 1
+        self._sync_active_pane(force=force)
+
+    def _active_tab(self) -> str:
+        try:
+            return self.query_one("#tabs", TabbedContent).active or "overview"
+        except Exception:  # noqa: BLE001
+            return "overview"
+
+    def _sync_active_pane(self, *, force: bool = False) -> None:
+        sel = self._selection
+        if sel is None:
+            return
+        tab = self._active_tab()
+        version = self._pane_version
+        shown = self._pane_shown.get(tab)
+        if shown == (sel.node_id, version) and not force:
+            return
+        same_node = shown is not None and shown[0] == sel.node_id
+        self._pane_shown[tab] = (sel.node_id, version)
+        if tab in ("overview", "extensions", "lastmod"):
+            pane = self.query_one(f"#{tab}-pane", NodePane)
+            pane.show(sel)
+        elif tab == "urls":
+            table = self.url_table
+            if table is None:
+                return
+            flt = self._entry_filter(sel)
+            scope = getattr(table, "scope", None)
+            if same_node and not force and scope is not None and list(flt.node_ids or []) == list(scope.node_ids or []):
+                table.data_changed()
+            else:
+                table.show(flt)
+        elif tab == "issues":
+            pane = self.issues_pane
+            if pane is None:
+                return
+            if same_node and not force and self._issues_ids == sel.ids:
+                pane.data_changed()
+            else:
+                self._issues_ids = sel.ids
+                pane.show(list(sel.ids))
+
+    def _entry_filter(self, sel: Selection) -> Any:
+        """The scope of the URL table (its own filter bar narrows it further)."""
+        from sitemap_tui.engine.store import EntryFilter
+
+        return EntryFilter(node_ids=sel.file_ids)
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_activated(self, _event: TabbedContent.TabActivated) -> None:
+        self._sync_active_pane()
+
+    def _show_tab(self, tab: str) -> None:
+        self.query_one("#tabs", TabbedContent).active = tab
+
+    # -- messages from the other panes ------------------------------------------------------------
+    def on_issues_pane_jump_to_entry(self, message: Any) -> None:
+        entry_id = getattr(message, "entry_id", None)
+        if entry_id is None:
+            return
+        self._show_tab("urls")
+        table = self.url_table
+        if table is not None:
+            self.call_after_refresh(table.jump_to_entry, entry_id)
+

@@ -1,0 +1,68 @@
+"""The URL pane's detail panel: everything about one entry as text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store import EntryRow
+
+
+def detail_text(detail: dict[str, Any], sitemap: str | None) -> Text:
+    """Everything about one entry as a Text (every value sanitised, no markup)."""
+    t = Text(no_wrap=False)
+    if not detail:
+        t.append("(entry not found)")
+        return t
+    e: EntryRow = detail["entry"]
+
+    def field(label: str, value: Any, style: str = "") -> None:
+        t.append(f"{label}: ", style="bold")
+        t.append(display(None if value is None else str(value)), style=style)
+        t.append("\n")
+
+    field("loc", e.loc)
+    if sitemap:
+        field("sitemap", f"{sitemap} (line {e.line})" if e.line else sitemap)
+    field("lastmod", e.lastmod_raw if e.lastmod_raw is not None else "—",
+          "red" if e.lastmod_raw is not None and e.lastmod is None else "")
+    field("changefreq", e.changefreq_raw if e.changefreq_raw is not None else "—")
+    field("priority", e.priority_raw if e.priority_raw is not None else "—")
+    for loc, title, caption, geo, lic, _line in detail.get("images", []):
+        t.append("image: ", style="bold")
+        t.append(display(loc))
+        for extra in (title, caption, geo, lic):
+            if extra:
+                t.append(" · " + display(extra))
+        t.append("\n")
+    for video in detail.get("videos", []):
+        fields = video.get("fields", {}) if isinstance(video, dict) else {}
+        t.append("video: ", style="bold")
+        shown = [f"{k}={display(str(fields[k]), 200)}" for k in
+                 ("title", "content_loc", "player_loc", "thumbnail_loc", "duration") if k in fields]
+        t.append(" · ".join(shown) if shown else "(no fields)")
+        t.append("\n")
+    for name, lang, date, title in detail.get("news", []):
+        t.append("news: ", style="bold")
+        t.append(" · ".join(display(x) for x in (name, lang, date, title) if x))
+        t.append("\n")
+    for rel, hreflang, href, _line, media in detail.get("alternates", []):
+        t.append("alternate: ", style="bold")
+        what = f"media {display(media, 80)}" if media and not hreflang else display(hreflang) or "?"
+        t.append(f"{what} → {display(href)}" + (f" ({display(rel)})" if rel and rel != "alternate" else ""))
+        t.append("\n")
+    issues = detail.get("issues", [])
+    if issues:
+        t.append(f"issues ({len(issues)}):\n", style="bold")
+        for iss in issues:
+            style = {"error": "red", "warning": "yellow"}.get(iss.severity, "")
+            t.append(f"  {iss.severity} ", style=style)
+            t.append(display(iss.rule), style="bold")
+            t.append(" " + display(iss.message))
+            if iss.line:
+                t.append(f" (line {iss.line})")
+            t.append("\n")
+    t.rstrip()
+    return t

@@ -1,0 +1,284 @@
+"""The URL pane: a filter bar over the URL grid, a status line and the entry detail panel."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Checkbox, Input, Select, Static
+
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
+from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
+from sitemap_tui.tui.widgets.url_table.detail import detail_text
+from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
+from sitemap_tui.words import plural
+
+
+class UrlTable(Vertical):
+    """Filter bar + virtual table + status line + entry detail panel (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    UrlTable {
+        height: 1fr;
+        #url-filter-bar { height: 1; }
+        #url-filter { width: 1fr; }
+        #url-regex, #url-issues { width: auto; }
+        #url-ext { width: 18; }
+        #url-header { height: 1; padding: 0; }
+        #url-status { height: 1; color: $text-muted; }
+        #url-status.-error { color: $error; }
+        #url-detail { height: 40%; display: none; border-top: solid $primary; }
+        #url-detail.-open { display: block; }
+    }
+    """
+
+    class EntrySelected(Message):
+        """Enter (or a double click) on a row."""
+
+        def __init__(self, entry_id: int, table: UrlTable | None = None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+            self.table = table
+
+        @property
+        def control(self) -> UrlTable | None:
+            return self.table
+
+    def __init__(self, db_path: Path, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.db_path = Path(db_path)
+        self.scope = EntryFilter()
+        self.user = UserFilter()
+        self.filter_error: str | None = None
+        self._debounce: Timer | None = None
+        self._dc_timer: Timer | None = None
+        self._dc_dirty = False
+        self._detail_id: int | None = None
+        self._header_key: tuple[int, str] | None = None
+        self._status_line = ""
+        self.grid = UrlGrid(self.db_path, id="url-grid")
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="url-filter-bar"):
+            yield Input(
+                placeholder="/ filter: text  re:regex  lastmod:2024-01..2024-06  has:issue  has:image",
+                id="url-filter",
+                compact=True,
+            )
+            yield Checkbox("re", id="url-regex", compact=True)
+            yield Checkbox("issues", id="url-issues", compact=True)
+            yield Select(
+                [(Text("ext: any"), "any")] + [(Text(f"ext: {x}"), x) for x in EXTENSIONS],
+                value="any",
+                allow_blank=False,
+                id="url-ext",
+                compact=True,
+            )
+        yield Static(id="url-header", markup=False)
+        yield self.grid
+        yield Static(id="url-status", markup=False)
+        with VerticalScroll(id="url-detail"):
+            yield Static(id="url-detail-body", markup=False)
+
+    def on_mount(self) -> None:
+        g = self.grid
+        g.on_change = self._refresh_chrome
+        g.on_select = self._select_row
+        g.on_escape = self._escape
+        g.on_focus_filter = lambda: self.query_one("#url-filter", Input).focus()
+        g.on_filtered_out = self.clear_user_filter_for
+        g.set_listing(self.current_filter)
+
+    # -- public API -------------------------------------------------------------------------
+    def show(self, flt: EntryFilter) -> None:
+        """Show the rows of a scope (node/subtree) from the app, narrowed by the filter bar."""
+        self.scope = flt
+        if self.is_mounted:
+            self.grid.set_listing(self.current_filter)
+
+    def data_changed(self) -> None:
+        """New entries may exist; refreshes at most ~3 times per second."""
+        if self._dc_timer is not None:
+            self._dc_dirty = True
+            return
+        self.grid.data_changed()
+        self._dc_timer = self.set_timer(0.3, self._dc_fire)
+
+    def _dc_fire(self) -> None:
+        self._dc_timer = None
+        if self._dc_dirty:
+            self._dc_dirty = False
+            self.data_changed()
+
+    def jump_to_entry(self, entry_id: int) -> None:
+        """Scroll to an entry and highlight it (its position is found in a worker)."""
+        self.grid.locate(entry_id)
+
+    @property
+    def current_filter(self) -> EntryFilter:
+        return combine(self.scope, self.user)
+
+    @property
+    def marked_ids(self) -> set[int]:
+        return self.grid.marked_ids
+
+    @property
+    def marked_filter(self) -> EntryFilter | None:
+        return self.grid.marked_filter
+
+    @property
+    def highlighted_entry(self) -> EntryRow | None:
+        return self.grid.highlighted
+
+    @property
+    def sort(self) -> str:
+        return self.grid.sort
+
+    def set_sort(self, sort: str) -> None:
+        self.grid.set_sort(sort)
+
+    def set_filter_text(self, text: str, *, regex: bool | None = None) -> None:
+        """Set the filter bar (as if typed) and apply it now."""
+        if regex is not None:
+            self.query_one("#url-regex", Checkbox).value = regex
+        inp = self.query_one("#url-filter", Input)
+        inp.value = text
+        self._apply_filter()
+
+    def clear_user_filter_for(self, entry_id: int) -> bool:
+        """The entry to jump to is hidden by the filter bar: clear it and retry once."""
+        if self.user.empty:
+            return False
+        with self.prevent(Input.Changed, Checkbox.Changed, Select.Changed):
+            self.query_one("#url-filter", Input).value = ""
+            self.query_one("#url-issues", Checkbox).value = False
+            self.query_one("#url-ext", Select).value = "any"
+        self.user = UserFilter()
+        self.filter_error = None
+        self.grid.set_listing(self.current_filter)
+        self.notify("filter cleared to show the entry", timeout=2)
+        self.grid.locate(entry_id)
+        return True
+
+    # -- filter bar -----------------------------------------------------------------------
+    @on(Input.Changed, "#url-filter")
+    def _filter_typed(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(0.25, self._apply_filter)
+
+    @on(Input.Submitted, "#url-filter")
+    def _filter_submitted(self) -> None:
+        self._apply_filter()
+        self.grid.focus()
+
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    def _toggles_changed(self, event: Message) -> None:
+        event.stop()
+        self._apply_filter()
+
+    def _apply_filter(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        text = self.query_one("#url-filter", Input).value
+        regex_mode = self.query_one("#url-regex", Checkbox).value
+        try:
+            user = parse_filter(text, regex_mode=regex_mode)
+        except ValueError as exc:
+            self.filter_error = str(exc)
+            self._refresh_chrome()
+            return
+        if self.query_one("#url-issues", Checkbox).value:
+            user.has_issue = True
+        ext = self.query_one("#url-ext", Select).value
+        if isinstance(ext, str) and ext in EXTENSIONS:
+            user.extension = ext
+        self.filter_error = None
+        if user != self.user or self.grid.listing is None:
+            self.user = user
+            self.grid.set_listing(self.current_filter)
+        else:
+            self._refresh_chrome()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.query_one("#url-filter", Input).has_focus:
+            event.stop()
+            self.grid.focus()
+
+    # -- detail ---------------------------------------------------------------------------
+    def _select_row(self, row: EntryRow) -> None:
+        self.post_message(self.EntrySelected(row.id, self))
+        self.show_detail(row.id)
+
+    def show_detail(self, entry_id: int) -> None:
+        store = self.grid.store
+        if store is None:
+            return
+        try:
+            detail = store.entry_detail(entry_id)
+            node = store.node(detail["entry"].node_id) if detail else None
+        except sqlite3.Error as exc:
+            detail, node = {}, None
+            self.notify(f"cannot read the entry: {display(str(exc))}", severity="error", markup=False)
+        sitemap = (node.stats.final_url or node.url) if node is not None else None
+        self.query_one("#url-detail-body", Static).update(detail_text(detail, sitemap))
+        self.query_one("#url-detail").add_class("-open")
+        self._detail_id = entry_id
+
+    def hide_detail(self) -> bool:
+        panel = self.query_one("#url-detail")
+        if panel.has_class("-open"):
+            panel.remove_class("-open")
+            self._detail_id = None
+            return True
+        return False
+
+    @property
+    def detail_open(self) -> bool:
+        return self._detail_id is not None
+
+    def _escape(self) -> bool:
+        return self.hide_detail()
+
+    # -- chrome ---------------------------------------------------------------------------
+    def _refresh_chrome(self) -> None:
+        if not self.is_mounted:
+            return
+        g = self.grid
+        width = g.scrollable_content_region.width or self.size.width
+        if (width, g.sort) != self._header_key:  # Static.update costs a layout: only on change
+            self._header_key = (width, g.sort)
+            self.query_one("#url-header", Static).update(g.header_text(width))
+        status = self.query_one("#url-status", Static)
+        parts: list[str] = []
+        error = self.filter_error or g.store_error
+        if g.total is not None:
+            parts.append(plural(g.total, "row"))
+        else:
+            parts.append(f"≥{plural(g.row_count, 'row')}, counting…" if g.row_count else "counting…")
+        if g.row_count:
+            parts.append(f"row {g.cursor + 1:,}")
+        parts.append(f"sort: {g.sort}")
+        if g.indexing:
+            parts.append(f"building {g.indexing} index…")
+        n = g.marked_count
+        if not g.marks.empty:
+            parts.append("marking…" if n is None else f"{n:,} marked")
+        if g.loading:
+            parts.append("loading…")
+        if error:
+            parts.append(error)
+        line = display(" · ".join(parts), 1000)
+        if line != self._status_line:
+            self._status_line = line
+            status.set_class(bool(error), "-error")
+            status.update(Text(line), layout=False)  # height 1: no layout pass per refresh
