@@ -127,7 +127,7 @@ class FileJob:
         self.cancelled = cancelled or (lambda: False)
         self._format: Callable[[list[Entry], str, str, str | None], str] | None = None
         if spec.output_format:
-            from sitemap_tui.export import format_entries
+            from sitemap_tui.engine.formats import format_entries
 
             self._format = format_entries
 

@@ -23,12 +23,13 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.decode import BodyDecoder, DecodeError
-from sitemap_tui.engine.discover import LOCAL_SUFFIXES
 from sitemap_tui.engine.model import ChildRef, Issue, NodeKind
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.sniff import SNIFF_MAX, SniffingParser
 from sitemap_tui.words import plural
 
+LOCAL_SUFFIXES = (".xml", ".xml.gz", ".gz", ".txt", ".rss", ".atom")
+"""Suffixes of the files a folder target may hold as sitemaps (and of a path given as a target)."""
 SITEMAP_KINDS = frozenset({NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT})
 # decoded bytes read from each index to learn the files it lists (the protocol's 50 MiB)
 INDEX_MAX_BYTES = 50 * 1024 * 1024

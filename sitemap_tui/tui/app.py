@@ -33,7 +33,6 @@ from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
-from sitemap_tui.tui.commands import PaletteCommand, SitemapCommands
 from sitemap_tui.tui.config import TuiConfig, load_config
 from sitemap_tui.tui.messages import (
     CommandDone,
@@ -45,6 +44,7 @@ from sitemap_tui.tui.messages import (
     IssueCounts,
     SearchProgress,
 )
+from sitemap_tui.tui.palette import PaletteCommand, SitemapCommands
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.error import StoreErrorScreen
@@ -974,7 +974,7 @@ class SitemapApp(App[int]):
             except TargetError as exc:
                 self.notify(str(exc), severity="error", markup=False)
                 return
-            from sitemap_tui.commands import default_db_path
+            from sitemap_tui.session.paths import default_db_path
 
             self._reset()
             self.offline = False
