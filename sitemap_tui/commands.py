@@ -21,6 +21,7 @@ from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreRun
 from sitemap_tui.output import Output, OutputError, open_output
+from sitemap_tui.validate.rules import RegistryJudge
 from sitemap_tui.words import plural
 
 
@@ -112,6 +113,7 @@ def run_exploration(
                              keep_non_http=getattr(args, "keep_non_http", True)),
             checker=checker,
             on_events=progress, on_output=on_output,
+            judge=checker.judge if checker is not None else RegistryJudge(),  # worded as always
         ) as explorer:
             if started is not None:
                 started(explorer)
@@ -548,7 +550,7 @@ def cmd_discover(args: Any) -> int:
     args.no_recursive = True
 
     async def go() -> Explorer:
-        async with Explorer(fetch_config=fetch_config(args), options=_options(args)) as explorer:
+        async with Explorer(fetch_config=fetch_config(args), options=_options(args), judge=RegistryJudge()) as explorer:
             await explorer.open(target)
             return explorer
 

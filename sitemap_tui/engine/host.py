@@ -51,6 +51,13 @@ SEARCH_CHUNK = 10_000
 """Entries indexed per step (~0.1 s of the engine loop, so a command waits at most that long)."""
 
 
+def make_judge() -> Any:
+    """The registry's judge: the engine's findings worded as every front end words them."""
+    from sitemap_tui.validate.rules import RegistryJudge
+
+    return RegistryJudge()
+
+
 def make_checker() -> Any:
     """The validator: it streams issues into the store while files are parsed."""
     from sitemap_tui.validate.checker import Checker
@@ -361,6 +368,7 @@ class EngineHost:
                 options=options,
                 checker=checker,
                 on_events=self._on_events,
+                judge=make_judge(),
             ) as explorer:
                 self.explorer = explorer
                 started()

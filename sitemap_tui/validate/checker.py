@@ -42,7 +42,6 @@ from sitemap_tui.engine.model import (
     Issue,
     News,
     NodeKind,
-    Severity,
     Video,
 )
 from sitemap_tui.engine.robots import RobotsFile
@@ -54,7 +53,7 @@ from sitemap_tui.engine.values import (
     parse_w3c_datetime,
 )
 from sitemap_tui.validate.codes import ISO639_1, ISO3166_ALPHA2, ISO15924
-from sitemap_tui.validate.rules import RULES, make_issue
+from sitemap_tui.validate.rules import RULES, RegistryJudge, make_issue
 from sitemap_tui.validate.urlcheck import (
     LocFinding,
     UrlParts,
@@ -374,6 +373,8 @@ class Checker:
             unknown = self.enabled - RULES.keys()
             if unknown:
                 raise KeyError(f"unknown rule ids: {', '.join(sorted(unknown))}")
+        # the engine words its findings through it: one selection for every stage
+        self.judge = RegistryJudge(self.enabled)
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -484,7 +485,7 @@ class Checker:
         if kind is NodeKind.URLSET and count == 0 and not stopped:
             namespaces = getattr(info, "namespaces", None) or {}
             news = NEWS_NS in namespaces.values()
-            add("urlset-empty", severity=Severity.INFO if news else None)
+            add("urlset-empty", news=news)  # the rule grades an empty news sitemap lower
         if kind is NodeKind.INDEX and count == 0 and not stopped:
             add("index-empty")
         if kind is NodeKind.INDEX and ctx.parent_kind is NodeKind.INDEX:
@@ -1307,15 +1308,8 @@ class Checker:
         for n in blocks:
             nline = n.line or line
 
-            def add(
-                rule: str,
-                _nline: int | None = nline,
-                severity: Severity | None = None,
-                **fields: object,
-            ) -> None:
-                out.append(
-                    make_issue(rule, node_id=nid, line=_nline, url=url, severity=severity, **fields)
-                )
+            def add(rule: str, _nline: int | None = nline, **fields: object) -> None:
+                out.append(make_issue(rule, node_id=nid, line=_nline, url=url, **fields))
 
             name = n.publication_name.strip() if n.publication_name else ""
             lang = n.publication_language.strip() if n.publication_language else ""
@@ -1353,7 +1347,7 @@ class Checker:
                     if len(date) > 10 and date[16:17] != ":":
                         add(
                             "news-date-invalid",
-                            severity=Severity.WARNING,
+                            no_seconds=True,  # the rule grades this lower
                             value=n.publication_date,
                             reason="has no seconds: Google accepts it but the news XSD rejects it",
                         )
