@@ -15,6 +15,7 @@ from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import fetch_config
+from sitemap_tui.session.validation import Validation
 
 
 def cmd_discover(opts: DiscoverOptions) -> int:
@@ -23,7 +24,8 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         raise UsageError("discover takes a site (https://example.com or example.com)")
 
     async def go() -> Explorer:
-        async with Explorer(fetch_config=fetch_config(opts.fetch), options=explore_options(opts.tree)) as explorer:
+        async with Explorer(fetch_config=fetch_config(opts.fetch), options=explore_options(opts.tree),
+                            judge=Validation().judge()) as explorer:
             await explorer.open(target)
             return explorer
 

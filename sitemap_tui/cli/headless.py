@@ -21,8 +21,11 @@ from sitemap_tui.engine.store import Store, StoreRun
 from sitemap_tui.output import Output, open_output
 from sitemap_tui.session.exits import UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
+from sitemap_tui.session.validation import Validation
 from sitemap_tui.words import plural
 
+ALL_RULES = Validation()
+"""What the commands other than validate judge by: every rule, worded from the registry."""
 
 def parse_target(raw: str) -> Target:
     try:
@@ -88,7 +91,10 @@ def run_exploration(
     checker: Any = None,
     on_output: Callable[[str], None] | None = None,
     started: Callable[[Explorer], None] | None = None,
+    validation: Validation = ALL_RULES,
 ) -> Explorer:
+    """Explore ``target``; the engine's findings are worded and selected by ``validation``'s
+    judge (the streaming ``checker``, when given, is the same validation's)."""
     progress = StderrProgress()
     import gc
 
@@ -97,7 +103,7 @@ def run_exploration(
     async def go() -> Explorer:
         async with Explorer(
             store=store, fetch_config=fetch_config(fetch), options=options, checker=checker,
-            on_events=progress, on_output=on_output,
+            on_events=progress, on_output=on_output, judge=validation.judge(),
         ) as explorer:
             if started is not None:
                 started(explorer)

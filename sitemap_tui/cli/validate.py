@@ -50,7 +50,8 @@ def cmd_validate(opts: ValidateOptions) -> int:
     try:
         # per-file aggregates only matter in a store the user keeps (--db, for `open`)
         options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=bool(opts.tree.db))
-        explorer = run_exploration(opts.fetch, options, target, store=store, checker=checker)
+        explorer = run_exploration(opts.fetch, options, target, store=store, checker=checker,
+                                   validation=validation)
         problem = target_problem(explorer)
         # the store is closed right after the report: its temporary tables need no DROP
         validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.discover import Target, candidate_probe_urls, find_sitemap_links
@@ -38,12 +38,11 @@ from sitemap_tui.engine.filejob import (
     JobRedirected,
     JobSpec,
 )
+from sitemap_tui.engine.findings import Finding, Judge, PlainJudge
 from sitemap_tui.engine.leftout import LeftOut, Omission, describe
 from sitemap_tui.engine.limits import Limiter
 from sitemap_tui.engine.localdir import FolderScan
 from sitemap_tui.engine.model import (
-    ChildRef,
-    Entry,
     FoundBy,
     Issue,
     Node,
@@ -57,6 +56,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store, StoreError
+from sitemap_tui.engine.validator import FileFacts, Validator
 from sitemap_tui.engine.workers import WorkerPool
 from sitemap_tui.words import plural
 
@@ -74,16 +74,6 @@ CUT_RULES = {
     "size-over-limit": LeftOut.CUT_SIZE,
 }
 FILE_KINDS = SITEMAP_KINDS | {NodeKind.UNKNOWN, NodeKind.HTML, NodeKind.JSON}
-
-
-class CheckerLike(Protocol):
-    """What the explorer needs from a validator (see sitemap_tui.validate.checker)."""
-
-    def begin_file(self, ctx: Any) -> None: ...
-    def check_entry(self, ctx: Any, entry: Entry) -> list[Issue]: ...
-    def check_child(self, ctx: Any, child: ChildRef) -> list[Issue]: ...
-    def end_file(self, ctx: Any, info: Any, stats: Any) -> list[Issue]: ...
-    def check_robots(self, robots: RobotsFile, ctx: Any) -> list[Issue]: ...
 
 
 @dataclass
@@ -130,14 +120,19 @@ class Explorer:
         store: Store | None = None,
         fetch_config: FetchConfig | None = None,
         options: ExploreOptions | None = None,
-        checker: CheckerLike | None = None,
+        checker: Validator | None = None,
         on_events: Callable[[list[Event]], None] | None = None,
         on_output: Callable[[str], None] | None = None,
+        judge: Judge | None = None,
     ) -> None:
         self.store = store
         self.fetch_config = fetch_config or FetchConfig()
         self.options = options or ExploreOptions()
         self.checker = checker
+        # words and grades the engine's findings: the validation layer's registry (the
+        # checker's, with its rule selection, unless given); PlainJudge only when nothing is
+        # plugged in
+        self.judge: Judge = judge or (checker.judge if checker is not None else PlainJudge())
         self.on_output = on_output  # formatted URL records (options.output_format)
         self.output_left_out = 0  # URLs not formatted: not http(s) (options.keep_non_http)
         self._pool: WorkerPool | None = None
@@ -349,7 +344,7 @@ class Explorer:
             other = self.nodes.get(self.visited[key])
             if other is not None and (other is parent or other in self.ancestors(parent)):
                 self._skip(node, f"cycle: this sitemap is already explored above (node {other.id})")
-                self._add_issues(parent, [self._cycle_issue(node, url, other)])
+                self._add_issues(parent, self._cycle_issue(node, url, other))
             else:
                 where = other.url if other is not None else "elsewhere"
                 self._skip(node, f"already explored (listed also via {where})")
@@ -366,21 +361,19 @@ class Explorer:
                 self._local_ok.add(node.id)
         return node
 
-    def _cycle_issue(self, node: Node, target: str, other: Node) -> Issue:
+    def _judged(self, findings: Sequence[Finding]) -> list[Issue]:
+        """The issues of the user's selection among ``findings``."""
+        return [i for i in map(self.judge.issue, findings) if i is not None]
+
+    def _cycle_issue(self, node: Node, target: str, other: Node) -> list[Issue]:
         """index-cycle on the line of the file that lists ``node`` (its parent), not on the
         node: that line is where the cycle is made."""
         chain = [n.url for n in reversed(self.ancestors(node))]
         chain = chain[chain.index(other.url):] if other.url in chain else chain
         hops = [*chain, node.url] + ([target] if target != node.url else [])
         path = " -> ".join(hops)
-        try:
-            from sitemap_tui.validate.rules import make_issue
-
-            issue = make_issue("index-cycle", node_id=node.parent_id, line=node.line, url=target, path=path)
-        except ImportError:
-            issue = _issue("index-cycle", f"{target} was reached again: {path}", url=target, line=node.line)
-            issue.node_id = node.parent_id
-        return issue
+        found = self.judge.issue(Finding("index-cycle", {"path": path}, line=node.line, url=target), node.parent_id)
+        return [found] if found is not None else []
 
     def _claim(self, node: Node, final_url: str) -> None:
         """A fetch of ``node`` was redirected to ``final_url``; its body is not parsed yet.
@@ -411,7 +404,7 @@ class Explorer:
                 f"cycle: redirects to {final_url}, which is explored above (node {other.id})"
             )
             parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
-            self._add_issues(parent, [self._cycle_issue(node, final_url, other)])
+            self._add_issues(parent, self._cycle_issue(node, final_url, other))
         else:
             self._superseded[node.id] = (
                 f"redirects to {final_url}: same as {other.url} (node {other.id}), explored there"
@@ -736,11 +729,9 @@ class Explorer:
     def _ctx(self, node: Node, final_url: str | None = None) -> Any:
         if self.checker is None:
             return None
-        from sitemap_tui.validate.checker import FileContext
-
         parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
         listed = parent is not None and parent.kind not in (NodeKind.SITE, NodeKind.DIRECTORY)
-        return FileContext(
+        return self.checker.file_context(FileFacts(
             node_id=node.id,
             url=node.url,
             final_url=final_url or node.stats.final_url or node.url,
@@ -753,7 +744,7 @@ class Explorer:
             parent_node_id=parent.id if listed and parent else None,
             parent_line=node.line if listed else None,
             listed_lastmod_raw=node.lastmod_raw,
-        )
+        ))
 
     def _robots_listing(self, node: Node) -> set[str]:
         """The robots.txt URLs that name this file or an index above it: a cross-submission
@@ -799,6 +790,7 @@ class Explorer:
             signature_key=self.store.signature_key() if self.store is not None else b"",
             keep_non_http=self.options.keep_non_http,
             sitemap_lastmod=node.lastmod_raw,
+            judge=self.judge,
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise _Refused("file: URLs are only read when given on the command line")
@@ -834,11 +826,10 @@ class Explorer:
         robots.txt is read once per exploration (shared, capped by
         ``ExploreOptions.cross_submit_hosts``), and the findings are still settled before they
         are stored or shown. robots.txt files read during discovery are reused."""
-        if self.checker is None or not hasattr(self.checker, "cross_submitted") or not self.options.robots_checks:
+        if self.checker is None or not self.options.robots_checks:
             return
-        from sitemap_tui.validate.checker import CROSS_SUBMIT_RULES
-
-        if not any(i.rule in CROSS_SUBMIT_RULES and i.url for i in done.issues):
+        cross_submit_rules = self.checker.cross_submit_rules
+        if not any(i.rule in cross_submit_rules and i.url for i in done.issues):
             return
         names: set[str] = set()
         for n in (node, *self.ancestors(node)):
@@ -855,7 +846,7 @@ class Explorer:
         for issue in done.issues:
             read = None
             if (
-                issue.rule in CROSS_SUBMIT_RULES
+                issue.rule in cross_submit_rules
                 and issue.url
                 # a child on this very host under another scheme is no cross-submission
                 and not (issue.rule == "index-child-different-host" and urlpolicy.host_of(issue.url.strip()) == own_host)
@@ -967,7 +958,7 @@ class Explorer:
         self.output_left_out += batch.left_out
         node.stats.url_count = batch.count
         self.events.emit(EntriesAdded(node.id, batch.count))
-        for iss in issues:
+        for iss in [*issues, *batch.unselected]:  # the file's account reads all of them
             if iss.severity == Severity.ERROR:
                 self._last_error[node.id] = iss.message  # the parse stops at its last error
                 if iss.rule in UNPARSABLE_RULES or iss.message.endswith(PARSE_STOPPED):
@@ -997,7 +988,7 @@ class Explorer:
             node.kind = done.kind
         self._add_issues(node, done.issues)
         self._aggs[node.id] = done.agg
-        for iss in done.issues:
+        for iss in [*done.issues, *done.unselected]:
             if iss.rule in CUT_RULES:
                 self._cut.setdefault(node.id, CUT_RULES[iss.rule])
         if unparsable is not None:
@@ -1075,7 +1066,7 @@ class Explorer:
         node.error = self._superseded[node.id]
         node.expandable = False
         self._aggs.pop(node.id, None)
-        self._add_issues(node, done.outcome.issues)
+        self._add_issues(node, self._judged(done.outcome.findings))
         self._changed(node, agg=Aggregate())
         self._commit()
 
@@ -1111,7 +1102,7 @@ class Explorer:
             self.store.set_meta(f"robots:{node.url}", bytes(buf).decode("utf-8", "replace"))
         if node.url.startswith("file:"):
             self._adopt_local_robots(robots, _file_path(node.url))
-        issues = list(outcome.issues)
+        issues = self._judged(outcome.findings)
         if self.checker is not None:
             issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
         self._add_issues(node, issues)
@@ -1239,23 +1230,6 @@ def _snapshot(node: Node) -> Node:
     snap = copy.copy(node)
     snap.stats = copy.copy(node.stats)
     return snap
-
-
-def make_engine_issue(rule: str, message: str) -> Issue:
-    return _issue(rule, message)
-
-
-def _issue(rule: str, message: str, *, severity: Severity | None = None, url: str | None = None, line: int | None = None) -> Issue:
-    return Issue(rule=rule, severity=severity or _severity_of(rule), message=message, url=url, line=line)
-
-
-def _severity_of(rule: str) -> Severity:
-    try:
-        from sitemap_tui.validate.rules import RULES
-
-        return RULES[rule].severity
-    except (ImportError, KeyError):
-        return Severity.ERROR
 
 
 def _file_path(url: str) -> Path:

@@ -372,6 +372,7 @@ class EngineHost:
                 options=options,
                 checker=checker,
                 on_events=self._on_events,
+                judge=self.validation.judge(),
             ) as explorer:
                 self.explorer = explorer
                 started()

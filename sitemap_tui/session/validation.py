@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.findings import Judge
     from sitemap_tui.engine.model import Severity
     from sitemap_tui.engine.robots import RobotsFile
     from sitemap_tui.engine.store import Store
@@ -40,6 +41,12 @@ class Validation:
         except (KeyError, ValueError) as exc:
             raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
         return cls(frozenset(enabled), xsd_mode)
+
+    def judge(self) -> Judge:
+        """Words and grades the engine's findings from the registry, dropping unselected rules."""
+        from sitemap_tui.validate.rules import RegistryJudge
+
+        return RegistryJudge(self.enabled)
 
     def checker(self) -> Checker:
         """The streaming stage: issues stored while each file is parsed (XSD included)."""
