@@ -24,7 +24,6 @@ LONG_MODULES = {
     "sitemap_tui/validate/deep.py": "being split in issue 17 (its SQL and HTTP move to the store and fetcher)",
     "sitemap_tui/validate/xsd.py": "being split in issue 17",
     "sitemap_tui/engine/parse_xml.py": "being split in issue 17",
-    "sitemap_tui/engine/explorer.py": "being split in issue 17",
     "sitemap_tui/engine/store/__init__.py": "being split in issue 17 (query modules per client)",
     "sitemap_tui/engine/fetch.py": "being split in issue 17",
     "sitemap_tui/tui/app.py": "being split in issue 17",
