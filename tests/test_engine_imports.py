@@ -9,8 +9,9 @@ import sys
 def test_engine_imports_without_textual() -> None:
     code = (
         "import sys\n"
-        "import sitemap_tui.engine.explorer, sitemap_tui.engine.store, sitemap_tui.export\n"
-        "import sitemap_tui.commands, sitemap_tui.validate.checker\n"
+        "import sitemap_tui.engine.explorer, sitemap_tui.engine.store, sitemap_tui.engine.formats\n"
+        "import sitemap_tui.cli.urls, sitemap_tui.cli.stats, sitemap_tui.cli.discover, sitemap_tui.cli.validate\n"
+        "import sitemap_tui.cli.rules, sitemap_tui.cli.explorer, sitemap_tui.validate.checker\n"
         "bad = [m for m in sys.modules if m == 'textual' or m.startswith('textual.') or m == 'rich' or m.startswith('rich.')]\n"
         "assert not bad, bad\n"
     )

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_tui.engine.formats import FORMATS, UrlRecord, format_entries, render
 from sitemap_tui.engine.model import Alternate, Entry, Image, News, Video
-from sitemap_tui.export import FORMATS, UrlRecord, format_entries, render, write_atomic
+from sitemap_tui.session.urlfile import write_atomic
 
 ENTRIES = [
     Entry(loc="https://example.com/a?x=1&y=\u00e9", lastmod_raw="2024-01-02", changefreq_raw="daily",
@@ -98,9 +99,9 @@ def test_write_atomic_leaves_nothing_on_failure(tmp_path: Path) -> None:
 
 
 def test_stored_records_carry_the_media_query_too(tmp_path: Path) -> None:
+    from sitemap_tui.engine.formats import records_from_store
     from sitemap_tui.engine.model import Node, NodeKind, NodeState
     from sitemap_tui.engine.store import EntryFilter, Store
-    from sitemap_tui.export import records_from_store
 
     store = Store(tmp_path / "x.db")
     store.add_node(Node(id=1, url="https://example.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from judging import judged
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -262,7 +263,7 @@ async def test_plain_200(httpserver: HTTPServer) -> None:
     assert s.http_status == 200 and s.content_type == "application/xml"
     assert s.etag == '"v1"' and s.last_modified == "Wed, 21 Oct 2015 07:28:00 GMT"
     assert s.wire_bytes == s.decoded_bytes == len(XML) and not s.gzipped
-    assert s.redirects == 0 and out.issues == [] and not out.not_modified
+    assert s.redirects == 0 and out.findings == [] and not out.not_modified
     assert s.ttfb is not None and s.fetch_time is not None and 0 <= s.ttfb <= s.fetch_time
     assert out.final_url == s.final_url == httpserver.url_for("/sitemap.xml")
     assert out.redirect_chain == [out.final_url]
@@ -406,7 +407,7 @@ async def test_redirect_chain_of_three(httpserver: HTTPServer) -> None:
     assert out.redirect_chain == [
         httpserver.url_for(p) for p in ("/r0", "/r1", "/r2", "/final.xml")
     ]
-    (issue,) = out.issues
+    (issue,) = judged(out.findings)
     assert issue.rule == "fetch-redirected" and final in issue.message
     assert "host changes" not in issue.message
 
@@ -459,7 +460,7 @@ async def test_cross_host_redirect_flagged(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/there.xml").respond_with_data(XML)
     out, got = await get(httpserver.url_for("/here.xml"))
     assert out.error is None and got == XML and out.final_url == other
-    (issue,) = out.issues
+    (issue,) = judged(out.findings)
     assert issue.rule == "fetch-redirected" and other in issue.message
     assert "host changes: 127.0.0.1 -> localhost" in issue.message
 

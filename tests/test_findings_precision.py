@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from judging import judged
 
 from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, NodeKind
 from sitemap_tui.engine.sniff import SniffingParser
@@ -39,7 +40,7 @@ def parse_and_check(xml: str, xsd: str = "off", url: str = SITEMAP) -> list[Issu
     parser = SniffingParser(url, element_hook=checker.element_hook(ctx))
     items = parser.feed(xml.encode()) + parser.close()
     ctx.kind = parser.kind or NodeKind.UNKNOWN
-    out = [i for i in items if isinstance(i, Issue)]
+    out = [i for i in judged(items) if isinstance(i, Issue)]
     for item in items:
         if isinstance(item, Entry):
             out += checker.check_entry(ctx, item)

@@ -8,8 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from host_wire import as_tuple, command
+
 from sitemap_tui.engine.discover import Target
-from sitemap_tui.engine.host import EngineHost
+from sitemap_tui.session.host import EngineHost
 
 
 async def _drive(
@@ -27,14 +29,15 @@ async def _drive(
     loop = asyncio.get_running_loop()
     host: EngineHost
 
-    def post(*msg: Any) -> None:
-        pickle.dumps(msg)  # everything a host says must cross a process boundary
+    def post(message: Any) -> None:
+        pickle.dumps(message)  # everything a host says must cross a process boundary
+        msg = as_tuple(message)
         got.append(msg)
         if react is not None:
             react(host, msg)
         if msg[0] == "ready":
             for cmd in commands:
-                host.command(*cmd)
+                host.command(command(*cmd))
         done = wait_for(msg) if wait_for is not None else sum(m[0] in ("done", "error") for m in got) >= until
         if done:
             loop.call_soon_threadsafe(finished.set)
@@ -42,7 +45,7 @@ async def _drive(
     host = EngineHost(post, db, checker_factory=None)
     server = asyncio.create_task(host.serve())
     await asyncio.wait_for(finished.wait(), 30)
-    host.command("stop")
+    host.command(command("stop"))
     await asyncio.wait_for(server, 30)
     return got
 
@@ -50,7 +53,7 @@ async def _drive(
 async def test_engine_on_a_saved_store_indexes_it_without_being_asked(tmp_path, monkeypatch):
     """A saved exploration reopened (no target opened): the idle engine builds the search index
     it may lack, and the cross-file rules read its robots.txt from the store."""
-    import sitemap_tui.engine.host as host_module
+    import sitemap_tui.session.host as host_module
     from sitemap_tui.engine.store import Store
 
     monkeypatch.setattr(host_module, "SEARCH_MIN_ENTRIES", 1)
@@ -89,13 +92,13 @@ async def test_a_store_that_cannot_open_is_an_error_message(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     got: list[tuple[Any, ...]] = []
-    host = EngineHost(lambda *m: got.append(m), blocker / "e.db", checker_factory=None)
+    host = EngineHost(lambda m: got.append(as_tuple(m)), blocker / "e.db", checker_factory=None)
     await asyncio.wait_for(host.serve(), 10)
     assert [m[0] for m in got] == ["error"] and got[0][1] == "engine"
 
 
 async def test_idle_engine_builds_the_search_index(demo_server, tmp_path, monkeypatch):
-    import sitemap_tui.engine.host as host_module
+    import sitemap_tui.session.host as host_module
     from sitemap_tui.engine.store import EntryFilter, Store
 
     monkeypatch.setattr(host_module, "SEARCH_MIN_ENTRIES", 1)
@@ -104,13 +107,14 @@ async def test_idle_engine_builds_the_search_index(demo_server, tmp_path, monkey
     complete = asyncio.Event()
     host: EngineHost
 
-    def post(*msg: Any) -> None:
-        pickle.dumps(msg)
+    def post(message: Any) -> None:
+        pickle.dumps(message)
+        msg = as_tuple(message)
         got.append(msg)
         if msg[0] == "ready":
-            host.command("open", Target.parse(demo_server.base_url + "/sitemap_index.xml"))
+            host.command(command("open", Target.parse(demo_server.base_url + "/sitemap_index.xml")))
         if msg[:2] == ("done", "open"):
-            host.command("expand-all", msg[3])
+            host.command(command("expand-all", msg[3]))
         if msg[0] == "search" and msg[1] == msg[2]:
             complete.set()
 
@@ -118,7 +122,7 @@ async def test_idle_engine_builds_the_search_index(demo_server, tmp_path, monkey
     host = EngineHost(post, db, checker_factory=None)
     server = asyncio.create_task(host.serve())
     await asyncio.wait_for(complete.wait(), 30)
-    host.command("stop")
+    host.command(command("stop"))
     await asyncio.wait_for(server, 30)
     progress = [m for m in got if m[0] == "search"]
     assert len(progress) >= 1 and progress[-1][1] == progress[-1][2] > 0
@@ -202,11 +206,11 @@ async def test_stopping_during_crossfile_checks_commits_nothing_of_them(tmp_path
     monkeypatch.setattr(crossfile, "run_crossfile", slow)
     loop = asyncio.get_running_loop()
     got: list[tuple[Any, ...]] = []
-    host = EngineHost(lambda *m: got.append(m) or (m[0] == "ready" and host.command("crossfile")), db,
+    host = EngineHost(lambda m: got.append(as_tuple(m)) or (got[-1][0] == "ready" and host.command(command("crossfile"))), db,
                       checker_factory=None)
     server = asyncio.create_task(host.serve())
     await asyncio.wait_for(started.wait(), 10)
-    host.command("stop")
+    host.command(command("stop"))
     await asyncio.wait_for(server, 15)
     assert ended == ["thread"]
     rules = _rules(db)
@@ -245,7 +249,7 @@ async def test_crossfile_checks_interrupted_mid_statement(tmp_path, monkeypatch)
     def react(host: EngineHost, msg: tuple[Any, ...]) -> None:
         if msg == ("crossfile", "normalising the URLs"):  # the INSERT starts right after
             # (posted from the rules' thread: hand over to the loop first)
-            loop.call_soon_threadsafe(loop.call_later, 0.3, host.command, "cancel")
+            loop.call_soon_threadsafe(loop.call_later, 0.3, host.command, command("cancel"))
 
     got = await _drive(db, [("crossfile",)], until=1, react=react)
     assert [m for m in got if m[0] in ("done", "error")] == [("done", "crossfile", None, "cancelled")]

@@ -167,8 +167,9 @@ def test_a_new_output_gets_the_mode_of_the_umask(local_sitemap: Path, tmp_path: 
 
 
 def test_the_tui_export_gets_the_mode_of_the_umask(tmp_path: Path) -> None:
+    from sitemap_tui.engine.formats import UrlRecord
     from sitemap_tui.engine.model import Entry
-    from sitemap_tui.export import UrlRecord, write_atomic
+    from sitemap_tui.session.urlfile import write_atomic
 
     old = os.umask(0o022)
     try:
@@ -278,8 +279,9 @@ def test_a_full_tmpfs_keeps_the_previous_output(big_sitemap: Path, tmp_path: Pat
 
 
 def test_the_tui_export_to_a_full_device_raises_naming_it(tmp_path: Path) -> None:
+    from sitemap_tui.engine.formats import UrlRecord
     from sitemap_tui.engine.model import Entry
-    from sitemap_tui.export import UrlRecord, write_atomic
+    from sitemap_tui.session.urlfile import write_atomic
 
     full = device(tmp_path, "full", 7)
     with pytest.raises(OSError, match="No space left on device") as info:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from judging import judged
 from lxml import etree
 
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind, Severity
@@ -56,7 +57,7 @@ def run(
     for chunk in chunks:
         items += parser.feed(chunk)
     items += parser.close()
-    return parser, items
+    return parser, judged(items)
 
 
 def entries(items: list[Item]) -> list[Entry]:
@@ -68,7 +69,7 @@ def children(items: list[Item]) -> list[ChildRef]:
 
 
 def issues(items: list[Item]) -> list[Issue]:
-    return [i for i in items if isinstance(i, Issue)]
+    return [i for i in judged(items) if isinstance(i, Issue)]
 
 
 def rules(items: list[Item]) -> Counter[str]:

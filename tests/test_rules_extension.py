@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from judging import judged
 
 from sitemap_tui.engine.model import (
     Alternate,
@@ -259,7 +260,7 @@ def parse_and_check(xml: str) -> list[Issue]:
     checker = Checker()
     ctx = FileContext(node_id=1, url=SITEMAP, kind=parser.kind or NodeKind.UNKNOWN, now=NOW)
     checker.begin_file(ctx)
-    out = [i for i in items if isinstance(i, Issue)]
+    out = [i for i in judged(items) if isinstance(i, Issue)]
     for item in items:
         if isinstance(item, Entry):
             out += checker.check_entry(ctx, item)

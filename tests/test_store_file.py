@@ -499,13 +499,16 @@ async def test_a_second_engine_on_a_store_in_use_says_so_and_the_first_goes_on(t
     """What the explorer's engine does when another run holds its store (two `open` of one file)."""
     import asyncio
 
-    from sitemap_tui.engine.host import EngineHost
+    from host_wire import as_tuple, command
+
+    from sitemap_tui.session.host import EngineHost
 
     db = tmp_path / "e.db"
     loop = asyncio.get_running_loop()
     ready = asyncio.Event()
 
-    def first_post(*msg: object) -> None:
+    def first_post(message: object) -> None:
+        msg = as_tuple(message)
         if msg[0] == "ready":
             loop.call_soon_threadsafe(ready.set)
 
@@ -513,11 +516,11 @@ async def test_a_second_engine_on_a_store_in_use_says_so_and_the_first_goes_on(t
     serving = asyncio.create_task(first.serve())
     await asyncio.wait_for(ready.wait(), 10)
     got: list[tuple[object, ...]] = []
-    second = EngineHost(lambda *m: got.append(m), db, checker_factory=None)
+    second = EngineHost(lambda m: got.append(as_tuple(m)), db, checker_factory=None)
     await asyncio.wait_for(second.serve(), 10)
     assert [m[:2] for m in got] == [("error", "engine")]
     assert f"{db}: in use by another sitemap-tui process (pid {os.getpid()})" in str(got[0][2])
     assert first.explorer is not None, "the first engine is not disturbed"
-    first.command("stop")
+    first.command(command("stop"))
     await asyncio.wait_for(serving, 10)
     assert not (tmp_path / "e.db.lock").exists()

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir, user_config_dir, user_data_dir, user_state_dir
 
-from sitemap_tui.commands import default_db_path
 from sitemap_tui.engine.discover import Target
 from sitemap_tui.engine.store import Store
+from sitemap_tui.session.paths import default_db_path
 
 # the home directory from the password database: what $HOME was before the session changed it
 REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)
@@ -66,7 +66,7 @@ def test_subprocesses_inherit_the_temporary_dirs() -> None:
     token, target = unique_target()
     code = (
         "import sys\n"
-        "from sitemap_tui.commands import default_db_path\n"
+        "from sitemap_tui.session.paths import default_db_path\n"
         "from sitemap_tui.engine.discover import Target\n"
         "from sitemap_tui.engine.store import Store\n"
         "from sitemap_tui.tui.config import config_path\n"

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from host_wire import as_tuple
+from host_wire import command as host_command
 from pytest_httpserver import HTTPServer
 
 from sitemap_tui import cli
 from sitemap_tui.engine.discover import Target
-from sitemap_tui.engine.host import EngineHost, make_checker
 from sitemap_tui.engine.store import Store
+from sitemap_tui.session.host import EngineHost, make_checker
 from sitemap_tui.validate.rules import RULES
 
 XML = "application/xml"
@@ -211,20 +213,21 @@ async def test_the_explorer_on_a_sitemap_url_gets_the_robots_verdicts(httpserver
     loop = asyncio.get_running_loop()
     db = tmp_path / "e.db"
 
-    def post(*msg: Any) -> None:
-        pickle.dumps(msg)
+    def post(message: Any) -> None:
+        pickle.dumps(message)
+        msg = as_tuple(message)
         got.append(msg)
         if msg[0] == "ready":
-            host.command("open", Target.parse(f"{site}/sub/sitemap.xml"))
-            host.command("expand-all", 1)
-            host.command("crossfile", True)
+            host.command(host_command("open", Target.parse(f"{site}/sub/sitemap.xml")))
+            host.command(host_command("expand-all", 1))
+            host.command(host_command("crossfile", True))
         if msg[:2] == ("done", "crossfile") or msg[0] == "error":
             loop.call_soon_threadsafe(finished.set)
 
     host = EngineHost(post, db, checker_factory=make_checker)
     server = asyncio.create_task(host.serve())
     await asyncio.wait_for(finished.wait(), 30)
-    host.command("stop")
+    host.command(host_command("stop"))
     await asyncio.wait_for(server, 30)
     assert not [m for m in got if m[0] == "error"]
     store = Store(db, readonly=True)

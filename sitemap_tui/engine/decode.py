@@ -186,6 +186,7 @@ class _Inflater:
             return None if undecided and not final and len(data) < _PLAIN_WAIT else False
         self._plain = True
         what = "XML" if head[:1] == b"<" else "text"
+        self._owner.plain_body = what
         self._owner.transport_mismatch = (
             "the response says Content-Encoding: gzip, but the body is not gzip-compressed"
             f" (it starts with plain {what}); it was read as it is"
@@ -338,8 +339,10 @@ class BodyDecoder:
         self.gzipped = False  # the body after transport decoding was a gzip file
         self.gzip_layers = 0  # gzip files unwrapped after transport decoding (0..2)
         # set when Content-Encoding: gzip came with a plain body that was read as it is: what
-        # happened, in words (the fetcher turns it into a content-encoding-mismatch issue)
+        # happened, in words, and what the body starts with ("XML" or "text"), which the
+        # fetcher reports as a content-encoding-mismatch finding
         self.transport_mismatch: str | None = None
+        self.plain_body: str | None = None
         # An intermediate layer is the compressed form of the next one, so it is barely larger
         # than the final output; the margin covers stored-block overhead of incompressible data.
         self.layer_cap = max_decoded + max_decoded // 64 + 4096

@@ -9,11 +9,14 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from sitemap_tui.engine import urlpolicy
 
+# a folder's files are localdir's business; a target only names its suffixes (one direction:
+# discover -> localdir, never back)
+from sitemap_tui.engine.localdir import LOCAL_SUFFIXES
+
 if TYPE_CHECKING:
     from sitemap_tui.engine.localdir import FolderScan
 
 COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
-LOCAL_SUFFIXES = (".xml", ".xml.gz", ".gz", ".txt", ".rss", ".atom")
 
 
 class TargetError(ValueError):

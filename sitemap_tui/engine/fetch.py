@@ -36,8 +36,9 @@ import httpx
 
 from sitemap_tui import USER_AGENT
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded, DecodeError
+from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.limits import Limiter, Slots
-from sitemap_tui.engine.model import FileStats, Issue, Severity
+from sitemap_tui.engine.model import FileStats
 from sitemap_tui.engine.netpolicy import AddressRefused, NetPolicy, guarded_transport, origin_of
 from sitemap_tui.engine.urlpolicy import (
     host_of,
@@ -117,7 +118,7 @@ class FetchOutcome:
     stats: FileStats = field(default_factory=FileStats)
     error: str | None = None
     error_rule: str | None = None  # fetch-http-error, size-over-limit, gzip-corrupt, ...
-    issues: list[Issue] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # redirect, encoding mismatch
     not_modified: bool = False  # 304 to a conditional request
     final_url: str = ""
     # every URL requested, in order: the original first, the final one last
@@ -709,10 +710,8 @@ class Fetcher:
         finally:
             stats.decoded_bytes = decoder.decoded_bytes
             stats.gzipped = decoder.gzipped
-            if decoder.transport_mismatch:
-                out.issues.append(
-                    Issue(RULE_ENCODING_MISMATCH, Severity.ERROR, decoder.transport_mismatch)
-                )
+            if decoder.plain_body:
+                out.findings.append(Finding(RULE_ENCODING_MISMATCH, {"starts_with": decoder.plain_body}))
 
     @staticmethod
     def _add_redirect_issue(out: FetchOutcome, run: _Run) -> None:
@@ -724,11 +723,10 @@ class Fetcher:
             h = host_of(u) or "?"
             if not hosts or hosts[-1] != h:
                 hosts.append(h)
-        plural = "s" if run.hops != 1 else ""
-        message = f"{run.url} redirects to {out.final_url} ({run.hops} redirect{plural})"
+        fields: dict[str, object] = {"from_url": run.url, "final_url": out.final_url, "hops": run.hops}
         if not same_host(run.url, out.final_url) or len(hosts) > 1:
-            message += f"; host changes: {' -> '.join(hosts)}"
-        out.issues.append(Issue(rule=RULE_REDIRECTED, severity=Severity.WARNING, message=message))
+            fields["hosts"] = tuple(hosts)  # the host changes on the way
+        out.findings.append(Finding(RULE_REDIRECTED, fields))
 
 
 def _timed(sink: Sink, chunk: bytes) -> None:

@@ -17,10 +17,12 @@ from typing import Any
 from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.bodycache import BodyWriter
 from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch, fetch_local
+from sitemap_tui.engine.findings import Finding, Judge, PlainJudge
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import FileAccumulator
 from sitemap_tui.engine.store import EntryRows, entry_rows
+from sitemap_tui.engine.validator import Validator
 
 
 @dataclass(slots=True)
@@ -30,7 +32,7 @@ class JobSpec:
     node_id: int
     url: str
     local_path: str | None = None  # only for files the user named
-    ctx: Any = None  # validate.checker.FileContext when checking
+    ctx: Any = None  # the validator's FileContext (engine.validator) when checking
     output_format: str | None = None  # "txt" / "csv" / "jsonl": format URL records here
     want_rows: bool = True  # entries are stored
     want_stats: bool = True  # per-file aggregates (not needed when only printing URLs)
@@ -44,6 +46,9 @@ class JobSpec:
     # formatted output only: keep URLs whose scheme is not http(s) (javascript:, mailto:, ...)
     keep_non_http: bool = True
     sitemap_lastmod: str | None = None  # the <lastmod> the parent index gives this file
+    # turns the parser's and fetcher's findings into issues (the validation layer's registry,
+    # picklable); None: PlainJudge
+    judge: Judge | None = None
 
 
 @dataclass(slots=True)
@@ -78,6 +83,9 @@ class JobBatch:
     text: str | None  # formatted URL records
     agg: dict[str, Any] | None  # live stats snapshot
     left_out: int = 0  # URLs not formatted because their scheme is not http(s)
+    # findings of rules the user did not select: not stored, but the explorer's account of
+    # the file (where parsing stopped, what was cut) still reads them
+    unselected: list[Issue] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -91,6 +99,7 @@ class JobDone:
     agg: dict[str, Any]
     count: int
     parse_seconds: float
+    unselected: list[Issue] = field(default_factory=list)  # as JobBatch.unselected
 
 
 JobMessage = JobKind | JobRedirected | JobProgress | JobBatch | JobDone
@@ -103,6 +112,7 @@ class _Run:
     acc: FileAccumulator
     entries: list[Entry] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
+    unselected: list[Issue] = field(default_factory=list)
     children: list[ChildRef] = field(default_factory=list)
     count: int = 0
     parse_seconds: float = 0.0
@@ -116,7 +126,7 @@ class FileJob:
         self,
         spec: JobSpec,
         emit: Callable[[JobMessage], None],
-        checker: Any = None,
+        checker: Validator | None = None,
         cancelled: Callable[[], bool] | None = None,
         pace: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -125,9 +135,10 @@ class FileJob:
         self.pace = pace  # awaited between network reads: the receiver's backpressure
         self.checker = checker if spec.ctx is not None else None
         self.cancelled = cancelled or (lambda: False)
+        self.judge: Judge = spec.judge or PlainJudge()
         self._format: Callable[[list[Entry], str, str, str | None], str] | None = None
         if spec.output_format:
-            from sitemap_tui.export import format_entries
+            from sitemap_tui.engine.formats import format_entries
 
             self._format = format_entries
 
@@ -136,7 +147,7 @@ class FileJob:
         hook = None
         if self.checker is not None:
             self.checker.begin_file(spec.ctx)
-            hook = getattr(self.checker, "element_hook", lambda ctx: None)(spec.ctx)
+            hook = self.checker.element_hook(spec.ctx)
         parser = SniffingParser(spec.url, max_entries=spec.max_entries, element_hook=hook)
         run = _Run(spec, parser, FileAccumulator(spec.now))
         body = BodyWriter(Path(spec.body_cache), spec.node_id) if spec.body_cache else None
@@ -206,17 +217,25 @@ class FileJob:
             elif isinstance(item, ChildRef):
                 run.children.append(item)
             else:
-                run.issues.append(item)
+                self._judge(item, run.issues, run.unselected)
         if len(run.entries) >= run.spec.batch_size or (
             run.entries and time.monotonic() - run.last_flush > run.spec.interval
         ):
             self._flush(run)
 
+    def _judge(self, finding: Finding, issues: list[Issue], unselected: list[Issue]) -> None:
+        issue = self.judge.issue(finding)
+        if issue is not None:
+            issues.append(issue)
+        else:
+            unselected.append(self.judge.word(finding))
+
     def _flush(self, run: _Run) -> None:
         entries, run.entries = run.entries, []
         issues: list[tuple[Issue, int | None]] = [(i, None) for i in run.issues]
         run.issues = []
-        if not entries and not issues:
+        unselected, run.unselected = run.unselected, []
+        if not entries and not issues and not unselected:
             return
         text = None
         rows = None
@@ -246,10 +265,11 @@ class FileJob:
                     shown = [e for e in entries if has_http_scheme(e.loc)]
                     left_out = len(entries) - len(shown)
                 text = self._format(shown, sitemap, run.spec.output_format or "txt", run.spec.sitemap_lastmod)
-        if not entries and not issues:
+        if not entries and not issues and not unselected:
             return
         run.last_flush = time.monotonic()
-        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json(), left_out))
+        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json(), left_out,
+                           unselected))
 
     def _done(self, run: _Run, outcome: FetchOutcome) -> JobDone:
         s = outcome.stats
@@ -259,11 +279,12 @@ class FileJob:
         s.child_count = len(run.children)
         s.xml_encoding = getattr(info, "xml_encoding", None)
         s.truncated_at = getattr(info, "truncated_at", None)
-        issues: list[Issue] = list(outcome.issues)
+        issues: list[Issue] = []
+        unselected: list[Issue] = []
+        for finding in outcome.findings:
+            self._judge(finding, issues, unselected)
         if outcome.error and outcome.error_rule:
-            from sitemap_tui.engine.explorer import make_engine_issue
-
-            issues.append(make_engine_issue(outcome.error_rule, outcome.error))
+            self._judge(Finding(outcome.error_rule, {"error": outcome.error}), issues, unselected)
         if self.checker is not None and not outcome.cancelled:
             ctx = run.spec.ctx
             ctx.final_url = outcome.final_url or run.spec.url
@@ -273,7 +294,7 @@ class FileJob:
                 issues.extend(self.checker.end_file(ctx, info, s))
         return JobDone(
             run.spec.node_id, run.kind, outcome, run.children, issues, info,
-            run.acc.agg.to_json(), run.count, run.parse_seconds,
+            run.acc.agg.to_json(), run.count, run.parse_seconds, unselected,
         )
 
 

@@ -33,10 +33,14 @@ class Finding:
 class Judge(Protocol):
     """Turns findings into issues: severity and message from the registry.
 
-    Returns ``None`` for a rule the user's selection leaves out.
+    ``issue`` returns ``None`` for a rule the user's selection leaves out; ``word`` judges
+    whatever the selection, for the engine's own account of a file (why it stopped, where it
+    was cut), which must not depend on which rules the user wants reported.
     """
 
     def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None: ...
+
+    def word(self, finding: Finding, node_id: int | None = None) -> Issue: ...
 
 
 class PlainJudge:
@@ -46,6 +50,9 @@ class PlainJudge:
     """
 
     def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None:
+        return self.word(finding, node_id)
+
+    def word(self, finding: Finding, node_id: int | None = None) -> Issue:
         detail = ", ".join(f"{k}={v}" for k, v in finding.fields.items())
         return Issue(
             rule=finding.rule,

@@ -23,12 +23,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.decode import BodyDecoder, DecodeError
-from sitemap_tui.engine.discover import LOCAL_SUFFIXES
-from sitemap_tui.engine.model import ChildRef, Issue, NodeKind
+from sitemap_tui.engine.findings import Finding
+from sitemap_tui.engine.model import ChildRef, NodeKind
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.sniff import SNIFF_MAX, SniffingParser
 from sitemap_tui.words import plural
 
+LOCAL_SUFFIXES = (".xml", ".xml.gz", ".gz", ".txt", ".rss", ".atom")
+"""Suffixes of the files a folder target may hold as sitemaps (and of a path given as a target)."""
 SITEMAP_KINDS = frozenset({NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT})
 # decoded bytes read from each index to learn the files it lists (the protocol's 50 MiB)
 INDEX_MAX_BYTES = 50 * 1024 * 1024
@@ -143,13 +145,36 @@ def sniff_file(path: Path) -> tuple[NodeKind | None, str]:
     kind = parser.kind
     if kind in SITEMAP_KINDS:
         return kind, ""
-    issues = [i for i in items if isinstance(i, Issue)]
+    findings = [i for i in items if isinstance(i, Finding)]
     # the sniffer's verdict (an unknown root, an HTML page) rather than a syntax error after it
-    issue = next((i for i in issues if i.rule in ("root-unknown", "file-is-html")), issues[0] if issues else None)
-    why = issue.message if issue is not None else "not a sitemap"
-    if why.startswith("This is a robots.txt file"):
-        why = "a robots.txt under another name"
-    return kind, why[:1].lower() + why[1:]
+    found = next((i for i in findings if i.rule in ("root-unknown", "file-is-html")), findings[0] if findings else None)
+    return kind, _why_not(found)
+
+
+# The folder note's own words for why a file is not a sitemap (the findings themselves are
+# worded by the validation layer, which this scan runs below).
+_NOT_A_SITEMAP = {
+    "json": "JSON document served as a sitemap",
+    "empty": "empty document: no sitemap content",
+    "robots.txt": "a robots.txt under another name",
+    "other": "neither XML nor a list of URLs",
+}
+
+
+def _why_not(found: Finding | None) -> str:
+    if found is None:
+        return "not a sitemap"
+    if found.rule == "file-is-html":
+        return "the body is an HTML page, not a sitemap"
+    fields = found.fields
+    if found.rule == "root-unknown":
+        if fields.get("found") == "element":
+            return f"root element <{fields.get('root')}> is not urlset, sitemapindex, rss or feed"
+        return _NOT_A_SITEMAP.get(str(fields.get("found")), "not a sitemap")
+    if found.rule == "xml-dtd-forbidden":
+        return "DOCTYPE declarations are not allowed in sitemaps (entity and DTD processing is disabled)"
+    error = str(fields.get("error") or found.rule)
+    return error[:1].lower() + error[1:]
 
 
 def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:

@@ -7,12 +7,10 @@ so a 200 MB line costs no memory (SECURITY.md §4).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from .model import Entry, Issue, NodeKind, Severity
-
-if TYPE_CHECKING:
-    from .sniff import Item, ParseInfo
+from .findings import Finding
+from .model import Entry, NodeKind
+from .parsed import Item, ParseInfo
 
 MAX_LINE = 65536  # bytes; longer lines are reported and skipped without being kept
 MAX_LINE_ISSUES = 1000  # text-line-not-url issues per file before one summary issue
@@ -29,16 +27,12 @@ def looks_like_url(s: str) -> bool:
 
 
 class TextSitemapParser:
-    """Incremental text-sitemap parser; ``feed``/``close`` return Entry and Issue items."""
+    """Incremental text-sitemap parser; ``feed``/``close`` return Entry and Finding items."""
 
     kind = NodeKind.TEXT
 
     def __init__(self, max_entries: int = 50000, info: ParseInfo | None = None) -> None:
-        if info is None:
-            from .sniff import ParseInfo  # local import: sniff imports this module
-
-            info = ParseInfo()
-        self.info = info
+        self.info = info if info is not None else ParseInfo()
         self.info.format = "text"
         self.max_entries = max_entries
         self._pending = bytearray()
@@ -122,23 +116,10 @@ class TextSitemapParser:
                 self.info.truncated_at = f"{self._lineno}:{self._partial + 1}"
             self._over_cap(out, cut)
         if self._blank:
-            out.append(
-                Issue(
-                    "text-blank-lines",
-                    Severity.INFO,
-                    f"{self._blank} blank line(s) in the text sitemap",
-                    line=self._first_blank,
-                )
-            )
+            out.append(Finding("text-blank-lines", {"count": self._blank}, line=self._first_blank))
         if self._not_url > MAX_LINE_ISSUES:
             hidden = self._not_url - MAX_LINE_ISSUES
-            out.append(
-                Issue(
-                    "text-line-not-url",
-                    Severity.ERROR,
-                    f"{hidden} more line(s) that are not absolute http(s) URLs (not listed)",
-                )
-            )
+            out.append(Finding("text-line-not-url", {"hidden": hidden}))
         return out
 
     # -- lines -------------------------------------------------------------------------------
@@ -154,7 +135,7 @@ class TextSitemapParser:
         self._pending += chunk
 
     def _long_line(self, out: list[Item]) -> None:
-        self._not_url_issue(f"line longer than {MAX_LINE:,} bytes (skipped)", out)
+        self._not_url_issue({"longer_than": MAX_LINE}, out)
 
     def _line(self, raw: bytes, out: list[Item]) -> None:
         if self._at_start:
@@ -162,11 +143,7 @@ class TextSitemapParser:
             if raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
                 self.info.bom = "utf-8"
-                out.append(
-                    Issue(
-                        "encoding-bom", Severity.INFO, "UTF-8 byte-order mark at the start", line=1
-                    )
-                )
+                out.append(Finding("encoding-bom", line=1))
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         try:
@@ -175,14 +152,7 @@ class TextSitemapParser:
             text = raw.decode("utf-8", errors="replace")
             if not self._bad_utf8:
                 self._bad_utf8 = True
-                out.append(
-                    Issue(
-                        "encoding-not-utf8",
-                        Severity.ERROR,
-                        "Text sitemap is not valid UTF-8",
-                        line=self._lineno,
-                    )
-                )
+                out.append(Finding("encoding-not-utf8", {"found": "text"}, line=self._lineno))
         s = text.strip(_STRIP)
         if not s:
             self._blank += 1
@@ -190,7 +160,7 @@ class TextSitemapParser:
                 self._first_blank = self._lineno
             return
         if not looks_like_url(s):
-            self._not_url_issue(f"not an absolute http(s) URL: {s[:_SNIPPET]}", out)
+            self._not_url_issue({"value": s[:_SNIPPET]}, out)
             return
         if self.info.entries >= self.max_entries:
             # the rest is only counted (see _count); the issue comes at close, with the numbers
@@ -206,15 +176,10 @@ class TextSitemapParser:
         rest = lines - first + 1
         self.info.cuts.insert(0, "url-count-over-limit")  # it came before any cut of the body
         self.info.stopped = True
-        size = f"at least {lines:,} lines (the body was cut short)" if cut else f"{lines:,} lines"
-        unread = "the 1 line from" if rest == 1 else f"the {rest:,} lines from"
-        message = (
-            f"More than {cap:,} URLs in {size}: the first {cap:,} are kept (to line"
-            f" {first - 1:,}), {unread} line {first:,} on {'was' if rest == 1 else 'were'} not read"
-        )
-        out.append(Issue("url-count-over-limit", Severity.ERROR, message, line=first))
+        fields = {"cap": cap, "lines": lines, "first": first, "unread": rest, "cut": bool(cut)}
+        out.append(Finding("url-count-over-limit", fields, line=first))
 
-    def _not_url_issue(self, message: str, out: list[Item]) -> None:
+    def _not_url_issue(self, fields: dict[str, object], out: list[Item]) -> None:
         self._not_url += 1
         if self._not_url <= MAX_LINE_ISSUES:
-            out.append(Issue("text-line-not-url", Severity.ERROR, message, line=self._lineno))
+            out.append(Finding("text-line-not-url", fields, line=self._lineno))

@@ -23,11 +23,13 @@ import dataclasses
 import re
 from collections.abc import Callable
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lxml import etree
 
-from .model import Alternate, ChildRef, Entry, Image, Issue, News, NodeKind, Severity, Video
+from .findings import Finding
+from .model import Alternate, ChildRef, Entry, Image, News, NodeKind, Video
+from .parsed import Item, ParseInfo
 from .values import (
     _CHANGEFREQ_CACHE,
     _MISS,
@@ -38,9 +40,6 @@ from .values import (
     parse_priority,
     parse_w3c_datetime,
 )
-
-if TYPE_CHECKING:
-    from .sniff import Item, ParseInfo
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
@@ -376,7 +375,7 @@ _C_IMAGE, _C_VIDEO, _C_NEWS, _C_LINK, _C_UNDECLARED = 6, 7, 8, 9, 10
 
 
 class XmlSitemapParser:
-    """Incremental XML sitemap / index / feed parser producing Entry, ChildRef and Issue items.
+    """Incremental XML sitemap / index / feed parser producing Entry, ChildRef and Finding items.
 
     How it stays fast: the pull parser only reports root and entry elements (``_EVENT_TAGS``);
     the root element is identified by a small throwaway parser fed only the first bytes; a
@@ -396,11 +395,7 @@ class XmlSitemapParser:
         # validation in chunks); its parent is the document's root element. It returns True
         # when it moved the element out of the tree (then it is its own, never cleared here).
         self.element_hook = element_hook
-        if info is None:
-            from .sniff import ParseInfo  # local import: sniff imports this module
-
-            info = ParseInfo()
-        self.info = info
+        self.info = info if info is not None else ParseInfo()
         self.max_entries = max_entries
         self.kind: NodeKind | None = None
         self._guard: _PrologGuard | None = _PrologGuard()
@@ -563,11 +558,9 @@ class XmlSitemapParser:
             name = parts[1] if parts else "?"
             self._stop()
             out.append(
-                Issue(
+                Finding(
                     "xml-not-well-formed",
-                    Severity.ERROR,
-                    f"<{name}> at line {tail.sourceline} holds more than"
-                    f" {_MAX_ELEMENT_NODES:,} elements; parsing stopped",
+                    {"element": name, "at_line": tail.sourceline, "nodes": _MAX_ELEMENT_NODES},
                     line=tail.sourceline,
                 )
             )
@@ -612,14 +605,7 @@ class XmlSitemapParser:
         if guard.verdict == "html":
             self.kind = NodeKind.HTML
             self.info.format = "html"
-            out.append(
-                Issue(
-                    "file-is-html",
-                    Severity.ERROR,
-                    "The body is an HTML page, not a sitemap",
-                    line=guard.verdict_line,
-                )
-            )
+            out.append(Finding("file-is-html", line=guard.verdict_line))
         else:
             self.kind = NodeKind.UNKNOWN
             out.append(_dtd_issue(guard.verdict_line))
@@ -629,27 +615,13 @@ class XmlSitemapParser:
         if guard.bom:
             info.bom = guard.bom
         if guard.bom == "utf-8":
-            out.append(
-                Issue("encoding-bom", Severity.INFO, "UTF-8 byte-order mark at the start", line=1)
-            )
+            out.append(Finding("encoding-bom", line=1))
         info.has_declaration = guard.has_decl
         if guard.has_decl and guard.before_decl:
             info.leading_whitespace = True
-            out.append(
-                Issue(
-                    "xml-leading-whitespace",
-                    Severity.ERROR,
-                    "Content before the <?xml declaration; the XML declaration must come first",
-                    line=1,
-                    column=1,
-                )
-            )
+            out.append(Finding("xml-leading-whitespace", line=1, column=1))
         if not guard.has_decl:
-            out.append(
-                Issue(
-                    "xml-declaration-missing", Severity.INFO, "No <?xml ...?> declaration", line=1
-                )
-            )
+            out.append(Finding("xml-declaration-missing", line=1))
         enc = None
         if guard.decl is not None:
             m = _ENCODING_RE.search(guard.decl)
@@ -658,24 +630,10 @@ class XmlSitemapParser:
         info.xml_encoding = enc
         if enc is not None and enc.lower() not in ("utf-8", "utf8"):
             self._utf8_reported = True
-            out.append(
-                Issue(
-                    "encoding-not-utf8",
-                    Severity.ERROR,
-                    f"The XML declaration names encoding {enc}; sitemaps must be UTF-8",
-                    line=1,
-                )
-            )
+            out.append(Finding("encoding-not-utf8", {"found": "declared", "encoding": enc}, line=1))
         elif guard.unit == 2 and not self._utf8_reported:
             self._utf8_reported = True
-            out.append(
-                Issue(
-                    "encoding-not-utf8",
-                    Severity.ERROR,
-                    "The document is UTF-16; sitemaps must be UTF-8",
-                    line=1,
-                )
-            )
+            out.append(Finding("encoding-not-utf8", {"found": "utf-16"}, line=1))
 
     # -- errors ------------------------------------------------------------------------------
 
@@ -685,11 +643,9 @@ class XmlSitemapParser:
         if at_close and self._root_done and 200 <= (exc.code or 0) < 300:
             # Namespace errors are not fatal: everything was parsed, libxml2 only tells at close.
             if exc.code == _NS_ERR_UNDEFINED and not (self._undeclared or self._undeclared_links):
-                out.append(
-                    Issue("ext-prefix-undeclared", Severity.ERROR, msg, line=line, column=col)
-                )
+                out.append(Finding("ext-prefix-undeclared", {"error": msg}, line=line, column=col))
             elif exc.code != _NS_ERR_UNDEFINED:
-                out.append(Issue("xml-not-well-formed", Severity.ERROR, msg, line=line, column=col))
+                out.append(Finding("xml-not-well-formed", {"error": msg}, line=line, column=col))
             self._stop()
             return
         self._stop()
@@ -705,7 +661,7 @@ class XmlSitemapParser:
             rule = "xml-unescaped-char"
         elif any(s in msg for s in _ILLEGAL):
             rule = "xml-illegal-char"
-        out.append(Issue(rule, Severity.ERROR, f"{msg}{PARSE_STOPPED}", line=line, column=col))
+        out.append(Finding(rule, {"error": msg, "stopped": True}, line=line, column=col))
         if self.kind is None:
             self.kind = NodeKind.UNKNOWN
 
@@ -821,23 +777,9 @@ class XmlSitemapParser:
             self._entry_local = "sitemap" if index else "url"
             self._core = frozenset({ns, SITEMAP_NS})
             if ns is None:
-                out.append(
-                    Issue(
-                        "namespace-missing",
-                        Severity.ERROR,
-                        f'<{local}> has no namespace; expected xmlns="{SITEMAP_NS}"',
-                        line=line,
-                    )
-                )
+                out.append(Finding("namespace-missing", {"root": local}, line=line))
             elif ns != SITEMAP_NS:
-                out.append(
-                    Issue(
-                        "namespace-wrong",
-                        Severity.ERROR,
-                        f'<{local}> namespace is "{ns}"; expected "{SITEMAP_NS}"',
-                        line=line,
-                    )
-                )
+                out.append(Finding("namespace-wrong", {"root": local, "namespace": ns}, line=line))
         elif local == "rss":
             self.kind = NodeKind.RSS
             self._mode = "rss"
@@ -861,26 +803,12 @@ class XmlSitemapParser:
             self.kind = NodeKind.HTML
             info.format = "html"
             self._stop()
-            out.append(
-                Issue(
-                    "file-is-html",
-                    Severity.ERROR,
-                    "The body is an HTML page, not a sitemap",
-                    line=line,
-                )
-            )
+            out.append(Finding("file-is-html", line=line))
         else:
             self.kind = NodeKind.UNKNOWN
             info.format = "unknown"
             self._stop()
-            out.append(
-                Issue(
-                    "root-unknown",
-                    Severity.ERROR,
-                    f"Root element <{local}> is not urlset, sitemapindex, rss or feed",
-                    line=line,
-                )
-            )
+            out.append(Finding("root-unknown", {"found": "element", "root": local}, line=line))
 
     def _configure(self) -> None:
         """Entry names and per-tag caches once the root (mode and core namespaces) is known."""
@@ -895,25 +823,15 @@ class XmlSitemapParser:
     def _over_cap(self, out: list[Item], cut: str | None) -> None:
         """The entry cap's issue, with the numbers: kept, listed, not kept."""
         rule = "index-too-many-sitemaps" if self._mode == "index" else "url-count-over-limit"
-        what = "<sitemap> entries" if self._mode == "index" else "entries"
         cap = self.max_entries
         listed = cap + self._over
         self.info.listed = listed
         self.info.cuts.insert(0, rule)  # it came before any cut of the body
         self.info.stopped = True
-        if cut or self.info.truncated_at is not None:
-            # the count stopped where the body was cut or broke: a lower bound
-            message = (
-                f"At least {listed:,} {what} (parsing stopped before the end), more than the"
-                f" limit of {cap:,}: the first {cap:,} are kept"
-            )
-        else:
-            rest = "1 is" if self._over == 1 else f"{self._over:,} are"
-            message = (
-                f"{listed:,} {what}, more than the limit of {cap:,}: the first {cap:,} are kept,"
-                f" {rest} not"
-            )
-        out.append(Issue(rule, Severity.ERROR, message, line=self._over_line))
+        # cut or broken body: the count stopped early, a lower bound
+        at_least = bool(cut or self.info.truncated_at is not None)
+        fields = {"listed": listed, "cap": cap, "over": self._over, "at_least": at_least}
+        out.append(Finding(rule, fields, line=self._over_line))
 
     def _cut_short(self, exc: etree.XMLSyntaxError) -> None:
         """The body was cut (size cap, fetch error): libxml2's complaint about the unfinished
@@ -947,21 +865,13 @@ class XmlSitemapParser:
     def _stray_issues(self, out: list[Item]) -> None:
         name = f"<{self._entry_local}>"
         for ns, (line, count) in sorted(self._strays.items(), key=lambda kv: kv[1][0]):
-            kept = "its entry is kept" if count == 1 else "the entries are kept"
-            what = name if count == 1 else f"{count:,} {name} elements (the first at line {line})"
+            fields: dict[str, object] = {"element": name, "count": count, "first_line": line}
             if ns is None:
                 rule = "namespace-missing"
-                message = (
-                    f'{what} {"has" if count == 1 else "have"} no namespace (xmlns="");'
-                    f' expected "{SITEMAP_NS}"; {kept}'
-                )
             else:
                 rule = "namespace-wrong"
-                message = (
-                    f'{what} {"is" if count == 1 else "are"} in the namespace "{ns}";'
-                    f' expected "{SITEMAP_NS}"; {kept}'
-                )
-            out.append(Issue(rule, Severity.ERROR, message, line=line or None))
+                fields["namespace"] = ns
+            out.append(Finding(rule, fields, line=line or None))
 
     def _stray_entry_end(self, el: Any, out: list[Item]) -> None:
         """Read a stray entry with its own namespace as the core one (its <loc> is in it)."""
@@ -1025,11 +935,9 @@ class XmlSitemapParser:
                 self._misplaced += 1
                 if self._misplaced >= _MAX_MISPLACED:
                     out.append(
-                        Issue(
+                        Finding(
                             "core-unknown-element",
-                            Severity.ERROR,
-                            f"More than {_MAX_MISPLACED - 1:,} misplaced elements;"
-                            " the rest are not reported",
+                            {"misplaced_over": _MAX_MISPLACED - 1},
                             line=child.sourceline,
                         )
                     )
@@ -1079,22 +987,12 @@ class XmlSitemapParser:
         if n > 1 or upto is None:
             self._sweep(root, upto, out)
 
-    def _misplaced_issue(self, el: Any, local: str) -> Issue:
+    def _misplaced_issue(self, el: Any, local: str) -> Finding:
         line = el.sourceline
-        if self._mode == "index" and local == "url":
-            return Issue(
-                "index-wrong-children",
-                Severity.ERROR,
-                "<url> inside a <sitemapindex> (ignored)",
-                line=line,
-            )
         parent = "urlset" if self._mode == "urlset" else "sitemapindex"
-        return Issue(
-            "core-unknown-element",
-            Severity.ERROR,
-            f"<{local}> inside <{parent}> (ignored)",
-            line=line,
-        )
+        if self._mode == "index" and local == "url":
+            return Finding("index-wrong-children", {"element": local, "parent": parent}, line=line)
+        return Finding("core-unknown-element", {"element": local, "parent": parent}, line=line)
 
     # -- tags --------------------------------------------------------------------------------
 
@@ -1159,14 +1057,7 @@ class XmlSitemapParser:
     def _note_undeclared(self, prefix: str, line: int | None, out: list[Item]) -> None:
         if prefix not in self._undeclared:
             self._undeclared.add(prefix)
-            out.append(
-                Issue(
-                    "ext-prefix-undeclared",
-                    Severity.ERROR,
-                    f"Namespace prefix {prefix}: is used without an xmlns:{prefix} declaration",
-                    line=line,
-                )
-            )
+            out.append(Finding("ext-prefix-undeclared", {"prefix": prefix}, line=line))
 
     # -- urlset / index ----------------------------------------------------------------------
 
@@ -1177,10 +1068,9 @@ class XmlSitemapParser:
             parts = _split(sub.tag)
             name = parts[1] if parts else "entity reference"
             out.append(
-                Issue(
+                Finding(
                     "core-unknown-element",
-                    Severity.ERROR,
-                    f"<{name}> inside <loc>: the URL is unusable",
+                    {"element": name, "parent": "loc"},
                     line=sub.sourceline or child.sourceline,
                 )
             )
@@ -1194,24 +1084,17 @@ class XmlSitemapParser:
         return loc
 
     def _loc_whitespace(self, child: Any, loc: str, out: list[Item]) -> None:
-        out.append(
-            Issue(
-                "loc-whitespace",
-                Severity.WARNING,
-                "<loc> has leading or trailing whitespace",
-                line=child.sourceline,
-                url=loc,
-            )
-        )
+        out.append(Finding("loc-whitespace", line=child.sourceline, url=loc))
 
     def _backfill(self, out: list[Item], start: int, loc: str) -> None:
-        for item in out[start:]:
+        for i in range(start, len(out)):
+            item = out[i]
             if (
-                isinstance(item, Issue)
+                isinstance(item, Finding)
                 and item.url is None
                 and item.rule != "ext-prefix-undeclared"
             ):
-                item.url = loc
+                out[i] = dataclasses.replace(item, url=loc)  # findings are frozen
 
     def _url(self, el: Any, out: list[Item]) -> None:
         start = len(out)
@@ -1537,10 +1420,5 @@ def _news(el: Any) -> News:
     return news
 
 
-def _dtd_issue(line: int | None) -> Issue:
-    return Issue(
-        "xml-dtd-forbidden",
-        Severity.ERROR,
-        "DOCTYPE declarations are not allowed in sitemaps (entity and DTD processing is disabled)",
-        line=line,
-    )
+def _dtd_issue(line: int | None) -> Finding:
+    return Finding("xml-dtd-forbidden", line=line)

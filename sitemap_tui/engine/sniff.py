@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any
 
-from .model import ChildRef, Entry, Issue, NodeKind, Severity
+from .findings import Finding
+from .model import NodeKind
 from .parse_text import TextSitemapParser, looks_like_url
 from .parse_xml import XmlSitemapParser
+from .parsed import Item, ParseInfo
 
-Item: TypeAlias = Entry | ChildRef | Issue
+__all__ = ["Item", "ParseInfo", "SniffingParser"]  # Item and ParseInfo: re-exported for callers
 
 # Bytes after the leading whitespace needed before deciding; an XML prolog or a first text line
 # is far shorter. close() decides with whatever arrived.
@@ -38,36 +39,10 @@ _BOM = b"\xef\xbb\xbf"
 _ROBOTS_LINE = re.compile(r"^[ \t]*(?:user-agent|disallow|allow|sitemap|crawl-delay)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
-@dataclass(slots=True)
-class ParseInfo:
-    """File-level facts found while parsing, for the checker and the UI."""
-
-    root: str | None = None  # Clark name of the root element, e.g. "{ns}urlset"
-    namespace: str | None = None  # namespace of the root element
-    namespaces: dict[str, str] = field(default_factory=dict)  # declared on the root ("" = default)
-    format: str | None = None  # urlset, sitemapindex, rss2.0, rss1.0, atom1.0, atom0.3, text, ...
-    xml_encoding: str | None = None  # as declared in <?xml ... encoding="..."?>
-    has_declaration: bool = False
-    bom: str | None = None  # "utf-8", "utf-16" or None
-    leading_whitespace: bool = False  # whitespace (or other bytes) before the first markup/line
-    truncated_at: str | None = None  # "line:col" where parsing stopped (syntax error, size cut)
-    entries: int = 0  # Entry + ChildRef items produced
-    stopped: bool = False  # not everything was kept (entry cap, DOCTYPE, fatal error, root, cut)
-    lines: int = 0  # text sitemaps: lines in the file (read, or counted after the entry cap)
-    # Why the file was not read whole, in the order it happened: the rule id of each cut
-    # ("url-count-over-limit", "index-too-many-sitemaps", "size-over-limit", or the fetch
-    # error's rule when the body ended early). Empty: nothing was cut.
-    cuts: list[str] = field(default_factory=list)
-    # entries in the file when the entry cap cut it (kept + counted after the cap; a lower
-    # bound when the body was cut too); None when the cap was not reached. Text sitemaps
-    # count lines instead (``lines``).
-    listed: int | None = None
-
-
 class SniffingParser:
     """Incremental parser for one sitemap body of unknown format.
 
-    ``feed(bytes)`` and ``close()`` return the items (Entry, ChildRef, Issue) found so far.
+    ``feed(bytes)`` and ``close()`` return the items (Entry, ChildRef, Finding) found so far.
     ``kind`` is ``None`` until the format (and for XML the root element) is known; ``done``
     turns true when nothing more will be parsed, so the caller can stop downloading.
     """
@@ -179,25 +154,18 @@ class SniffingParser:
             self._delegate = self._xml()
             return self._delegate.feed(data)
         if first in ("{", "["):
-            issue = Issue(
-                "root-unknown", Severity.ERROR, "JSON document served as a sitemap", line=1
-            )
-            return self._finish(NodeKind.JSON, "json", issue)
+            return self._finish(NodeKind.JSON, "json", Finding("root-unknown", {"found": "json"}, line=1))
         if self._is_text(body, complete=final and window >= len(data)):
             self._delegate = TextSitemapParser(max_entries=self.max_entries, info=self.info)
             return self._delegate.feed(data)
         if not body:
-            message = "Empty document: no sitemap content"
+            found = "empty"
         elif _ROBOTS_LINE.search(body):
-            message = (
-                "This is a robots.txt file (explore the site, or a path named robots.txt, to"
-                " follow its Sitemap: lines)"
-            )
+            found = "robots.txt"
         else:
-            # (the explorer puts "not a sitemap: " before this on the node)
-            message = "Neither XML nor a list of URLs"
+            found = "other"  # neither XML nor a list of URLs
         return self._finish(
-            NodeKind.UNKNOWN, "unknown", Issue("root-unknown", Severity.ERROR, message, line=1)
+            NodeKind.UNKNOWN, "unknown", Finding("root-unknown", {"found": found}, line=1)
         )
 
     def _xml(self) -> XmlSitemapParser:
@@ -217,16 +185,16 @@ class SniffingParser:
         # A header line followed by URLs is still a (bad) text sitemap; the text parser reports it.
         return any(looks_like_url(line.strip(" \t")) for line in candidates[:20])
 
-    def _finish(self, kind: NodeKind, fmt: str, issue: Issue) -> list[Item]:
+    def _finish(self, kind: NodeKind, fmt: str, finding: Finding) -> list[Item]:
         self._kind = kind
         self._finished = True
         self.info.format = fmt
         self.info.stopped = True
-        return [issue]
+        return [finding]
 
 
-def _html_issue() -> Issue:
-    return Issue("file-is-html", Severity.ERROR, "The body is an HTML page, not a sitemap", line=1)
+def _html_issue() -> Finding:
+    return Finding("file-is-html", line=1)
 
 
 def _maybe_junk(head: bytes) -> bool:
@@ -241,7 +209,7 @@ def _maybe_junk(head: bytes) -> bool:
     return not (head[1:2] in (b"?", b"!") or _ROOT_START.match(head))
 
 
-def _skip_leading(data: bytes, window: int, *, junk: bool) -> tuple[bytes, Issue | None] | None:
+def _skip_leading(data: bytes, window: int, *, junk: bool) -> tuple[bytes, Finding | None] | None:
     """``data`` with what comes before the XML left out, and the issue that says so; ``None``
     when there is nothing to leave out (or no sitemap follows).
 
@@ -280,15 +248,12 @@ def _skip_leading(data: bytes, window: int, *, junk: bool) -> tuple[bytes, Issue
     rewritten = bom + decl + b"\n" * skipped.count(b"\n") + rest
     if junk:
         snippet = " ".join(skipped.decode("utf-8", "replace").split())[:160]
-        message = (
-            f"{len(skipped):,} bytes of other content before the XML were skipped (the XML"
-            f" must come first): {snippet}"
-        )
+        fields: dict[str, object] = {"skipped": len(skipped), "snippet": snippet}
     elif decl and skipped.strip(_BOM):
-        message = "Content before the <?xml declaration; the XML declaration must come first"
+        fields = {}
     else:
         return rewritten, None  # BOMs only, or before a root without declaration: dropped
-    return rewritten, Issue("xml-leading-whitespace", Severity.ERROR, message, line=1, column=1)
+    return rewritten, Finding("xml-leading-whitespace", fields, line=1, column=1)
 
 
 def _lstrip_ws(data: bytes) -> bytes:

@@ -32,6 +32,7 @@ from typing import Any
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.filejob import JobDone, JobMessage, JobProgress, JobSpec
 from sitemap_tui.engine.limits import Limiter
+from sitemap_tui.engine.validator import Validator
 
 RESULT_QUEUE_SIZE = 64
 # messages of one file that may wait in a worker's outbox before that file pauses its download
@@ -206,7 +207,7 @@ class RemoteSlots:
 
 
 def _worker_main(
-    worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Any, parent: int
+    worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Validator | None, parent: int
 ) -> None:
     import gc
 
@@ -291,7 +292,7 @@ class WorkerPool:
     ``limiter`` is the exploration's (the Explorer's Fetcher uses the same one): workers'
     requests take their slots from it."""
 
-    def __init__(self, size: int, fetch_config: FetchConfig, checker: Any = None, limiter: Limiter | None = None) -> None:
+    def __init__(self, size: int, fetch_config: FetchConfig, checker: Validator | None = None, limiter: Limiter | None = None) -> None:
         self.size = max(1, size)
         self._ctx = mp.get_context("spawn")  # never fork a process that may run threads
         self._inboxes: list[Any] = []

@@ -24,7 +24,7 @@ from textual.screen import Screen
 
 from sitemap_tui.engine.discover import Target
 from sitemap_tui.tui.app_actions import Actions
-from sitemap_tui.tui.commands import SitemapCommands
+from sitemap_tui.tui.palette import SitemapCommands
 
 # The actions of the app; anything else (screenshot, suspend_process, simulate_key, push_screen,
 # or whatever a markup string might name) is refused by check_action.

@@ -17,7 +17,7 @@ from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.app_engine import EngineLink
-from sitemap_tui.tui.commands import PaletteCommand
+from sitemap_tui.tui.palette import PaletteCommand
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
 from sitemap_tui.tui.widgets import NodePane
@@ -218,7 +218,7 @@ class Actions(EngineLink):
             except TargetError as exc:
                 self.notify(str(exc), severity="error", markup=False)
                 return
-            from sitemap_tui.commands import default_db_path
+            from sitemap_tui.session.paths import default_db_path
 
             self._reset()
             self.offline = False

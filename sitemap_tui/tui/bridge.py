@@ -1,4 +1,4 @@
-"""The interface's side of the engine (:class:`sitemap_tui.engine.host.EngineHost`).
+"""The interface's side of the engine (:class:`sitemap_tui.session.host.EngineHost`).
 
 Two ways to run it, with the same commands and the same Textual messages back:
 
@@ -9,7 +9,7 @@ Two ways to run it, with the same commands and the same Textual messages back:
 - :class:`EngineBridge`: the engine on a thread of this process (quick to start; used by tests that
   exercise the panes, and where processes cannot be spawned).
 
-Commands are fire-and-forget; results arrive as :class:`CommandDone` / :class:`EngineError`
+Commands are fire-and-forget (sitemap_tui/session/messages.py); results arrive as :class:`CommandDone` / :class:`EngineError`
 messages, events as :class:`EngineEvents` (``App.post_message`` is thread-safe). A failing command
 becomes an error message, never a crash of the app.
 """
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.discover import Target
-from sitemap_tui.engine.host import EngineHost, make_checker
+from sitemap_tui.session import messages as wire  # what crosses to and from the engine
+from sitemap_tui.session.host import EngineHost, make_checker
 from sitemap_tui.tui.messages import (
     CommandDone,
     CrossfileProgress,
@@ -63,62 +64,60 @@ class _Base(ABC):
         with contextlib.suppress(Exception):  # the app may be gone while the engine winds down
             self.app.post_message(message)
 
-    def _receive(self, kind: str, *args: Any) -> None:
+    def _receive(self, msg: wire.Reply) -> None:
         """One engine message, as the matching Textual message."""
-        if kind == "events":
-            self._post(EngineEvents(list(args[0])))
-        elif kind == "done":
-            what, node_id, result = args
-            self._post(CommandDone(what, node_id, result))
-        elif kind == "error":
-            what, text, node_id = args
-            self._post(EngineError(what, text, node_id))
-        elif kind == "deep":
-            self._post(DeepProgress(*args))
-        elif kind == "search":
-            self._post(SearchProgress(*args))
-        elif kind == "crossfile":
-            self._post(CrossfileProgress(*args))
-        elif kind == "ready":
+        if isinstance(msg, wire.Events):
+            self._post(EngineEvents(list(msg.events)))
+        elif isinstance(msg, wire.Done):
+            self._post(CommandDone(msg.what, msg.node_id, msg.result))
+        elif isinstance(msg, wire.Failed):
+            self._post(EngineError(msg.what, msg.message, msg.node_id))
+        elif isinstance(msg, wire.DeepProgress):
+            self._post(DeepProgress(msg.done, msg.total))
+        elif isinstance(msg, wire.SearchProgress):
+            self._post(SearchProgress(msg.covered, msg.total))
+        elif isinstance(msg, wire.CrossfileStep):
+            self._post(CrossfileProgress(msg.step))
+        elif isinstance(msg, wire.Ready):
             self._ready = True
             self._post(EngineReady())
 
     @abstractmethod
-    def _send(self, *command: Any) -> bool:
+    def _send(self, command: wire.Command) -> bool:
         """Hand one command to the engine; False when it cannot be delivered."""
 
-    def _command(self, what: str, *args: Any, node_id: int | None = None) -> bool:
-        if not self.running or not self._send(what, *args):
-            self._post(EngineError(what, "the engine is not running", node_id))
+    def _command(self, command: wire.Command, node_id: int | None = None) -> bool:
+        if not self.running or not self._send(command):
+            self._post(EngineError(command.what, "the engine is not running", node_id))
             return False
         return True
 
     # -- commands (any thread); True when sent ----------------------------------------------
     def open(self, target: Target | str) -> bool:
-        return self._command("open", Target.parse(target) if isinstance(target, str) else target)
+        return self._command(wire.Open(Target.parse(target) if isinstance(target, str) else target))
 
     def expand(self, node_id: int) -> bool:
-        return self._command("expand", node_id, node_id=node_id)
+        return self._command(wire.Expand(node_id, "expand"), node_id)
 
     def expand_all(self, node_id: int) -> bool:
-        return self._command("expand-all", node_id, node_id=node_id)
+        return self._command(wire.Expand(node_id, "expand-all"), node_id)
 
     def reload(self, node_id: int) -> bool:
-        return self._command("reload", node_id, node_id=node_id)
+        return self._command(wire.Expand(node_id, "reload"), node_id)
 
     def deep(self, node_ids: list[int]) -> bool:
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
-        return self._command("deep", list(node_ids))
+        return self._command(wire.Deep(tuple(node_ids)))
 
     def crossfile(self, *, when_idle: bool = False) -> bool:
         """The cross-file rules over the whole store (replacing their earlier issues);
         ``when_idle``: start once the fetches in progress end instead of being refused."""
-        return self._command("crossfile", when_idle)
+        return self._command(wire.Crossfile(when_idle))
 
     def cancel(self) -> None:
         """Stop an expand-all, deep checks, cross-file checks and every file being fetched."""
         if self.running:
-            self._send("cancel")
+            self._send(wire.Cancel())
 
 
 class EngineBridge(_Base):
@@ -145,12 +144,12 @@ class EngineBridge(_Base):
         self._started.wait(timeout)
         return self.running
 
-    def _send(self, *command: Any) -> bool:
+    def _send(self, command: wire.Command) -> bool:
         loop = self._loop
         if loop is None or loop.is_closed():
             return False
         try:
-            loop.call_soon_threadsafe(self.host.command, *command)
+            loop.call_soon_threadsafe(self.host.command, command)
         except RuntimeError:
             return False
         return True
@@ -159,7 +158,7 @@ class EngineBridge(_Base):
         """Cancel everything, close the store and end the thread."""
         if self._stopped:
             return
-        self._send("stop")
+        self._send(wire.Stop())
         self._stopped = True
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
@@ -201,13 +200,29 @@ class EngineProcess(_Base):
     @property
     def running(self) -> bool:
         # a process killed from outside is gone before its pipe says so
-        return super().running and self._proc is not None and self._proc.is_alive()
+        return super().running and self.alive
+
+    # -- the engine process, as tests and diagnostics see it ---------------------------------
+    @property
+    def pid(self) -> int | None:
+        """The engine process's id, once started."""
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def alive(self) -> bool:
+        """Whether the engine process is running (a process killed from outside is not)."""
+        return self._proc is not None and self._proc.is_alive()
+
+    @property
+    def exitcode(self) -> int | None:
+        """The engine process's exit status once it ended (None while it runs)."""
+        return None if self._proc is None else self._proc.exitcode
 
     def start(self, timeout: float = 30.0) -> bool:
         """Spawn the engine process; True once it reports ready."""
         import multiprocessing as mp
 
-        from sitemap_tui.engine.host import run_in_process
+        from sitemap_tui.session.host import run_in_process
 
         ctx = mp.get_context("spawn")  # never fork a process that runs threads
         ours, theirs = ctx.Pipe(duplex=True)
@@ -241,10 +256,10 @@ class EngineProcess(_Base):
             except Exception as exc:  # noqa: BLE001 - an unreadable message ends the engine, not the app
                 self._post(EngineError("engine", f"bad message from the engine: {type(exc).__name__}: {exc}"))
                 break
-            if msg[0] == "exit":
+            if isinstance(msg, wire.Exited):
                 break
-            self._receive(*msg)
-            if msg[0] in ("ready", "error") and not self._started.is_set():
+            self._receive(msg)
+            if isinstance(msg, wire.Ready | wire.Failed) and not self._started.is_set():
                 self._started.set()
         was_running = self._ready and not self._stopped
         self._ready = False
@@ -252,7 +267,7 @@ class EngineProcess(_Base):
         if was_running and not self._stopped:
             self._post(EngineError("engine", "the engine process ended unexpectedly"))
 
-    def _send(self, *command: Any) -> bool:
+    def _send(self, command: wire.Command) -> bool:
         if self._conn is None:
             return False
         with self._send_lock:
@@ -270,7 +285,7 @@ class EngineProcess(_Base):
         proc = self._proc
         if proc is None:
             return
-        self._send("stop")
+        self._send(wire.Stop())
         proc.join(timeout)
         if proc.is_alive():
             proc.terminate()

@@ -68,7 +68,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=ERR,
         title="HTML page instead of a sitemap",
-        message="the body is an HTML page, not a sitemap",
+        message="The body is an HTML page, not a sitemap",
         explanation=(
             "The body is an HTML page, for example a soft-404, login or CMS error page: the root "
             "element is `html`, or `<!DOCTYPE html` is sniffed, instead of "
@@ -202,7 +202,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=INFO,
         title="UTF-8 byte-order mark",
-        message="the file starts with a UTF-8 byte-order mark",
+        message="UTF-8 byte-order mark at the start",
         explanation=(
             "A UTF-8 byte-order mark is present. XML allows it and lxml accepts it; it is "
             "reported for information only."
@@ -214,7 +214,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=ERR,
         title="Content before the XML declaration",
-        message="whitespace or other bytes come before the <?xml declaration",
+        message="Content before the <?xml declaration; the XML declaration must come first",
         explanation=(
             "Whitespace or any other bytes (apart from a BOM) come before the `<?xml` declaration. "
             'The XML is then not well-formed: libxml2 says "XML declaration allowed only at the '
@@ -271,7 +271,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=INFO,
         title="No XML declaration",
-        message='no <?xml version="1.0" encoding="UTF-8"?> declaration',
+        message="No <?xml ...?> declaration",
         explanation=(
             'There is no `<?xml version="1.0" encoding="UTF-8"?>`. This is legal for UTF-8 '
             "documents, but every protocol example has one."
@@ -554,7 +554,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="url",
         severity=WARN,
         title="Whitespace around or inside <loc>",
-        message="<loc> has leading or trailing whitespace or a line break",
+        message="<loc> has leading or trailing whitespace",
         explanation=(
             "`<loc>` text has leading or trailing whitespace or embedded line breaks. The XSD "
             'collapses whitespace and passes it, but the protocol says URLs "cannot contain '
@@ -893,7 +893,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=ERR,
         title="Text sitemap line is not a URL",
-        message="the line is not exactly one absolute URL: {value!r}",
+        message="not an absolute http(s) URL: {value}",
         explanation=(
             "In a text sitemap, a non-empty line is not exactly one absolute URL. Examples: HTML, "
             "comments, header or footer text, two URLs on one line, or internal whitespace. The "
@@ -909,7 +909,7 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=INFO,
         title="Blank lines in a text sitemap",
-        message="{count:,} blank lines in the text sitemap",
+        message="{count} blank line(s) in the text sitemap",
         explanation=(
             "A text sitemap has blank lines or a trailing newline. This is probably harmless, but "
             "the protocol asks for URLs only."
@@ -2249,7 +2249,10 @@ CATALOGUE: tuple[Rule, ...] = (
         scope="file",
         severity=ERR,
         title="DOCTYPE/DTD refused",
-        message="the document has a DOCTYPE; DTDs and entities are refused (XXE protection)",
+        message=(
+            "DOCTYPE declarations are not allowed in sitemaps (entity and DTD processing is"
+            " disabled)"
+        ),
         explanation=(
             "The document has a DOCTYPE declaration. sitemap-tui refuses DTDs and entity "
             "declarations outright, to prevent XML external entity (XXE) and entity-expansion "

@@ -42,10 +42,10 @@ from sitemap_tui.engine.model import (
     Issue,
     News,
     NodeKind,
-    Severity,
     Video,
 )
 from sitemap_tui.engine.robots import RobotsFile
+from sitemap_tui.engine.validator import FileFacts
 from sitemap_tui.engine.values import (
     CHANGEFREQS,
     is_xsd_datetime,
@@ -54,7 +54,7 @@ from sitemap_tui.engine.values import (
     parse_w3c_datetime,
 )
 from sitemap_tui.validate.codes import ISO639_1, ISO3166_ALPHA2, ISO15924
-from sitemap_tui.validate.rules import RULES, make_issue
+from sitemap_tui.validate.rules import RULES, RegistryJudge, make_issue
 from sitemap_tui.validate.urlcheck import (
     LocFinding,
     UrlParts,
@@ -374,6 +374,8 @@ class Checker:
             unknown = self.enabled - RULES.keys()
             if unknown:
                 raise KeyError(f"unknown rule ids: {', '.join(sorted(unknown))}")
+        # the engine words its findings through it: one selection for every stage
+        self.judge = RegistryJudge(self.enabled)
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -419,6 +421,19 @@ class Checker:
         t.count += 1
 
     # -- per file ----------------------------------------------------------------------------
+
+    # -- the engine's plug-in seam (sitemap_tui.engine.validator.Validator) -----------------
+    @property
+    def cross_submit_rules(self) -> frozenset[str]:
+        return CROSS_SUBMIT_RULES
+
+    def file_context(self, facts: FileFacts) -> FileContext:
+        return FileContext(
+            node_id=facts.node_id, url=facts.url, final_url=facts.final_url, kind=facts.kind,
+            found_by=facts.found_by, parent_url=facts.parent_url, parent_kind=facts.parent_kind,
+            robots_listed_by=facts.robots_listed_by, now=facts.now, parent_node_id=facts.parent_node_id,
+            parent_line=facts.parent_line, listed_lastmod_raw=facts.listed_lastmod_raw,
+        )
 
     def begin_file(self, ctx: FileContext) -> None:
         """Start a file: fresh per-file state (duplicates, counters, reminders)."""
@@ -484,7 +499,7 @@ class Checker:
         if kind is NodeKind.URLSET and count == 0 and not stopped:
             namespaces = getattr(info, "namespaces", None) or {}
             news = NEWS_NS in namespaces.values()
-            add("urlset-empty", severity=Severity.INFO if news else None)
+            add("urlset-empty", news=news)  # the rule grades an empty news sitemap lower
         if kind is NodeKind.INDEX and count == 0 and not stopped:
             add("index-empty")
         if kind is NodeKind.INDEX and ctx.parent_kind is NodeKind.INDEX:
@@ -1307,15 +1322,8 @@ class Checker:
         for n in blocks:
             nline = n.line or line
 
-            def add(
-                rule: str,
-                _nline: int | None = nline,
-                severity: Severity | None = None,
-                **fields: object,
-            ) -> None:
-                out.append(
-                    make_issue(rule, node_id=nid, line=_nline, url=url, severity=severity, **fields)
-                )
+            def add(rule: str, _nline: int | None = nline, **fields: object) -> None:
+                out.append(make_issue(rule, node_id=nid, line=_nline, url=url, **fields))
 
             name = n.publication_name.strip() if n.publication_name else ""
             lang = n.publication_language.strip() if n.publication_language else ""
@@ -1353,7 +1361,7 @@ class Checker:
                     if len(date) > 10 and date[16:17] != ":":
                         add(
                             "news-date-invalid",
-                            severity=Severity.WARNING,
+                            no_seconds=True,  # the rule grades this lower
                             value=n.publication_date,
                             reason="has no seconds: Google accepts it but the news XSD rejects it",
                         )

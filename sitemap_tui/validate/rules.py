@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import fnmatch
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
+from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.model import Issue, Severity
 from sitemap_tui.validate.catalogue import CATALOGUE
 from sitemap_tui.validate.rule import SCOPES, Rule
+from sitemap_tui.validate.wording import GRADES, WORDS
 
 __all__ = [
     "ROBOTS_BASED_RULES",
     "RULES",
+    "RegistryJudge",
     "SCOPES",
     "Rule",
     "describe",
@@ -86,9 +90,9 @@ def make_issue(
 ) -> Issue:
     """An :class:`Issue` for ``rule_id`` with its message filled from ``fields``.
 
-    The severity comes from the registry; ``severity=`` overrides it for the few rules whose
-    catalogue condition lowers it (``urlset-empty`` in a news sitemap, ``news-date-invalid``
-    without seconds). ``url`` is also available to the template as ``{url}``. Raises
+    Severity and message are the rule's for these fields (:func:`grade`, :func:`word`: an
+    empty news sitemap or a news date without seconds grade lower); ``severity=`` forces one
+    (no producer does). ``url`` is also available to the template as ``{url}``. Raises
     ``KeyError`` for an unknown rule id.
     """
     rule = RULES[rule_id]
@@ -96,13 +100,69 @@ def make_issue(
         fields["url"] = url  # templates may name the issue's URL as {url}
     return Issue(
         rule=rule_id,
-        severity=severity or rule.severity,
-        message=format_message(rule, fields),
+        severity=severity or grade(rule, fields),
+        message=word(rule, fields),
         node_id=node_id,
         line=line,
         column=column,
         url=url,
     )
+
+
+def word(rule: Rule, fields: Mapping[str, object]) -> str:
+    """The message for ``fields``: the rule's own wording for the situation they describe, else
+    its template."""
+    special = WORDS.get(rule.id)
+    if special is not None:
+        text = special(fields)
+        if text is not None:
+            return text
+    return format_message(rule, dict(fields))
+
+
+def grade(rule: Rule, fields: Mapping[str, object]) -> Severity:
+    """The severity for ``fields``: the registry's, unless the rule's condition changes it."""
+    special = GRADES.get(rule.id)
+    if special is not None:
+        found = special(fields)
+        if found is not None:
+            return found
+    return rule.severity
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryJudge:
+    """The :class:`~sitemap_tui.engine.findings.Judge` of the validation layer: severity and
+    message from the registry, ``None`` for rules outside ``enabled`` (``None``: all rules).
+
+    Plain data (a set of ids), so it pickles into worker processes; the registry itself is
+    module state there too.
+    """
+
+    enabled: frozenset[str] | None = None
+
+    def selected(self, rule_id: str) -> bool:
+        return self.enabled is None or rule_id in self.enabled
+
+    def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None:
+        if self.enabled is not None and finding.rule not in self.enabled:
+            return None
+        return self.word(finding, node_id)
+
+    def word(self, finding: Finding, node_id: int | None = None) -> Issue:
+        rule = RULES[finding.rule]
+        fields = finding.fields
+        if finding.url is not None and "url" not in fields:
+            fields = {**fields, "url": finding.url}  # templates may name the URL as {url}
+        return Issue(
+            rule=finding.rule,
+            severity=grade(rule, fields),
+            message=word(rule, fields),
+            node_id=node_id,
+            line=finding.line,
+            column=finding.column,
+            url=finding.url,
+        )
 
 
 def template_fields(rule: Rule) -> list[str]:

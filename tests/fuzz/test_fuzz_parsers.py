@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from judging import judged
 
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind, Severity
 from sitemap_tui.engine.robots import parse_robots
@@ -28,6 +29,7 @@ def parse(data: bytes, sizes: list[int], content_type: str | None = None, max_en
             break
     items.extend(p.close())
     assert p.close() == [] and p.feed(b"<url>") == []
+    items = judged(items)
     for it in items:
         assert isinstance(it, (Entry, ChildRef, Issue)), it
         if isinstance(it, Issue):

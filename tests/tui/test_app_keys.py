@@ -104,7 +104,7 @@ async def test_command_palette_runs_commands(demo_server, make_app):
         await pilot.press("down")
         await wait_for(pilot, lambda: "Reload node" in {c.name for c in app.palette_commands()}, what="context")
         # discover() lists them for an empty query
-        from sitemap_tui.tui.commands import SitemapCommands
+        from sitemap_tui.tui.palette import SitemapCommands
 
         provider = SitemapCommands(app.screen)
         found = [hit.text async for hit in provider.discover()]

@@ -24,8 +24,8 @@ from app_helpers import (
 
 from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.engine.explorer import ExploreOptions
-from sitemap_tui.engine.host import ENGINE_NICENESS
 from sitemap_tui.engine.model import NodeState
+from sitemap_tui.session.host import ENGINE_NICENESS
 from sitemap_tui.tui.app import prestart_multiprocessing
 from sitemap_tui.tui.bridge import EngineProcess
 
@@ -48,8 +48,8 @@ async def test_expand_all_through_the_engine_process(demo_server, make_app, tmp_
         await wait_started(app, pilot)
         bridge = app.bridge
         assert isinstance(bridge, EngineProcess)
-        pid = bridge._proc.pid
-        assert pid != os.getpid() and bridge._proc.is_alive()
+        pid = bridge.pid
+        assert pid != os.getpid() and bridge.alive
         if os.path.exists(f"/proc/{pid}/stat"):
             assert _niceness(pid) - _niceness(os.getpid()) == min(ENGINE_NICENESS, 19 - _niceness(os.getpid()))
         await pilot.press("e")
@@ -58,9 +58,8 @@ async def test_expand_all_through_the_engine_process(demo_server, make_app, tmp_
         assert len(model.nodes) == 13
         assert all(n.state in (NodeState.DONE, NodeState.FAILED, NodeState.SKIPPED) for n in model.nodes.values())
         assert "436 URLs" in screen_text(app)
-        proc = bridge._proc
     # the app's exit stops the engine process, which closes the store (the WAL is checkpointed)
-    assert not proc.is_alive() and proc.exitcode == 0
+    assert not bridge.alive and bridge.exitcode == 0
     assert not (tmp_path / "exploration.log").exists(), "an empty log is not left behind"
 
 
@@ -69,7 +68,7 @@ def test_engine_output_goes_to_a_log_beside_the_exploration(tmp_path):
     import multiprocessing as mp
 
     def child(db: str) -> None:  # pragma: no cover - runs in the child
-        from sitemap_tui.engine.host import _quiet_stderr
+        from sitemap_tui.session.host import _quiet_stderr
 
         _quiet_stderr(Path(db))
         print("stray print")
@@ -107,7 +106,7 @@ async def test_engine_process_that_dies_is_reported_not_fatal(make_app):
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_started(app, pilot)
             notes = capture_notes(app)
-            engine = app.bridge._proc.pid
+            engine = app.bridge.pid
             await pilot.press("e")  # sitemaps are parsed in the worker processes
             await wait_for(pilot, lambda: len(_children(engine)) >= 1, what="the engine's worker process")
             workers = _children(engine)

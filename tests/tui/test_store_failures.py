@@ -122,7 +122,7 @@ async def test_an_engine_process_that_dies_is_said_and_nothing_shows_as_running(
             await pilot.press("e")
             await wait_for(pilot, lambda: any(n.state in ACTIVE for n in model.nodes.values()), what="a fetch")
             fetching = [nid for nid, n in model.nodes.items() if n.state in ACTIVE]
-            os.kill(app.bridge._proc.pid, signal.SIGKILL)
+            os.kill(app.bridge.pid, signal.SIGKILL)
             await wait_for(pilot, lambda: any("ended unexpectedly" in m for _, m, _ in notes), what="the notice")
             await pilot.pause()
             assert not app.bridge.running

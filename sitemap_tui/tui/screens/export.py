@@ -3,7 +3,7 @@
 ``ExportScreen(db_path, scopes, default_dir)`` is a ``ModalScreen[tuple[int, Path] | None]``: it
 dismisses with ``(count, path)`` after writing, or ``None`` when cancelled (escape). An existing
 file is never overwritten without a confirm step; the file is written by
-:func:`sitemap_tui.export.write_atomic` (temp file, then rename), so a cancelled export leaves
+:func:`sitemap_tui.session.urlfile.write_atomic` (temp file, then rename), so a cancelled export leaves
 nothing behind.
 """
 
@@ -27,9 +27,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual.worker import Worker, get_current_worker
 
+from sitemap_tui.engine.formats import FORMATS, UrlRecord, records_from_store
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryFilter, Store
-from sitemap_tui.export import FORMATS, UrlRecord, records_from_store, write_atomic
+from sitemap_tui.session.urlfile import write_atomic
 from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
 
 FORMAT_LABELS = {"txt": "Text (one URL a line)", "csv": "CSV", "jsonl": "JSON Lines"}

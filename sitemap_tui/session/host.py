@@ -1,26 +1,17 @@
 """The engine as a service: one Store writer and one Explorer on an asyncio loop, driven by commands
-and reporting through plain, picklable messages.
+and reporting through plain, picklable messages (sitemap_tui/session/messages.py).
 
 It runs on the interface's behalf either on a thread of the interface's process or, for real use,
 in a process of its own (:func:`run_in_process`): there, store writes, result unpickling and event
 batching never compete with the interface for its interpreter lock, so the interface's event loop
 is not stalled by the engine's work.
 
-Messages (``post(kind, *args)``):
-
-- ``("ready",)``: the store and explorer are up; commands are accepted;
-- ``("events", [Event, ...])``: one batch of engine events;
-- ``("done", what, node_id, result)``: a command finished (``result`` is a bool/int/str/None, or
-  ``"cancelled"``);
-- ``("error", what, message, node_id)``: a command (or the engine) failed; ``what`` is
-  ``"engine"`` when the engine could not start (or stopped), ``"store"`` when the store refused a
-  write (a full disk): then nothing more is fetched, and every later command that would write is
-  refused with the same message;
-- ``("deep", done, total)``: deep-check progress;
-- ``("crossfile", step)``: the cross-file rules started a step (a short label);
-- ``("done", "crossfile", None, n)``: the cross-file rules ran over the store and kept ``n``
-  issues (``"cancelled"``: nothing changed);
-- ``("search", covered, total)``: the substring search index is being built (idle time only).
+Replies (``post(message)``): ``Ready`` once commands are accepted; ``Events`` batches; ``Done``
+when a command finished (``"cancelled"`` when it was); ``Failed`` when a command, the store
+(``"store"``: nothing more is written) or the engine itself (``"engine"``) failed;
+``DeepProgress``, ``CrossfileStep`` and ``SearchProgress`` while the deep checks, the cross-file
+rules and the search index run. The validation stages come from one
+:class:`~sitemap_tui.session.validation.Validation`, as for the headless ``validate``.
 """
 
 from __future__ import annotations
@@ -38,12 +29,31 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.events import Event
 from sitemap_tui.engine.store.file import StoreError, StoreLock
+from sitemap_tui.session.messages import (
+    Cancel,
+    Command,
+    Crossfile,
+    CrossfileStep,
+    Deep,
+    DeepProgress,
+    Done,
+    Events,
+    Exited,
+    Expand,
+    Failed,
+    Open,
+    Ready,
+    Reply,
+    SearchProgress,
+    Stop,
+)
+from sitemap_tui.session.validation import Validation
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import ExploreOptions, Explorer
     from sitemap_tui.engine.fetch import FetchConfig
 
-Post = Callable[..., None]
+Post = Callable[[Reply], None]
 ENGINE_NICENESS = 19
 SEARCH_MIN_ENTRIES = 200_000
 """Below this many stored URLs a substring filter scans fast enough; no search index is built."""
@@ -51,11 +61,13 @@ SEARCH_CHUNK = 10_000
 """Entries indexed per step (~0.1 s of the engine loop, so a command waits at most that long)."""
 
 
+VALIDATION = Validation()
+"""The explorer runs every rule; its panes filter what they show."""
+
+
 def make_checker() -> Any:
     """The validator: it streams issues into the store while files are parsed."""
-    from sitemap_tui.validate.checker import Checker
-
-    return Checker()
+    return VALIDATION.checker()
 
 
 class EngineHost:
@@ -68,8 +80,10 @@ class EngineHost:
         fetch_config: FetchConfig | None = None,
         options: ExploreOptions | None = None,
         checker_factory: Callable[[], Any] | None = make_checker,
+        validation: Validation = VALIDATION,
     ) -> None:
         self.post = post
+        self.validation = validation  # the cross-file rules and deep checks
         self.db_path = Path(db_path)
         self.fetch_config = fetch_config
         self.options = options
@@ -88,25 +102,30 @@ class EngineHost:
         self.store_failure: str | None = None  # why the store cannot be written, once it cannot
 
     # -- commands (on the engine loop) -------------------------------------------------------
-    def command(self, name: str, *args: Any) -> None:
-        """Dispatch one command message; unknown names are reported, never raised."""
-        if name == "stop":
+    def command(self, cmd: Command) -> None:
+        """Dispatch one command message; unknown ones are reported, never raised."""
+        if isinstance(cmd, Stop):
             self.stop()
-        elif name == "cancel":
+        elif isinstance(cmd, Cancel):
             self.cancel()
-        elif name == "open":
-            target = args[0]
+        elif isinstance(cmd, Open):
+            target = cmd.target
             self.submit("open", lambda ex: ex.open(target), None)
-        elif name in ("expand", "expand-all", "reload"):
-            node_id = int(args[0])
-            method = {"expand": "expand", "expand-all": "expand_all", "reload": "reload"}[name]
-            self.submit(name, lambda ex: getattr(ex, method)(node_id), node_id)
-        elif name == "deep":
-            self.deep(list(args[0]))
-        elif name == "crossfile":
-            self.crossfile(when_idle=bool(args and args[0]))
-        else:
-            self.post("error", name, f"unknown engine command {name!r}", None)
+        elif isinstance(cmd, Expand) and cmd.what in ("expand", "expand-all", "reload"):
+            node_id = int(cmd.node_id)
+            run: Callable[[Explorer], Awaitable[Any]] = {
+                "expand": lambda ex: ex.expand(node_id),
+                "expand-all": lambda ex: ex.expand_all(node_id),
+                "reload": lambda ex: ex.reload(node_id),
+            }[cmd.what]
+            self.submit(cmd.what, run, node_id)
+        elif isinstance(cmd, Deep):
+            self.deep(list(cmd.node_ids))
+        elif isinstance(cmd, Crossfile):
+            self.crossfile(when_idle=cmd.when_idle)
+        else:  # a message from a newer or foreign interface
+            what = str(getattr(cmd, "what", type(cmd).__name__))
+            self.post(Failed(what, f"unknown engine command {what!r}", None))
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -122,7 +141,7 @@ class EngineHost:
             # (a task cancelled before its first step never runs: the answer is given here)
             self._crossfile_waiting.cancel()
             self._crossfile_waiting = None
-            self.post("done", "crossfile", None, "cancelled")
+            self.post(Done("crossfile", None, "cancelled"))
         self._interrupt_crossfile()
 
     def _interrupt_crossfile(self) -> None:
@@ -133,10 +152,10 @@ class EngineHost:
 
     def submit(self, what: str, fn: Callable[[Explorer], Awaitable[Any]], node_id: int | None) -> None:
         if self.explorer is None:
-            self.post("error", what, "the engine is not running", node_id)
+            self.post(Failed(what, "the engine is not running", node_id))
             return
         if self.store_failure is not None:
-            self.post("error", "store", self.store_failure, node_id)
+            self.post(Failed("store", self.store_failure, node_id))
             return
         self._spawn(self._run(what, fn, node_id))
 
@@ -153,20 +172,20 @@ class EngineHost:
             await self._store_free.wait()
             result = await fn(self.explorer)
         except asyncio.CancelledError:
-            self.post("done", what, node_id, "cancelled")
+            self.post(Done(what, node_id, "cancelled"))
             return
         except StoreError as exc:
             self._store_failed(exc, node_id)
             return
         except KeyError as exc:
-            self.post("error", what, f"unknown node {exc}", node_id)
+            self.post(Failed(what, f"unknown node {exc}", node_id))
             return
         except Exception as exc:  # noqa: BLE001 - an engine error is a message, never a crash
-            self.post("error", what, f"{type(exc).__name__}: {exc}", node_id)
+            self.post(Failed(what, f"{type(exc).__name__}: {exc}", node_id))
             return
         finally:
             self._index_when_idle()
-        self.post("done", what, node_id, _plain(result))
+        self.post(Done(what, node_id, _plain(result)))
 
     def _store_failed(self, exc: StoreError, node_id: int | None = None) -> None:
         """The store refused a write: stop every fetch (what they found could not be kept) and
@@ -175,7 +194,7 @@ class EngineHost:
             self.explorer.cancel()
         if self.store_failure is None:
             self.store_failure = str(exc)
-        self.post("error", "store", self.store_failure, node_id)
+        self.post(Failed("store", self.store_failure, node_id))
 
     # -- the substring search index, built while nothing else runs ----------------------------
     def _busy(self) -> bool:
@@ -208,22 +227,17 @@ class EngineHost:
                 now = time.monotonic()
                 if not added or now - last_post >= 0.5:
                     last_post = now
-                    self.post("search", min(covered, total), total)
+                    self.post(SearchProgress(min(covered, total), total))
                 if not added:
                     return
                 await asyncio.sleep(0)
         except StoreError as exc:
             self._store_failed(exc)
         except Exception as exc:  # noqa: BLE001 - the scan still answers every filter
-            self.post("error", "search", f"cannot build the search index: {exc}", None)
+            self.post(Failed("search", f"cannot build the search index: {exc}", None))
 
     def deep(self, node_ids: list[int]) -> None:
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
-        try:
-            from sitemap_tui.validate.deep import DeepOptions, run_deep
-        except Exception:  # noqa: BLE001 - optional part of the validator
-            self.post("error", "deep", "deep validation is not available in this build", None)
-            return
 
         async def go(ex: Explorer) -> int:
             self._deep_cancel = asyncio.Event()
@@ -233,12 +247,12 @@ class EngineHost:
                 now = time.monotonic()
                 if now - last[0] >= 0.2 or done >= total:
                     last[0] = now
-                    self.post("deep", done, total)
+                    self.post(DeepProgress(done, total))
 
             try:
                 assert ex.store is not None
-                found = await run_deep(
-                    ex.store, ex.fetch_config, DeepOptions(), node_ids=node_ids,
+                found = await self.validation.deep(
+                    ex.store, ex.fetch_config, node_ids=node_ids,
                     cancel_event=self._deep_cancel, on_progress=progress,
                 )
             finally:
@@ -259,37 +273,34 @@ class EngineHost:
         while one is, they are refused, or with ``when_idle`` (the app's own request after an
         expand-all, which a fetch the user started may outlast) they start once it ends."""
         if self.explorer is None:
-            self.post("error", "crossfile", "the engine is not running", None)
+            self.post(Failed("crossfile", "the engine is not running", None))
             return
         if self.store_failure is not None:
-            self.post("error", "store", self.store_failure, None)
+            self.post(Failed("store", self.store_failure, None))
             return
         if not self._store_free.is_set() or self._crossfile_waiting is not None:
-            self.post("error", "crossfile", "the cross-file checks are already running", None)
+            self.post(Failed("crossfile", "the cross-file checks are already running", None))
             return
         if self._busy():
             if when_idle:
                 self._crossfile_waiting = self._spawn(self._crossfile_when_idle())
             else:
-                self.post("error", "crossfile", "files are still being fetched: wait for them, or cancel (x)", None)
+                self.post(Failed("crossfile", "files are still being fetched: wait for them, or cancel (x)", None))
             return
         store = self.explorer.store
         if store is None:
-            self.post("error", "crossfile", "there is no store to check", None)
+            self.post(Failed("crossfile", "there is no store to check", None))
             return
-        from sitemap_tui.validate import crossfile
-
         # a saved exploration (nothing opened here) has its robots.txt files in the store only
         robots = dict(self.explorer.robots) or None
         self._store_free.clear()
         cancel = self._crossfile_cancel = threading.Event()
 
         def step(what: str) -> None:  # on the rules' thread; post is thread-safe
-            self.post("crossfile", what)
+            self.post(CrossfileStep(what))
 
         def rules() -> int:
-            with store.guarded():  # (they write through the store's connection directly)
-                return crossfile.run_crossfile(store, robots=robots, cancel=cancel, on_step=step)
+            return self.validation.crossfile(store, robots=robots, cancel=cancel, on_step=step)
 
         async def run() -> None:
             work = asyncio.get_running_loop().run_in_executor(None, rules)
@@ -310,16 +321,16 @@ class EngineHost:
                 if isinstance(exc, StoreError):
                     self._store_failed(exc)
                 elif cancel.is_set():
-                    self.post("done", "crossfile", None, "cancelled")
+                    self.post(Done("crossfile", None, "cancelled"))
                 else:
-                    self.post("error", "crossfile", f"{type(exc).__name__}: {exc}", None)
+                    self.post(Failed("crossfile", f"{type(exc).__name__}: {exc}", None))
             else:
                 try:
                     store.publish()
                 except StoreError as exc:
                     self._store_failed(exc)
                 else:
-                    self.post("done", "crossfile", None, found)
+                    self.post(Done("crossfile", None, found))
             finally:
                 self._crossfile_cancel = None
                 self._store_free.set()
@@ -337,7 +348,7 @@ class EngineHost:
     # -- lifetime ----------------------------------------------------------------------------
     def _on_events(self, events: list[Event]) -> None:
         if events:
-            self.post("events", list(events))
+            self.post(Events(list(events)))
 
     async def serve(self, started: Callable[[], None] = lambda: None) -> None:
         """Open the store and explorer, report ready, and run until :meth:`stop`."""
@@ -361,10 +372,11 @@ class EngineHost:
                 options=options,
                 checker=checker,
                 on_events=self._on_events,
+                judge=self.validation.judge(),
             ) as explorer:
                 self.explorer = explorer
                 started()
-                self.post("ready")
+                self.post(Ready())
                 self._index_when_idle()  # a saved exploration may still lack its search index
                 await self._stop.wait()
                 explorer.cancel()
@@ -377,7 +389,7 @@ class EngineHost:
                     await asyncio.gather(*tasks, return_exceptions=True)
         except Exception as exc:  # noqa: BLE001
             self.start_error = str(exc) if isinstance(exc, StoreError) else f"{type(exc).__name__}: {exc}"
-            self.post("error", "engine", self.start_error, None)
+            self.post(Failed("engine", self.start_error, None))
         finally:
             self.explorer = None
             if store is not None:
@@ -399,8 +411,8 @@ def _plain(result: Any) -> Any:
 # -- the engine in a process of its own --------------------------------------------------------
 def run_in_process(conn: Any, db_path: Path, fetch_config: FetchConfig | None, options: ExploreOptions | None,
                    with_checker: bool) -> None:
-    """Entry point of the engine process (``spawn``): commands arrive on ``conn`` as tuples and
-    messages go back on it. The process ends when told to stop or when the interface's end of the
+    """Entry point of the engine process (``spawn``): commands arrive on ``conn`` and replies go
+    back on it (both sitemap_tui/session/messages.py). The process ends when told to stop or when the interface's end of the
     pipe closes (the interface quit or died)."""
     import gc
 
@@ -415,7 +427,7 @@ def run_in_process(conn: Any, db_path: Path, fetch_config: FetchConfig | None, o
 
     send_lock = threading.Lock()
 
-    def post(*msg: Any) -> None:
+    def post(msg: Reply) -> None:
         with send_lock, contextlib.suppress(OSError, ValueError):
             conn.send(msg)
 
@@ -429,12 +441,12 @@ def run_in_process(conn: Any, db_path: Path, fetch_config: FetchConfig | None, o
                 try:
                     msg = conn.recv()
                 except (EOFError, OSError):
-                    msg = ("stop",)
+                    msg = Stop()
                 try:
-                    loop.call_soon_threadsafe(host.command, *msg)
+                    loop.call_soon_threadsafe(host.command, msg)
                 except RuntimeError:  # the loop is closed: the engine is gone already
                     return
-                if msg[0] == "stop":
+                if isinstance(msg, Stop):
                     return
 
         threading.Thread(target=read_commands, name="sitemap-engine-commands", daemon=True).start()
@@ -442,7 +454,7 @@ def run_in_process(conn: Any, db_path: Path, fetch_config: FetchConfig | None, o
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())
-    post("exit")
+    post(Exited())
     with contextlib.suppress(OSError):
         conn.close()
         if log is not None and log.stat().st_size == 0:

@@ -1,7 +1,6 @@
-"""URL list writers (txt, CSV, JSON Lines) shared by the headless CLI and the TUI's export.
-
-Files are written through :mod:`sitemap_tui.output` (a temp file beside the target, then rename)
-so a cancelled or failed export never leaves half a file under the user's chosen name.
+"""The URL list formats (txt, CSV, JSON Lines): the engine's workers format parsed entries with
+them for the headless ``urls``, the TUI's export writes stored entries with them
+(sitemap_tui/session/urlfile.py).
 
 CSV is read by spreadsheets, which run a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and,
 in some, TAB or CR) as a formula: a sitemap's ``<loc>`` such as ``=HYPERLINK("http://evil")``
@@ -16,7 +15,6 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 from sitemap_tui.engine.model import Entry
@@ -230,31 +228,6 @@ class UrlWriter:
                 out.write("\n")
                 n += 1
             self.count += n
-
-
-def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False) -> int:
-    """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
-    renamed over it once every record is written; a device or FIFO written to); returns the
-    count written. A write error is an OutputError (an OSError) that names the path."""
-    # imported here: the engine's workers import this module for format_entries, and the engine
-    # stays below the output layer
-    from sitemap_tui.output import open_output
-
-    path = Path(path)
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"{path} exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open_output(path) as out:
-        writer = UrlWriter(out.file, fmt)
-        batch: list[UrlRecord] = []
-        for rec in records:
-            batch.append(rec)
-            if len(batch) >= 5000:
-                writer.write(batch)
-                batch = []
-        writer.write(batch)
-        out.commit()
-    return writer.count
 
 
 def render(records: Iterable[UrlRecord], fmt: str) -> str:

@@ -1,20 +1,16 @@
-"""Command line: the TUI by default, and headless commands for scripts and CI.
+"""The command line's grammar: commands, options, their checked values and help texts.
 
-Only argparse is imported at module level so `--help` stays fast; each command imports what it
-needs (the headless commands never import Textual)."""
+Only argparse (and the standard library) is imported here so that `--help` stays fast."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import re
-import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import NoReturn
 
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_USAGE = 2
+from sitemap_tui.session.exits import EXIT_USAGE
 
 COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules")
 HEADLESS = ("urls", "stats", "discover", "validate", "rules")  # never the TUI: stdout is their result
@@ -304,135 +300,3 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rule", nargs="?", metavar="ID")
     p.add_argument("--json", action="store_true", help="JSON output")
     return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
-        args_list.insert(0, "explore")
-    parser = build_parser()
-    if not args_list:
-        parser.print_help()
-        return EXIT_USAGE
-    args = parser.parse_args(args_list)
-    import contextlib
-
-    from sitemap_tui import output, scratch, signals
-    from sitemap_tui.engine.store.file import StoreError
-
-    scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
-    # the headless commands' stdout: a write error (a full disk, a closed stdout) is an error
-    # naming stdout, not a traceback, nor a silent success
-    guard = output.guarded_stdout() if args.command in HEADLESS else contextlib.nullcontext()
-    try:
-        with signals.headless(), guard:
-            from sitemap_tui import commands
-
-            handler = getattr(commands, f"cmd_{args.command}")
-            code = int(handler(args))
-            if args.command in HEADLESS:
-                sys.stdout.flush()
-        signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
-        if signum is not None:
-            print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
-            return 128 + signum
-        return code
-    except KeyboardInterrupt:
-        signum = signals.received()
-        if signum is not None:  # SIGTERM/SIGHUP, stopped as Ctrl-C stops
-            print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
-            return 128 + signum
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # a closed pipe (| head) is the reader's choice, not an error
-        _silence_stdout()
-        return EXIT_OK
-    except output.OutputError as exc:
-        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (UsageError, StoreError) as exc:
-        # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
-        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-
-class UsageError(Exception):
-    """Bad arguments or an unreachable target: exit code 2 with a one-line message."""
-
-
-def _silence_stdout() -> None:
-    from sitemap_tui.output import silence_stdout
-
-    silence_stdout()
-
-
-def parse_headers(values: list[str]) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for value in values:
-        name, sep, rest = value.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"bad header {value!r}: expected 'Name: value'")
-        headers[name.strip()] = rest.strip()
-    return headers
-
-
-PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
-_warned: set[str] = set()
-
-
-def warn(message: str) -> None:
-    """A warning on stderr, once per process (fetch_config runs once per fetching phase)."""
-    if message not in _warned:
-        _warned.add(message)
-        print(f"sitemap-tui: warning: {message}", file=sys.stderr)
-
-
-def _target_url(raw: str | None) -> str | None:
-    if raw is None:
-        return None
-    from sitemap_tui.engine.discover import Target, TargetError
-
-    try:
-        return Target.parse(raw).url
-    except TargetError:
-        return raw  # not a URL: it has no origin, so it gets no headers and opens no range
-
-
-def fetch_config(args: Any) -> Any:
-    import os
-
-    from sitemap_tui import USER_AGENT
-    from sitemap_tui.engine.fetch import FetchConfig
-    from sitemap_tui.engine.netpolicy import origin_of, parse_resolve
-
-    headers = parse_headers(args.header)
-    try:
-        resolve = parse_resolve(getattr(args, "resolve", None) or [])
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-    target = _target_url(getattr(args, "target", None))
-    all_hosts = bool(getattr(args, "header_all_hosts", False))
-    if headers and all_hosts:
-        warn("--header-all-hosts: the -H headers go to every host the sitemaps lead to, "
-             "not only to the target")
-    elif headers and origin_of(target) is None:
-        warn("the target is a local path, which has no origin: the -H headers are sent to no "
-             "host (--header-all-hosts sends them to every host)")
-    for name in PROXY_VARIABLES:
-        if os.environ.get(name) or os.environ.get(name.lower()):
-            warn(f"{name} is set but not used: sitemap-tui connects directly, to check the "
-                 "address of every connection (see docs/safety.md)")
-            break
-    return FetchConfig(
-        user_agent=args.user_agent or USER_AGENT,
-        headers=headers,
-        total_timeout=args.timeout,
-        concurrency=args.concurrency,
-        per_host=args.per_host,
-        max_decoded=args.max_size * 1024 * 1024,
-        target=target,
-        header_all_hosts=all_hosts,
-        allow_private=bool(getattr(args, "allow_private", False)),
-        resolve=resolve,
-    )

@@ -1,0 +1,103 @@
+"""Command line: the explorer by default, and headless commands for scripts and CI.
+
+One module per command (urls, stats, discover, validate, rules; explorer: explore, open, demo),
+each taking its typed options (options.py); parser.py is the grammar. Only argparse is imported
+before a command runs, so `--help` stays fast, and the headless commands never import Textual:
+the explorer is handed in as ``launch`` by the program's front door (sitemap_tui/main.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from sitemap_tui.cli.parser import COMMANDS, HEADLESS, build_parser
+from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
+from sitemap_tui.session.launch import Launch
+
+
+def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int:
+    """Run the command ``argv`` names; returns the exit code (docs/exit-codes.md). ``launch``
+    runs the explorer (explore, open, demo); without it those commands are a usage error."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+        args_list.insert(0, "explore")
+    parser = build_parser()
+    if not args_list:
+        parser.print_help()
+        return EXIT_USAGE
+    args = parser.parse_args(args_list)
+    import contextlib
+
+    from sitemap_tui import output, scratch, signals
+    from sitemap_tui.cli.options import from_namespace
+    from sitemap_tui.engine.store.file import StoreError
+
+    scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
+    # the headless commands' stdout: a write error (a full disk, a closed stdout) is an error
+    # naming stdout, not a traceback, nor a silent success
+    guard = output.guarded_stdout() if args.command in HEADLESS else contextlib.nullcontext()
+    try:
+        with signals.headless(), guard:
+            code = _run(from_namespace(args), launch)
+            if args.command in HEADLESS:
+                sys.stdout.flush()
+        signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
+        if signum is not None:
+            print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
+            return 128 + signum
+        return code
+    except KeyboardInterrupt:
+        signum = signals.received()
+        if signum is not None:  # SIGTERM/SIGHUP, stopped as Ctrl-C stops
+            print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
+            return 128 + signum
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # a closed pipe (| head) is the reader's choice, not an error
+        output.silence_stdout()
+        return EXIT_OK
+    except output.OutputError as exc:
+        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (UsageError, StoreError) as exc:
+        # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
+        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _run(opts: object, launch: Launch | None) -> int:
+    """The command for ``opts`` (each module imported only when its command runs)."""
+    from sitemap_tui.cli import options as o
+
+    if isinstance(opts, o.UrlsOptions):
+        from sitemap_tui.cli.urls import cmd_urls
+
+        return cmd_urls(opts)
+    if isinstance(opts, o.StatsOptions):
+        from sitemap_tui.cli.stats import cmd_stats
+
+        return cmd_stats(opts)
+    if isinstance(opts, o.DiscoverOptions):
+        from sitemap_tui.cli.discover import cmd_discover
+
+        return cmd_discover(opts)
+    if isinstance(opts, o.ValidateOptions):
+        from sitemap_tui.cli.validate import cmd_validate
+
+        return cmd_validate(opts)
+    if isinstance(opts, o.RulesOptions):
+        from sitemap_tui.cli.rules import cmd_rules
+
+        return cmd_rules(opts)
+    from sitemap_tui.cli import explorer
+
+    if launch is None:  # (only a caller that embeds the headless commands leaves it out)
+        raise UsageError("the explorer is not part of this program; use a headless command")
+    if isinstance(opts, o.ExploreCommand):
+        return explorer.cmd_explore(opts, launch)
+    if isinstance(opts, o.OpenOptions):
+        return explorer.cmd_open(opts, launch)
+    if isinstance(opts, o.DemoOptions):
+        return explorer.cmd_demo(opts, launch)
+    raise TypeError(f"no command for {type(opts).__name__}")

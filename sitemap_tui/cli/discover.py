@@ -1,0 +1,56 @@
+"""``sitemap-tui discover``: where a site keeps its sitemaps (robots.txt, common paths, the home
+page's links), without reading them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from sitemap_tui.cli.headless import explore_options, parse_target
+from sitemap_tui.cli.options import DiscoverOptions
+from sitemap_tui.cli.verdict import report_left_out, target_problem
+from sitemap_tui.engine.explorer import Explorer
+from sitemap_tui.engine.model import NodeKind
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
+from sitemap_tui.session.fetching import fetch_config
+from sitemap_tui.session.validation import Validation
+
+
+def cmd_discover(opts: DiscoverOptions) -> int:
+    target = parse_target(opts.target)
+    if target.kind != "site":
+        raise UsageError("discover takes a site (https://example.com or example.com)")
+
+    async def go() -> Explorer:
+        async with Explorer(fetch_config=fetch_config(opts.fetch), options=explore_options(opts.tree),
+                            judge=Validation().judge()) as explorer:
+            await explorer.open(target)
+            return explorer
+
+    explorer = asyncio.run(go())
+    records = explorer.discovery
+    if opts.json:
+        robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
+        json.dump(
+            {
+                "site": target.url,
+                "robots": None if robots is None else {"url": robots.url, "state": robots.state.value, "error": robots.error},
+                "sitemaps": [
+                    {"url": r.url, "found_by": r.found_by.value, "detail": r.detail, "found": r.node_id is not None}
+                    for r in records
+                ],
+            },
+            sys.stdout, ensure_ascii=True, indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        for r in records:
+            mark = "found" if r.node_id is not None else "no"
+            print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
+    problem = target_problem(explorer)
+    if problem:
+        print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
+        return EXIT_USAGE
+    return report_left_out(explorer, opts.strict, EXIT_OK)

@@ -1,0 +1,85 @@
+"""The commands that open the explorer: ``explore`` a target, ``open`` a saved exploration,
+``demo`` (the bundled sample site, served on 127.0.0.1). The explorer itself comes in as a
+:class:`~sitemap_tui.session.launch.Launch`: the command line does not import the TUI."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from sitemap_tui.cli.headless import exploration_problem, explore_options, parse_target
+from sitemap_tui.cli.options import DemoOptions, ExploreCommand, OpenOptions, StatsOptions
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session.exits import EXIT_OK, UsageError
+from sitemap_tui.session.fetching import FetchOptions, fetch_config
+from sitemap_tui.session.launch import Launch
+from sitemap_tui.session.paths import default_db_path
+
+
+def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
+    target = parse_target(opts.target)
+    db_path = opts.tree.db
+    if db_path:
+        problem = exploration_problem(Path(db_path), must_exist=False)
+        if problem:
+            raise UsageError(f"--db {display(db_path)}: {problem}")
+        _check_explore_db(Path(db_path))
+    db = Path(db_path) if db_path else default_db_path(target)
+    return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch),
+                  options=explore_options(opts.tree))
+
+
+def _check_explore_db(path: Path) -> None:
+    """The explorer writes into --db while you browse: no moment of it is a complete run that
+    could replace a saved exploration (as urls, stats and validate do), so it refuses one."""
+    from sitemap_tui.engine.store.file import StoreLock, inspect_store
+
+    StoreLock.acquire(path).release()  # in use: say so now, not from inside the explorer
+    saved = inspect_store(path)
+    if saved is not None and saved.holds_exploration:
+        of = f" (of {display(saved.target, 200)})" if saved.target else ""
+        raise UsageError(
+            f"--db {path} already holds an exploration{of}; the explorer does not replace one: "
+            f"reopen it with `sitemap-tui open {path}`, or name another file"
+        )
+
+
+def cmd_open(opts: OpenOptions, launch: Launch) -> int:
+    path = Path(opts.db)
+    problem = exploration_problem(path, must_exist=True)
+    if problem:
+        raise UsageError(f"{display(opts.db)}: {problem}")
+    return launch(target=None, db_path=path, fetch_config=None, options=None)
+
+
+def cmd_demo(opts: DemoOptions, launch: Launch) -> int:
+    import errno
+
+    from sitemap_tui.demo.server import DemoServer
+
+    server = DemoServer(port=opts.port)
+    try:
+        server.start()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"--port {opts.port} is in use (choose another, or 0 for a free one)") from exc
+        raise UsageError(f"--port {opts.port}: cannot listen on it ({exc.strerror or exc})") from exc
+    try:
+        url = f"{server.base_url}/"
+        if opts.serve:
+            print(f"serving the demo site at {url} (Ctrl-C stops)", file=sys.stderr)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return EXIT_OK
+        # the command line's defaults, on the demo site
+        fetch = FetchOptions(target=url)
+        if opts.headless or not sys.stdout.isatty():
+            from sitemap_tui.cli.stats import cmd_stats
+
+            return cmd_stats(StatsOptions(url, fetch=fetch))
+        return cmd_explore(ExploreCommand(url, fetch=fetch), launch)
+    finally:
+        server.stop()

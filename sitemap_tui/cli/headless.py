@@ -1,0 +1,201 @@
+"""What every headless command does around its own work: read the target, run the exploration
+with a progress line on stderr, keep it in a store (--db or a temporary one), write the result
+to stdout or --output."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sitemap_tui import scratch
+from sitemap_tui.cli.options import TreeOptions
+from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store import Store, StoreRun
+from sitemap_tui.output import Output, open_output
+from sitemap_tui.session.exits import UsageError
+from sitemap_tui.session.fetching import FetchOptions, fetch_config
+from sitemap_tui.session.validation import Validation
+from sitemap_tui.words import plural
+
+ALL_RULES = Validation()
+"""What the commands other than validate judge by: every rule, worded from the registry."""
+
+def parse_target(raw: str) -> Target:
+    try:
+        return Target.parse(raw)
+    except TargetError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def explore_options(tree: TreeOptions, *, robots_checks: bool = True, keep_non_http: bool = True,
+                    output_format: str | None = None, file_stats: bool = True) -> ExploreOptions:
+    """The engine's options for a run: the tree options, and what the command adds."""
+    from sitemap_tui.engine.workers import default_workers
+
+    return ExploreOptions(
+        workers=default_workers() if tree.workers is None else tree.workers,
+        output_format=output_format,
+        file_stats=file_stats,
+        keep_non_http=keep_non_http,
+        recursive=tree.recursive,
+        max_depth=tree.depth,
+        max_files=tree.max_files,
+        probe=tree.probe,
+        follow_cross_host=tree.follow_cross_host,
+        robots_checks=robots_checks,
+    )
+
+
+class StderrProgress:
+    """A one-line progress report on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.files = 0
+        self.urls: dict[int, int] = {}
+        self._last = 0.0
+
+    def __call__(self, events: list[Event]) -> None:
+        if not self.enabled:
+            return
+        for ev in events:
+            if isinstance(ev, NodeAdded):
+                self.files += 1
+            elif isinstance(ev, EntriesAdded):
+                self.urls[ev.node_id] = ev.count
+        now = time.monotonic()
+        if now - self._last > 0.2:
+            self._last = now
+            sys.stderr.write(f"\r\x1b[K{plural(self.files, 'file')}, {plural(sum(self.urls.values()), 'URL')}")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def run_exploration(
+    fetch: FetchOptions,
+    options: ExploreOptions,
+    target: Target,
+    *,
+    store: Store | None,
+    checker: Any = None,
+    on_output: Callable[[str], None] | None = None,
+    started: Callable[[Explorer], None] | None = None,
+    validation: Validation = ALL_RULES,
+) -> Explorer:
+    """Explore ``target``; the engine's findings are worded and selected by ``validation``'s
+    judge (the streaming ``checker``, when given, is the same validation's)."""
+    progress = StderrProgress()
+    import gc
+
+    gc.set_threshold(100_000, 50, 100)  # entry batches are acyclic: collect less often
+
+    async def go() -> Explorer:
+        async with Explorer(
+            store=store, fetch_config=fetch_config(fetch), options=options, checker=checker,
+            on_events=progress, on_output=on_output, judge=validation.judge(),
+        ) as explorer:
+            if started is not None:
+                started(explorer)
+            await explorer.explore(target)
+            return explorer
+
+    try:
+        return asyncio.run(go())
+    finally:
+        progress.done()
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def exploration_problem(path: Path, *, must_exist: bool) -> str | None:
+    """Why ``path`` cannot hold an exploration, or None. Nothing is created or changed: a text
+    file, a folder or someone else's database given by mistake stays as it was."""
+    if path.is_dir():
+        return "is a folder, not an exploration file"
+    if not path.exists():
+        if must_exist:
+            return "no such exploration file"
+        if not path.parent.is_dir():
+            return f"its folder {display(str(path.parent))} does not exist"
+        return None
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if not head:
+        return "is empty, not an exploration" if must_exist else None
+    if head != SQLITE_MAGIC:
+        return "is not a sitemap-tui exploration (not an SQLite file)"
+    from sitemap_tui.engine.store.file import StoreError, inspect_store
+
+    try:
+        # read without a write, not even the -wal/-shm files SQLite leaves beside a database
+        found = inspect_store(path)
+    except StoreError as exc:  # another program's database, a newer version's store
+        return exc.reason
+    if found is None or not found.holds_exploration:
+        return "holds no exploration" if must_exist else None
+    return None
+
+
+def open_store(raw: str) -> StoreRun:
+    """The run's store for ``--db``; a path that cannot hold one is a usage error. The new
+    exploration replaces what the path held once ``finish(complete)`` says the run is complete
+    (StoreRun); a store in use by another run is a StoreError (one line, exit 2)."""
+    path = Path(raw)
+    problem = exploration_problem(path, must_exist=False)
+    if problem:
+        raise UsageError(f"--db {display(raw)}: {problem}")
+    return StoreRun(path)
+
+
+def output_path(raw: str | None) -> Path | None:
+    """Where ``--output`` writes, checked before any work: a folder or a path under a file is a
+    usage error; missing folders are created."""
+    if raw is None:
+        return None
+    path = Path(raw)
+    if path.is_dir():
+        raise UsageError(f"--output {display(raw)}: is a folder; name a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--output {display(raw)}: cannot create its folder ({exc.strerror})") from exc
+    return path
+
+
+def open_result(path: Path | None, raw: str | None) -> Output:
+    """Where a command writes its result: stdout, or ``--output`` through a temp file that
+    replaces the previous file only on :meth:`Output.commit` (see sitemap_tui/output.py)."""
+    return open_output(path, label=f"--output {display(raw or str(path))}" if path is not None else None)
+
+
+def run_store(db_path: str | None) -> tuple[Store, Callable[[bool], None]]:
+    """The run's store and what ends it: ``finish(complete)`` puts a --db in place only when
+    the run was complete; a temporary one is removed either way."""
+    if db_path:
+        db = open_store(db_path)
+        return db.store, db.finish
+    # named after this process, removed at exit or after SIGTERM/SIGHUP, and by a later run
+    # when this process was killed outright
+    folder = scratch.temp_dir()
+    store = Store(folder / "exploration.db")
+
+    def cleanup(_complete: bool) -> None:
+        store.discard()
+        scratch.remove(folder)
+
+    return store, cleanup

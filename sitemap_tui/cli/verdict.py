@@ -1,0 +1,140 @@
+"""What a headless run's result is worth: the exit code the target itself earns (unreachable,
+no sitemap, not a sitemap), whether the run may replace a saved exploration, and what was left
+out or not checked, said on stderr (docs/exit-codes.md)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitemap_tui.engine.explorer import Explorer
+from sitemap_tui.engine.model import NodeKind, NodeState
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from sitemap_tui.session.validation import robots_based_rules
+
+
+@dataclass(frozen=True, slots=True)
+class TargetProblem:
+    """Why the target gave nothing to work on, and the exit code that says so."""
+
+    code: int  # EXIT_USAGE: could not run as asked; EXIT_FINDINGS: the target is a broken sitemap
+    message: str
+
+
+def target_problem(explorer: Explorer) -> TargetProblem | None:
+    """The exit-code contract for the target itself: unreachable, or a site or folder without a
+    sitemap, is 2 (nothing to work on); a target that answered but is not a usable sitemap (an
+    HTML page, corrupt gzip) is a finding, 1."""
+    roots = explorer.children.get(None, [])
+    if not roots:
+        return TargetProblem(EXIT_USAGE, "nothing to explore")
+    root = explorer.nodes[roots[0]]
+    if root.kind == NodeKind.DIRECTORY:
+        # a folder with no sitemap in it (files skipped by name and content, said here) is
+        # nothing to work on, even beside a robots.txt: unless its lines were fetched
+        folder = explorer.folder
+        if (folder is not None and folder.sitemaps) or any(
+            n.kind not in (NodeKind.DIRECTORY, NodeKind.ROBOTS) and n.state in (NodeState.DONE, NodeState.FAILED)
+            for n in explorer.nodes.values()
+        ):
+            return None
+        where = display(str(folder.folder)) if folder is not None else display(root.url)
+        why = display("; ".join(folder.notes())) if folder is not None else ""
+        return TargetProblem(EXIT_USAGE, f"no sitemap found in {where}" + (f": {why}" if why else ""))
+    if root.kind == NodeKind.SITE:
+        if root.state == NodeState.FAILED:  # no HTTP answer at all
+            return TargetProblem(EXIT_USAGE, f"{display(root.url)}: {display(root.error)}")
+        if any(n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS) for n in explorer.nodes.values()):
+            return None
+        return TargetProblem(EXIT_USAGE, _no_sitemap(explorer))
+    if root.state != NodeState.FAILED:
+        return None
+    s = root.stats
+    # answered: a 2xx body (or a local file's bytes) that is not a usable sitemap; a 4xx/5xx, a
+    # refused redirect or no answer at all means the target could not be read
+    if s.http_status is not None:
+        answered = 200 <= s.http_status < 300
+    elif root.url.startswith("file:"):  # a local file that is there, even empty, is an answer
+        from urllib.parse import unquote, urlsplit
+
+        answered = Path(unquote(urlsplit(root.url).path)).is_file()
+    else:
+        answered = s.wire_bytes > 0
+    code = EXIT_FINDINGS if answered else EXIT_USAGE
+    return TargetProblem(code, f"{display(root.url)}: {display(root.error)}")
+
+
+def _no_sitemap(explorer: Explorer) -> str:
+    """"no sitemap found: tried robots.txt (HTTP 404), /sitemap.xml, ..." for a site target."""
+    from urllib.parse import urlsplit
+
+    from sitemap_tui.engine.model import FoundBy
+
+    tried = []
+    robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
+    if robots is not None:
+        why = display(robots.error) if robots.state == NodeState.FAILED else "no Sitemap: lines"
+        tried.append(f"robots.txt ({why})")
+    for record in explorer.discovery:
+        if record.found_by == FoundBy.PROBE and record.node_id is None:
+            tried.append(display(urlsplit(record.url).path or record.url))
+    tried.append("<link rel=sitemap> in the home page")
+    return "no sitemap found: tried " + ", ".join(tried)
+
+
+def target_answered(explorer: Explorer) -> bool:
+    """Whether a run that went to its end may replace what --db held: not when the target never
+    answered (a site that is down, a file that is not there), so that a cron job keeps its last
+    good exploration; an error page or a file that is no sitemap is an answer, with findings."""
+    roots = explorer.children.get(None, [])
+    if not roots:
+        return False
+    root = explorer.nodes[roots[0]]
+    return root.state != NodeState.FAILED or root.stats.http_status is not None or root.stats.wire_bytes > 0
+
+
+def report_left_out(explorer: Explorer, strict: bool, code: int) -> int:
+    """Say on stderr, one line per cause with a count and the option that changes it, what the
+    exploration left out (Explorer.left_out), whether or not stderr is a terminal: a script
+    must not take an incomplete result for a whole one. Returns ``code``, or EXIT_FINDINGS
+    when ``--strict`` and the result is incomplete (what the user asked for, such as
+    --no-recursive, is said but does not count)."""
+    for note in run_notes(explorer):
+        print(f"sitemap-tui: {note}", file=sys.stderr)
+    incomplete = False
+    for omission in explorer.left_out():
+        print(f"sitemap-tui: {omission.text}", file=sys.stderr)
+        incomplete = incomplete or omission.strict
+    if incomplete and strict and code == EXIT_OK:
+        return EXIT_FINDINGS
+    return code
+
+
+def run_notes(explorer: Explorer) -> list[str]:
+    """What the run did not do, in words, for stderr and a report's summary: the files of a
+    folder that are not sitemaps, and the robots-based rules that did not run (issue 16)."""
+    notes = explorer.folder.notes() if explorer.folder is not None else []
+    if explorer.robots_gaps:
+        rules = ", ".join(robots_based_rules())
+        notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
+                  for gap in explorer.robots_gaps]
+    # file names and a server's reason phrase are untrusted text
+    return [display(note) for note in notes]
+
+
+def files_read(explorer: Explorer) -> int:
+    """Files that were fetched or read (failed ones included): an index's listed children that
+    were not fetched (depth, caps, --no-recursive) are not files of this result; stderr says
+    what was left out."""
+    return sum(
+        1 for n in explorer.nodes.values()
+        if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and n.state in (NodeState.DONE, NodeState.FAILED)
+    )
+
+
+def report_failures(explorer: Explorer) -> None:
+    for node in explorer.nodes.values():
+        if node.state == NodeState.FAILED or (node.error and node.state == NodeState.DONE):
+            print(f"sitemap-tui: {display(node.url)}: {display(node.error)}", file=sys.stderr)

@@ -1,0 +1,265 @@
+"""The explorer's sitemap files: one file fetched, parsed and checked (here or in a worker
+process), its batches applied to the tree and the store, its end settled (children added, issues
+kept, what was cut or left out)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.events import (
+    EntriesAdded,
+    Progress,
+)
+from sitemap_tui.engine.explore_robots import RobotsReading
+from sitemap_tui.engine.explore_tree import (
+    CUT_RULES,
+    UNPARSABLE_RULES,
+    Refused,
+    file_path,
+)
+from sitemap_tui.engine.filejob import (
+    FileJob,
+    JobBatch,
+    JobDone,
+    JobKind,
+    JobMessage,
+    JobProgress,
+    JobRedirected,
+    JobSpec,
+)
+from sitemap_tui.engine.leftout import LeftOut
+from sitemap_tui.engine.model import (
+    FoundBy,
+    Node,
+    NodeKind,
+    NodeState,
+    Severity,
+)
+from sitemap_tui.engine.parse_xml import PARSE_STOPPED
+from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.store import StoreError
+from sitemap_tui.engine.workers import WorkerPool
+from sitemap_tui.words import plural
+
+
+class FileProcessing(RobotsReading):
+    # -- one file --------------------------------------------------------------------------
+    async def _process(self, node: Node) -> None:
+        if self.files_started >= self.options.max_files:
+            self._skip(node, f"file budget reached (--max-files {self.options.max_files})")
+            self._left[node.id] = LeftOut.BUDGET
+            node.state = NodeState.PENDING  # can still be asked for explicitly
+            return
+        self.files_started += 1
+        self._left.pop(node.id, None)  # fetched after all (asked for, or resumed)
+        self._cut.pop(node.id, None)
+        try:
+            if node.kind == NodeKind.ROBOTS or node.url.lower().split("?")[0].endswith("/robots.txt"):
+                await self._process_robots(node)
+            else:
+                await self._process_sitemap(node)
+        except asyncio.CancelledError:
+            self._mark_cancelled(node)
+            raise
+        except StoreError:
+            raise  # not this file's fault: nothing more can be kept (expand_all stops)
+        except Refused as exc:
+            node.state = NodeState.FAILED
+            node.error = str(exc)
+            self._changed(node)
+        except Exception as exc:  # one bad file never takes the tree down
+            node.state = NodeState.FAILED
+            node.error = f"internal error while processing: {type(exc).__name__}: {exc}"
+            self._changed(node)
+
+    async def _process_sitemap(self, node: Node) -> None:
+        node.state = NodeState.FETCHING
+        node.error = None
+        self._changed(node)
+        spec = JobSpec(
+            node_id=node.id,
+            url=node.url,
+            local_path=str(file_path(node.url)) if node.id in self._local_ok else None,
+            ctx=self._ctx(node),
+            output_format=self.options.output_format,
+            want_rows=self.store is not None,
+            want_stats=self.options.file_stats and (self.store is not None or not self.options.output_format),
+            batch_size=self.options.batch_size,
+            interval=self.options.event_interval,
+            now=self.now,
+            body_cache=str(self.options.body_cache) if self.options.body_cache else None,
+            max_decoded=self.fetch_config.max_decoded,
+            max_entries=self.options.max_entries,
+            signature_key=self.store.signature_key() if self.store is not None else b"",
+            keep_non_http=self.options.keep_non_http,
+            sitemap_lastmod=node.lastmod_raw,
+            judge=self.judge,
+        )
+        if node.url.startswith("file:") and spec.local_path is None:
+            raise Refused("file: URLs are only read when given on the command line")
+        apply = self._store_guard(self._applier(node))
+        if self._use_pool(node):
+            assert self._pool is not None
+            try:
+                done = await self._pool.run(spec, apply)
+            except asyncio.CancelledError:
+                self._pool.cancel_running()
+                raise
+        else:
+            job = FileJob(spec, apply, self.checker,
+                          cancelled=lambda: self._cancel or node.id in self._superseded)
+            done = await job.run(self._fetcher)
+        await self._target_robots_read()  # no file is judged before the site's robots.txt is in
+        if node.id not in self._superseded:
+            await self._settle_cross_submit(node, done)
+        self._finish_file(node, done)
+
+    def _use_pool(self, node: Node) -> bool:
+        """Worker processes pay off for many files; a single file is parsed right here."""
+        if self.options.workers <= 0:
+            return False
+        if node.parent_id is None:
+            return False
+        if self._pool is not None and not self._pool.alive:
+            return False  # every worker died: parse here, as with --workers 0
+        if self._pool is None:
+            self._pool = WorkerPool(self.options.workers, self.fetch_config, self.checker, self._limiter)
+        return True
+
+    def _applier(self, node: Node) -> Callable[[JobMessage], None]:
+        def apply(msg: JobMessage) -> None:
+            if isinstance(msg, JobRedirected):
+                self._claim(node, msg.final_url)
+            elif node.id in self._superseded:
+                return  # a copy of a file explored elsewhere: nothing of it is applied
+            elif isinstance(msg, JobProgress):
+                self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
+            elif isinstance(msg, JobKind):
+                node.kind = msg.kind
+                node.state = NodeState.PARSING
+                self._changed(node)
+            elif isinstance(msg, JobBatch):
+                self._apply_batch(node, msg)
+
+        return apply
+
+    def _apply_batch(self, node: Node, batch: JobBatch) -> None:
+        issues = [i for i, _ in batch.issues]
+        entry_ids: list[int | None] = [None] * len(issues)
+        if batch.rows is not None and self.store is not None:
+            ids = self.store.add_rows(node.id, batch.rows)
+            entry_ids = [ids[idx] if idx is not None and idx < len(ids) else None for _, idx in batch.issues]
+        if batch.text and self.on_output is not None:
+            self.on_output(batch.text)
+        self.output_left_out += batch.left_out
+        node.stats.url_count = batch.count
+        self.events.emit(EntriesAdded(node.id, batch.count))
+        for iss in [*issues, *batch.unselected]:  # the file's account reads all of them
+            if iss.severity == Severity.ERROR:
+                self._last_error[node.id] = iss.message  # the parse stops at its last error
+                if iss.rule in UNPARSABLE_RULES or iss.message.endswith(PARSE_STOPPED):
+                    self._unparsable.setdefault(node.id, iss)
+            if iss.rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[iss.rule])
+        self._add_issues(node, issues, entry_ids)
+        if batch.agg is not None:
+            self._aggs[node.id] = batch.agg
+        self._changed(node, agg=batch.agg)
+        self._commit()
+
+    def _finish_file(self, node: Node, done: JobDone) -> None:
+        outcome = done.outcome
+        last_error = self._last_error.pop(node.id, None)
+        unparsable = self._unparsable.pop(node.id, None)
+        if node.id in self._superseded:
+            self._finish_superseded(node, done)
+            return
+        s = outcome.stats
+        node.stats = s
+        if done.kind is not None:
+            node.kind = done.kind
+        self._add_issues(node, done.issues)
+        self._aggs[node.id] = done.agg
+        for iss in [*done.issues, *done.unselected]:
+            if iss.rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[iss.rule])
+        if unparsable is not None:
+            self._cut.setdefault(node.id, LeftOut.CUT_PARSE)
+        # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
+        cap = self.options.max_children
+        base = outcome.final_url or node.url
+        for i, child in enumerate(done.children):
+            if child.loc is None or not child.loc.strip():
+                continue
+            url = urlpolicy.resolve(base, child.loc.strip())
+            follow, why = True, None
+            cause = None
+            local = self._in_folder(node, url)
+            if local is not None:
+                follow, why = False, local
+            elif i >= cap:
+                follow, why, cause = False, f"over the fan-out cap of {cap} children", LeftOut.FAN_OUT
+            elif (
+                not self.options.follow_cross_host
+                and not url.startswith("file:")
+                and not urlpolicy.same_host(url, base)
+            ):
+                follow, why = False, "on another host (not followed; use --follow-cross-host)"
+                cause = LeftOut.CROSS_HOST
+            self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
+                            follow=follow, why_not=why, cause=cause)
+        if outcome.cancelled:
+            node.state = NodeState.PENDING
+            node.error = "cancelled"
+            self._left[node.id] = LeftOut.CANCELLED
+        elif outcome.error and done.count == 0 and not done.children:
+            node.state = NodeState.FAILED
+            node.error = outcome.error
+        elif node.kind in (NodeKind.HTML, NodeKind.JSON, NodeKind.UNKNOWN):
+            node.state = NodeState.FAILED
+            node.error = {
+                NodeKind.HTML: "not a sitemap: the server sent an HTML page",
+                NodeKind.JSON: "not a sitemap: the server sent JSON",
+            }.get(node.kind, "not a sitemap: the content was not recognised")
+            if node.kind == NodeKind.UNKNOWN and last_error:
+                # say why (a refused DOCTYPE, an unknown root element...), not only that
+                node.error = f"not a sitemap: {last_error}"
+        else:
+            node.state = NodeState.DONE
+            problems = []
+            if outcome.error:
+                problems.append(outcome.error)
+            if s.truncated_at:
+                problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
+            node.error = "; ".join(problems) or None
+        node.expandable = bool(done.children)
+        if node.state == NodeState.FAILED and self.checker is not None:
+            rule = "file-is-html" if node.kind == NodeKind.HTML else (outcome.error_rule or "fetch-http-error")
+            self._add_issues(node, self.checker.file_failed(self._ctx(node), rule, node.error or ""))
+        elif unparsable is not None and self.checker is not None and not outcome.cancelled:
+            where = f" at line {unparsable.line}" if unparsable.line else ""
+            kept = ""
+            if done.count:
+                kept = ("; the entry before it was kept" if done.count == 1
+                        else f"; the {done.count:,} entries before it were kept")
+            reason = f"it cannot be parsed ({unparsable.rule}{where}: {unparsable.message}){kept}"
+            self._add_issues(node, self.checker.file_failed(self._ctx(node), unparsable.rule, reason))
+        self._changed(node, agg=Aggregate.from_json(done.agg))
+        self._commit()
+
+    def _finish_superseded(self, node: Node, done: JobDone) -> None:
+        """A node whose redirect landed on a file explored elsewhere (see _claim): the fetch
+        facts and the redirect warning stay, nothing of the body does."""
+        node.stats = done.outcome.stats
+        node.stats.url_count = 0
+        node.stats.child_count = 0
+        node.stats.truncated_at = None
+        node.state = NodeState.SKIPPED
+        node.error = self._superseded[node.id]
+        node.expandable = False
+        self._aggs.pop(node.id, None)
+        self._add_issues(node, self._judged(done.outcome.findings))
+        self._changed(node, agg=Aggregate())
+        self._commit()

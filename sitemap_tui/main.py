@@ -1,0 +1,27 @@
+"""The program's front door (the ``sitemap-tui`` command, ``python -m sitemap_tui``): the command
+line, with the explorer plugged in. It sits above both front ends so that neither imports the
+other; the TUI (and Textual) is imported only when the explorer opens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sitemap_tui.cli import main as cli_main
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.engine.explorer import ExploreOptions
+    from sitemap_tui.engine.fetch import FetchConfig
+
+
+def launch_explorer(target: Target | None = None, db_path: Path | None = None,
+                    fetch_config: FetchConfig | None = None, options: ExploreOptions | None = None) -> int:
+    from sitemap_tui.tui.app import launch
+
+    return launch(target=target, db_path=db_path, fetch_config=fetch_config, options=options)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli_main(argv, launch=launch_explorer)

@@ -1,0 +1,98 @@
+"""The fetch configuration built from the user's fetching options, with the warnings it owes
+(headers that go nowhere or everywhere, proxy variables that are not used)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sitemap_tui.session.exits import UsageError
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.fetch import FetchConfig
+
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+_warned: set[str] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class FetchOptions:
+    """The fetching options of a command (its defaults are the command line's)."""
+
+    target: str | None = None  # what the user named: its origin alone gets the -H headers
+    header: tuple[str, ...] = ()
+    header_all_hosts: bool = False
+    allow_private: bool = False
+    resolve: tuple[str, ...] = ()
+    user_agent: str | None = None
+    timeout: float = 30.0
+    concurrency: int = 8
+    per_host: int = 4
+    max_size: int = 50  # MiB
+
+
+def warn(message: str) -> None:
+    """A warning on stderr, once per process (fetch_config runs once per fetching phase)."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"sitemap-tui: warning: {message}", file=sys.stderr)
+
+
+def parse_headers(values: tuple[str, ...] | list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, rest = value.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"bad header {value!r}: expected 'Name: value'")
+        headers[name.strip()] = rest.strip()
+    return headers
+
+
+def _target_url(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    from sitemap_tui.engine.discover import Target, TargetError
+
+    try:
+        return Target.parse(raw).url
+    except TargetError:
+        return raw  # not a URL: it has no origin, so it gets no headers and opens no range
+
+
+def fetch_config(options: FetchOptions) -> FetchConfig:
+    from sitemap_tui import USER_AGENT
+    from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.netpolicy import origin_of, parse_resolve
+
+    headers = parse_headers(options.header)
+    try:
+        resolve = parse_resolve(list(options.resolve))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    target = _target_url(options.target)
+    all_hosts = options.header_all_hosts
+    if headers and all_hosts:
+        warn("--header-all-hosts: the -H headers go to every host the sitemaps lead to, "
+             "not only to the target")
+    elif headers and origin_of(target) is None:
+        warn("the target is a local path, which has no origin: the -H headers are sent to no "
+             "host (--header-all-hosts sends them to every host)")
+    for name in PROXY_VARIABLES:
+        if os.environ.get(name) or os.environ.get(name.lower()):
+            warn(f"{name} is set but not used: sitemap-tui connects directly, to check the "
+                 "address of every connection (see docs/safety.md)")
+            break
+    return FetchConfig(
+        user_agent=options.user_agent or USER_AGENT,
+        headers=headers,
+        total_timeout=options.timeout,
+        concurrency=options.concurrency,
+        per_host=options.per_host,
+        max_decoded=options.max_size * 1024 * 1024,
+        target=target,
+        header_all_hosts=all_hosts,
+        allow_private=options.allow_private,
+        resolve=resolve,
+    )

@@ -1,0 +1,120 @@
+"""What crosses between the explorer and its engine host (a thread or a process of its own):
+commands one way, replies the other. Plain dataclasses of picklable values, so that both the
+pipe of the engine process and a thread hand them over as they are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.engine.events import Event
+
+Result = bool | int | str | None
+"""A command's result: a bool/int/str/None (a node becomes its id), or ``"cancelled"``."""
+
+
+# -- commands: interface -> engine ------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Open:
+    what: ClassVar[str] = "open"
+    target: Target
+
+
+@dataclass(frozen=True, slots=True)
+class Expand:
+    """Fetch one sitemap's children (``expand``), all of them down the tree (``expand-all``), or
+    fetch the node again (``reload``)."""
+
+    node_id: int
+    what: str = "expand"  # "expand", "expand-all" or "reload"
+
+
+@dataclass(frozen=True, slots=True)
+class Deep:
+    what: ClassVar[str] = "deep"
+    node_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Crossfile:
+    what: ClassVar[str] = "crossfile"
+    when_idle: bool = False  # start once the fetches in progress end instead of being refused
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    what: ClassVar[str] = "cancel"
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    what: ClassVar[str] = "stop"
+
+
+Command = Open | Expand | Deep | Crossfile | Cancel | Stop
+EXPAND_COMMANDS = ("expand", "expand-all", "reload")
+
+
+# -- replies: engine -> interface -------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The store and explorer are up; commands are accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Events:
+    """One batch of engine events."""
+
+    events: list[Event]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A command finished; ``what`` is ``"crossfile"`` (node None) when the cross-file rules ran
+    over the store and kept ``result`` issues (``"cancelled"``: nothing changed)."""
+
+    what: str
+    node_id: int | None
+    result: Result
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """A command (or the engine) failed. ``what`` is ``"engine"`` when the engine could not start
+    (or stopped), ``"store"`` when the store refused a write (a full disk): then nothing more is
+    fetched, and every later command that would write is refused with the same message."""
+
+    what: str
+    message: str
+    node_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeepProgress:
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class CrossfileStep:
+    """The cross-file rules started a step (a short label)."""
+
+    step: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchProgress:
+    """The substring search index is being built (idle time only)."""
+
+    covered: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    """The engine process is about to end (its last message on the pipe)."""
+
+
+Reply = Ready | Events | Done | Failed | DeepProgress | CrossfileStep | SearchProgress | Exited

@@ -1,0 +1,32 @@
+"""A URL list file written whole or not at all: through :mod:`sitemap_tui.output` (a temp file
+beside the target, then rename) so a cancelled or failed export never leaves half a file under
+the user's chosen name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sitemap_tui.engine.formats import UrlRecord, UrlWriter
+from sitemap_tui.output import open_output
+
+
+def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False) -> int:
+    """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
+    renamed over it once every record is written; a device or FIFO written to); returns the
+    count written. A write error is an OutputError (an OSError) that names the path."""
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open_output(path) as out:
+        writer = UrlWriter(out.file, fmt)
+        batch: list[UrlRecord] = []
+        for rec in records:
+            batch.append(rec)
+            if len(batch) >= 5000:
+                writer.write(batch)
+                batch = []
+        writer.write(batch)
+        out.commit()
+    return writer.count

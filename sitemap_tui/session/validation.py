@@ -1,0 +1,87 @@
+"""The validation pipeline, assembled in one place for the headless ``validate`` and the
+explorer's engine host: the streaming checker (with XSD) that runs while files are parsed, then
+the cross-file rules over the store, then the deep checks of a sample of pages."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sitemap_tui.session.exits import UsageError
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.findings import Judge
+    from sitemap_tui.engine.model import Severity
+    from sitemap_tui.engine.robots import RobotsFile
+    from sitemap_tui.engine.store import Store
+    from sitemap_tui.validate.checker import Checker
+    from sitemap_tui.validate.deep import DeepOptions
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """Which rules run and how XML Schema is checked; every stage below honours ``enabled``."""
+
+    enabled: frozenset[str] | None = None  # None: every rule
+    xsd_mode: str = "lax"
+
+    @classmethod
+    def selected(cls, select: list[str] | None, ignore: list[str] | None, min_severity: Severity,
+                 xsd_mode: str = "lax") -> Validation:
+        """The user's rule selection; an unknown rule or pattern is a usage error."""
+        from sitemap_tui.validate.rules import select_rules
+
+        try:
+            enabled = select_rules(select, ignore, min_severity)
+        except (KeyError, ValueError) as exc:
+            raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
+        return cls(frozenset(enabled), xsd_mode)
+
+    def judge(self) -> Judge:
+        """Words and grades the engine's findings from the registry, dropping unselected rules."""
+        from sitemap_tui.validate.rules import RegistryJudge
+
+        return RegistryJudge(self.enabled)
+
+    def checker(self) -> Checker:
+        """The streaming stage: issues stored while each file is parsed (XSD included)."""
+        from sitemap_tui.validate.checker import Checker
+
+        return Checker(enabled=self.enabled, xsd_mode=self.xsd_mode)
+
+    def crossfile(self, store: Store, *, robots: dict[str, RobotsFile] | None,
+                  cancel: threading.Event | None = None, on_step: Callable[[str], None] | None = None,
+                  keep_temp: bool = False) -> int:
+        """The cross-file rules over everything stored, replacing their earlier issues; returns
+        the issues kept. ``keep_temp``: the store is closed right after, its temporary tables
+        need no DROP."""
+        from sitemap_tui.validate.crossfile import run_crossfile
+
+        with store.guarded():  # (they write through the store's connection directly)
+            return run_crossfile(store, enabled=self._set(), robots=robots, cancel=cancel,
+                                 keep_temp=keep_temp, on_step=on_step)
+
+    async def deep(self, store: Store, fetch_config: FetchConfig | None, options: DeepOptions | None = None, *,
+                   node_ids: Sequence[int] | None = None, cancel_event: asyncio.Event | None = None,
+                   on_progress: Callable[[int, int], None] | None = None) -> int:
+        """Deep checks (live URL checks) on a sample of each sitemap's entries; returns the
+        issues stored."""
+        from sitemap_tui.validate.deep import DeepOptions, run_deep
+
+        return await run_deep(store, fetch_config, options or DeepOptions(), enabled=self._set(),
+                              node_ids=node_ids, cancel_event=cancel_event, on_progress=on_progress)
+
+    def _set(self) -> set[str] | None:
+        return None if self.enabled is None else set(self.enabled)
+
+
+def robots_based_rules() -> tuple[str, ...]:
+    """The rules that need the site's robots.txt (named when they did not run)."""
+    from sitemap_tui.validate.rules import ROBOTS_BASED_RULES
+
+    return ROBOTS_BASED_RULES
