@@ -21,7 +21,7 @@ from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreRun
 from sitemap_tui.output import Output, OutputError, open_output
-from sitemap_tui.validate.rules import RegistryJudge
+from sitemap_tui.validate.registry import RegistryJudge
 from sitemap_tui.words import plural
 
 
@@ -376,7 +376,7 @@ def run_notes(explorer: Explorer) -> list[str]:
     folder that are not sitemaps, and the robots-based rules that did not run (issue 16)."""
     notes = explorer.folder.notes() if explorer.folder is not None else []
     if explorer.robots_gaps:
-        from sitemap_tui.validate.rules import ROBOTS_BASED_RULES
+        from sitemap_tui.validate.registry import ROBOTS_BASED_RULES
 
         rules = ", ".join(ROBOTS_BASED_RULES)
         notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
@@ -585,8 +585,8 @@ def cmd_discover(args: Any) -> int:
 def cmd_validate(args: Any) -> int:
     from sitemap_tui.engine.model import Severity
     from sitemap_tui.validate.checker import Checker
+    from sitemap_tui.validate.registry import select_rules
     from sitemap_tui.validate.report import Summary, write_report
-    from sitemap_tui.validate.rules import select_rules
 
     target = _target(args.target)
     fail_on = getattr(args, "fail_on", "error")
@@ -619,7 +619,7 @@ def cmd_validate(args: Any) -> int:
         def selected() -> Iterator[Any]:
             # streamed from the store twice (counts, then the report): millions of issues never
             # sit in memory at once
-            return (i for i in store.iter_issues(min_severity=Severity(args.min_severity)) if i.rule in enabled)
+            return (i for i in store.iter_issues(min_severity=Severity(args.min_severity)) if i.rule in checker.selection)
 
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
@@ -654,7 +654,7 @@ def _split(value: str | None) -> list[str] | None:
 
 # -- rules ---------------------------------------------------------------------------------
 def cmd_rules(args: Any) -> int:
-    from sitemap_tui.validate.rules import RULES
+    from sitemap_tui.validate.registry import RULES
 
     if args.rule:
         rule = RULES.get(args.rule)

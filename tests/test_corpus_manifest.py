@@ -22,7 +22,7 @@ from judging import judged
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind, Severity
 from sitemap_tui.engine.parse_xml import PARSE_STOPPED
 from sitemap_tui.engine.sniff import Item, SniffingParser
-from sitemap_tui.validate.rules import RULES
+from sitemap_tui.validate.registry import RULES
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"

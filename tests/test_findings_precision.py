@@ -17,9 +17,9 @@ from judging import judged
 
 from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, NodeKind
 from sitemap_tui.engine.sniff import SniffingParser
-from sitemap_tui.validate import rules as rules_mod
+from sitemap_tui.validate import registry as rules_mod
 from sitemap_tui.validate.checker import Checker, FileContext
-from sitemap_tui.validate.rules import make_issue
+from sitemap_tui.validate.registry import make_issue
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 SITEMAP = "https://example.com/sitemap.xml"

@@ -60,7 +60,7 @@ BUNDLED = [
 @pytest.fixture(autouse=True)
 def _strict_messages(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every message template must be filled completely (no fallback to the rule title)."""
-    from sitemap_tui.validate import rules as rules_mod
+    from sitemap_tui.validate import registry as rules_mod
 
     monkeypatch.setattr(rules_mod, "STRICT_MESSAGES", True)
 
@@ -568,7 +568,7 @@ def test_sequences_are_the_bundled_schemas() -> None:
 
 
 def test_covering_rules_are_catalogue_rules() -> None:
-    from sitemap_tui.validate.rules import RULES
+    from sitemap_tui.validate.registry import RULES
 
     assert RULES.keys() >= xsd.COVERING_RULES
     assert "xsd-invalid" not in xsd.COVERING_RULES

@@ -53,7 +53,7 @@ SEARCH_CHUNK = 10_000
 
 def make_judge() -> Any:
     """The registry's judge: the engine's findings worded as every front end words them."""
-    from sitemap_tui.validate.rules import RegistryJudge
+    from sitemap_tui.validate.registry import RegistryJudge
 
     return RegistryJudge()
 

@@ -17,8 +17,8 @@ reminders about the generator rather than about one entry (``lastmod-missing``,
 namespaces, images on another host, ``hreflang-x-default-missing`` ...) are counted while the
 file streams and reported once per file by ``end_file``, at the first occurrence, with a count.
 
-Rules that need other files, the XSD or HTTP fetches of the listed pages are not decided here
-(see ``NOT_HERE``).
+Rules that need other files, the XSD or HTTP fetches of the listed pages are not decided here:
+each rule's ``decided_by`` (in its family module, ``validate/rules/``) names what decides it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from sitemap_tui.engine.values import (
     parse_w3c_datetime,
 )
 from sitemap_tui.validate.codes import ISO639_1, ISO3166_ALPHA2, ISO15924
-from sitemap_tui.validate.rules import RULES, RegistryJudge, make_issue
+from sitemap_tui.validate.registry import RULES, RegistryJudge, make_issue
 from sitemap_tui.validate.urlcheck import (
     LocFinding,
     UrlParts,
@@ -132,43 +132,6 @@ CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
 _APP_LINK_SCHEMES = ("android-app:", "ios-app:")  # rel=alternate deep links into an app
 
-
-def _owned(owner: str, ids: str) -> dict[str, str]:
-    return dict.fromkeys(ids.split(), owner)
-
-
-#: Catalogue rules this module does not decide, and who does.
-NOT_HERE: dict[str, str] = {
-    # transport and parser emit these themselves
-    **_owned(
-        "fetcher/parser",
-        "fetch-http-error fetch-redirected fetch-private-address gzip-corrupt compression-not-gzip size-over-limit "
-        "content-encoding-mismatch "
-        "file-is-html url-count-over-limit encoding-not-utf8 encoding-bom "
-        "xml-leading-whitespace xml-not-well-formed xml-unescaped-char xml-illegal-char "
-        "xml-declaration-missing root-unknown namespace-missing namespace-wrong "
-        "index-too-many-sitemaps text-line-not-url text-blank-lines loc-whitespace "
-        "xml-dtd-forbidden ext-prefix-undeclared",
-    ),
-    # the XSD (the parser does not expose attributes)
-    **_owned("xsd", "xsd-invalid xsd-schema-location-odd core-unknown-attribute"),
-    # need other files
-    **_owned(
-        "crossfile",
-        "index-cycle index-gsc-limit robots-url-disallowed hreflang-no-return-link "
-        "hreflang-cluster-inconsistent hreflang-target-not-in-sitemaps cross-duplicate-url "
-        "cross-duplicate-conflicting cross-mixed-scheme cross-mixed-www "
-        "cross-trailing-slash-variants cross-mobile-and-desktop lastmod-all-identical "
-        "priority-all-equal robots-sitemap-file-disallowed",
-    ),
-    # deep checks (HTTP fetches of the listed pages)
-    **_owned(
-        "deep",
-        "deep-status-3xx deep-status-4xx deep-status-5xx deep-soft-404 deep-noindex "
-        "deep-non-canonical deep-lastmod-vs-header video-content-not-media "
-        "video-thumbnail-problem hreflang-target-not-indexable hreflang-html-conflict",
-    ),
-}
 
 _PING_RE = re.compile(
     r"^https?://(?:www\.)?(google|bing)\.com/(?:webmasters?/(?:tools/)?)?ping(?:\.aspx)?\?", re.I
@@ -373,15 +336,15 @@ class Checker:
             unknown = self.enabled - RULES.keys()
             if unknown:
                 raise KeyError(f"unknown rule ids: {', '.join(sorted(unknown))}")
-        # the engine words its findings through it: one selection for every stage
+        # the user's selection, applied here and by the judge the engine words its findings
+        # through (the checker's issues and the engine's alike)
         self.judge = RegistryJudge(self.enabled)
+        self.selection = self.judge.selection
 
     # -- plumbing ----------------------------------------------------------------------------
 
     def _keep(self, issues: list[Issue]) -> list[Issue]:
-        if self.enabled is None or not issues:
-            return issues
-        return [i for i in issues if i.rule in self.enabled]
+        return self.selection.keep(issues)
 
     def _state(self, ctx: FileContext) -> _FileState:
         st = ctx._state
@@ -1226,7 +1189,8 @@ class Checker:
         n = self._count(v, name)
         if not n:
             return
-        rule = f"video-{name}-invalid"
+        # the ids spelt out, so that the rule-coverage test finds their decider
+        rule = "video-restriction-invalid" if name == "restriction" else "video-platform-invalid"
         if n > 1:
             add(rule, reason=f"{n} <video:{name}> elements; at most one is allowed")
         rel = v.attrs.get(f"{name}@relationship")

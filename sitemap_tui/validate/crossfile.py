@@ -36,7 +36,7 @@ from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store import Store, connect
 from sitemap_tui.engine.urlpolicy import canonical_host, host_of
-from sitemap_tui.validate.rules import RULES, format_message, make_issue, template_fields
+from sitemap_tui.validate.registry import RULES, format_message, make_issue, template_fields
 from sitemap_tui.words import noun, plural
 
 __all__ = [

@@ -76,7 +76,7 @@ from sitemap_tui.engine.parse_xml import (
     XHTML_NS,
 )
 from sitemap_tui.engine.values import is_w3c_datetime
-from sitemap_tui.validate.rules import make_issue
+from sitemap_tui.validate.registry import make_issue
 
 Mode = Literal["lax", "strict"]
 MODES: tuple[str, ...] = ("lax", "strict")

@@ -34,7 +34,7 @@ from sitemap_tui.engine.store import IssueRow, connect
 from sitemap_tui.tui.widgets import update_static
 
 try:  # the registry is written in parallel; the pane works without it
-    from sitemap_tui.validate.rules import RULES as _RULES
+    from sitemap_tui.validate.registry import RULES as _RULES
 except Exception:  # pragma: no cover - depends on the registry being importable
     _RULES = {}
 

@@ -1,8 +1,12 @@
-"""The rule registry: every validation rule once, with its catalogue id, scope and severity.
+"""The rule registry: every validation rule once, collected from the rule families
+(``validate/rules/<family>.py``), with the one place that grades, words and selects.
 
 The TUI, the headless output (text, JSON, SARIF ...) and ``sitemap-tui rules`` all read rule
-metadata from :data:`RULES`; every producer of issues builds them with :func:`make_issue`, so a
-rule id that is not in the registry fails loudly (``KeyError``) instead of slipping through.
+metadata from :data:`RULES`. The engine's findings become issues through :class:`RegistryJudge`,
+the validation stages build theirs with :func:`make_issue`; either way a rule id that is not in
+the registry fails loudly (``KeyError``) instead of slipping through. The user's selection
+(``--select/--ignore/--min-severity``) is a :class:`Selection`, applied by the judge and the
+checker alike.
 """
 
 from __future__ import annotations
@@ -14,14 +18,31 @@ from dataclasses import dataclass
 
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.model import Issue, Severity
-from sitemap_tui.validate.catalogue import CATALOGUE
-from sitemap_tui.validate.rule import SCOPES, Rule
-from sitemap_tui.validate.wording import GRADES, WORDS
+from sitemap_tui.validate.rules import (
+    SCOPES,
+    STAGES,
+    Rule,
+    crossfile,
+    dates,
+    deep,
+    document,
+    feeds,
+    hreflang,
+    image,
+    index,
+    location,
+    news,
+    robots,
+    transport,
+    video,
+)
 
 __all__ = [
     "ROBOTS_BASED_RULES",
     "RULES",
+    "STAGES",
     "RegistryJudge",
+    "Selection",
     "SCOPES",
     "Rule",
     "describe",
@@ -32,8 +53,12 @@ __all__ = [
     "template_fields",
 ]
 
-#: Every rule by id, in catalogue order.
-RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}
+#: The families, in the order ``sitemap-tui rules`` lists them.
+FAMILIES = (transport, document, feeds, location, dates, index, robots, image, video, news, hreflang,
+            crossfile, deep)  # fmt: skip
+
+#: Every rule by id, family by family.
+RULES: dict[str, Rule] = {rule.id: rule for family in FAMILIES for rule in family.RULES}
 
 #: The rules that read the site's robots.txt to judge the sitemaps (docs/exit-codes.md lists
 #: them): they run only when that robots.txt could be read, and the report says when they did
@@ -112,7 +137,7 @@ def make_issue(
 def word(rule: Rule, fields: Mapping[str, object]) -> str:
     """The message for ``fields``: the rule's own wording for the situation they describe, else
     its template."""
-    special = WORDS.get(rule.id)
+    special = rule.word
     if special is not None:
         text = special(fields)
         if text is not None:
@@ -122,12 +147,30 @@ def word(rule: Rule, fields: Mapping[str, object]) -> str:
 
 def grade(rule: Rule, fields: Mapping[str, object]) -> Severity:
     """The severity for ``fields``: the registry's, unless the rule's condition changes it."""
-    special = GRADES.get(rule.id)
+    special = rule.grade
     if special is not None:
         found = special(fields)
         if found is not None:
             return found
     return rule.severity
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The rules the user selected (``enabled``; ``None``: all of them): the one place that
+    decides whether a rule's findings are reported. Plain data, so it pickles."""
+
+    enabled: frozenset[str] | None = None
+
+    def __contains__(self, rule_id: object) -> bool:
+        return self.enabled is None or rule_id in self.enabled
+
+    def keep(self, issues: list[Issue]) -> list[Issue]:
+        """The issues of selected rules (the list itself when all are)."""
+        enabled = self.enabled
+        if enabled is None or not issues:
+            return issues
+        return [i for i in issues if i.rule in enabled]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +184,9 @@ class RegistryJudge:
 
     enabled: frozenset[str] | None = None
 
-    def selected(self, rule_id: str) -> bool:
-        return self.enabled is None or rule_id in self.enabled
+    @property
+    def selection(self) -> Selection:
+        return Selection(self.enabled)
 
     def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None:
         if self.enabled is not None and finding.rule not in self.enabled:
