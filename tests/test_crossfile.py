@@ -24,7 +24,7 @@ from sitemap_tui.engine.model import (
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
 from sitemap_tui.validate import crossfile as crossfile_mod
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.crossfile import CROSSFILE_RULES, _CrossFile, run_crossfile
 
 

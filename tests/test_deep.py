@@ -16,7 +16,7 @@ from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.model import Alternate, Entry, Node, NodeKind, NodeState, Video
 from sitemap_tui.engine.store import Store
 from sitemap_tui.validate import deep as deep_mod
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.deep import (
     DeepOptions,
     analyse_html,

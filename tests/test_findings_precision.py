@@ -17,7 +17,7 @@ from judging import judged
 
 from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, NodeKind
 from sitemap_tui.engine.sniff import SniffingParser
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.checker import Checker, FileContext
 from sitemap_tui.validate.registry import make_issue
 

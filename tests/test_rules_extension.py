@@ -19,7 +19,7 @@ from sitemap_tui.engine.model import (
     Video,
 )
 from sitemap_tui.engine.sniff import ParseInfo, SniffingParser
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.checker import Checker, FileContext, expected_namespace, hreflang_problem
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

@@ -9,7 +9,7 @@ import pytest
 from sitemap_tui.engine.model import ChildRef, Entry, FileStats, FoundBy, Issue, NodeKind
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.sniff import ParseInfo, SniffingParser
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.checker import Checker, FileContext
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_tui.engine.model import Issue, Severity
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.registry import (
     RULES,
     SCOPES,

@@ -9,7 +9,7 @@ from judging import judged
 
 from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, NodeKind, Severity
 from sitemap_tui.engine.sniff import ParseInfo, SniffingParser
-from sitemap_tui.validate import registry as rules_mod
+from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.checker import Checker, FileContext
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

@@ -60,7 +60,7 @@ BUNDLED = [
 @pytest.fixture(autouse=True)
 def _strict_messages(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every message template must be filled completely (no fallback to the rule title)."""
-    from sitemap_tui.validate import registry as rules_mod
+    from sitemap_tui.validate import rules as rules_mod
 
     monkeypatch.setattr(rules_mod, "STRICT_MESSAGES", True)
 

@@ -12,13 +12,13 @@ checker alike.
 from __future__ import annotations
 
 import fnmatch
-import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.model import Issue, Severity
 from sitemap_tui.validate.rules import (
+    RULES,
     SCOPES,
     STAGES,
     Rule,
@@ -27,14 +27,19 @@ from sitemap_tui.validate.rules import (
     deep,
     document,
     feeds,
+    format_message,
+    grade,
     hreflang,
     image,
     index,
     location,
+    make_issue,
     news,
     robots,
+    template_fields,
     transport,
     video,
+    word,
 )
 
 __all__ = [
@@ -57,8 +62,8 @@ __all__ = [
 FAMILIES = (transport, document, feeds, location, dates, index, robots, image, video, news, hreflang,
             crossfile, deep)  # fmt: skip
 
-#: Every rule by id, family by family.
-RULES: dict[str, Rule] = {rule.id: rule for family in FAMILIES for rule in family.RULES}
+# Every rule by id, family by family (the families' shared dict, so their checks find them).
+RULES.update((rule.id, rule) for family in FAMILIES for rule in family.RULES)
 
 #: The rules that read the site's robots.txt to judge the sitemaps (docs/exit-codes.md lists
 #: them): they run only when that robots.txt could be read, and the report says when they did
@@ -70,90 +75,6 @@ ROBOTS_BASED_RULES: tuple[str, ...] = (
     "video-files-not-accessible",
     "robots-cross-submit-ok",
 )
-
-#: Tests set this to True: a message template whose fields are missing then raises instead of
-#: falling back to the rule's title.
-STRICT_MESSAGES = False
-
-# Untrusted values (URLs, element text) are cut before they go into a message; the full value
-# stays available elsewhere (issue.url, the entry in the store).
-_MAX_FIELD_LEN = 200
-_formatter = string.Formatter()
-
-
-def _short(value: object) -> object:
-    if isinstance(value, str) and len(value) > _MAX_FIELD_LEN:
-        return value[: _MAX_FIELD_LEN - 1] + "…"
-    return value
-
-
-def format_message(rule: Rule, fields: dict[str, object]) -> str:
-    """Fill ``rule.message`` with ``fields`` (long strings are shortened).
-
-    A template that cannot be filled (a field missing or of the wrong type) gives the rule's
-    title plus any ``detail``/``reason`` field, unless :data:`STRICT_MESSAGES` is set.
-    """
-    values = {k: _short(v) for k, v in fields.items()}
-    try:
-        return _formatter.vformat(rule.message, (), values)
-    except (KeyError, IndexError, ValueError, TypeError):
-        if STRICT_MESSAGES:
-            raise
-        extra = values.get("detail") or values.get("reason")
-        return f"{rule.title}: {extra}" if extra else rule.title
-
-
-def make_issue(
-    rule_id: str,
-    node_id: int | None = None,
-    line: int | None = None,
-    column: int | None = None,
-    url: str | None = None,
-    *,
-    severity: Severity | None = None,
-    **fields: object,
-) -> Issue:
-    """An :class:`Issue` for ``rule_id`` with its message filled from ``fields``.
-
-    Severity and message are the rule's for these fields (:func:`grade`, :func:`word`: an
-    empty news sitemap or a news date without seconds grade lower); ``severity=`` forces one
-    (no producer does). ``url`` is also available to the template as ``{url}``. Raises
-    ``KeyError`` for an unknown rule id.
-    """
-    rule = RULES[rule_id]
-    if url is not None and "url" not in fields:
-        fields["url"] = url  # templates may name the issue's URL as {url}
-    return Issue(
-        rule=rule_id,
-        severity=severity or grade(rule, fields),
-        message=word(rule, fields),
-        node_id=node_id,
-        line=line,
-        column=column,
-        url=url,
-    )
-
-
-def word(rule: Rule, fields: Mapping[str, object]) -> str:
-    """The message for ``fields``: the rule's own wording for the situation they describe, else
-    its template."""
-    special = rule.word
-    if special is not None:
-        text = special(fields)
-        if text is not None:
-            return text
-    return format_message(rule, dict(fields))
-
-
-def grade(rule: Rule, fields: Mapping[str, object]) -> Severity:
-    """The severity for ``fields``: the registry's, unless the rule's condition changes it."""
-    special = rule.grade
-    if special is not None:
-        found = special(fields)
-        if found is not None:
-            return found
-    return rule.severity
-
 
 @dataclass(frozen=True, slots=True)
 class Selection:
@@ -207,11 +128,6 @@ class RegistryJudge:
             column=finding.column,
             url=finding.url,
         )
-
-
-def template_fields(rule: Rule) -> list[str]:
-    """The field names used by ``rule.message``, in order."""
-    return [name for _, name, _, _ in _formatter.parse(rule.message) if name]
 
 
 def match_rules(pattern: str) -> list[str]:

@@ -2,18 +2,20 @@
 words them, beside the checks that decide them (``validate/registry.py`` collects them).
 
 This package module holds what every family shares: the :class:`Rule` record, the severity
-shorthands and the types of the wording and grading functions. Adding a rule is one ``Rule(...)``
+shorthands, the types of the wording and grading functions, and :func:`make_issue`, which
+turns a rule id and its fields into an issue (the registry re-exports it). Adding a rule is one ``Rule(...)``
 in its family's ``RULES`` (and its check, where the family has one), plus its test.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sitemap_tui.engine.model import Severity
+from sitemap_tui.engine.model import Issue, Severity
 
 ERR = Severity.ERROR
 WARN = Severity.WARNING
@@ -72,3 +74,97 @@ class Rule:
     def urls(self) -> tuple[str, ...]:
         """The source URLs alone (without the §Section notes)."""
         return tuple(_URL_RE.findall(self.source))
+
+
+#: Every rule by id, family by family: filled by ``validate/registry.py`` when it collects the
+#: families (they are imported by it, so they cannot import it: their checks make issues
+#: through :func:`make_issue` here).
+RULES: dict[str, Rule] = {}
+
+#: Tests set this to True: a message template whose fields are missing then raises instead of
+#: falling back to the rule's title.
+STRICT_MESSAGES = False
+
+# Untrusted values (URLs, element text) are cut before they go into a message; the full value
+# stays available elsewhere (issue.url, the entry in the store).
+_MAX_FIELD_LEN = 200
+_formatter = string.Formatter()
+
+
+def _short(value: object) -> object:
+    if isinstance(value, str) and len(value) > _MAX_FIELD_LEN:
+        return value[: _MAX_FIELD_LEN - 1] + "…"
+    return value
+
+
+def format_message(rule: Rule, fields: dict[str, object]) -> str:
+    """Fill ``rule.message`` with ``fields`` (long strings are shortened).
+
+    A template that cannot be filled (a field missing or of the wrong type) gives the rule's
+    title plus any ``detail``/``reason`` field, unless :data:`STRICT_MESSAGES` is set.
+    """
+    values = {k: _short(v) for k, v in fields.items()}
+    try:
+        return _formatter.vformat(rule.message, (), values)
+    except (KeyError, IndexError, ValueError, TypeError):
+        if STRICT_MESSAGES:
+            raise
+        extra = values.get("detail") or values.get("reason")
+        return f"{rule.title}: {extra}" if extra else rule.title
+
+
+def make_issue(
+    rule_id: str,
+    node_id: int | None = None,
+    line: int | None = None,
+    column: int | None = None,
+    url: str | None = None,
+    *,
+    severity: Severity | None = None,
+    **fields: object,
+) -> Issue:
+    """An :class:`Issue` for ``rule_id`` with its message filled from ``fields``.
+
+    Severity and message are the rule's for these fields (:func:`grade`, :func:`word`: an
+    empty news sitemap or a news date without seconds grade lower); ``severity=`` forces one
+    (no producer does). ``url`` is also available to the template as ``{url}``. Raises
+    ``KeyError`` for an unknown rule id.
+    """
+    rule = RULES[rule_id]
+    if url is not None and "url" not in fields:
+        fields["url"] = url  # templates may name the issue's URL as {url}
+    return Issue(
+        rule=rule_id,
+        severity=severity or grade(rule, fields),
+        message=word(rule, fields),
+        node_id=node_id,
+        line=line,
+        column=column,
+        url=url,
+    )
+
+
+def word(rule: Rule, fields: Mapping[str, object]) -> str:
+    """The message for ``fields``: the rule's own wording for the situation they describe, else
+    its template."""
+    special = rule.word
+    if special is not None:
+        text = special(fields)
+        if text is not None:
+            return text
+    return format_message(rule, dict(fields))
+
+
+def grade(rule: Rule, fields: Mapping[str, object]) -> Severity:
+    """The severity for ``fields``: the registry's, unless the rule's condition changes it."""
+    special = rule.grade
+    if special is not None:
+        found = special(fields)
+        if found is not None:
+            return found
+    return rule.severity
+
+
+def template_fields(rule: Rule) -> list[str]:
+    """The field names used by ``rule.message``, in order."""
+    return [name for _, name, _, _ in _formatter.parse(rule.message) if name]
