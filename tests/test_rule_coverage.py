@@ -3,6 +3,8 @@ rule id the registry does not know."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -40,18 +42,33 @@ def _source(stage: str) -> str:
     return "".join((PACKAGE / f).read_text(encoding="utf-8") for f in STAGE_FILES[stage])
 
 
+def _check_source(decider: str) -> str | None:
+    """The source of a family's check function named ``family.function``, or None."""
+    family, _, name = decider.partition(".")
+    try:
+        module = importlib.import_module(f"sitemap_tui.validate.rules.{family}")
+    except ImportError:
+        return None
+    func = getattr(module, name, None)
+    return inspect.getsource(func) if inspect.isfunction(func) else None
+
+
 def undecided(rules: dict[str, Rule]) -> list[str]:
-    """Rules with no decider, an unknown one, or a decider whose code never names them."""
+    """Rules with no decider, an unknown one, or a decider whose code never names them.
+
+    A decider is a stage (``STAGES``: its modules must name the rule) or a check function
+    ``family.function`` of validate/rules/ (its body must name the rule)."""
     sources = {stage: _source(stage) for stage in STAGE_FILES}
     bad = []
     for rule in rules.values():
         if not rule.decided_by:
             bad.append(f"{rule.id}: no decider")
-        for stage in rule.decided_by:
-            if stage not in STAGES or stage not in sources:
-                bad.append(f"{rule.id}: unknown decider {stage!r}")
-            elif f'"{rule.id}"' not in sources[stage]:
-                bad.append(f"{rule.id}: {stage} never names it")
+        for decider in rule.decided_by:
+            source = sources.get(decider) if decider in STAGES else _check_source(decider)
+            if source is None:
+                bad.append(f"{rule.id}: unknown decider {decider!r}")
+            elif f'"{rule.id}"' not in source:
+                bad.append(f"{rule.id}: {decider} never names it")
     return bad
 
 
@@ -82,8 +99,17 @@ def test_the_coverage_check_fails_for_a_rule_nobody_decides() -> None:
         message="never", explanation="A rule whose decider never emits it.",
         source="sitemap-tui policy", decided_by=("checker",),
     )
-    rules = {**RULES, orphan.id: orphan, named_wrongly.id: named_wrongly}
-    assert undecided(rules) == ["orphan-rule: no decider", "orphan-too: checker never names it"]
+    misnamed = Rule(
+        id="orphan-three", scope="file", severity=ERR, title="Names a missing check",
+        message="never", explanation="A rule whose check function does not exist.",
+        source="sitemap-tui policy", decided_by=("image.check_nothing",),
+    )
+    rules = {**RULES, orphan.id: orphan, named_wrongly.id: named_wrongly, misnamed.id: misnamed}
+    assert undecided(rules) == [
+        "orphan-rule: no decider",
+        "orphan-too: checker never names it",
+        "orphan-three: unknown decider 'image.check_nothing'",
+    ]
 
 
 def test_no_code_emits_an_unregistered_rule() -> None:
@@ -92,7 +118,7 @@ def test_no_code_emits_an_unregistered_rule() -> None:
     assert unknown == {}
     # the scan sees the emitters (so an unregistered id there would be caught)
     assert {"engine/parse_xml.py", "engine/sniff.py", "engine/parse_text.py", "engine/fetch.py",
-            "validate/checker.py", "validate/crossfile.py", "validate/deep.py"} <= set(found)
+            "validate/rules/video.py", "validate/crossfile.py", "validate/deep.py"} <= set(found)
     assert len(set().union(*found.values())) > 100
 
 

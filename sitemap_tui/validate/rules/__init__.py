@@ -53,8 +53,8 @@ class Rule:
     ``message`` is a ``str.format`` template with named fields (``make_issue`` fills it);
     ``explanation`` is a few sentences for ``sitemap-tui rules ID`` and the TUI help;
     ``source`` is the catalogue's source text: one or more URLs, ``;``-separated, with an
-    optional "§Section" note after a URL. ``decided_by`` names what emits the rule (keys of
-    :data:`STAGES`). ``word`` and ``grade``: the rule's own wording and severity for the
+    optional "§Section" note after a URL. ``decided_by`` names what emits the rule: keys of
+    :data:`STAGES`, or ``family.function`` for a check function in validate/rules/. ``word`` and ``grade``: the rule's own wording and severity for the
     situations its fields describe (rules that one id covers several observations for).
     """
 

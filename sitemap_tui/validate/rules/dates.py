@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule
+from datetime import datetime
+
+from sitemap_tui.engine.model import Entry, Issue
+from sitemap_tui.engine.values import is_xsd_datetime, parse_w3c_datetime
+from sitemap_tui.validate.checkstate import (
+    _DECIMAL_RE,
+    FIRST_WEB_PAGE,
+    FUTURE_MARGIN,
+    FileContext,
+    FileState,
+    bump,
+)
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -22,7 +34,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.w3.org/TR/NOTE-datetime ; https://www.sitemaps.org/protocol.html §XML tag "
             "definitions ; https://developers.google.com/search/blog/2023/06/sitemaps-lastmod-ping"
         ),
-        decided_by=("checker",),
+        decided_by=("dates.check_lastmod",),
     ),
     Rule(
         id="lastmod-w3c-but-xsd-invalid",
@@ -43,7 +55,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.w3.org/TR/NOTE-datetime ; "
             "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"
         ),
-        decided_by=("checker",),
+        decided_by=("dates.lastmod_findings",),
     ),
     Rule(
         id="lastmod-xsd-valid-but-not-w3c",
@@ -61,7 +73,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.w3.org/TR/NOTE-datetime ; "
             "https://blogs.bing.com/webmaster/July-2025/Keeping-Content-Discoverable-with-Sitemaps-in-AI-Powered-Search"
         ),
-        decided_by=("checker",),
+        decided_by=("dates.lastmod_findings",),
     ),
     Rule(
         id="lastmod-future",
@@ -78,7 +90,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/blog/2023/06/sitemaps-lastmod-ping ; "
             "https://www.sitemaps.org/protocol.html §XML tag definitions"
         ),
-        decided_by=("checker",),
+        decided_by=("dates.lastmod_findings",),
     ),
     Rule(
         id="lastmod-implausibly-old",
@@ -97,7 +109,7 @@ RULES: tuple[Rule, ...] = (
             'page was last modified") ; '
             "https://developers.google.com/search/blog/2023/06/sitemaps-lastmod-ping"
         ),
-        decided_by=("checker",),
+        decided_by=("dates.lastmod_findings",),
     ),
     Rule(
         id="lastmod-missing",
@@ -163,7 +175,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
             "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"
         ),
-        decided_by=("checker",),
+        decided_by=("dates.check_priority",),
     ),
     Rule(
         id="priority-ignored",
@@ -180,3 +192,93 @@ RULES: tuple[Rule, ...] = (
         decided_by=("checker",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def check_lastmod(ctx: FileContext,
+    st: FileState,
+    entry: Entry,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    raw = entry.lastmod_raw
+    if raw is None:
+        bump(st.lastmod_missing, line, url)
+        return
+    found, dt = lastmod_findings(raw, entry.lastmod, ctx.now, "lastmod-invalid-format")
+    for rule, fields in found:
+        out.append(make_issue(rule, node_id=ctx.node_id, line=line, url=url, **fields))
+    if dt is not None and (st.lastmod_max is None or dt > st.lastmod_max):
+        st.lastmod_max = dt
+
+def check_priority(ctx: FileContext,
+    st: FileState,
+    entry: Entry,
+    raw: str,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    value = entry.priority
+    if value is None:
+        s = raw.strip()
+        if _DECIMAL_RE.fullmatch(s) is not None:
+            f = float(s)
+            if 0.0 <= f <= 1.0:
+                value = f
+    if value is None:
+        out.append(
+            make_issue("priority-invalid", node_id=ctx.node_id, line=line, url=url, value=raw)
+        )
+
+
+def lastmod_findings(
+    raw: str, dt: datetime | None, now: datetime, invalid_rule: str
+) -> tuple[list[tuple[str, dict[str, object]]], datetime | None]:
+    """The findings about one ``<lastmod>`` value and the instant it gives (None: invalid).
+
+    The same checks for a ``<url>`` and for an index's ``<sitemap>``; ``invalid_rule`` is the
+    rule for a value that is not W3C Datetime (``lastmod-invalid-format``,
+    ``index-lastmod-invalid``). A value the XSD accepts but W3C Datetime does not gets only
+    the milder lastmod-xsd-valid-but-not-w3c: one fault, one finding. ``dt``: the parser's
+    reading of ``raw``, when it has one.
+    """
+    stripped = raw.strip()
+    if stripped != raw:
+        dt = None  # surrounding whitespace: not W3C Datetime (the XSD collapses it)
+    elif dt is None:
+        dt = parse_w3c_datetime(raw)
+    if dt is None:
+        if not is_xsd_datetime(raw):
+            return [(invalid_rule, {"value": raw})], None
+        if stripped != raw:
+            why = "surrounding whitespace"
+        elif "T" in stripped:
+            why = "a time without a time zone is ambiguous"
+        elif len(stripped) > 10 and stripped[4] == "-":
+            why = "a date cannot carry a time zone"
+        else:
+            why = "year outside 0000-9999"
+        return [("lastmod-xsd-valid-but-not-w3c", {"value": raw, "reason": why})], None
+    found: list[tuple[str, dict[str, object]]] = []
+    # W3C-valid: the XSD also accepts YYYY-MM-DD and date-times with seconds and a zone
+    # within +-14:00; YYYY, YYYY-MM and hh:mm without seconds it rejects.
+    n = len(raw)
+    if n != 10 and not (n >= 20 and raw[16] == ":" and _xsd_zone_ok(raw)):
+        found.append(("lastmod-w3c-but-xsd-invalid", {"value": raw}))
+    if dt > now + FUTURE_MARGIN:
+        found.append(("lastmod-future", {"value": raw}))
+    elif dt < FIRST_WEB_PAGE:
+        found.append(("lastmod-implausibly-old", {"value": raw}))
+    return found, dt
+
+
+def _xsd_zone_ok(raw: str) -> bool:
+    """For a W3C date-time with seconds: is its zone within the XSD's +-14:00?"""
+    if raw[-1] == "Z":
+        return True
+    hh, mm = raw[-5:-3], raw[-2:]
+    return hh < "14" or (hh == "14" and mm == "00")

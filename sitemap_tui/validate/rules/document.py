@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from sitemap_tui.engine.model import Severity
+from sitemap_tui.engine.model import Issue, Severity
 from sitemap_tui.engine.parse_xml import PARSE_STOPPED, SITEMAP_NS
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, Word
+from sitemap_tui.validate.checkstate import (
+    _URL_EXPECTED,
+    CORE_ORDER,
+    EXTENSION_PREFIXES,
+    MOBILE_NS,
+    XHTML_NS,
+    FileContext,
+    FileState,
+    expected_namespace,
+    tally,
+)
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, Word, make_issue
 
 
 def _parser_error(f: Fields) -> str | None:
@@ -433,7 +444,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd ; "
             "https://www.sitemaps.org/protocol.html §XML tag definitions"
         ),
-        decided_by=("parse", "checker"),
+        decided_by=("parse", "checker", "document.check_tags"),
         word=_misplaced,
     ),
     Rule(
@@ -450,7 +461,7 @@ RULES: tuple[Rule, ...] = (
             "a warning, and the schema's own complaint is not reported a second time."
         ),
         source="https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
-        decided_by=("checker",),
+        decided_by=("document.check_tags", "index.check_child_order"),
     ),
     Rule(
         id="core-element-repeated",
@@ -464,7 +475,7 @@ RULES: tuple[Rule, ...] = (
             "once, and which value an engine uses is undefined."
         ),
         source="https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
-        decided_by=("checker",),
+        decided_by=("document.check_tags", "index.check_child_order"),
     ),
     Rule(
         id="ext-prefix-undeclared",
@@ -501,7 +512,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap ; "
             "https://developers.google.com/search/docs/specialty/international/localized-versions"
         ),
-        decided_by=("checker",),
+        decided_by=("document.check_foreign_tag",),
     ),
     Rule(
         id="ext-namespace-unknown",
@@ -516,7 +527,7 @@ RULES: tuple[Rule, ...] = (
             "still reports them, with its own severity, whatever else is wrong in the file."
         ),
         source="https://www.sitemaps.org/protocol.html §Extending the Sitemaps protocol",
-        decided_by=("checker", "xsd"),
+        decided_by=("xsd", "document.check_foreign_tag"),
     ),
     Rule(
         id="mobile-extension-obsolete",
@@ -530,7 +541,7 @@ RULES: tuple[Rule, ...] = (
             "Google now asks you to list only one version when mobile and desktop URLs differ."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap",
-        decided_by=("checker",),
+        decided_by=("document.check_tags", "document.check_foreign_tag"),
     ),
     Rule(
         id="xml-dtd-forbidden",
@@ -551,3 +562,136 @@ RULES: tuple[Rule, ...] = (
         decided_by=("parse",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def check_tags(ctx: FileContext,
+    st: FileState,
+    tags: list[str],
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    nid = ctx.node_id
+    last = -1
+    ext_seen = False
+    out_of_order = False
+    repeated: dict[str, int] | None = None
+    seen_core = 0  # bit set of core elements seen
+    for tag in tags:
+        rank = CORE_ORDER.get(tag)
+        if rank is not None:
+            bit = 1 << rank
+            if seen_core & bit:
+                if repeated is None:
+                    repeated = {}
+                repeated[tag] = repeated.get(tag, 1) + 1
+            seen_core |= bit
+            if rank < last or ext_seen:
+                out_of_order = True
+            last = max(last, rank)
+            continue
+        if tag[:1] == "{":
+            ext_seen = True
+            check_foreign_tag(ctx, st, tag, line, url, out)
+        elif ":" in tag:
+            ext_seen = True
+            if tag == "mobile:mobile":
+                tally(st, "mobile-extension-obsolete", "", line, url)
+        else:
+            where = " (a <sitemap> belongs in a sitemapindex)" if tag == "sitemap" else ""
+            out.append(
+                make_issue(
+                    "core-unknown-element",
+                    node_id=nid,
+                    line=line,
+                    url=url,
+                    element=tag,
+                    where=where,
+                )
+            )
+    if repeated:
+        for tag, n in repeated.items():
+            out.append(
+                make_issue(
+                    "core-element-repeated",
+                    node_id=nid,
+                    line=line,
+                    url=url,
+                    element=tag,
+                    count=n,
+                    parent="url",
+                )
+            )
+    if out_of_order:
+        out.append(
+            make_issue(
+                "core-element-order",
+                node_id=nid,
+                line=line,
+                url=url,
+                parent="url",
+                expected=_URL_EXPECTED,
+                order=", ".join(tags),
+            )
+        )
+
+def check_foreign_tag(ctx: FileContext,
+    st: FileState,
+    tag: str,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    ns, _, local = tag[1:].partition("}")
+    if not ns:
+        # no namespace: an undeclared prefix ("{}xhtml:link"); the parser reports
+        # ext-prefix-undeclared once per prefix, hreflang links get their own rule here
+        if local == "xhtml:link":
+            tally(
+                st,
+                "hreflang-namespace-missing",
+                "",
+                line,
+                url,
+                element=local,
+                detail=" (prefix not declared)",
+            )
+        elif ":" not in local:
+            tally(st, "ext-namespace-unknown", "", line, url, namespace="")
+        return
+    if local == "xhtml:link":
+        # written <xhtml:link>, with xmlns:xhtml bound to another URI (the parser keeps the
+        # prefix for this case): the hreflang links are lost, one error, not also "unknown"
+        tally(
+            st,
+            "hreflang-namespace-missing",
+            ns,
+            line,
+            url,
+            element=local,
+            detail=f" (declared as {ns!r})",
+        )
+        return
+    if ns == MOBILE_NS:
+        tally(st, "mobile-extension-obsolete", "", line, url)
+        return
+    if ns in EXTENSION_PREFIXES:
+        return  # a known namespace written in Clark form: fine
+    expected = expected_namespace(ns)
+    if expected == XHTML_NS and local == "link":
+        tally(
+            st,
+            "hreflang-namespace-missing",
+            ns,
+            line,
+            url,
+            element="xhtml:link",
+            detail=f" (declared as {ns!r})",
+        )
+    elif expected is not None and expected != SITEMAP_NS:
+        tally(st, "ext-namespace-wrong", ns, line, url, namespace=ns, expected=expected)
+    else:
+        tally(st, "ext-namespace-unknown", ns, line, url, namespace=ns)

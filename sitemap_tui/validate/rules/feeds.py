@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule
+from sitemap_tui.engine.model import Entry, Issue, NodeKind
+from sitemap_tui.engine.values import parse_any_feed_date, parse_rfc822_datetime
+from sitemap_tui.validate.checkstate import _RFC3339_RE, FileContext, FileState, tally
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
 
 def _not_url(f: Fields) -> str | None:
@@ -70,7 +73,7 @@ RULES: tuple[Rule, ...] = (
             "Atom 0.3 `<modified>`. The date is optional."
         ),
         source="https://www.sitemaps.org/protocol.html#otherformats",
-        decided_by=("checker",),
+        decided_by=("checker", "feeds.check_feed_date"),
     ),
     Rule(
         id="feed-date-invalid",
@@ -86,7 +89,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.rssboard.org/rss-specification ; "
             "https://www.rfc-editor.org/rfc/rfc4287#section-3.3"
         ),
-        decided_by=("checker",),
+        decided_by=("feeds.check_feed_date",),
     ),
     Rule(
         id="feed-partial-coverage",
@@ -119,3 +122,44 @@ RULES: tuple[Rule, ...] = (
         decided_by=("checker",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def check_feed_date(ctx: FileContext,
+    st: FileState,
+    entry: Entry,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    raw = entry.lastmod_raw
+    if raw is None or not raw.strip():
+        tally(st, "feed-item-no-date", "", line, url)
+        return
+    s = raw.strip()
+    if ctx.kind is NodeKind.RSS:
+        ok = parse_rfc822_datetime(s) is not None
+        expected = "an RFC 822 date (e.g. Tue, 10 Jun 2003 04:00:00 GMT)"
+        if ok and parse_rfc822_datetime(s, assume_utc=False) is None:
+            # readable, but without the zone RFC 822 requires: say what was assumed
+            ok = False
+            expected = (
+                "an RFC 822 date: it has no time zone (RFC 822 requires one), so UTC was"
+                " assumed"
+            )
+    else:
+        ok = _RFC3339_RE.fullmatch(s) is not None and parse_any_feed_date(s) is not None
+        expected = "an RFC 3339 date-time (e.g. 2003-12-13T18:30:02Z)"
+    if not ok:
+        out.append(
+            make_issue(
+                "feed-date-invalid",
+                node_id=ctx.node_id,
+                line=line,
+                url=url,
+                value=raw,
+                expected=expected,
+            )
+        )

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule
+from sitemap_tui.engine.model import Entry, Image, Issue
+from sitemap_tui.validate.checkstate import (
+    IMAGE_DEPRECATED,
+    IMAGE_ORDER,
+    MAX_IMAGES,
+    FileContext,
+    FileState,
+    _local,
+    tally,
+)
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
+from sitemap_tui.validate.urlcheck import UrlParts, url_problem_and_host
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -16,7 +27,7 @@ RULES: tuple[Rule, ...] = (
             "`image:loc` are the only required image tags."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
-        decided_by=("checker",),
+        decided_by=("image.check_images",),
     ),
     Rule(
         id="image-too-many",
@@ -26,7 +37,7 @@ RULES: tuple[Rule, ...] = (
         message="{count:,} <image:image> elements in one <url> (limit 1,000)",
         explanation="More than 1,000 `<image:image>` elements in one `<url>`.",
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
-        decided_by=("checker",),
+        decided_by=("image.check_images",),
     ),
     Rule(
         id="image-loc-invalid",
@@ -39,7 +50,7 @@ RULES: tuple[Rule, ...] = (
             "loc-not-absolute, applied to the image URL."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
-        decided_by=("checker",),
+        decided_by=("image.check_images",),
     ),
     Rule(
         id="image-loc-other-host",
@@ -53,7 +64,7 @@ RULES: tuple[Rule, ...] = (
             "apply to image URLs."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
-        decided_by=("checker",),
+        decided_by=("image.check_images",),
     ),
     Rule(
         id="image-deprecated-tags",
@@ -68,7 +79,7 @@ RULES: tuple[Rule, ...] = (
             "warn in future."
         ),
         source="https://developers.google.com/search/blog/2022/05/spring-cleaning-sitemap-extensions",
-        decided_by=("checker",),
+        decided_by=("image.check_images",),
     ),
     Rule(
         id="image-element-order",
@@ -84,6 +95,82 @@ RULES: tuple[Rule, ...] = (
             "`geo_location`, `title`, `license`). Only the schema requires this order."
         ),
         source="https://www.google.com/schemas/sitemap-image/1.1/sitemap-image.xsd",
-        decided_by=("checker",),
+        decided_by=("image.check_images",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def check_images(ctx: FileContext,
+    st: FileState,
+    entry: Entry,
+    page: UrlParts | None,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    nid = ctx.node_id
+    images = entry.images
+    if len(images) > MAX_IMAGES:
+        out.append(
+            make_issue("image-too-many", node_id=nid, line=line, url=url, count=len(images))
+        )
+    img: Image
+    for img in images:
+        iline = img.line or line
+        s = img.loc.strip() if img.loc else ""
+        if not s:
+            out.append(make_issue("image-loc-missing", node_id=nid, line=iline, url=url))
+        else:
+            why, host = url_problem_and_host(s)
+            if why is not None:
+                out.append(
+                    make_issue(
+                        "image-loc-invalid",
+                        node_id=nid,
+                        line=iline,
+                        url=url,
+                        value=s,
+                        reason=why,
+                    )
+                )
+            elif page is not None and host and host != page.host:
+                tally(
+                    st,
+                    "image-loc-other-host",
+                    host,
+                    iline,
+                    url,
+                    host=host,
+                    page_host=page.host,
+                )
+        tags = img.tags
+        if tags:
+            last = -1
+            bad_order = False
+            for t in tags:
+                rank = IMAGE_ORDER.get(_local(t))
+                if rank is None:
+                    continue
+                if rank < last:
+                    bad_order = True
+                last = max(last, rank)
+                if rank:
+                    name = _local(t)
+                    tally(st, "image-deprecated-tags", name, iline, url, tag=name)
+            if bad_order:
+                out.append(
+                    make_issue(
+                        "image-element-order",
+                        node_id=nid,
+                        line=iline,
+                        url=url,
+                        order=", ".join(tags),
+                    )
+                )
+        else:
+            for name in IMAGE_DEPRECATED:
+                if getattr(img, name) is not None:
+                    tally(st, "image-deprecated-tags", name, iline, url, tag=name)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule
+from sitemap_tui.engine.model import Issue
+from sitemap_tui.validate.checkstate import _SITEMAP_EXPECTED, INDEX_ORDER, FileContext, FileState
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 from sitemap_tui.validate.rules.document import _over_cap
+from sitemap_tui.validate.urlcheck import split_base
 
 
 def _wrong_child(f: Fields) -> str | None:
@@ -118,7 +121,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.sitemaps.org/protocol.html#index ; "
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/large-sitemaps"
         ),
-        decided_by=("checker",),
+        decided_by=("checker", "index.check_child_location"),
     ),
     Rule(
         id="index-child-outside-path",
@@ -131,7 +134,7 @@ RULES: tuple[Rule, ...] = (
             "`/public/sitemap_index.xml` may only list `/public/…`."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/large-sitemaps",
-        decided_by=("checker",),
+        decided_by=("index.check_child_location",),
     ),
     Rule(
         id="index-child-unfetchable",
@@ -222,3 +225,90 @@ RULES: tuple[Rule, ...] = (
         decided_by=("checker",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def check_child_order(
+    nid: int | None, tags: list[str], line: int | None, url: str | None, out: list[Issue]
+) -> None:
+    """core-element-order and core-element-repeated for a <sitemap>: the same sequence
+    rules as a <url>'s (loc, lastmod, then extensions), with the same severities."""
+    last = -1
+    ext_seen = out_of_order = False
+    seen: dict[str, int] = {}
+    for tag in tags:
+        rank = INDEX_ORDER.get(tag)
+        if rank is None:
+            ext_seen = ext_seen or tag[:1] == "{" or ":" in tag
+            continue
+        seen[tag] = seen.get(tag, 0) + 1
+        if rank < last or ext_seen:
+            out_of_order = True
+        last = max(last, rank)
+    for tag, n in seen.items():
+        if n > 1:
+            out.append(
+                make_issue(
+                    "core-element-repeated",
+                    node_id=nid,
+                    line=line,
+                    url=url,
+                    element=tag,
+                    count=n,
+                    parent="sitemap",
+                )
+            )
+    if out_of_order:
+        out.append(
+            make_issue(
+                "core-element-order",
+                node_id=nid,
+                line=line,
+                url=url,
+                parent="sitemap",
+                expected=_SITEMAP_EXPECTED,
+                order=", ".join(tags),
+            )
+        )
+
+def check_child_location(ctx: FileContext,
+    st: FileState,
+    s: str,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    base = st.base
+    if base is None:
+        return
+    p = split_base(s)
+    if p is None:
+        return
+    if p.host != base.host or p.scheme != base.scheme:
+        if p.host in st.robots_hosts and p.host != base.host:
+            return  # cross-submitted: the child's host names this index in its robots.txt
+        host = p.host if p.host != base.host else f"{p.scheme}://{p.host}"
+        index_host = base.host if p.host != base.host else f"{base.scheme}://{base.host}"
+        out.append(
+            make_issue(
+                "index-child-different-host",
+                node_id=ctx.node_id,
+                line=line,
+                url=url,
+                host=host,
+                index_host=index_host,
+                note="",
+            )
+        )
+    elif not (p.path or "/").startswith(st.base_dir):
+        out.append(
+            make_issue(
+                "index-child-outside-path",
+                node_id=ctx.node_id,
+                line=line,
+                url=url,
+                directory=st.base_dir,
+            )
+        )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule
+from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.model import Issue
+from sitemap_tui.validate.checkstate import FileContext, FileState, tally
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
+from sitemap_tui.validate.urlcheck import UrlParts
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -248,7 +252,7 @@ RULES: tuple[Rule, ...] = (
             "Submits ; "
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap"
         ),
-        decided_by=("checker",),
+        decided_by=("checker", "location.location_rules"),
     ),
     Rule(
         id="location-different-scheme",
@@ -262,7 +266,7 @@ RULES: tuple[Rule, ...] = (
             "as the sitemap and lists `https://…` inside an `http://` sitemap as not valid."
         ),
         source="https://www.sitemaps.org/protocol.html §Sitemap file location",
-        decided_by=("checker",),
+        decided_by=("location.location_rules",),
     ),
     Rule(
         id="location-outside-path",
@@ -281,7 +285,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.sitemaps.org/protocol.html §Sitemap file location ; "
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap"
         ),
-        decided_by=("checker",),
+        decided_by=("checker", "location.location_rules"),
     ),
     Rule(
         id="location-port-mismatch",
@@ -294,7 +298,7 @@ RULES: tuple[Rule, ...] = (
             "same port, or the other way round. Default ports (80, 443) count as no port."
         ),
         source="https://www.sitemaps.org/protocol.html §Sitemap file location",
-        decided_by=("checker",),
+        decided_by=("location.location_rules",),
     ),
     Rule(
         id="duplicate-url-in-file",
@@ -313,3 +317,86 @@ RULES: tuple[Rule, ...] = (
         decided_by=("checker",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def location_rules(
+    base: UrlParts, base_dir: str, robots_hosts: frozenset[str], p: UrlParts
+) -> tuple[list[tuple[str, dict[str, object]]], bool]:
+    found: list[tuple[str, dict[str, object]]] = []
+    cross = False
+    if p.host != base.host:
+        # another host: only the host rule (scheme, port and path compare within one site)
+        if p.host in robots_hosts:
+            cross = True
+        else:
+            found.append(
+                ("location-different-host", {"host": p.host, "sitemap_host": base.host})
+            )
+    else:
+        if p.scheme != base.scheme:
+            found.append(
+                (
+                    "location-different-scheme",
+                    {"scheme": p.scheme, "sitemap_scheme": base.scheme},
+                )
+            )
+        if p.port != base.port:
+            found.append(
+                (
+                    "location-port-mismatch",
+                    {"port": p.port or "(default)", "sitemap_port": base.port or "(default)"},
+                )
+            )
+        if not (p.path or "/").startswith(base_dir):
+            if p.host in robots_hosts:
+                cross = True
+            else:
+                found.append(("location-outside-path", {"directory": base_dir}))
+    return found, cross
+
+def check_location(ctx: FileContext,
+    st: FileState,
+    p: UrlParts,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    base = st.base
+    assert base is not None
+    found, cross = location_rules(base, st.base_dir, st.robots_hosts, p)
+    if cross and p.host not in st.cross_ok:
+        st.cross_ok.add(p.host)
+        robots_url = next(
+            (u for u in sorted(ctx.robots_listed_by) if urlpolicy.host_of(u) == p.host),
+            "robots.txt",
+        )
+        out.append(
+            make_issue(
+                "robots-cross-submit-ok",
+                node_id=ctx.node_id,
+                line=line,
+                url=url,
+                host=p.host,
+                robots_url=robots_url,
+            )
+        )
+    if not found:
+        return
+    against_requested: set[str] | None = None
+    if st.requested is not None:
+        req, _ = location_rules(st.requested, st.requested_dir, st.robots_hosts, p)
+        against_requested = {rule for rule, _ in req}
+    for rule, fields in found:
+        note = ""
+        if against_requested is not None:
+            if rule in against_requested:
+                note = " (also against the requested URL before the redirect)"
+            else:
+                note = f" (against the requested URL {ctx.url} it would pass)"
+        # a misplaced sitemap usually misplaces every URL: one issue per host, scheme,
+        # port or directory with a count (and the first entry), not 50,000 copies
+        key = "|".join(str(v) for v in fields.values()) + note
+        tally(st, rule, key, line, url, note=note, **fields)

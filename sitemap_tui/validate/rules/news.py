@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from sitemap_tui.engine.model import Severity
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule
+from sitemap_tui.engine.model import Entry, Issue, News, Severity
+from sitemap_tui.engine.values import parse_w3c_datetime
+from sitemap_tui.validate.checkstate import (
+    _NEWS_LANG_RE,
+    _PAREN_TAIL_RE,
+    FUTURE_MARGIN,
+    NEWS_LEGACY,
+    NEWS_MAX_AGE,
+    FileContext,
+    FileState,
+    tally,
+)
+from sitemap_tui.validate.codes import ISO639_1
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
 
 def _no_seconds(f: Fields) -> Severity | None:
@@ -36,7 +48,7 @@ RULES: tuple[Rule, ...] = (
         message="{count} <news:news> elements in one <url>",
         explanation="More than one `<news:news>` in one `<url>`.",
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap",
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
     Rule(
         id="news-required-missing",
@@ -53,7 +65,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap ; "
             "https://support.google.com/webmasters/answer/7451001"
         ),
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
     Rule(
         id="news-article-too-old",
@@ -67,7 +79,7 @@ RULES: tuple[Rule, ...] = (
             "their `<news:news>` block."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap",
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
     Rule(
         id="news-date-invalid",
@@ -84,7 +96,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap ; "
             "https://www.w3.org/TR/NOTE-datetime"
         ),
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
         grade=_no_seconds,
     ),
     Rule(
@@ -98,7 +110,7 @@ RULES: tuple[Rule, ...] = (
             "original publication time. This is a heuristic."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap",
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
     Rule(
         id="news-language-invalid",
@@ -115,7 +127,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap ; "
             "https://www.google.com/schemas/sitemap-news/0.9/sitemap-news.xsd"
         ),
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
     Rule(
         id="news-name-inconsistent",
@@ -129,7 +141,7 @@ RULES: tuple[Rule, ...] = (
             "news.google.com, without anything in parentheses."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap",
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
     Rule(
         id="news-legacy-tags",
@@ -146,6 +158,103 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap ; "
             "https://www.google.com/schemas/sitemap-news/0.9/sitemap-news.xsd"
         ),
-        decided_by=("checker",),
+        decided_by=("news.check_news",),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def check_news(ctx: FileContext,
+    st: FileState,
+    entry: Entry,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    nid = ctx.node_id
+    blocks = entry.news
+    st.news += len(blocks)
+    if len(blocks) > 1:
+        out.append(
+            make_issue(
+                "news-multiple-per-url", node_id=nid, line=line, url=url, count=len(blocks)
+            )
+        )
+    n: News
+    for n in blocks:
+        nline = n.line or line
+
+        def add(rule: str, _nline: int | None = nline, **fields: object) -> None:
+            out.append(make_issue(rule, node_id=nid, line=_nline, url=url, **fields))
+
+        name = n.publication_name.strip() if n.publication_name else ""
+        lang = n.publication_language.strip() if n.publication_language else ""
+        date = n.publication_date.strip() if n.publication_date else ""
+        title = n.title.strip() if n.title else ""
+        missing = []
+        if not name and not lang:
+            missing.append("<news:publication>")
+        else:
+            if not name:
+                missing.append("<news:name>")
+            if not lang:
+                missing.append("<news:language>")
+        if not date:
+            missing.append("<news:publication_date>")
+        if not title:
+            missing.append("<news:title>")
+        if missing:
+            add("news-required-missing", missing=", ".join(missing))
+        if date:
+            dt = parse_w3c_datetime(date)
+            if dt is None:
+                add(
+                    "news-date-invalid",
+                    value=n.publication_date,
+                    reason="is not a W3C Datetime",
+                )
+            elif len(date) < 10:
+                add(
+                    "news-date-invalid",
+                    value=n.publication_date,
+                    reason="needs at least a complete date (YYYY-MM-DD)",
+                )
+            else:
+                if len(date) > 10 and date[16:17] != ":":
+                    add(
+                        "news-date-invalid",
+                        no_seconds=True,  # the rule grades this lower
+                        value=n.publication_date,
+                        reason="has no seconds: Google accepts it but the news XSD rejects it",
+                    )
+                if dt > ctx.now + FUTURE_MARGIN:
+                    add("news-date-future", value=date)
+                elif dt < ctx.now - NEWS_MAX_AGE:
+                    add("news-article-too-old", value=date)
+        if lang and not (
+            _NEWS_LANG_RE.fullmatch(lang) and (len(lang) != 2 or lang in ISO639_1)
+        ):
+            add("news-language-invalid", value=n.publication_language)
+        if name:
+            if st.news_name is None:
+                st.news_name = name
+            if name not in st.news_names_reported:
+                if _PAREN_TAIL_RE.search(name):
+                    st.news_names_reported.add(name)
+                    add(
+                        "news-name-inconsistent",
+                        value=name,
+                        reason="ends with a parenthetical; use the name exactly as on news.google.com",
+                    )
+                elif name != st.news_name:
+                    st.news_names_reported.add(name)
+                    add(
+                        "news-name-inconsistent",
+                        value=name,
+                        reason=f"differs from {st.news_name!r} used earlier in this sitemap",
+                    )
+        for tag in NEWS_LEGACY:
+            if tag in n.extra:
+                tally(st, "news-legacy-tags", tag, nline, url, tag=tag)

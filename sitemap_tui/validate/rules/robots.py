@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule
+from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.model import Issue
+from sitemap_tui.engine.robots import RobotsFile
+from sitemap_tui.validate.checkstate import _PING_RE, FileContext
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -18,7 +22,7 @@ RULES: tuple[Rule, ...] = (
             "by a video sitemap to be accessible to Googlebot over HTTP or FTP."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/sitemaps/video-sitemaps",
-        decided_by=("checker", "cross-file"),
+        decided_by=("cross-file", "video.check_videos"),
     ),
     Rule(
         id="robots-no-sitemap-line",
@@ -34,7 +38,7 @@ RULES: tuple[Rule, ...] = (
             "https://www.sitemaps.org/protocol.html §Informing search engine crawlers ; "
             "https://blogs.bing.com/webmaster/may-2022/Spring-cleaning-Removed-Bing-anonymous-sitemap-submission"
         ),
-        decided_by=("checker",),
+        decided_by=("robots.check_robots",),
     ),
     Rule(
         id="robots-sitemap-not-absolute",
@@ -47,7 +51,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt ; "
             "https://www.sitemaps.org/protocol.html §Informing search engine crawlers"
         ),
-        decided_by=("checker",),
+        decided_by=("robots.check_robots",),
     ),
     Rule(
         id="robots-sitemap-unfetchable",
@@ -60,7 +64,7 @@ RULES: tuple[Rule, ...] = (
             "file-is-html."
         ),
         source="https://support.google.com/webmasters/answer/7451001",
-        decided_by=("checker",),
+        decided_by=("checker", "robots.check_robots"),
     ),
     Rule(
         id="robots-url-disallowed",
@@ -105,7 +109,7 @@ RULES: tuple[Rule, ...] = (
             "location-outside-path are not reported for host B."
         ),
         source="https://www.sitemaps.org/protocol.html §Sitemaps & Cross Submits",
-        decided_by=("checker",),
+        decided_by=("location.check_location", "robots.cross_submitted"),
     ),
     Rule(
         id="robots-fetch-error",
@@ -118,7 +122,7 @@ RULES: tuple[Rule, ...] = (
             "disallowed for a while. A 4xx means no restrictions."
         ),
         source="https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt",
-        decided_by=("checker",),
+        decided_by=("robots.robots_fetch_failed",),
     ),
     Rule(
         id="ping-endpoint-deprecated",
@@ -137,6 +141,83 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/blog/2023/06/sitemaps-lastmod-ping ; "
             "https://blogs.bing.com/webmaster/may-2022/Spring-cleaning-Removed-Bing-anonymous-sitemap-submission"
         ),
-        decided_by=("checker",),
+        decided_by=("checker", "robots.check_robots"),
     ),
 )
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def cross_submitted(issue: Issue, robots_url: str) -> list[Issue]:
+    """``robots-cross-submit-ok`` in place of a location finding (one of
+    ``CROSS_SUBMIT_RULES``) that a cross-submission voids: the robots.txt read at
+    ``robots_url`` for the host of ``issue.url`` names this sitemap or an index above it.
+    The explorer calls this once it read that robots.txt (after the file was parsed)."""
+    return (
+        [
+            make_issue(
+                "robots-cross-submit-ok",
+                node_id=issue.node_id,
+                line=issue.line,
+                url=issue.url,
+                host=urlpolicy.host_of(issue.url) or "?",
+                robots_url=robots_url,
+            )
+        ]
+    )
+
+def robots_fetch_failed(ctx: FileContext | None, status: int | None, reason: str
+) -> list[Issue]:
+    """``robots-fetch-error`` for a robots.txt that answered 5xx or could not be reached.
+
+    ``status`` is the HTTP status (``None`` when there was no response). A 4xx is not an
+    error: it means "no restrictions"."""
+    if status is not None and status < 500:
+        return []
+    url = ctx.url if ctx is not None else None
+    nid = ctx.node_id if ctx is not None else None
+    return ([make_issue("robots-fetch-error", node_id=nid, url=url, reason=reason)])
+
+def check_robots(robots: RobotsFile, ctx: FileContext | None = None) -> list[Issue]:
+    """The robots rules that depend on the robots.txt alone."""
+    nid = ctx.node_id if ctx is not None else None
+    out: list[Issue] = []
+    if not robots.sitemaps:
+        out.append(make_issue("robots-no-sitemap-line", node_id=nid, url=robots.url))
+    for sl in robots.sitemaps:
+        value = sl.value
+        if not value or sl.relative:
+            out.append(
+                make_issue(
+                    "robots-sitemap-not-absolute",
+                    node_id=nid,
+                    line=sl.line,
+                    url=sl.url or None,
+                    value=value,
+                )
+            )
+            if not value:
+                continue
+        elif sl.unfetchable is not None:
+            out.append(
+                make_issue(
+                    "robots-sitemap-unfetchable",
+                    node_id=nid,
+                    line=sl.line,
+                    url=sl.url,
+                    reason=sl.unfetchable,
+                )
+            )
+        m = _PING_RE.match(sl.url)
+        if m:
+            out.append(
+                make_issue(
+                    "ping-endpoint-deprecated",
+                    node_id=nid,
+                    line=sl.line,
+                    url=sl.url,
+                    engine=m.group(1).capitalize(),
+                )
+            )
+    return (out)
