@@ -65,7 +65,7 @@ from sitemap_tui.validate.checkstate import (
 )
 from sitemap_tui.validate.registry import RULES, RegistryJudge, make_issue
 from sitemap_tui.validate.rules.dates import check_lastmod, check_priority, lastmod_findings
-from sitemap_tui.validate.rules.document import check_tags
+from sitemap_tui.validate.rules.elements import check_tags
 from sitemap_tui.validate.rules.feeds import check_feed_date
 from sitemap_tui.validate.rules.hreflang import (
     check_alternates,

@@ -26,6 +26,7 @@ from sitemap_tui.validate.rules import (
     dates,
     deep,
     document,
+    elements,
     feeds,
     format_message,
     grade,
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 #: The families, in the order ``sitemap-tui rules`` lists them.
-FAMILIES = (transport, document, feeds, location, dates, index, robots, image, video, news, hreflang,
+FAMILIES = (transport, document, elements, feeds, location, dates, index, robots, image, video, news, hreflang,
             crossfile, deep)  # fmt: skip
 
 # Every rule by id, family by family (the families' shared dict, so their checks find them).

@@ -30,7 +30,7 @@ RULES: tuple[Rule, ...] = (
             "declared, or is declared with another URI."
         ),
         source="https://developers.google.com/search/docs/specialty/international/localized-versions",
-        decided_by=("document.check_foreign_tag",),
+        decided_by=("elements.check_foreign_tag",),
     ),
     Rule(
         id="hreflang-link-incomplete",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.validate.checkstate import _SITEMAP_EXPECTED, INDEX_ORDER, FileContext, FileState
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
-from sitemap_tui.validate.rules.document import _over_cap
+from sitemap_tui.validate.rules.document import over_cap
 from sitemap_tui.validate.urlcheck import split_base
 
 
@@ -57,7 +57,7 @@ RULES: tuple[Rule, ...] = (
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/large-sitemaps"
         ),
         decided_by=("parse",),
-        word=_over_cap("<sitemap> entries"),
+        word=over_cap("<sitemap> entries"),
     ),
     Rule(
         id="index-empty",
