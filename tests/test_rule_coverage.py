@@ -19,7 +19,8 @@ PACKAGE = Path(registry.__file__).resolve().parents[1]
 #: The source files of each stage a rule may name in ``decided_by``.
 STAGE_FILES: dict[str, tuple[str, ...]] = {
     "fetch": ("engine/fetch.py", "engine/decode.py"),
-    "parse": ("engine/sniff.py", "engine/parse_xml.py", "engine/parse_text.py"),
+    "parse": ("engine/sniff.py", "engine/parse_xml.py", "engine/xml_prolog.py", "engine/xml_entries.py",
+              "engine/xml_stray.py", "engine/parse_text.py"),
     "explore": ("engine/explorer.py",),
     "checker": ("validate/checker.py", "validate/urlcheck.py"),
     "xsd": ("validate/xsd.py",),

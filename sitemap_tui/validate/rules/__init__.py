@@ -28,7 +28,7 @@ SCOPES: tuple[str, ...] = ("file", "url", "extension", "index", "robots", "cross
 #: check function in the rule's family module also counts; see tests/test_rule_coverage.py).
 STAGES: dict[str, str] = {
     "fetch": "the fetcher and body decoder (engine/fetch.py, engine/decode.py)",
-    "parse": "the sniffer and parsers (engine/sniff.py, engine/parse_xml.py, engine/parse_text.py)",
+    "parse": "the sniffer and parsers (engine/sniff.py, parse_xml.py with xml_*.py, parse_text.py)",
     "explore": "the explorer, which follows indexes (engine/explorer.py)",
     "checker": "the streaming checker, per entry, child and file (validate/checker.py)",
     "xsd": "the XSD validation (validate/xsd.py)",
