@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -487,7 +488,7 @@ NOT_VALIDATED = {
 
 
 def _xmllint(path: Path, mode: str) -> tuple[int, list[tuple[int, str]]]:
-    with xsd.resources.as_file(schema_dir()) as folder:
+    with resources.as_file(schema_dir()) as folder:
         wrapper = Path(folder) / xsd.SCHEMA_FILES[mode]
         proc = subprocess.run(
             ["xmllint", "--noout", "--nonet", "--schema", str(wrapper), str(path)],
@@ -552,7 +553,7 @@ def test_sequences_are_the_bundled_schemas() -> None:
     from sitemap_tui.validate import checkstate as checker  # the checks' shared tables
 
     def parse(name: str) -> etree._ElementTree:
-        with xsd.resources.as_file(schema_dir().joinpath(name)) as path:
+        with resources.as_file(schema_dir().joinpath(name)) as path:
             return etree.parse(str(path))
 
     assert xsd.SEQUENCES["url"] == _sequence_of(parse("sitemap.xsd"), "url", "tUrl")

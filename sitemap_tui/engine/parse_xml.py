@@ -28,8 +28,6 @@ from .findings import Finding
 from .model import NodeKind
 from .parsed import Item, ParseInfo
 from .xml_entries import _EntryReader
-
-# the names callers have always imported from here
 from .xml_prolog import (
     _BAD_UTF8,
     _ENCODING_RE,
@@ -37,7 +35,7 @@ from .xml_prolog import (
     _NS_ERR_UNDEFINED,
     _POS_SUFFIX,
     _UNESCAPED,
-    PARSE_STOPPED,  # noqa: F401
+    PARSE_STOPPED,  # noqa: F401  (callers import it from here)
     _more_nodes_than,
     _parser_options,
     _PrologGuard,
@@ -45,7 +43,7 @@ from .xml_prolog import (
     _split,
 )
 from .xml_stray import _StrayHandling
-from .xmlns import (  # noqa: F401
+from .xmlns import (  # noqa: F401  (callers import the namespaces from here)
     ATOM03_NS,
     ATOM10_NS,
     DC_NS,
@@ -579,7 +577,6 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
         # (or by _sweep), so the tree never holds more than two entries.
         el.clear(keep_tail=False)
         self._last = el
-
 
 
 def _dtd_issue(line: int | None) -> Finding:

@@ -58,6 +58,7 @@ _new_entry = _positional(
 _new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line", "media"))
 _new_image = _positional(Image, ("loc", "title", "caption", "geo_location", "license", "line"))
 
+
 # child codes of <url>/<sitemap> (see XmlSitemapParser._classify)
 _C_SKIP, _C_OTHER, _C_LOC, _C_LASTMOD, _C_CHANGEFREQ, _C_PRIORITY = 0, 1, 2, 3, 4, 5
 _C_IMAGE, _C_VIDEO, _C_NEWS, _C_LINK, _C_UNDECLARED = 6, 7, 8, 9, 10

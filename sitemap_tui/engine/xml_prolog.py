@@ -18,6 +18,7 @@ PARSE_STOPPED = " (parsing stopped here)"
 _ENCODING_RE = re.compile(rb"""\bencoding\s*=\s*["']([A-Za-z0-9._:-]{1,64})["']""")
 _DOCTYPE_NAME = re.compile(rb"<!doctype\s+([^\s>\[]*)", re.IGNORECASE)
 
+
 _UNESCAPED = (
     "EntityRef: expecting ';'",
     "xmlParseEntityRef: no name",
