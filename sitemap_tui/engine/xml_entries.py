@@ -68,6 +68,14 @@ class _EntryReader:
     """Reads the fields of finished entries (<url>, <sitemap>, feed items) into Entry and
     ChildRef; a base of XmlSitemapParser, whose state it uses."""
 
+    # the parser's state it reads and updates (set by XmlSitemapParser.__init__)
+    _mode: str
+    _core: frozenset[str | None]
+    _specs: dict[Any, tuple[int, str]]
+    _fspecs: dict[Any, tuple[int, str, str]]
+    _undeclared: set[str]
+    _undeclared_links: bool
+
     # -- tags --------------------------------------------------------------------------------
 
     def _tag_name(self, ns: str | None, local: str, core: frozenset[str | None]) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
@@ -23,6 +23,25 @@ _MAX_MISPLACED = 1001
 class _StrayHandling:
     """Entries in no namespace or another one, and misplaced elements between entries: kept,
     reported and swept away; a base of XmlSitemapParser, whose state it uses."""
+
+    # the parser's state it reads and updates (set by XmlSitemapParser.__init__)
+    _mode: str
+    _core: frozenset[str | None]
+    _core_patterns: tuple[str, ...]
+    _entry_local: str
+    _entry_tags: frozenset[str]
+    _last: Any
+    _misplaced: int
+    _root: Any
+    _specs: dict[Any, tuple[int, str]]
+    _stopped: bool
+    _stray_specs: dict[str | None, dict[Any, tuple[int, str]]]
+    _strays: dict[str | None, list[int]]
+
+    if TYPE_CHECKING:  # the parser's readers, from _EntryReader (a stub here would shadow them)
+
+        def _url(self, el: Any, out: list[Item]) -> None: ...
+        def _sitemap(self, el: Any, out: list[Item]) -> None: ...
 
     # -- entries in no namespace, or another one ------------------------------------------------
 

@@ -190,7 +190,7 @@ class Checker:
         fmt = getattr(info, "format", None)
 
         def add(
-            rule: str, line: int | None = None, url: str | None = None, **fields: object
+            rule: str, line: int | None = None, url: str | None = None, **fields: Any
         ) -> None:
             out.append(make_issue(rule, node_id=nid, line=line, url=url, **fields))
 

@@ -169,7 +169,7 @@ class Tally:
     count: int
     line: int | None
     url: str | None
-    fields: dict[str, object]
+    fields: dict[str, Any]
 
 
 @dataclass(slots=True)

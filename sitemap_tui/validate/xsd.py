@@ -591,7 +591,7 @@ def run_validator(
                     validator.add(el)
                     el.clear(keep_tail=False)
                     while el.getprevious() is not None:
-                        del root[0]  # type: ignore[index]
+                        del root[0]  # type: ignore[index,union-attr]
         parser.close()
     except etree.XMLSyntaxError:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sitemap_tui.engine.model import Entry, Issue
 from sitemap_tui.engine.values import is_xsd_datetime, parse_w3c_datetime
@@ -237,7 +238,7 @@ def check_priority(ctx: FileContext,
 
 def lastmod_findings(
     raw: str, dt: datetime | None, now: datetime, invalid_rule: str
-) -> tuple[list[tuple[str, dict[str, object]]], datetime | None]:
+) -> tuple[list[tuple[str, dict[str, Any]]], datetime | None]:
     """The findings about one ``<lastmod>`` value and the instant it gives (None: invalid).
 
     The same checks for a ``<url>`` and for an index's ``<sitemap>``; ``invalid_rule`` is the
@@ -263,7 +264,7 @@ def lastmod_findings(
         else:
             why = "year outside 0000-9999"
         return [("lastmod-xsd-valid-but-not-w3c", {"value": raw, "reason": why})], None
-    found: list[tuple[str, dict[str, object]]] = []
+    found: list[tuple[str, dict[str, Any]]] = []
     # W3C-valid: the XSD also accepts YYYY-MM-DD and date-times with seconds and a zone
     # within +-14:00; YYYY, YYYY-MM and hh:mm without seconds it rejects.
     n = len(raw)

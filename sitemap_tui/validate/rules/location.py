@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.validate.checkstate import FileContext, FileState, tally
@@ -324,8 +326,8 @@ RULES: tuple[Rule, ...] = (
 
 def location_rules(
     base: UrlParts, base_dir: str, robots_hosts: frozenset[str], p: UrlParts
-) -> tuple[list[tuple[str, dict[str, object]]], bool]:
-    found: list[tuple[str, dict[str, object]]] = []
+) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    found: list[tuple[str, dict[str, Any]]] = []
     cross = False
     if p.host != base.host:
         # another host: only the host rule (scheme, port and path compare within one site)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sitemap_tui.engine.model import Entry, Issue, News, Severity
 from sitemap_tui.engine.values import parse_w3c_datetime
 from sitemap_tui.validate.checkstate import (
@@ -186,7 +188,7 @@ def check_news(ctx: FileContext,
     for n in blocks:
         nline = n.line or line
 
-        def add(rule: str, _nline: int | None = nline, **fields: object) -> None:
+        def add(rule: str, _nline: int | None = nline, **fields: Any) -> None:
             out.append(make_issue(rule, node_id=nid, line=_nline, url=url, **fields))
 
         name = n.publication_name.strip() if n.publication_name else ""

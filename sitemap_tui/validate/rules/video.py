@@ -314,7 +314,7 @@ def check_videos(ctx: FileContext,
     for v in entry.videos:
         vline = v.line or line
 
-        def add(rule: str, _vline: int | None = vline, **fields: object) -> None:
+        def add(rule: str, _vline: int | None = vline, **fields: Any) -> None:
             out.append(make_issue(rule, node_id=nid, line=_vline, url=url, **fields))
 
         f = v.fields
