@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sitemap_tui.engine.findings import Finding
-from sitemap_tui.validate.rules import RegistryJudge
+from sitemap_tui.validate.registry import RegistryJudge
 
 JUDGE = RegistryJudge()
 

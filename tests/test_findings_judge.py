@@ -16,7 +16,7 @@ from sitemap_tui.engine.model import Entry, Issue, NodeState, Severity
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.store import Store
 from sitemap_tui.validate.checker import Checker
-from sitemap_tui.validate.rules import RULES, RegistryJudge, make_issue
+from sitemap_tui.validate.registry import RULES, RegistryJudge, make_issue
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 BROKEN = f'<urlset xmlns="{SM}">\n<url><loc>https://e.com/a</loc></url>\n<url><loc>https://e.com/?a=1&b</loc></url>\n</urlset>'

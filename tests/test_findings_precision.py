@@ -19,7 +19,7 @@ from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, NodeKind
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.validate import rules as rules_mod
 from sitemap_tui.validate.checker import Checker, FileContext
-from sitemap_tui.validate.rules import make_issue
+from sitemap_tui.validate.registry import make_issue
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 SITEMAP = "https://example.com/sitemap.xml"

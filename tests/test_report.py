@@ -11,6 +11,7 @@ import pytest
 from sitemap_tui import __version__
 from sitemap_tui.engine.model import Issue, Severity
 from sitemap_tui.engine.store import IssueRow
+from sitemap_tui.validate.registry import RULES
 from sitemap_tui.validate.report import (
     FORMATS,
     SARIF_SCHEMA,
@@ -21,7 +22,6 @@ from sitemap_tui.validate.report import (
     local_path,
     write_report,
 )
-from sitemap_tui.validate.rules import RULES
 
 SARIF_SCHEMA_FILE = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
 

@@ -21,7 +21,7 @@ from sitemap_tui import cli
 from sitemap_tui.engine.discover import Target
 from sitemap_tui.engine.store import Store
 from sitemap_tui.session.host import EngineHost, make_checker
-from sitemap_tui.validate.rules import RULES
+from sitemap_tui.validate.registry import RULES
 
 XML = "application/xml"
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[
 
 
 def robots_based() -> tuple[str, ...]:
-    from sitemap_tui.validate.rules import ROBOTS_BASED_RULES
+    from sitemap_tui.validate.registry import ROBOTS_BASED_RULES
 
     return ROBOTS_BASED_RULES
 

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -487,7 +488,7 @@ NOT_VALIDATED = {
 
 
 def _xmllint(path: Path, mode: str) -> tuple[int, list[tuple[int, str]]]:
-    with xsd.resources.as_file(schema_dir()) as folder:
+    with resources.as_file(schema_dir()) as folder:
         wrapper = Path(folder) / xsd.SCHEMA_FILES[mode]
         proc = subprocess.run(
             ["xmllint", "--noout", "--nonet", "--schema", str(wrapper), str(path)],
@@ -549,10 +550,10 @@ def _sequence_of(tree: etree._ElementTree, element: str, type_name: str | None =
 def test_sequences_are_the_bundled_schemas() -> None:
     """The sequences behind covering_rules and the "takes, in this order" messages, read back
     from the schema files; and the Checker's order rules use the same ones."""
-    from sitemap_tui.validate import checker
+    from sitemap_tui.validate import checkstate as checker  # the checks' shared tables
 
     def parse(name: str) -> etree._ElementTree:
-        with xsd.resources.as_file(schema_dir().joinpath(name)) as path:
+        with resources.as_file(schema_dir().joinpath(name)) as path:
             return etree.parse(str(path))
 
     assert xsd.SEQUENCES["url"] == _sequence_of(parse("sitemap.xsd"), "url", "tUrl")
@@ -568,7 +569,7 @@ def test_sequences_are_the_bundled_schemas() -> None:
 
 
 def test_covering_rules_are_catalogue_rules() -> None:
-    from sitemap_tui.validate.rules import RULES
+    from sitemap_tui.validate.registry import RULES
 
     assert RULES.keys() >= xsd.COVERING_RULES
     assert "xsd-invalid" not in xsd.COVERING_RULES

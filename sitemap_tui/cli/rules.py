@@ -12,7 +12,7 @@ from sitemap_tui.words import plural
 
 
 def cmd_rules(opts: RulesOptions) -> int:
-    from sitemap_tui.validate.rules import RULES
+    from sitemap_tui.validate.registry import RULES
 
     if opts.rule:
         rule = RULES.get(opts.rule)

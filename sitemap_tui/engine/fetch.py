@@ -248,7 +248,7 @@ def _h11_has_leftover(response: httpx.Response) -> bool:
     and, when they are not what we expect, answer True: losing keep-alive beats being poisoned.
     """
     try:
-        stream = response.stream._stream._httpcore_stream._stream  # type: ignore[attr-defined]
+        stream = response.stream._stream._httpcore_stream._stream  # type: ignore[attr-defined,union-attr]
         data, _closed = stream._connection._h11_state.trailing_data
     except Exception:
         return True

@@ -34,7 +34,7 @@ class Validation:
     def selected(cls, select: list[str] | None, ignore: list[str] | None, min_severity: Severity,
                  xsd_mode: str = "lax") -> Validation:
         """The user's rule selection; an unknown rule or pattern is a usage error."""
-        from sitemap_tui.validate.rules import select_rules
+        from sitemap_tui.validate.registry import select_rules
 
         try:
             enabled = select_rules(select, ignore, min_severity)
@@ -44,7 +44,7 @@ class Validation:
 
     def judge(self) -> Judge:
         """Words and grades the engine's findings from the registry, dropping unselected rules."""
-        from sitemap_tui.validate.rules import RegistryJudge
+        from sitemap_tui.validate.registry import RegistryJudge
 
         return RegistryJudge(self.enabled)
 
@@ -82,6 +82,6 @@ class Validation:
 
 def robots_based_rules() -> tuple[str, ...]:
     """The rules that need the site's robots.txt (named when they did not run)."""
-    from sitemap_tui.validate.rules import ROBOTS_BASED_RULES
+    from sitemap_tui.validate.registry import ROBOTS_BASED_RULES
 
     return ROBOTS_BASED_RULES

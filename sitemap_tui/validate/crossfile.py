@@ -36,7 +36,7 @@ from sitemap_tui.validate.crossfile_robots import (
     robots_by_origin,
 )
 from sitemap_tui.validate.crossfile_values import fetch_day, lastmod_identical, priority_equal
-from sitemap_tui.validate.rules import RULES, format_message, make_issue, template_fields
+from sitemap_tui.validate.registry import RULES, format_message, make_issue, template_fields
 from sitemap_tui.words import noun, plural
 
 __all__ = [

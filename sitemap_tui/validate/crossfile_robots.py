@@ -17,7 +17,7 @@ from typing import Any
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.urlpolicy import canonical_host
-from sitemap_tui.validate.rules import make_issue
+from sitemap_tui.validate.registry import make_issue
 
 __all__ = [
     "VIDEO_REASON",

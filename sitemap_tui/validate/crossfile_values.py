@@ -12,7 +12,7 @@ from email.utils import parsedate_to_datetime
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
-from sitemap_tui.validate.rules import make_issue
+from sitemap_tui.validate.registry import make_issue
 
 __all__ = ["fetch_day", "lastmod_identical", "priority_equal"]
 

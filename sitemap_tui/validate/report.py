@@ -221,7 +221,7 @@ def _json(issues: Iterable[Any], summary: Summary, out: TextIO) -> None:
 
 
 def _sarif_rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
-    from sitemap_tui.validate.rules import RULES
+    from sitemap_tui.validate.registry import RULES
 
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}

@@ -10,6 +10,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from sitemap_tui.engine.urlpolicy import canonical_host
 
@@ -177,7 +178,7 @@ def private_host_reason(host: str) -> str | None:
 @dataclass(slots=True)
 class LocFinding:
     rule: str
-    fields: dict[str, object]
+    fields: dict[str, Any]
 
 
 def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
@@ -279,9 +280,9 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
             tm = _TRACKING_RE.search(query)
             if tm is not None:
                 out.append(LocFinding("loc-tracking-params", {"param": tm.group(1)}))
-    why = private_host_reason(host_l)
-    if why is not None:
-        out.append(LocFinding("loc-private-host", {"host": host_l, "reason": why}))
+    private = private_host_reason(host_l)
+    if private is not None:
+        out.append(LocFinding("loc-private-host", {"host": host_l, "reason": private}))
     if query == "":
         normal = False  # "http://h/p?" : let normalize() decide the duplicate key
     # hosts are compared in one form: bücher.example is xn--bcher-kva.example

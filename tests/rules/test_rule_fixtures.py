@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sitemap_tui.validate.rules import RULES
+from sitemap_tui.validate.registry import RULES
 
 from . import (
     cases_crossfile,

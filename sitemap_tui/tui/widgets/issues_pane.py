@@ -35,7 +35,7 @@ from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issu
 from sitemap_tui.tui.widgets import update_static
 
 try:  # the registry is written in parallel; the pane works without it
-    from sitemap_tui.validate.rules import RULES as _RULES
+    from sitemap_tui.validate.registry import RULES as _RULES
 except Exception:  # pragma: no cover - depends on the registry being importable
     _RULES = {}
 

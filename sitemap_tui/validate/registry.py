@@ -1,27 +1,54 @@
-"""The rule registry: every validation rule once, with its catalogue id, scope and severity.
+"""The rule registry: every validation rule once, collected from the rule families
+(``validate/rules/<family>.py``), with the one place that grades, words and selects.
 
 The TUI, the headless output (text, JSON, SARIF ...) and ``sitemap-tui rules`` all read rule
-metadata from :data:`RULES`; every producer of issues builds them with :func:`make_issue`, so a
-rule id that is not in the registry fails loudly (``KeyError``) instead of slipping through.
+metadata from :data:`RULES`. The engine's findings become issues through :class:`RegistryJudge`,
+the validation stages build theirs with :func:`make_issue`; either way a rule id that is not in
+the registry fails loudly (``KeyError``) instead of slipping through. The user's selection
+(``--select/--ignore/--min-severity``) is a :class:`Selection`, applied by the judge and the
+checker alike.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.model import Issue, Severity
-from sitemap_tui.validate.catalogue import CATALOGUE
-from sitemap_tui.validate.rule import SCOPES, Rule
-from sitemap_tui.validate.wording import GRADES, WORDS
+from sitemap_tui.validate.rules import (
+    RULES,
+    SCOPES,
+    STAGES,
+    Rule,
+    crossfile,
+    dates,
+    deep,
+    document,
+    elements,
+    feeds,
+    format_message,
+    grade,
+    hreflang,
+    image,
+    index,
+    location,
+    make_issue,
+    news,
+    robots,
+    template_fields,
+    transport,
+    video,
+    word,
+)
 
 __all__ = [
     "ROBOTS_BASED_RULES",
     "RULES",
+    "STAGES",
     "RegistryJudge",
+    "Selection",
     "SCOPES",
     "Rule",
     "describe",
@@ -32,8 +59,12 @@ __all__ = [
     "template_fields",
 ]
 
-#: Every rule by id, in catalogue order.
-RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}
+#: The families, in the order ``sitemap-tui rules`` lists them.
+FAMILIES = (transport, document, elements, feeds, location, dates, index, robots, image, video, news, hreflang,
+            crossfile, deep)  # fmt: skip
+
+# Every rule by id, family by family (the families' shared dict, so their checks find them).
+RULES.update((rule.id, rule) for family in FAMILIES for rule in family.RULES)
 
 #: The rules that read the site's robots.txt to judge the sitemaps (docs/exit-codes.md lists
 #: them): they run only when that robots.txt could be read, and the report says when they did
@@ -46,88 +77,22 @@ ROBOTS_BASED_RULES: tuple[str, ...] = (
     "robots-cross-submit-ok",
 )
 
-#: Tests set this to True: a message template whose fields are missing then raises instead of
-#: falling back to the rule's title.
-STRICT_MESSAGES = False
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The rules the user selected (``enabled``; ``None``: all of them): the one place that
+    decides whether a rule's findings are reported. Plain data, so it pickles."""
 
-# Untrusted values (URLs, element text) are cut before they go into a message; the full value
-# stays available elsewhere (issue.url, the entry in the store).
-_MAX_FIELD_LEN = 200
-_formatter = string.Formatter()
+    enabled: frozenset[str] | None = None
 
+    def __contains__(self, rule_id: object) -> bool:
+        return self.enabled is None or rule_id in self.enabled
 
-def _short(value: object) -> object:
-    if isinstance(value, str) and len(value) > _MAX_FIELD_LEN:
-        return value[: _MAX_FIELD_LEN - 1] + "…"
-    return value
-
-
-def format_message(rule: Rule, fields: dict[str, object]) -> str:
-    """Fill ``rule.message`` with ``fields`` (long strings are shortened).
-
-    A template that cannot be filled (a field missing or of the wrong type) gives the rule's
-    title plus any ``detail``/``reason`` field, unless :data:`STRICT_MESSAGES` is set.
-    """
-    values = {k: _short(v) for k, v in fields.items()}
-    try:
-        return _formatter.vformat(rule.message, (), values)
-    except (KeyError, IndexError, ValueError, TypeError):
-        if STRICT_MESSAGES:
-            raise
-        extra = values.get("detail") or values.get("reason")
-        return f"{rule.title}: {extra}" if extra else rule.title
-
-
-def make_issue(
-    rule_id: str,
-    node_id: int | None = None,
-    line: int | None = None,
-    column: int | None = None,
-    url: str | None = None,
-    *,
-    severity: Severity | None = None,
-    **fields: object,
-) -> Issue:
-    """An :class:`Issue` for ``rule_id`` with its message filled from ``fields``.
-
-    Severity and message are the rule's for these fields (:func:`grade`, :func:`word`: an
-    empty news sitemap or a news date without seconds grade lower); ``severity=`` forces one
-    (no producer does). ``url`` is also available to the template as ``{url}``. Raises
-    ``KeyError`` for an unknown rule id.
-    """
-    rule = RULES[rule_id]
-    if url is not None and "url" not in fields:
-        fields["url"] = url  # templates may name the issue's URL as {url}
-    return Issue(
-        rule=rule_id,
-        severity=severity or grade(rule, fields),
-        message=word(rule, fields),
-        node_id=node_id,
-        line=line,
-        column=column,
-        url=url,
-    )
-
-
-def word(rule: Rule, fields: Mapping[str, object]) -> str:
-    """The message for ``fields``: the rule's own wording for the situation they describe, else
-    its template."""
-    special = WORDS.get(rule.id)
-    if special is not None:
-        text = special(fields)
-        if text is not None:
-            return text
-    return format_message(rule, dict(fields))
-
-
-def grade(rule: Rule, fields: Mapping[str, object]) -> Severity:
-    """The severity for ``fields``: the registry's, unless the rule's condition changes it."""
-    special = GRADES.get(rule.id)
-    if special is not None:
-        found = special(fields)
-        if found is not None:
-            return found
-    return rule.severity
+    def keep(self, issues: list[Issue]) -> list[Issue]:
+        """The issues of selected rules (the list itself when all are)."""
+        enabled = self.enabled
+        if enabled is None or not issues:
+            return issues
+        return [i for i in issues if i.rule in enabled]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +106,9 @@ class RegistryJudge:
 
     enabled: frozenset[str] | None = None
 
-    def selected(self, rule_id: str) -> bool:
-        return self.enabled is None or rule_id in self.enabled
+    @property
+    def selection(self) -> Selection:
+        return Selection(self.enabled)
 
     def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None:
         if self.enabled is not None and finding.rule not in self.enabled:
@@ -163,11 +129,6 @@ class RegistryJudge:
             column=finding.column,
             url=finding.url,
         )
-
-
-def template_fields(rule: Rule) -> list[str]:
-    """The field names used by ``rule.message``, in order."""
-    return [name for _, name, _, _ in _formatter.parse(rule.message) if name]
 
 
 def match_rules(pattern: str) -> list[str]:

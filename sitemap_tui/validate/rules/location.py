@@ -1,0 +1,404 @@
+"""URL location: each <loc> as a URL (absolute, escaped, length, host and path against the sitemap), duplicates within a file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.model import Issue
+from sitemap_tui.validate.checkstate import FileContext, FileState, tally
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
+from sitemap_tui.validate.urlcheck import UrlParts
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        id="loc-missing",
+        scope="url",
+        severity=ERR,
+        title="<url> without <loc>",
+        message="<url> has no <loc>",
+        explanation='A `<url>` has no `<loc>`. Google calls this "Missing XML tag".',
+        source=(
+            "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
+            "https://support.google.com/webmasters/answer/7451001"
+        ),
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-empty",
+        scope="url",
+        severity=ERR,
+        title="Empty <loc>",
+        message="<loc> is empty",
+        explanation="`<loc>` is empty or only whitespace.",
+        source="https://www.sitemaps.org/protocol.html §XML tag definitions",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-not-absolute",
+        scope="url",
+        severity=ERR,
+        title="URL is not absolute",
+        message="{value!r} is not an absolute URL (it must start with http:// or https://)",
+        explanation=(
+            "After the entities are decoded, `<loc>` is relative (`/page`), protocol-relative "
+            "(`//host/page`) or has no scheme (`www.example.com/page`). It must start with the "
+            "protocol. Note that the XSD only checks a minimum length of 12 characters, so most "
+            "relative URLs pass it."
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
+            'https://www.sitemaps.org/faq.html ("Do URLs in the Sitemap need to be completely '
+            'specified?") ; '
+            "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap"
+        ),
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-bad-scheme",
+        scope="url",
+        severity=ERR,
+        title="URL scheme is not http(s)",
+        message="scheme {scheme!r} is not http or https",
+        explanation=(
+            "The scheme is not `http` or `https` (`ftp:`, `javascript:`, `mailto:`, `file:`, …). "
+            "URLs in a sitemap must use the same protocol as the sitemap itself."
+        ),
+        source="https://www.sitemaps.org/protocol.html §Sitemap file location",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-too-long",
+        scope="url",
+        severity=ERR,
+        title="URL of 2,048 characters or more",
+        message="the URL is {length:,} characters long; it must be under 2,048",
+        explanation=(
+            '`<loc>` is 2,048 characters or longer; the protocol says it must be "less than 2,048 '
+            'characters". The XSD `maxLength` is 2048, so exactly 2,048 passes the XSD but breaks '
+            "the protocol text; that case is reported too."
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
+            "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"
+        ),
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-invalid-uri",
+        scope="url",
+        severity=ERR,
+        title="Invalid URL",
+        message="invalid URL: {reason}",
+        explanation=(
+            "After the entities are decoded, `<loc>` is not a valid URI (RFC 3986) or IRI (RFC "
+            '3987). Examples: a raw space or tab, `<>"{}|\\\\^` and backticks, an invalid host, an '
+            "empty host, a bad port. `xs:anyURI` in libxml2 accepts almost anything, so this needs "
+            'its own check. Google calls this "Invalid URL".'
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §Entity escaping ; "
+            "https://www.rfc-editor.org/rfc/rfc3986 ; https://www.rfc-editor.org/rfc/rfc3987 ; "
+            "https://support.google.com/webmasters/answer/7451001"
+        ),
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-bad-percent-encoding",
+        scope="url",
+        severity=ERR,
+        title="Bad percent-encoding",
+        message="'%' not followed by two hex digits: {snippet!r}",
+        explanation="A `%` is not followed by two hex digits.",
+        source="https://www.rfc-editor.org/rfc/rfc3986#section-2.1",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-not-url-escaped",
+        scope="url",
+        severity=WARN,
+        title="Non-ASCII characters not escaped",
+        message="unescaped non-ASCII characters in the {part}",
+        explanation=(
+            "The path or query has unescaped non-ASCII characters (IRI form, for example "
+            '`/ümlat.html`). The protocol says URLs "must be URL-escaped and encoded for '
+            'readability by the web server", and its example shows percent-encoded UTF-8 bytes. An '
+            "IDN host should be punycode (`xn--`)."
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §Entity escaping ; "
+            "https://www.sitemaps.org/faq.html"
+        ),
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-whitespace",
+        scope="url",
+        severity=WARN,
+        title="Whitespace around or inside <loc>",
+        message="<loc> has leading or trailing whitespace",
+        explanation=(
+            "`<loc>` text has leading or trailing whitespace or embedded line breaks. The XSD "
+            'collapses whitespace and passes it, but the protocol says URLs "cannot contain '
+            'embedded new lines".'
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §Other Sitemap formats (text) ; "
+            "https://www.rfc-editor.org/rfc/rfc3986#appendix-C"
+        ),
+        decided_by=("parse",),
+    ),
+    Rule(
+        id="loc-has-fragment",
+        scope="url",
+        severity=WARN,
+        title="URL has a #fragment",
+        message="the URL has a fragment ({fragment!r}); engines ignore it",
+        explanation=(
+            "`<loc>` contains `#fragment`. Fragments are never sent to the server and Google "
+            "generally ignores them, so the entry duplicates the URL without the fragment."
+        ),
+        source="https://developers.google.com/search/docs/crawling-indexing/url-structure",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-session-id",
+        scope="url",
+        severity=WARN,
+        title="Session id in the URL",
+        message="the URL contains a session id ({match!r})",
+        explanation=(
+            "The path or query has a session identifier: `;jsessionid=`, `PHPSESSID=`, `sid=`, "
+            "`sessionid=`, `ASPSESSIONID…`, `zenid=`, `osCsid=` (case-insensitive; the list is "
+            "(heuristic)). The sitemaps.org FAQ says to remove session IDs."
+        ),
+        source='https://www.sitemaps.org/faq.html ("URLs on my site have session IDs in them…")',
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-tracking-params",
+        scope="url",
+        severity=INFO,
+        title="Tracking parameter in the URL",
+        message="the URL has tracking parameter {param!r}",
+        explanation=(
+            "The query has tracking parameters (`utm_*`, `gclid`, `fbclid`, `msclkid`, `mc_cid`). "
+            "These are almost always non-canonical duplicates. This is a heuristic."
+        ),
+        source="https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-userinfo",
+        scope="url",
+        severity=WARN,
+        title="Credentials in the URL",
+        message="the URL carries user info ({userinfo!r}) before the host",
+        explanation=(
+            "The URL carries credentials (`user:pass@host`). Crawlers cannot use them, and RFC "
+            "3986 deprecates passwords in URLs."
+        ),
+        source="https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-private-host",
+        scope="url",
+        severity=WARN,
+        title="Private, local or staging host",
+        message="{count} URL(s) on host {host!r}, which looks {reason}",
+        explanation=(
+            "The host is `localhost`, a loopback/private/link-local IP address, `*.local`, or a "
+            "name that looks like staging (`staging.`, `dev.`, `test.`). This usually means a "
+            "leaked staging sitemap. This is a heuristic."
+        ),
+        source=(
+            "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap "
+            '("include the URLs that you want to see in Google\'s search results")'
+        ),
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="loc-not-normalized",
+        scope="url",
+        severity=INFO,
+        title="URL not in normal form",
+        message="the URL is not in RFC 3986 normal form: {reason}",
+        explanation=(
+            "The URL differs from its RFC 3986 normal form: upper-case scheme or host, an "
+            "explicit default port (`:80` for http, `:443` for https), dot-segments, lower-case "
+            "percent-escapes, or an empty path instead of `/`. Duplicates are compared after "
+            "normalising."
+        ),
+        source="https://www.rfc-editor.org/rfc/rfc3986#section-6",
+        decided_by=("checker",),
+    ),
+    Rule(
+        id="location-different-host",
+        scope="url",
+        severity=ERR,
+        title="URL on another host than the sitemap",
+        message=(
+            "{count} URL(s) on host {host!r}, not the sitemap's host {sitemap_host!r}; no robots.txt "
+            "cross-submission found (hosts verified together in Search Console cannot be "
+            "checked){note}"
+        ),
+        explanation=(
+            "The `<loc>` host (exact, so subdomains count as different) differs from the host of "
+            "the sitemap URL, and no cross-submission applies: the robots.txt of the `<loc>` host "
+            "has no `Sitemap:` line naming this sitemap (see robots-cross-submit-ok). Google also "
+            "accepts hosts verified together in Search Console, which sitemap-tui cannot check."
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §Sitemap file location, §Sitemaps & Cross "
+            "Submits ; "
+            "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap"
+        ),
+        decided_by=("checker", "location.location_rules"),
+    ),
+    Rule(
+        id="location-different-scheme",
+        scope="url",
+        severity=ERR,
+        title="URL scheme differs from the sitemap's",
+        message="{count} URL(s) use scheme {scheme!r}, not the sitemap's {sitemap_scheme!r}{note}",
+        explanation=(
+            "The `<loc>` scheme differs from the sitemap's scheme (for example an `https` URL in a "
+            "sitemap fetched over `http`). The protocol says all URLs must use the same protocol "
+            "as the sitemap and lists `https://…` inside an `http://` sitemap as not valid."
+        ),
+        source="https://www.sitemaps.org/protocol.html §Sitemap file location",
+        decided_by=("location.location_rules",),
+    ),
+    Rule(
+        id="location-outside-path",
+        scope="url",
+        severity=ERR,
+        title="URL outside the sitemap's directory",
+        message="{count} URL(s) are not under the sitemap's directory {directory!r}{note}",
+        explanation=(
+            "The `<loc>` path is not at or below the sitemap's directory. For example, a sitemap "
+            "at `/catalog/sitemap.xml` may only list `/catalog/…`. URLs are exempt when the "
+            "sitemap is named in that host's robots.txt (cross-submit; reported as "
+            "robots-cross-submit-ok). Google drops this limit for sitemaps submitted in Search "
+            "Console."
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §Sitemap file location ; "
+            "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap"
+        ),
+        decided_by=("checker", "location.location_rules"),
+    ),
+    Rule(
+        id="location-port-mismatch",
+        scope="url",
+        severity=ERR,
+        title="URL port differs from the sitemap's",
+        message="{count} URL(s) use port {port}, not the sitemap's port {sitemap_port}{note}",
+        explanation=(
+            "The sitemap URL has a port (for example `:8080`) but the `<loc>` does not carry the "
+            "same port, or the other way round. Default ports (80, 443) count as no port."
+        ),
+        source="https://www.sitemaps.org/protocol.html §Sitemap file location",
+        decided_by=("location.location_rules",),
+    ),
+    Rule(
+        id="duplicate-url-in-file",
+        scope="file",
+        severity=WARN,
+        title="URL listed twice in one sitemap",
+        message="the URL is listed again (first at line {first_line})",
+        explanation=(
+            "The same normalised `<loc>` appears more than once in one sitemap. The FAQ says to "
+            "list one version of each URL."
+        ),
+        source=(
+            "https://www.sitemaps.org/faq.html ; "
+            "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"
+        ),
+        decided_by=("checker",),
+    ),
+)
+
+
+# -- checks (called by the streaming checker, validate/checker.py) --------------------
+
+
+def location_rules(
+    base: UrlParts, base_dir: str, robots_hosts: frozenset[str], p: UrlParts
+) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    cross = False
+    if p.host != base.host:
+        # another host: only the host rule (scheme, port and path compare within one site)
+        if p.host in robots_hosts:
+            cross = True
+        else:
+            found.append(
+                ("location-different-host", {"host": p.host, "sitemap_host": base.host})
+            )
+    else:
+        if p.scheme != base.scheme:
+            found.append(
+                (
+                    "location-different-scheme",
+                    {"scheme": p.scheme, "sitemap_scheme": base.scheme},
+                )
+            )
+        if p.port != base.port:
+            found.append(
+                (
+                    "location-port-mismatch",
+                    {"port": p.port or "(default)", "sitemap_port": base.port or "(default)"},
+                )
+            )
+        if not (p.path or "/").startswith(base_dir):
+            if p.host in robots_hosts:
+                cross = True
+            else:
+                found.append(("location-outside-path", {"directory": base_dir}))
+    return found, cross
+
+def check_location(ctx: FileContext,
+    st: FileState,
+    p: UrlParts,
+    line: int | None,
+    url: str | None,
+    out: list[Issue],
+) -> None:
+    base = st.base
+    assert base is not None
+    found, cross = location_rules(base, st.base_dir, st.robots_hosts, p)
+    if cross and p.host not in st.cross_ok:
+        st.cross_ok.add(p.host)
+        robots_url = next(
+            (u for u in sorted(ctx.robots_listed_by) if urlpolicy.host_of(u) == p.host),
+            "robots.txt",
+        )
+        out.append(
+            make_issue(
+                "robots-cross-submit-ok",
+                node_id=ctx.node_id,
+                line=line,
+                url=url,
+                host=p.host,
+                robots_url=robots_url,
+            )
+        )
+    if not found:
+        return
+    against_requested: set[str] | None = None
+    if st.requested is not None:
+        req, _ = location_rules(st.requested, st.requested_dir, st.robots_hosts, p)
+        against_requested = {rule for rule, _ in req}
+    for rule, fields in found:
+        note = ""
+        if against_requested is not None:
+            if rule in against_requested:
+                note = " (also against the requested URL before the redirect)"
+            else:
+                note = f" (against the requested URL {ctx.url} it would pass)"
+        # a misplaced sitemap usually misplaces every URL: one issue per host, scheme,
+        # port or directory with a count (and the first entry), not 50,000 copies
+        key = "|".join(str(v) for v in fields.values()) + note
+        tally(st, rule, key, line, url, note=note, **fields)
