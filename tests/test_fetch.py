@@ -27,10 +27,10 @@ from sitemap_tui.engine.fetch import (
     Fetcher,
     FetchOutcome,
     StopFetch,
-    _error_for,
     fetch_local,
     parse_retry_after,
 )
+from sitemap_tui.engine.fetch_outcome import error_for as _error_for
 
 XML = b'<?xml version="1.0"?><urlset><url><loc>https://example.com/</loc></url></urlset>\n' * 40
 

@@ -24,11 +24,10 @@ from sitemap_tui.validate.xsd import (
     XsdValidator,
     clean_message,
     compile_schema,
-    run_validator,
     schema_dir,
     schema_location_problem,
-    validate_bytes,
 )
+from sitemap_tui.validate.xsd_document import run_validator, validate_bytes
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SCHEMA_SAMPLES = SHARED / "schemas" / "tests"

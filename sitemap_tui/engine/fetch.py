@@ -21,31 +21,56 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
-import re
-import ssl
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
-from pathlib import Path
 
-import h11
 import httpx
 
-from sitemap_tui import USER_AGENT
-from sitemap_tui.engine.decode import BodyDecoder, CapExceeded, DecodeError
+from sitemap_tui.engine.decode import BodyDecoder, CapExceeded
+from sitemap_tui.engine.fetch_local import BusyClock, fetch_local, timed_sink
+from sitemap_tui.engine.fetch_outcome import (
+    ACCEPT_ENCODING,
+    CHUNK,
+    REDIRECT_STATUSES,
+    RULE_ENCODING_MISMATCH,
+    RULE_FETCH_ERROR,
+    RULE_PRIVATE_ADDRESS,
+    RULE_REDIRECTED,
+    YIELD_EVERY,
+    FetchConfig,
+    FetchOutcome,
+    HopCallback,
+    PaceCallback,
+    ProgressCallback,
+    ResponseCallback,
+    Sink,
+    StopFetch,
+    content_length,
+    error_for,
+    fail,
+    parse_retry_after,
+    phrase,
+)
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.limits import Limiter, Slots
 from sitemap_tui.engine.model import FileStats
-from sitemap_tui.engine.netpolicy import AddressRefused, NetPolicy, guarded_transport, origin_of
+from sitemap_tui.engine.netpolicy import NetPolicy, guarded_transport, origin_of
 from sitemap_tui.engine.urlpolicy import (
     host_of,
     normalize,
     resolve,
     same_host,
     unfetchable_reason,
+)
+
+# Failures that happen before the server said anything useful: worth another attempt.
+_RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.RemoteProtocolError,
 )
 
 __all__ = [
@@ -60,183 +85,6 @@ __all__ = [
     "RULE_REDIRECTED",
 ]
 
-Sink = Callable[[bytes], None]
-ProgressCallback = Callable[[int, int | None], None]
-ResponseCallback = Callable[["FetchOutcome"], None]
-PaceCallback = Callable[[], Awaitable[None]]
-HopCallback = Callable[[str], Awaitable[None]]
-
-RULE_FETCH_ERROR = "fetch-http-error"
-RULE_REDIRECTED = "fetch-redirected"
-RULE_PRIVATE_ADDRESS = "fetch-private-address"
-RULE_ENCODING_MISMATCH = "content-encoding-mismatch"
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-CHUNK = 64 * 1024  # local read size and progress granularity
-YIELD_EVERY = 16  # decoded chunks (1 MiB) handed to the sink before the loop gets a turn
-MIB = 1024 * 1024
-# What we can decode ourselves (decode.py); httpx's default would add br/zstd when installed.
-ACCEPT_ENCODING = "gzip, deflate"
-_SECONDS_RE = re.compile(r"\d+(?:\.\d+)?")  # float() of <= 64 chars: no int() digit limit
-_DIGITS_RE = re.compile(r"\d{1,18}")
-
-
-class StopFetch(Exception):  # noqa: N818 - a signal, not an error
-    """Raised by a sink (or ``on_response``) to end the download early; not an error."""
-
-
-@dataclass(slots=True)
-class FetchConfig:
-    user_agent: str = USER_AGENT
-    headers: dict[str, str] = field(default_factory=dict)
-    connect_timeout: float = 5.0
-    read_timeout: float = 10.0  # per read (httpx); also used for writes
-    total_timeout: float = 30.0  # per file: all hops, retries, headers and body
-    max_redirects: int = 10
-    retries: int = 3  # extra attempts on 429/5xx and connection errors
-    retry_after_cap: float = 5.0  # seconds; longer Retry-After values are clamped
-    backoff_base: float = 0.5  # seconds; doubled per retry when there is no Retry-After
-    concurrency: int = 8  # files in flight over the whole Fetcher
-    per_host: int = 4  # requests in flight per host
-    max_decoded: int = 50 * MIB  # size-over-limit after decompression (sitemaps.org)
-    max_wire: int = 64 * MIB  # bytes read from the network per response
-    http2: bool = False  # needs the optional h2 package; falls back to HTTP/1.1 without it
-    # Who the user named (issue 15, netpolicy.py): ``headers`` go to this URL's origin only,
-    # its host may be any address, and URLs found on the way may reach the special address
-    # ranges its own addresses are in. The Explorer sets it to the target it opens; None (a
-    # bare Fetcher) means every URL is the caller's own: headers everywhere, any address.
-    target: str | None = None
-    header_all_hosts: bool = False  # --header-all-hosts: ``headers`` to every host
-    allow_private: bool = False  # --allow-private: any address for any URL
-    resolve: dict[str, str] = field(default_factory=dict)  # --resolve HOST:IP (user-named)
-
-
-@dataclass(slots=True)
-class FetchOutcome:
-    """What happened to one fetch; ``error is None`` means the body reached the sink whole
-    (or the sink stopped it on purpose with StopFetch)."""
-
-    stats: FileStats = field(default_factory=FileStats)
-    error: str | None = None
-    error_rule: str | None = None  # fetch-http-error, size-over-limit, gzip-corrupt, ...
-    findings: list[Finding] = field(default_factory=list)  # redirect, encoding mismatch
-    not_modified: bool = False  # 304 to a conditional request
-    final_url: str = ""
-    # every URL requested, in order: the original first, the final one last
-    redirect_chain: list[str] = field(default_factory=list)
-    # the fetch was abandoned because the Fetcher was closed under it (not task cancellation,
-    # which propagates as CancelledError, and not StopFetch, which is a normal end)
-    cancelled: bool = False
-    stopped_early: bool = False  # the sink raised StopFetch
-    # the final response's headers (name, value), once it came in; None without one
-    headers: list[tuple[str, str]] | None = None
-    redirect_error: bool = False  # the error is about following a redirect (loop, target...)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.cancelled
-
-
-def parse_retry_after(
-    value: str | None, cap: float, *, now: datetime | None = None
-) -> float | None:
-    """Seconds to wait from a Retry-After header, clamped to ``[0, cap]``; None when unusable.
-
-    Negative, non-numeric and unparseable values give None (the caller falls back to its own
-    backoff); a huge number or a far-future date gives ``cap``; a past date gives 0.
-    """
-    if value is None:
-        return None
-    v = value.strip()
-    if not v or len(v) > 64:
-        return None
-    if _SECONDS_RE.fullmatch(v):
-        seconds = float(v)
-    else:
-        try:
-            when = email.utils.parsedate_to_datetime(v)
-        except (TypeError, ValueError, OverflowError, IndexError):
-            return None
-        if when is None:  # older Pythons returned None instead of raising
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        try:
-            seconds = (when - (now or datetime.now(UTC))).total_seconds()
-        except OverflowError:
-            return None
-        seconds = max(seconds, 0.0)
-    if seconds != seconds:  # NaN cannot come from the regex, but never sleep on one
-        return None
-    return min(seconds, max(cap, 0.0))
-
-
-def _content_length(value: str | None) -> int | None:
-    # Never int() an arbitrary digit string (4,300-digit limit); 18 digits is plenty.
-    if value is None:
-        return None
-    v = value.strip()
-    return int(v) if _DIGITS_RE.fullmatch(v) else None
-
-
-def _phrase(status: int) -> str:
-    # The standard phrase, not the server's (which may be anything, in any length).
-    return httpx.codes.get_reason_phrase(status) or "Unknown Status"
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text if text else type(exc).__name__
-
-
-def _fail(out: FetchOutcome, message: str, rule: str = RULE_FETCH_ERROR) -> None:
-    if out.error is None:  # the first problem is the one worth reporting
-        out.error = message
-        out.error_rule = rule
-
-
-def _error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
-    """(message, rule) for an exception that ended a fetch. Order matters: TimeoutError and
-    SSLError are OSErrors; InvalidURL and StreamError are not HTTPErrors."""
-    if isinstance(exc, DecodeError):
-        return exc.message, exc.rule
-    if isinstance(exc, AddressRefused):
-        return str(exc), RULE_PRIVATE_ADDRESS
-    if isinstance(exc, httpx.TimeoutException):
-        if cfg is not None:
-            if isinstance(exc, httpx.ConnectTimeout):
-                return f"could not connect within {cfg.connect_timeout:g} s", RULE_FETCH_ERROR
-            if isinstance(exc, httpx.ReadTimeout):
-                return f"no data from the server for {cfg.read_timeout:g} s", RULE_FETCH_ERROR
-            if isinstance(exc, httpx.WriteTimeout):
-                return f"could not send the request within {cfg.read_timeout:g} s", RULE_FETCH_ERROR
-        return f"timeout: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, httpx.ConnectError):
-        return f"connection failed: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):
-        return f"HTTP protocol error: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, httpx.HTTPError):
-        return f"network error: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, httpx.InvalidURL):
-        return f"invalid URL: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, httpx.StreamError):
-        return f"stream error: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, TimeoutError):
-        return f"timed out: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, ssl.SSLError):
-        return f"TLS error: {_describe(exc)}", RULE_FETCH_ERROR
-    if isinstance(exc, OSError):
-        return f"network error: {_describe(exc)}", RULE_FETCH_ERROR
-    return f"unexpected error: {type(exc).__name__}: {_describe(exc)}", RULE_FETCH_ERROR
-
-
-# Failures that happen before the server said anything useful: worth another attempt.
-_RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.ReadError,
-    httpx.WriteError,
-    httpx.RemoteProtocolError,
-)
 
 
 def _h11_has_leftover(response: httpx.Response) -> bool:
@@ -287,18 +135,6 @@ async def _take_location(response: httpx.Response) -> None:
         values = response.headers.get_list("location")
         response.extensions[_LOCATION_KEY] = values[0] if values else ""
         del response.headers["location"]
-
-
-class BusyClock:
-    """Seconds this process has spent inside fetch sinks (parsing and checking), all files together.
-
-    A file's deadline measures the server's slowness. When several files share one event loop (a
-    worker runs a few at once, and ``--concurrency`` may exceed the cores), a CPU-heavy sibling
-    holds the loop while this file's bytes wait in the socket: with 8 files in flight on 2 cores,
-    a 50 MiB file needed more than its 30 s of wall time and was reported as a slow server. Time
-    spent in sinks is therefore given back to every running file's deadline (``_Watchdog``)."""
-
-    seconds = 0.0
 
 
 class _Watchdog:
@@ -476,7 +312,7 @@ class Fetcher:
         out = FetchOutcome(stats=FileStats(final_url=url), final_url=url, redirect_chain=[url])
         reason = unfetchable_reason(url)
         if reason is not None:
-            _fail(out, f"not fetched: {reason}")
+            fail(out, f"not fetched: {reason}")
             out.stats.fetch_time = 0.0
             return out
         if self._client is None:
@@ -497,13 +333,13 @@ class Fetcher:
                 message = f"no complete response within {cfg.total_timeout:g} s"
                 if run.last_failure is not None:  # say why it kept failing, not only that
                     message += f" (last attempt: {run.last_failure})"
-                _fail(out, message)
+                fail(out, message)
             else:
-                _fail(out, *_error_for(exc, cfg))
+                fail(out, *error_for(exc, cfg))
         except Exception as exc:  # every other failure becomes this node's error
             if self._client is None:
                 out.cancelled = True
-            _fail(out, *_error_for(exc, cfg))
+            fail(out, *error_for(exc, cfg))
         finally:
             if run.watchdog is not None:
                 run.watchdog.cancel()
@@ -573,7 +409,7 @@ class Fetcher:
             response = await client.send(request, stream=True)
         except _RETRYABLE_ERRORS as exc:
             if run.attempt < cfg.retries:
-                run.last_failure = _error_for(exc, cfg)[0]
+                run.last_failure = error_for(exc, cfg)[0]
                 return _Step("retry", delay=self._backoff(run.attempt))
             raise
         try:
@@ -581,7 +417,7 @@ class Fetcher:
             if status in REDIRECT_STATUSES:
                 return self._redirect(current, response, run, out)
             if (status == 429 or 500 <= status <= 599) and run.attempt < cfg.retries:
-                run.last_failure = f"HTTP {status} {_phrase(status)}"
+                run.last_failure = f"HTTP {status} {phrase(status)}"
                 delay = parse_retry_after(response.headers.get("retry-after"), cfg.retry_after_cap)
                 return _Step("retry", delay=self._backoff(run.attempt) if delay is None else delay)
             self._record(out, response, current, sent)
@@ -591,14 +427,14 @@ class Fetcher:
                 out.not_modified = True
                 return _DONE
             if status != 200:
-                _fail(out, f"HTTP {status} {_phrase(status)}")
+                fail(out, f"HTTP {status} {phrase(status)}")
                 return _DONE
             try:
                 await self._read_body(response, run, sink, on_progress, out)
             except _RETRYABLE_ERRORS as exc:
                 # The connection broke before the sink saw anything: start this hop again.
                 if not run.delivered and run.attempt < cfg.retries:
-                    run.last_failure = _error_for(exc, cfg)[0]
+                    run.last_failure = error_for(exc, cfg)[0]
                     return _Step("retry", delay=self._backoff(run.attempt))
                 raise
             await _discard_if_poisoned(response)
@@ -616,25 +452,25 @@ class Fetcher:
         location = str(response.extensions.get(_LOCATION_KEY) or "").strip()
         if not location:
             out.stats.http_status = status
-            _fail(out, f"HTTP {status} {_phrase(status)} without a Location header")
+            fail(out, f"HTTP {status} {phrase(status)} without a Location header")
             out.redirect_error = True
             return _DONE
         target = resolve(current, location)
         reason = unfetchable_reason(target)
         if reason is not None:
             out.stats.http_status = status
-            _fail(out, f"redirect to {target} refused: {reason}")
+            fail(out, f"redirect to {target} refused: {reason}")
             out.redirect_error = True
             return _DONE
         key = normalize(target)
         if key in run.visited:
             out.stats.http_status = status
-            _fail(out, f"redirect loop: {current} redirects back to {target}")
+            fail(out, f"redirect loop: {current} redirects back to {target}")
             out.redirect_error = True
             return _DONE
         if run.hops >= cfg.max_redirects:
             out.stats.http_status = status
-            _fail(out, f"too many redirects (more than {cfg.max_redirects})")
+            fail(out, f"too many redirects (more than {cfg.max_redirects})")
             out.redirect_error = True
             return _DONE
         run.visited.add(key)
@@ -671,7 +507,7 @@ class Fetcher:
         cfg = self.config
         stats = out.stats
         decoder = BodyDecoder(stats.content_encoding, cfg.max_decoded)
-        total = _content_length(response.headers.get("content-length"))
+        total = content_length(response.headers.get("content-length"))
         wire = 0
         next_report = CHUNK
         try:
@@ -685,7 +521,7 @@ class Fetcher:
                 stats.wire_bytes = wire
                 for i, chunk in enumerate(decoder.feed(raw), 1):
                     run.delivered = True
-                    _timed(sink, chunk)
+                    timed_sink(sink, chunk)
                     if i % YIELD_EVERY == 0:
                         # one compressed read can inflate to tens of MiB: let the other files on
                         # this loop read their sockets meanwhile (servers drop a client that
@@ -704,7 +540,7 @@ class Fetcher:
                     run.paused += time.monotonic() - t0
             for chunk in decoder.finish():
                 run.delivered = True
-                _timed(sink, chunk)
+                timed_sink(sink, chunk)
             if on_progress is not None:
                 on_progress(wire, total)
         finally:
@@ -727,72 +563,3 @@ class Fetcher:
         if not same_host(run.url, out.final_url) or len(hosts) > 1:
             fields["hosts"] = tuple(hosts)  # the host changes on the way
         out.findings.append(Finding(RULE_REDIRECTED, fields))
-
-
-def _timed(sink: Sink, chunk: bytes) -> None:
-    t0 = time.perf_counter()
-    try:
-        sink(chunk)
-    finally:
-        BusyClock.seconds += time.perf_counter() - t0
-
-
-async def fetch_local(
-    path: Path | str,
-    sink: Sink,
-    *,
-    max_decoded: int = 50 * MIB,
-    max_wire: int = 64 * MIB,
-    on_progress: ProgressCallback | None = None,
-) -> FetchOutcome:
-    """Read a local file through the same bounded decoder as HTTP bodies (``.gz`` included).
-
-    ``stats.final_url`` is the file's ``file:`` URI (for display), ``http_status`` stays None.
-    Reads happen in a worker thread, 64 KiB at a time, so a slow disk does not freeze the UI.
-    """
-    path = Path(path)
-    try:
-        uri = path.resolve().as_uri()
-    except (OSError, ValueError, RuntimeError):
-        uri = str(path)
-    out = FetchOutcome(stats=FileStats(final_url=uri), final_url=uri, redirect_chain=[uri])
-    stats = out.stats
-    started = time.perf_counter()
-    decoder: BodyDecoder | None = None
-    try:
-        # A FIFO or device would block or never end: only regular files.
-        if not path.is_file():
-            _fail(out, f"not a readable file: {path}" if path.exists() else f"no such file: {path}")
-            return out
-        decoder = BodyDecoder(None, max_decoded)
-        with path.open("rb") as fh:
-            total: int | None = None
-            with contextlib.suppress(OSError):
-                total = path.stat().st_size
-            next_report = CHUNK
-            while True:
-                raw = await asyncio.to_thread(fh.read, CHUNK)
-                if not raw:
-                    break
-                stats.wire_bytes += len(raw)
-                if stats.wire_bytes > max_wire:
-                    raise CapExceeded(max_wire, f"file larger than {max_wire:,} bytes")
-                for chunk in decoder.feed(raw):
-                    _timed(sink, chunk)
-                if on_progress is not None and stats.wire_bytes >= next_report:
-                    on_progress(stats.wire_bytes, total)
-                    next_report = stats.wire_bytes + CHUNK
-            for chunk in decoder.finish():
-                _timed(sink, chunk)
-    except StopFetch:
-        out.stopped_early = True
-    except OSError as exc:
-        _fail(out, f"cannot read {path}: {exc.strerror or _describe(exc)}")
-    except Exception as exc:  # DecodeError, CapExceeded, sink trouble: the node's error
-        _fail(out, *_error_for(exc, None))
-    finally:
-        if decoder is not None:
-            stats.decoded_bytes = decoder.decoded_bytes
-            stats.gzipped = decoder.gzipped
-        stats.fetch_time = time.perf_counter() - started
-    return out

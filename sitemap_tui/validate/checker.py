@@ -24,8 +24,6 @@ each rule's ``decided_by`` (in its family module, ``validate/rules/``) names wha
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from sitemap_tui.engine import urlpolicy
@@ -39,9 +37,6 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.validator import FileFacts
-from sitemap_tui.engine.values import (
-    parse_w3c_datetime,
-)
 
 # where their callers (the explorer, the tests) have always found them
 from sitemap_tui.validate.checkstate import (
@@ -73,7 +68,7 @@ from sitemap_tui.validate.rules.hreflang import (
     hreflang_problem,  # noqa: F401
 )
 from sitemap_tui.validate.rules.image import check_images
-from sitemap_tui.validate.rules.index import check_child_location, check_child_order
+from sitemap_tui.validate.rules.index import check_child_location, check_child_order, lastmod_stale
 from sitemap_tui.validate.rules.location import check_location
 from sitemap_tui.validate.rules.news import check_news
 from sitemap_tui.validate.rules.robots import check_robots, cross_submitted, robots_fetch_failed
@@ -257,7 +252,7 @@ class Checker:
                 )
             )
         if ctx.listed_lastmod_raw and ctx.parent_kind is NodeKind.INDEX:
-            out += self._stale(ctx, st, stats)
+            out += lastmod_stale(ctx, st, stats)
         m = _PING_RE.match(ctx.url)
         if m:
             add("ping-endpoint-deprecated", url=ctx.url, engine=m.group(1).capitalize())
@@ -284,39 +279,6 @@ class Checker:
             out.extend(ctx._xsd.finish())
             ctx._xsd = None
         return self._keep(out)
-
-    def _stale(self, ctx: FileContext, st: FileState, stats: FileStats | None) -> list[Issue]:
-        raw = (ctx.listed_lastmod_raw or "").strip()
-        listed = parse_w3c_datetime(raw)
-        if listed is None:
-            return []
-        date_only = len(raw) <= 10
-
-        def older(other: datetime) -> bool:
-            return listed.date() < other.date() if date_only else listed < other
-
-        reason = None
-        if st.lastmod_max is not None and older(st.lastmod_max):
-            reason = f"the newest lastmod inside it ({st.lastmod_max.isoformat()})"
-        elif stats is not None and stats.last_modified:
-            try:
-                lm = parsedate_to_datetime(stats.last_modified)
-            except (TypeError, ValueError, IndexError, OverflowError):
-                lm = None
-            if lm is not None and lm.tzinfo is not None and older(lm.astimezone(UTC)):
-                reason = f"its HTTP Last-Modified ({stats.last_modified})"
-        if reason is None:
-            return []
-        return [
-            make_issue(
-                "index-lastmod-stale",
-                node_id=ctx.parent_node_id if ctx.parent_node_id is not None else ctx.node_id,
-                line=ctx.parent_line,
-                url=ctx.url,
-                value=raw,
-                reason=reason,
-            )
-        ]
 
     def file_failed(self, ctx: FileContext, rule_id: str, reason: str) -> list[Issue]:
         """A listed file could not be used (``rule_id``: why, e.g. ``fetch-http-error``).

@@ -62,9 +62,7 @@ from typing import Any
 from lxml import etree
 
 from sitemap_tui.engine.model import Issue
-from sitemap_tui.engine.parse_xml import (
-    SITEMAP_NS,
-)
+from sitemap_tui.engine.parse_xml import SITEMAP_NS
 from sitemap_tui.engine.values import is_w3c_datetime
 from sitemap_tui.validate.registry import make_issue
 from sitemap_tui.validate.xsd_rules import (
@@ -95,20 +93,10 @@ from sitemap_tui.validate.xsd_schema import (
 )
 
 ROOTS = {f"{{{SITEMAP_NS}}}urlset": "url", f"{{{SITEMAP_NS}}}sitemapindex": "sitemap"}
-
-
 DEFAULT_CHUNK = 500
-
-
 MAX_ISSUES = 1000
-
-
 MAX_RECORDS = 10_000
-
-
 _DUMMY_LOC = "http://example.com/"  # a minimal valid <loc> (12..2048 characters)
-
-
 _XSI_SCHEMA_LOCATION = f"{{{XSI_NS}}}schemaLocation"
 
 
@@ -526,80 +514,6 @@ class XsdValidator:
             )
 
 
-class _RefuseResolver(etree.Resolver):  # type: ignore[misc]
-    def resolve(self, system_url: str, public_id: str, context: Any) -> Any:
-        return self.resolve_string("", context)
-
-
-def validate_bytes(
-    data: bytes,
-    mode: str = "lax",
-    *,
-    node_id: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
-    feed_size: int = 65536,
-    take: bool = False,
-) -> list[Issue]:
-    """Validate a whole (decoded, not gzipped) XML document through the chunked path.
-
-    Returns ``[]`` for documents that are not well-formed, carry a DOCTYPE, or whose root is
-    not a sitemaps.org ``urlset``/``sitemapindex``: the parser's own rules report those.
-    """
-    validator = run_validator(
-        data, mode, node_id=node_id, chunk_size=chunk_size, feed_size=feed_size, take=take
-    )
-    return validator.finish() if validator is not None else []
-
-
-def run_validator(
-    data: bytes,
-    mode: str = "lax",
-    *,
-    node_id: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
-    feed_size: int = 65536,
-    take: bool = False,
-) -> XsdValidator | None:
-    """Parse ``data`` as the main parse does (pull parser, elements cleared as they end) and
-    feed a validator; ``None`` when the document is not well-formed or has a DOCTYPE. Call
-    ``finish()`` on the result."""
-    parser = etree.XMLPullParser(
-        events=("start", "end"), remove_comments=True, remove_pis=True, **parser_options()
-    )
-    parser.resolvers.add(_RefuseResolver())
-    validator = XsdValidator(mode, node_id=node_id, chunk_size=chunk_size)
-    depth = 0
-    root = None
-    try:
-        for offset in range(0, max(len(data), 1), feed_size):
-            parser.feed(data[offset : offset + feed_size])
-            for event, el in parser.read_events():
-                if event == "start":
-                    depth += 1
-                    if depth == 1:
-                        root = el
-                        di = el.getroottree().docinfo
-                        if di.doctype or di.internalDTD is not None or di.externalDTD is not None:
-                            return None
-                        validator.begin_root(el)
-                    continue
-                depth -= 1
-                if depth == 1:
-                    if take:
-                        validator.take(el)  # el leaves the tree: nothing to clear
-                        continue
-                    validator.add(el)
-                    el.clear(keep_tail=False)
-                    while el.getprevious() is not None:
-                        del root[0]  # type: ignore[index,union-attr]
-        parser.close()
-    except etree.XMLSyntaxError:
-        return None
-    if root is None:
-        return None
-    return validator
-
-
 __all__ = [
     "COVERED_BY",
     "COVERING_RULES",
@@ -617,8 +531,6 @@ __all__ = [
     "expected_order",
     "load_schema",
     "parser_options",
-    "run_validator",
     "schema_dir",
     "schema_location_problem",
-    "validate_bytes",
 ]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from sitemap_tui.engine.model import Issue
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+from sitemap_tui.engine.model import FileStats, Issue
+from sitemap_tui.engine.values import parse_w3c_datetime
 from sitemap_tui.validate.checkstate import _SITEMAP_EXPECTED, INDEX_ORDER, FileContext, FileState
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 from sitemap_tui.validate.rules.document import over_cap
@@ -183,7 +187,7 @@ RULES: tuple[Rule, ...] = (
             "again."
         ),
         source="https://www.sitemaps.org/protocol.html#index",
-        decided_by=("checker",),
+        decided_by=("index.lastmod_stale",),
     ),
     Rule(
         id="index-lastmod-missing",
@@ -312,3 +316,39 @@ def check_child_location(ctx: FileContext,
                 directory=st.base_dir,
             )
         )
+
+
+def lastmod_stale(ctx: FileContext, st: FileState, stats: FileStats | None) -> list[Issue]:
+    """index-lastmod-stale: the index said this child changed before what the child itself shows
+    (its newest lastmod, else its HTTP Last-Modified), checked once the child is read."""
+    raw = (ctx.listed_lastmod_raw or "").strip()
+    listed = parse_w3c_datetime(raw)
+    if listed is None:
+        return []
+    date_only = len(raw) <= 10
+
+    def older(other: datetime) -> bool:
+        return listed.date() < other.date() if date_only else listed < other
+
+    reason = None
+    if st.lastmod_max is not None and older(st.lastmod_max):
+        reason = f"the newest lastmod inside it ({st.lastmod_max.isoformat()})"
+    elif stats is not None and stats.last_modified:
+        try:
+            lm = parsedate_to_datetime(stats.last_modified)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            lm = None
+        if lm is not None and lm.tzinfo is not None and older(lm.astimezone(UTC)):
+            reason = f"its HTTP Last-Modified ({stats.last_modified})"
+    if reason is None:
+        return []
+    return [
+        make_issue(
+            "index-lastmod-stale",
+            node_id=ctx.parent_node_id if ctx.parent_node_id is not None else ctx.node_id,
+            line=ctx.parent_line,
+            url=ctx.url,
+            value=raw,
+            reason=reason,
+        )
+    ]

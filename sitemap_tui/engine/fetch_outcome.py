@@ -1,0 +1,189 @@
+"""What a fetch is asked (``FetchConfig``) and what it answers (``FetchOutcome``), and how a
+failure is told: one sentence and one rule id per exception, the server's own words never
+trusted (its reason phrase and digit strings are not read as they come)."""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import h11
+import httpx
+
+from sitemap_tui import USER_AGENT
+from sitemap_tui.engine.decode import DecodeError
+from sitemap_tui.engine.findings import Finding
+from sitemap_tui.engine.model import FileStats
+from sitemap_tui.engine.netpolicy import AddressRefused
+
+Sink = Callable[[bytes], None]
+ProgressCallback = Callable[[int, int | None], None]
+ResponseCallback = Callable[["FetchOutcome"], None]
+PaceCallback = Callable[[], Awaitable[None]]
+HopCallback = Callable[[str], Awaitable[None]]
+
+RULE_FETCH_ERROR = "fetch-http-error"
+RULE_REDIRECTED = "fetch-redirected"
+RULE_PRIVATE_ADDRESS = "fetch-private-address"
+RULE_ENCODING_MISMATCH = "content-encoding-mismatch"
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+CHUNK = 64 * 1024  # local read size and progress granularity
+YIELD_EVERY = 16  # decoded chunks (1 MiB) handed to the sink before the loop gets a turn
+MIB = 1024 * 1024
+# What we can decode ourselves (decode.py); httpx's default would add br/zstd when installed.
+ACCEPT_ENCODING = "gzip, deflate"
+_SECONDS_RE = re.compile(r"\d+(?:\.\d+)?")  # float() of <= 64 chars: no int() digit limit
+_DIGITS_RE = re.compile(r"\d{1,18}")
+
+
+class StopFetch(Exception):  # noqa: N818 - a signal, not an error
+    """Raised by a sink (or ``on_response``) to end the download early; not an error."""
+
+
+@dataclass(slots=True)
+class FetchConfig:
+    user_agent: str = USER_AGENT
+    headers: dict[str, str] = field(default_factory=dict)
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0  # per read (httpx); also used for writes
+    total_timeout: float = 30.0  # per file: all hops, retries, headers and body
+    max_redirects: int = 10
+    retries: int = 3  # extra attempts on 429/5xx and connection errors
+    retry_after_cap: float = 5.0  # seconds; longer Retry-After values are clamped
+    backoff_base: float = 0.5  # seconds; doubled per retry when there is no Retry-After
+    concurrency: int = 8  # files in flight over the whole Fetcher
+    per_host: int = 4  # requests in flight per host
+    max_decoded: int = 50 * MIB  # size-over-limit after decompression (sitemaps.org)
+    max_wire: int = 64 * MIB  # bytes read from the network per response
+    http2: bool = False  # needs the optional h2 package; falls back to HTTP/1.1 without it
+    # Who the user named (issue 15, netpolicy.py): ``headers`` go to this URL's origin only,
+    # its host may be any address, and URLs found on the way may reach the special address
+    # ranges its own addresses are in. The Explorer sets it to the target it opens; None (a
+    # bare Fetcher) means every URL is the caller's own: headers everywhere, any address.
+    target: str | None = None
+    header_all_hosts: bool = False  # --header-all-hosts: ``headers`` to every host
+    allow_private: bool = False  # --allow-private: any address for any URL
+    resolve: dict[str, str] = field(default_factory=dict)  # --resolve HOST:IP (user-named)
+
+
+@dataclass(slots=True)
+class FetchOutcome:
+    """What happened to one fetch; ``error is None`` means the body reached the sink whole
+    (or the sink stopped it on purpose with StopFetch)."""
+
+    stats: FileStats = field(default_factory=FileStats)
+    error: str | None = None
+    error_rule: str | None = None  # fetch-http-error, size-over-limit, gzip-corrupt, ...
+    findings: list[Finding] = field(default_factory=list)  # redirect, encoding mismatch
+    not_modified: bool = False  # 304 to a conditional request
+    final_url: str = ""
+    # every URL requested, in order: the original first, the final one last
+    redirect_chain: list[str] = field(default_factory=list)
+    # the fetch was abandoned because the Fetcher was closed under it (not task cancellation,
+    # which propagates as CancelledError, and not StopFetch, which is a normal end)
+    cancelled: bool = False
+    stopped_early: bool = False  # the sink raised StopFetch
+    # the final response's headers (name, value), once it came in; None without one
+    headers: list[tuple[str, str]] | None = None
+    redirect_error: bool = False  # the error is about following a redirect (loop, target...)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.cancelled
+
+
+def parse_retry_after(
+    value: str | None, cap: float, *, now: datetime | None = None
+) -> float | None:
+    """Seconds to wait from a Retry-After header, clamped to ``[0, cap]``; None when unusable.
+
+    Negative, non-numeric and unparseable values give None (the caller falls back to its own
+    backoff); a huge number or a far-future date gives ``cap``; a past date gives 0.
+    """
+    if value is None:
+        return None
+    v = value.strip()
+    if not v or len(v) > 64:
+        return None
+    if _SECONDS_RE.fullmatch(v):
+        seconds = float(v)
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(v)
+        except (TypeError, ValueError, OverflowError, IndexError):
+            return None
+        if when is None:  # older Pythons returned None instead of raising
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        try:
+            seconds = (when - (now or datetime.now(UTC))).total_seconds()
+        except OverflowError:
+            return None
+        seconds = max(seconds, 0.0)
+    if seconds != seconds:  # NaN cannot come from the regex, but never sleep on one
+        return None
+    return min(seconds, max(cap, 0.0))
+
+
+def content_length(value: str | None) -> int | None:
+    # Never int() an arbitrary digit string (4,300-digit limit); 18 digits is plenty.
+    if value is None:
+        return None
+    v = value.strip()
+    return int(v) if _DIGITS_RE.fullmatch(v) else None
+
+
+def phrase(status: int) -> str:
+    # The standard phrase, not the server's (which may be anything, in any length).
+    return httpx.codes.get_reason_phrase(status) or "Unknown Status"
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text if text else type(exc).__name__
+
+
+def fail(out: FetchOutcome, message: str, rule: str = RULE_FETCH_ERROR) -> None:
+    if out.error is None:  # the first problem is the one worth reporting
+        out.error = message
+        out.error_rule = rule
+
+
+def error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
+    """(message, rule) for an exception that ended a fetch. Order matters: TimeoutError and
+    SSLError are OSErrors; InvalidURL and StreamError are not HTTPErrors."""
+    if isinstance(exc, DecodeError):
+        return exc.message, exc.rule
+    if isinstance(exc, AddressRefused):
+        return str(exc), RULE_PRIVATE_ADDRESS
+    if isinstance(exc, httpx.TimeoutException):
+        if cfg is not None:
+            if isinstance(exc, httpx.ConnectTimeout):
+                return f"could not connect within {cfg.connect_timeout:g} s", RULE_FETCH_ERROR
+            if isinstance(exc, httpx.ReadTimeout):
+                return f"no data from the server for {cfg.read_timeout:g} s", RULE_FETCH_ERROR
+            if isinstance(exc, httpx.WriteTimeout):
+                return f"could not send the request within {cfg.read_timeout:g} s", RULE_FETCH_ERROR
+        return f"timeout: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.ConnectError):
+        return f"connection failed: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):
+        return f"HTTP protocol error: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.HTTPError):
+        return f"network error: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.InvalidURL):
+        return f"invalid URL: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.StreamError):
+        return f"stream error: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, TimeoutError):
+        return f"timed out: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS error: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, OSError):
+        return f"network error: {describe(exc)}", RULE_FETCH_ERROR
+    return f"unexpected error: {type(exc).__name__}: {describe(exc)}", RULE_FETCH_ERROR
