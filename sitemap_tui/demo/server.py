@@ -134,6 +134,8 @@ class _Server(ThreadingHTTPServer):
         self.base_url = ""
         super().__init__(address, _Handler)
         host, port = self.server_address[:2]
+        if isinstance(host, bytes):  # AF_INET gives str; typeshed allows bytes for AF_UNIX
+            host = host.decode()
         self.base_url = f"http://{host}:{port}"
 
     def server_bind(self) -> None:

@@ -422,6 +422,14 @@ class ExplorerState:
             self.store.commit()
             self.store.begin()
 
+    def cancel(self) -> None:
+        """Stop starting new files and cancel the running ones."""
+        self._cancel = True
+        if self._pool is not None:
+            self._pool.cancel_running()
+        for task in list(self._running.values()):
+            task.cancel()
+
     def _store_guard(self, apply: Callable[[JobMessage], None]) -> Callable[[JobMessage], None]:
         """``apply`` runs inside the fetch's sink or the worker pool's delivery, where an
         exception would pass for the file's own (or be lost): a store that cannot be written

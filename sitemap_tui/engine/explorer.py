@@ -70,14 +70,6 @@ class Explorer(FileProcessing):
         """True while any file is being fetched or parsed."""
         return bool(self._running)
 
-    def cancel(self) -> None:
-        """Stop starting new files and cancel the running ones."""
-        self._cancel = True
-        if self._pool is not None:
-            self._pool.cancel_running()
-        for task in list(self._running.values()):
-            task.cancel()
-
     # -- what was left out -----------------------------------------------------------------
     def left_out(self) -> list[Omission]:
         """What this exploration did not fetch or read whole, one Omission per cause (in a

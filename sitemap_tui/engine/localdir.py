@@ -18,6 +18,7 @@ read, not its subfolders."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -193,9 +194,9 @@ def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
     for url in urls:
         parts = urlsplit(url.strip())
         if parts.scheme.lower() in ("http", "https"):
-            path = unquote(parts.path)
-            if path.count("/") == 1:
-                names.add(path[1:])
+            url_path = unquote(parts.path)
+            if url_path.count("/") == 1:
+                names.add(url_path[1:])
     return names
 
 
@@ -204,7 +205,7 @@ def index_children(path: Path) -> list[str]:
     parser = SniffingParser(path.as_uri())
     locs: list[str] = []
 
-    def take(items: list[object]) -> None:
+    def take(items: Sequence[object]) -> None:
         locs.extend(i.loc for i in items if isinstance(i, ChildRef) and i.loc)
 
     try:

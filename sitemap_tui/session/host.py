@@ -466,7 +466,7 @@ def _quiet_stderr(db_path: Path) -> Path | None:
     beside the exploration instead of over the screen, and nothing reads the terminal's input."""
     path: Path | None = db_path.with_suffix(".log")
     try:
-        log = open(path, "ab", buffering=0)  # noqa: SIM115 - lives as long as the process
+        log = open(db_path.with_suffix(".log"), "ab", buffering=0)  # noqa: SIM115 - lives as long as the process
     except OSError:
         path = None
         log = open(os.devnull, "wb", buffering=0)  # noqa: SIM115

@@ -125,18 +125,6 @@ class Checker:
         return st
 
     @staticmethod
-    def _tally(
-        st: FileState, rule: str, key: str, line: int | None, url: str | None, **fields: object
-    ) -> None:
-        t = st.tallies.get((rule, key))
-        if t is None:
-            st.tallies[(rule, key)] = Tally(1, line, url, fields)
-        else:
-            if not t.count:
-                t.line, t.url = line, url
-            t.count += 1
-
-    @staticmethod
     def _bump(t: Tally, line: int | None, url: str | None) -> None:
         if not t.count:
             t.line, t.url = line, url

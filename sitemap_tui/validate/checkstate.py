@@ -15,6 +15,15 @@ from sitemap_tui.engine.model import (
 from sitemap_tui.engine.values import (
     CHANGEFREQS,
 )
+from sitemap_tui.engine.xmlns import (  # noqa: F401 - the families import them from here
+    ATOM03_NS,
+    IMAGE_NS,
+    MOBILE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+)
 from sitemap_tui.validate.urlcheck import (
     UrlParts,
     absolute_url_problem,
@@ -36,14 +45,6 @@ MAX_UPLOADER_NAME = 255
 FUTURE_MARGIN = timedelta(hours=24)
 NEWS_MAX_AGE = timedelta(hours=48)
 FIRST_WEB_PAGE = datetime(1991, 8, 6, tzinfo=UTC)
-
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
-VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
-NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
-XHTML_NS = "http://www.w3.org/1999/xhtml"
-MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
-ATOM03_NS = "http://purl.org/atom/ns#"
 
 #: Canonical prefix of each extension namespace, as the parser writes it in ``Entry.tags``.
 EXTENSION_PREFIXES = {

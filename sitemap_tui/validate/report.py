@@ -26,7 +26,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 from urllib.parse import quote, unquote, urlsplit
 from urllib.request import url2pathname
 
@@ -95,7 +95,7 @@ def write_report(
     fmt: str,
     issues: Iterable[Any],
     summary: Summary,
-    out: TextIO,
+    out: IO[str],
     *,
     base_dir: Path | str | None = None,
 ) -> None:
@@ -181,7 +181,7 @@ def display_location(sitemap: str | None, base: Path) -> str:
 # -- text --------------------------------------------------------------------------------------
 
 
-def _text(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> None:
+def _text(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path) -> None:
     where_cache: dict[str | None, str] = {}
     for issue in issues:
         where = where_cache.get(issue.sitemap)
@@ -197,7 +197,7 @@ def _text(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> N
 # -- json --------------------------------------------------------------------------------------
 
 
-def _json(issues: Iterable[Any], summary: Summary, out: TextIO) -> None:
+def _json(issues: Iterable[Any], summary: Summary, out: IO[str]) -> None:
     out.write('{"issues": [')
     first = True
     for issue in issues:
@@ -253,7 +253,7 @@ def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
     return {"uri": sitemap}, False
 
 
-def _sarif(issues: Iterable[Any], out: TextIO, base: Path, notes: tuple[str, ...] = ()) -> None:
+def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ...] = ()) -> None:
     """Streamed: each result is written as it comes, so a run with millions of issues does not
     hold a document of them (the results array is the only part that grows)."""
     from sitemap_tui import __version__
@@ -335,7 +335,7 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(issues: Iterable[Any], summary: Summary, out: TextIO, base: Path) -> None:
+def _github(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path) -> None:
     files: dict[str | None, str | None] = {}
     for issue in issues:
         command = GITHUB_COMMANDS.get(str(issue.severity), "notice")
