@@ -4,6 +4,7 @@ the cross-file rules over the store, then the deep checks of a sample of pages."
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,8 +16,8 @@ if TYPE_CHECKING:
     import asyncio
 
     from sitemap_tui.engine.fetch import FetchConfig
-    from sitemap_tui.engine.findings import Judge
-    from sitemap_tui.engine.model import Severity
+    from sitemap_tui.engine.findings import Finding, Judge
+    from sitemap_tui.engine.model import Issue, Severity
     from sitemap_tui.engine.robots import RobotsFile
     from sitemap_tui.engine.store import Store
     from sitemap_tui.validate.checker import Checker
@@ -44,9 +45,7 @@ class Validation:
 
     def judge(self) -> Judge:
         """Words and grades the engine's findings from the registry, dropping unselected rules."""
-        from sitemap_tui.validate.registry import RegistryJudge
-
-        return RegistryJudge(self.enabled)
+        return DeferredJudge(self.enabled)
 
     def checker(self) -> Checker:
         """The streaming stage: issues stored while each file is parsed (XSD included)."""
@@ -78,6 +77,31 @@ class Validation:
 
     def _set(self) -> set[str] | None:
         return None if self.enabled is None else set(self.enabled)
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredJudge:
+    """The registry's judge, imported at the first finding rather than up front.
+
+    Most files of a `urls` or `stats` run give no finding at all, and the registry (every rule
+    family with its checks) costs about 30 ms of imports: on a 50,000-URL list that is 4 % of the
+    run (bench/, issue 17). Plain data, so it pickles into worker processes like the judge itself.
+    """
+
+    enabled: frozenset[str] | None = None
+
+    def issue(self, finding: Finding, node_id: int | None = None) -> Issue | None:
+        return _registry_judge(self.enabled).issue(finding, node_id)
+
+    def word(self, finding: Finding, node_id: int | None = None) -> Issue:
+        return _registry_judge(self.enabled).word(finding, node_id)
+
+
+@functools.cache
+def _registry_judge(enabled: frozenset[str] | None) -> Judge:
+    from sitemap_tui.validate.registry import RegistryJudge
+
+    return RegistryJudge(enabled)
 
 
 def robots_based_rules() -> tuple[str, ...]:
