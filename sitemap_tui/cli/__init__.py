@@ -1,12 +1,13 @@
 """Command line: the explorer by default, and headless commands for scripts and CI.
 
 One module per command (urls, stats, discover, validate, rules; explorer: explore, open, demo),
-each taking its typed options (options.py); parser.py is the grammar. Only argparse is imported
+each defining and taking its typed options (options.py: the groups they share); parser.py is the grammar. Only argparse is imported
 before a command runs, so `--help` stays fast, and the headless commands never import Textual:
 the explorer is handed in as ``launch`` by the program's front door (sitemap_tui/main.py)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 
@@ -29,7 +30,6 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     import contextlib
 
     from sitemap_tui import output, scratch, signals
-    from sitemap_tui.cli.options import from_namespace
     from sitemap_tui.engine.store.file import StoreError
 
     scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     guard = output.guarded_stdout() if args.command in HEADLESS else contextlib.nullcontext()
     try:
         with signals.headless(), guard:
-            code = _run(from_namespace(args), launch)
+            code = _run(args, launch)
             if args.command in HEADLESS:
                 sys.stdout.flush()
         signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
@@ -66,38 +66,38 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
         return EXIT_USAGE
 
 
-def _run(opts: object, launch: Launch | None) -> int:
-    """The command for ``opts`` (each module imported only when its command runs)."""
-    from sitemap_tui.cli import options as o
+def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
+    """The command ``ns`` names, on its typed options (each module imported only when its
+    command runs, and it defines those options)."""
+    command = ns.command
+    if command == "urls":
+        from sitemap_tui.cli import urls
 
-    if isinstance(opts, o.UrlsOptions):
-        from sitemap_tui.cli.urls import cmd_urls
+        return urls.cmd_urls(urls.options(ns))
+    if command == "stats":
+        from sitemap_tui.cli import stats
 
-        return cmd_urls(opts)
-    if isinstance(opts, o.StatsOptions):
-        from sitemap_tui.cli.stats import cmd_stats
+        return stats.cmd_stats(stats.options(ns))
+    if command == "discover":
+        from sitemap_tui.cli import discover
 
-        return cmd_stats(opts)
-    if isinstance(opts, o.DiscoverOptions):
-        from sitemap_tui.cli.discover import cmd_discover
+        return discover.cmd_discover(discover.options(ns))
+    if command == "validate":
+        from sitemap_tui.cli import validate
 
-        return cmd_discover(opts)
-    if isinstance(opts, o.ValidateOptions):
-        from sitemap_tui.cli.validate import cmd_validate
+        return validate.cmd_validate(validate.options(ns))
+    if command == "rules":
+        from sitemap_tui.cli import rules
 
-        return cmd_validate(opts)
-    if isinstance(opts, o.RulesOptions):
-        from sitemap_tui.cli.rules import cmd_rules
-
-        return cmd_rules(opts)
+        return rules.cmd_rules(rules.options(ns))
     from sitemap_tui.cli import explorer
 
     if launch is None:  # (only a caller that embeds the headless commands leaves it out)
         raise UsageError("the explorer is not part of this program; use a headless command")
-    if isinstance(opts, o.ExploreCommand):
-        return explorer.cmd_explore(opts, launch)
-    if isinstance(opts, o.OpenOptions):
-        return explorer.cmd_open(opts, launch)
-    if isinstance(opts, o.DemoOptions):
-        return explorer.cmd_demo(opts, launch)
-    raise TypeError(f"no command for {type(opts).__name__}")
+    if command == "explore":
+        return explorer.cmd_explore(explorer.explore_command(ns), launch)
+    if command == "open":
+        return explorer.cmd_open(explorer.open_options(ns), launch)
+    if command == "demo":
+        return explorer.cmd_demo(explorer.demo_options(ns), launch)
+    raise ValueError(f"unknown command {command!r}")

@@ -3,19 +3,36 @@ page's links), without reading them."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
+from dataclasses import dataclass, field
 
 from sitemap_tui.cli.headless import explore_options, parse_target
-from sitemap_tui.cli.options import DiscoverOptions
+from sitemap_tui.cli.options import TreeOptions, fetch_options
 from sitemap_tui.cli.verdict import report_left_out, target_problem
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
-from sitemap_tui.session.fetching import fetch_config
+from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoverOptions:
+    target: str
+    json: bool = False
+    strict: bool = False
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=lambda: TreeOptions(recursive=False))
+
+
+def options(ns: argparse.Namespace) -> DiscoverOptions:
+    # only the target's own files: robots.txt, the probed paths and the home page
+    return DiscoverOptions(ns.target, ns.json, ns.strict, fetch_options(ns),
+                           TreeOptions(recursive=False, probe=ns.probe))
 
 
 def cmd_discover(opts: DiscoverOptions) -> int:

@@ -4,17 +4,53 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitemap_tui.cli.headless import exploration_problem, explore_options, parse_target
-from sitemap_tui.cli.options import DemoOptions, ExploreCommand, OpenOptions, StatsOptions
+from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.launch import Launch
 from sitemap_tui.session.paths import default_db_path
+
+
+@dataclass(frozen=True, slots=True)
+class ExploreCommand:
+    """``explore``: the explorer on a target (its tree has no --no-recursive)."""
+
+    target: str
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=TreeOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenOptions:
+    db: str
+
+
+@dataclass(frozen=True, slots=True)
+class DemoOptions:
+    serve: bool = False
+    port: int = 0
+    headless: bool = False
+
+
+def explore_command(ns: argparse.Namespace) -> ExploreCommand:
+    # (explore has no --no-recursive: the explorer expands what the user opens)
+    return ExploreCommand(ns.target, fetch_options(ns), tree_options(ns, recursive=True))
+
+
+def open_options(ns: argparse.Namespace) -> OpenOptions:
+    return OpenOptions(ns.db)
+
+
+def demo_options(ns: argparse.Namespace) -> DemoOptions:
+    return DemoOptions(ns.serve, ns.port, ns.headless)
 
 
 def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
@@ -77,7 +113,7 @@ def cmd_demo(opts: DemoOptions, launch: Launch) -> int:
         # the command line's defaults, on the demo site
         fetch = FetchOptions(target=url)
         if opts.headless or not sys.stdout.isatty():
-            from sitemap_tui.cli.stats import cmd_stats
+            from sitemap_tui.cli.stats import StatsOptions, cmd_stats
 
             return cmd_stats(StatsOptions(url, fetch=fetch))
         return cmd_explore(ExploreCommand(url, fetch=fetch), launch)

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
-from sitemap_tui.cli.options import RulesOptions
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.words import plural
+
+
+@dataclass(frozen=True, slots=True)
+class RulesOptions:
+    rule: str | None = None
+    json: bool = False
+
+
+def options(ns: argparse.Namespace) -> RulesOptions:
+    return RulesOptions(ns.rule, ns.json)
 
 
 def cmd_rules(opts: RulesOptions) -> int:

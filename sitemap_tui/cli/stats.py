@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,11 +19,12 @@ from sitemap_tui.cli.headless import (
     parse_target,
     run_exploration,
 )
-from sitemap_tui.cli.options import StatsOptions
+from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import files_read, report_left_out, target_answered, target_problem
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK
+from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
 
 
@@ -77,6 +80,21 @@ def _round(v: float | None) -> float | None:
 
 def _iso(ts: int | None) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class StatsOptions:
+    target: str
+    json: bool = False
+    output: str | None = None
+    strict: bool = False
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=TreeOptions)
+
+
+def options(ns: argparse.Namespace) -> StatsOptions:
+    return StatsOptions(ns.target, ns.json, ns.output, ns.strict, fetch_options(ns),
+                        tree_options(ns, recursive=not ns.no_recursive))
 
 
 def cmd_stats(opts: StatsOptions) -> int:

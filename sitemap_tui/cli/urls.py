@@ -3,7 +3,9 @@ the files are parsed (the engine's workers format the rows)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from dataclasses import dataclass, field
 
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
@@ -14,7 +16,7 @@ from sitemap_tui.cli.headless import (
     parse_target,
     run_exploration,
 )
-from sitemap_tui.cli.options import UrlsOptions
+from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import (
     report_failures,
     report_left_out,
@@ -24,7 +26,25 @@ from sitemap_tui.cli.verdict import (
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.output import OutputError, silence_stdout
 from sitemap_tui.session.exits import EXIT_OK, UsageError
+from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
+
+
+@dataclass(frozen=True, slots=True)
+class UrlsOptions:
+    target: str
+    format: str = "txt"
+    csv_raw: bool = False
+    output: str | None = None
+    keep_non_http: bool = False
+    strict: bool = False
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=TreeOptions)
+
+
+def options(ns: argparse.Namespace) -> UrlsOptions:
+    return UrlsOptions(ns.target, ns.format, ns.csv_raw, ns.output, ns.keep_non_http, ns.strict,
+                       fetch_options(ns), tree_options(ns, recursive=not ns.no_recursive))
 
 
 def cmd_urls(opts: UrlsOptions) -> int:

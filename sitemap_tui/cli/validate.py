@@ -3,9 +3,11 @@ JSON, SARIF or GitHub annotations; the exit code says whether a finding reached 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from sitemap_tui import signals
@@ -17,7 +19,7 @@ from sitemap_tui.cli.headless import (
     run_exploration,
     run_store,
 )
-from sitemap_tui.cli.options import ValidateOptions
+from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
@@ -26,8 +28,34 @@ from sitemap_tui.cli.verdict import (
     target_problem,
 )
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from sitemap_tui.session.fetching import fetch_config
+from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
+
+
+@dataclass(frozen=True, slots=True)
+class ValidateOptions:
+    target: str
+    format: str = "text"
+    output: str | None = None
+    select: str | None = None
+    ignore: str | None = None
+    min_severity: str = "info"
+    fail_on: str = "error"
+    robots_checks: bool = True
+    xsd: str = "lax"
+    deep: bool = False
+    sample: int | None = 100
+    rate: float = 5.0
+    strict: bool = False
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=TreeOptions)
+
+
+def options(ns: argparse.Namespace) -> ValidateOptions:
+    return ValidateOptions(
+        ns.target, ns.format, ns.output, ns.select, ns.ignore, ns.min_severity, ns.fail_on,
+        not ns.no_robots_checks, ns.xsd, ns.deep, ns.sample, ns.rate, ns.strict,
+        fetch_options(ns), tree_options(ns, recursive=not ns.no_recursive))
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
