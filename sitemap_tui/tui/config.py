@@ -10,7 +10,9 @@ The file lives in ``platformdirs.user_config_dir("sitemap-tui")/config.toml`` un
     tree_wider = "ctrl+right,>"
 
 A missing file gives the defaults; a broken file gives the defaults plus a list of problems
-that the app shows as a notification (never a crash).
+that the app shows as a notification (never a crash). The keymap is checked against the app's
+bindings by :mod:`sitemap_tui.tui.keymap_check`; the theme the user picks is written back by
+:func:`save_theme`. No Textual here, so all of it is unit-tested on its own.
 """
 
 from __future__ import annotations
