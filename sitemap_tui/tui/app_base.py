@@ -27,6 +27,8 @@ from sitemap_tui.engine.model import Node, NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
 from sitemap_tui.tui.config import TuiConfig, load_config
+from sitemap_tui.tui.keymap_check import check_keymap
+from sitemap_tui.tui.keymap_specs import binding_specs
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.widgets import Selection
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
@@ -124,9 +126,6 @@ class AppBase(App[int]):
         self._counting = False
         self._tree = SitemapTree(id="tree")
         if self.config.keymap:
-            from sitemap_tui.tui.keymap_check import check_keymap
-            from sitemap_tui.tui.keymap_specs import binding_specs
-
             # only what passes is applied: Textual would take a clashing key from its owner silently
             applied, problems = check_keymap(self.config.keymap, binding_specs(type(self)), str(self.config.path or "config"))
             self.config.problems.extend(problems)
