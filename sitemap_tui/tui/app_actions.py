@@ -187,7 +187,11 @@ class Actions(EngineLink):
         self.push_screen(ConfirmScreen("Open in browser", body, yes="Open"), answer)
 
     def action_toggle_theme(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+        # between the configured (or starting) theme and its opposite, so it always comes back
+        home = self._home_theme or self.theme
+        home_dark = self.available_themes[home].dark if home in self.available_themes else True
+        other = "textual-light" if home_dark else "textual-dark"
+        self.theme = other if self.theme == home else home
 
     def action_open_file(self) -> None:
         async def chosen(path: Path | None) -> None:

@@ -27,6 +27,8 @@ from sitemap_tui.engine.model import Node, NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
 from sitemap_tui.tui.config import TuiConfig, load_config
+from sitemap_tui.tui.keymap_check import check_keymap
+from sitemap_tui.tui.keymap_specs import binding_specs
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.widgets import Selection
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
@@ -102,6 +104,8 @@ class AppBase(App[int]):
         self.fetch_config = fetch_config
         self.options = options
         self.config = config if config is not None else load_config()
+        self._home_theme: str | None = None  # the theme at start: the toggle comes back to it
+        self._saved_theme: str | None = None  # what the config file holds
         self.header_target = header_target
         self.checker_factory = checker_factory
         self.offline = target is None
@@ -122,7 +126,10 @@ class AppBase(App[int]):
         self._counting = False
         self._tree = SitemapTree(id="tree")
         if self.config.keymap:
-            self.set_keymap(self.config.keymap)
+            # only what passes is applied: Textual would take a clashing key from its owner silently
+            applied, problems = check_keymap(self.config.keymap, binding_specs(type(self)), str(self.config.path or "config"))
+            self.config.problems.extend(problems)
+            self.set_keymap(applied)
 
     # -- composition ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:

@@ -14,12 +14,14 @@ import sqlite3
 from pathlib import Path
 
 from textual import on, work
+from textual.theme import Theme
 
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.app_base import STOPPED_ENGINE, STOPPED_STORE
 from sitemap_tui.tui.app_panes import PaneSync
 from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
+from sitemap_tui.tui.config import save_theme
 from sitemap_tui.tui.messages import (
     CommandDone,
     CrossfileProgress,
@@ -53,9 +55,13 @@ class EngineLink(PaneSync):
             if cfg.theme in self.available_themes:
                 self.theme = cfg.theme
             else:
-                cfg.problems.append(f"unknown theme {cfg.theme!r} (try: {', '.join(sorted(self.available_themes)[:6])}, …)")
+                cfg.problems.append(f"{cfg.path or 'config'}: unknown theme {cfg.theme!r} "
+                                    f"(try: {', '.join(sorted(self.available_themes)[:6])}, …)")
+        self.follow_theme()
         for problem in cfg.problems:
-            self.notify(display(problem), title="config", severity="warning", markup=False)
+            # lasting: read at start, while the eye is on the tree, a toast would vanish unread
+            self.notify(display(problem), title="config", severity="warning", markup=False,
+                        timeout=LASTING_NOTICE_SECONDS)
         self.tree_width = self._initial_tree_width()
         self.tree.focus()
         self.set_interval(self.refresh_interval, self._tick, name="pane-refresh")
@@ -67,6 +73,22 @@ class EngineLink(PaneSync):
         self.update_header()
         if self.tune_gc:
             self.call_after_refresh(quiet_gc)
+
+    def follow_theme(self) -> None:
+        """Remember the theme the app starts with, and save the theme whenever the user changes it."""
+        self._home_theme = self.theme
+        self._saved_theme = self.config.theme or self.theme
+        self.theme_changed_signal.subscribe(self, self._save_theme)
+
+    def _save_theme(self, theme: Theme) -> None:
+        path = self.config.path
+        if path is None or theme.name == self._saved_theme:
+            return
+        problem = save_theme(path, theme.name)
+        if problem:
+            self.notify(display(problem), title="config", severity="error", markup=False)
+        else:
+            self._saved_theme = theme.name
 
     def on_unmount(self) -> None:
         self.shutdown_engine()

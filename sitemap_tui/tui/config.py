@@ -10,12 +10,17 @@ The file lives in ``platformdirs.user_config_dir("sitemap-tui")/config.toml`` un
     tree_wider = "ctrl+right,>"
 
 A missing file gives the defaults; a broken file gives the defaults plus a list of problems
-that the app shows as a notification (never a crash).
+that the app shows as a notification (never a crash). The keymap is checked against the app's
+bindings by :mod:`sitemap_tui.tui.keymap_check`; the theme the user picks is written back by
+:func:`save_theme`. No Textual here, so all of it is unit-tested on its own.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +43,8 @@ class TuiConfig:
     theme: str | None = None
     path: Path | None = None
     problems: list[str] = field(default_factory=list)
+    broken: bool = False
+    """The file could not be read or parsed: saving the theme must not overwrite it."""
 
 
 def load_config(path: Path | None = None) -> TuiConfig:
@@ -49,27 +56,71 @@ def load_config(path: Path | None = None) -> TuiConfig:
         return cfg
     except OSError as exc:
         cfg.problems.append(f"cannot read {path}: {exc.strerror or exc}")
+        cfg.broken = True
         return cfg
     try:
         data = tomllib.loads(raw.decode("utf-8", "replace"))
     except tomllib.TOMLDecodeError as exc:
-        cfg.problems.append(f"{path}: {exc}")
+        cfg.problems.append(f"{path}: not valid TOML ({exc}); using the default keys and theme")
+        cfg.broken = True
         return cfg
     theme = data.get("theme")
     if theme is not None:
         if isinstance(theme, str) and theme.strip():
             cfg.theme = theme.strip()
         else:
-            cfg.problems.append("theme must be a string")
+            cfg.problems.append(f"{path}: theme must be a string")
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict):
-        cfg.problems.append("[keymap] must be a table of binding_id = \"key\"")
+        cfg.problems.append(f"{path}: [keymap] must be a table of binding_id = \"key\"")
         keymap = {}
     for binding_id, keys in keymap.items():
         if isinstance(keys, list):
             keys = ",".join(str(k) for k in keys)
         if not isinstance(keys, str) or not keys.strip():
-            cfg.problems.append(f"keymap.{binding_id}: expected a key string")
+            cfg.problems.append(f"{path}: keymap.{binding_id}: expected a key string")
             continue
         cfg.keymap[str(binding_id)] = ",".join(k.strip() for k in keys.split(",") if k.strip())
     return cfg
+
+
+# a top-level ``theme = ...`` line; the first table header ends the top level
+_THEME_LINE = re.compile(r"^[ \t]*theme[ \t]*=.*$", re.MULTILINE)
+_TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
+
+
+def with_theme(text: str, theme: str) -> str:
+    """``text`` with its top-level theme set to ``theme``; comments and the rest kept as written."""
+    line = f"theme = {json.dumps(theme)}"  # a JSON string is a valid TOML basic string
+    table = _TABLE.search(text)
+    top = text[: table.start()] if table else text
+    found = _THEME_LINE.search(top)
+    if found:
+        return text[: found.start()] + line + text[found.end():]
+    return line + "\n" + ("\n" if text.strip() else "") + text
+
+
+def save_theme(path: Path, theme: str) -> str | None:
+    """Write the theme into the config file atomically; return a problem to show, never raise."""
+    try:
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            text = ""
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return f"theme {theme!r} not saved: {path} is not valid TOML (fix it, or remove it)"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # a temporary file beside it, then rename: a crash never leaves a half-written config
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(with_theme(text, theme))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        return f"theme {theme!r} not saved to {path}: {exc.strerror or exc}"
+    return None
