@@ -26,7 +26,9 @@ from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, CONTAINERS, short_name
 from sitemap_tui.words import plural
 
 TABS = ("overview", "extensions", "lastmod", "issues", "urls")
-WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "IssuesPane": "issues", "LastmodChart": "lastmod chart"}
+# the help names where a key works; the pane keys focus the URL grid or a pane's scrollable body
+WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "UrlGrid": "URL table",
+         "IssuesPane": "issues", "LastmodChart": "lastmod chart", "VerticalScroll": "pane"}
 
 
 class Actions(EngineLink):

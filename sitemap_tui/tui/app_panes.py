@@ -12,6 +12,7 @@ from typing import Any
 
 from textual import on, work
 from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from sitemap_tui.engine.model import NodeKind
@@ -169,7 +170,26 @@ class PaneSync(AppBase):
         self._sync_active_pane()
 
     def _show_tab(self, tab: str) -> None:
+        """Show a pane with the focus in its main widget, so the arrow keys act on what is shown.
+
+        The focus moves before the switch: a focused widget in the pane being hidden hands the
+        focus to a sibling in that same pane, and TabbedContent follows the focus back to it (the
+        tab stayed on Issues after Enter on an issue, and 1-5 did nothing until 0, issue 18)."""
+        target = self._pane_focus(tab)
+        if target is not None:
+            target.screen.set_focus(target, scroll_visible=False)
         self.query_one("#tabs", TabbedContent).active = tab
+
+    def _pane_focus(self, tab: str) -> Widget | None:
+        """The widget a pane's key focuses: the URL grid, the issue list, or the scrollable body."""
+        if tab == "urls":
+            table = self.url_table
+            return table.grid if table is not None else None
+        if tab == "issues":
+            pane = self.issues_pane
+            return pane.issue_list if pane is not None else None
+        pane = self.query_one_optional(f"#{tab}-pane", NodePane)
+        return pane.body if pane is not None else None
 
     # -- messages from the other panes ------------------------------------------------------------
     def on_issues_pane_jump_to_entry(self, message: Any) -> None:
@@ -177,7 +197,10 @@ class PaneSync(AppBase):
         if entry_id is None:
             return
         self._show_tab("urls")
+        # the table takes the selection's rows now, not on TabActivated: a listing set after
+        # the jump started would drop the row it finds
+        self._sync_active_pane()
         table = self.url_table
         if table is not None:
-            self.call_after_refresh(table.jump_to_entry, entry_id)
+            table.jump_to_entry(entry_id)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import on, work
+from textual.containers import ScrollableContainer
 from textual.message import Message
 from textual.visual import VisualType
 from textual.widget import Widget
@@ -59,6 +60,11 @@ class NodePane(Widget):
         self._token = 0
         self.loaded_token = -1
         self.stale = False
+
+    @property
+    def body(self) -> Widget:
+        """The widget a pane key focuses: the pane's scrollable body (every pane composes one)."""
+        return self.query_one(ScrollableContainer)
 
     def show(self, selection: Selection | None) -> None:
         self.selection = selection

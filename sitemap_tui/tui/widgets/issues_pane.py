@@ -245,6 +245,11 @@ class IssuesPane(Vertical):
             self.data_changed()
 
     @property
+    def issue_list(self) -> Tree[_Item]:
+        """The list of rules and issues (the widget the Issues key focuses)."""
+        return self.query_one("#issues-tree", Tree)
+
+    @property
     def selected_issue(self) -> IssueRow | None:
         item = self._cursor_item()
         return item.issue if item is not None and item.kind == "issue" else None
