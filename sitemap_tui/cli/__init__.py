@@ -11,7 +11,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from sitemap_tui.cli.parser import COMMANDS, HEADLESS, build_parser
+from sitemap_tui.cli.arrange import arrange
+from sitemap_tui.cli.parser import HEADLESS, build_parser
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.launch import Launch
 
@@ -20,11 +21,15 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     """Run the command ``argv`` names; returns the exit code (docs/exit-codes.md). ``launch``
     runs the explorer (explore, open, demo); without it those commands are a usage error."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
-        args_list.insert(0, "explore")
     parser = build_parser()
     if not args_list:
         parser.print_help()
+        return EXIT_USAGE
+    try:
+        # options anywhere: the command word (or the implicit explore) first, for argparse
+        args_list = arrange(args_list, parser)
+    except UsageError as exc:
+        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     args = parser.parse_args(args_list)
     import contextlib

@@ -20,7 +20,21 @@ Explore and validate a website's sitemaps.
 
 TARGET is a site (https://example.com, example.com), a sitemap or robots.txt URL, or a local
 path (.xml, .xml.gz, .txt, robots.txt, or a directory of such files).
+
+Options go before or after TARGET, and before or after COMMAND. Without a COMMAND, TARGET opens
+the explorer (`sitemap-tui --depth 2 example.com` is `sitemap-tui explore example.com --depth 2`).
+A first word that names a command is that command: a local file called `urls` is `./urls`.
 """
+
+USAGE = """\
+%(prog)s [COMMAND] [TARGET] [OPTIONS]   (options go before or after TARGET)
+       %(prog)s COMMAND --help
+       %(prog)s --version"""
+
+
+def _usage(target: str) -> str:
+    """A command's usage line: its options are listed below it, and go anywhere."""
+    return f"%(prog)s [OPTIONS] {target} [OPTIONS]   (options go before or after {target})"
 
 EPILOG = """\
 examples:
@@ -196,16 +210,17 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="sitemap-tui", description=DESCRIPTION, epilog=EPILOG + EXIT_HELP,
+        prog="sitemap-tui", usage=USAGE, description=DESCRIPTION, epilog=EPILOG + EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from sitemap_tui import __version__
 
     parser.add_argument("--version", action="version", version=f"sitemap-tui {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog: argparse would build the commands' names from USAGE, all three lines of it
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="sitemap-tui")
     fmt = argparse.RawDescriptionHelpFormatter
 
-    p = sub.add_parser("explore", help="open the explorer on TARGET (the default command)",
+    p = sub.add_parser("explore", usage=_usage("TARGET"), help="open the explorer on TARGET (the default command)",
                        formatter_class=fmt, epilog="example:\n  sitemap-tui explore https://example.com")
     p.add_argument("target", metavar="TARGET")
     _fetch_options(p)
@@ -223,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="example:\n  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com.db")
     p.add_argument("db", metavar="FILE.db")
 
-    p = sub.add_parser("urls", help="print every URL of the sitemaps", formatter_class=fmt,
+    p = sub.add_parser("urls", usage=_usage("TARGET"), help="print every URL of the sitemaps", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
                               "  sitemap-tui urls sitemap.xml.gz --format jsonl --output urls.jsonl\n"
                               "\nEntries without a URL are not URLs; locs that are not http(s) are left out\n"
@@ -242,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     _fetch_options(p)
     _tree_options(p)
 
-    p = sub.add_parser("stats", help="the sitemap tree with per-file statistics", formatter_class=fmt,
+    p = sub.add_parser("stats", usage=_usage("TARGET"), help="the sitemap tree with per-file statistics", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui stats example.com\n  sitemap-tui stats example.com --json | jq .\n" + EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--json", action="store_true", help="JSON output")
@@ -251,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     _fetch_options(p)
     _tree_options(p)
 
-    p = sub.add_parser("discover", help="find a site's sitemaps (robots.txt, common paths, home page)",
+    p = sub.add_parser("discover", usage=_usage("SITE"), help="find a site's sitemaps (robots.txt, common paths, home page)",
                        formatter_class=fmt, epilog="example:\n  sitemap-tui discover example.com --json\n" + EXIT_HELP)
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
@@ -259,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     _strict_option(p)
     _fetch_options(p)
 
-    p = sub.add_parser("validate", help="check the sitemaps against the rule catalogue (exit 1 on errors, --fail-on)",
+    p = sub.add_parser("validate", usage=_usage("TARGET"), help="check the sitemaps against the rule catalogue (exit 1 on errors, --fail-on)",
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui validate example.com\n"
                               "  sitemap-tui validate public/sitemap.xml --format sarif --output sitemap.sarif\n"

@@ -1,0 +1,274 @@
+"""Options go anywhere on the command line (issue 18): before or after TARGET, before or after the
+command word, and with no command word at all (the implicit ``explore``). The explorer's arguments
+are checked through a launch stub (the TUI never starts here); the headless commands run as a
+user runs them, a real process against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemap_tui import __version__, cli
+from sitemap_tui.cli.parser import build_parser
+
+SITE = "https://example.com/"
+
+
+def explore(argv: list[str]) -> dict[str, Any]:
+    """The arguments ``argv`` hands the explorer (the launch stub records them)."""
+    calls: list[dict[str, Any]] = []
+
+    def launch(**kwargs: Any) -> int:
+        calls.append(kwargs)
+        return 0
+
+    assert cli.main(argv, launch=launch) == 0
+    assert len(calls) == 1
+    return calls[0]
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one-line error for ``argv`` (exit 2, the explorer not started)."""
+
+    def launch(**kwargs: Any) -> int:
+        raise AssertionError(f"the explorer started for {argv}: {kwargs}")
+
+    try:
+        code = cli.main(argv, launch=launch)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2, argv
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sitemap-tui: error: "), err
+    return lines[0]
+
+
+# -- the implicit explore command: options before or after TARGET -----------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--depth", "2", SITE],
+        [SITE, "--depth", "2"],
+        ["--depth=2", SITE],
+        ["--dep", "2", SITE],  # argparse's unique prefixes keep working
+        ["--depth", "2", "--max-files", "7", SITE, "--probe"],
+        ["--probe", "--depth", "2", SITE, "--max-files=7"],
+    ],
+)
+def test_explore_options_before_or_after_target(argv: list[str]) -> None:
+    got = explore(argv)
+    assert got["target"].raw == SITE
+    assert got["options"].max_depth == 2
+    if "--max-files" in argv or "--max-files=7" in argv:
+        assert got["options"].max_files == 7
+        assert got["options"].probe is True
+
+
+@pytest.mark.parametrize("order", ["before", "after"])
+def test_explore_db_before_or_after_target(order: str, tmp_path: Path) -> None:
+    db = str(tmp_path / "x.db")
+    argv = ["--db", db, SITE] if order == "before" else [SITE, "--db", db]
+    got = explore(argv)
+    assert got["target"].raw == SITE
+    assert got["db_path"] == Path(db)
+
+
+@pytest.mark.parametrize(
+    "argv", [["-H", "X-Token: s3cret", SITE], ["-HX-Token: s3cret", SITE], ["--header=X-Token: s3cret", SITE],
+             [SITE, "-H", "X-Token: s3cret"]],
+)
+def test_explore_header_value_is_not_the_target(argv: list[str]) -> None:
+    got = explore(argv)
+    assert got["target"].raw == SITE
+    assert got["fetch_config"].headers == {"X-Token": "s3cret"}
+
+
+def test_an_option_value_named_like_a_command_stays_a_value(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--db urls`: urls is the database's file name, not the urls command."""
+    monkeypatch.chdir(tmp_path)
+    got = explore(["--db", "urls", SITE])
+    assert got["target"].raw == SITE
+    assert got["db_path"] == Path("urls")
+
+
+def test_a_target_named_like_a_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A first word that names a command is the command; the local file `urls` is reached as
+    ./urls, `explore urls` or after `--` -- and the bare word says so instead of a puzzling
+    "TARGET required"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "urls").write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>')
+    for argv in (["./urls"], ["explore", "urls"], ["--", "urls"], ["--depth", "2", "--", "urls"],
+                 ["explore", "--depth", "2", "urls"]):
+        got = explore(argv)
+        assert got["target"].kind == "file", argv
+        assert Path(got["target"].raw).name == "urls", argv
+    line = refused(["urls"], capsys)
+    assert "./urls" in line and "explore urls" in line
+
+
+def test_a_target_that_starts_with_a_dash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-odd.xml").write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>')
+    for argv in (["--", "-odd.xml"], ["--depth", "3", "--", "-odd.xml"], ["explore", "--", "-odd.xml"]):
+        got = explore(argv)
+        assert Path(got["target"].raw).name == "-odd.xml", argv
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--bogus", SITE], "unrecognized arguments: --bogus"),
+        ([SITE, "--bogus"], "unrecognized arguments: --bogus"),
+        ([SITE, "--depth"], "--depth: expected one argument"),
+        (["--depth"], "--depth: expected one argument"),
+        (["--depth", "2"], "required: TARGET"),
+        (["--depth", "x", SITE], "not a whole number"),
+        (["--format", "csv", SITE], "--format is an option of urls and validate, not of explore"),
+        ([SITE, "--json"], "--json is an option of"),
+        ([SITE, "extra"], "unrecognized arguments: extra"),
+    ],
+)
+def test_mistakes_are_one_line_and_exit_2(argv: list[str], says: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert says in refused(argv, capsys)
+
+
+# -- global options ----------------------------------------------------------------------------
+
+
+def test_version_and_help_stay_global(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"sitemap-tui {__version__}"
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    top = capsys.readouterr().out
+    assert "COMMAND" in top and "validate" in top
+    assert "options go before or after TARGET" in top
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [(["--depth", "2", "--help"], "explore"), ([SITE, "--help"], "explore"),
+     (["--format", "csv", "urls", "--help"], "urls"), (["urls", "--help"], "urls"),
+     (["-h", "validate"], "validate")],
+)
+def test_help_of_the_command_meant(argv: list[str], command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: sitemap-tui {command} ")
+    assert "options go before or after TARGET" in out or command == "rules"
+
+
+def test_every_option_takes_the_same_values_in_every_command() -> None:
+    """The command word is found by skipping options and their values, across all commands: an
+    option that took a value in one command and none in another would make that ambiguous."""
+    from sitemap_tui.cli.arrange import value_options
+
+    table = value_options(build_parser())
+    assert table["--depth"] is True and table["-H"] is True and table["-o"] is True
+    assert table["--json"] is False and table["--probe"] is False and table["-h"] is False
+
+
+# -- the headless commands, against a real server ----------------------------------------------
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture
+def site(httpserver) -> str:
+    """An index listing one child with one URL, on 127.0.0.1."""
+    base = httpserver.url_for("")
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    index = f"<sitemapindex {ns}><sitemap><loc>{base}child.xml</loc></sitemap></sitemapindex>"
+    child = f"<urlset {ns}><url><loc>{base}page</loc><lastmod>2024-01-02</lastmod></url></urlset>"
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/child.xml").respond_with_data(child, content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {base}index.xml\n",
+                                                              content_type="text/plain")
+    return base
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ("urls", "--format", "csv", "{T}"),
+        ("urls", "{T}", "--format", "csv"),
+        ("--format", "csv", "urls", "{T}"),
+        ("--format=csv", "urls", "{T}", "--workers", "0"),
+        ("--workers", "0", "urls", "--format", "csv", "{T}"),
+    ],
+)
+def test_urls_format_anywhere(site: str, order: tuple[str, ...]) -> None:
+    proc = run(*(a.replace("{T}", site + "index.xml") for a in order))
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert [r["loc"] for r in rows] == [site + "page"]
+
+
+@pytest.mark.parametrize(
+    "order",
+    [("--depth", "0", "urls", "{T}"), ("urls", "--depth", "0", "{T}"), ("urls", "{T}", "--depth", "0")],
+)
+def test_urls_depth_applies_wherever_it_is(site: str, order: tuple[str, ...]) -> None:
+    proc = run(*(a.replace("{T}", site + "index.xml") for a in order))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""  # the child is one level below the index
+    assert "depth limit 0" in proc.stderr
+
+
+def test_other_commands_take_options_before_the_command_word(site: str) -> None:
+    stats = run("--json", "stats", site + "index.xml")
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)
+
+    report = run("--format", "json", "--fail-on", "never", "validate", site + "child.xml")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["summary"]["urls"] == 1
+
+    found = run("--json", "discover", site)
+    assert found.returncode == 0, found.stderr
+    assert site + "index.xml" in {s["url"] for s in json.loads(found.stdout)["sitemaps"]}
+
+    rules = run("--json", "rules")
+    assert rules.returncode == 0, rules.stderr
+    assert json.loads(rules.stdout)
+
+
+@pytest.mark.parametrize(
+    ("order", "says"),
+    [
+        (("urls", "{T}", "--format"), "--format: expected one argument"),
+        (("--bogus", "urls", "{T}"), "unrecognized arguments: --bogus"),
+        (("urls", "--format", "pdf", "{T}"), "invalid choice: 'pdf'"),
+        (("--json", "urls", "{T}"), "--json is an option of discover, rules and stats, not of urls"),
+        (("urls", "{T}", "--port", "1"), "--port is an option of demo, not of urls"),
+    ],
+)
+def test_headless_mistakes_are_one_line_and_exit_2(site: str, order: tuple[str, ...], says: str) -> None:
+    proc = run(*(a.replace("{T}", site + "index.xml") for a in order))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and says in lines[0], proc.stderr
