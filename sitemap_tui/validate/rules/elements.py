@@ -156,7 +156,7 @@ RULES: tuple[Rule, ...] = (
             "a warning, and the schema's own complaint is not reported a second time."
         ),
         source="https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
-        decided_by=("elements.check_tags", "index.check_child_order"),
+        decided_by=("elements.report_order",),
     ),
     Rule(
         id="core-element-repeated",
@@ -170,7 +170,7 @@ RULES: tuple[Rule, ...] = (
             "once, and which value an engine uses is undefined."
         ),
         source="https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
-        decided_by=("elements.check_tags", "index.check_child_order"),
+        decided_by=("elements.report_order",),
     ),
     Rule(
         id="ext-prefix-undeclared",
@@ -289,31 +289,21 @@ def check_tags(ctx: FileContext,
                     where=where,
                 )
             )
-    if repeated:
-        for tag, n in repeated.items():
-            out.append(
-                make_issue(
-                    "core-element-repeated",
-                    node_id=nid,
-                    line=line,
-                    url=url,
-                    element=tag,
-                    count=n,
-                    parent="url",
-                )
-            )
+    if repeated or out_of_order:
+        report_order(nid, line, url, "url", _URL_EXPECTED, tags, repeated or {}, out_of_order, out)
+
+
+def report_order(nid: int | None, line: int | None, url: str | None, parent: str, expected: str,
+                 tags: list[str], counts: dict[str, int], out_of_order: bool, out: list[Issue]) -> None:
+    """core-element-repeated for each tag counted more than once, and core-element-order, for a
+    <url> or an index's <sitemap> alike (each scans its tags its own way)."""
+    for tag, n in counts.items():
+        if n > 1:
+            out.append(make_issue("core-element-repeated", node_id=nid, line=line, url=url,
+                                  element=tag, count=n, parent=parent))
     if out_of_order:
-        out.append(
-            make_issue(
-                "core-element-order",
-                node_id=nid,
-                line=line,
-                url=url,
-                parent="url",
-                expected=_URL_EXPECTED,
-                order=", ".join(tags),
-            )
-        )
+        out.append(make_issue("core-element-order", node_id=nid, line=line, url=url, parent=parent,
+                              expected=expected, order=", ".join(tags)))
 
 
 def check_foreign_tag(ctx: FileContext,

@@ -10,6 +10,7 @@ from sitemap_tui.engine.values import parse_w3c_datetime
 from sitemap_tui.validate.checkstate import _SITEMAP_EXPECTED, INDEX_ORDER, FileContext, FileState
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 from sitemap_tui.validate.rules.document import over_cap
+from sitemap_tui.validate.rules.elements import report_order
 from sitemap_tui.validate.urlcheck import split_base
 
 
@@ -251,31 +252,8 @@ def check_child_order(
         if rank < last or ext_seen:
             out_of_order = True
         last = max(last, rank)
-    for tag, n in seen.items():
-        if n > 1:
-            out.append(
-                make_issue(
-                    "core-element-repeated",
-                    node_id=nid,
-                    line=line,
-                    url=url,
-                    element=tag,
-                    count=n,
-                    parent="sitemap",
-                )
-            )
-    if out_of_order:
-        out.append(
-            make_issue(
-                "core-element-order",
-                node_id=nid,
-                line=line,
-                url=url,
-                parent="sitemap",
-                expected=_SITEMAP_EXPECTED,
-                order=", ".join(tags),
-            )
-        )
+    report_order(nid, line, url, "sitemap", _SITEMAP_EXPECTED, tags, seen, out_of_order, out)
+
 
 def check_child_location(ctx: FileContext,
     st: FileState,
