@@ -69,3 +69,16 @@ class SearchProgress(Message):
 
     covered: int
     total: int
+
+
+@dataclass
+class ShowUrls(Message):
+    """A pane asks for the URL table filtered to exactly these URLs (drill-through, issue 18).
+
+    ``filter_text`` is in the URL filter language (:mod:`sitemap_tui.tui.url_filter`), so the
+    filter the user lands on is visible and editable; ``origin`` is the widget Esc/back returns
+    the focus to; ``title`` names what was drilled into (for the table's title)."""
+
+    filter_text: str
+    origin: object | None = None
+    title: str = ""
