@@ -7,7 +7,6 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-import humanize
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -21,6 +20,7 @@ from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.urls import distinct_locs
+from sitemap_tui.tui.sizes import format_size
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
 from sitemap_tui.words import plural
@@ -42,7 +42,7 @@ def fmt_seconds(seconds: float | None) -> str:
 def fmt_size(n: int | None) -> str:
     if n is None:
         return "—"
-    return humanize.naturalsize(n)
+    return format_size(n)
 
 
 def fmt_ts(ts: int | None) -> str:
