@@ -182,6 +182,12 @@ def overview_cuts(app: Any) -> list[str]:
     return cut_words(static_text(summary, width), static_text(summary, 400))
 
 
+def side_by_side(app: Any, left: str, right: str) -> bool:
+    summary = app.query_one("#ov-summary", Static)
+    text = static_text(summary, summary.content_size.width)
+    return any(left in line and right in line for line in text.splitlines())
+
+
 @pytest.mark.parametrize("size", [*SIZES, (120, 40)], ids=ids)
 async def test_overview_never_cuts_a_word(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
@@ -204,10 +210,13 @@ async def test_overview_follows_a_resize_without_cutting_words(demo_server, make
         await select(app, pilot, node_by_name(app, "sitemap_index.xml"))
         await settle(app, pilot)
         assert overview_cuts(app) == []
+        assert side_by_side(app, "Subtree", "Content")  # wide: the two sections share lines
         await resize(app, pilot, 80, 24)
         assert overview_cuts(app) == []
+        assert not side_by_side(app, "Subtree", "Content")
         await resize(app, pilot, 200, 50)
         assert overview_cuts(app) == []
+        assert side_by_side(app, "Subtree", "Content")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=ids)
@@ -236,3 +245,13 @@ async def test_footer_shows_the_keys_a_user_needs_most(demo_server, make_app, si
         await settle(app, pilot)
         line = footer(app)
         assert all(word in line for word in ("Mark", "Sort", "Help", "Zoom", "palette")), line
+
+
+async def test_help_and_palette_name_zoom_and_the_tree_toggle(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        keys = {entry.binding_id: entry.keys for entry in app.help_entries()}
+        assert keys.get("zoom") == "z" and keys.get("toggle_tree") == "^b"
+        palette = {cmd.action: cmd.name for cmd in app.palette_commands()}
+        assert "zoom" in palette and "toggle_tree" in palette
