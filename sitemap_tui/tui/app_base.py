@@ -357,7 +357,6 @@ class AppBase(App[int]):
     def _fit_tree(self) -> None:
         if self.tree_width:  # set at mount: a resize before it has nothing to fit
             self.tree_width = self._initial_tree_width()
-        self.query_one(AppFooter).narrow = self.size.width < NARROW_COLUMNS
 
     # -- hiding and zooming --------------------------------------------------------------------
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

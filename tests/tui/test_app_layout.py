@@ -233,14 +233,16 @@ def footer(app: Any) -> str:
     return screen_text(app).splitlines()[-1]
 
 
-@pytest.mark.parametrize("size", SIZES, ids=ids)
+NEEDED = ("Expand all", "Help", "Export", "Filter", "Zoom", "^b", "palette")
+
+
+@pytest.mark.parametrize("size", [*SIZES, (120, 40)], ids=ids)
 async def test_footer_shows_the_keys_a_user_needs_most(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
         await explored(app, pilot)
-        needed = ("Expand all", "Help", "Export", "Filter", "Zoom", "^b", "palette")
         line = footer(app)
-        assert all(word in line for word in needed), line
+        assert all(word in line for word in NEEDED), line
         await pilot.press("5")  # the URL table's own keys come first, the app's still fit
         await settle(app, pilot)
         line = footer(app)
@@ -255,3 +257,13 @@ async def test_help_and_palette_name_zoom_and_the_tree_toggle(demo_server, make_
         assert keys.get("zoom") == "z" and keys.get("toggle_tree") == "^b"
         palette = {cmd.action: cmd.name for cmd in app.palette_commands()}
         assert "zoom" in palette and "toggle_tree" in palette
+
+
+async def test_footer_fits_again_after_a_resize(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await explored(app, pilot)
+        for width, height in ((80, 24), (120, 40), (70, 24)):
+            await resize(app, pilot, width, height)
+            line = footer(app)
+            assert all(word in line for word in ("Help", "Export", "Filter", "Zoom", "palette")), line
