@@ -370,6 +370,6 @@ class AppBase(App[int]):
             screen.maximize(widget)
 
     def zoom_changed(self) -> None:
-        """The screen's zoom changed (z, or the palette's Maximize / Minimize)."""
+        """The screen's zoom changed (z, or the focus moving out of a zoomed pane)."""
         self._apply_tree_width()
 
