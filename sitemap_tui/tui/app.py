@@ -33,7 +33,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
-        "focus_tree", "lastmod_mode",
+        "focus_tree", "lastmod_mode", "toggle_tree", "zoom",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -72,6 +72,8 @@ class SitemapApp(Actions):
         Binding("4", "tab_issues", "Issues", id="tab_issues", show=False),
         Binding("5", "tab_urls", "URLs", id="tab_urls", show=False),
         Binding("0", "focus_tree", "Tree", id="focus_tree", show=False),
+        Binding("z", "zoom", "Zoom", id="zoom", tooltip="Give the focused pane the whole screen, or back"),
+        Binding("ctrl+b", "toggle_tree", "Tree on/off", id="toggle_tree", tooltip="Hide or show the tree"),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -283,9 +283,11 @@ class Actions(EngineLink):
 
     def action_tree_narrower(self) -> None:
         self.tree_width = self.tree_width - 4
+        self.remember_tree_width()
 
     def action_tree_wider(self) -> None:
         self.tree_width = self.tree_width + 4
+        self.remember_tree_width()
 
     def action_tab_overview(self) -> None:
         self._show_tab("overview")
@@ -333,7 +335,29 @@ class Actions(EngineLink):
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
+        cmds.append(PaletteCommand("Zoom pane", "Give the focused pane (or the tree) the whole screen, or back (z)", "zoom"))
+        cmds.append(PaletteCommand("Hide / show tree", "Give the panes the tree's columns, or show it again (ctrl+b)", "toggle_tree"))
         cmds.append(PaletteCommand("Help", "Show the key bindings", "help"))
         for tab in TABS:
             cmds.append(PaletteCommand(f"Show {tab} pane", f"Switch to the {tab} tab", f"tab_{tab}"))
         return cmds
+
+    def action_toggle_tree(self) -> None:
+        """ctrl+b: hide the tree (its columns go to the panes) or show it; a hidden tree hands
+        the focus to the pane shown."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()  # unzoomed first, so that the change is seen
+        shown = not self.tree.display
+        self.tree.display = shown
+        if not shown and self.focused is self.tree:
+            target = self._pane_focus(self.query_one("#tabs", TabbedContent).active)
+            if target is not None:
+                target.focus()
+
+    def action_zoom(self) -> None:
+        """z: the focused pane (the tabs around it) or the tree takes the whole screen, or back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif self.focused is not None:
+            screen.maximize(self.focused)

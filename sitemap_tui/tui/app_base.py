@@ -16,17 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from sitemap_tui.engine.discover import Target
 from sitemap_tui.engine.model import Node, NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
 from sitemap_tui.tui.config import TuiConfig, load_config
+from sitemap_tui.tui.footer import NARROW_COLUMNS, AppFooter
 from sitemap_tui.tui.keymap_check import check_keymap
 from sitemap_tui.tui.keymap_specs import binding_specs
 from sitemap_tui.tui.screens import SafeActions
@@ -43,10 +45,33 @@ STOPPED_STORE = "the store cannot be written"
 MAIN_SCREEN_ACTIONS: frozenset[str] = frozenset(
     {"focus_next", "focus_previous", "copy_text", "maximize", "minimize"}
 )
+MIN_TREE = 16
+"""The narrowest tree ([ stops there)."""
+MIN_PANES = 30
+"""The columns the tree always leaves to the panes (] stops there)."""
+NARROW_TREE = 28
+"""The most the tree takes by default below :data:`NARROW_COLUMNS` (issue 18: at 80 columns it
+took 32, after a resize from a wide terminal 63, leaving the panes ~16)."""
+
+
+def default_tree_width(columns: int) -> int:
+    """The tree's width on a terminal ``columns`` wide, before the user changes it: 40% of a
+    wide terminal (at most 64), 35% of a narrow one (at most :data:`NARROW_TREE`)."""
+    if columns < NARROW_COLUMNS:
+        return max(MIN_TREE, min(NARROW_TREE, int(columns * 0.35)))
+    return max(24, min(64, int(columns * 0.4)))
 
 
 class MainScreen(SafeActions, Screen[None]):
     ALLOWED_ACTIONS = MAIN_SCREEN_ACTIONS
+    # zoomed (z), the header stays: it says what runs and that x cancels it
+    ALLOW_IN_MAXIMIZED_VIEW = "Footer, StatusHeader"
+    # Escape keeps its own meanings (close a filter, go back, focus the tree); z unzooms
+    ESCAPE_TO_MINIMIZE = False
+
+    def watch_maximized(self) -> None:
+        if isinstance(self.app, AppBase):
+            self.app.zoom_changed()
 
 
 class StatusHeader(Static):
@@ -125,6 +150,7 @@ class AppBase(App[int]):
         self._stored_target: str | None = None
         self._counting = False
         self._tree = SitemapTree(id="tree")
+        self._tree_chosen: dict[bool, int] = {}  # the user's tree width ([ / ]), narrow or wide terminal
         if self.config.keymap:
             # only what passes is applied: Textual would take a clashing key from its owner silently
             applied, problems = check_keymap(self.config.keymap, binding_specs(type(self)), str(self.config.path or "config"))
@@ -150,7 +176,7 @@ class AppBase(App[int]):
                     yield self._make_issues_pane()
                 with TabPane("URLs", id="urls"):
                     yield self._make_url_table()
-        yield Footer()
+        yield AppFooter()
 
     def _make_issues_pane(self) -> Any:
         from sitemap_tui.tui.widgets.issues_pane import IssuesPane
@@ -302,14 +328,48 @@ class AppBase(App[int]):
 
     # -- tree width ---------------------------------------------------------------------------
     def _initial_tree_width(self) -> int:
+        """The tree's width for the terminal as it is: the user's own ([ / ]) for this kind of
+        terminal (narrow or wide), else the default."""
         width = self.size.width or 80
-        return max(24, min(64, int(width * 0.4)))
+        narrow = width < NARROW_COLUMNS
+        return self._tree_chosen.get(narrow, default_tree_width(width))
+
+    def remember_tree_width(self) -> None:
+        """The width the tree has now is the user's choice for this kind of terminal."""
+        self._tree_chosen[(self.size.width or 80) < NARROW_COLUMNS] = self.tree_width
 
     def validate_tree_width(self, value: int) -> int:
         width = self.size.width or 80
-        return max(16, min(value, max(16, width - 30)))
+        return max(MIN_TREE, min(value, max(MIN_TREE, width - MIN_PANES)))
 
     def watch_tree_width(self, value: int) -> None:
+        self._apply_tree_width()
+
+    def _apply_tree_width(self) -> None:
         with contextlib.suppress(Exception):  # before compose
-            self.tree.styles.width = value
+            # zoomed, the tree takes the whole width; its inline width would beat any CSS
+            self.tree.styles.width = "1fr" if self.tree.is_maximized else self.tree_width
+
+    def on_resize(self, event: events.Resize) -> None:
+        # after App's own handler has taken the new size (validate_tree_width reads it)
+        self.call_next(self._fit_tree)
+
+    def _fit_tree(self) -> None:
+        if self.tree_width:  # set at mount: a resize before it has nothing to fit
+            self.tree_width = self._initial_tree_width()
+
+    # -- hiding and zooming --------------------------------------------------------------------
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A zoomed view follows the focus (0 from a zoomed pane zooms the tree), and a hidden
+        tree that gets the focus shows again."""
+        widget = event.widget
+        if widget is self.tree and not self.tree.display:
+            self.tree.display = True
+        screen = self.screen
+        if screen.maximized is not None and not widget.is_in_maximized_view:
+            screen.maximize(widget)
+
+    def zoom_changed(self) -> None:
+        """The screen's zoom changed (z, or the focus moving out of a zoomed pane)."""
+        self._apply_tree_width()
 

@@ -60,3 +60,16 @@ def test_scene(name, snap_compare, snap_server, tmp_path):
         await scene(app, pilot, name)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("name", ["main", "urls"])
+def test_scene_80x24(name, snap_compare, snap_server, tmp_path):
+    """The layout at 80 columns (issue 18): the tree narrowed, the panes readable, the footer's
+    most needed keys in view."""
+    app = build_app(snap_server.base_url, tmp_path / "snapshot.db", refresh_interval=0.1)
+
+    async def run_before(pilot) -> None:
+        await explore_all(app, pilot)
+        await scene(app, pilot, name)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

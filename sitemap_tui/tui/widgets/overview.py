@@ -7,7 +7,6 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-import humanize
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -21,7 +20,9 @@ from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.urls import distinct_locs
+from sitemap_tui.tui.sizes import format_size
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
+from sitemap_tui.tui.widgets.side_by_side import SideBySide
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
 from sitemap_tui.words import plural
 
@@ -42,7 +43,7 @@ def fmt_seconds(seconds: float | None) -> str:
 def fmt_size(n: int | None) -> str:
     if n is None:
         return "—"
-    return humanize.naturalsize(n)
+    return format_size(n)
 
 
 def fmt_ts(ts: int | None) -> str:
@@ -244,16 +245,14 @@ class OverviewPane(NodePane):
         it.append(f"{issues.get('info', 0):,} info", style="dim")
         right.append(("Issues", it))
 
-        wide = self.size.width >= 120
         first = self._section("Transfer" if not sel.subtree else "Subtree", left)
         second = self._section("Content", right)
-        parts.extend(self._side_by_side(first, second, wide))
+        parts.extend(self._side_by_side(first, second))
         if urls:
             parts.append(Text(""))
             parts.extend(self._side_by_side(
                 distribution("Changefreq", agg.changefreq, CHANGEFREQ_ORDER, urls),
                 distribution("Priority", agg.priority, priority_order(agg.priority), urls),
-                self.size.width >= 90,
             ))
         if sel.children:
             parts.append(Text(""))
@@ -263,14 +262,9 @@ class OverviewPane(NodePane):
         return Group(*parts)
 
     @staticmethod
-    def _side_by_side(a: Any, b: Any, wide: bool) -> list[Any]:
-        if not wide:
-            return [a, Text(""), b]
-        grid = Table.grid(padding=(0, 4))
-        grid.add_column()
-        grid.add_column()
-        grid.add_row(a, b)
-        return [grid]
+    def _side_by_side(a: Any, b: Any) -> list[Any]:
+        # decided when drawn, by the widths both need: a resize lays it out again (issue 18)
+        return [SideBySide(a, b)]
 
     @staticmethod
     def _section(title: str, rows: list[tuple[str, Text | str]]) -> Group:

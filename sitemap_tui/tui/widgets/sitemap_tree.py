@@ -37,6 +37,7 @@ from sitemap_tui.engine.events import (
 )
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.tui.sizes import format_size
 
 ICONS: dict[NodeKind, str] = {
     NodeKind.SITE: "⌂",
@@ -75,14 +76,7 @@ def short_name(node: Node) -> str:
 
 
 def human_bytes(n: int | None) -> str:
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{n} B"
+    return "?" if n is None else format_size(n)
 
 
 @dataclass

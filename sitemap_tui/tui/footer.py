@@ -1,0 +1,64 @@
+"""The explorer's footer: Textual's, keeping the keys a user needs most when room is short.
+
+Textual's footer cuts whatever passes the right edge: at 80 columns that was Export, Filter and
+Zoom (issue 18), at 120 the last keys added, while keys a user seldom needs there took the room.
+This one drops keys until the rest fits: first :data:`SPARE` ones, then others from the end,
+never :data:`PINNED` ones. Below :data:`NARROW_COLUMNS` it is also compact (one space less per
+key). A key left out keeps working and stays in the help (?) and the palette; x (cancel) also in
+the header, which says "x cancels" whenever something runs."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import Footer
+
+NARROW_COLUMNS = 100
+"""Below this terminal width the tree narrows and the footer is compact."""
+SPARE: frozenset[str] = frozenset({"cancel", "reload", "copy_url", "check_files", "mark_all", "select"})
+"""Actions the footer leaves out first (Enter, "select", is what a user tries first anyway)."""
+PINNED: frozenset[str] = frozenset({"help"})
+"""What the footer keeps whatever else it drops: the way to find every other key."""
+
+
+def key_columns(widget: Widget, compact: bool) -> int:
+    """The columns a footer key takes: " k Description " wide; compact "k Description" and a
+    margin of one."""
+    key = cell_len(str(getattr(widget, "key_display", "")))
+    description = cell_len(str(getattr(widget, "description", "")))
+    return key + (1 + description if description else 0) + (1 if compact else 2)
+
+
+def palette_columns(compact: bool) -> int:
+    """The palette's key at the right end: "▏^p palette " (one more space each side, wide)."""
+    return 12 if compact else 14
+
+
+class AppFooter(Footer):
+    """Textual's footer that keeps what fits (see the module docstring)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        # the footer spans the terminal: what fits changes with every width
+        self.compact = event.size.width < NARROW_COLUMNS
+        self.refresh(recompose=True)
+
+    def compose(self) -> ComposeResult:
+        yield from self._fit(list(super().compose()))
+
+    def _fit(self, widgets: list[Widget]) -> list[Widget]:
+        compact = self.compact
+        room = self.size.width - palette_columns(compact)
+        if compact:
+            room += 1  # the last key's margin may go under the palette's key
+        keys = [w for w in widgets if hasattr(w, "action") and not w.has_class("-command-palette")]
+        used = sum(key_columns(w, compact) for w in keys)
+        spare = [w for w in reversed(keys) if getattr(w, "action", None) in SPARE]
+        rest = [w for w in reversed(keys) if getattr(w, "action", None) not in SPARE | PINNED]
+        for widget in spare + rest:
+            if used <= room:
+                break
+            widgets.remove(widget)
+            used -= key_columns(widget, compact)
+        return widgets

@@ -1,0 +1,48 @@
+"""Two renderables side by side when both fit whole, else one above the other.
+
+The Overview decided by the pane's width when it built its text (>= 120 columns for two
+sections, >= 90 for the two distributions), so the sections were squeezed into a width they did
+not fit, or kept a layout made for a width the pane no longer had after a resize (issue 18: words
+cut in two at 80 columns). This decides each time Rich draws it, by the widths the two need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """``left`` and ``right`` in two columns ``gap`` apart when both fit at their widest, else
+    stacked with a blank line between (each then gets the whole width)."""
+
+    left: RenderableType
+    right: RenderableType
+    gap: int = 4
+
+    def _fits(self, console: Console, options: ConsoleOptions) -> bool:
+        need = sum(Measurement.get(console, options, r).maximum for r in (self.left, self.right))
+        return need + self.gap <= options.max_width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self._fits(console, options):
+            yield self.left
+            yield Text("")
+            yield self.right
+            return
+        grid = Table.grid(padding=(0, self.gap, 0, 0))
+        grid.add_column()
+        grid.add_column()
+        grid.add_row(self.left, self.right)
+        yield grid
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        left = Measurement.get(console, options, self.left)
+        right = Measurement.get(console, options, self.right)
+        # at the least stacked (the wider minimum); at the most side by side
+        return Measurement(max(left.minimum, right.minimum),
+                           left.maximum + right.maximum + self.gap).clamp(max_width=options.max_width)

@@ -1,0 +1,269 @@
+"""The explorer's layout at 80 columns (issue 18 bug 2): the tree narrows below 100 columns, also
+after a live resize, and keeps the user's own [ / ] width; ctrl+b hides it; z zooms the focused
+pane; the Overview never cuts a word in two; the footer keeps the keys a user needs most."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from app_helpers import node_by_name, screen_text, select, settle, static_text, wait_started
+from textual.widgets import Static, TabbedContent
+
+SIZES = [(200, 50), (80, 24)]
+WIDE_TREE = 64  # what the tree took at 200 columns before, and still takes: 40% of the width, at most 64
+NARROW_TREE = 28  # the most it takes below 100 columns (issue 18)
+
+
+def ids(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+def tree_columns(app: Any) -> int:
+    """The columns the tree takes on screen, its border included (0 when hidden)."""
+    return app.tree.outer_size.width if app.tree.display else 0
+
+
+def tabs(app: Any) -> TabbedContent:
+    return app.query_one("#tabs", TabbedContent)
+
+
+async def explored(app: Any, pilot: Any) -> None:
+    """The demo site, expanded all (e) from the root, as a user starts."""
+    await wait_started(app, pilot)
+    await pilot.press("e")
+    await settle(app, pilot)
+
+
+async def resize(app: Any, pilot: Any, width: int, height: int) -> None:
+    await pilot.resize_terminal(width, height)
+    await pilot.pause()
+    await settle(app, pilot)
+    await pilot.pause()
+
+
+# -- the tree's width ---------------------------------------------------------------------------
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_tree_width_at_start(demo_server, make_app, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        expected = WIDE_TREE if size[0] >= 100 else NARROW_TREE
+        assert tree_columns(app) == expected
+        assert tabs(app).outer_size.width == size[0] - expected
+
+
+async def test_tree_narrows_after_a_live_resize_and_widens_back(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await explored(app, pilot)
+        assert tree_columns(app) == WIDE_TREE
+        await resize(app, pilot, 80, 24)
+        assert tree_columns(app) == NARROW_TREE
+        assert tabs(app).outer_size.width == 80 - NARROW_TREE
+        await resize(app, pilot, 60, 24)
+        assert tree_columns(app) <= NARROW_TREE and tabs(app).outer_size.width >= 36
+        await resize(app, pilot, 200, 50)
+        assert tree_columns(app) == WIDE_TREE
+
+
+async def test_user_tree_width_survives_resizes(demo_server, make_app):
+    """[ and ] set the width for wide or for narrow terminals; a resize within the same kind of
+    terminal keeps it, and one across 100 columns takes the width the user chose for that kind."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await pilot.pause()
+        assert tree_columns(app) == WIDE_TREE + 8
+        await resize(app, pilot, 180, 50)
+        assert tree_columns(app) == WIDE_TREE + 8, "a resize undid the user's width"
+        await resize(app, pilot, 80, 24)
+        assert tree_columns(app) == NARROW_TREE
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert tree_columns(app) == NARROW_TREE - 4
+        await resize(app, pilot, 90, 30)
+        assert tree_columns(app) == NARROW_TREE - 4
+        await resize(app, pilot, 200, 50)
+        assert tree_columns(app) == WIDE_TREE + 8
+        await resize(app, pilot, 80, 24)
+        assert tree_columns(app) == NARROW_TREE - 4
+
+
+# -- ctrl+b and z -------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_ctrl_b_hides_and_shows_the_tree_from_any_pane(demo_server, make_app, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        width = tree_columns(app)
+        # from the tree: the tree goes, the focus goes to the pane shown
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert tree_columns(app) == 0
+        assert tabs(app).outer_size.width == size[0]
+        assert app.focused is not None and app.focused is not app.tree
+        assert tabs(app) in app.focused.ancestors
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert tree_columns(app) == width
+        # from the URL table: the table keeps the focus
+        await pilot.press("5")
+        await settle(app, pilot)
+        grid = app.url_table.grid
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert tree_columns(app) == 0 and app.focused is grid
+        # 0 (focus the tree) brings a hidden tree back
+        await pilot.press("0")
+        await pilot.pause()
+        assert tree_columns(app) == width and app.focused is app.tree
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_z_zooms_the_focused_pane_and_back(demo_server, make_app, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        width = tree_columns(app)
+        # the tree, zoomed: it takes the whole width, the panes are gone
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is app.tree
+        assert app.tree.outer_size.width == size[0]
+        assert "Overview" not in screen_text(app)
+        assert " sitemap-tui " in screen_text(app).splitlines()[0], "the header stays"
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None and tree_columns(app) == width
+        # the URL table, zoomed: the tabs take the whole width and the pane keys keep working
+        await pilot.press("5")
+        await settle(app, pilot)
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is tabs(app)
+        assert tabs(app).outer_size.width == size[0]
+        assert app.focused is app.url_table.grid
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert tabs(app).active == "overview" and app.screen.maximized is tabs(app)
+        # 0 goes to the tree: the zoom follows the focus there
+        await pilot.press("0")
+        await pilot.pause()
+        assert app.focused is app.tree and app.screen.maximized is app.tree
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None and tree_columns(app) == width
+        assert tabs(app).outer_size.width == size[0] - width
+
+
+# -- the Overview -------------------------------------------------------------------------------
+def cut_words(narrow: str, wide: str) -> list[str]:
+    """The words of ``narrow`` that are not whole words of ``wide`` (the same content, drawn
+    without width limits): a word cut by a wrap. A word cut short with "…" is whole (it says it is
+    cut), and a URL may fold: shown whole, it can still be read."""
+    whole = set(wide.split())
+    urls = [w for w in whole if "://" in w]
+    cut = []
+    for word in narrow.split():
+        if word in whole or any(word in url for url in urls):
+            continue
+        if word.endswith("…") and any(w.startswith(word[:-1]) for w in whole):
+            continue
+        cut.append(word)
+    return cut
+
+
+def overview_cuts(app: Any) -> list[str]:
+    summary = app.query_one("#ov-summary", Static)
+    width = summary.content_size.width
+    assert width > 0
+    return cut_words(static_text(summary, width), static_text(summary, 400))
+
+
+def side_by_side(app: Any, left: str, right: str) -> bool:
+    summary = app.query_one("#ov-summary", Static)
+    text = static_text(summary, summary.content_size.width)
+    return any(left in line and right in line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("size", [*SIZES, (120, 40)], ids=ids)
+async def test_overview_never_cuts_a_word(demo_server, make_app, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        for name in (None, "sitemap_index.xml", "sitemap-blog.xml"):
+            if name is not None:
+                await select(app, pilot, node_by_name(app, name))
+                await settle(app, pilot)
+            assert overview_cuts(app) == [], name
+        await pilot.press("ctrl+b")  # the pane gets the whole width
+        await pilot.pause()
+        assert overview_cuts(app) == []
+
+
+async def test_overview_follows_a_resize_without_cutting_words(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await explored(app, pilot)
+        await select(app, pilot, node_by_name(app, "sitemap_index.xml"))
+        await settle(app, pilot)
+        assert overview_cuts(app) == []
+        assert side_by_side(app, "Subtree", "Content")  # wide: the two sections share lines
+        await resize(app, pilot, 80, 24)
+        assert overview_cuts(app) == []
+        assert not side_by_side(app, "Subtree", "Content")
+        await resize(app, pilot, 200, 50)
+        assert overview_cuts(app) == []
+        assert side_by_side(app, "Subtree", "Content")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_overview_sizes_in_binary_units(demo_server, make_app, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        text = static_text(app.query_one("#ov-summary", Static), 400)
+        assert "KiB wire" in text and " kB" not in text
+
+
+# -- the footer ---------------------------------------------------------------------------------
+def footer(app: Any) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+NEEDED = ("Expand all", "Help", "Export", "Filter", "Zoom", "^b", "palette")
+
+
+@pytest.mark.parametrize("size", [*SIZES, (120, 40)], ids=ids)
+async def test_footer_shows_the_keys_a_user_needs_most(demo_server, make_app, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        line = footer(app)
+        assert all(word in line for word in NEEDED), line
+        await pilot.press("5")  # the URL table's own keys come first, the app's still fit
+        await settle(app, pilot)
+        line = footer(app)
+        assert all(word in line for word in ("Mark", "Sort", "Help", "Zoom", "palette")), line
+
+
+async def test_help_and_palette_name_zoom_and_the_tree_toggle(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        keys = {entry.binding_id: entry.keys for entry in app.help_entries()}
+        assert keys.get("zoom") == "z" and keys.get("toggle_tree") == "^b"
+        palette = {cmd.action: cmd.name for cmd in app.palette_commands()}
+        assert "zoom" in palette and "toggle_tree" in palette
+
+
+async def test_footer_fits_again_after_a_resize(demo_server, make_app):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await explored(app, pilot)
+        for width, height in ((80, 24), (120, 40), (70, 24)):
+            await resize(app, pilot, width, height)
+            line = footer(app)
+            assert all(word in line for word in ("Help", "Export", "Filter", "Zoom", "palette")), line
