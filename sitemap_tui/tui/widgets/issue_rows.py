@@ -93,8 +93,8 @@ def issue_text(iss: IssueRow, *, brief: bool = False) -> Text:
     if iss.url:
         t.append("\nURL: ", style="dim")
         t.append(display(iss.url))
-    if iss.entry_id is not None:
-        t.append("\nenter: show this URL in the URL table", style="dim italic")
+        if iss.entry_id is not None:  # the hint shares the line: the source lines need the rows
+            t.append("  (enter: show it in the URL table)", style="dim italic")
     return t
 
 

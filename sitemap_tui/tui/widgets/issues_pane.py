@@ -89,7 +89,7 @@ class IssuesPane(Vertical):
         #issues-bar Checkbox { width: auto; }
         #issues-tree { height: 1fr; min-height: 4; }
         #issues-status { height: 1; color: $text-muted; }
-        #issues-detail { height: 45%; border-top: solid $primary; }
+        #issues-detail { height: 50%; border-top: solid $primary; }
         #issues-source { margin-top: 1; }
         &.-compact #issues-detail { height: 60%; }
         &.-compact #issues-source { margin-top: 0; }
@@ -133,6 +133,7 @@ class IssuesPane(Vertical):
         self._dc_timer: Timer | None = None
         self._dc_dirty = False
         self._source_for: int | None = None
+        self._source_msg: _SourceLoaded | None = None  # the lines shown, to cut them again on a resize
         self._with_urls: set[tuple[str, str]] = set()  # the groups a rule: filter can show
         self._explain: bool | None = None  # the user's choice (i); None: folded in a small pane
         self.error: str | None = None
@@ -215,7 +216,10 @@ class IssuesPane(Vertical):
     def on_resize(self) -> None:
         if self.has_class("-compact") != self.compact:
             self.set_class(self.compact, "-compact")
-            self._show_detail()
+            self._explain = None  # i chose for the other size: this one starts from its default
+            self._show_detail(read=True)  # and it shows more or fewer lines around the issue
+        elif self._source_msg is not None and self._source_msg.issue_id == self._source_for:
+            self._on_source(self._source_msg)  # long lines cut at the new width
 
     # -- loading ------------------------------------------------------------------------------
     def _filter(self) -> IssueFilter:
@@ -443,6 +447,7 @@ class IssuesPane(Vertical):
     def _on_source(self, msg: _SourceLoaded) -> None:
         if msg.issue_id != self._source_for:
             return
+        self._source_msg = msg
         iss = self.selected_issue
         source = self.query_one("#issues-source", Static)
         if msg.lines is None:
@@ -534,4 +539,4 @@ class IssuesPane(Vertical):
             status.update(Text("no issues" + (" match the filter" if self._filter().text or len(self._filter().severities) < 3 else "")))
         else:
             counts = f"{total:,} issue{'s' * (total != 1)} · {rules} rule{'s' * (rules != 1)}"
-            update_static(status, Text(f"{counts} · enter: the URLs of a rule, an issue's URL · space: open"))
+            update_static(status, Text(f"{counts} · enter: URLs · space: open"))
