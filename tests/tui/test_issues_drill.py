@@ -4,6 +4,7 @@ highlighted issue are on screen."""
 
 from __future__ import annotations
 
+import gzip
 from typing import Any
 
 import pytest
@@ -73,3 +74,37 @@ async def test_the_issues_pane_as_a_drill_down(demo_server, make_app, size):
             assert explanation not in shown and "i: explain" in shown
         else:
             assert explanation in shown
+
+
+def cut_gz(path: Any, n: int = 60_000) -> bytes:
+    """A .xml.gz over the 50,000-entry cap, one <url> per line from line 3."""
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    rows = "".join(f"  <url><loc>https://example.com/p/{i}</loc></url>\n" for i in range(n))
+    body = (head + rows + "</urlset>\n").encode()
+    path.write_bytes(gzip.compress(body))
+    return body
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_source_of_a_gzipped_sitemap_cut_at_the_cap(make_app, tmp_path, size):
+    """Issue 18 item 8, as seen: the source view of the cap's issue was empty (then, once read,
+    wrapped when the detail's scrollbar appeared)."""
+    target = tmp_path / "big.xml.gz"
+    cut_gz(target)
+    app = make_app(str(target))
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        issues = app.issues_pane.issue_list
+        await to_rule(app, pilot, issues, "url-count-over-limit")
+        await pilot.press("right")
+        await wait_for(pilot, lambda: bool(issues.cursor_node.children)
+                       and issues.cursor_node.children[0].data.kind == "issue", what="the rule's issue")
+        await pilot.press("right")
+        await wait_for(pilot, lambda: "▶50003 │" in screen_text(app), what="the source line on screen")
+        await pilot.pause()
+        rows = [ln for ln in screen_text(app).splitlines() if "│ " in ln]
+        assert any("▶50003 │   <url><loc>https://example.com/p/50" in ln for ln in rows), rows
+        for n in (50_001, 50_002, 50_004, 50_005):
+            assert any(f" {n} │   <url><loc>" in ln for ln in rows), f"line {n} is not on screen"

@@ -457,7 +457,12 @@ class IssuesPane(Vertical):
         else:
             line = iss.line if iss is not None and iss.line else 0
             col = iss.col if iss is not None else None
-            source.update(source_text(msg.lines, line, col, max(40, self.size.width - 10)))
+            # each line cut to the room beside its number ("▶50003 │ ") and a scrollbar, which
+            # appears when the lines arrive: the Static would wrap a longer one
+            detail = self.query_one("#issues-detail", VerticalScroll)
+            room = (detail.content_region.width or self.size.width) - detail.styles.scrollbar_size_vertical
+            gutter = len(str(msg.lines[-1][0])) + 4
+            source.update(source_text(msg.lines, line, col, max(20, room - gutter)))
             # the lines around the issue are what the detail is for: keep them on screen
             self.call_after_refresh(self._source_into_view)
 
