@@ -46,6 +46,9 @@ async def test_the_issues_pane_as_a_drill_down(demo_server, make_app, size):
         pane = app.issues_pane
         issues = pane.issue_list
         assert app.focused is issues
+        # the help lists the issue list's keys, under "issues"
+        help_keys = {e.binding_id: e for e in app.help_entries()}
+        assert help_keys["issues.drill"].where == "issues" and help_keys["issues.explain"].keys == "i"
         await to_rule(app, pilot, issues, RULE)
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(posted), what="ShowUrls")
