@@ -96,9 +96,13 @@ async def test_source_of_a_gzipped_sitemap_cut_at_the_cap(make_app, tmp_path, si
     cut_gz(target)
     app = make_app(str(target))
     async with app.run_test(size=size) as pilot:
-        await wait_started(app, pilot)
+        # 60,000 entries parsed and checked by an engine at nice 19: on a busy machine that
+        # takes a while, so the waits are long (and still bounded)
+        await wait_for(pilot, lambda: app.root_opened and app.selected_id is not None, timeout=120,
+                       what="the file to open")
+        await settle(app, pilot, timeout=120)
         await pilot.press("4")
-        await settle(app, pilot)
+        await settle(app, pilot, timeout=120)
         issues = app.issues_pane.issue_list
         await to_rule(app, pilot, issues, "url-count-over-limit")
         await pilot.press("right")
