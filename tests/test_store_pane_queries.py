@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sitemap_tui.engine.model import Entry, Issue, Node, NodeKind, NodeState, Severity
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issues
+from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issues, rules_with_urls
 from sitemap_tui.engine.store.urls import distinct_locs, has_rule, has_sort_index, row_by_id
 
 
@@ -54,6 +54,16 @@ def test_rule_issues_capped_with_the_total_and_the_sitemap(tmp_path: Path) -> No
     assert total == 2 and [(r.line, r.message, r.sitemap) for r in rows] == [(3, "Bad URL here", "https://example.com/s1.xml")]
     rows, total = rule_issues(store.conn, every, "warning", "loc-bad", cap=10)
     assert (rows, total) == ([], 0)
+    store.close()
+
+
+def test_rules_with_urls_are_the_groups_with_an_issue_on_an_entry(tmp_path: Path) -> None:
+    """The groups the Issues pane can drill into (issue 18): zz-info is on its file only."""
+    store, _ = _store(tmp_path / "x.db")
+    every = IssueFilter((1, 2), ("error", "warning", "info"))
+    assert rules_with_urls(store.conn, every) == {("error", "loc-bad"), ("warning", "lastmod-x")}
+    assert rules_with_urls(store.conn, IssueFilter((1,), ("warning", "info"))) == set()
+    assert rules_with_urls(store.conn, IssueFilter((1, 2), ("error",), "another")) == {("error", "loc-bad")}
     store.close()
 
 

@@ -4,7 +4,9 @@ lines around an issue without fetching the file again."""
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 CHUNK = 1 << 16
 
@@ -36,6 +38,32 @@ def body_path(folder: Path, node_id: int) -> Path:
     return folder / f"{node_id}.gz"
 
 
+def _inflated(fh: BinaryIO) -> Iterator[bytes]:
+    """The cached body's decoded bytes, at most CHUNK per piece.
+
+    A bounded ``decompress`` keeps the input it did not get to in ``unconsumed_tail``; that rest
+    is fed back before the next read of the file. Dropping it (as this code once did once a read
+    had inflated to 4 chunks) desynchronised the stream: a well-compressed body (a 50,000-entry
+    sitemap inflates ~25x) read back as nothing past its first 64 KiB of cache."""
+    z = zlib.decompressobj(31)
+    while True:
+        raw = fh.read(CHUNK)
+        if not raw:
+            tail = z.flush()
+            if tail:
+                yield tail
+            return
+        data = z.decompress(raw, CHUNK)
+        if data:
+            yield data
+        while z.unconsumed_tail:
+            data = z.decompress(z.unconsumed_tail, CHUNK)
+            if data:
+                yield data
+        if z.eof:  # one gzip member per body: what follows it is not ours
+            return
+
+
 def read_lines(folder: Path, node_id: int, line: int, context: int = 5, max_line_bytes: int = 4096) -> list[tuple[int, bytes]]:
     """Lines ``line-context .. line+context`` (1-based) of a cached body, each cut at max_line_bytes.
 
@@ -45,19 +73,12 @@ def read_lines(folder: Path, node_id: int, line: int, context: int = 5, max_line
         return []
     first, last = max(1, line - context), line + context
     out: list[tuple[int, bytes]] = []
-    z = zlib.decompressobj(31)
     current = 1
     buf = bytearray()
     with open(path, "rb") as fh:
-        while current <= last:
-            raw = fh.read(CHUNK)
-            data = z.decompress(raw, CHUNK) if raw else z.flush()
-            while z.unconsumed_tail and len(data) < CHUNK * 4:
-                data += z.decompress(z.unconsumed_tail, CHUNK)
-            if not data and not raw:
-                break
+        for data in _inflated(fh):
             start = 0
-            while True:
+            while current <= last:
                 nl = data.find(b"\n", start)
                 piece = data[start:] if nl < 0 else data[start:nl]
                 if first <= current <= last and len(buf) < max_line_bytes:
@@ -69,8 +90,8 @@ def read_lines(folder: Path, node_id: int, line: int, context: int = 5, max_line
                 buf.clear()
                 current += 1
                 start = nl + 1
-                if current > last:
-                    break
+            if current > last:
+                break
     if buf and first <= current <= last:
         out.append((current, bytes(buf).rstrip(b"\r")))
     return out

@@ -29,6 +29,7 @@ TABS = ("overview", "extensions", "lastmod", "issues", "urls")
 # the help names where a key works; the pane keys focus the URL grid or a pane's scrollable body
 WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "UrlGrid": "URL table",
          "IssuesPane": "issues", "LastmodChart": "lastmod chart", "VerticalScroll": "pane"}
+WHERE["IssueTree"] = "issues"  # the issue list's own keys: Enter drills, → and ← open and close
 
 
 class Actions(EngineLink):

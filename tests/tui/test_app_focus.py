@@ -59,7 +59,7 @@ async def test_enter_on_an_issue_shows_its_url_focused_in_the_url_table(demo_ser
                           and issues.cursor_node is not None and issues.cursor_node.data.kind == "rule",
                           "the loc-session-id rule")
         rule_node = issues.cursor_node
-        await pilot.press("enter")
+        await pilot.press("right")  # → opens a rule (Enter on a rule drills into its URLs now)
         await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
         await pilot.press("down")
         await pilot.pause()

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from app_helpers import screen_text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Tree
+from textual.widgets import Static, Tree
 from urltui_helpers import build_store, entry, issue, wait_for
 
 from sitemap_tui.engine.bodycache import BodyWriter
 from sitemap_tui.engine.model import Severity
 from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.tui.messages import ShowUrls
 from sitemap_tui.tui.widgets import issues_pane
 from sitemap_tui.tui.widgets.issues_pane import IssuesPane, source_text
 from sitemap_tui.tui.widgets.url_table import UrlTable
@@ -47,14 +50,18 @@ def fixture(tmp_path: Path, *, many: int = 0):
 
 
 class Host(App[None]):
-    def __init__(self, db: Path, cache: Path | None, *, with_table: bool = False) -> None:
+    def __init__(self, db: Path, cache: Path | None, *, with_table: bool = False, tree_width: int = 0) -> None:
         super().__init__()
         self.db, self.cache, self.with_table = db, cache, with_table
+        self.tree_width = tree_width  # room taken on the left, as the app's sitemap tree does
         self.jumps: list[int] = []
+        self.drills: list[ShowUrls] = []
         self.exit_calls = 0
 
     def compose(self) -> ComposeResult:
         with Horizontal():
+            if self.tree_width:
+                yield Static("tree", id="left").set_styles(f"width: {self.tree_width};")
             yield IssuesPane(self.db, self.cache)
             if self.with_table:
                 yield UrlTable(self.db)
@@ -63,6 +70,9 @@ class Host(App[None]):
         self.jumps.append(message.entry_id)
         if self.with_table:
             self.query_one(UrlTable).jump_to_entry(message.entry_id)
+
+    def on_show_urls(self, message: ShowUrls) -> None:
+        self.drills.append(message)
 
     def exit(self, *args, **kwargs) -> None:
         self.exit_calls += 1
@@ -98,7 +108,8 @@ async def test_grouped_by_severity_then_rule(tmp_path: Path):
         assert labels(tree.root.children[2]) == ["x-custom-rule (1)"]  # not in the registry: the id
         node = await expand(pilot, tree, 0, 0)
         assert len(node.children) == 10
-        assert str(node.children[0].label) == "line 3: lastmod 'bad-0' is not W3C Datetime — https://example.com/0"
+        # the part that varies first (the value, the URL within the sitemap's site), then the wording
+        assert str(node.children[0].label) == "'bad-0' /0 — lastmod 'bad-0' is not W3C Datetime · line 3"
         # one file only
         pane.show([2])
         tree = await ready(pilot, pane)
@@ -293,3 +304,156 @@ async def test_markup_and_escape_safety(tmp_path: Path):
         source = str(pane.query_one("#issues-source").render())
         assert "<loc>[@click=app.quit]q[/]\\x1b]52;c;SGk=\\x07</loc>" in source
     store.close()
+
+
+SIZES = [(200, 50), (80, 24)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_enter_on_a_rule_asks_for_its_urls(tmp_path: Path, size: tuple[int, int]):
+    """Issue 18: Enter on a rule group drills into the URLs that have the rule; a rule whose issues
+    belong to no URL opens instead; → opens a rule and ← closes it, as in a file tree."""
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=size) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        tree.focus()
+        for _ in range(3):  # to the first rule of Errors, as a user does
+            if tree.cursor_node is not None and tree.cursor_node.data.kind == "rule":
+                break
+            await pilot.press("down")
+            await pilot.pause()
+        assert pane.selected_rule == "lastmod-invalid-format" and tree.cursor_node.data.kind == "rule"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.drills))
+        (msg,) = app.drills
+        assert msg.filter_text == "rule:lastmod-invalid-format"
+        assert msg.origin is tree and msg.origin is pane.issue_list
+        assert msg.title.startswith("lastmod-invalid-format") and "(10)" in msg.title
+        rule_node = tree.cursor_node
+        assert not rule_node.is_expanded  # Enter drills, it does not open the rule
+        await pilot.press("right")
+        await wait_for(pilot, lambda: len(rule_node.children) == 10)
+        assert rule_node.is_expanded and tree.cursor_node is rule_node
+        await pilot.press("right")  # an open rule: to its first issue
+        await pilot.pause()
+        assert pane.selected_issue is not None and pane.selected_issue.line == 3
+        await pilot.press("enter")  # Enter on an issue still jumps to its URL
+        await wait_for(pilot, lambda: bool(app.jumps))
+        assert app.jumps == [ids[1][0]] and len(app.drills) == 1
+        await pilot.press("left")  # an issue: to its rule
+        await pilot.pause()
+        assert tree.cursor_node is rule_node
+        await pilot.press("left")  # an open rule: closed
+        await pilot.pause()
+        assert not rule_node.is_expanded
+        # x-custom-rule has one issue and no URL: Enter opens it, nothing is drilled into
+        custom = tree.root.children[2].children[0]
+        tree.move_cursor(custom)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: custom.is_expanded and bool(custom.children)
+                       and custom.children[0].data.kind == "issue")
+        assert len(app.drills) == 1
+    store.close()
+
+
+async def test_enter_on_more_drills_into_the_rule(tmp_path: Path):
+    """The "… N more" line of a capped rule: its URLs are in the URL table, all of them."""
+    store, ids, cache = fixture(tmp_path, many=1005)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 2, 0)
+        tree.focus()
+        tree.move_cursor(node.children[-1])
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.drills))
+        assert app.drills[0].filter_text == "rule:loc-tracking-params"
+    store.close()
+
+
+def source_lines_on_screen(app: App[None]) -> list[str]:
+    return [ln for ln in screen_text(app).splitlines() if "│ " in ln and any(c.isdigit() for c in ln.split("│ ")[0])]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_source_lines_stay_on_screen(tmp_path: Path, size: tuple[int, int]):
+    """At 80x24 the rule's explanation folds to one line (i unfolds it) so that the lines around
+    the issue are on screen; at 200x50 the explanation is shown whole, the source too."""
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    rule = issues_pane.RULES["lastmod-invalid-format"]
+    async with app.run_test(size=size) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 0, 0)
+        tree.focus()
+        tree.move_cursor(node.children[3])  # the issue at line 9
+        await wait_for(pilot, lambda: "▶ 9 │" in screen_text(app))
+        await pilot.pause()
+        shown = source_lines_on_screen(app)
+        assert any("▶ 9 │" in ln and "<lastmod>bad-6</lastmod>" in ln for ln in shown)
+        text = screen_text(app)
+        if size == (200, 50):
+            assert len(shown) == 11 and rule.explanation[:60] in text
+        else:
+            assert len(shown) >= 5  # the line and two on each side at least
+            assert rule.explanation[:30] not in text and "i: explain" in text
+            await pilot.press("i")  # unfold: the explanation is there to read
+            await wait_for(pilot, lambda: rule.explanation[:30] in screen_text(app))
+            await pilot.press("i")
+            await wait_for(pilot, lambda: rule.explanation[:30] not in screen_text(app))
+            assert any("▶ 9 │" in ln for ln in source_lines_on_screen(app))
+    store.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_source_of_a_large_gzipped_body_cut_at_the_entry_cap(tmp_path: Path, size: tuple[int, int]):
+    """Issue 18 item 8: the issue of the 50,001st entry of a .xml.gz cut at the cap showed an empty
+    source view; the cache of such a body is over 64 KiB and inflates ~25x."""
+    n = 60_000
+    entries = [entry(f"https://example.com/p/{i}", i + 3) for i in range(n)]
+    store, ids = build_store(tmp_path / "x.db", {1: entries}, [
+        (issue("url-count-over-limit", f"{n:,} entries, more than the limit of 50,000: the first 50,000"
+               " are kept, 10,000 are not", node_id=1, line=50_003, severity=E), None),
+    ])
+    cache = tmp_path / "bodies"
+    data = big_body(n)
+    w = BodyWriter(cache, 1)
+    for k in range(0, len(data), 1 << 16):
+        w.write(data[k : k + (1 << 16)])
+    w.close()
+    assert (cache / "1.gz").stat().st_size > 1 << 16
+    app = Host(tmp_path / "x.db", cache, tree_width=31 if size[0] < 100 else 63)
+    async with app.run_test(size=size) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 0, 0)
+        tree.focus()
+        tree.move_cursor(node.children[0])
+        await wait_for(pilot, lambda: "│" in str(pane.query_one("#issues-source").render())
+                       or "cannot read" in str(pane.query_one("#issues-source").render()))
+        source = str(pane.query_one("#issues-source").render())
+        assert "▶50003 │" in source
+        if size[0] > 100:
+            assert "▶50003 │   <url><loc>https://example.com/p/50000</loc>" in source
+        # on screen, each line on one row (the detail's scrollbar, which appears once the lines
+        # are in, must not wrap them)
+        shown = [ln for ln in screen_text(app).splitlines() if "│ " in ln]
+        assert any("▶50003 │   <url><loc>https://example.com/p/50" in ln for ln in shown), shown
+        assert len(shown) >= 7
+    store.close()
+
+
+def big_body(n: int) -> bytes:
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    rows = "".join(f"  <url><loc>https://example.com/p/{i}</loc><lastmod>2024-01-01</lastmod></url>\n" for i in range(n))
+    return (head + rows + "</urlset>\n").encode()

@@ -71,3 +71,13 @@ def rule_issues(conn: sqlite3.Connection, flt: IssueFilter, severity: str, rule:
         )
     ]
     return rows, total
+
+
+def rules_with_urls(conn: sqlite3.Connection, flt: IssueFilter) -> set[tuple[str, str]]:
+    """(severity, rule) of the matching groups with an issue on a URL: the groups the URL table
+    can show (a ``rule:`` filter matches the entries that have an issue of the rule)."""
+    where, params = flt.where()
+    rows = conn.execute(
+        f"SELECT DISTINCT i.severity, i.rule FROM issues i WHERE {where} AND i.entry_id IS NOT NULL", params
+    ).fetchall()
+    return {(s, r) for s, r in rows}

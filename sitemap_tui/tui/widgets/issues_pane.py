@@ -5,6 +5,11 @@ A filter bar (text over rule ids, titles and messages; severity toggles) above a
 and a detail area: the rule's title, explanation and source from the registry, the issue itself,
 and the raw lines of the cached body around the issue's line, that line highlighted.
 
+Enter on a rule (or its "… N more" line) drills into its URLs: :class:`ShowUrls` with a ``rule:``
+filter, for the app to open the URL table on (issue 18); Enter on an issue jumps to its URL. In a
+small pane the explanation folds to one line (``i`` unfolds it) so the source lines stay on screen.
+The rows and texts are worded in :mod:`issue_rows`.
+
 Counts and issue lists are read by thread workers with their own read-only connection. Every
 string from the web (messages, URLs, body lines) goes through :func:`sanitize.display` and is a
 ``Text``: Tree labels given as ``str`` would be parsed as markup.
@@ -12,7 +17,6 @@ string from the web (messages, URLs, body lines) goes through :func:`sanitize.di
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,117 +32,38 @@ from textual.widgets import Checkbox, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
-from sitemap_tui.engine.bodycache import read_lines
+from sitemap_tui.engine.bodycache import body_path, read_lines
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import IssueRow, connect
-from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issues
+from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issues, rules_with_urls
+from sitemap_tui.tui.messages import ShowUrls
 from sitemap_tui.tui.widgets import update_static
+from sitemap_tui.tui.widgets.issue_rows import (
+    RULES,
+    SEVERITY_STYLE,
+    issue_label,
+    issue_text,
+    rule_folded,
+    rule_text,
+    rule_title,
+    source_text,
+)
+from sitemap_tui.tui.widgets.issue_tree import IssueItem as _Item
+from sitemap_tui.tui.widgets.issue_tree import IssueTree
 
-try:  # the registry is written in parallel; the pane works without it
-    from sitemap_tui.validate.registry import RULES as _RULES
-except Exception:  # pragma: no cover - depends on the registry being importable
-    _RULES = {}
-
-RULES: dict[str, Any] = _RULES
 RULE_CAP = 1000
 """Issues listed per rule; the rest is summarised as "… N more"."""
 SOURCE_CONTEXT = 5
 SEVERITIES = ("error", "warning", "info")
-SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 SEVERITY_TITLE = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Item:
-    """What a tree node stands for."""
-
-    kind: str  # "severity" | "rule" | "issue" | "more" | "loading"
-    severity: str
-    rule: str | None = None
-    issue: IssueRow | None = None
-    count: int = 0
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        return (self.kind, self.severity, self.rule, self.issue.id if self.issue else None)
-
-
-def rule_title(rule_id: str) -> str | None:
-    rule = RULES.get(rule_id)
-    title = getattr(rule, "title", None) if rule is not None else None
-    return str(title) if title else None
-
-
-def rule_text(rule_id: str) -> Text:
-    """The registry's explanation of a rule (or just its id when unknown)."""
-    t = Text()
-    rule = RULES.get(rule_id)
-    t.append(display(rule_id), style="bold")
-    if rule is None:
-        t.append("\n(no description of this rule in the registry)", style="dim")
-        return t
-    title = getattr(rule, "title", "")
-    if title:
-        t.append(" — " + display(str(title)), style="bold")
-    sev = getattr(rule, "severity", None)
-    scope = getattr(rule, "scope", None)
-    meta = ", ".join(str(getattr(x, "value", x)) for x in (sev, scope) if x)
-    if meta:
-        t.append(f"  ({meta})", style="dim")
-    explanation = getattr(rule, "explanation", "")
-    if explanation:
-        t.append("\n" + display(str(explanation), 4000))
-    source = getattr(rule, "source", "")
-    if source:
-        t.append("\nsource: ", style="bold")
-        t.append(display(str(source), 1000))
-    return t
-
-
-def issue_text(iss: IssueRow) -> Text:
-    t = Text()
-    t.append(f"{iss.severity} ", style=SEVERITY_STYLE.get(iss.severity, ""))
-    t.append(display(iss.message, 4000))
-    if iss.sitemap:
-        t.append("\nin ", style="dim")
-        t.append(display(iss.sitemap))
-        if iss.line:
-            t.append(f" line {iss.line}" + (f", column {iss.col}" if iss.col else ""), style="dim")
-    if iss.url:
-        t.append("\nURL: ", style="dim")
-        t.append(display(iss.url))
-    if iss.entry_id is not None:
-        t.append("\nenter: show this URL in the URL table", style="dim italic")
-    return t
-
-
-def source_text(lines: list[tuple[int, bytes]], line: int, col: int | None = None, width: int = 300) -> Text:
-    """Numbered raw lines (decoded UTF-8 with replacement, sanitised), ``line`` highlighted.
-
-    A long line is shown from a little before ``col`` so the problem is on screen."""
-    t = Text(no_wrap=True, overflow="ellipsis")
-    if not lines:
-        return t
-    digits = len(str(lines[-1][0]))
-    start = max(0, col - width // 3) if col and col > width // 2 else 0
-    for n, raw in lines:
-        s = raw.decode("utf-8", "replace").expandtabs(4)
-        shown = display(s[start:], width)
-        if start:
-            shown = "…" + shown
-        mark = "▶" if n == line else " "
-        style = "reverse" if n == line else ""
-        t.append(f"{mark}{n:>{digits}} │ ", style="bold" if n == line else "dim")
-        t.append(shown, style=style)
-        t.append("\n")
-    t.rstrip()
-    return t
-
-
 class _Counted(Message, bubble=False):
-    def __init__(self, token: int, groups: list[tuple[str, str, int]], error: str | None = None) -> None:
+    def __init__(self, token: int, groups: list[tuple[str, str, int]], error: str | None = None,
+                 with_urls: set[tuple[str, str]] | None = None) -> None:
         super().__init__()
         self.token, self.groups, self.error = token, groups, error
+        self.with_urls = with_urls or set()
 
 
 class _RuleLoaded(Message, bubble=False):
@@ -164,14 +89,21 @@ class IssuesPane(Vertical):
         #issues-bar Checkbox { width: auto; }
         #issues-tree { height: 1fr; min-height: 4; }
         #issues-status { height: 1; color: $text-muted; }
-        #issues-detail { height: 45%; border-top: solid $primary; }
+        #issues-detail { height: 50%; border-top: solid $primary; }
         #issues-source { margin-top: 1; }
+        &.-compact #issues-detail { height: 60%; }
+        &.-compact #issues-source { margin-top: 0; }
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter", show=False, id="issues.filter"),
+        Binding("i", "toggle_explain", "Explain", id="issues.explain",
+                tooltip="Show or fold the rule's explanation (folded in a small pane)"),
     ]
+    COMPACT_HEIGHT = 30
+    COMPACT_WIDTH = 70
+    """A pane under these sizes (80x24: about 52x20) folds the explanation so the source shows."""
 
     class JumpToEntry(Message):
         """Enter on an issue that belongs to one URL: show it in the URL table."""
@@ -201,6 +133,9 @@ class IssuesPane(Vertical):
         self._dc_timer: Timer | None = None
         self._dc_dirty = False
         self._source_for: int | None = None
+        self._source_msg: _SourceLoaded | None = None  # the lines shown, to cut them again on a resize
+        self._with_urls: set[tuple[str, str]] = set()  # the groups a rule: filter can show
+        self._explain: bool | None = None  # the user's choice (i); None: folded in a small pane
         self.error: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -209,7 +144,7 @@ class IssuesPane(Vertical):
             yield Checkbox("errors", True, id="sev-error", compact=True)
             yield Checkbox("warnings", True, id="sev-warning", compact=True)
             yield Checkbox("info", True, id="sev-info", compact=True)
-        tree: Tree[_Item] = Tree(Text("issues"), id="issues-tree")
+        tree = IssueTree(Text("issues"), id="issues-tree")
         tree.show_root = False
         tree.auto_expand = True
         yield tree
@@ -260,12 +195,31 @@ class IssuesPane(Vertical):
         return item.rule if item is not None else None
 
     @property
+    def compact(self) -> bool:
+        """A small pane: the explanation is folded unless the user unfolded it."""
+        width, height = self.size
+        return 0 < height < self.COMPACT_HEIGHT or 0 < width < self.COMPACT_WIDTH
+
+    @property
+    def explaining(self) -> bool:
+        """Whether the detail area shows the rule's whole explanation."""
+        return self._explain if self._explain is not None else not self.compact
+
+    @property
     def is_current(self) -> bool:
         """True when the last requested counts are shown (tests wait on this)."""
         return self.loaded_token == self._token
 
     def on_mount(self) -> None:
         self.reload()
+
+    def on_resize(self) -> None:
+        if self.has_class("-compact") != self.compact:
+            self.set_class(self.compact, "-compact")
+            self._explain = None  # i chose for the other size: this one starts from its default
+            self._show_detail(read=True)  # and it shows more or fewer lines around the issue
+        elif self._source_msg is not None and self._source_msg.issue_id == self._source_for:
+            self._on_source(self._source_msg)  # long lines cut at the new width
 
     # -- loading ------------------------------------------------------------------------------
     def _filter(self) -> IssueFilter:
@@ -296,15 +250,17 @@ class IssuesPane(Vertical):
         except sqlite3.Error as exc:
             self.post_message(_Counted(token, [], f"cannot open the store: {exc}"))
             return
+        with_urls: set[tuple[str, str]] = set()
         try:
             groups = issue_groups(conn, flt)
+            with_urls = rules_with_urls(conn, flt)
             error = None
         except sqlite3.Error as exc:
             groups, error = [], f"cannot read the issues: {exc}"
         finally:
             conn.close()
         if not worker.is_cancelled:
-            self.post_message(_Counted(token, groups, error))
+            self.post_message(_Counted(token, groups, error, with_urls))
 
     @on(_Counted)
     def _on_counted(self, msg: _Counted) -> None:
@@ -312,6 +268,7 @@ class IssuesPane(Vertical):
             return
         self.loaded_token = msg.token
         self.error = msg.error
+        self._with_urls = msg.with_urls
         changed = msg.groups != self._groups or not self._rule_nodes and bool(msg.groups)
         self._groups = msg.groups
         if changed:
@@ -410,7 +367,7 @@ class IssuesPane(Vertical):
         node.remove_children()
         multi_node = len({r.node_id for r in msg.rows}) > 1
         for iss in msg.rows:
-            node.add_leaf(self._issue_label(iss, multi_node), _Item("issue", msg.severity, msg.rule, iss))
+            node.add_leaf(issue_label(iss, multi_node), _Item("issue", msg.severity, msg.rule, iss))
         if msg.total > len(msg.rows):
             more = msg.total - len(msg.rows)
             node.add_leaf(
@@ -418,18 +375,6 @@ class IssuesPane(Vertical):
                 _Item("more", msg.severity, msg.rule, count=more),
             )
         self._try_restore()
-
-    @staticmethod
-    def _issue_label(iss: IssueRow, with_sitemap: bool) -> Text:
-        t = Text(no_wrap=True, overflow="ellipsis")
-        where = f"line {iss.line}" if iss.line else "file"
-        if with_sitemap and iss.sitemap:
-            t.append(display(iss.sitemap.rsplit("/", 1)[-1], 40) + " ", style="dim")
-        t.append(f"{where}: ", style="dim")
-        t.append(display(iss.message, 300))
-        if iss.url and iss.url not in iss.message:
-            t.append(" — " + display(iss.url, 300), style="dim")
-        return t
 
     # -- selection and detail ------------------------------------------------------------------
     def _cursor_item(self) -> _Item | None:
@@ -445,20 +390,32 @@ class IssuesPane(Vertical):
 
     @on(Tree.NodeHighlighted, "#issues-tree")
     def _highlighted(self, event: Tree.NodeHighlighted[_Item]) -> None:
-        item = event.node.data
+        self._show_detail(event.node.data, read=True)
+
+    def _show_detail(self, item: _Item | None = None, *, read: bool = False) -> None:
+        """The detail of the highlighted row (``read``: read its source lines again)."""
+        item = item or self._cursor_item()
         if item is None or item.kind == "severity":
             self._clear_detail()
             return
-        text = rule_text(item.rule or "")
+        explaining = self.explaining
+        text = rule_text(item.rule or "") if explaining else rule_folded(item.rule or "")
         source = self.query_one("#issues-source", Static)
         if item.kind == "issue" and item.issue is not None:
-            text.append("\n\n")
-            text.append_text(issue_text(item.issue))
-            self._show_source(item.issue)
+            text.append("\n\n" if explaining else "\n")
+            text.append_text(issue_text(item.issue, brief=not explaining))
+            if read or self._source_for != item.issue.id:
+                self._show_source(item.issue)
         else:
             source.update(Text(""))
             self._source_for = None
         self.query_one("#issues-explain", Static).update(text)
+        if not explaining:
+            self.query_one("#issues-detail", VerticalScroll).scroll_home(animate=False)
+
+    def action_toggle_explain(self) -> None:
+        self._explain = not self.explaining
+        self._show_detail()
 
     def _show_source(self, iss: IssueRow) -> None:
         source = self.query_one("#issues-source", Static)
@@ -470,12 +427,16 @@ class IssuesPane(Vertical):
             source.update(Text("(the body of this file is not cached)", style="dim"))
             return
         source.update(Text("reading the cached body…", style="dim italic"))
-        self._read_source(iss.id, self.body_cache, iss.node_id, iss.line)
+        # a small pane shows fewer lines around the issue, so that all of them fit
+        context = SOURCE_CONTEXT if not self.compact else SOURCE_CONTEXT - 2
+        self._read_source(iss.id, self.body_cache, iss.node_id, iss.line, context)
 
     @work(thread=True, exclusive=True, group="issues-source", exit_on_error=False, description="read the source")
-    def _read_source(self, issue_id: int, folder: Path, node_id: int, line: int) -> None:
+    def _read_source(self, issue_id: int, folder: Path, node_id: int, line: int, context: int) -> None:
         try:
-            lines = read_lines(folder, node_id, line, SOURCE_CONTEXT)
+            lines = read_lines(folder, node_id, line, context)
+            if not lines and body_path(folder, node_id).exists():
+                raise ValueError(f"line {line} is past the end of the cached body")
             self.post_message(_SourceLoaded(issue_id, lines))
         except (OSError, EOFError, ValueError) as exc:  # zlib.error is an Exception subclass too
             self.post_message(_SourceLoaded(issue_id, None, str(exc)))
@@ -486,6 +447,7 @@ class IssuesPane(Vertical):
     def _on_source(self, msg: _SourceLoaded) -> None:
         if msg.issue_id != self._source_for:
             return
+        self._source_msg = msg
         iss = self.selected_issue
         source = self.query_one("#issues-source", Static)
         if msg.lines is None:
@@ -495,13 +457,43 @@ class IssuesPane(Vertical):
         else:
             line = iss.line if iss is not None and iss.line else 0
             col = iss.col if iss is not None else None
-            source.update(source_text(msg.lines, line, col, max(40, self.size.width - 10)))
+            # each line cut to the room beside its number ("▶50003 │ ") and a scrollbar, which
+            # appears when the lines arrive: the Static would wrap a longer one
+            detail = self.query_one("#issues-detail", VerticalScroll)
+            room = (detail.content_region.width or self.size.width) - detail.styles.scrollbar_size_vertical
+            gutter = len(str(msg.lines[-1][0])) + 4
+            source.update(source_text(msg.lines, line, col, max(20, room - gutter)))
+            # the lines around the issue are what the detail is for: keep them on screen
+            self.call_after_refresh(self._source_into_view)
+
+    def _source_into_view(self) -> None:
+        if self.is_mounted:
+            detail = self.query_one("#issues-detail", VerticalScroll)
+            detail.scroll_to_widget(self.query_one("#issues-source", Static), animate=False, top=False)
 
     @on(Tree.NodeSelected, "#issues-tree")
     def _selected(self, event: Tree.NodeSelected[_Item]) -> None:
         item = event.node.data
         if item is not None and item.kind == "issue" and item.issue is not None and item.issue.entry_id is not None:
             self.post_message(self.JumpToEntry(item.issue.entry_id, self))
+
+    @on(IssueTree.Drill)
+    def _drill(self, event: IssueTree.Drill) -> None:
+        """Enter on a rule: the URL table on the URLs with an issue of it (in this pane's scope,
+        which the app gives the table). A rule whose issues are on no URL opens instead."""
+        event.stop()
+        item = event.node.data
+        if item is None or item.rule is None:
+            return
+        if (item.severity, item.rule) not in self._with_urls:
+            if item.kind == "rule":
+                event.node.toggle()
+            return
+        rule_node = self._rule_nodes.get((item.severity, item.rule))
+        count = rule_node.data.count if rule_node is not None and rule_node.data is not None else item.count
+        title = rule_title(item.rule)
+        name = f"{item.rule} — {title}" if title else item.rule
+        self.post_message(ShowUrls(f"rule:{item.rule}", origin=self.issue_list, title=f"{name} ({count:,})"))
 
     # -- filter bar ------------------------------------------------------------------------------
     @on(Input.Changed, "#issues-filter")
@@ -552,4 +544,4 @@ class IssuesPane(Vertical):
             status.update(Text("no issues" + (" match the filter" if self._filter().text or len(self._filter().severities) < 3 else "")))
         else:
             counts = f"{total:,} issue{'s' * (total != 1)} · {rules} rule{'s' * (rules != 1)}"
-            update_static(status, Text(f"{counts} · enter on an issue: show its URL"))
+            update_static(status, Text(f"{counts} · enter: URLs · space: open"))

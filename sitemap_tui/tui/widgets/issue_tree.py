@@ -1,0 +1,73 @@
+"""The Issues pane's list: what each row stands for, and the keys that act on a row."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from sitemap_tui.engine.store import IssueRow
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class IssueItem:
+    """What a tree node stands for."""
+
+    kind: str  # "severity" | "rule" | "issue" | "more" | "loading"
+    severity: str
+    rule: str | None = None
+    issue: IssueRow | None = None
+    count: int = 0
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.kind, self.severity, self.rule, self.issue.id if self.issue else None)
+
+
+class IssueTree(Tree[IssueItem]):
+    """The issue list. Enter drills into a rule's URLs rather than opening it (Space, → or a
+    click open it); → and ← open and close, or go to the first child and to the parent, as in
+    every file-tree TUI."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "drill", "Show URLs", id="issues.drill",
+                tooltip="A rule: its URLs in the URL table; an issue: its URL"),
+        Binding("right", "open_or_child", "Open", show=False, id="issues.open"),
+        Binding("left", "close_or_parent", "Close", show=False, id="issues.close"),
+    ]
+
+    class Drill(Message):
+        """Enter on a rule or on its "… N more" line."""
+
+        def __init__(self, node: TreeNode[IssueItem]) -> None:
+            super().__init__()
+            self.node = node
+
+    def action_drill(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None and node.data.kind in ("rule", "more"):
+            self.post_message(self.Drill(node))
+        else:  # a severity opens or closes; an issue is "selected" (the pane jumps to its URL)
+            self.action_select_cursor()
+
+    def action_open_or_child(self) -> None:
+        node = self.cursor_node
+        if node is None or not node.allow_expand:
+            return
+        if not node.is_expanded:
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
+
+    def action_close_or_parent(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and not node.parent.is_root:
+            self.move_cursor(node.parent)
