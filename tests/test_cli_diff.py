@@ -170,8 +170,11 @@ def test_a_target_explored_now_compares_as_its_saved_exploration(saved, httpserv
     old, new, target = saved
     site(httpserver, 2)
     assert as_json(str(old), target)["summary"] == as_json(str(old), str(new))["summary"]
-    report = as_json(str(old), target)
-    assert report["new"]["saved"] is False and report["old"]["saved"] is True
+    code, out, err = run("diff", str(old), target, "--format", "json")
+    assert code == 0
+    assert json.loads(out)["new"]["saved"] is False and json.loads(out)["old"]["saved"] is True
+    # what the exploration left out is said, naming the side
+    assert f"sitemap-tui: NEW {target}: 1 file could not be fetched or read" in err
 
 
 def test_the_same_exploration_has_no_changes(saved) -> None:

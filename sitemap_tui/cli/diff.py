@@ -26,7 +26,7 @@ from sitemap_tui.cli.headless import (
     run_exploration,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options
-from sitemap_tui.cli.verdict import report_left_out, target_problem
+from sitemap_tui.cli.verdict import run_notes, target_problem
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions
@@ -133,7 +133,9 @@ def _explore(label: str, raw: str, opts: DiffOptions, db: Path) -> Source:
         store.commit()
     finally:
         store.close()
-    if problem is not None:  # answered, but no usable sitemap: compared as it is
-        print(f"sitemap-tui: {label}: {problem.message}", file=sys.stderr)
-    report_left_out(explorer, False, EXIT_OK)
+    # what the exploration left out, as every headless command says it, naming the side
+    notes = [problem.message] if problem is not None else []  # answered, but no usable sitemap
+    notes += run_notes(explorer) + [omission.text for omission in explorer.left_out()]
+    for note in notes:
+        print(f"sitemap-tui: {label} {display(raw)}: {note}", file=sys.stderr)
     return Source(label, raw, db, saved=False)

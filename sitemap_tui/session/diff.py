@@ -89,7 +89,8 @@ def file_keys(nodes: Sequence[NodeRow]) -> Iterator[tuple[int, str]]:
         if node.url.startswith("file:") and base is not None:
             path = PurePosixPath(unquote(urlsplit(node.url).path))
             try:
-                yield node.id, "./" + path.relative_to(base).as_posix()
+                rel = path.relative_to(base).as_posix()
+                yield node.id, "./" if rel == "." else "./" + rel
                 continue
             except ValueError:
                 pass  # outside the folder: its whole URL
