@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from sitemap_tui import cli
 from sitemap_tui.session.diff import SUMMARY_KEYS
@@ -132,6 +133,9 @@ def as_json(*args: str) -> dict:
 def test_every_kind_of_change_between_two_saved_explorations(saved) -> None:
     old, new, _ = saved
     report = as_json(str(old), str(new))
+    schema = json.loads((Path(__file__).parents[1] / "docs" / "schemas" / "diff.schema.json").read_text())
+    assert not list(Draft202012Validator(schema).iter_errors(report))
+    assert all(report[name] for name in schema["properties"] if name not in ("old", "new"))  # every list has rows
     summary = report["summary"]
     assert list(summary) == list(SUMMARY_KEYS)
     assert all(type(v) is int for v in summary.values())
@@ -189,7 +193,7 @@ def test_text_counts_first_then_samples(saved) -> None:
     code, out, _ = run("diff", str(old), str(new), "--samples", "1")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("--- OLD ") and "(saved of " in lines[0]
+    assert lines[0].startswith("--- OLD ") and "(saved exploration of " in lines[0]
     assert lines[1].startswith("+++ NEW ")
     assert lines[3] == "URLs        +4 -4, 1 moved to another sitemap"
     assert lines[4] == "lastmod     2 changed: 1 forward, 1 backward, 0 set, 0 cleared"

@@ -155,7 +155,7 @@ def summary_lines(diff: Diff, sources: Sequence[SourceLike]) -> list[str]:
     for mark, src, totals, target in (("---", sources[0], diff.old_totals, diff.old_target),
                                       ("+++", sources[1], diff.new_totals, diff.new_target)):
         how = "saved" if src.saved else "explored now"
-        named = f" of {display(target)}" if src.saved and target else ""
+        named = f" exploration of {display(target)}" if src.saved and target else ""
         lines.append(f"{mark} {src.label} {display(src.raw)} ({how}{named}): "
                      f"{plural(totals[0], 'file')}, {plural(totals[1], 'URL')}")
     ext = ", ".join(f"{kind} {s[f'{kind}_changed']}" for kind in EXTENSION_KINDS)
