@@ -5,8 +5,9 @@ A scratch database (a temporary file the caller names) ATTACHes both stores read
 
 - ``o_pairs`` / ``n_pairs``: one row per (URL key, sitemap file key), with the first entry id
   listing it there; ``o_first`` / ``n_first``: each URL key's first listing in the tree;
-- ``common``: the URL keys in both trees, with both first listings; from it ``moved``,
-  ``lastmod``, ``attrs`` (changefreq, priority) and ``ext`` (extension changes);
+- ``common``: the URL keys in both trees, with both first listings; from it ``moved`` and
+  ``touched`` (those whose entries differ or carry extensions), and from that ``lastmod``,
+  ``attrs`` (changefreq, priority) and ``ext`` (extension changes);
 - ``added`` / ``removed``: the URL keys of one tree only;
 - ``o_iss`` / ``n_iss``: findings counted by (rule, file key, URL key).
 
@@ -190,21 +191,30 @@ class DiffQueries:
         c.execute("COMMIT")
 
     def _build_entry_changes(self) -> None:
+        """One pass over the URLs in both trees (two entry lookups each) keeps those whose lastmod,
+        changefreq or priority differ, or that have extension elements on either side; the
+        tables below read only those."""
         c = self.conn
-        c.execute("CREATE TABLE lastmod(k TEXT PRIMARY KEY, direction TEXT) WITHOUT ROWID")
-        c.execute(
-            "INSERT INTO lastmod SELECT c.k, CASE WHEN o.lastmod IS NULL THEN 'set'"
-            " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward' ELSE 'backward' END"
-            " FROM common c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
-            " WHERE o.lastmod IS NOT n.lastmod")
-        c.execute("CREATE TABLE attrs(k TEXT, what TEXT, PRIMARY KEY(what, k)) WITHOUT ROWID")
         # the parsed value when there is one ('0.5' and '0.50' are one priority), else the raw text
+        differs = {what: (f"CASE WHEN o.{what} IS NULL AND n.{what} IS NULL"
+                          f" THEN trim(o.{what}_raw) IS NOT trim(n.{what}_raw) ELSE o.{what} IS NOT n.{what} END")
+                   for what in ("changefreq", "priority")}
+        counts = ("n_images", "n_videos", "n_news", "n_alternates")
+        c.execute("CREATE TABLE touched(k TEXT PRIMARY KEY, oe INTEGER, ne INTEGER, lastmod TEXT,"
+                  " changefreq INTEGER, priority INTEGER, ext INTEGER) WITHOUT ROWID")
+        c.execute(
+            "INSERT INTO touched SELECT * FROM (SELECT c.k, c.oe, c.ne,"
+            " CASE WHEN o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
+            " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward' ELSE 'backward' END AS lm,"
+            f" {differs['changefreq']} AS cf, {differs['priority']} AS pr,"
+            f" ({' + '.join(f'o.{n} + n.{n}' for n in counts)}) > 0 AS ext"
+            " FROM common c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne)"
+            " WHERE lm IS NOT NULL OR cf OR pr OR ext")
+        c.execute("CREATE TABLE lastmod(k TEXT PRIMARY KEY, direction TEXT) WITHOUT ROWID")
+        c.execute("INSERT INTO lastmod SELECT k, lastmod FROM touched WHERE lastmod IS NOT NULL")
+        c.execute("CREATE TABLE attrs(k TEXT, what TEXT, PRIMARY KEY(what, k)) WITHOUT ROWID")
         for what in ("changefreq", "priority"):
-            c.execute(
-                f"INSERT INTO attrs SELECT c.k, '{what}'"
-                " FROM common c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
-                f" WHERE CASE WHEN o.{what} IS NULL AND n.{what} IS NULL"
-                f" THEN trim(o.{what}_raw) IS NOT trim(n.{what}_raw) ELSE o.{what} IS NOT n.{what} END")
+            c.execute(f"INSERT INTO attrs SELECT k, '{what}' FROM touched WHERE {what}")
 
     def _identity(self, kind: str, x: str, side: str) -> str:
         """What tells two of an entry's extension elements apart (one per kind)."""
@@ -234,8 +244,8 @@ class DiffQueries:
                 f"  (SELECT {yo} FROM old.{table} y WHERE y.entry_id = c.oe AND {yo} IS NOT NULL)) AS a,"
                 f" (SELECT count(DISTINCT {xo}) FROM old.{table} x WHERE x.entry_id = c.oe AND {xo} NOT IN"
                 f"  (SELECT {yn} FROM new.{table} y WHERE y.entry_id = c.ne AND {yn} IS NOT NULL)) AS r"
-                f" FROM common c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
-                f" WHERE o.{count} > 0 OR n.{count} > 0) WHERE a > 0 OR r > 0")
+                f" FROM touched c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
+                f" WHERE c.ext AND (o.{count} > 0 OR n.{count} > 0)) WHERE a > 0 OR r > 0")
 
     def _build_issues(self) -> None:
         """A finding is the same in both trees when its rule, file and URL are: line numbers and
