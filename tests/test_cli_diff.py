@@ -329,3 +329,24 @@ def test_options_go_anywhere(saved) -> None:
     old, new, _ = saved
     code, out, _ = run("--format", "jsonl", "diff", str(old), "--samples", "2", str(new))
     assert code == 0 and json.loads(out.splitlines()[0])["change"] == "summary"
+
+
+def test_a_store_written_before_the_url_keys(saved, tmp_path: Path) -> None:
+    """A version-1 store (no entries.key/alt_n, no alternates.lang/tgt: opened read-only, never
+    upgraded by diff) compares as its current form does: the keys are computed from the locs."""
+    old, new, _ = saved
+    v1 = tmp_path / "v1.db"
+    v1.write_bytes(old.read_bytes())
+    with contextlib.closing(sqlite3.connect(v1)) as conn:
+        conn.execute("DROP INDEX IF EXISTS entries_nokey")
+        for table, columns in (("entries", ("key", "alt_n", "alt_h")), ("alternates", ("lang", "tgt", "media"))):
+            for column in columns:
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.execute("""UPDATE meta SET value = '"1"' WHERE key = 'schema'""")
+        conn.commit()
+    before = v1.read_bytes()
+    expected = as_json(str(old), str(new))
+    got = as_json(str(v1), str(new))
+    assert got["summary"] == expected["summary"]
+    assert got["urls_removed"] == expected["urls_removed"]
+    assert v1.read_bytes() == before

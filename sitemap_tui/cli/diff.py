@@ -109,7 +109,7 @@ def _saved(label: str, raw: str) -> Source | None:
         if problem:
             raise UsageError(f"{label} {display(raw)}: {problem}")
         return Source(label, raw, path, saved=True)
-    if not path.exists() and path.suffix == ".db":
+    if not path.exists() and path.suffix == ".db" and "://" not in raw:
         raise UsageError(f"{label} {display(raw)}: no such exploration file")
     return None
 

@@ -14,6 +14,7 @@ counts and hands the lists on."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -21,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.keys import url_key
+from sitemap_tui.engine.store import StoreError
 from sitemap_tui.engine.store.diff import DiffQueries, NodeRow, SitemapChange
 from sitemap_tui.session.exits import UsageError
 
@@ -134,7 +136,12 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
     """OLD against NEW; ``scratch`` is a new file for the comparison's tables (the caller
     removes it). Raises StoreError for a file that is not an exploration."""
     mapper = host_map if host_map is not None and host_map.pairs else None
-    q = DiffQueries(old, new, scratch, map_host=mapper)
+    try:
+        q = DiffQueries(old, new, scratch, map_host=mapper)
+    except sqlite3.Error as exc:
+        if isinstance(exc, StoreError):
+            raise
+        raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
     try:
         keyed = {}
         for side in ("old", "new"):
@@ -153,8 +160,11 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
         diff.issues_new_by_rule = q.issue_counts(new=True)
         diff.issues_resolved_by_rule = q.issue_counts(new=False)
         diff.summary = _summary(q, diff)
-    except BaseException:
+    except BaseException as exc:
         q.close()
+        if isinstance(exc, sqlite3.Error) and not isinstance(exc, StoreError):
+            # a full temporary folder, a store that went away: one line, exit 2
+            raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
         raise
     return diff
 

@@ -106,18 +106,22 @@ class DiffQueries:
         # a URI connection of its own: ATTACH reads the stores through ``?mode=ro`` URIs, so that
         # not a byte of a saved exploration can change
         self.conn = sqlite3.connect(Path(scratch).resolve().as_uri(), uri=True, isolation_level=None)
-        self.conn.create_function("urlkey", 1, url_key, deterministic=True)
-        self.mapped = map_host is not None
-        if map_host is not None:
-            self.conn.create_function("maphost", 1, map_host, deterministic=True)
-        self.conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-        self.conn.execute("PRAGMA temp_store=FILE")  # sorts spill to disk rather than grow
-        self.conn.execute("PRAGMA journal_mode=OFF")  # scratch: nothing to recover
-        for side in SIDES:
-            uri = self.paths[side].resolve().as_uri() + "?mode=ro"
-            self.conn.execute(f"ATTACH DATABASE ? AS {side}", (uri,))
-            self.conn.execute(f"PRAGMA {side}.cache_size=-{CACHE_KIB}")
-        self.columns = {side: self._columns(side) for side in SIDES}
+        try:
+            self.conn.create_function("urlkey", 1, url_key, deterministic=True)
+            self.mapped = map_host is not None
+            if map_host is not None:
+                self.conn.create_function("maphost", 1, map_host, deterministic=True)
+            self.conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+            self.conn.execute("PRAGMA temp_store=FILE")  # sorts spill to disk rather than grow
+            self.conn.execute("PRAGMA journal_mode=OFF")  # scratch: nothing to recover
+            for side in SIDES:
+                uri = self.paths[side].resolve().as_uri() + "?mode=ro"
+                self.conn.execute(f"ATTACH DATABASE ? AS {side}", (uri,))
+                self.conn.execute(f"PRAGMA {side}.cache_size=-{CACHE_KIB}")
+            self.columns = {side: self._columns(side) for side in SIDES}
+        except BaseException:
+            self.conn.close()
+            raise
 
     def _columns(self, side: str) -> dict[str, set[str]]:
         return {table: {row[1] for row in self.conn.execute(f"PRAGMA {side}.table_info({table})")}
