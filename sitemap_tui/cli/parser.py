@@ -44,6 +44,7 @@ examples:
   sitemap-tui stats https://example.com/sitemap.xml --json
   sitemap-tui validate ./public/sitemap.xml --format github
   sitemap-tui rules lastmod-future
+  sitemap-tui diff before.db https://example.com --fail-if removed
 
 Run `sitemap-tui COMMAND --help` for the options of a command.
 """
@@ -342,8 +343,8 @@ def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatt
                "\nexit codes:\n  0  compared; no --fail-if condition met\n  1  a --fail-if condition is met\n"
                "  2  could not run as asked: a bad option or condition, a file that is no exploration,\n"
                "     an unreachable target\n")
-    p.add_argument("old", metavar="OLD")
-    p.add_argument("new", metavar="NEW")
+    p.add_argument("old", metavar="OLD", help="the earlier exploration: a saved .db file, or a TARGET to explore now")
+    p.add_argument("new", metavar="NEW", help="the later one, the same way")
     p.add_argument("--format", choices=("text", "json", "jsonl", "csv", "github"), default="text",
                    help="text (default: counts, then samples), json (a \"summary\" object and the full "
                         "lists), jsonl or csv (one change a record), github (workflow annotations)")
