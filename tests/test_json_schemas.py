@@ -71,6 +71,18 @@ def test_urls_jsonl(demo_url: str) -> None:
     assert any(r["sitemap_lastmod"] for r in records)
 
 
+def test_diff_json(demo_url: str, tmp_path: Path) -> None:
+    """The demo site saved, against itself explored now and against the saved one (every list
+    with rows: tests/test_cli_diff.py checks its site's report against the schema too)."""
+    old = tmp_path / "old.db"
+    run("validate", demo_url + "/", "--db", str(old), "--fail-on", "never")
+    data = json.loads(run("diff", str(old), demo_url + "/", "--format", "json"))
+    check("diff", data)
+    same = json.loads(run("diff", str(old), str(old), "--format", "json"))
+    check("diff", same)
+    assert set(same["summary"].values()) == {0}
+
+
 def test_rules_json() -> None:
     check("rules", json.loads(run("rules", "--json")))
 

@@ -12,8 +12,8 @@ from typing import NoReturn
 
 from sitemap_tui.session.exits import EXIT_USAGE
 
-COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules")
-HEADLESS = ("urls", "stats", "discover", "validate", "rules")  # never the TUI: stdout is their result
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff")
+HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -44,6 +44,7 @@ examples:
   sitemap-tui stats https://example.com/sitemap.xml --json
   sitemap-tui validate ./public/sitemap.xml --format github
   sitemap-tui rules lastmod-future
+  sitemap-tui diff before.db https://example.com --fail-if removed
 
 Run `sitemap-tui COMMAND --help` for the options of a command.
 """
@@ -188,7 +189,7 @@ def _strict_option(p: argparse.ArgumentParser) -> None:
                         "(entry or size cap). Each cause is said on stderr, with or without it")
 
 
-def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None:
+def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True) -> None:
     g = p.add_argument_group("exploring")
     if recursive:
         g.add_argument("--no-recursive", action="store_true",
@@ -201,9 +202,10 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True) -> None
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",
                    help="also fetch index children on other hosts (flagged either way)")
-    g.add_argument("--db", metavar="PATH",
-                   help="keep the exploration in this SQLite file; a headless run replaces what it held "
-                        "once the run is complete, the explorer refuses one that holds an exploration")
+    if db:
+        g.add_argument("--db", metavar="PATH",
+                       help="keep the exploration in this SQLite file; a headless run replaces what it held "
+                            "once the run is complete, the explorer refuses one that holds an exploration")
     g.add_argument("--workers", type=_whole(0, 64), metavar="N",
                    help="parser processes (default: one per core, at most 8; 0 parses in the main process)")
 
@@ -310,8 +312,51 @@ def build_parser() -> argparse.ArgumentParser:
     _fetch_options(p)
     _tree_options(p)
 
+    _diff_parser(sub, fmt)
+
     p = sub.add_parser("rules", help="list the validation rules, or explain one", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui rules\n  sitemap-tui rules hreflang-missing-self")
     p.add_argument("rule", nargs="?", metavar="ID")
     p.add_argument("--json", action="store_true", help="JSON output")
     return parser
+
+
+def _fail_if(text: str) -> str:
+    # the names are checked by the command (cli/failif.py), which knows its summary's keys
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected NAME or NAME OP NUMBER, not an empty condition")
+    return text
+
+
+def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "diff", usage="%(prog)s [OPTIONS] OLD NEW [OPTIONS]   (options go before or after OLD and NEW)",
+        help="what changed between two explorations (saved .db files or targets explored now)",
+        formatter_class=fmt,
+        epilog="examples:\n  sitemap-tui diff before.db https://example.com\n"
+               "  sitemap-tui diff ./public-old ./public --format json --output changes.json\n"
+               "  sitemap-tui diff old.db new.db --fail-if 'removed>100' --fail-if issues_new\n"
+               "  sitemap-tui diff old.db https://new.example --map-host old.example=new.example\n"
+               "\nOLD and NEW are each a saved exploration (a --db file of urls, stats or validate, or the\n"
+               "explorer's file in the cache) or a TARGET explored now with every rule, as validate does.\n"
+               "URLs are compared by the key the duplicate rules use (README: What changed).\n"
+               "\nexit codes:\n  0  compared; no --fail-if condition met\n  1  a --fail-if condition is met\n"
+               "  2  could not run as asked: a bad option or condition, a file that is no exploration,\n"
+               "     an unreachable target\n")
+    p.add_argument("old", metavar="OLD", help="the earlier exploration: a saved .db file, or a TARGET to explore now")
+    p.add_argument("new", metavar="NEW", help="the later one, the same way")
+    p.add_argument("--format", choices=("text", "json", "jsonl", "csv", "github"), default="text",
+                   help="text (default: counts, then samples), json (a \"summary\" object and the full "
+                        "lists), jsonl or csv (one change a record), github (workflow annotations)")
+    _output_option(p, "the report")
+    p.add_argument("--fail-if", action="append", default=[], metavar="COND", type=_fail_if,
+                   help="exit 1 when COND holds: NAME (meaning NAME>0) or NAME OP NUMBER, OP one of "
+                        "> >= < <= == !=; NAME is a summary key (urls_removed, issues_new, ...) or "
+                        "added, removed, moved (repeatable: any one met fails)")
+    p.add_argument("--map-host", action="append", default=[], metavar="OLD=NEW",
+                   help="compare OLD's host as NEW (a migration): every URL, sitemap and hreflang key "
+                        "on host OLD, in either exploration, counts as on NEW (repeatable)")
+    p.add_argument("--samples", type=_whole(0, 1_000_000), default=10, metavar="N",
+                   help="URLs shown per list in the text and github formats (default 10)")
+    _fetch_options(p)
+    _tree_options(p, db=False)

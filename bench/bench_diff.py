@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""``sitemap-tui diff`` on two generated stores (issue 20's shape: the second with 1 % of the URLs
+added, 1 % removed and 5 % of lastmods changed), timed with its peak RSS.
+
+The stores are written through the store's own writer (rows as the parser workers build them),
+which takes a fraction of an exploration's time; the diff itself runs as a user runs it, in a
+child process (`python -m sitemap_tui diff OLD NEW --format json`), and ``ru_maxrss`` of the
+children is its peak resident memory.
+
+  python bench/bench_diff.py                 # 1,000,000 URLs in 20 files
+  python bench/bench_diff.py --urls 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+FILES = 20
+BATCH = 5000
+
+
+def build(path: Path, urls: int, *, new: bool) -> float:
+    from sitemap_tui.engine.model import Entry, FoundBy, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import Store
+
+    started = time.perf_counter()
+    store = Store(path)
+    store.set_meta("target", "https://bench.example/index.xml")
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    store.add_node(Node(id=1, url="https://bench.example/index.xml", kind=NodeKind.INDEX, state=NodeState.DONE,
+                        found_by=FoundBy.USER, parent_id=None, depth=0))
+    per_file = urls // FILES
+    for f in range(FILES):
+        node_id = f + 2
+        store.add_node(Node(id=node_id, url=f"https://bench.example/child-{f:03}.xml", kind=NodeKind.URLSET,
+                            state=NodeState.DONE, found_by=FoundBy.INDEX, parent_id=1, depth=1))
+        batch = []
+        for i in range(f * per_file, (f + 1) * per_file):
+            # NEW: the first 1 % of each file's range removed, as many added past the end, and
+            # every 20th URL's lastmod a day later
+            if new and i - f * per_file < per_file // 100:
+                continue
+            day = base + timedelta(seconds=i)
+            if new and i % 20 == 0:
+                day += timedelta(days=1)
+            raw = day.isoformat().replace("+00:00", "Z")
+            batch.append(Entry(loc=f"https://bench.example/p/{i}", lastmod_raw=raw, lastmod=day))
+            if len(batch) == BATCH:
+                store.add_entries(node_id, batch)
+                batch = []
+        if new:
+            for i in range(per_file // 100):
+                batch.append(Entry(loc=f"https://bench.example/new/{f}/{i}"))
+        if batch:
+            store.add_entries(node_id, batch)
+        store.commit()
+    store.close()
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--urls", type=int, default=1_000_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        old, new = Path(tmp) / "old.db", Path(tmp) / "new.db"
+        built = build(old, args.urls, new=False) + build(new, args.urls, new=True)
+        out = Path(tmp) / "diff.json"
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "sitemap_tui", "diff", str(old), str(new), "--format", "json",
+                        "--output", str(out)], check=True)
+        elapsed = time.perf_counter() - started
+        rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        summary = json.loads(out.read_text())["summary"]
+        print(json.dumps({"urls": args.urls, "build_s": round(built, 1), "diff_s": round(elapsed, 1),
+                          "diff_peak_rss_mib": round(rss_mib, 1), "report_mib": round(out.stat().st_size / 2**20, 1),
+                          "summary": {k: v for k, v in summary.items() if v}}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""``sitemap-tui diff OLD NEW``: what changed between two explorations (issue 20 §1).
+
+OLD and NEW are each a saved exploration (an SQLite store: ``--db`` of urls/stats/validate,
+or the explorer's file in the cache) or any TARGET, explored now headless with every rule, as
+``validate`` does, into a temporary store. The comparison is session.diff's; the report's
+formats are diff_report's; ``--fail-if`` (failif.py) turns counts into exit 1."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from sitemap_tui import scratch, signals
+from sitemap_tui.cli import failif
+from sitemap_tui.cli.headless import (
+    ALL_RULES,
+    SQLITE_MAGIC,
+    exploration_problem,
+    explore_options,
+    open_result,
+    output_path,
+    parse_target,
+    run_exploration,
+)
+from sitemap_tui.cli.options import TreeOptions, fetch_options
+from sitemap_tui.cli.verdict import run_notes, target_problem
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
+from sitemap_tui.session.fetching import FetchOptions
+
+
+@dataclass(frozen=True, slots=True)
+class DiffOptions:
+    old: str
+    new: str
+    format: str = "text"
+    output: str | None = None
+    fail_if: tuple[str, ...] = ()
+    map_host: tuple[str, ...] = ()
+    samples: int = 10
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=TreeOptions)
+
+
+def options(ns: argparse.Namespace) -> DiffOptions:
+    ns.target = ns.old  # the fetching group's target is set per side (-H goes to its origin)
+    tree = TreeOptions(recursive=not ns.no_recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe,
+                       follow_cross_host=ns.follow_cross_host, workers=ns.workers)
+    return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
+                       fetch_options(ns), tree)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One side: the store to read and how the report names it."""
+
+    label: str  # OLD or NEW
+    raw: str  # as typed
+    path: Path
+    saved: bool  # a saved exploration (else explored now)
+
+
+def cmd_diff(opts: DiffOptions) -> int:
+    from sitemap_tui.cli.diff_report import write_diff
+    from sitemap_tui.session.diff import ALIASES, SUMMARY_KEYS, HostMap, compare
+
+    # every option is checked before anything is fetched
+    conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS, ALIASES)
+    host_map = HostMap.parse(opts.map_host)
+    out_path = output_path(opts.output)
+    sources = [_saved("OLD", opts.old), _saved("NEW", opts.new)]
+    with contextlib.ExitStack() as stack:
+        folder = scratch.temp_dir()
+        stack.callback(scratch.remove, folder)
+        for i, (label, raw) in enumerate((("OLD", opts.old), ("NEW", opts.new))):
+            if sources[i] is None:
+                sources[i] = _explore(label, raw, opts, folder / f"{label.lower()}.db")
+        old, new = sources
+        assert old is not None and new is not None
+        diff = compare(old.path, new.path, folder / "diff.db", host_map)
+        stack.callback(diff.close)
+        signals.check()  # stopped by a signal: no report, a previous --output stays
+        with open_result(out_path, opts.output) as result:
+            write_diff(opts.format, diff, (old, new), result.file, samples=opts.samples)
+            result.commit()
+        summary = dict(diff.summary)
+    hits = failif.met(conditions, summary)
+    for condition in hits:
+        print(f"sitemap-tui: {condition.describe(summary)}", file=sys.stderr)
+    return EXIT_FINDINGS if hits else EXIT_OK
+
+
+def _saved(label: str, raw: str) -> Source | None:
+    """``raw`` as a saved exploration, or None when it is a TARGET to explore now: an SQLite
+    file must be an exploration, and a missing ``*.db`` is a mistake, not a site."""
+    path = Path(raw)
+    if path.is_file():
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise UsageError(f"{label} {display(raw)}: cannot be read ({exc.strerror})") from exc
+        if head != SQLITE_MAGIC:
+            return None  # a local sitemap file: a TARGET
+        problem = exploration_problem(path, must_exist=True)
+        if problem:
+            raise UsageError(f"{label} {display(raw)}: {problem}")
+        return Source(label, raw, path, saved=True)
+    if not path.exists() and path.suffix == ".db" and "://" not in raw:
+        raise UsageError(f"{label} {display(raw)}: no such exploration file")
+    return None
+
+
+def _explore(label: str, raw: str, opts: DiffOptions, db: Path) -> Source:
+    """Explore TARGET ``raw`` now into ``db``, judged by every rule (as validate does, so that
+    its findings compare with a saved exploration's)."""
+    from sitemap_tui.engine.store import Store
+
+    target = parse_target(raw)
+    store = Store(db)
+    try:
+        checker = ALL_RULES.checker()
+        explorer = run_exploration(replace(opts.fetch, target=raw), explore_options(opts.tree), target,
+                                   store=store, checker=checker, validation=ALL_RULES)
+        signals.check()
+        problem = target_problem(explorer)
+        if problem is not None and problem.code == EXIT_USAGE:
+            raise UsageError(f"{label} {problem.message}")
+        ALL_RULES.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)
+        store.commit()
+    finally:
+        store.close()
+    # what the exploration left out, as every headless command says it, naming the side
+    notes = [problem.message] if problem is not None else []  # answered, but no usable sitemap
+    notes += run_notes(explorer) + [omission.text for omission in explorer.left_out()]
+    for note in notes:
+        print(f"sitemap-tui: {label} {display(raw)}: {note}", file=sys.stderr)
+    return Source(label, raw, db, saved=False)

@@ -1,0 +1,202 @@
+"""What changed between two explorations (issue 20): the comparison ``sitemap-tui diff`` reports.
+
+Two URLs are one URL when their keys match: ``engine.keys.url_key``, the normalisation the
+duplicate rules use (``engine.urlpolicy.normalize``: scheme and host in lower case, no default
+port, dot segments removed, percent-encoding in one form; a trailing slash is another URL and a
+query is not reordered). ``--map-host OLD=NEW`` rewrites a host in every key of both trees, for
+a migration. A sitemap file is keyed the same way, except a local file: by its path under the
+folder explored (``./public`` against ``./public-new`` compares ``sitemap.xml`` with
+``sitemap.xml``).
+
+The work is SQL over both stores (engine.store.diff); this module keys the files, names the
+counts and hands the lists on."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from sitemap_tui.engine.keys import url_key
+from sitemap_tui.engine.store import StoreError
+from sitemap_tui.engine.store.diff import DiffQueries, NodeRow, SitemapChange
+from sitemap_tui.session.exits import UsageError
+
+SUMMARY_KEYS = (
+    "urls_added", "urls_removed", "urls_moved",
+    "lastmod_changed", "lastmod_forward", "lastmod_backward", "lastmod_set", "lastmod_cleared",
+    "changefreq_changed", "priority_changed",
+    "images_changed", "videos_changed", "news_changed", "hreflang_changed",
+    "sitemaps_added", "sitemaps_removed", "sitemaps_failing", "sitemaps_recovered", "sitemaps_changed",
+    "issues_new", "issues_resolved",
+)
+"""The summary's integer counts, in the order every format writes them."""
+
+ALIASES = {"added": "urls_added", "removed": "urls_removed", "moved": "urls_moved"}
+"""Short names ``--fail-if`` takes for the URL counts."""
+
+EXTENSION_KINDS = ("images", "videos", "news", "hreflang")
+
+_HOST = re.compile(r"[a-z0-9.-]+(?::[0-9]{1,5})?")
+
+
+@dataclass(frozen=True, slots=True)
+class HostMap:
+    """``--map-host`` pairs: a key whose host (or host:port) is ``old`` gets ``new`` instead."""
+
+    pairs: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, values: Sequence[str]) -> HostMap:
+        pairs = []
+        for value in values:
+            old, sep, new = value.partition("=")
+            old, new = old.strip().lower(), new.strip().lower()
+            if not sep or not _HOST.fullmatch(old) or not _HOST.fullmatch(new):
+                raise UsageError(f"--map-host {value!r}: expected OLD-HOST=NEW-HOST (example.org=example.com)")
+            pairs.append((old, new))
+        return cls(tuple(pairs))
+
+    def __call__(self, key: str | None) -> str | None:
+        if key is None:
+            return None
+        start = key.find("://")
+        if start < 0:
+            return key
+        start += 3
+        end = key.find("/", start)
+        end = len(key) if end < 0 else end
+        netloc = key[start:end]
+        host = netloc.split(":", 1)[0]
+        for old, new in self.pairs:
+            if netloc == old:
+                return key[:start] + new + key[end:]
+            if host == old and ":" not in old:  # the port, if any, stays
+                return key[:start] + new + netloc[len(host):] + key[end:]
+        return key
+
+
+def file_keys(nodes: Sequence[NodeRow]) -> Iterator[tuple[int, str]]:
+    """Each node's file key: its URL key, or a local file's path under the folder explored."""
+    root = next((n for n in nodes if n.parent_id is None), None)
+    base: PurePosixPath | None = None
+    if root is not None and root.url.startswith("file:"):
+        path = PurePosixPath(unquote(urlsplit(root.url).path))
+        base = path if root.kind == "directory" else path.parent
+    for node in nodes:
+        if node.url.startswith("file:") and base is not None:
+            path = PurePosixPath(unquote(urlsplit(node.url).path))
+            try:
+                rel = path.relative_to(base).as_posix()
+                yield node.id, "./" if rel == "." else "./" + rel
+                continue
+            except ValueError:
+                pass  # outside the folder: its whole URL
+        yield node.id, url_key(node.url) or node.url
+
+
+def _same_root(old_nodes: Sequence[NodeRow], old_keys: dict[int, str],
+               new_nodes: Sequence[NodeRow], new_keys: dict[int, str]) -> None:
+    """Two explorations of one sitemap file each (``diff old-sitemap.xml new-sitemap.xml``, a
+    sitemap URL against its staging copy): the roots are the same file, whatever their names."""
+    old_root = next((n for n in old_nodes if n.parent_id is None), None)
+    new_root = next((n for n in new_nodes if n.parent_id is None), None)
+    if old_root is None or new_root is None or {old_root.kind, new_root.kind} & {"site", "directory"}:
+        return
+    new_keys[new_root.id] = old_keys[old_root.id]
+
+
+@dataclass(slots=True)
+class Diff:
+    """The comparison of OLD and NEW: its counts (``summary``, by SUMMARY_KEYS), by rule
+    (``issues_new_by_rule``), per sitemap file, and the queries its lists stream from."""
+
+    queries: DiffQueries
+    old_totals: tuple[int, int]
+    new_totals: tuple[int, int]
+    summary: dict[str, int] = field(default_factory=dict)
+    sitemaps: list[SitemapChange] = field(default_factory=list)
+    issues_new_by_rule: dict[str, int] = field(default_factory=dict)
+    issues_resolved_by_rule: dict[str, int] = field(default_factory=dict)
+    old_target: str | None = None
+    new_target: str | None = None
+
+    def close(self) -> None:
+        self.queries.close()
+
+    def count(self, name: str) -> int:
+        return self.summary[ALIASES.get(name, name)]
+
+
+def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None) -> Diff:
+    """OLD against NEW; ``scratch`` is a new file for the comparison's tables (the caller
+    removes it). Raises StoreError for a file that is not an exploration."""
+    mapper = host_map if host_map is not None and host_map.pairs else None
+    try:
+        q = DiffQueries(old, new, scratch, map_host=mapper)
+    except sqlite3.Error as exc:
+        if isinstance(exc, StoreError):
+            raise
+        raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
+    try:
+        keyed = {}
+        for side in ("old", "new"):
+            nodes = q.nodes(side)
+            keys = dict(file_keys(nodes))
+            if mapper is not None:
+                keys = {nid: mapper(k) or k for nid, k in keys.items()}
+            keyed[side] = (nodes, keys)
+        _same_root(*keyed["old"], *keyed["new"])
+        for side in ("old", "new"):
+            q.load_files(side, keyed[side][1].items())
+        q.build()
+        diff = Diff(q, q.totals("old"), q.totals("new"))
+        diff.old_target, diff.new_target = _target(q.meta("old", "target")), _target(q.meta("new", "target"))
+        diff.sitemaps = list(q.sitemaps())
+        diff.issues_new_by_rule = q.issue_counts(new=True)
+        diff.issues_resolved_by_rule = q.issue_counts(new=False)
+        diff.summary = _summary(q, diff)
+    except BaseException as exc:
+        q.close()
+        if isinstance(exc, sqlite3.Error) and not isinstance(exc, StoreError):
+            # a full temporary folder, a store that went away: one line, exit 2
+            raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
+        raise
+    return diff
+
+
+def _target(raw: str | None) -> str | None:
+    import json
+
+    if raw is None:
+        return None
+    try:
+        value: Any = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, str) else raw
+
+
+def _summary(q: DiffQueries, diff: Diff) -> dict[str, int]:
+    lastmod = q.lastmod_counts()
+    attrs = q.attr_counts()
+    ext = q.ext_counts()
+    status = [s.status for s in diff.sitemaps]
+    counts = {
+        "urls_added": q.count("added"),
+        "urls_removed": q.count("removed"),
+        "urls_moved": q.count("moved"),
+        "lastmod_changed": sum(lastmod.values()),
+        **{f"lastmod_{d}": lastmod.get(d, 0) for d in ("forward", "backward", "set", "cleared")},
+        "changefreq_changed": attrs.get("changefreq", 0),
+        "priority_changed": attrs.get("priority", 0),
+        **{f"{kind}_changed": ext.get(kind, 0) for kind in EXTENSION_KINDS},
+        **{f"sitemaps_{s}": status.count(s) for s in ("added", "removed", "failing", "recovered", "changed")},
+        "issues_new": sum(diff.issues_new_by_rule.values()),
+        "issues_resolved": sum(diff.issues_resolved_by_rule.values()),
+    }
+    return {key: counts[key] for key in SUMMARY_KEYS}

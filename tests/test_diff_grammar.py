@@ -1,0 +1,66 @@
+"""The pieces of ``sitemap-tui diff`` that are plain functions: the --fail-if grammar (shared with
+later commands), the --map-host rewrite and how sitemap files are keyed."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemap_tui.cli import failif
+from sitemap_tui.engine.store.diff import NodeRow
+from sitemap_tui.session.diff import ALIASES, SUMMARY_KEYS, HostMap, file_keys
+from sitemap_tui.session.exits import UsageError
+
+COUNTS = dict.fromkeys(SUMMARY_KEYS, 0) | {"urls_removed": 100, "issues_new": 1}
+
+
+@pytest.mark.parametrize(("text", "met"), [
+    ("removed", True), ("removed>100", False), ("removed>=100", True), ("removed == 100", True),
+    ("removed=100", True), ("removed!=100", False), ("removed<101", True), ("removed<=99", False),
+    ("urls_removed > 99", True), ("issues_new", True), ("issues_resolved", False), ("added", False),
+    (" sitemaps_failing ", False),
+])
+def test_conditions(text: str, met: bool) -> None:
+    condition = failif.parse(text, SUMMARY_KEYS, ALIASES)
+    assert condition.met(COUNTS) is met
+    assert failif.met([condition], COUNTS) == ([condition] if met else [])
+
+
+@pytest.mark.parametrize("text", ["", "removed>", ">5", "removed>>1", "removed > -1", "removed>1.5",
+                                  "removed and added", "Removed", "removed 5"])
+def test_malformed_conditions(text: str) -> None:
+    with pytest.raises(UsageError, match="expected NAME or NAME OP NUMBER"):
+        failif.parse(text, SUMMARY_KEYS, ALIASES)
+
+
+def test_unknown_name_lists_the_known_ones() -> None:
+    with pytest.raises(UsageError, match=r"unknown name 'lost' \(known: added, removed, moved, urls_added"):
+        failif.parse("lost>1", SUMMARY_KEYS, ALIASES)
+
+
+def test_map_host() -> None:
+    mapped = HostMap.parse(["old.example=new.example", "a.example:8080=b.example"])
+    assert mapped("https://old.example/x?q=1") == "https://new.example/x?q=1"
+    assert mapped("https://old.example:8443/x") == "https://new.example:8443/x"  # the port stays
+    assert mapped("https://old.example") == "https://new.example"
+    assert mapped("https://a.example:8080/x") == "https://b.example/x"
+    assert mapped("https://a.example/x") == "https://a.example/x"  # host:port maps that port only
+    assert mapped("https://sub.old.example/x") == "https://sub.old.example/x"
+    assert mapped("./sitemap.xml") == "./sitemap.xml"
+    assert mapped(None) is None
+    with pytest.raises(UsageError):
+        HostMap.parse(["old.example"])
+    with pytest.raises(UsageError):
+        HostMap.parse(["old.example=new example"])
+
+
+def test_file_keys() -> None:
+    # a folder's files by their path under it; a web tree's by its URL key
+    local = [NodeRow(1, "file:///srv/public/", "directory", None),
+             NodeRow(2, "file:///srv/public/sitemap.xml", "index", 1),
+             NodeRow(3, "file:///srv/public/sub/a%20b.xml", "urlset", 2),
+             NodeRow(4, "https://cdn.example/x.xml", "urlset", 2)]
+    assert dict(file_keys(local)) == {1: "./", 2: "./sitemap.xml", 3: "./sub/a b.xml", 4: "https://cdn.example/x.xml"}
+    one = [NodeRow(1, "file:///srv/build/sitemap.xml", "urlset", None)]
+    assert dict(file_keys(one)) == {1: "./sitemap.xml"}
+    web = [NodeRow(1, "HTTPS://Example.COM:443/./sitemap.xml", "urlset", None)]
+    assert dict(file_keys(web)) == {1: "https://example.com/sitemap.xml"}
