@@ -197,3 +197,39 @@ def test_fit_urls_cuts_at_whole_lines():
     # the whole sequence (ESC ] 52 ; c ; base64 BEL) stays within the documented 100,000 bytes
     full = "x" * clipboard.MAX_PAYLOAD
     assert len("\x1b]52;c;" + base64.b64encode(full.encode()).decode() + "\a") <= clipboard.OSC52_MAX_SEQUENCE
+
+
+@ids
+async def test_on_the_issues_tab_the_default_is_the_issue_or_its_rule(demo_server, make_app, tmp_path, size):
+    """"URLs of the selected issue" means that issue's URL; a highlighted rule's URLs are
+    offered as that rule, named."""
+    out = tmp_path / "out"
+    out.mkdir()
+    save_export_prefs(ExportPrefs(directory=str(out)))
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        pane = app.issues_pane
+        tree = pane.query_one("#issues-tree")
+        assert app.focused is tree
+        for _ in range(80):  # down to a rule on URLs (the user's arrow keys)
+            if pane.selected_rule == "loc-session-id" and pane.selected_issue is None:
+                break
+            await pilot.press("down")
+            await pilot.pause()
+        screen = await open_export(app, pilot)
+        assert screen.scope == "URLs with rule loc-session-id"
+        await close_export(app, pilot)
+        rule_node = tree.cursor_node
+        await pilot.press("space")  # open the rule
+        await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
+        await pilot.press("down")
+        await pilot.pause()
+        issue = pane.selected_issue
+        assert issue is not None and issue.entry_id is not None
+        screen = await open_export(app, pilot)
+        assert screen.scope == "URL of the selected issue"
+        path = await export_now(app, pilot, screen)
+        assert path.read_text() == f"{issue.url}\n"
