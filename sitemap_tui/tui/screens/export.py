@@ -119,6 +119,8 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
+        # the app's export key, pressed again in the dialog, writes (the modal screen holds the keys)
+        Binding("ctrl+s", "export", "Export", id="export.go", show=False),
     ]
 
     def __init__(self, db_path: Path, scopes: dict[str, EntryFilter], default_dir: Path, *,
