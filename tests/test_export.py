@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
-from sitemap_tui.engine.formats import FORMATS, UrlRecord, format_entries, render
+from sitemap_tui.engine.formats import FORMATS, UrlRecord, UrlWriter, format_entries, render
 from sitemap_tui.engine.model import Alternate, Entry, Image, News, Video
 from sitemap_tui.session.urlfile import write_atomic
 
@@ -109,3 +110,146 @@ def test_stored_records_carry_the_media_query_too(tmp_path: Path) -> None:
     (record,) = records_from_store(store, EntryFilter(node_ids=[1]))
     assert record == UrlRecord.from_entry(ENTRIES[0], "https://example.com/s.xml")
     store.close()
+
+
+def _sorted_store(tmp_path: Path, n: int):
+    """``n`` URLs whose loc order is not their id order; every 4th has no lastmod and every
+    3rd two lastmods repeat, so NULLs and ties are both in play."""
+    from datetime import UTC, datetime
+
+    from sitemap_tui.engine.model import Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import Store
+
+    store = Store(tmp_path / "order.db")
+    store.add_node(Node(id=1, url="https://example.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    entries = []
+    for i in range(n):
+        day = None if i % 4 == 0 else f"2024-{1 + (i * 7) % 12:02d}-{1 + (i // 3) % 28:02d}"
+        entries.append(Entry(loc=f"https://example.com/{(i * 37) % n:05d}/{i}", lastmod_raw=day,
+                             lastmod=datetime.fromisoformat(day).replace(tzinfo=UTC) if day else None))
+    ids = store.add_entries(1, entries)
+    store.commit()
+    for sort in ("loc", "lastmod"):
+        store.ensure_index(sort)
+    store.commit()
+    return store, ids
+
+
+def _expected(rows, sort: str, descending: bool) -> list[int]:
+    """The URL table's order, computed here: (value, id), NULL values last either way."""
+    value = {"id": lambda r: r.id, "loc": lambda r: r.loc, "lastmod": lambda r: r.lastmod}[sort]
+    have = sorted((r for r in rows if value(r) is not None), key=lambda r: (value(r), r.id), reverse=descending)
+    nulls = sorted((r for r in rows if value(r) is None), key=lambda r: r.id, reverse=descending)
+    return [r.id for r in have + nulls]
+
+
+@pytest.mark.parametrize("sort", ["id", "loc", "lastmod"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_export_rows_follow_the_tables_sort(tmp_path: Path, sort: str, descending: bool) -> None:
+    """Issue 18: export order follows the table's sort, both ways, for a filter (keyset pages,
+    more than one) and for a long list of marked ids (sorted here, in chunks)."""
+    from sitemap_tui.engine.store import EntryFilter, exports
+    from sitemap_tui.engine.store.urls import Query
+
+    n = 2 * exports.PAGE_ROWS + 123
+    store, ids = _sorted_store(tmp_path, n)
+    everything = list(store.iter_entries(EntryFilter()))
+    got = [r.id for r in exports.ordered_rows(store, EntryFilter(node_ids=[1]), sort, descending=descending)]
+    assert got == _expected(everything, sort, descending)
+    if not descending:  # the table's own listing, read the way the table reads it
+        table = Query(store, EntryFilter(node_ids=[1]), sort)
+        assert got[:500] == [r.id for r in table.rows(store.conn, limit=500)]
+    marked = ids[::3]  # more than ID_CHUNK ids
+    assert len(marked) > exports.ID_CHUNK
+    chosen = [r for r in everything if r.id in set(marked)]
+    got = [r.id for r in exports.ordered_rows(store, EntryFilter(entry_ids=marked), sort, descending=descending)]
+    assert got == _expected(chosen, sort, descending)
+    small = marked[:40]
+    got = [r.id for r in exports.ordered_rows(store, EntryFilter(entry_ids=small), sort, descending=descending)]
+    assert got == _expected([r for r in everything if r.id in set(small)], sort, descending)
+    store.close()
+
+
+def test_rule_ids_per_url(tmp_path: Path) -> None:
+    """Issue 18: CSV / JSON Lines carry each URL's rule ids: distinct, in the order found; a
+    file-level issue belongs to no URL."""
+    from sitemap_tui.engine.formats import records_from_rows
+    from sitemap_tui.engine.model import Issue, Node, NodeKind, NodeState, Severity
+    from sitemap_tui.engine.store import EntryFilter, Store
+
+    store = Store(tmp_path / "x.db")
+    for nid in (1, 2):
+        store.add_node(Node(id=nid, url=f"https://example.com/s{nid}.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    a = store.add_entries(1, [Entry(loc="https://example.com/a"), Entry(loc="https://example.com/b")])
+    b = store.add_entries(2, [Entry(loc="https://example.com/c")])
+
+    def iss(rule: str, node: int) -> Issue:
+        return Issue(rule=rule, severity=Severity.WARNING, message=rule, node_id=node)
+
+    store.add_issues([iss("r-2", 1), iss("r-1", 1), iss("r-2", 1), iss("file", 1), iss("r-3", 2)],
+                     [a[0], a[0], a[0], None, b[0]])
+    store.commit()
+    rows = list(store.iter_entries(EntryFilter()))
+    records = list(records_from_rows(store, rows, issues=True))
+    assert [r.issues for r in records] == [["r-2", "r-1"], [], ["r-3"]]
+    csv_text = render(records, "csv")
+    assert csv_text.splitlines()[0] == "loc,lastmod,changefreq,priority,sitemap,sitemap_lastmod,images,videos,news,alternates"
+    buf = io.StringIO()
+    UrlWriter(buf, "csv", issues=True).write(records)
+    lines = buf.getvalue().splitlines()
+    assert lines[0].endswith(",alternates,issues") and lines[1].endswith(",r-2 r-1") and lines[2].endswith(",0,")
+    buf = io.StringIO()
+    UrlWriter(buf, "jsonl", issues=True).write(records)
+    assert [json.loads(line)["issues"] for line in buf.getvalue().splitlines()] == [["r-2", "r-1"], [], ["r-3"]]
+    assert list(records_from_rows(store, rows))[0].issues == []  # not asked for: not read
+    store.close()
+
+
+def test_media_formats_list_image_and_video_urls() -> None:
+    """Issue 18: export can carry the image / video URLs of the selection, one a line."""
+    recs = [UrlRecord.from_entry(e, "s") for e in MORE]
+    assert render(recs, "images") == "https://example.com/i.png\n"
+    assert render(recs, "videos") == "https://example.com/v.mp4\n"
+    both = UrlRecord(loc="https://example.com/p", lastmod=None, changefreq=None, priority=None, sitemap="s",
+                     images=[{"loc": "https://example.com/1.png"}, {"loc": None}, {"loc": "https://example.com/2.png"}],
+                     videos=[{"player_loc": "https://example.com/player?v=1", "title": "x"},
+                             {"content_loc": "https://example.com/2.mp4", "player_loc": "https://example.com/p2"}])
+    buf = io.StringIO()
+    writer = UrlWriter(buf, "images")
+    writer.write([both])
+    assert buf.getvalue() == "https://example.com/1.png\nhttps://example.com/2.png\n" and writer.count == 2
+    assert render([both], "videos").splitlines() == [
+        "https://example.com/player?v=1", "https://example.com/2.mp4", "https://example.com/p2"]
+
+
+def test_write_atomic_creates_folders_only_when_allowed(tmp_path: Path) -> None:
+    """The explorer asks before creating a folder: ``create_dirs=False`` never makes one."""
+    from sitemap_tui.session.urlfile import missing_dir
+
+    records = [UrlRecord.from_entry(e, "s") for e in ENTRIES]
+    target = tmp_path / "a" / "b" / "out.txt"
+    assert missing_dir(target) == tmp_path / "a"
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        write_atomic(target, "txt", records, create_dirs=False)
+    assert not (tmp_path / "a").exists()
+    assert write_atomic(target, "txt", records, create_dirs=True) == 3
+    assert missing_dir(target) is None
+
+
+def test_export_prefs_round_trip_atomically(tmp_path: Path) -> None:
+    from sitemap_tui.tui.state import ExportPrefs, load_export_prefs, save_export_prefs
+
+    path = tmp_path / "state" / "state.json"
+    assert load_export_prefs(path) == ExportPrefs()  # missing
+    path.parent.mkdir()
+    path.write_text('{"other": 1, "export": "broken"}')
+    assert load_export_prefs(path) == ExportPrefs()  # broken entry: nothing remembered
+    assert save_export_prefs(ExportPrefs("/tmp/x", "csv", "filter"), path) is None
+    assert load_export_prefs(path) == ExportPrefs("/tmp/x", "csv", "filter")
+    assert json.loads(path.read_text())["other"] == 1  # other keys kept
+    assert [p.name for p in path.parent.iterdir()] == ["state.json"]  # no temp file left
+    path.write_text("{not json")
+    assert load_export_prefs(path) == ExportPrefs()
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert "not saved" in (save_export_prefs(ExportPrefs(), blocked / "state.json") or "")

@@ -21,14 +21,21 @@ from sitemap_tui.engine.model import Entry
 from sitemap_tui.engine.sanitize import display
 
 FORMATS = ("txt", "csv", "jsonl")
+# the explorer's export also writes the media URLs of the selection, one a line (not `urls`)
+MEDIA_FORMATS = ("images", "videos")
+EXPORT_FORMATS = (*FORMATS, *MEDIA_FORMATS)
 CSV_RAW = "csv-raw"  # CSV without the formula neutralisation (`urls --csv-raw`)
-WRITER_FORMATS = (*FORMATS, CSV_RAW)
+WRITER_FORMATS = (*EXPORT_FORMATS, CSV_RAW)
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # CSV keeps one row per URL: the extensions are counted there; JSON Lines carries their fields
 CSV_COLUMNS = (
     "loc", "lastmod", "changefreq", "priority", "sitemap", "sitemap_lastmod", "images", "videos", "news",
     "alternates",
 )
+ISSUES_COLUMN = "issues"
+"""The export's extra CSV column / JSON key: the rule ids of the URL's issues (CSV: space-separated)."""
+# a video's URLs for the "videos" format: the file itself, then the player page
+VIDEO_URL_FIELDS = ("content_loc", "player_loc")
 # video children that Google allows several times: always lists, so their type never changes
 VIDEO_LISTS = ("tag", "price")
 
@@ -47,6 +54,7 @@ class UrlRecord:
     videos: list[dict[str, Any]] = field(default_factory=list)
     news: list[dict[str, Any]] = field(default_factory=list)
     alternates: list[dict[str, str | None]] = field(default_factory=list)
+    issues: list[str] = field(default_factory=list)  # rule ids; only stored rows have them
 
     @classmethod
     def from_entry(cls, entry: Entry, sitemap: str, sitemap_lastmod: str | None = None) -> UrlRecord:
@@ -174,20 +182,40 @@ def neutralise_cell(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
-class UrlWriter:
-    """Streams records in one format to a text stream."""
+def media_urls(record: UrlRecord, fmt: str) -> list[str]:
+    """The image (``images``) or video (``videos``: content_loc, then player_loc) URLs of a record."""
+    if fmt == "images":
+        urls = [i.get("loc") for i in record.images]
+    else:
+        urls = [v.get(name) for v in record.videos for name in VIDEO_URL_FIELDS]
+    return [_plain(u) for u in urls if isinstance(u, str) and is_url(u)]
 
-    def __init__(self, out: IO[str], fmt: str) -> None:
+
+class UrlWriter:
+    """Streams records in one format to a text stream; ``count`` is the lines written (URLs,
+    or media URLs in a media format). ``issues`` adds the rule ids column / key (the export's)."""
+
+    def __init__(self, out: IO[str], fmt: str, *, issues: bool = False) -> None:
         if fmt not in WRITER_FORMATS:
             raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
         self.out = out
         self.fmt = "csv" if fmt == CSV_RAW else fmt
+        self.issues = issues
         self.count = 0
         self._csv: Any = None
         self._cell = _plain if fmt == CSV_RAW else _safe_cell
         if self.fmt == "csv":
             self._csv = csv.writer(out, lineterminator="\n")
-            self._csv.writerow(CSV_COLUMNS)
+            self._csv.writerow((*CSV_COLUMNS, ISSUES_COLUMN) if issues else CSV_COLUMNS)
+
+    def _csv_row(self, r: UrlRecord) -> tuple[Any, ...]:
+        cell = self._cell
+        row = (
+            cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
+            cell(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
+            len(r.alternates),
+        )
+        return (*row, cell(" ".join(r.issues))) if self.issues else row
 
     def write(self, records: Iterable[UrlRecord]) -> None:
         out = self.out
@@ -198,33 +226,29 @@ class UrlWriter:
                 out.write("\n".join(lines))
                 out.write("\n")
             self.count += len(lines)
+        elif self.fmt in MEDIA_FORMATS:
+            lines = [u for r in records for u in media_urls(r, self.fmt)]
+            if lines:
+                out.write("\n".join(lines))
+                out.write("\n")
+            self.count += len(lines)
         elif self.fmt == "csv":
-            cell = self._cell
-            rows = [
-                (
-                    cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
-                    cell(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
-                    len(r.alternates),
-                )
-                for r in records
-            ]
+            rows = [self._csv_row(r) for r in records]
             self._csv.writerows(rows)
             self.count += len(rows)
         else:
             n = 0
             dumps = json.dumps
             for r in records:
+                record: dict[str, Any] = {
+                    "loc": r.loc, "lastmod": r.lastmod, "changefreq": r.changefreq,
+                    "priority": r.priority, "sitemap": r.sitemap, "sitemap_lastmod": r.sitemap_lastmod,
+                    "images": r.images, "videos": r.videos, "news": r.news, "alternates": r.alternates,
+                }
+                if self.issues:
+                    record[ISSUES_COLUMN] = r.issues
                 # ensure_ascii escapes C0/C1/bidi characters, so JSON output is terminal-safe
-                out.write(
-                    dumps(
-                        {
-                            "loc": r.loc, "lastmod": r.lastmod, "changefreq": r.changefreq,
-                            "priority": r.priority, "sitemap": r.sitemap, "sitemap_lastmod": r.sitemap_lastmod,
-                            "images": r.images, "videos": r.videos, "news": r.news, "alternates": r.alternates,
-                        },
-                        ensure_ascii=True,
-                    )
-                )
+                out.write(dumps(record, ensure_ascii=True))
                 out.write("\n")
                 n += 1
             self.count += n
@@ -238,12 +262,21 @@ def render(records: Iterable[UrlRecord], fmt: str) -> str:
 
 def records_from_store(store: Any, flt: Any, *, sort: str = "id") -> Iterator[UrlRecord]:
     """Stored rows (filtered) as export records, with their extensions and hreflang alternates."""
+    return records_from_rows(store, store.iter_entries(flt, sort=sort))
+
+
+def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False) -> Iterator[UrlRecord]:
+    """Stored rows, in the order given, as export records with their extensions, hreflang
+    alternates and (``issues``) the rule ids of their issues."""
+    from sitemap_tui.engine.store.exports import rule_ids_for  # the headless workers need no store
+
     nodes: dict[int, tuple[str, str | None]] = {}
     batch: list[Any] = []
 
     def emit(rows: list[Any]) -> Iterator[UrlRecord]:
         alts = store.alternates_for([r.id for r in rows if r.n_alternates])
         ext = store.extensions_for([r.id for r in rows if r.n_images or r.n_videos or r.n_news])
+        rules = rule_ids_for(store.conn, rows) if issues else {}
         for r in rows:
             if r.node_id not in nodes:
                 node = store.node(r.node_id)
@@ -257,9 +290,10 @@ def records_from_store(store: Any, flt: Any, *, sort: str = "id") -> Iterator[Ur
                 videos=[video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos],
                 news=[news_record(*n) for n in news],
                 alternates=[alternate_record(*link) for link in alts.get(r.id, [])],
+                issues=rules.get(r.id, []),
             )
 
-    for row in store.iter_entries(flt, sort=sort):
+    for row in rows:
         batch.append(row)
         if len(batch) >= 2000:
             yield from emit(batch)

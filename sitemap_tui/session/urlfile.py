@@ -11,16 +11,33 @@ from sitemap_tui.engine.formats import UrlRecord, UrlWriter
 from sitemap_tui.output import open_output
 
 
-def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False) -> int:
+def missing_dir(path: Path) -> Path | None:
+    """The first folder of ``path``'s parents that does not exist (the one to create), or None."""
+    missing = None
+    for folder in Path(path).parents:
+        if folder.exists():
+            break
+        missing = folder
+    return missing
+
+
+def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False,
+                 create_dirs: bool = True, issues: bool = False) -> int:
     """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
     renamed over it once every record is written; a device or FIFO written to); returns the
-    count written. A write error is an OutputError (an OSError) that names the path."""
+    count written. A write error is an OutputError (an OSError) that names the path.
+
+    ``create_dirs=False``: a missing folder is a FileNotFoundError (the explorer asks the user
+    before creating one); ``issues``: CSV / JSON Lines carry each URL's rule ids."""
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if create_dirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif (folder := missing_dir(path)) is not None:
+        raise FileNotFoundError(f"the folder {folder} does not exist")
     with open_output(path) as out:
-        writer = UrlWriter(out.file, fmt)
+        writer = UrlWriter(out.file, fmt, issues=issues)
         batch: list[UrlRecord] = []
         for rec in records:
             batch.append(rec)

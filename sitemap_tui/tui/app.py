@@ -50,14 +50,17 @@ class SitemapApp(Actions):
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS: ClassVar[list[Any]] = [
+        # "w" (write): "s" is the URL table's sort, and an app key must work in every pane. First
+        # of the app's keys: the footer lists the focused pane's keys before them and is cut at
+        # 80 columns, and the URL pane's footer must still show Export
+        Binding("w,ctrl+s", "export", "Export", id="export", tooltip="Export URLs to txt / CSV / JSONL, or their image / video URLs"),
         Binding("e", "expand_all", "Expand all", id="expand_all", tooltip="Fetch the whole subtree of the highlighted node"),
         Binding("x,escape", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
         # early in the footer: on an 80-column terminal the last bindings are cut off
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("r", "reload", "Reload", id="reload", tooltip="Fetch the highlighted file again (conditional GET)"),
-        Binding("s", "export", "Export", id="export", tooltip="Export URLs to txt / CSV / JSONL"),
         Binding("slash", "filter", "Filter", id="filter", tooltip="Filter the URL table"),
-        Binding("c", "copy_url", "Copy URL", id="copy_url", tooltip="Copy the URL to the clipboard (OSC 52)"),
+        Binding("c", "copy_url", "Copy URL", id="copy_url", tooltip="Copy the marked URLs, else the current URL, to the clipboard (OSC 52)"),
         Binding("o", "open_browser", "Open in browser", id="open_browser", show=False, tooltip="Open an http(s) URL in the browser"),
         Binding("v", "validate_deep", "Deep check", id="validate_deep", show=False),
         Binding("k", "check_files", "Cross-file checks", id="check_files",

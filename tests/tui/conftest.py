@@ -19,6 +19,8 @@ from sitemap_tui.tui.config import TuiConfig
 def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never read the developer's own config.toml."""
     monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(tmp_path / "no-such-config.toml"))
+    # nor its remembered export folder / format, nor one an earlier test left
+    monkeypatch.setenv("SITEMAP_TUI_STATE", str(tmp_path / "state.json"))
 
 
 @pytest.fixture()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import RadioButton
-from urltui_helpers import build_store, entry, wait_for
+from urltui_helpers import build_store, entry, issue, wait_for
 
 from sitemap_tui.engine.store import EntryFilter
 from sitemap_tui.tui.screens.export import ExportScreen, default_path, slug
@@ -43,7 +43,14 @@ def store_of(tmp_path: Path):
         for i in range(12)
     ]
     entries.append(entry('https://example.com/q?a=1,b="2"', 20))
-    return build_store(tmp_path / "x.db", {1: entries})
+    # p/2 has two issues of one rule and one of another (its rule ids are listed once each),
+    # p/4 one; the file-level issue belongs to no URL
+    issues = [(issue("url-lastmod-future", "in the future", node_id=1), 2),
+              (issue("url-priority-invalid", "bad priority", node_id=1), 2),
+              (issue("url-lastmod-future", "again", node_id=1), 2),
+              (issue("url-loc-too-long", "long", node_id=1), 4),
+              (issue("xml-encoding", "file level", node_id=1), None)]
+    return build_store(tmp_path / "x.db", {1: entries}, issues)
 
 
 def radio(screen: ExportScreen, radio_set: str, name: str) -> RadioButton:
@@ -89,16 +96,18 @@ async def test_marked_rows_export_exact_lines(tmp_path: Path, fmt: str):
         assert text == "".join(f"{u}\n" for u in locs)
     elif fmt == "csv":
         rows = list(csv.reader(io.StringIO(text)))
+        # issue 18: the export's CSV carries each URL's rule ids (space-separated)
         assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "sitemap", "sitemap_lastmod", "images",
-                           "videos", "news", "alternates"]
+                           "videos", "news", "alternates", "issues"]
         assert rows[1:] == [
-            [locs[0], "2024-01-01", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "0"],
-            [locs[1], "2024-01-03", "weekly", "0.8", SITEMAP1, "", "1", "0", "0", "0"],
-            [locs[2], "2024-01-04", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "0"],
-            [locs[3], "2024-01-05", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "1"],
-            [locs[4], "", "", "", SITEMAP1, "", "0", "0", "0", "0"],
+            [locs[0], "2024-01-01", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "0", ""],
+            [locs[1], "2024-01-03", "weekly", "0.8", SITEMAP1, "", "1", "0", "0", "0",
+             "url-lastmod-future url-priority-invalid"],
+            [locs[2], "2024-01-04", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "0", ""],
+            [locs[3], "2024-01-05", "weekly", "0.8", SITEMAP1, "", "0", "0", "0", "1", "url-loc-too-long"],
+            [locs[4], "", "", "", SITEMAP1, "", "0", "0", "0", "0", ""],
         ]
-        assert text.splitlines()[5] == '"https://example.com/q?a=1,b=""2""",,,,' + SITEMAP1 + ",,0,0,0,0"
+        assert text.splitlines()[5] == '"https://example.com/q?a=1,b=""2""",,,,' + SITEMAP1 + ",,0,0,0,0,"
     else:
         lines = text.splitlines()
         assert len(lines) == 5
@@ -106,7 +115,10 @@ async def test_marked_rows_export_exact_lines(tmp_path: Path, fmt: str):
         assert [r["loc"] for r in recs] == locs
         assert recs[0] == {"loc": locs[0], "lastmod": "2024-01-01", "changefreq": "weekly", "priority": "0.8",
                            "sitemap": SITEMAP1, "sitemap_lastmod": None, "images": [], "videos": [], "news": [],
-                           "alternates": []}
+                           "alternates": [], "issues": []}
+        # issue 18: JSON Lines carries each URL's rule ids
+        assert [r["issues"] for r in recs] == [[], ["url-lastmod-future", "url-priority-invalid"], [],
+                                               ["url-loc-too-long"], []]
         assert [len(r["images"]) for r in recs] == [0, 1, 0, 0, 0]
         assert recs[3]["alternates"] == [{"hreflang": "de", "href": "https://example.com/de/p/4"}]
     assert not list(tmp_path.glob(".*.tmp"))
@@ -132,6 +144,7 @@ async def test_all_filtered_marks_export_as_a_filter(tmp_path: Path):
         await pilot.press("down", "space")
         flt = table.marked_filter
         assert flt.entry_ids == [ids[1][1], ids[1][11]]
+        (tmp_path / "sub").mkdir()  # a missing folder is asked about first (test_missing_folder_is_asked_about)
         screen = app.export({"marked rows": flt}, tmp_path / "sub")
         count, path = await run_export(pilot, app, screen, "txt")
         assert count == 2 and path.read_text() == "https://example.com/p/1\nhttps://example.com/p/11\n"
@@ -211,6 +224,7 @@ async def test_escape_while_writing_cancels_and_leaves_nothing(tmp_path: Path):
     app = Host(db)
     async with app.run_test(size=(120, 50)) as pilot:
         await ready(pilot, app.query_one(UrlTable))
+        (tmp_path / "out").mkdir()  # a missing folder is asked about first (test_missing_folder_is_asked_about)
         screen = app.export({"subtree": EntryFilter(node_ids=[1, 2])}, tmp_path / "out")
         await pilot.pause()
         await pilot.click("#export-go")
@@ -221,3 +235,83 @@ async def test_escape_while_writing_cancels_and_leaves_nothing(tmp_path: Path):
         await app.workers.wait_for_complete()
         assert not (tmp_path / "out" / "sitemap-urls-subtree.txt").exists()
         assert not list((tmp_path / "out").glob(".*.tmp"))
+
+
+async def test_after_a_failed_export_typing_replaces_the_path(tmp_path: Path):
+    """Bug 4 of issue 18: after a failed export (/proc/nope) the next path typed replaced nothing."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
+        await pilot.pause()
+        path_input = screen.query_one("#export-path")
+        path_input.focus()
+        path_input.value = "/proc/nope"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Export failed" in str(screen.query_one("#export-error").render()))
+        good = tmp_path / "good.txt"
+        await pilot.press(*str(good), "ctrl+s")  # ctrl+s writes, as Enter does
+        await wait_for(pilot, lambda: app.results)
+        assert app.results == [(13, good)]
+        assert good.read_text().splitlines()[0] == "https://example.com/p/0"
+    store.close()
+
+
+async def test_missing_folder_is_asked_about(tmp_path: Path):
+    """Issue 18 item 8: the dialog created missing folders without asking."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    folder = tmp_path / "new" / "deeper"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"this node": EntryFilter(node_ids=[1])}, folder)
+        await pilot.pause()
+        await pilot.press("enter")  # the Export button has the focus
+        await pilot.pause()
+        confirm = screen.query_one("#export-confirm")
+        question = str(screen.query_one("#export-confirm-text").render())
+        assert confirm.has_class("-open") and str(tmp_path / "new") in question and "does not exist" in question
+        assert not (tmp_path / "new").exists() and app.results == []
+        await pilot.press("enter")  # "Back" has the focus: nothing is created
+        await pilot.pause()
+        assert not confirm.has_class("-open") and not (tmp_path / "new").exists()
+        assert app.focused is screen.query_one("#export-path")
+        await pilot.click("#export-go")
+        await pilot.pause()
+        await pilot.click("#export-overwrite")  # "Create the folder"
+        await wait_for(pilot, lambda: app.results)
+        assert app.results == [(13, folder / "sitemap-urls-this-node.txt")]
+        assert (folder / "sitemap-urls-this-node.txt").read_text().startswith("https://example.com/p/0\n")
+    store.close()
+
+
+async def test_image_urls_of_the_selection(tmp_path: Path):
+    """Issue 18: export can carry the image / video URLs of the selection, one a line."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
+        count, path = await run_export(pilot, app, screen, "images")
+        assert path == tmp_path / "sitemap-urls-this-node-images.txt"
+        assert (count, path.read_text()) == (1, "https://example.com/p/2/img0.png\n")
+    store.close()
+
+
+async def test_rows_come_out_in_the_sort_given(tmp_path: Path):
+    """Issue 18 item 8: export order followed the id order, whatever the table's sort."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = ExportScreen(tmp_path / "x.db", {"this node": EntryFilter(node_ids=[1])}, tmp_path,
+                              sort="lastmod", descending=True)
+        app.push_screen(screen, callback=app.results.append)
+        await pilot.pause()
+        await wait_for(pilot, lambda: "by lastmod, reversed" in str(screen.query_one("#export-count").render()))
+        count, path = await run_export(pilot, app, screen, "txt")
+    # lastmod descending, the URL without one last
+    assert path.read_text().splitlines() == [f"https://example.com/p/{i}" for i in range(11, -1, -1)] + [
+        'https://example.com/q?a=1,b="2"']
+    store.close()

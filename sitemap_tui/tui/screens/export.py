@@ -1,15 +1,16 @@
 """The export dialog: scope, format and path, then an atomic write in a thread worker.
 
 ``ExportScreen(db_path, scopes, default_dir)`` is a ``ModalScreen[tuple[int, Path] | None]``: it
-dismisses with ``(count, path)`` after writing, or ``None`` when cancelled (escape). An existing
-file is never overwritten without a confirm step; the file is written by
-:func:`sitemap_tui.session.urlfile.write_atomic` (temp file, then rename), so a cancelled export leaves
-nothing behind.
+dismisses with ``(count, path)`` after writing, or ``None`` when cancelled (escape); ``scope``
+and ``fmt`` hold the last choices (the app remembers them). An existing file is never
+overwritten, nor a missing folder created, without a confirm step; the file is written by
+:func:`sitemap_tui.session.urlfile.write_atomic` (temp file, then rename), so a cancelled export
+leaves nothing behind. The rows are written in the URL table's order (``sort``, ``descending``)
+and CSV / JSON Lines carry each URL's rule ids.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sqlite3
 import time
@@ -21,21 +22,23 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual.worker import Worker, get_current_worker
 
-from sitemap_tui.engine.formats import FORMATS, UrlRecord, records_from_store
+from sitemap_tui.engine.formats import EXPORT_FORMATS, MEDIA_FORMATS, UrlRecord, records_from_rows
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryFilter, Store
-from sitemap_tui.session.urlfile import write_atomic
+from sitemap_tui.engine.store.exports import ID_CHUNK, ordered_rows
+from sitemap_tui.session.urlfile import missing_dir, write_atomic
 from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
 
-FORMAT_LABELS = {"txt": "Text (one URL a line)", "csv": "CSV", "jsonl": "JSON Lines"}
-ID_CHUNK = 500
-"""Marked rows are exported in chunks of ids (one huge ``IN (...)`` would be re-parsed per page)."""
+# short, to sit side by side at 80 columns; FORMAT_HINT says what each holds
+FORMAT_LABELS = {"txt": "Text", "csv": "CSV", "jsonl": "JSONL", "images": "Images", "videos": "Videos"}
+FORMAT_HINT = ("Text: one URL a line · CSV / JSONL: every field and the URL's issue ids · "
+               "Images / Videos: the image or video URLs (content, player) of those URLs, one a line")
 
 
 def slug(scope: str) -> str:
@@ -44,18 +47,14 @@ def slug(scope: str) -> str:
 
 
 def default_path(default_dir: Path, scope: str, fmt: str) -> Path:
-    return Path(default_dir) / f"sitemap-urls-{slug(scope)}.{fmt}"
+    # the media lists are text files: their format names the list, not the extension
+    tail = f"-{fmt}.txt" if fmt in MEDIA_FORMATS else f".{fmt}"
+    return Path(default_dir) / f"sitemap-urls-{slug(scope)}{tail}"
 
 
-def export_records(store: Store, flt: EntryFilter) -> Iterator[UrlRecord]:
-    """Records of a filter; a long ``entry_ids`` list is walked in chunks, in id order."""
-    ids = flt.entry_ids
-    if ids is None or len(ids) <= ID_CHUNK:
-        yield from records_from_store(store, flt)
-        return
-    ordered = sorted(set(ids))
-    for i in range(0, len(ordered), ID_CHUNK):
-        yield from records_from_store(store, dataclasses.replace(flt, entry_ids=ordered[i : i + ID_CHUNK]))
+def export_records(store: Store, flt: EntryFilter, sort: str = "id", descending: bool = False) -> Iterator[UrlRecord]:
+    """Records of a filter in the URL table's order, each with its issues' rule ids."""
+    return records_from_rows(store, ordered_rows(store, flt, sort, descending=descending), issues=True)
 
 
 class _Cancelled(Exception):
@@ -88,31 +87,44 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
 
     ALLOWED_ACTIONS: ClassVar[frozenset[str]] = SCREEN_ACTIONS | {"export"}
 
+    # a short terminal (80x24): no blank lines, and the fields scroll while the confirm step and
+    # the buttons stay in view
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (36, "-tall")]
+
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
     ExportScreen > #export-dialog {
         width: 90%; max-width: 100; height: auto; max-height: 95%;
         border: thick $primary; background: $surface; padding: 0 2;
     }
+    ExportScreen #export-body { height: auto; }
+    ExportScreen.-short > #export-dialog { height: 100%; max-height: 100%; width: 96%; padding: 0 1; }
+    ExportScreen.-short #export-body { height: 1fr; }
     ExportScreen .title { text-style: bold; margin-bottom: 1; }
     ExportScreen .field { margin-top: 1; text-style: bold; }
+    ExportScreen.-short .title { margin-bottom: 0; }
+    ExportScreen.-short .field { margin-top: 0; }
     ExportScreen RadioSet { width: 100%; }
-    ExportScreen #export-count { color: $text-muted; }
+    ExportScreen #export-format { layout: horizontal; }
+    ExportScreen #export-count, ExportScreen #export-hint { color: $text-muted; }
     ExportScreen #export-error { color: $error; height: auto; }
     ExportScreen #export-confirm { display: none; height: auto; border: round $warning; padding: 0 1; }
     ExportScreen #export-confirm.-open { display: block; }
     ExportScreen #export-progress { display: none; margin-top: 1; }
     ExportScreen #export-progress.-open { display: block; }
     ExportScreen .buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    ExportScreen.-short .buttons { margin-top: 0; }
     ExportScreen .buttons Button { margin-left: 2; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
+        # the app's export key, pressed again in the dialog, writes (the modal screen holds the keys)
+        Binding("ctrl+s", "export", "Export", id="export.go", show=False),
     ]
 
     def __init__(self, db_path: Path, scopes: dict[str, EntryFilter], default_dir: Path, *,
-                 scope: str | None = None, fmt: str = "txt") -> None:
+                 scope: str | None = None, fmt: str = "txt", sort: str = "id", descending: bool = False) -> None:
         super().__init__()
         if not scopes:
             raise ValueError("nothing to export: no scopes")
@@ -120,27 +132,31 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
         self.scopes = dict(scopes)
         self.default_dir = Path(default_dir)
         self.scope = scope if scope in self.scopes else next(iter(self.scopes))
-        self.fmt = fmt if fmt in FORMATS else "txt"
+        self.fmt = fmt if fmt in EXPORT_FORMATS else "txt"
+        self.sort, self.descending = sort, descending
         self._auto_path = str(default_path(self.default_dir, self.scope, self.fmt))
         self._writer: Worker[None] | None = None
-        self._pending_path: Path | None = None
+        # the confirm step waiting for an answer: ("overwrite" | "create", the path)
+        self._pending: tuple[str, Path] | None = None
 
     # -- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog"):
-            yield Label(Text("Export URLs"), classes="title")
-            yield Label(Text("Scope"), classes="field")
-            with RadioSet(id="export-scope"):
-                for name in self.scopes:
-                    yield RadioButton(Text(display(name, 200)), value=name == self.scope, name=name)
-            yield Static(Text("counting…"), id="export-count", markup=False)
-            yield Label(Text("Format"), classes="field")
-            with RadioSet(id="export-format"):
-                for fmt in FORMATS:
-                    yield RadioButton(Text(FORMAT_LABELS.get(fmt, fmt)), value=fmt == self.fmt, name=fmt)
-            yield Label(Text("Path"), classes="field")
-            yield Input(value=self._auto_path, id="export-path")
-            yield Static("", id="export-error", markup=False)
+            with VerticalScroll(id="export-body", can_focus=False):
+                yield Label(Text("Export URLs"), classes="title")
+                yield Label(Text("Scope"), classes="field")
+                with RadioSet(id="export-scope"):
+                    for name in self.scopes:
+                        yield RadioButton(Text(display(name, 200)), value=name == self.scope, name=name)
+                yield Static(Text("counting…"), id="export-count", markup=False)
+                yield Label(Text("Format"), classes="field")
+                with RadioSet(id="export-format"):
+                    for fmt in EXPORT_FORMATS:
+                        yield RadioButton(Text(FORMAT_LABELS.get(fmt, fmt)), value=fmt == self.fmt, name=fmt)
+                yield Static(Text(FORMAT_HINT), id="export-hint", markup=False)
+                yield Label(Text("Path"), classes="field")
+                yield Input(value=self._auto_path, id="export-path")
+                yield Static("", id="export-error", markup=False)
             with Vertical(id="export-confirm"):
                 yield Static("", id="export-confirm-text", markup=False)
                 with Horizontal(classes="buttons"):
@@ -168,7 +184,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
     @on(RadioSet.Changed, "#export-format")
     def _format_changed(self, event: RadioSet.Changed) -> None:
         name = event.pressed.name
-        if name in FORMATS:
+        if name in EXPORT_FORMATS:
             self.fmt = name
             self._update_default_path()
 
@@ -205,7 +221,8 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
         if msg.scope != self.scope:
             return
         text = "cannot count" if msg.count is None else f"{msg.count:,} URL{'s' if msg.count != 1 else ''}"
-        self.query_one("#export-count", Static).update(Text(text))
+        order = ("as found" if self.sort == "id" else f"by {self.sort}") + (", reversed" if self.descending else "")
+        self.query_one("#export-count", Static).update(Text(f"{text} · in the table's order ({order})"))
 
     # -- writing --------------------------------------------------------------------------------
     def _target(self) -> Path | None:
@@ -229,49 +246,69 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
         path = self._target()
         if path is None:
             return
-        if path.exists():
-            self._ask_overwrite(path)
-            return
-        self._start(path, overwrite=False)
+        self._proceed(path, overwrite=False, create=False)
 
-    def _ask_overwrite(self, path: Path) -> None:
-        self._pending_path = path
-        self.query_one("#export-confirm-text", Static).update(
-            Text(f"{display(str(path), 500)} already exists. Overwrite it?")
-        )
+    def _proceed(self, path: Path, *, overwrite: bool, create: bool) -> None:
+        """Ask before creating a folder, then before overwriting a file, then write."""
+        folder = missing_dir(path)
+        if folder is not None and not create:
+            self._ask("create", path, f"The folder {display(str(folder), 500)} does not exist. Create it?",
+                      keep="Back", go="Create the folder")
+        elif path.exists() and not overwrite:
+            self._ask("overwrite", path, f"{display(str(path), 500)} already exists. Overwrite it?",
+                      keep="Keep the file", go="Overwrite")
+        else:
+            self._start(path, overwrite=overwrite, create=create)
+
+    def _ask(self, kind: str, path: Path, question: str, *, keep: str, go: str) -> None:
+        self._pending = (kind, path)
+        self.query_one("#export-confirm-text", Static).update(Text(question))
+        self.query_one("#export-keep", Button).label = Text(keep)
+        self.query_one("#export-overwrite", Button).label = Text(go)
         self.query_one("#export-confirm").add_class("-open")
         self.query_one("#export-keep", Button).focus()
 
     def _hide_confirm(self) -> bool:
         confirm = self.query_one("#export-confirm")
-        self._pending_path = None
+        self._pending = None
         if confirm.has_class("-open"):
             confirm.remove_class("-open")
             return True
         return False
 
+    def _edit_path(self) -> None:
+        """Focus the path with its text selected, so that what is typed next replaces it."""
+        inp = self.query_one("#export-path", Input)
+        inp.focus()
+        inp.select_all()
+
     @on(Button.Pressed, "#export-keep")
     def _keep(self) -> None:
         self._hide_confirm()
-        self.query_one("#export-path", Input).focus()
+        self._edit_path()
 
     @on(Button.Pressed, "#export-overwrite")
-    def _overwrite(self) -> None:
-        path = self._pending_path
+    def _confirmed(self) -> None:
+        pending = self._pending
         self._hide_confirm()
-        if path is not None:
-            self._start(path, overwrite=True)
+        if pending is None:
+            return
+        kind, path = pending
+        if kind == "create":  # the file may exist no more than the folder did: go on checking
+            self._proceed(path, overwrite=False, create=True)
+        else:
+            self._proceed(path, overwrite=True, create=False)
 
-    def _start(self, path: Path, *, overwrite: bool) -> None:
+    def _start(self, path: Path, *, overwrite: bool, create: bool) -> None:
         for wid in ("#export-go", "#export-scope", "#export-format", "#export-path"):
             self.query_one(wid).disabled = True
         bar = self.query_one("#export-progress", ProgressBar)
         bar.add_class("-open")
         bar.update(total=None, progress=0)
-        self._writer = self._write(self.scopes[self.scope], self.fmt, path, overwrite)
+        self._writer = self._write(self.scopes[self.scope], self.fmt, path, overwrite, create)
 
     @work(thread=True, exclusive=True, group="export-write", exit_on_error=False, description="export URLs")
-    def _write(self, flt: EntryFilter, fmt: str, path: Path, overwrite: bool) -> None:
+    def _write(self, flt: EntryFilter, fmt: str, path: Path, overwrite: bool, create: bool) -> None:
         worker = get_current_worker()
         try:
             store = Store(self.db_path, readonly=True)
@@ -285,7 +322,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
 
             def records() -> Iterator[UrlRecord]:
                 last = time.monotonic()
-                for done, rec in enumerate(export_records(store, flt), 1):
+                for done, rec in enumerate(export_records(store, flt, self.sort, self.descending), 1):
                     if worker.is_cancelled:
                         raise _Cancelled
                     yield rec
@@ -294,7 +331,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
                         last = now
                         self.post_message(_Progress(done, total))
 
-            count = write_atomic(path, fmt, records(), overwrite=overwrite)
+            count = write_atomic(path, fmt, records(), overwrite=overwrite, create_dirs=create, issues=True)
             self.post_message(_Progress(count, total))
             self.post_message(_Finished(count, path))
         except _Cancelled:
@@ -318,12 +355,14 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             self.query_one(wid).disabled = False
         self.query_one("#export-progress").remove_class("-open")
         if msg.exists:  # appeared between the check and the write
-            self._ask_overwrite(msg.path)
+            self._proceed(msg.path, overwrite=False, create=True)
             return
         if msg.error is not None or msg.count is None:
             self.query_one("#export-error", Static).update(
                 Text(f"Export failed: {display(msg.error or 'unknown error', 500)}")
             )
+            # the disabled widgets lost the focus: give it to the path, ready to be replaced
+            self._edit_path()
             return
         self.dismiss((msg.count, msg.path))
 
@@ -336,7 +375,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             self.dismiss(None)
             return
         if self._hide_confirm():
-            self.query_one("#export-path", Input).focus()
+            self._edit_path()
             return
         self.dismiss(None)
 

@@ -1,0 +1,91 @@
+"""The export's queries: a filter's rows in the URL table's order, and each URL's rule ids.
+
+The TUI's export writes what the user sees, in the order the table shows it: the rows are read
+through the table's own :class:`~sitemap_tui.engine.store.urls.Query` (same sort column, NULL
+values last either way; a descending sort walks it backwards), a page at a time. A long list of
+marked ids is not one huge ``IN (...)`` re-parsed per page: its sort keys are read a chunk at a
+time and sorted here, then its rows are read in that order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sitemap_tui.engine.store import EntryFilter, EntryRow, Store
+from sitemap_tui.engine.store.rows import chunks
+from sitemap_tui.engine.store.urls import END, Key, Query, row_key
+
+ID_CHUNK = 500
+"""Marked rows are read in chunks of this many ids."""
+PAGE_ROWS = 2000
+"""Rows per keyset page of an export walk."""
+
+
+def ordered_rows(store: Store, flt: EntryFilter, sort: str = "id", *, descending: bool = False) -> Iterator[EntryRow]:
+    """Every row of ``flt`` in the URL table's order: (sort value, id) ascending, or both
+    descending, with NULL sort values last either way (by id, in the same direction)."""
+    ids = flt.entry_ids
+    if ids is not None and len(ids) > ID_CHUNK:
+        yield from _ordered_ids(store, flt, sort, descending)
+        return
+    query = Query(store, flt, sort)
+    conn = store.conn
+    if not descending:
+        after: Key | None = None
+        while rows := query.rows(conn, after=after, limit=PAGE_ROWS):
+            yield from rows
+            after = row_key(rows[-1], sort)
+        return
+    # walked backwards from the end, the NULL values come first: they are held back and
+    # written last, as the table shows them
+    nulls: list[EntryRow] = []
+    before: Any = END
+    while rows := query.rows(conn, before=before, limit=PAGE_ROWS):
+        for row in reversed(rows):  # a page comes back ascending
+            if sort != "id" and row_key(row, sort)[0] is None:
+                nulls.append(row)
+            else:
+                yield row
+        before = row_key(rows[0], sort)
+    yield from nulls
+
+
+def _ordered_ids(store: Store, flt: EntryFilter, sort: str, descending: bool) -> Iterator[EntryRow]:
+    conn = store.conn
+    keys: list[Key] = []
+    for chunk in chunks(sorted(set(flt.entry_ids or ())), ID_CHUNK):
+        part = Query(store, dataclasses.replace(flt, entry_ids=chunk), sort)
+        for batch in part.key_batches(conn):
+            keys.extend((k[0], k[1]) for k in batch)
+    # the table's order: (value, id) with NULL values last, by id, both ways reversible
+    values = sorted((k for k in keys if k[0] is not None), reverse=descending)
+    nulls = sorted((k for k in keys if k[0] is None), key=lambda k: k[1], reverse=descending)
+    for chunk in chunks([k[1] for k in values + nulls], ID_CHUNK):
+        part = Query(store, dataclasses.replace(flt, entry_ids=chunk), "id")
+        by_id = {r.id: r for r in part.rows(conn, limit=len(chunk))}
+        yield from (by_id[i] for i in chunk if i in by_id)  # a row deleted meanwhile is skipped
+
+
+def rule_ids_for(conn: sqlite3.Connection, rows: Sequence[EntryRow]) -> dict[int, list[str]]:
+    """The distinct rule ids of each row's issues, in the order they were found.
+
+    Only rows with issues are looked up, through their files (``issues_node``): an entry's
+    issues carry its file's node id, and the issues table has no index on entry_id."""
+    wanted = [r for r in rows if r.n_issues]
+    out: dict[int, list[str]] = {}
+    if not wanted:
+        return out
+    nodes = ",".join(str(int(n)) for n in sorted({r.node_id for r in wanted}))
+    for chunk in chunks([r.id for r in wanted], 900):
+        marks = ",".join("?" * len(chunk))
+        for eid, rule in conn.execute(
+            f"SELECT entry_id, rule FROM issues WHERE node_id IN ({nodes}) AND entry_id IN ({marks}) ORDER BY id",
+            chunk,
+        ):
+            rules = out.setdefault(eid, [])
+            if rule not in rules:
+                rules.append(rule)
+    return out

@@ -1,0 +1,235 @@
+"""Export and copy from the explorer (issue 18), driven by the keys a user presses on the demo
+site, at 200x50 and 80x24: `w` opens the export in every pane (`s` stays the table's sort); the
+default scope is what the user looks at (marks, else the filter, else the node); rows come out
+in the table's order; the folder, format and scope kind are remembered across dialogs and runs;
+`c` copies the marked URLs through OSC 52, cut to what terminals accept."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import capture_notes, screen_text, settle, wait_for, wait_started
+
+from sitemap_tui.tui import clipboard
+from sitemap_tui.tui.screens.export import ExportScreen, default_path
+from sitemap_tui.tui.state import ExportPrefs, load_export_prefs, save_export_prefs
+
+SIZES = [(200, 50), (80, 24)]
+ids = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+
+
+async def explored(app: Any, pilot: Any) -> None:
+    await wait_started(app, pilot)
+    await pilot.press("e")
+    await settle(app, pilot)
+
+
+async def open_export(app: Any, pilot: Any) -> ExportScreen:
+    await pilot.press("w")
+    await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen), what="the export dialog")
+    await pilot.pause()
+    return app.screen
+
+
+async def close_export(app: Any, pilot: Any) -> None:
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen), what="the dialog to close")
+
+
+async def export_now(app: Any, pilot: Any, screen: ExportScreen) -> Path:
+    """Enter on the focused Export button; the file written."""
+    notes = capture_notes(app)
+    assert app.focused is screen.query_one("#export-go")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen), what="the export to finish")
+    await wait_for(pilot, lambda: any(n.startswith("Exported") for n in notes), what="the notice")
+    note = next(n for n in notes if n.startswith("Exported"))
+    return Path(note.rsplit(" to ", 1)[1])
+
+
+async def table_rows(app: Any, pilot: Any) -> list[str]:
+    grid = app.url_table.grid
+    await wait_for(pilot, lambda: grid.total is not None and not grid.scanning, what="the table's count")
+    return [grid.row_at(i).loc for i in range(grid.total)]
+
+
+@ids
+async def test_w_opens_the_export_in_every_pane_and_s_stays_sort(demo_server, make_app, tmp_path, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        for key in ("1", "2", "3", "4", "5", "0"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            await open_export(app, pilot)
+            await close_export(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert app.focused is app.url_table.grid
+        # the URL pane's footer shows the export key next to the table's own keys
+        footer = screen_text(app).splitlines()[-1]
+        assert "w Export" in footer.replace("\xa0", " "), footer
+        before = app.url_table.sort
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.url_table.sort != before and not isinstance(app.screen, ExportScreen)
+        await open_export(app, pilot)  # ctrl+s too
+        await close_export(app, pilot)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen), what="ctrl+s")
+
+
+@ids
+async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
+        demo_server, make_app, tmp_path, monkeypatch, size):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    save_export_prefs(ExportPrefs(directory=str(out)))
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        everything = await table_rows(app, pilot)
+        # nothing marked nor filtered: the node (the root is a folder of files: its subtree)
+        screen = await open_export(app, pilot)
+        assert screen.scope in ("this node", "subtree") and screen.scope in screen.scopes
+        path = await export_now(app, pilot, screen)
+        assert path.read_text().splitlines() == everything
+        # a filter, sorted by loc: the filtered rows, in the table's order
+        await pilot.press("slash", *"blog", "enter")
+        await pilot.press("s")  # id -> loc
+        await settle(app, pilot)
+        assert app.url_table.sort == "loc"
+        shown = await table_rows(app, pilot)
+        assert shown and len(shown) < len(everything) and shown == sorted(shown)
+        screen = await open_export(app, pilot)
+        assert screen.scope == "filtered rows" and {"filtered rows", "subtree"} <= set(screen.scopes)
+        path = await export_now(app, pilot, screen)
+        assert path.name == "sitemap-urls-filtered-rows.txt"
+        assert path.read_text().splitlines() == shown
+        # marks win over the filter: the second row marked, then the first; written in the
+        # table's order
+        assert len(shown) > 1
+        app.url_table.grid.focus()
+        await pilot.press("home", "down", "space", "up", "space")
+        await pilot.pause()
+        screen = await open_export(app, pilot)
+        assert screen.scope == "marked rows"
+        path = await export_now(app, pilot, screen)
+        assert path.read_text().splitlines() == [shown[0], shown[1]]
+
+
+@ids
+async def test_folder_format_and_scope_are_remembered_across_dialogs_and_runs(
+        demo_server, make_app, tmp_path, monkeypatch, size):
+    monkeypatch.chdir(tmp_path)
+    first = make_app(demo_server.base_url + "/")
+    chosen = tmp_path / "exports"
+    chosen.mkdir()
+    async with first.run_test(size=size) as pilot:
+        await explored(first, pilot)
+        screen = await open_export(first, pilot)
+        assert screen.query_one("#export-path").value.startswith(str(tmp_path))  # cwd at first
+        # JSON Lines, by the keys: Tab to the format list, down to JSON Lines, Enter
+        await pilot.click("#export-format")
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert screen.fmt == "jsonl"
+        path_input = screen.query_one("#export-path")
+        path_input.value = str(chosen / "mine.jsonl")
+        path_input.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not isinstance(first.screen, ExportScreen), what="the export")
+        assert (chosen / "mine.jsonl").exists()
+        # reopened in the same run: the same folder, format and scope kind
+        screen = await open_export(first, pilot)
+        assert screen.fmt == "jsonl" and screen.query_one("#export-path").value.startswith(str(chosen))
+        await close_export(first, pilot)
+    assert load_export_prefs().fmt == "jsonl"
+    second = make_app(demo_server.base_url + "/", db_path=tmp_path / "second.db")
+    async with second.run_test(size=size) as pilot:
+        await explored(second, pilot)
+        screen = await open_export(second, pilot)
+        assert screen.fmt == "jsonl"
+        assert screen.query_one("#export-path").value == str(default_path(chosen, screen.scope, "jsonl"))
+
+
+@ids
+async def test_c_copies_the_marked_urls_through_osc52(demo_server, make_app, monkeypatch, size):
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        written: list[str] = []
+        monkeypatch.setattr(app._driver, "write", written.append)
+        notes = capture_notes(app)
+        await pilot.press("5")
+        await settle(app, pilot)
+        rows = await table_rows(app, pilot)
+        await pilot.press("home", "space", "down", "down", "space", "c")
+        await pilot.pause()
+        osc = [w for w in written if w.startswith("\x1b]52;c;")]
+        assert len(osc) == 1 and osc[0].endswith("\a")
+        assert base64.b64decode(osc[0][len("\x1b]52;c;"):-1]).decode() == f"{rows[0]}\n{rows[2]}\n"
+        assert "Copied 2 marked URLs" in notes
+        # over what terminals accept: whole URLs up to the limit, and the notice says what was cut
+        monkeypatch.setattr(clipboard, "MAX_PAYLOAD", len(rows[0]) + 1)
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == f"{rows[0]}\n"
+        assert any("Copied 1 of 2 marked URLs" in n and "100,000 bytes" in n and "other 1 were left out" in n
+                   for n in notes), notes
+        # no marks: the current URL, as before
+        await pilot.press("A", "c")
+        await pilot.pause()
+        assert app.clipboard == app.url_table.highlighted_entry.loc
+
+
+def test_fit_urls_cuts_at_whole_lines():
+    fit = clipboard.fit_urls(["https://a/1", None, "https://a/\x1b2", "https://a/3"], max_payload=30)
+    assert fit.urls == ["https://a/1", "https://a/\\x1b2"] and fit.cut
+    assert fit.text == "https://a/1\nhttps://a/\\x1b2\n"
+    assert clipboard.fit_urls(["https://a/1"]).cut is False
+    # the whole sequence (ESC ] 52 ; c ; base64 BEL) stays within the documented 100,000 bytes
+    full = "x" * clipboard.MAX_PAYLOAD
+    assert len("\x1b]52;c;" + base64.b64encode(full.encode()).decode() + "\a") <= clipboard.OSC52_MAX_SEQUENCE
+
+
+@ids
+async def test_on_the_issues_tab_the_default_is_the_issue_or_its_rule(demo_server, make_app, tmp_path, size):
+    """"URLs of the selected issue" means that issue's URL; a highlighted rule's URLs are
+    offered as that rule, named."""
+    out = tmp_path / "out"
+    out.mkdir()
+    save_export_prefs(ExportPrefs(directory=str(out)))
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        pane = app.issues_pane
+        tree = pane.query_one("#issues-tree")
+        assert app.focused is tree
+        for _ in range(80):  # down to a rule on URLs (the user's arrow keys)
+            if pane.selected_rule == "loc-session-id" and pane.selected_issue is None:
+                break
+            await pilot.press("down")
+            await pilot.pause()
+        screen = await open_export(app, pilot)
+        assert screen.scope == "URLs with rule loc-session-id"
+        await close_export(app, pilot)
+        rule_node = tree.cursor_node
+        await pilot.press("space")  # open the rule
+        await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
+        await pilot.press("down")
+        await pilot.pause()
+        issue = pane.selected_issue
+        assert issue is not None and issue.entry_id is not None
+        screen = await open_export(app, pilot)
+        assert screen.scope == "URL of the selected issue"
+        path = await export_now(app, pilot, screen)
+        assert path.read_text() == f"{issue.url}\n"
