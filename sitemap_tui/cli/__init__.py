@@ -95,14 +95,20 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         from sitemap_tui.cli import rules
 
         return rules.cmd_rules(rules.options(ns))
+    if command == "cache":
+        from sitemap_tui.cli import cache
+
+        return cache.cmd_cache(cache.options(ns))
+    if command == "open":
+        from sitemap_tui.cli import open as open_command
+
+        return open_command.cmd_open(open_command.open_options(ns), launch)
     from sitemap_tui.cli import explorer
 
     if launch is None:  # (only a caller that embeds the headless commands leaves it out)
         raise UsageError("the explorer is not part of this program; use a headless command")
     if command == "explore":
         return explorer.cmd_explore(explorer.explore_command(ns), launch)
-    if command == "open":
-        return explorer.cmd_open(explorer.open_options(ns), launch)
     if command == "demo":
         return explorer.cmd_demo(explorer.demo_options(ns), launch)
     raise ValueError(f"unknown command {command!r}")

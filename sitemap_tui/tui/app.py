@@ -33,7 +33,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
-        "focus_tree", "lastmod_mode",
+        "focus_tree", "lastmod_mode", "open_recent",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -72,6 +72,7 @@ class SitemapApp(Actions):
         Binding("4", "tab_issues", "Issues", id="tab_issues", show=False),
         Binding("5", "tab_urls", "URLs", id="tab_urls", show=False),
         Binding("0", "focus_tree", "Tree", id="focus_tree", show=False),
+        Binding("ctrl+r", "open_recent", "Recent explorations", id="open_recent", show=False),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -102,7 +103,14 @@ def launch(
     fetch_config: Any = None,
     options: Any = None,
 ) -> int:
-    """Run the explorer; returns the exit code."""
+    """Run the explorer; returns the exit code. With neither a target nor a file, the recent
+    explorations come first, to pick the one to reopen (Esc there quits)."""
+    if target is None and db_path is None:
+        from sitemap_tui.tui.screens.recent import RecentPicker
+
+        db_path = RecentPicker().run()
+        if db_path is None:
+            return 0
     prestart_multiprocessing()  # the engine runs in a process of its own (and "open file" may start one)
     app = SitemapApp(target=target, db_path=db_path, fetch_config=fetch_config, options=options,
                      engine_process=True, tune_gc=True)

@@ -332,8 +332,18 @@ class Actions(EngineLink):
         cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
+        cmds.append(PaletteCommand("Open recent", "Reopen an exploration kept in the cache (site, date, URLs, size)", "open_recent"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
         cmds.append(PaletteCommand("Help", "Show the key bindings", "help"))
         for tab in TABS:
             cmds.append(PaletteCommand(f"Show {tab} pane", f"Switch to the {tab} tab", f"tab_{tab}"))
         return cmds
+
+    def action_open_recent(self) -> None:
+        from sitemap_tui.tui.screens.recent import RecentScreen
+
+        async def chosen(path: Path | None) -> None:
+            if path is not None:
+                await self.open_path(path)
+
+        self.push_screen(RecentScreen(closes_app=False), chosen)
