@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
+from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -45,12 +45,13 @@ def row_text(s: Saved, width: int) -> Text:
     return line
 
 
-class RecentScreen(SafeActions, Screen[Path | None]):
+class RecentScreen(SafeActions, ModalScreen[Path | None]):
     """Pick a saved exploration: arrows and Enter open it, Esc leaves (quits when nothing else
-    is open)."""
+    is open). Modal, and drawn over the whole screen: the explorer's keys (e, x, r...) would
+    act on the exploration hidden behind it."""
 
     DEFAULT_CSS = """
-    RecentScreen { layout: vertical; }
+    RecentScreen { layout: vertical; background: $background; }
     RecentScreen > Vertical { height: 1fr; padding: 0 1; }
     RecentScreen .title { text-style: bold; height: 1; margin: 1 0 0 0; }
     RecentScreen #recent-list { height: 1fr; border: round $primary; }
@@ -102,7 +103,13 @@ class RecentScreen(SafeActions, Screen[Path | None]):
         s = self._saved_at(event.option_index)
         if s is None:
             return
-        text = Text(display(str(s.path), 500), style="bold")
+        # the name whole, its folder elided in the middle: at 80 columns a cache path wraps
+        folder = display(str(s.path.parent), 500)
+        room = max(12, self.app.size.width - len(s.path.name) - 8)
+        if len(folder) > room:
+            folder = folder[: room // 3] + "…" + folder[-(room - room // 3 - 1):]
+        text = Text(display(s.path.name, 200), style="bold")
+        text.append(f" in {folder}")
         if s.summary.problem:
             text.append(f"\n{display(s.summary.problem, 500)}", style="red")
         else:
