@@ -141,6 +141,7 @@ def test_prune_older_than_removes_old_explorations_with_their_bodies_and_says_so
     old = put(cache, saved_exploration, "old", days_old=45, bodies=1000)
     new = put(cache, saved_exploration, "new", days_old=2)
     Path(f"{old}-wal").write_bytes(b"")  # a journal a killed run left goes with its database
+    old.with_suffix(".log").write_bytes(b"engine log\n")  # as does its engine's log
     proc = run("cache", "prune", "--older-than", "30d")
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in cache.iterdir()) == ["new.db"]

@@ -55,13 +55,7 @@ def limits_for(opts: CacheOptions) -> CacheLimits:
 
 
 def when_text(s: Saved) -> str:
-    """The exploration's start (UTC), or when the file was last written when it does not say."""
-    if s.summary.started:
-        try:
-            return datetime.fromisoformat(s.summary.started).astimezone(UTC).strftime("%Y-%m-%d %H:%M")
-        except ValueError:
-            pass
-    return datetime.fromtimestamp(s.when, UTC).strftime("%Y-%m-%d %H:%M")
+    return s.date.strftime("%Y-%m-%d %H:%M")
 
 
 def line_of(s: Saved) -> str:

@@ -2,8 +2,8 @@
 limits (size and age; the ``[cache]`` table of the config file, or options), and pruning.
 
 Each exploration is ``<cache>/explorations/HOST-STAMP.db`` (session/paths.py) with its source
-bodies in ``HOST-STAMP.bodies/`` beside it; both count toward its size and both go when it is
-pruned. The history of a site (issue 20) builds on :func:`by_site`."""
+bodies in ``HOST-STAMP.bodies/`` and its engine's ``HOST-STAMP.log`` beside it; they count
+toward its size and go when it is pruned. The history of a site (issue 20) builds on :func:`by_site`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import time
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -102,6 +103,14 @@ class Saved:
         return re.sub(r"-\d{8}-\d{6}$", "", stem) or stem
 
     @property
+    def date(self) -> datetime:
+        """When the exploration was started (UTC), or last written when the file does not say."""
+        if self.summary.started:
+            with contextlib.suppress(ValueError):
+                return datetime.fromisoformat(self.summary.started).astimezone(UTC)
+        return datetime.fromtimestamp(self.when, UTC)
+
+    @property
     def when(self) -> float:
         """When it was last written (seconds since the epoch): its age counts from there."""
         return self.summary.mtime
@@ -131,7 +140,10 @@ def list_saved(folder: Path | None = None) -> list[Saved]:
     for path in paths:
         summary = read_summary(path)
         bodies = bodies_of(path)
-        saved.append(Saved(summary, summary.size + (_tree_size(bodies) if bodies.is_dir() else 0)))
+        extra = _tree_size(bodies) if bodies.is_dir() else 0
+        with contextlib.suppress(OSError):
+            extra += path.with_suffix(".log").stat().st_size
+        saved.append(Saved(summary, summary.size + extra))
     saved.sort(key=lambda s: (s.when, s.path.name), reverse=True)
     return saved
 
@@ -210,7 +222,7 @@ def remove_exploration(db: Path) -> str | None:
     except StoreError as exc:
         return "in use by another sitemap-tui process" if "in use" in exc.reason else exc.reason
     try:
-        for name in (db.name, *(db.name + j for j in JOURNALS)):
+        for name in (db.name, *(db.name + j for j in JOURNALS), db.with_suffix(".log").name):
             with contextlib.suppress(FileNotFoundError):
                 (db.parent / name).unlink()
         bodies = bodies_of(db)

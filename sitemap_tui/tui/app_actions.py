@@ -6,6 +6,7 @@ why when it cannot run; the engine's answers come back through ``app_engine``.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -206,9 +207,14 @@ class Actions(EngineLink):
         """Show another exploration: a saved .db offline, or explore a local path."""
         if path.suffix.lower() == ".db" and path.is_file():
             from sitemap_tui.engine.store import StoreError, inspect_store
+            from sitemap_tui.engine.store.summary import damage
 
             try:
                 inspect_store(path)
+                # every page read before the exploration shown is let go (off the UI loop)
+                problem = await asyncio.to_thread(damage, path)
+                if problem is not None:
+                    raise StoreError(path, problem)
             except StoreError as exc:  # the exploration shown stays
                 self._cannot_open(path, exc, closes_app=False)
                 return
@@ -217,7 +223,7 @@ class Actions(EngineLink):
             self.target = None
             self.db_path = path
             await self._set_pane_db(path)
-            self._load_offline()
+            self._load_offline(checked=True)
         else:
             try:
                 target = Target.parse(str(path))

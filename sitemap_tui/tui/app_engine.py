@@ -121,7 +121,7 @@ class EngineLink(PaneSync):
         # EngineReady (or EngineError) arrives as a message when the thread is up
         bridge.start()
 
-    def _load_offline(self, *, at_start: bool = False) -> None:
+    def _load_offline(self, *, at_start: bool = False, checked: bool = False) -> None:
         from sitemap_tui.engine.store import Store, StoreError, inspect_store
 
         self.tree.read_only = True
@@ -145,7 +145,10 @@ class EngineLink(PaneSync):
         self.tree.load_nodes(nodes, counts)
         roots = self.tree.model.roots()
         self.call_after_refresh(self._open_roots, roots)
-        self._check_then_start(self.db_path, at_start)
+        if checked:  # (open_path read every page before it let the shown exploration go)
+            self._start_engine()
+        else:
+            self._check_then_start(self.db_path, at_start)
 
     @work(thread=True, group="store-check", exit_on_error=False)
     def _check_then_start(self, path: Path, at_start: bool) -> None:

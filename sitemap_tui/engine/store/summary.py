@@ -84,4 +84,6 @@ def damage(path: Path, limit: int = 3) -> str | None:
         conn.close()
     if rows == ["ok"]:
         return None
-    return "is damaged (SQLite's check: " + "; ".join(" ".join(r.split()) for r in rows) + ")"
+    # (the first row names the database, "*** in database main ***": not a problem of its own)
+    found = [" ".join(r.replace("*** in database main ***", "").split()) for r in rows]
+    return "is damaged (SQLite's check: " + "; ".join(f for f in found if f) + ")"

@@ -27,9 +27,7 @@ from sitemap_tui.tui.screens import SafeActions
 def row_text(s: Saved, width: int) -> Text:
     """One exploration on one line of ``width`` cells: the site keeps what the date, counts and
     size leave (an 80-column terminal shows all four)."""
-    from datetime import UTC, datetime
-
-    when = datetime.fromtimestamp(s.when, UTC).strftime("%Y-%m-%d %H:%M")
+    when = s.date.strftime("%Y-%m-%d %H:%M")
     if s.summary.problem:
         tail = Text("unreadable", style="bold red")
     else:
@@ -67,7 +65,7 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text("Recent explorations"), classes="title")
+            yield Label(Text("Recent explorations (dates in UTC)"), classes="title")
             yield OptionList(id="recent-list")
             yield Static(Text("Reading the cache…"), id="recent-detail")
         yield Footer()
