@@ -1,6 +1,6 @@
 """Command line: the explorer by default, and headless commands for scripts and CI.
 
-One module per command (urls, stats, discover, validate, rules; explorer: explore, open, demo),
+One module per command (urls, stats, discover, validate, rules, cache; open; explorer: explore, demo),
 each defining and taking its typed options (options.py: the groups they share); parser.py is the grammar. Only argparse is imported
 before a command runs, so `--help` stays fast, and the headless commands never import Textual:
 the explorer is handed in as ``launch`` by the program's front door (sitemap_tui/main.py)."""

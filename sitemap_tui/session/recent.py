@@ -130,7 +130,8 @@ def bodies_of(db: Path) -> Path:
 
 
 def list_saved(folder: Path | None = None) -> list[Saved]:
-    """The explorations in ``folder`` (the cache's by default), newest first."""
+    """The explorations in ``folder`` (the cache's by default), newest first (by start; an
+    unreadable file by when it was last written)."""
     folder = folder or cache_folder()
     try:
         paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.is_file() and not p.name.startswith(".")]
@@ -144,7 +145,7 @@ def list_saved(folder: Path | None = None) -> list[Saved]:
         with contextlib.suppress(OSError):
             extra += path.with_suffix(".log").stat().st_size
         saved.append(Saved(summary, summary.size + extra))
-    saved.sort(key=lambda s: (s.when, s.path.name), reverse=True)
+    saved.sort(key=lambda s: (s.date, s.when, s.path.name), reverse=True)  # as the lists show the date
     return saved
 
 

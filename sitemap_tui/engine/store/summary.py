@@ -85,5 +85,5 @@ def damage(path: Path, limit: int = 3) -> str | None:
     if rows == ["ok"]:
         return None
     # (the first row names the database, "*** in database main ***": not a problem of its own)
-    found = [" ".join(r.replace("*** in database main ***", "").split()) for r in rows]
+    found = [" ".join(line.split()) for r in rows for line in r.replace("*** in database main ***", "").splitlines()]
     return "is damaged (SQLite's check: " + "; ".join(f for f in found if f) + ")"
