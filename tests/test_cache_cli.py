@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -63,18 +64,21 @@ def put(cache: Path, source: Path, name: str, *, days_old: float, target: str | 
     rewrites the site it was of; ``bodies`` adds that many bytes of kept source bodies beside it."""
     db = cache / f"{name}.db"
     shutil.copy(source, db)
+    when = time.time() - days_old * DAY
+    conn = sqlite3.connect(db)
+    # started then, as the explorer writes it
+    started = datetime.fromtimestamp(when, UTC).isoformat()
+    conn.execute("UPDATE meta SET value=? WHERE key='started'", (json.dumps(started),))
     if target is not None:
-        conn = sqlite3.connect(db)
         conn.execute("UPDATE meta SET value=? WHERE key='target'", (json.dumps(target),))
-        conn.commit()
-        conn.close()
+    conn.commit()
+    conn.close()
     if bodies:
         folder = db.with_suffix(".bodies")
         folder.mkdir()
         (folder / "1.gz").write_bytes(b"x" * bodies)
     if damaged:
         damage_nodes(db)
-    when = time.time() - days_old * DAY
     os.utime(db, (when, when))
     return db
 
@@ -110,6 +114,9 @@ def test_cache_list_shows_each_exploration_newest_first_with_site_urls_and_size(
     assert [str(new) in lines[0], str(broken) in lines[1], str(old) in lines[2]] == [True, True, True], lines
     assert "shop.test" in lines[0] and "3 URLs" in lines[0] and "KiB" in lines[0]
     assert "example.com" in lines[2] and "3 URLs" in lines[2]
+    # dated by when it was started (the file's own record), the damaged one by its last write
+    assert lines[2].startswith(datetime.fromtimestamp(time.time() - 40 * DAY, UTC).strftime("%Y-%m-%d "))
+    assert lines[1].startswith(datetime.fromtimestamp(time.time() - 20 * DAY, UTC).strftime("%Y-%m-%d "))
     # a damaged file is listed (it takes room in the cache) and says why it cannot be opened
     assert "broken.test" in lines[1] and "unreadable" in lines[1] and "malformed" in lines[1]
     assert "3 explorations" in proc.stderr and str(cache) in proc.stderr
