@@ -1,6 +1,6 @@
 """Command line: the explorer by default, and headless commands for scripts and CI.
 
-One module per command (urls, stats, discover, validate, rules, diff; explorer: explore, open, demo),
+One module per command (urls, stats, discover, validate, rules, diff, cache; open; explorer: explore, demo),
 each defining and taking its typed options (options.py: the groups they share); parser.py is the grammar. Only argparse is imported
 before a command runs, so `--help` stays fast, and the headless commands never import Textual:
 the explorer is handed in as ``launch`` by the program's front door (sitemap_tui/main.py)."""
@@ -99,14 +99,20 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         from sitemap_tui.cli import rules
 
         return rules.cmd_rules(rules.options(ns))
+    if command == "cache":
+        from sitemap_tui.cli import cache
+
+        return cache.cmd_cache(cache.options(ns))
+    if command == "open":
+        from sitemap_tui.cli import open as open_command
+
+        return open_command.cmd_open(open_command.open_options(ns), launch)
     from sitemap_tui.cli import explorer
 
     if launch is None:  # (only a caller that embeds the headless commands leaves it out)
         raise UsageError("the explorer is not part of this program; use a headless command")
     if command == "explore":
         return explorer.cmd_explore(explorer.explore_command(ns), launch)
-    if command == "open":
-        return explorer.cmd_open(explorer.open_options(ns), launch)
     if command == "demo":
         return explorer.cmd_demo(explorer.demo_options(ns), launch)
     raise ValueError(f"unknown command {command!r}")

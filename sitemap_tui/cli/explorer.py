@@ -1,5 +1,5 @@
-"""The commands that open the explorer: ``explore`` a target, ``open`` a saved exploration,
-``demo`` (the bundled sample site, served on 127.0.0.1). The explorer itself comes in as a
+"""The commands that open the explorer: ``explore`` a target (``open``, a saved exploration,
+is cli/open.py), ``demo`` (the bundled sample site, served on 127.0.0.1). The explorer itself comes in as a
 :class:`~sitemap_tui.session.launch.Launch`: the command line does not import the TUI."""
 
 from __future__ import annotations
@@ -29,11 +29,6 @@ class ExploreCommand:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenOptions:
-    db: str
-
-
-@dataclass(frozen=True, slots=True)
 class DemoOptions:
     serve: bool = False
     port: int = 0
@@ -43,10 +38,6 @@ class DemoOptions:
 def explore_command(ns: argparse.Namespace) -> ExploreCommand:
     # (explore has no --no-recursive: the explorer expands what the user opens)
     return ExploreCommand(ns.target, fetch_options(ns), tree_options(ns, recursive=True))
-
-
-def open_options(ns: argparse.Namespace) -> OpenOptions:
-    return OpenOptions(ns.db)
 
 
 def demo_options(ns: argparse.Namespace) -> DemoOptions:
@@ -61,6 +52,10 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
         if problem:
             raise UsageError(f"--db {display(db_path)}: {problem}")
         _check_explore_db(Path(db_path))
+    if not db_path:
+        from sitemap_tui.cli.cache import prune_at_start
+
+        prune_at_start()  # a new exploration joins the cache: the old ones beyond its limits go
     db = Path(db_path) if db_path else default_db_path(target)
     return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch),
                   options=explore_options(opts.tree))
@@ -79,14 +74,6 @@ def _check_explore_db(path: Path) -> None:
             f"--db {path} already holds an exploration{of}; the explorer does not replace one: "
             f"reopen it with `sitemap-tui open {path}`, or name another file"
         )
-
-
-def cmd_open(opts: OpenOptions, launch: Launch) -> int:
-    path = Path(opts.db)
-    problem = exploration_problem(path, must_exist=True)
-    if problem:
-        raise UsageError(f"{display(opts.db)}: {problem}")
-    return launch(target=None, db_path=path, fetch_config=None, options=None)
 
 
 def cmd_demo(opts: DemoOptions, launch: Launch) -> int:

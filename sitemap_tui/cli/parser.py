@@ -12,8 +12,8 @@ from typing import NoReturn
 
 from sitemap_tui.session.exits import EXIT_USAGE
 
-COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff")
-HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff")  # never the TUI: stdout is their result
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff", "cache")
+HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff", "cache")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -148,6 +148,28 @@ def _user_agent(text: str) -> str:
     return text
 
 
+def _size(text: str) -> str:
+    """A cache size (2GiB, 500MB), checked here and kept as typed."""
+    from sitemap_tui.session.sizes import LimitError, parse_size
+
+    try:
+        parse_size(text)
+    except LimitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _age(text: str) -> str:
+    """A cache age (30d, 12h), checked here and kept as typed."""
+    from sitemap_tui.session.sizes import LimitError, parse_age
+
+    try:
+        parse_age(text)
+    except LimitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _fetch_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("fetching")
     g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", type=_header,
@@ -236,9 +258,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true",
                    help="print the explored tree instead of opening the explorer")
 
-    p = sub.add_parser("open", help="reopen a saved exploration (.db) offline", formatter_class=fmt,
-                       epilog="example:\n  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com.db")
-    p.add_argument("db", metavar="FILE.db")
+    p = sub.add_parser("open", help="reopen a saved exploration (.db) offline; without FILE, pick a recent one",
+                       formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui open                 pick from the recent explorations\n"
+                              "  sitemap-tui open --list          print them (site, date, URLs, size, file)\n"
+                              "  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com-20250101-120000.db")
+    p.add_argument("db", metavar="FILE.db", nargs="?")
+    p.add_argument("--list", action="store_true", help="print the recent explorations instead of opening one")
+    p.add_argument("--json", action="store_true", help="with --list: JSON, explorations grouped by site")
 
     p = sub.add_parser("urls", usage=_usage("TARGET"), help="print every URL of the sitemaps", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui urls example.com > urls.txt\n"
@@ -313,6 +340,21 @@ def build_parser() -> argparse.ArgumentParser:
     _tree_options(p)
 
     _diff_parser(sub, fmt)
+
+    p = sub.add_parser("cache", help="list or prune the explorations kept in the cache", formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui cache list\n  sitemap-tui cache prune --dry-run\n"
+                              "  sitemap-tui cache prune --max-size 2GiB --older-than 30d\n"
+                              "\nDefault limits: 2 GiB and 90 days, or the config file's [cache] table\n"
+                              "(max_size = \"2GiB\", max_age = \"30d\"). Exit 1 when a file could not be removed.")
+    p.add_argument("action", choices=("list", "prune"), metavar="list|prune")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.add_argument("--max-size", dest="cache_max_size", type=_size, metavar="SIZE",
+                   help="prune: the oldest go until all fit in SIZE (e.g. 2GiB, 500MB)")
+    p.add_argument("--older-than", type=_age, metavar="AGE",
+                   help="prune: remove those last written more than AGE ago (e.g. 30d, 12h, 2w)")
+    p.add_argument("--dry-run", action="store_true", help="prune: say what would go, remove nothing")
+    p.add_argument("--keep", action="append", default=[], metavar="FILE",
+                   help="prune: never remove this exploration (repeatable)")
 
     p = sub.add_parser("rules", help="list the validation rules, or explain one", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui rules\n  sitemap-tui rules hreflang-missing-self")

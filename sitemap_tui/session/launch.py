@@ -16,5 +16,6 @@ if TYPE_CHECKING:
 class Launch(Protocol):
     def __call__(self, target: Target | None = None, db_path: Path | None = None,
                  fetch_config: FetchConfig | None = None, options: ExploreOptions | None = None) -> int:
-        """Run the explorer on ``target`` (None: reopen ``db_path`` offline) until the user quits."""
+        """Run the explorer on ``target`` (None: reopen ``db_path`` offline; both None: pick
+        from the recent explorations first) until the user quits."""
         ...

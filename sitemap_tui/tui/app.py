@@ -33,7 +33,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
-        "focus_tree", "lastmod_mode", "toggle_tree", "zoom",
+        "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -77,6 +77,7 @@ class SitemapApp(Actions):
         Binding("0", "focus_tree", "Tree", id="focus_tree", show=False),
         Binding("z", "zoom", "Zoom", id="zoom", tooltip="Give the focused pane the whole screen, or back"),
         Binding("ctrl+b", "toggle_tree", "Tree on/off", id="toggle_tree", tooltip="Hide or show the tree"),
+        Binding("ctrl+r", "open_recent", "Recent explorations", id="open_recent", show=False),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -107,7 +108,14 @@ def launch(
     fetch_config: Any = None,
     options: Any = None,
 ) -> int:
-    """Run the explorer; returns the exit code."""
+    """Run the explorer; returns the exit code. With neither a target nor a file, the recent
+    explorations come first, to pick the one to reopen (Esc there quits)."""
+    if target is None and db_path is None:
+        from sitemap_tui.tui.screens.recent import RecentPicker
+
+        db_path = RecentPicker().run()
+        if db_path is None:
+            return 0
     prestart_multiprocessing()  # the engine runs in a process of its own (and "open file" may start one)
     app = SitemapApp(target=target, db_path=db_path, fetch_config=fetch_config, options=options,
                      engine_process=True, tune_gc=True)

@@ -6,6 +6,7 @@ why when it cannot run; the engine's answers come back through ``app_engine``.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -293,9 +294,14 @@ class Actions(EngineLink):
         """Show another exploration: a saved .db offline, or explore a local path."""
         if path.suffix.lower() == ".db" and path.is_file():
             from sitemap_tui.engine.store import StoreError, inspect_store
+            from sitemap_tui.engine.store.summary import damage
 
             try:
                 inspect_store(path)
+                # every page read before the exploration shown is let go (off the UI loop)
+                problem = await asyncio.to_thread(damage, path)
+                if problem is not None:
+                    raise StoreError(path, problem)
             except StoreError as exc:  # the exploration shown stays
                 self._cannot_open(path, exc, closes_app=False)
                 return
@@ -304,7 +310,7 @@ class Actions(EngineLink):
             self.target = None
             self.db_path = path
             await self._set_pane_db(path)
-            self._load_offline()
+            self._load_offline(checked=True)
         else:
             try:
                 target = Target.parse(str(path))
@@ -421,6 +427,7 @@ class Actions(EngineLink):
         cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
+        cmds.append(PaletteCommand("Open recent", "Reopen an exploration kept in the cache (site, date, URLs, size)", "open_recent"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
         cmds.append(PaletteCommand("Zoom pane", "Give the focused pane (or the tree) the whole screen, or back (z)", "zoom"))
         cmds.append(PaletteCommand("Hide / show tree", "Give the panes the tree's columns, or show it again (ctrl+b)", "toggle_tree"))
@@ -448,3 +455,11 @@ class Actions(EngineLink):
             screen.minimize()
         elif self.focused is not None:
             screen.maximize(self.focused)
+    def action_open_recent(self) -> None:
+        from sitemap_tui.tui.screens.recent import RecentScreen
+
+        async def chosen(path: Path | None) -> None:
+            if path is not None:
+                await self.open_path(path)
+
+        self.push_screen(RecentScreen(closes_app=False), chosen)

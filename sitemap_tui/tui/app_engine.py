@@ -121,7 +121,7 @@ class EngineLink(PaneSync):
         # EngineReady (or EngineError) arrives as a message when the thread is up
         bridge.start()
 
-    def _load_offline(self, *, at_start: bool = False) -> None:
+    def _load_offline(self, *, at_start: bool = False, checked: bool = False) -> None:
         from sitemap_tui.engine.store import Store, StoreError, inspect_store
 
         self.tree.read_only = True
@@ -138,13 +138,37 @@ class EngineLink(PaneSync):
             self._cannot_open(self.db_path, exc, closes_app=at_start)
             return
         except (sqlite3.Error, ValueError) as exc:
-            self.notify(f"Cannot read {self.db_path}: {exc}", severity="error", markup=False)
+            # a damaged file (or one no store can read): a screen that names it, not an empty tree
+            self._cannot_open(self.db_path, StoreError(self.db_path, f"is damaged ({exc})"), closes_app=at_start)
             return
         self._reader = store
         self.tree.load_nodes(nodes, counts)
         roots = self.tree.model.roots()
         self.call_after_refresh(self._open_roots, roots)
-        self._start_engine()
+        if checked:  # (open_path read every page before it let the shown exploration go)
+            self._start_engine()
+        else:
+            self._check_then_start(self.db_path, at_start)
+
+    @work(thread=True, group="store-check", exit_on_error=False)
+    def _check_then_start(self, path: Path, at_start: bool) -> None:
+        """Every page of a reopened file is read once (SQLite's quick_check) before its engine may
+        write to it: damage deep in the entries would otherwise show as empty panes and a toast.
+        Off the UI loop: on a 10 M-URL file this reads gigabytes."""
+        from sitemap_tui.engine.store import StoreError
+        from sitemap_tui.engine.store.summary import damage
+
+        problem = damage(path)
+
+        def then() -> None:
+            if self.db_path != path:
+                return  # another exploration was opened meanwhile
+            if problem is None:
+                self._start_engine()
+            else:
+                self._cannot_open(path, StoreError(path, problem), closes_app=at_start)
+
+        self.call_from_thread(then)
 
     def _cannot_open(self, path: Path, exc: Exception, *, closes_app: bool) -> None:
         """A file that is no exploration this version can open: a screen that names it (not an

@@ -14,6 +14,7 @@ from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.error import StoreErrorScreen
 from sitemap_tui.tui.screens.export import ExportScreen
 from sitemap_tui.tui.screens.help import HelpScreen
+from sitemap_tui.tui.screens.recent import RecentScreen
 from sitemap_tui.tui.widgets.issue_tree import IssueTree
 from sitemap_tui.tui.widgets.issues_pane import IssuesPane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodChart
@@ -23,7 +24,7 @@ from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 # each is a scope of its own: its keys are active together, so two of its actions cannot share one
 SCOPES: tuple[type[Any], ...] = (
     SitemapTree, IssuesPane, IssueTree, UrlGrid, LastmodChart,
-    ConfirmScreen, PathPrompt, StoreErrorScreen, ExportScreen, HelpScreen,
+    ConfirmScreen, PathPrompt, StoreErrorScreen, ExportScreen, HelpScreen, RecentScreen,
 )
 
 

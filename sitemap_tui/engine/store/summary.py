@@ -1,0 +1,89 @@
+"""What a saved exploration is, read cheaply (the recent list, ``cache list``), and whether its
+pages are sound (a damaged file gets an error screen, not an empty explorer).
+
+The summary reads ``meta`` and sums ``nodes.url_count`` (one row per file, never the entries
+table), through a read-only connection that leaves no files beside the database; the health
+check is SQLite's ``quick_check``, which reads every page and so runs off the UI's loop."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitemap_tui.engine.store.file import StoreError, _json_text, _readonly_uri, inspect_store
+
+
+@dataclass(frozen=True, slots=True)
+class ExplorationSummary:
+    """A saved exploration as a list shows it; ``problem`` is why it cannot be opened (then the
+    counts are 0 and the target None)."""
+
+    path: Path
+    size: int  # bytes on disk, its write-ahead log included
+    mtime: float
+    target: str | None = None
+    started: str | None = None  # ISO 8601 UTC, as the explorer wrote it
+    files: int = 0
+    urls: int = 0
+    problem: str | None = None
+
+
+def disk_size(path: Path) -> int:
+    """The bytes the exploration takes: the file and the companions SQLite keeps beside it."""
+    total = 0
+    for name in (path.name, path.name + "-wal", path.name + "-shm"):
+        try:
+            total += (path.parent / name).stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def read_summary(path: Path) -> ExplorationSummary:
+    """The summary of the exploration at ``path``; a file that cannot be read says why in
+    ``problem`` instead of raising (a list goes on with the other files)."""
+    try:
+        mtime = path.stat().st_mtime
+    except OSError as exc:
+        return ExplorationSummary(path, 0, 0.0, problem=f"cannot be read ({exc.strerror or exc})")
+    size = disk_size(path)
+    try:
+        found = inspect_store(path)
+    except StoreError as exc:
+        return ExplorationSummary(path, size, mtime, problem=exc.reason)
+    if found is None or found.version is None:
+        return ExplorationSummary(path, size, mtime, problem="holds no exploration (empty)")
+    try:
+        conn = sqlite3.connect(_readonly_uri(path), uri=True)
+    except sqlite3.Error as exc:
+        return ExplorationSummary(path, size, mtime, problem=f"cannot be read as a database ({exc})")
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('target', 'started')").fetchall())
+        files, urls = conn.execute("SELECT COUNT(*), COALESCE(SUM(url_count), 0) FROM nodes").fetchone()
+    except sqlite3.Error as exc:
+        return ExplorationSummary(path, size, mtime, problem=f"is damaged ({exc})")
+    finally:
+        conn.close()
+    return ExplorationSummary(path, size, mtime, target=_json_text(meta.get("target")),
+                              started=_json_text(meta.get("started")), files=int(files), urls=int(urls))
+
+
+def damage(path: Path, limit: int = 3) -> str | None:
+    """None when every page of the database at ``path`` is sound; else what SQLite's quick_check
+    found (its first ``limit`` problems, on one line). Reads the whole file: call it off the UI."""
+    try:
+        conn = sqlite3.connect(_readonly_uri(path), uri=True)
+    except sqlite3.Error as exc:
+        return f"cannot be read as a database ({exc})"
+    try:
+        rows = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({int(limit)})").fetchall()]
+    except sqlite3.Error as exc:
+        return f"is damaged ({exc})"
+    finally:
+        conn.close()
+    if rows == ["ok"]:
+        return None
+    # (the first row names the database, "*** in database main ***": not a problem of its own)
+    found = [" ".join(line.split()) for r in rows for line in r.replace("*** in database main ***", "").splitlines()]
+    return "is damaged (SQLite's check: " + "; ".join(f for f in found if f) + ")"

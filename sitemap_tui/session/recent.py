@@ -1,0 +1,245 @@
+"""The explorations kept in the cache: which there are (newest first, keyed by site), the cache's
+limits (size and age; the ``[cache]`` table of the config file, or options), and pruning.
+
+Each exploration is ``<cache>/explorations/HOST-STAMP.db`` (session/paths.py) with its source
+bodies in ``HOST-STAMP.bodies/`` and its engine's ``HOST-STAMP.log`` beside it; they count
+toward its size and go when it is pruned. The history of a site (issue 20) builds on :func:`by_site`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import time
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sitemap_tui.engine.store.file import JOURNALS, StoreError, StoreLock, lock_path
+from sitemap_tui.engine.store.summary import ExplorationSummary, read_summary
+from sitemap_tui.session.sizes import LimitError, format_size, parse_age, parse_size
+
+CONFIG_ENV = "SITEMAP_TUI_CONFIG"  # the same file as the explorer's keymap and theme (tui/config.py)
+DEFAULT_MAX_SIZE = 2 * 1024**3
+DEFAULT_MAX_AGE = 90 * 24 * 3600.0
+
+def cache_folder() -> Path:
+    """Where the explorer keeps explorations nobody named a file for."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("sitemap-tui")) / "explorations"
+
+
+# -- the limits ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class CacheLimits:
+    max_size: int = DEFAULT_MAX_SIZE  # bytes, all explorations together
+    max_age: float = DEFAULT_MAX_AGE  # seconds since an exploration was last written
+    problems: tuple[str, ...] = ()  # what the config file got wrong (the defaults are used instead)
+
+
+def config_file() -> Path:
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return Path(override).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("sitemap-tui")) / "config.toml"
+
+
+def load_limits(path: Path | None = None) -> CacheLimits:
+    """The ``[cache]`` table of the config file (``max_size = "2GiB"``, ``max_age = "90d"``); a
+    missing file or table gives the defaults, a bad value the default plus a problem to say."""
+    path = path or config_file()
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8", "replace"))
+    except FileNotFoundError:
+        return CacheLimits()
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return CacheLimits(problems=(f"{path}: cannot read the [cache] limits ({exc}); using the defaults",))
+    table = data.get("cache", {})
+    if not isinstance(table, dict):
+        return CacheLimits(problems=(f"{path}: [cache] must be a table; using the default limits",))
+    size, age, problems = DEFAULT_MAX_SIZE, DEFAULT_MAX_AGE, []
+    for key, parse in (("max_size", parse_size), ("max_age", parse_age)):
+        if key not in table:
+            continue
+        try:
+            value = parse(str(table[key]))
+        except LimitError as exc:
+            problems.append(f"{path}: cache.{key}: {exc}; using the default")
+            continue
+        if key == "max_size":
+            size = int(value)
+        else:
+            age = float(value)
+    return CacheLimits(size, age, tuple(problems))
+
+
+# -- what is there -------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """One exploration in the cache: its summary, and what it takes on disk (bodies included)."""
+
+    summary: ExplorationSummary
+    size: int
+
+    @property
+    def path(self) -> Path:
+        return self.summary.path
+
+    @property
+    def site(self) -> str:
+        """The key of a site's history: the target's host (the file name's, when unreadable)."""
+        if self.summary.target:
+            host = urlsplit(self.summary.target).hostname
+            if host:
+                return host
+        stem = self.path.stem
+        return re.sub(r"-\d{8}-\d{6}$", "", stem) or stem
+
+    @property
+    def date(self) -> datetime:
+        """When the exploration was started (UTC), or last written when the file does not say."""
+        if self.summary.started:
+            with contextlib.suppress(ValueError):
+                return datetime.fromisoformat(self.summary.started).astimezone(UTC)
+        return datetime.fromtimestamp(self.when, UTC)
+
+    @property
+    def when(self) -> float:
+        """When it was last written (seconds since the epoch): its age counts from there."""
+        return self.summary.mtime
+
+
+def _tree_size(folder: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def bodies_of(db: Path) -> Path:
+    return db.with_suffix(".bodies")
+
+
+def list_saved(folder: Path | None = None) -> list[Saved]:
+    """The explorations in ``folder`` (the cache's by default), newest first (by start; an
+    unreadable file by when it was last written)."""
+    folder = folder or cache_folder()
+    try:
+        paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.is_file() and not p.name.startswith(".")]
+    except FileNotFoundError:
+        return []
+    saved = []
+    for path in paths:
+        summary = read_summary(path)
+        bodies = bodies_of(path)
+        extra = _tree_size(bodies) if bodies.is_dir() else 0
+        with contextlib.suppress(OSError):
+            extra += path.with_suffix(".log").stat().st_size
+        saved.append(Saved(summary, summary.size + extra))
+    saved.sort(key=lambda s: (s.date, s.when, s.path.name), reverse=True)  # as the lists show the date
+    return saved
+
+
+def by_site(saved: Iterable[Saved]) -> dict[str, list[Saved]]:
+    """The explorations of each site, newest first (the order of ``saved`` kept)."""
+    sites: dict[str, list[Saved]] = {}
+    for s in saved:
+        sites.setdefault(s.site, []).append(s)
+    return sites
+
+
+# -- pruning -------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PruneResult:
+    removed: list[tuple[Saved, str]] = field(default_factory=list)  # (exploration, why)
+    kept_back: list[tuple[Saved, str]] = field(default_factory=list)  # over a limit, but kept: why
+    failed: list[tuple[Saved, str]] = field(default_factory=list)  # could not be removed: why
+    total_after: int = 0
+
+
+def plan_prune(saved: Sequence[Saved], limits: CacheLimits, now: float,
+               keep: Iterable[Path] = ()) -> tuple[list[tuple[Saved, str]], list[tuple[Saved, str]]]:
+    """Which explorations go (oldest first) and why, and which over a limit stay: those older
+    than the age limit, then the oldest until the rest fit in the size limit. ``keep`` (the
+    exploration open, one the user named) is never chosen."""
+    protected = {_key(p) for p in keep}
+    chosen: list[tuple[Saved, str]] = []
+    spared: list[tuple[Saved, str]] = []
+    total = sum(s.size for s in saved)
+    for s in sorted(saved, key=lambda s: (s.when, s.path.name)):  # oldest first
+        days = (now - s.when) / 86400
+        if now - s.when > limits.max_age:
+            why = f"older than the age limit ({days:.0f} days old, limit {limits.max_age / 86400:g} days)"
+        elif total > limits.max_size:
+            why = f"the cache is over its size limit ({format_size(total)} > {format_size(limits.max_size)})"
+        else:
+            continue
+        if _key(s.path) in protected:
+            spared.append((s, "kept: it is the exploration open or named"))
+            continue
+        chosen.append((s, why))
+        total -= s.size
+    return chosen, spared
+
+
+def prune(saved: Sequence[Saved], limits: CacheLimits, now: float | None = None,
+          keep: Iterable[Path] = (), dry_run: bool = False) -> PruneResult:
+    """Remove what :func:`plan_prune` chooses (nothing with ``dry_run``). An exploration another
+    process has open (its lock is held) is kept and said."""
+    chosen, spared = plan_prune(saved, limits, time.time() if now is None else now, keep)
+    result = PruneResult(kept_back=spared)
+    removed_bytes = 0
+    for s, why in chosen:
+        if dry_run:
+            result.removed.append((s, why))
+            removed_bytes += s.size
+            continue
+        problem = remove_exploration(s.path)
+        if problem is None:
+            result.removed.append((s, why))
+            removed_bytes += s.size
+        elif problem.startswith("in use"):
+            result.kept_back.append((s, "kept: " + problem))
+        else:
+            result.failed.append((s, problem))
+    return PruneResult(result.removed, result.kept_back, result.failed,
+                       sum(s.size for s in saved) - removed_bytes)
+
+
+def remove_exploration(db: Path) -> str | None:
+    """Remove one exploration (its file, journals and bodies) with its lock held, so that one a
+    running explorer has open is never pulled from under it; None when done, else why not."""
+    try:
+        lock = StoreLock.acquire(db)
+    except StoreError as exc:
+        return "in use by another sitemap-tui process" if "in use" in exc.reason else exc.reason
+    try:
+        for name in (db.name, *(db.name + j for j in JOURNALS), db.with_suffix(".log").name):
+            with contextlib.suppress(FileNotFoundError):
+                (db.parent / name).unlink()
+        bodies = bodies_of(db)
+        if bodies.is_dir():
+            shutil.rmtree(bodies)
+    except OSError as exc:
+        return f"cannot be removed ({exc.strerror or exc})"
+    finally:
+        lock.release()
+    with contextlib.suppress(FileNotFoundError):
+        lock_path(db).unlink()
+    return None
+
+
+def _key(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path.absolute()

@@ -1,0 +1,171 @@
+"""Reopening (issue 18): the recent explorations kept in the cache, picked with the arrows and
+Enter (``sitemap-tui open`` without a file, ctrl+r in the explorer), and a damaged exploration
+file, which gets a screen that names it and says what is wrong instead of an empty tree and a
+toast that vanishes. At 200x50 and 80x24, with real key presses."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from app_helpers import FIXED_NOW, screen_text, wait_for, wait_started
+
+from sitemap_tui.engine.discover import Target
+from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+from sitemap_tui.engine.store import Store
+from sitemap_tui.tui.screens.recent import RecentPicker, RecentScreen
+
+SIZES = [(200, 50), (80, 24)]
+DAY = 86400
+
+
+def explore_to(url: str, db: Path) -> None:
+    async def go() -> None:
+        store = Store(db)
+        async with Explorer(store=store, options=ExploreOptions(now=FIXED_NOW, workers=0)) as explorer:
+            await explorer.explore(Target.parse(url))
+        store.close()
+
+    asyncio.run(go())
+
+
+@pytest.fixture()
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    folder = tmp_path / "xdg-cache" / "sitemap-tui" / "explorations"
+    folder.mkdir(parents=True)
+    return folder
+
+
+async def two_saved(demo_server, cache: Path) -> tuple[Path, Path]:
+    """The video sitemap explored two days ago, the news sitemap yesterday (newest first: news)."""
+    video, news = cache / "127.0.0.1-video.db", cache / "127.0.0.1-news.db"
+    await asyncio.to_thread(explore_to, demo_server.base_url + "/sitemap-video.xml", video)
+    await asyncio.to_thread(explore_to, demo_server.base_url + "/sitemap-news.xml", news)
+    for db, days in ((video, 2), (news, 1)):
+        os.utime(db, (FIXED_NOW.timestamp() - days * DAY,) * 2)
+    return video, news
+
+
+def damage(db: Path, table: str) -> None:
+    """Overwrite ``table``'s first page, as a disk fault or a copy cut short would."""
+    conn = sqlite3.connect(db)
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name=?", (table,)).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with db.open("r+b") as fh:
+        fh.seek((page - 1) * size)
+        fh.write(b"\xde\xad" * (size // 2))
+
+
+def flat(app) -> str:
+    return " ".join(screen_text(app).replace("█", " ").replace("▌", " ").split())
+
+
+async def list_read(app, pilot) -> RecentScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, RecentScreen) and app.screen.saved is not None,
+                   what="the recent explorations")
+    await pilot.pause()
+    return app.screen
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_ctrl_r_lists_recent_explorations_and_enter_opens_the_one_picked(size, demo_server, cache, make_app):
+    video, news = await two_saved(demo_server, cache)
+    app = make_app(None, db_path=news)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("ctrl+r")
+        screen = await list_read(app, pilot)
+        assert [s.path for s in screen.saved] == [news, video]
+        text = flat(app)
+        assert "Recent explorations" in text and text.count("127.0.0.1") >= 2
+        assert "6 URLs" in text, text  # the video sitemap's count, read without its entries
+        assert news.name in text, "the highlighted one's file is named"
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.db_path == video and app.selected_id is not None, what="the picked exploration")
+        await wait_started(app, pilot)
+        roots = app.tree.model.roots()
+        assert len(roots) == 1 and app.tree.model.nodes[roots[0]].url.endswith("sitemap-video.xml")
+        assert app.offline and "6 URLs" in screen_text(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_open_without_a_file_picks_from_the_list_and_escape_quits(size, demo_server, cache):
+    video, _news = await two_saved(demo_server, cache)
+    picker = RecentPicker()
+    async with picker.run_test(size=size) as pilot:
+        await list_read(picker, pilot)
+        await pilot.press("down")
+        await pilot.pause()
+        assert video.name in flat(picker) and "explorations" in flat(picker)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: picker.return_value is not None, what="the pick")
+    assert picker.return_value == video
+    quitter = RecentPicker()
+    async with quitter.run_test(size=size) as pilot:
+        await list_read(quitter, pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not quitter.is_running, what="the picker to quit")
+    assert quitter.return_value is None
+
+
+async def test_an_empty_cache_says_so(cache):
+    picker = RecentPicker()
+    async with picker.run_test(size=(80, 24)) as pilot:
+        await list_read(picker, pilot)
+        assert "No saved explorations" in flat(picker)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_damaged_exploration_opens_an_error_screen_that_names_it(size, demo_server, cache, make_app):
+    """Damage deep in the entries: the tree would load, and only the panes would fail."""
+    video, _ = await two_saved(demo_server, cache)
+    damaged = cache / "damaged.db"
+    shutil.copy(video, damaged)
+    damage(damaged, "entries")
+    before = hashlib.sha256(damaged.read_bytes()).hexdigest()
+    app = make_app(None, db_path=damaged)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "StoreErrorScreen", what="the error screen")
+        await pilot.pause()
+        text = flat(app)
+        assert "Cannot open damaged.db" in text and "is damaged" in text, text
+        assert app.bridge is None, "no engine: nothing writes into a damaged file"
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 2
+    assert hashlib.sha256(damaged.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("table", ["nodes", "entries"])
+async def test_picking_a_damaged_exploration_names_it_and_keeps_the_one_shown(table, size, demo_server, cache, make_app):
+    """Damaged nodes: listed as unreadable. Damaged entries: the summary reads, the check before
+    opening does not; either way the exploration shown stays, tree and all."""
+    video, news = await two_saved(demo_server, cache)
+    damage(video, table)
+    os.utime(video, (FIXED_NOW.timestamp() - 2 * DAY,) * 2)
+    app = make_app(None, db_path=news)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        shown = dict(app.tree.model.nodes)
+        await pilot.press("ctrl+r")
+        await list_read(app, pilot)
+        await pilot.press("down")
+        await pilot.pause()
+        if table == "nodes":
+            assert "unreadable" in flat(app) and "malformed" in flat(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "StoreErrorScreen", what="the error screen")
+        assert video.name in flat(app) and ("malformed" in flat(app) or "is damaged" in flat(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="the explorer again")
+        assert app.db_path == news and app.is_running
+        assert app.tree.model.nodes.keys() == shown.keys()
+        assert "cannot read the store" not in flat(app)
