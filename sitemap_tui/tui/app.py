@@ -33,7 +33,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
-        "focus_tree", "lastmod_mode",
+        "focus_tree", "lastmod_mode", "back",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -51,7 +51,7 @@ class SitemapApp(Actions):
 
     BINDINGS: ClassVar[list[Any]] = [
         Binding("e", "expand_all", "Expand all", id="expand_all", tooltip="Fetch the whole subtree of the highlighted node"),
-        Binding("x,escape", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
+        Binding("x", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
         # early in the footer: on an 80-column terminal the last bindings are cut off
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("r", "reload", "Reload", id="reload", tooltip="Fetch the highlighted file again (conditional GET)"),
@@ -72,6 +72,8 @@ class SitemapApp(Actions):
         Binding("4", "tab_issues", "Issues", id="tab_issues", show=False),
         Binding("5", "tab_urls", "URLs", id="tab_urls", show=False),
         Binding("0", "focus_tree", "Tree", id="focus_tree", show=False),
+        Binding("escape,backspace", "back", "Back", id="back", show=False,
+                tooltip="Back to the pane a drill-through came from, else to the tree"),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
