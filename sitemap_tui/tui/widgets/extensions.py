@@ -29,8 +29,21 @@ EXTENSION_ROWS = (
     ("news:news", "has:news"),
     ("xhtml:link", "has:hreflang"),  # hreflang, mobile and app links alike
 )
-# the columns of the extension rows: name, URLs with it, bar, share, items
+# the columns of the extension rows (name, URLs with it, bar, share, items) and their headings;
+# below WIDE columns the short ones, with a bar as wide as what is left (the rows never wrap)
 COLUMNS = (19, 12, 16, 13, 5)
+HEADINGS = ("Extension", "URLs with it", "", "Share of URLs", "Items")
+SHORT_HEADINGS = ("Extension", "URLs", "", "Share", "Items")
+WIDE = sum(COLUMNS) + len(COLUMNS) + 2
+
+
+def columns(width: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The column widths and headings of the extension rows for a pane ``width`` wide."""
+    if width >= WIDE:
+        return COLUMNS, HEADINGS
+    fixed = (11, 6, 0, 5, 6)
+    bar_w = max(3, width - sum(fixed) - len(fixed) - 3)
+    return (11, 6, bar_w, 5, 6), SHORT_HEADINGS
 
 
 def _share(n: int, total: int) -> str:
@@ -50,9 +63,11 @@ class ExtensionsPane(NodePane):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static("", id="ext-title")
-            yield Static(_row(*(Text(h, style="bold") for h in ("Extension", "URLs with it", "", "Share of URLs", "Items"))), id="ext-head")
+            yield Static("", id="ext-head")
             yield DrillList(id="ext-rows")
             yield Static(Text("Select a node in the tree.", style="dim"), id="ext-body")
+
+    _shown: Aggregate | None = None
 
     def on_mount(self) -> None:
         self.add_class("-empty")
@@ -60,6 +75,11 @@ class ExtensionsPane(NodePane):
     @property
     def rows(self) -> DrillList:
         return self.query_one("#ext-rows", DrillList)
+
+    def on_resize(self) -> None:
+        # the rows fit the width: drawn again for the new one
+        if self.selection is not None and self._shown is not None:
+            self.render_data(self._shown)
 
     def fetch_data(self, store: Any, selection: Selection) -> Aggregate:
         ids = selection.file_ids
@@ -75,6 +95,7 @@ class ExtensionsPane(NodePane):
             return
         self.remove_class("-empty")
         agg: Aggregate = data if isinstance(data, Aggregate) else Aggregate()
+        self._shown = agg
         urls = agg.urls
         title = Text()
         title.append(short_name(sel.node), style="bold")
@@ -88,14 +109,17 @@ class ExtensionsPane(NodePane):
             (agg.urls_with_alternates, agg.alternates),
         )
         widest = max((w for w, _ in counts), default=0) or 1
+        widths, headings = columns(self.size.width)
+        update_static(self.query_one("#ext-head", Static), _row(widths, *(Text(h, style="bold") for h in headings)))
         drill: list[DrillRow] = []
         for (name, filter_text), (with_it, items) in zip(EXTENSION_ROWS, counts, strict=True):
             frac = with_it / widest  # bars relative to the most used extension
             style = "cyan" if with_it else "dim"
             label = _row(
+                widths,
                 Text(name, style="" if with_it else "dim"),
                 Text(f"{with_it:,}"),
-                Text(bar(frac, 16).rstrip(), style=style),
+                Text(bar(frac, widths[2]).rstrip(), style=style),
                 Text(_share(with_it, urls), style="dim"),
                 Text(f"{items:,}"),
             )
@@ -126,11 +150,11 @@ class ExtensionsPane(NodePane):
         update_static(body, Group(*parts))
 
 
-def _row(*cells: Text) -> Text:
-    """One line of the extension rows in the columns of :data:`COLUMNS`: the name and the bar
-    to the left, the numbers to the right."""
+def _row(widths: tuple[int, ...], *cells: Text) -> Text:
+    """One line of the extension rows in these column widths: the name and the bar to the
+    left, the numbers to the right."""
     out = Text(no_wrap=True, end="")
-    for i, (cell, width) in enumerate(zip(cells, COLUMNS, strict=True)):
+    for i, (cell, width) in enumerate(zip(cells, widths, strict=True)):
         pad = " " * max(0, width - len(cell))
         if i:
             out.append(" ")

@@ -164,9 +164,18 @@ class LastmodChart(Widget, can_focus=True):
     def _put_cursor(self, data: list[tuple[str, int]], index: int) -> None:
         self.cursor_key = data[index][0]
         self.refresh()
-        if not self._geometry(data)[3] and isinstance(self.parent, Widget):
-            # one line per period: keep the cursor's line in view
-            self.parent.scroll_to_region(Region(0, self.virtual_region.y + index, 1, 1), animate=False)
+        self._cursor_in_view()
+
+    def _cursor_in_view(self) -> None:
+        data = periods(self.agg, self.mode)
+        if data and not self._geometry(data)[3] and isinstance(self.parent, Widget):
+            # one line per period: keep the cursor's line (and the line naming it) in view
+            index = self.cursor_index(data)
+            self.parent.scroll_to_region(Region(0, self.virtual_region.y + index, 1, 2), animate=False)
+
+    def on_focus(self) -> None:
+        # the focus scrolls the chart's top into view; the cursor is what the keys act on
+        self.call_after_refresh(self._cursor_in_view)
 
     def action_drill(self) -> None:
         period = self.cursor_period

@@ -94,6 +94,9 @@ def distribution(title: str, token: str, counts: Counter[str], order: list[str],
     return rows
 
 
+BLANK = DrillRow(Text(""), None)
+
+
 def lastmod_rows(agg: Aggregate) -> list[DrillRow]:
     """The lastmod groups that need a look (missing, invalid, in the future), when there are any."""
     groups = [("missing", agg.lastmod_missing, "dim"), ("invalid", agg.lastmod_invalid, "yellow"),
@@ -214,8 +217,10 @@ class OverviewPane(NodePane):
         rows: list[DrillRow] = []
         if urls:
             rows += distribution("Changefreq", "changefreq", agg.changefreq, CHANGEFREQ_ORDER, urls)
-            rows += distribution("Priority", "priority", agg.priority, priority_order(agg.priority), urls)
-            rows += lastmod_rows(agg)
+            rows[0].label.append("   enter: list a row's URLs", style="dim italic")
+            rows += [BLANK, *distribution("Priority", "priority", agg.priority, priority_order(agg.priority), urls)]
+            if lastmod := lastmod_rows(agg):
+                rows += [BLANK, *lastmod]
         self.groups.set_class(not rows, "-empty")
         self.groups.set_rows(rows)
 
