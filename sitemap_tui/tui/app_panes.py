@@ -231,9 +231,13 @@ class PaneSync(AppBase):
         self.notify(f"URLs: {what}" + (" · Esc goes back" if self._drill_origin else ""), timeout=3, markup=False)
 
     def drill_back(self) -> bool:
-        """Back to where the URL table was drilled from (the pane and its widget, focused)."""
+        """Back to where the URL table was drilled from (the pane and its widget, focused), when
+        the focus is in the table (Esc in the tree stays in the tree)."""
         origin = self._drill_origin
-        if origin is None or self._active_tab() != "urls":
+        table, focused = self.url_table, self.focused
+        if origin is None or self._active_tab() != "urls" or table is None or focused is None:
+            return False
+        if focused is not table and table not in focused.ancestors:
             return False
         self._drill_origin = None
         tab, widget = origin

@@ -146,6 +146,13 @@ async def test_extension_row_opens_its_urls(demo_server, make_app, size):
         rows = listed(app)
         assert app.url_table.grid.total == len(rows) == count > 0
         assert all(r.n_videos > 0 for r in rows)
+        # Esc in the tree stays there; back in the table, Esc still returns to the drill's origin
+        await pilot.press("0", "escape")
+        await pilot.pause()
+        assert app.focused is app.tree and active_tab(app) == "urls"
+        await pilot.press("5")
+        await pilot.pause()
+        assert app.focused is app.url_table.grid
         await pilot.press("escape")
         await wait_for(pilot, lambda: active_tab(app) == "extensions", what="the extensions again")
         await pilot.pause()

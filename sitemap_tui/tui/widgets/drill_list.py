@@ -44,7 +44,7 @@ class DrillList(OptionList):
         self.rows: list[DrillRow] = []
 
     def set_rows(self, rows: list[DrillRow]) -> None:
-        """Show these rows, keeping the cursor on the row of the same filter."""
+        """Show these rows, keeping the cursor on the row of the same filter while focused."""
         if rows == self.rows:
             return
         before = self.highlighted_row
@@ -60,7 +60,10 @@ class DrillList(OptionList):
         self.add_options(
             [Option(row.label, id=f"r{i}", disabled=row.filter_text is None) for i, row in enumerate(rows)]
         )
-        keep = next((i for i, row in enumerate(rows) if before is not None and row.filter_text == before.filter_text), None)
+        # the user's row is kept while they use the list; otherwise the first row, so what is
+        # highlighted does not depend on the order the data streamed in
+        keep = next((i for i, row in enumerate(rows) if self.has_focus and before is not None
+                     and row.filter_text == before.filter_text), None)
         if keep is None:
             keep = next((i for i, row in enumerate(rows) if row.filter_text is not None), None)
         self.highlighted = keep
