@@ -33,7 +33,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
-        "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent",
+        "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent", "back",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -55,7 +55,7 @@ class SitemapApp(Actions):
         # 80 columns, and the URL pane's footer must still show Export
         Binding("w,ctrl+s", "export", "Export", id="export", tooltip="Export URLs to txt / CSV / JSONL, or their image / video URLs"),
         Binding("e", "expand_all", "Expand all", id="expand_all", tooltip="Fetch the whole subtree of the highlighted node"),
-        Binding("x,escape", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
+        Binding("x", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
         # early in the footer: on an 80-column terminal the last bindings are cut off
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("r", "reload", "Reload", id="reload", tooltip="Fetch the highlighted file again (conditional GET)"),
@@ -78,6 +78,8 @@ class SitemapApp(Actions):
         Binding("z", "zoom", "Zoom", id="zoom", tooltip="Give the focused pane the whole screen, or back"),
         Binding("ctrl+b", "toggle_tree", "Tree on/off", id="toggle_tree", tooltip="Hide or show the tree"),
         Binding("ctrl+r", "open_recent", "Recent explorations", id="open_recent", show=False),
+        Binding("escape,backspace", "back", "Back", id="back", show=False,
+                tooltip="Back to the pane a drill-through came from, else to the tree"),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

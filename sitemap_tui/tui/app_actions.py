@@ -404,6 +404,9 @@ class Actions(EngineLink):
         self._show_tab("lastmod")
         self.query_one(LastmodPane).chart.action_cycle_mode()
 
+    def action_back(self) -> None:
+        self.go_back()
+
     # -- command palette --------------------------------------------------------------------------
     def palette_commands(self) -> list[PaletteCommand]:
         node = self._cursor_node()

@@ -17,7 +17,7 @@ from textual.widgets import TabbedContent
 
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.tui.app_base import AppBase
-from sitemap_tui.tui.messages import IssueCounts
+from sitemap_tui.tui.messages import IssueCounts, ShowUrls
 from sitemap_tui.tui.widgets import NodePane, Selection
 from sitemap_tui.tui.widgets.overview import OverviewPane
 from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree
@@ -28,6 +28,10 @@ ISSUE_COUNTS_PER_TICK = 200
 
 class PaneSync(AppBase):
     """Keeps the active pane on the selected node (see the module docstring)."""
+
+    # where a drill-through (ShowUrls) came from: (tab, widget), so Esc / back returns there;
+    # forgotten when the user leaves the URL table any other way
+    _drill_origin: tuple[str, Widget | None] | None = None
 
     # -- steady refresh -------------------------------------------------------------------------
     def _spin(self) -> None:
@@ -167,15 +171,18 @@ class PaneSync(AppBase):
 
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, _event: TabbedContent.TabActivated) -> None:
+        if self._active_tab() != "urls":
+            self._drill_origin = None
         self._sync_active_pane()
 
-    def _show_tab(self, tab: str) -> None:
+    def _show_tab(self, tab: str, focus: Widget | None = None) -> None:
         """Show a pane with the focus in its main widget, so the arrow keys act on what is shown.
 
         The focus moves before the switch: a focused widget in the pane being hidden hands the
         focus to a sibling in that same pane, and TabbedContent follows the focus back to it (the
-        tab stayed on Issues after Enter on an issue, and 1-5 did nothing until 0, issue 18)."""
-        target = self._pane_focus(tab)
+        tab stayed on Issues after Enter on an issue, and 1-5 did nothing until 0, issue 18).
+        ``focus``: a widget of that pane to focus instead of its main one (back from a drill)."""
+        target = focus if focus is not None and focus.is_attached and focus.focusable else self._pane_focus(tab)
         if target is not None:
             target.screen.set_focus(target, scroll_visible=False)
         self.query_one("#tabs", TabbedContent).active = tab
@@ -204,3 +211,44 @@ class PaneSync(AppBase):
         if table is not None:
             table.jump_to_entry(entry_id)
 
+
+    # -- drill-through: a pane asks for the URL table on a subset; Esc / back returns ------------
+    @on(ShowUrls)
+    def _show_urls(self, message: ShowUrls) -> None:
+        """The URL table, filtered by ``message.filter_text`` within the selected node, focused."""
+        message.stop()
+        table = self.url_table
+        if table is None:
+            return
+        origin_tab = self._active_tab()
+        self._show_tab("urls")
+        self._sync_active_pane()  # the node's rows now, so the filter narrows the right scope
+        table.drill(message.filter_text)
+        # after the switch: leaving the origin tab forgets an older origin (_tab_activated)
+        origin = message.origin if isinstance(message.origin, Widget) else None
+        self._drill_origin = (origin_tab, origin) if origin_tab != "urls" else None
+        what = message.title or message.filter_text
+        self.notify(f"URLs: {what}" + (" · Esc goes back" if self._drill_origin else ""), timeout=3, markup=False)
+
+    def drill_back(self) -> bool:
+        """Back to where the URL table was drilled from (the pane and its widget, focused), when
+        the focus is in the table (Esc in the tree stays in the tree)."""
+        origin = self._drill_origin
+        table, focused = self.url_table, self.focused
+        if origin is None or self._active_tab() != "urls" or table is None or focused is None:
+            return False
+        if focused is not table and table not in focused.ancestors:
+            return False
+        self._drill_origin = None
+        tab, widget = origin
+        self._show_tab(tab, focus=widget)
+        return True
+
+    def go_back(self) -> None:
+        """Esc with nothing left to close, or the back key: the drill's origin, else the tree."""
+        if not self.drill_back():
+            self.tree.focus()
+
+    def on_url_table_back(self, message: Any) -> None:
+        message.stop()
+        self.go_back()

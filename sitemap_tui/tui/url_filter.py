@@ -2,7 +2,9 @@
 
 Plain words are a substring (or a regex in regex mode); ``re:PATTERN`` a regex;
 ``lastmod:2024-01..2024-06`` a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang``
-narrow further. :func:`row_matches` evaluates a filter on one row in Python (the marks of "all
+narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|invalid``,
+``priority:0.5|missing|invalid`` and ``rule:RULE-ID`` name the groups the other panes count, so a
+drill-through (``messages.ShowUrls``) lands on a filter the user can read and edit. :func:`row_matches` evaluates a filter on one row in Python (the marks of "all
 filtered rows" are shown without a query per row). No Textual here: the widget only calls it.
 """
 
@@ -13,7 +15,8 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
+from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
+from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq, parse_priority
 
 _PERIOD_RE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 _EXT_ALIASES = {
@@ -22,6 +25,11 @@ _EXT_ALIASES = {
     "news": "news", "n": "news",
     "hreflang": "hreflang", "alternate": "hreflang", "alternates": "hreflang", "alt": "hreflang", "h": "hreflang",
 }
+_STATES = ("missing", "invalid")
+FUTURE_SLACK = 86400
+"""A lastmod is "in the future" a day after now, as ``stats.FileAccumulator`` counts it (time zones)."""
+_NUMBER_RE = re.compile(r"^\d*\.?\d+$")
+_RULE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 def _period(text: str, *, end: bool) -> int:
@@ -60,18 +68,24 @@ class UserFilter:
     lastmod_to: int | None = None
     has_issue: bool = False
     extension: str | None = None
+    lastmod_state: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+    rule: str | None = None
 
     @property
     def empty(self) -> bool:
         return self == UserFilter()
 
 
-def parse_filter(text: str, *, regex_mode: bool = False) -> UserFilter:
+def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None) -> UserFilter:
     """Parse the filter bar. Raises ValueError with a message for the user.
 
     Plain words are a substring (or a regex in regex mode); ``re:PATTERN`` is a regex;
     ``lastmod:2024-01..2024-06`` (either end may be left out; ``lastmod:2024-03`` is one month)
-    a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang`` narrow further."""
+    a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang`` narrow further (see the
+    module docstring for the drill-through tokens). ``lastmod:future`` is measured from ``now``
+    (unix seconds; the clock when not given)."""
     uf = UserFilter()
     plain: list[str] = []
     for tok in text.split():
@@ -81,7 +95,12 @@ def parse_filter(text: str, *, regex_mode: bool = False) -> UserFilter:
                 uf.regex = tok[3:]
         elif low.startswith("lastmod:"):
             spec = tok[len("lastmod:") :]
-            if ".." in spec:
+            if spec.lower() in _STATES:
+                uf.lastmod_state = spec.lower()
+            elif spec.lower() == "future":
+                start = (int(datetime.now(UTC).timestamp()) if now is None else now) + FUTURE_SLACK + 1
+                uf.lastmod_from = start if uf.lastmod_from is None else max(uf.lastmod_from, start)
+            elif ".." in spec:
                 a, b = spec.split("..", 1)
                 uf.lastmod_from = _period(a, end=False) if a else None
                 uf.lastmod_to = _period(b, end=True) if b else None
@@ -96,6 +115,24 @@ def parse_filter(text: str, *, regex_mode: bool = False) -> UserFilter:
                 uf.extension = _EXT_ALIASES[what]
             else:
                 raise ValueError(f"has:{what}? use has:issue, has:image, has:video, has:news or has:hreflang")
+        elif low.startswith("changefreq:"):
+            what = low[len("changefreq:") :]
+            if what not in _STATES and parse_changefreq(what) is None:
+                raise ValueError(f"changefreq:{what}? use one of {', '.join(CHANGEFREQS)}, missing or invalid")
+            uf.changefreq = what
+        elif low.startswith("priority:"):
+            what = low[len("priority:") :]
+            if what in _STATES:
+                uf.priority = what
+            elif _NUMBER_RE.match(what) and 0.0 <= (value := float(what)) <= 1.0:
+                uf.priority = priority_bucket(value)  # "0.50" and ".5" read as the Overview's "0.5"
+            else:
+                raise ValueError(f"priority:{what}? use a value from 0.0 to 1.0, missing or invalid")
+        elif low.startswith("rule:"):
+            what = low[len("rule:") :]
+            if not _RULE_RE.match(what):
+                raise ValueError(f"rule:{what}? use a rule id such as rule:url-not-absolute")
+            uf.rule = what
         else:
             plain.append(tok)
     words = " ".join(plain)
@@ -128,6 +165,9 @@ def combine(scope: EntryFilter, user: UserFilter) -> EntryFilter:
     f.has_issue = f.has_issue or user.has_issue
     if user.extension:
         f.extension = user.extension
+    for name in ("lastmod_state", "changefreq", "priority", "rule"):
+        if (value := getattr(user, name)) is not None:
+            setattr(f, name, value)
     return f
 
 
@@ -161,4 +201,22 @@ def row_matches(
         return False
     if flt.extension and not getattr(row, EXTENSIONS[flt.extension]):
         return False
+    # the row keeps only the raw values: parsed again by the functions the parser stored them with
+    if flt.lastmod_state is not None and _state(row.lastmod_raw, row.lastmod) != flt.lastmod_state:
+        return False
+    if flt.changefreq is not None:
+        word = parse_changefreq(row.changefreq_raw)
+        if (word or _state(row.changefreq_raw, word)) != flt.changefreq:
+            return False
+    if flt.priority is not None:
+        value = parse_priority(row.priority_raw)
+        if (priority_bucket(value) or _state(row.priority_raw, value)) != flt.priority:
+            return False
     return not (flt.rule and rule_check is not None and not rule_check(row.id, flt.rule))
+
+
+def _state(raw: str | None, parsed: object) -> str | None:
+    """"missing" (no element), "invalid" (one that did not parse) or None (a value)."""
+    if raw is None:
+        return "missing"
+    return "invalid" if parsed is None else None

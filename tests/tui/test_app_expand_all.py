@@ -18,7 +18,7 @@ from app_helpers import (
 from sitemap_tui.engine.model import NodeState
 
 
-@pytest.mark.parametrize("key", ["x", "escape"])
+@pytest.mark.parametrize("key", ["x"])  # Esc no longer cancels (issue 18): test_app_drill
 async def test_expand_all_can_be_cancelled(make_app, key, monkeypatch):
     with gated_demo_server(monkeypatch) as (srv, gate):
         app = make_app(srv.base_url + "/")

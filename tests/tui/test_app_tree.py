@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app_helpers import (
     gated_demo_server,
     node_by_name,
@@ -84,6 +86,13 @@ async def test_expanding_an_index_fetches_it_lazily(make_app, monkeypatch):
             assert tree.model.nodes[archive_2019].state == NodeState.PENDING
 
 
+def extensions_text(app: Any) -> str:
+    """The Extensions pane's words: its extension rows (a drill list since issue 18), then the
+    hreflang languages."""
+    pane = app.query_one(ExtensionsPane)
+    return "\n".join(row.label.plain for row in pane.rows.rows) + "\n" + static_text(pane.query_one("#ext-body"), 130)
+
+
 async def test_selecting_nodes_shows_their_numbers(demo_server, make_app):
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(140, 42)) as pilot:
@@ -107,7 +116,7 @@ async def test_selecting_nodes_shows_their_numbers(demo_server, make_app):
         assert " 42" in text
         await pilot.press("2")  # extensions
         await settle(app, pilot)
-        ext = static_text(app.query_one(ExtensionsPane).query_one("#ext-body"), 130)
+        ext = extensions_text(app)
         assert "xhtml:link" in ext and "hreflang languages (4)" in ext
         assert "166" in ext  # 14 x 3 x 4 - 2 alternates
         for lang in ("en", "de", "fr", "x-default"):
@@ -115,7 +124,7 @@ async def test_selecting_nodes_shows_their_numbers(demo_server, make_app):
 
         images = node_by_name(app, "sitemap-images.xml")
         await select(app, pilot, images)
-        ext = static_text(app.query_one(ExtensionsPane).query_one("#ext-body"), 130)
+        ext = extensions_text(app)
         line = next(ln for ln in ext.splitlines() if "image:image" in ln)
         assert "20" in line and "39" in line and "100%" in line
 

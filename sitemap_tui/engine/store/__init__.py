@@ -33,6 +33,7 @@ from sitemap_tui.engine.store.schema import (
     SCHEMA_VERSION,
     SORTS,
     connect,
+    priority_bucket,
 )
 from sitemap_tui.engine.store.search import (
     SEARCH_SQL,
@@ -69,6 +70,7 @@ __all__ = [
     "connect",
     "entry_rows",
     "inspect_store",
+    "priority_bucket",
     "search_candidates",
     "search_glob",
 ]

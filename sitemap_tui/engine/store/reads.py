@@ -158,6 +158,22 @@ class StoreReads(StoreBase):
         if f.rule:
             clauses.append("e.id IN (SELECT entry_id FROM issues WHERE rule = ?)")
             params.append(f.rule)
+        for raw, parsed, want, bucket in (
+            ("e.lastmod_raw", "e.lastmod", f.lastmod_state, None),
+            ("e.changefreq_raw", "e.changefreq", f.changefreq, "e.changefreq"),
+            ("e.priority_raw", "e.priority", f.priority, "PRIORITY_BUCKET(e.priority)"),
+        ):
+            if want is None:
+                continue
+            if want == "missing":
+                clauses.append(f"{raw} IS NULL")
+            elif want == "invalid":  # written but not understood (as stats.FileAccumulator counts)
+                clauses.append(f"{parsed} IS NULL AND {raw} IS NOT NULL")
+            elif bucket is not None:
+                clauses.append(f"{bucket} = ?")
+                params.append(want)
+            else:
+                raise ValueError(f"lastmod state {want!r}? use missing or invalid")
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def page(

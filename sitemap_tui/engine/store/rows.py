@@ -25,6 +25,13 @@ class EntryFilter:
     extension: str | None = None  # one of EXTENSIONS
     rule: str | None = None  # entries with an issue of this rule
     entry_ids: Sequence[int] | None = None  # marked rows
+    # the groups the Overview and Lastmod panes count (stats.Aggregate), so a drill into one
+    # lists exactly the URLs it counted: "missing" (no element) or "invalid" (one that does not
+    # parse) for lastmod; a word, "missing" or "invalid" for changefreq; a one-decimal value as
+    # the Overview rounds it ("0.5"), "missing" or "invalid" for priority
+    lastmod_state: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
 
 
 @dataclass(slots=True)

@@ -103,6 +103,12 @@ def _regexp(pattern: str, value: str | None) -> bool:
     return compiled_regex(pattern).search(value) is not None
 
 
+def priority_bucket(value: float | None) -> str | None:
+    """A priority as the Overview groups it (``stats.FileAccumulator``: one decimal, Python's
+    rounding); the PRIORITY_BUCKET function of every connection, so SQL and Python agree."""
+    return None if value is None else f"{value:.1f}"
+
+
 _regex_cache: dict[str, re.Pattern[str]] = {}
 
 
@@ -123,6 +129,7 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     conn.create_function("REGEXP", 2, _regexp, deterministic=True)
+    conn.create_function("PRIORITY_BUCKET", 1, priority_bucket, deterministic=True)
     conn.execute("PRAGMA busy_timeout=5000")
     return conn
 

@@ -1,4 +1,6 @@
-"""The Extensions pane: image / video / news / hreflang usage, and a per-language table."""
+"""The Extensions pane: image / video / news / hreflang usage, and a per-language table.
+
+Enter on an extension's row lists the URLs that use it (``has:video``, ...) in the URL table."""
 
 from __future__ import annotations
 
@@ -14,11 +16,34 @@ from textual.widgets import Static
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
+from sitemap_tui.tui.widgets.drill_list import DrillList, DrillRow
 from sitemap_tui.tui.widgets.overview import bar
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
 from sitemap_tui.words import plural
 
 MAX_LANGS = 200
+# the row of each extension: its name, the URL filter of the URLs that use it
+EXTENSION_ROWS = (
+    ("image:image", "has:image"),
+    ("video:video", "has:video"),
+    ("news:news", "has:news"),
+    ("xhtml:link", "has:hreflang"),  # hreflang, mobile and app links alike
+)
+# the columns of the extension rows (name, URLs with it, bar, share, items) and their headings;
+# below WIDE columns the short ones, with a bar as wide as what is left (the rows never wrap)
+COLUMNS = (19, 12, 16, 13, 5)
+HEADINGS = ("Extension", "URLs with it", "", "Share of URLs", "Items")
+SHORT_HEADINGS = ("Extension", "URLs", "", "Share", "Items")
+WIDE = sum(COLUMNS) + len(COLUMNS) + 2
+
+
+def columns(width: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The column widths and headings of the extension rows for a pane ``width`` wide."""
+    if width >= WIDE:
+        return COLUMNS, HEADINGS
+    fixed = (11, 6, 0, 5, 6)
+    bar_w = max(3, width - sum(fixed) - len(fixed) - 3)
+    return (11, 6, bar_w, 5, 6), SHORT_HEADINGS
 
 
 def _share(n: int, total: int) -> str:
@@ -29,12 +54,32 @@ class ExtensionsPane(NodePane):
     DEFAULT_CSS = """
     ExtensionsPane { height: 1fr; }
     ExtensionsPane > VerticalScroll { height: 1fr; }
-    ExtensionsPane #ext-body { padding: 0 1; height: auto; }
+    ExtensionsPane #ext-title, ExtensionsPane #ext-head, ExtensionsPane #ext-body { padding: 0 1; height: auto; }
+    ExtensionsPane #ext-title, ExtensionsPane #ext-body { margin-bottom: 1; }
+    ExtensionsPane #ext-rows { margin: 0 0 1 1; }
+    ExtensionsPane.-empty #ext-title, ExtensionsPane.-empty #ext-head, ExtensionsPane.-empty #ext-rows { display: none; }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
+            yield Static("", id="ext-title")
+            yield Static("", id="ext-head")
+            yield DrillList(id="ext-rows")
             yield Static(Text("Select a node in the tree.", style="dim"), id="ext-body")
+
+    _shown: Aggregate | None = None
+
+    def on_mount(self) -> None:
+        self.add_class("-empty")
+
+    @property
+    def rows(self) -> DrillList:
+        return self.query_one("#ext-rows", DrillList)
+
+    def on_resize(self) -> None:
+        # the rows fit the width: drawn again for the new one
+        if self.selection is not None and self._shown is not None:
+            self.render_data(self._shown)
 
     def fetch_data(self, store: Any, selection: Selection) -> Aggregate:
         ids = selection.file_ids
@@ -44,38 +89,43 @@ class ExtensionsPane(NodePane):
         body = self.query_one("#ext-body", Static)
         sel = self.selection
         if sel is None:
+            self.add_class("-empty")
+            self.query_one("#ext-title", Static).update("")
             body.update(Text("Select a node in the tree.", style="dim"))
             return
+        self.remove_class("-empty")
         agg: Aggregate = data if isinstance(data, Aggregate) else Aggregate()
+        self._shown = agg
         urls = agg.urls
         title = Text()
         title.append(short_name(sel.node), style="bold")
         title.append(f"   {plural(urls, 'URL')}" + (" in this subtree" if sel.subtree else ""), style="dim")
 
-        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-        table.add_column("Extension", no_wrap=True, min_width=19)
-        table.add_column("URLs with it", justify="right", no_wrap=True, min_width=12)
-        table.add_column("", no_wrap=True, width=16)
-        table.add_column("Share of URLs", justify="right", no_wrap=True, min_width=13)
-        table.add_column("Items", justify="right", no_wrap=True, min_width=5)
-        rows = (
-            ("image:image", agg.urls_with_images, agg.images),
-            ("video:video", agg.urls_with_videos, agg.videos),
-            ("news:news", agg.urls_with_news, agg.news),
-            ("xhtml:link", agg.urls_with_alternates, agg.alternates),  # hreflang, mobile and app links alike
+        update_static(self.query_one("#ext-title", Static), title)
+        counts = (
+            (agg.urls_with_images, agg.images),
+            (agg.urls_with_videos, agg.videos),
+            (agg.urls_with_news, agg.news),
+            (agg.urls_with_alternates, agg.alternates),
         )
-        widest = max((w for _, w, _ in rows), default=0) or 1
-        for name, with_it, items in rows:
+        widest = max((w for w, _ in counts), default=0) or 1
+        widths, headings = columns(self.size.width)
+        update_static(self.query_one("#ext-head", Static), _row(widths, *(Text(h, style="bold") for h in headings)))
+        drill: list[DrillRow] = []
+        for (name, filter_text), (with_it, items) in zip(EXTENSION_ROWS, counts, strict=True):
             frac = with_it / widest  # bars relative to the most used extension
             style = "cyan" if with_it else "dim"
-            table.add_row(
+            label = _row(
+                widths,
                 Text(name, style="" if with_it else "dim"),
                 Text(f"{with_it:,}"),
-                Text(bar(frac, 16).rstrip(), style=style),
+                Text(bar(frac, widths[2]).rstrip(), style=style),
                 Text(_share(with_it, urls), style="dim"),
                 Text(f"{items:,}"),
             )
-        parts: list[Any] = [title, Text(""), table, Text("")]
+            drill.append(DrillRow(label, filter_text, f"URLs with {name} ({plural(with_it, 'URL')})"))
+        self.rows.set_rows(drill)
+        parts: list[Any] = []
         langs = agg.hreflang
         if langs:
             parts.append(Text(f"hreflang languages ({len(langs):,})", style="bold underline"))
@@ -98,3 +148,20 @@ class ExtensionsPane(NodePane):
         else:
             parts.append(Text("No hreflang alternates.", style="dim"))
         update_static(body, Group(*parts))
+
+
+def _row(widths: tuple[int, ...], *cells: Text) -> Text:
+    """One line of the extension rows in these column widths: the name and the bar to the
+    left, the numbers to the right."""
+    out = Text(no_wrap=True, end="")
+    for i, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+        pad = " " * max(0, width - len(cell))
+        if i:
+            out.append(" ")
+        right = i in (1, 3, 4)
+        if right:
+            out.append(pad)
+        out.append_text(cell)
+        if not right:
+            out.append(pad)
+    return out

@@ -2,7 +2,8 @@
 
 Columns when the periods fit the width (block characters with eighth steps), horizontal bars
 (one line per period) when they do not. Missing, invalid and future dates are called out under
-the chart."""
+the chart. A cursor picks a period (Left/Right); Enter lists its URLs in the URL table
+(``lastmod:PERIOD``, a drill-through)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,17 @@ from datetime import date, timedelta
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.tui.messages import ShowUrls
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.overview import fmt_ts
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
@@ -29,6 +33,7 @@ BLOCKS = " ▁▂▃▄▅▆▇█"
 HBLOCKS = " ▏▎▍▌▋▊▉█"
 MAX_FILLED = 400  # periods; beyond this only periods with data are drawn
 BAR_STYLE = "cyan"
+CURSOR_STYLE = "bold yellow"
 
 
 def periods(agg: Aggregate, mode: str) -> list[tuple[str, int]]:
@@ -79,13 +84,21 @@ def _fill(first: str, last: str, mode: str) -> list[str] | None:
 
 
 class LastmodChart(Widget, can_focus=True):
-    """Bars of lastmod counts; ``m`` cycles month → year → day."""
+    """Bars of lastmod counts; ``m`` cycles month → year → day; a cursor over the bars, and
+    Enter drills into the period under it."""
 
     DEFAULT_CSS = """
     LastmodChart { height: auto; padding: 0 1; }
     LastmodChart:focus { background: $boost; }
     """
-    BINDINGS = [Binding("m", "cycle_mode", "Year/month/day", id="lastmod.mode")]
+    BINDINGS = [
+        Binding("m", "cycle_mode", "Year/month/day", id="lastmod.mode"),
+        Binding("left,up", "move(-1)", "Previous period", show=False, id="lastmod.previous"),
+        Binding("right,down", "move(1)", "Next period", show=False, id="lastmod.next"),
+        Binding("home", "move_to(0)", "First period", show=False, id="lastmod.first"),
+        Binding("end", "move_to(-1)", "Last period", show=False, id="lastmod.last"),
+        Binding("enter", "drill", "URLs of the period", id="lastmod.drill"),
+    ]
 
     mode: reactive[str] = reactive("month")
 
@@ -93,6 +106,9 @@ class LastmodChart(Widget, can_focus=True):
         super().__init__(id=id)
         self.agg = Aggregate()
         self.chart_height = 12
+        # the period under the cursor, by its label, so it stays put while data streams in;
+        # None: the most recent period
+        self.cursor_key: str | None = None
 
     def set_data(self, agg: Aggregate) -> None:
         before = self._lines()
@@ -112,24 +128,95 @@ class LastmodChart(Widget, can_focus=True):
         data = periods(self.agg, self.mode)
         if not data:
             return 1
-        return self.chart_height + 2 if self._geometry(data)[3] else len(data)
+        return (self.chart_height + 2 if self._geometry(data)[3] else len(data)) + 1  # + the cursor's line
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
 
     def watch_mode(self) -> None:
+        self.cursor_key = None  # the labels of the other mode are not this one's
         self.refresh(layout=True)
+
+    # -- the cursor -----------------------------------------------------------------------------
+    def cursor_index(self, data: list[tuple[str, int]]) -> int:
+        """Where the cursor is in ``data`` (the last period when its own is gone)."""
+        for i, (key, _) in enumerate(data):
+            if key == self.cursor_key:
+                return i
+        return len(data) - 1
+
+    @property
+    def cursor_period(self) -> tuple[str, int] | None:
+        """(label, count) of the period under the cursor, or None without dated URLs."""
+        data = periods(self.agg, self.mode)
+        return data[self.cursor_index(data)] if data else None
+
+    def action_move(self, step: int) -> None:
+        data = periods(self.agg, self.mode)
+        if data:
+            self._put_cursor(data, max(0, min(len(data) - 1, self.cursor_index(data) + step)))
+
+    def action_move_to(self, index: int) -> None:
+        data = periods(self.agg, self.mode)
+        if data:
+            self._put_cursor(data, index % len(data))
+
+    def _put_cursor(self, data: list[tuple[str, int]], index: int) -> None:
+        self.cursor_key = data[index][0]
+        self.refresh()
+        self._cursor_in_view()
+
+    def _cursor_in_view(self) -> None:
+        data = periods(self.agg, self.mode)
+        if data and not self._geometry(data)[3] and isinstance(self.parent, Widget):
+            # one line per period: keep the cursor's line (and the line naming it) in view
+            index = self.cursor_index(data)
+            self.parent.scroll_to_region(Region(0, self.virtual_region.y + index, 1, 2), animate=False)
+
+    def on_focus(self) -> None:
+        # the focus scrolls the chart's top into view; the cursor is what the keys act on
+        self.call_after_refresh(self._cursor_in_view)
+
+    def action_drill(self) -> None:
+        period = self.cursor_period
+        if period is not None:
+            key, count = period
+            self.post_message(ShowUrls(f"lastmod:{key}", origin=self, title=f"lastmod in {key} ({plural(count, 'URL')})"))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a bar moves the cursor there (a second click drills, as Enter)."""
+        data = periods(self.agg, self.mode)
+        if not data:
+            return
+        _top, axis_w, avail, columns = self._geometry(data)
+        if columns:
+            cw = max(1, min(8, avail // len(data)))
+            index = (event.x - 1 - axis_w - 1) // cw  # the padding, the axis labels, the axis line
+        else:
+            index = event.y
+        if 0 <= index < len(data):
+            if data[index][0] == self.cursor_key and self.has_focus:
+                self.action_drill()
+            self.cursor_key = data[index][0]
+            self.refresh()
 
     def render(self) -> Text:
         data = periods(self.agg, self.mode)
         if not data:
             return Text("No valid lastmod dates.", style="dim")
         top, axis_w, avail, columns = self._geometry(data)
+        cursor = self.cursor_index(data)
         if columns:
-            return self._columns(data, top, axis_w, avail)
-        return self._rows(data, top, max(self.size.width, 20))
+            text = self._columns(data, top, axis_w, avail, cursor)
+        else:
+            text = self._rows(data, top, max(self.size.width, 20), cursor)
+        key, count = data[cursor]
+        text.append("\n▸ ", style=CURSOR_STYLE)
+        text.append(f"{key}: {plural(count, 'URL')}", style="bold")
+        text.append("  ←/→ period · enter: list them", style="dim italic")
+        return text
 
-    def _columns(self, data: list[tuple[str, int]], top: int, axis_w: int, avail: int) -> Text:
+    def _columns(self, data: list[tuple[str, int]], top: int, axis_w: int, avail: int, cursor: int = -1) -> Text:
         n = len(data)
         cw = max(1, min(8, avail // n))
         gap = 1 if cw >= 2 else 0
@@ -140,7 +227,7 @@ class LastmodChart(Widget, can_focus=True):
             label = f"{top:,}" if row == h else (f"{top // 2:,}" if row == (h + 1) // 2 and top > 3 else "")
             text.append(label.rjust(axis_w - 1) + " ", style="dim")
             text.append("┤" if label else "│", style="dim")
-            for _, count in data:
+            for i, (_, count) in enumerate(data):
                 level = count / top * h * 8
                 filled = level - (row - 1) * 8
                 if filled >= 8:
@@ -151,10 +238,15 @@ class LastmodChart(Widget, can_focus=True):
                     ch = BLOCKS[max(1, round(filled))]
                 if count and row == 1 and ch == " ":
                     ch = "▁"
-                text.append(ch * bar_w, style=BAR_STYLE)
+                if i == cursor and ch == " " and row == 1:
+                    ch = "·"  # an empty period under the cursor is still seen
+                text.append(ch * bar_w, style=CURSOR_STYLE if i == cursor else BAR_STYLE)
                 text.append(" " * gap)
             text.append("\n")
-        text.append("0".rjust(axis_w - 1) + " └" + "─" * (cw * n) + "\n", style="dim")
+        text.append("0".rjust(axis_w - 1) + " └", style="dim")
+        for i in range(n):  # the axis marks the cursor's column, for the empty periods too
+            text.append("─" * cw if i != cursor else "▲" * bar_w + "─" * gap, style=CURSOR_STYLE if i == cursor else "dim")
+        text.append("\n")
         text.append_text(self._x_labels(data, axis_w + 1, cw))
         return text
 
@@ -186,7 +278,7 @@ class LastmodChart(Widget, can_focus=True):
             last_end = pos + len(label)
         return Text(" " * indent + "".join(line).rstrip(), style="dim", no_wrap=True)
 
-    def _rows(self, data: list[tuple[str, int]], top: int, width: int) -> Text:
+    def _rows(self, data: list[tuple[str, int]], top: int, width: int, cursor: int = -1) -> Text:
         label_w = max(len(k) for k, _ in data)
         count_w = len(f"{top:,}")
         bar_w = max(5, width - label_w - count_w - 4)
@@ -194,8 +286,8 @@ class LastmodChart(Widget, can_focus=True):
         for i, (key, count) in enumerate(data):
             eighths = round(count / top * bar_w * 8)
             full, part = divmod(eighths, 8)
-            text.append(key.ljust(label_w) + " │", style="dim")
-            text.append("█" * full + (HBLOCKS[part] if part else ""), style=BAR_STYLE)
+            text.append(key.ljust(label_w) + " │", style="reverse bold" if i == cursor else "dim")
+            text.append("█" * full + (HBLOCKS[part] if part else ""), style=CURSOR_STYLE if i == cursor else BAR_STYLE)
             text.append(" " + f"{count:,}".rjust(count_w) if count else "", style="dim")
             if i < len(data) - 1:
                 text.append("\n")

@@ -1,5 +1,6 @@
 """The Overview pane: transfer and content statistics of a file, or aggregated over a subtree,
-plus a table of the children of an index / robots.txt / site."""
+plus a table of the children of an index / robots.txt / site, and the changefreq / priority /
+lastmod groups of its URLs: Enter on a group lists its URLs in the URL table (a drill-through)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.urls import distinct_locs
 from sitemap_tui.tui.sizes import format_size
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
+from sitemap_tui.tui.widgets.drill_list import DrillList, DrillRow
 from sitemap_tui.tui.widgets.side_by_side import SideBySide
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
 from sitemap_tui.words import plural
@@ -72,22 +74,46 @@ def kv(rows: list[tuple[str, Text | str]]) -> Table:
     return table
 
 
-def distribution(title: str, counts: Counter[str], order: list[str], total: int) -> Table:
-    table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True, min_width=10)
-    table.add_column(justify="right", no_wrap=True)
-    table.add_column(no_wrap=True, width=16)
-    table.add_column(justify="right", no_wrap=True, style="dim", min_width=4)
-    table.add_row(Text(title, style="bold"), Text(""), Text(""), Text(""))
+def distribution(title: str, token: str, counts: Counter[str], order: list[str], total: int) -> list[DrillRow]:
+    """A heading and a row per value with URLs (count, bar, share); each row drills into
+    ``token:VALUE`` (the filter that lists exactly the URLs it counts)."""
+    rows = [DrillRow(Text(title, style="bold"), None)]
     keys = [k for k in order if counts.get(k)] + sorted(k for k in counts if k not in order and counts[k])
     if not keys:
-        table.add_row(Text("—", style="dim"), Text(""), Text(""), Text(""))
+        rows.append(DrillRow(Text("—", style="dim"), None))
+    width = max([len(f"{counts[k]:,}") for k in keys] + [1])
     for key in keys:
         n = counts[key]
         share = n / total if total else 0.0
         style = "yellow" if key in ("invalid",) else ("dim" if key == "missing" else "cyan")
-        table.add_row(Text(display(key, 20)), Text(f"{n:,}"), Text(bar(share, 16).rstrip(), style=style), Text(f"{share:.0%}"))
-    return table
+        label = Text(no_wrap=True, end="")
+        label.append(display(key, 20).ljust(10) + " ")
+        label.append(f"{n:,}".rjust(width) + " ")
+        label.append(bar(share, 16), style=style)
+        label.append(f" {share:.0%}".rjust(5), style="dim")
+        rows.append(DrillRow(label, f"{token}:{key}", f"{title.lower()} {key} ({plural(n, 'URL')})"))
+    return rows
+
+
+BLANK = DrillRow(Text(""), None)
+
+
+def lastmod_rows(agg: Aggregate) -> list[DrillRow]:
+    """The lastmod groups that need a look (missing, invalid, in the future), when there are any."""
+    groups = [("missing", agg.lastmod_missing, "dim"), ("invalid", agg.lastmod_invalid, "yellow"),
+              ("future", agg.lastmod_future, "yellow")]
+    shown = [(key, n, style) for key, n, style in groups if n]
+    if not shown:
+        return []
+    width = max(len(f"{n:,}") for _, n, _ in shown)
+    rows = [DrillRow(Text("Lastmod", style="bold"), None)]
+    for key, n, style in shown:
+        name = "in the future" if key == "future" else key
+        label = Text(no_wrap=True, end="")
+        label.append(name.ljust(14), style=style)
+        label.append(f"{n:,}".rjust(width))
+        rows.append(DrillRow(label, f"lastmod:{key}", f"lastmod {name} ({plural(n, 'URL')})"))
+    return rows
 
 
 def priority_order(counts: Counter[str]) -> list[str]:
@@ -127,6 +153,8 @@ class OverviewPane(NodePane):
     OverviewPane #ov-summary { padding: 0 1; height: auto; }
     OverviewPane #ov-children { height: auto; max-height: 100%; margin: 1 1 0 1; }
     OverviewPane #ov-children.-empty { display: none; }
+    OverviewPane #ov-groups { margin: 1 0 0 1; }
+    OverviewPane #ov-groups.-empty { display: none; }
     """
 
     class ChildChosen(Message):
@@ -141,6 +169,7 @@ class OverviewPane(NodePane):
             yield Static(Text("Select a node in the tree.", style="dim"), id="ov-summary")
             table: DataTable[Text] = DataTable(id="ov-children", cursor_type="row", zebra_stripes=True, classes="-empty")
             yield table
+            yield DrillList(id="ov-groups", classes="-empty")
 
     def on_mount(self) -> None:
         self._child_rows: list[tuple[str, tuple[Text, ...]]] = []
@@ -168,6 +197,7 @@ class OverviewPane(NodePane):
         if sel is None:
             summary.update(Text("Select a node in the tree.", style="dim"))
             table.add_class("-empty")
+            self.groups.add_class("-empty")
             return
         if data is None:
             data = {"agg": Aggregate(), "unique": None, "issues": {}}
@@ -176,6 +206,24 @@ class OverviewPane(NodePane):
             return
         update_static(summary, self._summary(sel, data))
         self._fill_children(table, sel)
+        self._fill_groups(data["agg"], sel.node.stats.url_count)
+
+    @property
+    def groups(self) -> DrillList:
+        """The changefreq / priority / lastmod groups, each a drill-through to its URLs."""
+        return self.query_one("#ov-groups", DrillList)
+
+    def _fill_groups(self, agg: Aggregate, url_count: int) -> None:
+        urls = agg.urls if agg.urls else url_count
+        rows: list[DrillRow] = []
+        if urls:
+            rows += distribution("Changefreq", "changefreq", agg.changefreq, CHANGEFREQ_ORDER, urls)
+            rows[0].label.append("   enter: list a row's URLs", style="dim italic")
+            rows += [BLANK, *distribution("Priority", "priority", agg.priority, priority_order(agg.priority), urls)]
+            if lastmod := lastmod_rows(agg):
+                rows += [BLANK, *lastmod]
+        self.groups.set_class(not rows, "-empty")
+        self.groups.set_rows(rows)
 
     def _summary(self, sel: Selection, data: dict[str, Any]) -> Group:
         node = sel.node
@@ -248,12 +296,6 @@ class OverviewPane(NodePane):
         first = self._section("Transfer" if not sel.subtree else "Subtree", left)
         second = self._section("Content", right)
         parts.extend(self._side_by_side(first, second))
-        if urls:
-            parts.append(Text(""))
-            parts.extend(self._side_by_side(
-                distribution("Changefreq", agg.changefreq, CHANGEFREQ_ORDER, urls),
-                distribution("Priority", agg.priority, priority_order(agg.priority), urls),
-            ))
         if sel.children:
             parts.append(Text(""))
             more = len(sel.children) - MAX_CHILD_ROWS

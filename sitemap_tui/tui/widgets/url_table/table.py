@@ -39,6 +39,9 @@ class UrlTable(Vertical):
     }
     """
 
+    class Back(Message):
+        """Esc with nothing open in the table: the app goes back (a drill's origin, or the tree)."""
+
     class EntrySelected(Message):
         """Enter (or a double click) on a row."""
 
@@ -152,6 +155,17 @@ class UrlTable(Vertical):
         inp.value = text
         self._apply_filter()
 
+    def drill(self, text: str) -> None:
+        """Show exactly the rows ``text`` names (a drill-through, ``messages.ShowUrls``): the
+        filter bar holds it, visible and editable; the toggles that would narrow it further are
+        cleared; the grid has the focus."""
+        self.hide_detail()
+        with self.prevent(Checkbox.Changed, Select.Changed):
+            self.query_one("#url-issues", Checkbox).value = False
+            self.query_one("#url-ext", Select).value = "any"
+        self.set_filter_text(text, regex=False)
+        self.grid.focus()
+
     def clear_user_filter_for(self, entry_id: int) -> bool:
         """The entry to jump to is hidden by the filter bar: clear it and retry once."""
         if self.user.empty:
@@ -247,7 +261,14 @@ class UrlTable(Vertical):
         return self._detail_id is not None
 
     def _escape(self) -> bool:
-        return self.hide_detail()
+        """Esc in the grid: closes the detail, then clears the marks (the grid does), then asks
+        the app to go back."""
+        if self.hide_detail():
+            return True
+        if not self.grid.marks.empty:
+            return False
+        self.post_message(self.Back())
+        return True
 
     # -- chrome ---------------------------------------------------------------------------
     def _refresh_chrome(self) -> None:

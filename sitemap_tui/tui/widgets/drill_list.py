@@ -1,0 +1,89 @@
+"""A list of counted rows a user can drill into: Enter (or a click) on a row opens the URL table
+on exactly the URLs it counts (``messages.ShowUrls``, issue 18).
+
+The Overview's changefreq / priority / lastmod groups and the Extensions pane's rows are drawn
+with it. Each row carries the filter text that names its URLs; the rows are replaced in place
+while the data streams in, so the cursor stays on the same row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from sitemap_tui.tui.messages import ShowUrls
+
+
+@dataclass(frozen=True)
+class DrillRow:
+    """One row: what is drawn, the filter its URLs answer to, and the title of the drill."""
+
+    label: Text
+    filter_text: str | None  # None: a heading or a row with nothing to list
+    title: str = ""
+
+
+class DrillList(OptionList):
+    """Counted rows; Enter on one shows its URLs (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    DrillList, DrillList:focus {
+        height: auto;
+        max-height: 100%;
+        border: none;
+        padding: 0;
+        background: transparent;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, compact=True, markup=False)
+        self.rows: list[DrillRow] = []
+
+    def set_rows(self, rows: list[DrillRow]) -> None:
+        """Show these rows, keeping the cursor on the row of the same filter while focused."""
+        if rows == self.rows:
+            return
+        before = self.highlighted_row
+        if [r.filter_text for r in rows] == [r.filter_text for r in self.rows]:
+            # the same groups with new counts (streaming): new labels, the cursor stays
+            for i, (old, new) in enumerate(zip(self.rows, rows, strict=True)):
+                if old.label != new.label:
+                    self.replace_option_prompt_at_index(i, new.label)
+            self.rows = rows
+            return
+        self.rows = rows
+        self.clear_options()
+        self.add_options(
+            [Option(row.label, id=f"r{i}", disabled=row.filter_text is None) for i, row in enumerate(rows)]
+        )
+        # the user's row is kept while they use the list; otherwise the first row, so what is
+        # highlighted does not depend on the order the data streamed in
+        keep = next((i for i, row in enumerate(rows) if self.has_focus and before is not None
+                     and row.filter_text == before.filter_text), None)
+        if keep is None:
+            keep = next((i for i, row in enumerate(rows) if row.filter_text is not None), None)
+        self.highlighted = keep
+
+    @property
+    def highlighted_row(self) -> DrillRow | None:
+        i = self.highlighted
+        return self.rows[i] if i is not None and 0 <= i < len(self.rows) else None
+
+    def select_filter(self, filter_text: str) -> bool:
+        """Put the cursor on the row of ``filter_text`` (tests, and a user's way back)."""
+        for i, row in enumerate(self.rows):
+            if row.filter_text == filter_text:
+                self.highlighted = i
+                return True
+        return False
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self.rows[event.option_index] if 0 <= event.option_index < len(self.rows) else None
+        if row is not None and row.filter_text is not None:
+            self.post_message(ShowUrls(row.filter_text, origin=self, title=row.title))

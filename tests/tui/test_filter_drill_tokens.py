@@ -1,0 +1,133 @@
+"""The filter tokens a drill-through lands on (issue 18): each one lists exactly the URLs the
+Overview / Lastmod panes counted for it, and the SQL of the store agrees with ``row_matches``.
+
+The sitemap goes through the real parser into a real store, so the stored raw and parsed values
+are what an exploration writes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.engine.model import Entry, Issue, Node, NodeKind, NodeState, Severity
+from sitemap_tui.engine.sniff import SniffingParser
+from sitemap_tui.engine.stats import FileAccumulator
+from sitemap_tui.engine.store import EntryFilter, Store
+from sitemap_tui.engine.store.urls import has_rule
+from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
+
+NOW = int(datetime(2026, 11, 25, 12, tzinfo=UTC).timestamp())
+
+# (lastmod, changefreq, priority) per URL; None leaves the element out
+ROWS: list[tuple[str | None, str | None, str | None]] = [
+    ("2024-03-05", "weekly", "0.5"),
+    ("2024-03-31T23:59:59Z", " Weekly ", "0.50"),
+    ("2024-04-01", "never", "0.45"),   # 0.45 is just above 0.45 as a float: the Overview says 0.5
+    (None, "daily", "0.15"),           # 0.15 is just below: the Overview says 0.1
+    ("", "sometimes", "0.25"),         # an exact tie: Python rounds to even, 0.2
+    ("yesterday", None, "1.5"),
+    ("2030-01-01", "", None),
+    ("2026-11-26T11:00:00Z", "monthly", "high"),  # within a day of NOW: not "in the future"
+    (None, None, "1"),
+]
+
+
+def _sitemap() -> bytes:
+    out = ['<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    for i, (lastmod, changefreq, priority) in enumerate(ROWS):
+        out.append(f"<url><loc>https://example.com/p{i}</loc>")
+        for tag, value in (("lastmod", lastmod), ("changefreq", changefreq), ("priority", priority)):
+            if value is not None:
+                out.append(f"<{tag}>{value}</{tag}>")
+        out.append("</url>")
+    out.append("</urlset>")
+    return "\n".join(out).encode()
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    parser = SniffingParser("https://example.com/sitemap.xml", "application/xml")
+    items = parser.feed(_sitemap()) + parser.close()
+    entries = [i for i in items if isinstance(i, Entry)]
+    assert len(entries) == len(ROWS)
+    st = Store(tmp_path / "x.db")
+    st.add_node(Node(id=1, url="https://example.com/sitemap.xml", kind=NodeKind.URLSET, state=NodeState.DONE, depth=0))
+    ids = st.add_entries(1, entries)
+    issue = Issue(rule="url-not-absolute", severity=Severity.ERROR, message="m", node_id=1, line=1)
+    other = Issue(rule="priority-invalid", severity=Severity.WARNING, message="m", node_id=1, line=1)
+    st.add_issues([issue, issue, other], [ids[1], ids[4], ids[4]])
+    st.commit()
+    acc = FileAccumulator(now=datetime.fromtimestamp(NOW, UTC))
+    acc.add(entries)
+    yield st, ids, acc.agg
+    st.conn.close()
+
+
+def _both(st: Store, flt: EntryFilter) -> list[int]:
+    """The ids the SQL lists, after checking that row_matches picks the same ones."""
+    sql = [r.id for r in st.iter_entries(flt)]
+    every = st.iter_entries(EntryFilter())
+    python = [r.id for r in every if row_matches(flt, r, rule_check=lambda i, rule: has_rule(st.conn, i, rule))]
+    assert sql == python, flt
+    return sql
+
+
+def _ids(st_ids: list[int], *rows: int) -> list[int]:
+    return [st_ids[i] for i in rows]
+
+
+def test_each_token_lists_the_urls_it_names(store) -> None:
+    st, ids, _agg = store
+    cases = {
+        "lastmod:missing": (3, 8),
+        "lastmod:invalid": (4, 5),
+        "lastmod:future": (6,),
+        "lastmod:2024-03": (0, 1),
+        "changefreq:weekly": (0, 1),
+        "changefreq:never": (2,),
+        "changefreq:missing": (5, 8),
+        "changefreq:invalid": (4, 6),
+        "priority:0.5": (0, 1, 2),
+        "priority:.5": (0, 1, 2),
+        "priority:0.1": (3,),
+        "priority:0.2": (4,),
+        "priority:1.0": (8,),
+        "priority:missing": (6,),
+        "priority:invalid": (5, 7),
+        "rule:url-not-absolute": (1, 4),
+        "rule:priority-invalid": (4,),
+        "rule:no-such-rule": (),
+        "changefreq:weekly priority:0.5 lastmod:2024-03-31": (1,),
+        "lastmod:missing changefreq:missing": (8,),
+    }
+    for text, rows in cases.items():
+        flt = combine(EntryFilter(node_ids=[1]), parse_filter(text, now=NOW))
+        assert _both(st, flt) == _ids(ids, *rows), text
+
+
+def test_counts_agree_with_the_panes(store) -> None:
+    """Every group the Overview shows, drilled into, lists as many URLs as it counted."""
+    st, _ids_, agg = store
+    groups = {f"changefreq:{k}": n for k, n in agg.changefreq.items()}
+    groups |= {f"priority:{k}": n for k, n in agg.priority.items()}
+    groups |= {
+        "lastmod:missing": agg.lastmod_missing,
+        "lastmod:invalid": agg.lastmod_invalid,
+        "lastmod:future": agg.lastmod_future,
+    }
+    groups |= {f"lastmod:{month}": n for month, n in agg.by_month.items()}
+    assert len(groups) > 10
+    for text, n in groups.items():
+        flt = combine(EntryFilter(), parse_filter(text, now=NOW))
+        assert len(_both(st, flt)) == n, text
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["changefreq:sometimes", "changefreq:", "priority:2", "priority:x", "rule:", "rule:Bad_Rule!", "lastmod:futur"],
+)
+def test_bad_tokens_say_what_to_write(bad: str) -> None:
+    with pytest.raises(ValueError):
+        parse_filter(bad)
