@@ -54,6 +54,13 @@ async def test_the_issues_pane_as_a_drill_down(demo_server, make_app, size):
         await wait_for(pilot, lambda: bool(posted), what="ShowUrls")
         assert posted[0].filter_text == f"rule:{RULE}" and posted[0].origin is issues
         assert RULE in posted[0].title
+        # the URL table shows exactly that rule's URLs, the filter visible; Esc comes back
+        table = app.url_table
+        await wait_for(pilot, lambda: app.focused is table.grid, what="the URL grid focused")
+        assert table.query_one("#url-filter").value == f"rule:{RULE}"
+        await wait_for(pilot, lambda: table.grid.row_count > 0, what="the rule's URLs")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.focused is issues, what="the issue list focused again")
         # → opens the rule, → again goes to its issue
         await pilot.press("right")
         await wait_for(pilot, lambda: bool(issues.cursor_node.children)
