@@ -10,6 +10,7 @@ from app_helpers import settle, wait_for, wait_started
 from textual.containers import VerticalScroll
 from textual.widgets import TabbedContent, Tree
 
+from sitemap_tui.tui.widgets.drill_list import DrillList
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.overview import OverviewPane
@@ -96,8 +97,11 @@ def pane_body(app: Any, tab: str) -> Any:
         return issue_list(app)
     if tab == "urls":
         return app.url_table.grid
-    pane_cls = {"overview": OverviewPane, "extensions": ExtensionsPane, "lastmod": LastmodPane}[tab]
-    return app.query_one(pane_cls).query_one(VerticalScroll)
+    if tab == "lastmod":  # the chart: its bar cursor takes the arrows, Enter drills
+        return app.query_one(LastmodPane).chart
+    if tab == "extensions":  # the rows, Enter drills (the demo's root has extension rows)
+        return app.query_one(ExtensionsPane).query_one(DrillList)
+    return app.query_one(OverviewPane).query_one(VerticalScroll)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

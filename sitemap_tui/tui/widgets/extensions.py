@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from sitemap_tui.engine.sanitize import display
@@ -73,6 +74,13 @@ class ExtensionsPane(NodePane):
         self.add_class("-empty")
 
     @property
+    def body(self) -> Widget:
+        """The rows when there are any (`2` then Enter drills), else the scrollable body."""
+        if self.has_class("-empty"):
+            return super().body
+        return self.query_one(DrillList)
+
+    @property
     def rows(self) -> DrillList:
         return self.query_one("#ext-rows", DrillList)
 
@@ -125,6 +133,8 @@ class ExtensionsPane(NodePane):
             )
             drill.append(DrillRow(label, filter_text, f"URLs with {name} ({plural(with_it, 'URL')})"))
         self.rows.set_rows(drill)
+        if self.screen.focused is super().body:
+            self.rows.focus()  # `2` came before the rows: they are the pane's main widget now
         parts: list[Any] = []
         langs = agg.hreflang
         if langs:

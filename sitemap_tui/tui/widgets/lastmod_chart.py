@@ -312,6 +312,11 @@ class LastmodPane(NodePane):
     def chart(self) -> LastmodChart:
         return self.query_one(LastmodChart)
 
+    @property
+    def body(self) -> Widget:
+        """The chart: `3` puts the bar cursor under the arrow keys, Enter drills at once."""
+        return self.chart
+
     def on_mount(self) -> None:
         self.watch(self.chart, "mode", self._mode_changed, init=False)
 
