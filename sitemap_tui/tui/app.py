@@ -34,6 +34,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
         "focus_tree", "lastmod_mode",
+        "expand_everything", "interrupt", "follow_hosts",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -50,8 +51,9 @@ class SitemapApp(Actions):
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS: ClassVar[list[Any]] = [
-        Binding("e", "expand_all", "Expand all", id="expand_all", tooltip="Fetch the whole subtree of the highlighted node"),
-        Binding("x,escape", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
+        Binding("e", "expand_all", "Expand subtree", id="expand_all",
+                tooltip="Fetch the whole subtree of the highlighted node (E: the whole exploration)"),
+        Binding("x", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all, checks and running fetches"),
         # early in the footer: on an 80-column terminal the last bindings are cut off
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("r", "reload", "Reload", id="reload", tooltip="Fetch the highlighted file again (conditional GET)"),
@@ -72,6 +74,13 @@ class SitemapApp(Actions):
         Binding("4", "tab_issues", "Issues", id="tab_issues", show=False),
         Binding("5", "tab_urls", "URLs", id="tab_urls", show=False),
         Binding("0", "focus_tree", "Tree", id="focus_tree", show=False),
+        Binding("E", "expand_everything", "Expand everything", id="expand_everything",
+                tooltip="Fetch the whole exploration, whatever node is highlighted (e: its subtree only)"),
+        Binding("f", "follow_hosts", "Follow other hosts", id="follow_hosts", show=False,
+                tooltip="Toggle following index children on other hosts, and fetch the highlighted node again"),
+        # ctrl+c cancels running work (and says so); with nothing running, Textual's quit hint
+        Binding("ctrl+c", "interrupt", "Cancel (or how to quit)", id="interrupt", show=False),
+        Binding("q", "quit", "Quit", id="quit", show=False),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

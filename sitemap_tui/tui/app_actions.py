@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.widgets import TabbedContent, TabPane
 
 from sitemap_tui.engine import urlpolicy
@@ -23,8 +24,12 @@ from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
 from sitemap_tui.tui.widgets import NodePane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, CONTAINERS, short_name
+from sitemap_tui.tui.widgets.tree_nav import EVERYTHING
 from sitemap_tui.words import plural
 
+QUIT_GRACE_SECONDS = 3.0
+"""How long quitting waits for the engine to stop on its own before ending it (nothing it still
+had was asked for: its work was cancelled, and the store is committed as it goes)."""
 TABS = ("overview", "extensions", "lastmod", "issues", "urls")
 # the help names where a key works; the pane keys focus the URL grid or a pane's scrollable body
 WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "UrlGrid": "URL table",
@@ -36,25 +41,33 @@ class Actions(EngineLink):
 
     def action_expand_all(self) -> None:
         node = self._cursor_node()
-        if node is None or not self._require_engine("Expand all"):
+        if node is not None:
+            self._expand_all(node.id, name=short_name(node))
+
+    def _expand_all(self, node_id: int, *, name: str, scope: int | None = None) -> None:
+        """Fetch everything under ``node_id``; the tree opens ``scope`` (default: that node's
+        subtree) as the files arrive."""
+        if not self._require_engine("Expand all"):
             return
         if self.jobs.expand_all_node is not None:
             self.notify("Expand all is already running (x cancels it).", markup=False)
             return
         assert self.bridge is not None
-        if not self.bridge.expand_all(node.id):
+        if not self.bridge.expand_all(node_id):
             return
-        self.jobs.expand_all_node = node.id
-        tnode = self.tree.tree_node(node.id)
-        if tnode is not None:
-            tnode.expand()
+        self.jobs.expand_all_node = node_id
+        self.tree.open_as_they_arrive(node_id if scope is None else scope)
         self.update_header()
 
+    def work_running(self) -> bool:
+        """An expand-all, deep or cross-file checks, or a fetch is running (x cancels them)."""
+        return bool(
+            self.jobs.expand_all_node is not None or self.jobs.deep is not None or self.jobs.crossfile
+            or any(n.state in ACTIVE for n in self.tree.model.nodes.values())
+        )
+
     def action_cancel(self) -> None:
-        active = any(n.state in ACTIVE for n in self.tree.model.nodes.values())
-        if self.bridge is None or (
-            self.jobs.expand_all_node is None and not active and self.jobs.deep is None and not self.jobs.crossfile
-        ):
+        if self.bridge is None or not self.work_running():
             return
         self.bridge.cancel()
         self.notify("Cancelling…", markup=False)
@@ -316,9 +329,10 @@ class Actions(EngineLink):
         cmds: list[PaletteCommand] = []
         name = short_name(node) if node is not None else ""
         if node is not None:
-            cmds.append(PaletteCommand("Expand all", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
-        if self.jobs.expand_all_node is not None or self.jobs.deep is not None or self.jobs.crossfile or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
-            cmds.append(PaletteCommand("Cancel", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
+            cmds.append(PaletteCommand("Expand subtree (e)", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
+        cmds.append(PaletteCommand("Expand everything (E)", "Fetch the whole exploration, whatever node is highlighted" + ("" if live else " (needs the live engine)"), "expand_everything"))
+        if self.work_running():
+            cmds.append(PaletteCommand("Cancel (x)", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
         cmds.append(PaletteCommand("Export URLs", "Write URLs (this node, subtree, filtered or marked rows) to txt / CSV / JSONL", "export"))
         cmds.append(PaletteCommand("Filter URLs", "Filter the URL table (substring, regex, lastmod, issues, extensions)", "filter"))
         if node is not None and node.kind not in CONTAINERS:
@@ -337,3 +351,45 @@ class Actions(EngineLink):
         for tab in TABS:
             cmds.append(PaletteCommand(f"Show {tab} pane", f"Switch to the {tab} tab", f"tab_{tab}"))
         return cmds
+
+    # -- expand everything, ctrl+c, quit, follow other hosts (issue 18) ----------------------------
+    def action_expand_everything(self) -> None:
+        roots = self.tree.model.roots()
+        if not roots:
+            return
+        node = self.tree.model.nodes[roots[0]]  # an exploration has one root: its target
+        self._expand_all(node.id, name=short_name(node), scope=EVERYTHING)
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: what a terminal user presses to stop something. It cancels the running work
+        (and says so); with nothing running, Textual's hint of how to quit."""
+        if self.bridge is not None and self.work_running():
+            self.action_cancel()
+            self.notify("ctrl+c cancelled the running work; q or ctrl+q quits.", markup=False)
+        else:
+            self.action_help_quit()
+
+    async def action_quit(self) -> None:
+        """q / ctrl+q: cancel what runs and stop the engine while the screen still shows (a
+        slow stop was a blank screen for seconds, the engine running at low priority), at most
+        ``QUIT_GRACE_SECONDS`` before it is ended, then exit."""
+        if self.quitting:
+            return
+        self.quitting = True
+        bridge = self.bridge
+        if bridge is None:
+            self.exit()
+            return
+        if self.work_running():
+            bridge.cancel()
+        self.tree.stop_opening()
+        header = "Quitting: cancelling the running work and stopping the engine…"
+        self.notify(header, markup=False)
+        self._stop_then_exit(bridge)
+
+    @work(thread=True, group="quit", exit_on_error=False)
+    def _stop_then_exit(self, bridge: Any) -> None:
+        try:
+            bridge.stop(QUIT_GRACE_SECONDS)
+        finally:
+            self.call_from_thread(self.exit)

@@ -289,7 +289,12 @@ class EngineProcess(_Base):
         proc.join(timeout)
         if proc.is_alive():
             proc.terminate()
-            proc.join(2)
+            proc.join(1)
+        if proc.is_alive():
+            # a stopped (SIGSTOP) or wedged process ignores SIGTERM: the store is SQLite's
+            # crash-safe WAL, what was committed stays
+            proc.kill()
+            proc.join(1)
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(2)
         with contextlib.suppress(OSError):
