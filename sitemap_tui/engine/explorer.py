@@ -183,6 +183,10 @@ class Explorer(FileProcessing):
         node = self.nodes[node_id]
         if node.state != NodeState.PENDING or node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
             return
+        if not self._running:
+            # a cancel stopped everything that ran: it is over, and must not stop this new fetch
+            # at its first chunk (an expand-all still being cancelled keeps its flag)
+            self._cancel = False
         task = asyncio.current_task()
         if task is not None:
             self._running[node_id] = task

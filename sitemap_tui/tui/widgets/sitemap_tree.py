@@ -318,8 +318,9 @@ class SitemapTree(TreeNavigation, Tree[int]):
                 old = model.nodes.get(node.id)
                 if old is None:
                     continue  # forgotten by a reload
-                if old.state in (NodeState.DONE, NodeState.FAILED) and node.state in (NodeState.PENDING, *ACTIVE):
-                    # fetched again (reload): the old children are gone from the store
+                again = old.state in (NodeState.DONE, NodeState.FAILED) or (old.error == "cancelled" and node.error != "cancelled")
+                if again and node.state in (NodeState.PENDING, *ACTIVE):
+                    # fetched again (a reload, a cancelled file): the old children are gone from the store
                     for gone in model.forget_descendants(node.id):
                         changed.add(gone)
                     model.issues.pop(node.id, None)
