@@ -39,6 +39,8 @@ WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table",
 class Actions(EngineLink):
     """The ``action_*`` methods (bound to keys in ``app``) and the palette's list."""
 
+    _follow: bool | None = None  # f: follow other hosts, once toggled (else the options say)
+
     def action_expand_all(self) -> None:
         node = self._cursor_node()
         if node is not None:
@@ -344,6 +346,8 @@ class Actions(EngineLink):
             if urlpolicy.unfetchable_reason(url) is None:
                 cmds.append(PaletteCommand("Open in browser", "Open the highlighted http(s) URL (asks first)", "open_browser"))
         cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
+        follow = "Stop following" if self.following_hosts() else "Follow"
+        cmds.append(PaletteCommand(f"{follow} other hosts (f)", "Index children on other hosts: toggle, and fetch the highlighted file again (-H headers stay on the site you named)", "follow_hosts"))
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
@@ -393,3 +397,33 @@ class Actions(EngineLink):
             bridge.stop(QUIT_GRACE_SECONDS)
         finally:
             self.call_from_thread(self.exit)
+
+    def action_follow_hosts(self) -> None:
+        """f: follow index children on other hosts (or stop), said in a notice and on the
+        highlighted file, which is fetched again so that its children are decided anew."""
+        if not self._require_engine("Follow other hosts"):
+            return
+        on = not self.following_hosts()
+        assert self.bridge is not None
+        if not self.bridge.follow_hosts(on):
+            return
+        self._follow = on
+        state = "on: index children on other hosts are fetched" if on else "off: index children on other hosts are skipped"
+        # netpolicy: the -H headers are decided per request by the target's origin, not by this
+        said = [f"Follow other hosts {state} (f toggles). -H headers still go only to the site you named."]
+        node = self._cursor_node()
+        if node is None or node.kind in CONTAINERS:
+            said.append("Highlight an index and press f again, or r, to fetch it with this setting.")
+        elif node.state in ACTIVE:
+            said.append(f"{short_name(node)} is being fetched: press r once it is done.")
+        elif self.bridge.refetch(node.id):
+            self.tree.model.notes[node.id] = "other hosts followed" if on else "other hosts not followed"
+            self.tree.refresh_label(node.id)
+            said.append(f"Fetching {short_name(node)} again…")
+        self.notify(" ".join(said), title="other hosts", markup=False)
+
+    def following_hosts(self) -> bool:
+        """Whether index children on other hosts are followed (--follow-cross-host, then f)."""
+        if self._follow is not None:
+            return self._follow
+        return bool(getattr(self.options, "follow_cross_host", False))

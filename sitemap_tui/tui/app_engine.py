@@ -282,7 +282,7 @@ class EngineLink(PaneSync):
         elif message.what == "expand" and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
             self.recount_issues()
-        elif message.what == "reload" and message.node_id is not None:
+        elif message.what in ("reload", "refetch") and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
             self.recount_issues()
             if message.result is False:

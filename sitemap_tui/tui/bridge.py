@@ -105,6 +105,14 @@ class _Base(ABC):
     def reload(self, node_id: int) -> bool:
         return self._command(wire.Expand(node_id, "reload"), node_id)
 
+    def refetch(self, node_id: int) -> bool:
+        """Fetch the node again, unconditionally (its children are decided anew)."""
+        return self._command(wire.Expand(node_id, "refetch"), node_id)
+
+    def follow_hosts(self, cross_host: bool) -> bool:
+        """Follow index children on other hosts (or not) from now on."""
+        return self._command(wire.Follow(cross_host))
+
     def deep(self, node_ids: list[int]) -> bool:
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
         return self._command(wire.Deep(tuple(node_ids)))

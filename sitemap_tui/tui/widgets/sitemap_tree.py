@@ -94,6 +94,7 @@ class NodeModel:
     progress: dict[int, tuple[int, int | None]] = field(default_factory=dict)
     issues: dict[int, tuple[int, int]] = field(default_factory=dict)  # errors, warnings
     stopped: set[int] = field(default_factory=set)  # files the engine left unfinished when it stopped
+    notes: dict[int, str] = field(default_factory=dict)  # said on the node (f: "other hosts followed")
 
     def add(self, node: Node) -> None:
         if node.id in self.nodes:
@@ -184,6 +185,8 @@ def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
         text.append("  skipped", style="dim italic")
     elif node.state == NodeState.PENDING and node.error == "cancelled":
         text.append("  cancelled", style="dim italic")
+    if node.id in model.notes:
+        text.append(f"  {model.notes[node.id]}", style="italic cyan")
     return text
 
 
