@@ -21,6 +21,7 @@ from sitemap_tui.engine.explore_tree import (
 )
 from sitemap_tui.engine.filejob import (
     FileJob,
+    JobAnswered,
     JobBatch,
     JobDone,
     JobKind,
@@ -53,6 +54,10 @@ class FileProcessing(RobotsReading):
             node.state = NodeState.PENDING  # can still be asked for explicitly
             return
         self.files_started += 1
+        if node.error == "cancelled":
+            # what an earlier, cancelled fetch stored (rows, issues, children) goes first: the new
+            # fetch's rows are never counted with the old ones
+            self._reset(node)
         self._left.pop(node.id, None)  # fetched after all (asked for, or resumed)
         self._cut.pop(node.id, None)
         try:
@@ -136,6 +141,10 @@ class FileProcessing(RobotsReading):
                 return  # a copy of a file explored elsewhere: nothing of it is applied
             elif isinstance(msg, JobProgress):
                 self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
+            elif isinstance(msg, JobAnswered):
+                node.stats.http_status = msg.http_status
+                node.stats.content_type = msg.content_type
+                self._changed(node)
             elif isinstance(msg, JobKind):
                 node.kind = msg.kind
                 node.state = NodeState.PARSING

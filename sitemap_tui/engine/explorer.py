@@ -183,6 +183,10 @@ class Explorer(FileProcessing):
         node = self.nodes[node_id]
         if node.state != NodeState.PENDING or node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
             return
+        if not self._running:
+            # a cancel stopped everything that ran: it is over, and must not stop this new fetch
+            # at its first chunk (an expand-all still being cancelled keeps its flag)
+            self._cancel = False
         task = asyncio.current_task()
         if task is not None:
             self._running[node_id] = task
@@ -257,8 +261,9 @@ class Explorer(FileProcessing):
             if self._pool is not None:
                 self._pool.resume()
 
-    async def reload(self, node_id: int) -> bool:
-        """Fetch a node again with a conditional GET; returns False when it was not modified."""
+    async def reload(self, node_id: int, *, conditional: bool = True) -> bool:
+        """Fetch a node again with a conditional GET (``conditional=False``: a plain one);
+        returns False when it was not modified."""
         node = self.nodes[node_id]
         if node.kind in (NodeKind.SITE, NodeKind.DIRECTORY) or self._fetcher is None:
             return False
@@ -267,9 +272,9 @@ class Explorer(FileProcessing):
             await self.expand(node_id)
             return True
         s = node.stats
-        conditional = (s.etag, s.last_modified) if (s.etag or s.last_modified) else None
-        if conditional is not None:
-            probe = await self._fetcher.fetch(node.url, _discard, conditional=conditional)
+        validators = (s.etag, s.last_modified) if conditional and (s.etag or s.last_modified) else None
+        if validators is not None:
+            probe = await self._fetcher.fetch(node.url, _discard, conditional=validators)
             if probe.not_modified:
                 return False
         self._reset(node)

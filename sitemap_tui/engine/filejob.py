@@ -58,6 +58,16 @@ class JobKind:
 
 
 @dataclass(slots=True)
+class JobAnswered:
+    """The final response's headers are in: the file's status and type are known before its end
+    (a file cancelled half-way still shows what the server answered)."""
+
+    node_id: int
+    http_status: int | None
+    content_type: str | None
+
+
+@dataclass(slots=True)
 class JobRedirected:
     """The fetch was redirected: sent when the final response's headers are in, before any of
     the body is parsed, so the explorer can tell whether that URL is already explored (its
@@ -102,7 +112,7 @@ class JobDone:
     unselected: list[Issue] = field(default_factory=list)  # as JobBatch.unselected
 
 
-JobMessage = JobKind | JobRedirected | JobProgress | JobBatch | JobDone
+JobMessage = JobKind | JobAnswered | JobRedirected | JobProgress | JobBatch | JobDone
 
 
 @dataclass
@@ -153,6 +163,7 @@ class FileJob:
         body = BodyWriter(Path(spec.body_cache), spec.node_id) if spec.body_cache else None
 
         def on_response(outcome: FetchOutcome) -> None:
+            self.emit(JobAnswered(spec.node_id, outcome.stats.http_status, outcome.stats.content_type))
             # location rules (and the "sitemap" of each URL record) use the final URL
             run.final_url = outcome.final_url or None
             if spec.ctx is not None and outcome.final_url:

@@ -437,8 +437,12 @@ class WorkerPool:
     def close(self) -> None:
         for inbox in self._inboxes:
             inbox.put(None)
+        # one deadline for all of them: waiting 2 s for each in turn made a slow pool (workers
+        # at low priority on a busy machine) hold the engine's stop for 2 s per worker
+        deadline = time.monotonic() + 2
         for proc in self._procs:
-            proc.join(timeout=2)
+            proc.join(timeout=max(0.0, deadline - time.monotonic()))
+        for proc in self._procs:
             if proc.is_alive():
                 proc.terminate()
         self._results.put(None)

@@ -41,6 +41,7 @@ from sitemap_tui.session.messages import (
     Exited,
     Expand,
     Failed,
+    Follow,
     Open,
     Ready,
     Reply,
@@ -111,21 +112,33 @@ class EngineHost:
         elif isinstance(cmd, Open):
             target = cmd.target
             self.submit("open", lambda ex: ex.open(target), None)
-        elif isinstance(cmd, Expand) and cmd.what in ("expand", "expand-all", "reload"):
+        elif isinstance(cmd, Expand) and cmd.what in ("expand", "expand-all", "reload", "refetch"):
             node_id = int(cmd.node_id)
             run: Callable[[Explorer], Awaitable[Any]] = {
                 "expand": lambda ex: ex.expand(node_id),
                 "expand-all": lambda ex: ex.expand_all(node_id),
                 "reload": lambda ex: ex.reload(node_id),
+                "refetch": lambda ex: ex.reload(node_id, conditional=False),
             }[cmd.what]
             self.submit(cmd.what, run, node_id)
         elif isinstance(cmd, Deep):
             self.deep(list(cmd.node_ids))
         elif isinstance(cmd, Crossfile):
             self.crossfile(when_idle=cmd.when_idle)
+        elif isinstance(cmd, Follow):
+            self.follow(cmd.cross_host)
         else:  # a message from a newer or foreign interface
             what = str(getattr(cmd, "what", type(cmd).__name__))
             self.post(Failed(what, f"unknown engine command {what!r}", None))
+
+    def follow(self, cross_host: bool) -> None:
+        """Follow index children on other hosts from the next file on (a copy of the options:
+        on a thread, the interface's own object must not change under it)."""
+        if self.explorer is None:
+            self.post(Failed("follow", "the engine is not running", None))
+            return
+        self.explorer.options = replace(self.explorer.options, follow_cross_host=cross_host)
+        self.post(Done("follow", None, cross_host))
 
     def stop(self) -> None:
         if self._stop is not None:

@@ -25,10 +25,11 @@ class Open:
 @dataclass(frozen=True, slots=True)
 class Expand:
     """Fetch one sitemap's children (``expand``), all of them down the tree (``expand-all``), or
-    fetch the node again (``reload``)."""
+    fetch the node again (``reload``: a conditional GET; ``refetch``: unconditionally, as after
+    ``Follow``, whose skipped children a 304 would leave skipped)."""
 
     node_id: int
-    what: str = "expand"  # "expand", "expand-all" or "reload"
+    what: str = "expand"  # "expand", "expand-all", "reload" or "refetch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,15 @@ class Crossfile:
 
 
 @dataclass(frozen=True, slots=True)
+class Follow:
+    """From now on, follow index children on another host (or not): the ``f`` key of the
+    explorer. The -H headers still go to the target's origin only (fetch.py)."""
+
+    what: ClassVar[str] = "follow"
+    cross_host: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Cancel:
     what: ClassVar[str] = "cancel"
 
@@ -53,8 +63,8 @@ class Stop:
     what: ClassVar[str] = "stop"
 
 
-Command = Open | Expand | Deep | Crossfile | Cancel | Stop
-EXPAND_COMMANDS = ("expand", "expand-all", "reload")
+Command = Open | Expand | Deep | Crossfile | Follow | Cancel | Stop
+EXPAND_COMMANDS = ("expand", "expand-all", "reload", "refetch")
 
 
 # -- replies: engine -> interface -------------------------------------------------------------

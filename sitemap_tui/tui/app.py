@@ -34,6 +34,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
         "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent", "back",
+        "expand_everything", "interrupt", "follow_hosts",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -54,8 +55,9 @@ class SitemapApp(Actions):
         # of the app's keys: the footer lists the focused pane's keys before them and is cut at
         # 80 columns, and the URL pane's footer must still show Export
         Binding("w,ctrl+s", "export", "Export", id="export", tooltip="Export URLs to txt / CSV / JSONL, or their image / video URLs"),
-        Binding("e", "expand_all", "Expand all", id="expand_all", tooltip="Fetch the whole subtree of the highlighted node"),
-        Binding("x", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all and running fetches"),
+        Binding("e", "expand_all", "Expand subtree", id="expand_all",
+                tooltip="Fetch the whole subtree of the highlighted node (E: the whole exploration)"),
+        Binding("x", "cancel", "Cancel", id="cancel", tooltip="Stop expand-all, checks and running fetches"),
         # early in the footer: on an 80-column terminal the last bindings are cut off
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("r", "reload", "Reload", id="reload", tooltip="Fetch the highlighted file again (conditional GET)"),
@@ -80,6 +82,13 @@ class SitemapApp(Actions):
         Binding("ctrl+r", "open_recent", "Recent explorations", id="open_recent", show=False),
         Binding("escape,backspace", "back", "Back", id="back", show=False,
                 tooltip="Back to the pane a drill-through came from, else to the tree"),
+        Binding("E", "expand_everything", "Expand everything", id="expand_everything",
+                tooltip="Fetch the whole exploration, whatever node is highlighted (e: its subtree only)"),
+        Binding("f", "follow_hosts", "Follow other hosts", id="follow_hosts", show=False,
+                tooltip="Toggle following index children on other hosts, and fetch the highlighted node again"),
+        # ctrl+c cancels running work (and says so); with nothing running, Textual's quit hint
+        Binding("ctrl+c", "interrupt", "Cancel (or how to quit)", id="interrupt", show=False),
+        Binding("q", "quit", "Quit", id="quit", show=False),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.widgets import TabbedContent, TabPane
 
 from sitemap_tui.engine import urlpolicy
@@ -25,8 +26,12 @@ from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
 from sitemap_tui.tui.widgets import NodePane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, CONTAINERS, short_name
+from sitemap_tui.tui.widgets.tree_nav import EVERYTHING
 from sitemap_tui.words import plural
 
+QUIT_GRACE_SECONDS = 3.0
+"""How long quitting waits for the engine to stop on its own before ending it (nothing it still
+had was asked for: its work was cancelled, and the store is committed as it goes)."""
 TABS = ("overview", "extensions", "lastmod", "issues", "urls")
 # the help names where a key works; the pane keys focus the URL grid or a pane's scrollable body
 WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "UrlGrid": "URL table",
@@ -38,28 +43,37 @@ class Actions(EngineLink):
     """The ``action_*`` methods (bound to keys in ``app``) and the palette's list."""
 
     _remembered_export: Any = None  # the export dialog's last choices (tui.state.ExportPrefs)
+    _follow: bool | None = None  # f: follow other hosts, once toggled (else the options say)
 
     def action_expand_all(self) -> None:
         node = self._cursor_node()
-        if node is None or not self._require_engine("Expand all"):
+        if node is not None:
+            self._expand_all(node.id, name=short_name(node))
+
+    def _expand_all(self, node_id: int, *, name: str, scope: int | None = None) -> None:
+        """Fetch everything under ``node_id``; the tree opens ``scope`` (default: that node's
+        subtree) as the files arrive."""
+        if not self._require_engine("Expand all"):
             return
         if self.jobs.expand_all_node is not None:
             self.notify("Expand all is already running (x cancels it).", markup=False)
             return
         assert self.bridge is not None
-        if not self.bridge.expand_all(node.id):
+        if not self.bridge.expand_all(node_id):
             return
-        self.jobs.expand_all_node = node.id
-        tnode = self.tree.tree_node(node.id)
-        if tnode is not None:
-            tnode.expand()
+        self.jobs.expand_all_node = node_id
+        self.tree.open_as_they_arrive(node_id if scope is None else scope)
         self.update_header()
 
+    def work_running(self) -> bool:
+        """An expand-all, deep or cross-file checks, or a fetch is running (x cancels them)."""
+        return bool(
+            self.jobs.expand_all_node is not None or self.jobs.deep is not None or self.jobs.crossfile
+            or any(n.state in ACTIVE for n in self.tree.model.nodes.values())
+        )
+
     def action_cancel(self) -> None:
-        active = any(n.state in ACTIVE for n in self.tree.model.nodes.values())
-        if self.bridge is None or (
-            self.jobs.expand_all_node is None and not active and self.jobs.deep is None and not self.jobs.crossfile
-        ):
+        if self.bridge is None or not self.work_running():
             return
         self.bridge.cancel()
         self.notify("Cancelling…", markup=False)
@@ -414,9 +428,10 @@ class Actions(EngineLink):
         cmds: list[PaletteCommand] = []
         name = short_name(node) if node is not None else ""
         if node is not None:
-            cmds.append(PaletteCommand("Expand all", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
-        if self.jobs.expand_all_node is not None or self.jobs.deep is not None or self.jobs.crossfile or any(n.state in ACTIVE for n in self.tree.model.nodes.values()):
-            cmds.append(PaletteCommand("Cancel", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
+            cmds.append(PaletteCommand("Expand subtree (e)", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
+        cmds.append(PaletteCommand("Expand everything (E)", "Fetch the whole exploration, whatever node is highlighted" + ("" if live else " (needs the live engine)"), "expand_everything"))
+        if self.work_running():
+            cmds.append(PaletteCommand("Cancel (x)", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
         cmds.append(PaletteCommand("Export URLs", "Write URLs (marked or filtered rows, this node, subtree, an issue's) to txt / CSV / JSONL, or their image / video URLs", "export"))
         cmds.append(PaletteCommand("Filter URLs", "Filter the URL table (substring, regex, lastmod, issues, extensions)", "filter"))
         if node is not None and node.kind not in CONTAINERS:
@@ -428,6 +443,8 @@ class Actions(EngineLink):
             if urlpolicy.unfetchable_reason(url) is None:
                 cmds.append(PaletteCommand("Open in browser", "Open the highlighted http(s) URL (asks first)", "open_browser"))
         cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
+        follow = "Stop following" if self.following_hosts() else "Follow"
+        cmds.append(PaletteCommand(f"{follow} other hosts (f)", "Index children on other hosts: toggle, and fetch the highlighted file again (-H headers stay on the site you named)", "follow_hosts"))
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
         cmds.append(PaletteCommand("Open recent", "Reopen an exploration kept in the cache (site, date, URLs, size)", "open_recent"))
@@ -458,6 +475,7 @@ class Actions(EngineLink):
             screen.minimize()
         elif self.focused is not None:
             screen.maximize(self.focused)
+
     def action_open_recent(self) -> None:
         from sitemap_tui.tui.screens.recent import RecentScreen
 
@@ -466,3 +484,75 @@ class Actions(EngineLink):
                 await self.open_path(path)
 
         self.push_screen(RecentScreen(closes_app=False), chosen)
+
+    # -- expand everything, ctrl+c, quit, follow other hosts (issue 18) ----------------------------
+    def action_expand_everything(self) -> None:
+        roots = self.tree.model.roots()
+        if not roots:
+            return
+        node = self.tree.model.nodes[roots[0]]  # an exploration has one root: its target
+        self._expand_all(node.id, name=short_name(node), scope=EVERYTHING)
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: what a terminal user presses to stop something. It cancels the running work
+        (and says so); with nothing running, Textual's hint of how to quit."""
+        if self.bridge is not None and self.work_running():
+            self.action_cancel()
+            self.notify("ctrl+c cancelled the running work; q or ctrl+q quits.", markup=False)
+        else:
+            self.action_help_quit()
+
+    async def action_quit(self) -> None:
+        """q / ctrl+q: cancel what runs and stop the engine while the screen still shows (a
+        slow stop was a blank screen for seconds, the engine running at low priority), at most
+        ``QUIT_GRACE_SECONDS`` before it is ended, then exit."""
+        if self.quitting:
+            return
+        self.quitting = True
+        bridge = self.bridge
+        if bridge is None:
+            self.exit()
+            return
+        if self.work_running():
+            bridge.cancel()
+        self.tree.stop_opening()
+        header = "Quitting: cancelling the running work and stopping the engine…"
+        self.notify(header, markup=False)
+        self._stop_then_exit(bridge)
+
+    @work(thread=True, group="quit", exit_on_error=False)
+    def _stop_then_exit(self, bridge: Any) -> None:
+        try:
+            bridge.stop(QUIT_GRACE_SECONDS)
+        finally:
+            self.call_from_thread(self.exit)
+
+    def action_follow_hosts(self) -> None:
+        """f: follow index children on other hosts (or stop), said in a notice and on the
+        highlighted file, which is fetched again so that its children are decided anew."""
+        if not self._require_engine("Follow other hosts"):
+            return
+        on = not self.following_hosts()
+        assert self.bridge is not None
+        if not self.bridge.follow_hosts(on):
+            return
+        self._follow = on
+        state = "on: index children on other hosts are fetched" if on else "off: index children on other hosts are skipped"
+        # netpolicy: the -H headers are decided per request by the target's origin, not by this
+        said = [f"Follow other hosts {state} (f toggles). -H headers still go only to the site you named."]
+        node = self._cursor_node()
+        if node is None or node.kind in CONTAINERS:
+            said.append("Highlight an index and press f again, or r, to fetch it with this setting.")
+        elif node.state in ACTIVE:
+            said.append(f"{short_name(node)} is being fetched: press r once it is done.")
+        elif self.bridge.refetch(node.id):
+            self.tree.model.notes[node.id] = "other hosts followed" if on else "other hosts not followed"
+            self.tree.refresh_label(node.id)
+            said.append(f"Fetching {short_name(node)} again…")
+        self.notify(" ".join(said), title="other hosts", markup=False)
+
+    def following_hosts(self) -> bool:
+        """Whether index children on other hosts are followed (--follow-cross-host, then f)."""
+        if self._follow is not None:
+            return self._follow
+        return bool(getattr(self.options, "follow_cross_host", False))

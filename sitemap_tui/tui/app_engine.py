@@ -48,6 +48,9 @@ second of SQL); above it they wait for k, since they hold the store (~30 s on 10
 class EngineLink(PaneSync):
     """Starts the engine and applies what it reports (see the module docstring)."""
 
+    quitting = False
+    """Set when the user quits: what the engine still reports is not applied any more."""
+
     # -- lifecycle ------------------------------------------------------------------------------
     def on_mount(self) -> None:
         cfg = self.config
@@ -221,6 +224,8 @@ class EngineLink(PaneSync):
 
     @on(EngineEvents)
     def _engine_events(self, message: EngineEvents) -> None:
+        if self.quitting:
+            return
         changed, issue_nodes, done = self.tree.apply_events(message.events)
         self._dirty |= changed
         self._issue_dirty |= issue_nodes
@@ -233,6 +238,7 @@ class EngineLink(PaneSync):
         for ev in done:
             if ev.what == "expand-all":
                 self.jobs.expand_all_node = None
+                self.tree.stop_opening()
                 if ev.cancelled and self.jobs.stopped is None:  # (a stop says why on its own)
                     self.notify("Expand all cancelled.", markup=False)
                 else:
@@ -300,7 +306,7 @@ class EngineLink(PaneSync):
         elif message.what == "expand" and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
             self.recount_issues()
-        elif message.what == "reload" and message.node_id is not None:
+        elif message.what in ("reload", "refetch") and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
             self.recount_issues()
             if message.result is False:
@@ -309,6 +315,7 @@ class EngineLink(PaneSync):
                 self.notify(f"{name}: not modified since the last fetch.", markup=False)
         elif message.what == "expand-all" and message.result == "cancelled":
             self.jobs.expand_all_node = None
+            self.tree.stop_opening()
         elif message.what == "crossfile":
             self.jobs.crossfile = False
             self.jobs.crossfile_step = None
@@ -361,6 +368,7 @@ class EngineLink(PaneSync):
             return
         if message.what == "expand-all":
             self.jobs.expand_all_node = None
+            self.tree.stop_opening()
         if message.what == "deep":
             self.jobs.deep = None
         if message.what == "crossfile":
@@ -383,6 +391,7 @@ class EngineLink(PaneSync):
             self.jobs.stopped = (STOPPED_ENGINE, why)
             title, marker = STOPPED_ENGINE, f"not finished: the engine stopped ({why})"
         self.jobs.expand_all_node = None
+        self.tree.stop_opening()
         self.jobs.deep = None
         self.jobs.crossfile = False
         self.jobs.crossfile_step = None

@@ -105,6 +105,14 @@ class _Base(ABC):
     def reload(self, node_id: int) -> bool:
         return self._command(wire.Expand(node_id, "reload"), node_id)
 
+    def refetch(self, node_id: int) -> bool:
+        """Fetch the node again, unconditionally (its children are decided anew)."""
+        return self._command(wire.Expand(node_id, "refetch"), node_id)
+
+    def follow_hosts(self, cross_host: bool) -> bool:
+        """Follow index children on other hosts (or not) from now on."""
+        return self._command(wire.Follow(cross_host))
+
     def deep(self, node_ids: list[int]) -> bool:
         """Deep checks (live URL checks) on a sample of the given sitemaps' entries."""
         return self._command(wire.Deep(tuple(node_ids)))
@@ -289,7 +297,12 @@ class EngineProcess(_Base):
         proc.join(timeout)
         if proc.is_alive():
             proc.terminate()
-            proc.join(2)
+            proc.join(1)
+        if proc.is_alive():
+            # a stopped (SIGSTOP) or wedged process ignores SIGTERM: the store is SQLite's
+            # crash-safe WAL, what was committed stays
+            proc.kill()
+            proc.join(1)
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(2)
         with contextlib.suppress(OSError):

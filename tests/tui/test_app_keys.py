@@ -31,7 +31,8 @@ from sitemap_tui.tui.widgets.overview import OverviewPane
 
 async def test_keymap_and_theme_from_the_config_file(demo_server, make_app, tmp_path, monkeypatch):
     cfg = tmp_path / "config.toml"
-    cfg.write_text('theme = "nord"\n\n[keymap]\nexpand_all = "E"\nhelp = "f2"\n')
+    # (E is bound by default to "expand everything" since issue 18: g is free)
+    cfg.write_text('theme = "nord"\n\n[keymap]\nexpand_all = "g"\nhelp = "f2"\n')
     monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(cfg))
     app = make_app(demo_server.base_url + "/", config=load_config())
     async with app.run_test(size=(120, 36)) as pilot:
@@ -42,14 +43,14 @@ async def test_keymap_and_theme_from_the_config_file(demo_server, make_app, tmp_
         assert app.jobs.expand_all_node is None
         index = node_by_name(app, "sitemap_index.xml")
         assert app.tree.model.nodes[index].state == NodeState.PENDING
-        await pilot.press("E")
+        await pilot.press("g")
         await settle(app, pilot)
         assert app.tree.model.nodes[index].state == NodeState.DONE
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
         entry = next(e for e in app.screen.entries if e.binding_id == "expand_all")
-        assert entry.keys == "E"
-        assert "E" in screen_text(app)
+        assert entry.keys == "g"
+        assert "g" in screen_text(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help to close")
 
@@ -78,7 +79,7 @@ async def test_help_lists_the_bindings(demo_server, make_app):
             assert {"expand_all", "cancel", "reload", "export", "filter", "copy_url", "open_browser",
                     "toggle_theme", "open_file", "help", "tree_wider", "tree_narrower"} <= ids
             text = screen_text(app)
-            assert "Expand all" in text and "Copy URL" in text
+            assert "Expand subtree" in text and "Expand everything" in text and "Copy URL" in text
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help to close")
 
@@ -97,7 +98,7 @@ async def test_command_palette_runs_commands(demo_server, make_app):
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_started(app, pilot)
         names = {c.name for c in app.palette_commands()}
-        assert {"Expand all", "Export URLs", "Filter URLs", "Reload node", "Validate deep", "Toggle theme",
+        assert {"Expand subtree (e)", "Expand everything (E)", "Export URLs", "Filter URLs", "Reload node", "Validate deep", "Toggle theme",
                 "Open file", "Help", "Copy URL"} - {"Reload node"} <= names
         # the site root is not a file: no reload there (context-aware)
         assert "Reload node" not in names
@@ -108,7 +109,7 @@ async def test_command_palette_runs_commands(demo_server, make_app):
 
         provider = SitemapCommands(app.screen)
         found = [hit.text async for hit in provider.discover()]
-        assert "Expand all" in [str(t) for t in found]
+        assert "Expand subtree (e)" in [str(t) for t in found]
         # end to end: ctrl+p, type, enter
         dark = app.current_theme.dark
         await pilot.press("ctrl+p")

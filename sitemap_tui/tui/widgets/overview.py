@@ -237,11 +237,17 @@ class OverviewPane(NodePane):
         title.append_text(state_text(node))
         parts.append(title)
         parts.append(Text(display(node.url), style="dim"))
-        if node.error:
+        cancelled = node.state == NodeState.PENDING and node.error == "cancelled"
+        if cancelled:
+            # what the cancelled fetch got stays in the store: say it is partial, not "not fetched"
+            n = s.url_count
+            parts.append(Text(f"Cancelled: the fetch was stopped after {n:,} URL{'s' if n != 1 else ''} (partial);"
+                              " press enter to fetch the file again.", style="yellow"))
+        elif node.error:
             style = "bold red" if node.state == NodeState.FAILED else "yellow"
             label = "Failed: " if node.state == NodeState.FAILED else ("Skipped: " if node.state == NodeState.SKIPPED else "Note: ")
             parts.append(Text(label + display(node.error), style=style))
-        if node.state == NodeState.PENDING and node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and not sel.subtree:
+        if node.state == NodeState.PENDING and not cancelled and node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and not sel.subtree:
             parts.append(Text("Not fetched yet: press enter (or expand it) to fetch this file.", style="italic"))
         parts.append(Text(""))
 

@@ -38,6 +38,7 @@ from sitemap_tui.engine.events import (
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.sizes import format_size
+from sitemap_tui.tui.widgets.tree_nav import CHUNK, TreeNavigation
 
 ICONS: dict[NodeKind, str] = {
     NodeKind.SITE: "⌂",
@@ -55,7 +56,6 @@ ICONS: dict[NodeKind, str] = {
 SPINNER = "◐◓◑◒"
 ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
 CONTAINERS = (NodeKind.SITE, NodeKind.DIRECTORY)
-CHUNK = 500  # tree nodes added per UI-loop turn
 
 
 def short_name(node: Node) -> str:
@@ -88,6 +88,7 @@ class NodeModel:
     progress: dict[int, tuple[int, int | None]] = field(default_factory=dict)
     issues: dict[int, tuple[int, int]] = field(default_factory=dict)  # errors, warnings
     stopped: set[int] = field(default_factory=set)  # files the engine left unfinished when it stopped
+    notes: dict[int, str] = field(default_factory=dict)  # said on the node (f: "other hosts followed")
 
     def add(self, node: Node) -> None:
         if node.id in self.nodes:
@@ -178,14 +179,18 @@ def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
         text.append("  skipped", style="dim italic")
     elif node.state == NodeState.PENDING and node.error == "cancelled":
         text.append("  cancelled", style="dim italic")
+    if node.id in model.notes:
+        text.append(f"  {model.notes[node.id]}", style="italic cyan")
     return text
 
 
-class SitemapTree(Tree[int]):
+class SitemapTree(TreeNavigation, Tree[int]):
     """Lazy tree over :class:`NodeModel`; asks for fetches with :class:`FetchRequested`."""
 
     BINDINGS = [
         Binding("shift+space", "expand_loaded", "Open loaded subtree", show=False, id="tree.expand_loaded"),
+        Binding("right", "expand_or_child", "Open / first child", show=False, id="tree.expand_or_child"),
+        Binding("left", "collapse_or_parent", "Close / parent", show=False, id="tree.collapse_or_parent"),
     ]
 
     class FetchRequested(Message):
@@ -215,6 +220,7 @@ class SitemapTree(Tree[int]):
         self._requested: set[int] = set()
         self._frame = 0
         self.read_only = False
+        self._init_opening()
 
     # -- rendering --------------------------------------------------------------------------
     def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
@@ -290,6 +296,7 @@ class SitemapTree(Tree[int]):
         changed: set[int] = set()
         issue_nodes: set[int] = set()
         done: list[ExplorationDone] = []
+        parents: set[int] = set()  # of new nodes (an expand-all opens them)
         model = self.model
         for ev in events:
             if isinstance(ev, NodeAdded):
@@ -301,13 +308,16 @@ class SitemapTree(Tree[int]):
                 model.add(node)
                 changed.add(node.id)
                 self._node_added(node)
+                if node.parent_id is not None:
+                    parents.add(node.parent_id)
             elif isinstance(ev, NodeChanged):
                 node = ev.node
                 old = model.nodes.get(node.id)
                 if old is None:
                     continue  # forgotten by a reload
-                if old.state in (NodeState.DONE, NodeState.FAILED) and node.state in (NodeState.PENDING, *ACTIVE):
-                    # fetched again (reload): the old children are gone from the store
+                again = old.state in (NodeState.DONE, NodeState.FAILED) or (old.error == "cancelled" and node.error != "cancelled")
+                if again and node.state in (NodeState.PENDING, *ACTIVE):
+                    # fetched again (a reload, a cancelled file): the old children are gone from the store
                     for gone in model.forget_descendants(node.id):
                         changed.add(gone)
                     model.issues.pop(node.id, None)
@@ -335,6 +345,7 @@ class SitemapTree(Tree[int]):
             if nid in model.nodes:
                 self._settle(nid)
                 self.refresh_label(nid)
+        self._arrived(parents)
         self._flush_queue()
         return changed, issue_nodes, done
 
@@ -396,6 +407,7 @@ class SitemapTree(Tree[int]):
 
     def _add_some(self, count: int) -> None:
         queue = self._queue
+        created: list[int] = []
         for _ in range(min(count, len(queue))):
             parent_id, node_id = queue.popleft()
             node = self.model.nodes.get(node_id)
@@ -412,6 +424,11 @@ class SitemapTree(Tree[int]):
                     self._remove_tnode(placeholder)
             tnode = parent_t.add(node_label(node, self.model, self._frame), node_id, allow_expand=self._can_expand(node))
             self._tnodes[node_id] = tnode
+            created.append(node_id)
+        if self._open_later and created:
+            self._created(created)  # (what they enqueue waits for the next flush or drain turn)
+            if self._queue and not self._draining:
+                self.call_later(self._flush_queue)
 
     def _remove_tnode(self, tnode: TreeNode[int]) -> None:
         with contextlib.suppress(Exception):  # already gone
@@ -505,6 +522,7 @@ class SitemapTree(Tree[int]):
         self._queue.clear()
         self._requested.clear()
         self.read_only = False
+        self.stop_opening()
 
     @property
     def is_idle(self) -> bool:
@@ -568,22 +586,3 @@ class SitemapTree(Tree[int]):
         if node is not None and node.state == NodeState.PENDING:
             self.request_fetch(nid)
         self.post_message(self.NodeFocused(nid))
-
-    def action_expand_loaded(self) -> None:
-        """Open every node under the cursor whose children are already known (fetches nothing)."""
-        nid = self.cursor_id
-        if nid is not None:
-            self.expand_loaded(nid)
-
-    def expand_loaded(self, node_id: int) -> None:
-        for nid in self.model.subtree_ids(node_id):
-            if not self.model.children.get(nid):
-                continue
-            self.materialize(nid)
-            if len(self._queue) > 5 * CHUNK:
-                self._flush_queue()  # a huge index: added in chunks, not opened further
-                return
-            self._add_some(len(self._queue))
-            tnode = self._tnodes.get(nid)
-            if tnode is not None and not tnode.is_expanded:
-                tnode.expand()
