@@ -233,7 +233,7 @@ def footer(app: Any) -> str:
     return screen_text(app).splitlines()[-1]
 
 
-NEEDED = ("Expand all", "Help", "Export", "Filter", "Zoom", "^b", "palette")
+NEEDED = ("Expand subtree", "Help", "Export", "Filter", "Zoom", "^b", "palette")
 
 
 @pytest.mark.parametrize("size", [*SIZES, (120, 40)], ids=ids)
