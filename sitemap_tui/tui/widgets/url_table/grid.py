@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -25,6 +25,8 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import SORTS, EntryFilter, EntryRow, Store, connect
 from sitemap_tui.engine.store.urls import Query, has_rule, has_sort_index, row_key
 from sitemap_tui.tui.url_filter import row_matches
+from sitemap_tui.tui.widgets.url_table import columns
+from sitemap_tui.tui.widgets.url_table.columns import Column, fit
 from sitemap_tui.tui.widgets.url_table.listing import Listing
 from sitemap_tui.tui.widgets.url_table.messages import Indexed, Materialised, Ranged
 from sitemap_tui.words import plural
@@ -33,8 +35,8 @@ MARK_CAP = 1_000_000
 """``marked_ids`` materialises at most this many ids (and warns)."""
 SYNC_RANGE = 5000
 """A shift-click range up to this many rows is marked at once; longer ones in a worker."""
-SORT_ORDER = ("id", "loc", "lastmod")
-EXT_MARKERS = (("I", "n_images"), ("V", "n_videos"), ("N", "n_news"), ("H", "n_alternates"))
+SORT_ORDER = ("id", "loc", "lastmod", "priority", "issues", "sitemap")
+"""The columns ``s`` steps through (file order, then each sortable column)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -57,12 +59,6 @@ class Marks:
     @property
     def empty(self) -> bool:
         return self.all_filter is None and not self.added
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Layout:
-    width: int
-    loc: int
-    lastmod: int
 
 class UrlGrid(Listing, can_focus=True):
     """The virtual table itself (a Line-API ScrollView); ``UrlTable`` wraps it."""
@@ -106,6 +102,7 @@ class UrlGrid(Listing, can_focus=True):
         Binding("A", "clear_marks", "Clear marks", show=False, id="url_table.clear_marks"),
         Binding("escape", "escape", "Close/clear", show=False, id="url_table.escape"),
         Binding("s", "cycle_sort", "Sort", id="url_table.sort"),
+        Binding("S", "reverse_sort", "Reverse sort", id="url_table.reverse_sort"),
         Binding("enter", "select", "Details", id="url_table.select"),
         Binding("slash", "focus_filter", "Filter", id="url_table.filter"),
     ]
@@ -123,6 +120,9 @@ class UrlGrid(Listing, can_focus=True):
         self._width_key: Any = None
         self._width = 0
         self._rule_cache: dict[tuple[int, str], bool] = {}
+        self._pending_descending = False  # the direction of the sort whose index is being built
+        self._origin: str | None = None  # the exploration root's scheme://host (read once)
+        self._sitemaps: dict[int, str] = {}  # node id -> sitemap file name
 
     def _rows_dropped(self, *, data: bool) -> None:
         super()._rows_dropped(data=data)
@@ -307,20 +307,28 @@ class UrlGrid(Listing, can_focus=True):
         return len((mat[1] - m.removed) | m.added)
 
     # -- sorting -------------------------------------------------------------------------------
-    def set_sort(self, sort: str) -> None:
+    @property
+    def row_order(self) -> tuple[str, bool]:
+        """The order the rows are shown in: (column, descending); a sort waiting for its index
+        counts as chosen. The key of ``engine.store.SORTS`` ("id" is the files' order)."""
+        return (self.indexing or self.sort, self._pending_descending if self.indexing else self.descending)
+
+    def set_sort(self, sort: str, descending: bool = False) -> None:
         if sort not in SORTS:
             raise ValueError(f"unknown sort {sort!r}")
-        if sort == self.sort:
+        if (sort, descending) == (self.sort, self.descending):
             self.indexing = None
             self._changed()
             return
         if sort != "id" and not self._has_index(sort):
             self.indexing = sort
-            self.notify(f"building the {sort} index for sorting…", timeout=3)
+            self._pending_descending = descending
+            self.notify(f"building the {columns.SORT_NAMES[sort]} index for sorting…", timeout=3)
             self._changed()
             self._build_index(sort)
             return
-        self.set_listing(self.filter, sort, keep_cursor=True)
+        self.indexing = None
+        self.set_listing(self.filter, sort, descending=descending, keep_cursor=True)
 
     def _has_index(self, sort: str) -> bool:
         store = self._open()
@@ -355,7 +363,7 @@ class UrlGrid(Listing, can_focus=True):
                 severity="warning",
                 markup=False,
             )
-        self.set_listing(self.filter, msg.sort, keep_cursor=True)
+        self.set_listing(self.filter, msg.sort, descending=self._pending_descending, keep_cursor=True)
 
     # -- keys ---------------------------------------------------------------------------------
     def action_toggle_mark(self) -> None:
@@ -390,9 +398,13 @@ class UrlGrid(Listing, can_focus=True):
         self.clear_marks()
 
     def action_cycle_sort(self) -> None:
-        current = self.indexing or self.sort  # a sort waiting for its index counts as chosen
-        nxt = SORT_ORDER[(SORT_ORDER.index(current) + 1) % len(SORT_ORDER)]
-        self.set_sort(nxt)
+        """The next column, ascending."""
+        current, _ = self.row_order
+        self.set_sort(SORT_ORDER[(SORT_ORDER.index(current) + 1) % len(SORT_ORDER)])
+
+    def action_reverse_sort(self) -> None:
+        current, descending = self.row_order
+        self.set_sort(current, not descending)
 
     def action_select(self) -> None:
         row = self.highlighted
@@ -439,24 +451,32 @@ class UrlGrid(Listing, can_focus=True):
         self._styles.clear()
 
     # -- rendering -------------------------------------------------------------------------------
-    def layout_for(self, width: int) -> _Layout:
-        lastmod = 25 if width >= 110 else 10
-        fixed = 2 + (1 + lastmod) + (1 + 7) + (1 + 4) + (1 + 4) + (1 + 1)
-        return _Layout(width, max(8, width - fixed), lastmod)
+    def layout_for(self, width: int) -> list[Column]:
+        return columns.layout(width, self.sort)
 
     def header_text(self, width: int) -> Text:
-        lay = self.layout_for(width)
-        arrow = " ▲"
-
-        def title(name: str, sort: str | None, w: int) -> str:
-            return _fit(name + (arrow if sort == self.sort else ""), w)
-
-        loc_title = "loc" + (" (id order)" if self.sort == "id" else "")
-        line = (
-            "  " + title(loc_title, "loc", lay.loc) + " " + title("lastmod", "lastmod", lay.lastmod)
-            + " " + _fit("chgfreq", 7) + " " + _fit("prio", 4) + " " + "IVNH" + " " + "!"
-        )
+        line = columns.header(self.layout_for(width), self.sort, self.descending)
         return Text(set_cell_size(line, width), style=self.get_component_rich_style("url-grid--header"), no_wrap=True)
+
+    @property
+    def origin(self) -> str | None:
+        """The exploration root's ``scheme://host``: URLs on it are shown without it."""
+        if self._origin is None and self.store is not None:
+            try:
+                self._origin = columns.origin_of(self.store.root_url()) or ""
+            except sqlite3.Error:
+                return None
+        return self._origin or None
+
+    def _sitemap_name(self, node_id: int) -> str:
+        name = self._sitemaps.get(node_id)
+        if name is None and self.store is not None:
+            try:
+                node = self.store.node(node_id)
+            except sqlite3.Error:
+                return ""
+            name = self._sitemaps[node_id] = columns.sitemap_name(node.url if node else None)
+        return name or ""
 
     def _style_bundle(self) -> dict[str, Style]:
         """Rich styles of the row parts, computed once per theme/focus (``rich_style`` is slow)."""
@@ -488,7 +508,7 @@ class UrlGrid(Listing, can_focus=True):
             return Strip.blank(width, styles["base"])
         row = self.row_at(pos)
         if row is None:
-            return Strip([Segment(_fit("  …", width), styles["dim"])], width)
+            return Strip([Segment(fit("  …", width), styles["dim"])], width)
         cursor = pos == self.cursor
         marked = self.is_marked(row)
         key = (row.id, width, cursor, cursor and self.has_focus, marked)
@@ -499,29 +519,29 @@ class UrlGrid(Listing, can_focus=True):
         return strip
 
     def _row_strip(self, row: EntryRow, width: int, cursor: bool, marked: bool, styles: dict[str, Style]) -> Strip:
-        lay = self.layout_for(width)
         pre = "cursor-" if cursor else ""
         base = styles["cursor" if cursor else "base"]
-        mark_style = styles[pre + "marked"]
-        lm_style = styles[pre + "invalid"] if row.lastmod_raw is not None and row.lastmod is None else base
-        ext = "".join(ch if getattr(row, attr) else "·" for ch, attr in EXT_MARKERS)
-        segments = [
-            Segment("● " if marked else "  ", mark_style),
-            Segment(_fit(display(row.loc, lay.loc + 1), lay.loc) + " ", mark_style if marked else base),
-            Segment(_fit(display(row.lastmod_raw, lay.lastmod + 1), lay.lastmod) + " ", lm_style),
-            Segment(_fit(display(row.changefreq_raw, 8), 7) + " " + _fit(display(row.priority_raw, 5), 4) + " ", base),
-            Segment(ext + " ", styles[pre + "dim"] if ext == "····" else base),
-            Segment("!" if row.n_issues else " ", styles[pre + "issue"]),
-        ]
+        segments = [Segment("● " if marked else "  ", styles[pre + "marked"])]
+        for col in self.layout_for(width):
+            text, style = self._cell(row, col, pre, marked, styles)
+            segments.append(Segment(fit(text, col.width) + " ", style or base))
         return Strip(segments).crop_extend(0, width, base)
 
-
-
-def _fit(s: str, width: int) -> str:
-    """``s`` padded or cut (with an ellipsis) to exactly ``width`` cells."""
-    if width <= 0:
-        return ""
-    n = cell_len(s)
-    if n <= width:
-        return s + " " * (width - n)
-    return set_cell_size(s, width - 1) + "…"
+    def _cell(self, row: EntryRow, col: Column, pre: str, marked: bool, styles: dict[str, Style]) -> tuple[str, Style | None]:
+        """One cell's text and style (None: the row's)."""
+        key = col.key
+        if key == "url":
+            return columns.url_text(row.loc, self.origin, col.width), styles[pre + "marked"] if marked else None
+        if key == "lastmod":
+            invalid = row.lastmod_raw is not None and row.lastmod is None
+            return columns.lastmod_text(row, col.width), styles[pre + "invalid"] if invalid else None
+        if key == "issues":
+            return (f"{row.n_issues:,}" if row.n_issues else ""), styles[pre + "issue"]
+        if key == "ext":
+            return columns.extensions_text(row), None
+        if key == "priority":
+            invalid = row.priority_raw is not None and row.priority is None
+            return display(row.priority_raw, col.width + 1), styles[pre + "invalid"] if invalid else None
+        if key == "changefreq":
+            return display(row.changefreq_raw, col.width + 1), None
+        return self._sitemap_name(row.node_id), styles[pre + "dim"]
