@@ -564,6 +564,71 @@ async def test_million_rows_page_down_and_jump_to_end(big_db: Path, monkeypatch:
         assert far_steps < MAX_PAGE_KSTEPS and end_steps < MAX_PAGE_KSTEPS, (far_steps, end_steps)
 
 
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_million_rows_pagedown_burst_while_pages_load(big_db: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]):
+    """A held PageDown on a sorted million-row table moves a page per press even while pages
+    are read by workers (issue 18 item 8: the listing's ``loading`` property shadowed Textual's
+    Widget.loading, and a "loading" widget loses the keyboard, so presses were dropped)."""
+    import threading
+    from contextlib import contextmanager
+
+    from sitemap_tui.tui.widgets.url_table import listing
+
+    @contextmanager
+    def over_budget(conn, seconds):  # every page takes longer than the UI thread's budget
+        raise sqlite3.OperationalError("interrupted")
+        yield
+
+    release = threading.Event()
+    real_connect = listing.connect
+
+    def held_connect(*args, **kwargs):  # the page workers wait until the presses are done
+        release.wait(30)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(listing, "time_budget", over_budget)
+    monkeypatch.setattr(listing, "connect", held_connect)
+    app = Host(lambda: UrlTable(big_db))
+    try:
+        async with app.run_test(size=size) as pilot:
+            table = app.query_one(UrlTable)
+            grid = await mounted(pilot, table)
+            grid.focus()
+            await pilot.press("S")  # file order, descending
+            await wait_for(pilot, lambda: table.row_order == ("id", True) and grid.total == BIG
+                           and not grid.scanning and table.highlighted_entry is not None)
+            assert table.highlighted_entry.id == 1  # the cursor follows its entry to the end
+            await pilot.press("home")
+            await wait_for(pilot, lambda: locs(grid)[:1] == [big_loc(BIG)])
+            h = grid.page_height
+            pressed = 0
+
+            def loading() -> bool:
+                return grid.pages_loading
+
+            while not loading() and pressed < 5:  # until a page beyond the cached one is needed
+                await pilot.press("pagedown")
+                pressed += 1
+                for _ in range(100):  # (wait_for would wait for the held worker)
+                    if loading():
+                        break
+                    await pilot.pause(0.01)
+            assert loading()
+            assert app.focused is grid  # a page loading in a worker does not take the keyboard
+            presses = 30
+            await pilot.press(*["pagedown"] * (presses - pressed))
+            assert grid.cursor == presses * h
+            release.set()
+            await wait_for(pilot, lambda: table.highlighted_entry is not None, 30)
+            assert table.highlighted_entry.id == BIG - presses * h
+            top = int(grid.scroll_y)
+            assert top <= grid.cursor < top + h
+            await wait_for(pilot, lambda: "…" not in grid_lines(grid)[0][:4], 30)
+            assert url_in(grid_lines(grid)[0]) == big_loc(BIG - top)
+    finally:
+        release.set()
+
+
 async def test_million_rows_filter_and_jump(big_db: Path):
     app = Host(lambda: UrlTable(big_db))
     async with app.run_test(size=(120, 40)) as pilot:
