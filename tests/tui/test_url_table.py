@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -711,3 +712,61 @@ def test_detail_names_hreflang_links_and_separate_mobile_urls() -> None:
     text = detail_text(detail, "https://a.com/sitemap.xml").plain
     assert "alternate: de → https://a.com/de" in text
     assert "alternate: media only screen and (max-width: 640px) → https://m.a.com/en" in text
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_urls_drop_the_root_origin_and_dates_read_alike(tmp_path: Path, size: tuple[int, int]):
+    """Bug 2 and item 8: at 80 columns every row showed "http://127.0…"; now the origin shared
+    with the root is dropped and the middle elided, so the last path segment shows (another
+    host keeps its host). An RSS date reads like a W3C one (both from the parsed value)."""
+    long = "https://example.com/products/category-with-a-long-name/sub-category/red-running-shoe-44"
+    entries = [
+        entry(long, 1, lastmod="2024-03-05"),
+        entry("https://other.example.org/x/last-segment", 2),
+    ]
+    rss = entry("https://example.com/feed/item-1", 1)
+    rss.lastmod_raw = "Tue, 05 Mar 2024 10:30:00 GMT"  # an RSS pubDate, parsed as the engine does
+    rss.lastmod = datetime(2024, 3, 5, 10, 30, tzinfo=UTC)
+    store, _ = build_store(tmp_path / "x.db", {1: entries, 2: [rss]})
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=size) as pilot:
+        table = app.query_one(UrlTable)
+        grid = await mounted(pilot, table)
+        lines = grid_lines(grid)
+        assert lines[0][2:].startswith("/products/") and "red-running-shoe-44" in lines[0]
+        assert "https://example.com" not in lines[0]
+        if size[0] == 80:
+            assert "…" in lines[0].split()[0]  # elided in the middle
+        assert lines[1][2:].startswith("https://other.ex") and "last-segment" in lines[1]
+        assert "2024-03-05" in lines[0] and "Mar" not in lines[2] and "2024-03-05" in lines[2]
+        if size[0] >= 140:
+            assert "2024-03-05 10:30" in lines[2]
+    store.close()
+
+
+def test_query_descending_matches_python_order(tmp_path: Path):
+    """Every sort, both ways, through the keyset in both directions and by position."""
+    from sitemap_tui.engine.store import SORTS
+    from sitemap_tui.engine.store.urls import END, row_key
+
+    entries = [entry(f"https://example.com/{(i * 7) % 13}", i, lastmod=None if i % 4 == 0 else f"2024-02-{i % 9 + 1:02d}",
+                     priority=None if i % 3 == 0 else f"0.{i % 5}") for i in range(60)]
+    store, _ = build_store(tmp_path / "x.db", {1: entries[:30], 2: entries[30:]},
+                           [(issue("r", "m", node_id=1, line=1), k) for k in (1, 1, 5, 9)])
+    reader = Store(tmp_path / "x.db", readonly=True)
+    conn = reader.conn
+    rows = Query(reader, EntryFilter()).rows(conn, limit=1000)
+    for sort in SORTS:
+        for descending in (False, True):
+            expected = expected_order(rows, sort, descending)
+            q = Query(reader, EntryFilter(), sort, descending=descending)
+            assert [r.id for r in q.rows(conn, limit=1000)] == [r.id for r in expected], (sort, descending)
+            assert [r.id for r in q.iter_rows(conn, batch=7)] == [r.id for r in expected]
+            keys = [row_key(r, sort) for r in expected]
+            for pos in (0, 5, 31, 58):
+                assert [r.id for r in q.rows(conn, after=keys[pos], limit=4)] == [r.id for r in expected[pos + 1 : pos + 5]]
+                assert [r.id for r in q.rows(conn, before=keys[pos], limit=4)] == [r.id for r in expected[max(0, pos - 4) : pos]]
+                assert q.position(conn, expected[pos].id) == pos
+            assert [r.id for r in q.rows(conn, before=END, limit=3)] == [r.id for r in expected[-3:]]
+    conn.close()
+    store.close()
