@@ -658,17 +658,19 @@ def test_query_keyset_matches_store_order(tmp_path: Path):
     for i in range(300):
         loc = None if i % 17 == 0 else f"https://example.com/{rng.randrange(40)}"  # duplicates too
         day = rng.randrange(1, 28)
-        entries.append(entry(loc, i, lastmod=None if i % 5 == 0 else f"2024-02-{day:02d}"))
+        entries.append(entry(loc, i, lastmod=None if i % 5 == 0 else f"2024-02-{day:02d}",
+                             priority=None if i % 3 == 0 else f"0.{rng.randrange(10)}"))
     store, _ = build_store(tmp_path / "x.db", {1: entries[:150], 2: entries[150:]})
     store.commit()
     reader = Store(tmp_path / "x.db", readonly=True)
-    store.ensure_index("loc")
-    store.ensure_index("lastmod")
+    for name in ("loc", "lastmod", "priority", "issues"):
+        store.ensure_index(name)
     store.commit()
     conn = reader.conn
     for flt in (EntryFilter(), EntryFilter(node_ids=[2]), EntryFilter(substring="/1")):
-        for sort in ("id", "loc", "lastmod"):
+        for sort in ("id", "loc", "lastmod", "priority", "issues", "sitemap"):
             expected = list(reader.iter_entries(flt, sort=sort, batch=1000))
+            assert [r.id for r in expected] == [r.id for r in expected_order(expected, sort, False)]
             keys = [row_key(r, sort) for r in expected]
             q = Query(reader, flt, sort)
             assert [r.id for r in q.rows(conn, limit=10_000)] == [r.id for r in expected]

@@ -463,9 +463,12 @@ class UrlGrid(Listing, can_focus=True):
         """The exploration root's ``scheme://host``: URLs on it are shown without it."""
         if self._origin is None and self.store is not None:
             try:
-                self._origin = columns.origin_of(self.store.root_url()) or ""
+                root = self.store.root_url()
             except sqlite3.Error:
                 return None
+            if root is None:
+                return None  # no node yet (a new exploration): asked again on the next row
+            self._origin = columns.origin_of(root) or ""
         return self._origin or None
 
     def _sitemap_name(self, node_id: int) -> str:
@@ -544,4 +547,4 @@ class UrlGrid(Listing, can_focus=True):
             return display(row.priority_raw, col.width + 1), styles[pre + "invalid"] if invalid else None
         if key == "changefreq":
             return display(row.changefreq_raw, col.width + 1), None
-        return self._sitemap_name(row.node_id), styles[pre + "dim"]
+        return columns.elide_middle(self._sitemap_name(row.node_id), col.width), styles[pre + "dim"]
