@@ -6,13 +6,14 @@ How a million rows stay smooth (TEXTUAL-NOTES.md (c), tracker "Performance"):
   is read with a keyset query starting from a neighbouring cached page, from a sparse *anchor*
   (the sort key of every :data:`ANCHOR_EVERY`-th row), or backwards from the end (the tail). Pages
   live in an LRU; rendered lines in a second LRU.
-* A background scan (thread worker, its own connection) counts the rows (the scrollbar; the status
+* A background scan (``scan``: a thread worker, its own connection) counts the rows (the scrollbar; the status
   says "counting…" meanwhile and ``virtual_size`` follows what is loaded) and then collects the
   anchors: ``LIMIT 1 OFFSET 999`` hops from anchor to anchor (SQLite skips rows in C: ~60 ms for
   a million ids), or one table scan + sort when a filter and a sort by loc/lastmod meet.
 * A query on the UI thread gets a time budget (SQLite progress handler). When a page needs longer
   (a selective filter over millions of rows) a thread worker loads it and the rows show "…".
-* The keyset queries themselves are the store's (``engine.store.urls.Query``).
+* The keyset queries themselves are the store's (``engine.store.urls.Query``): any sort column,
+  ascending or descending (NULL values last either way).
 
 :class:`Listing` is the part of the grid that knows rows and positions; :class:`UrlGrid
 <sitemap_tui.tui.widgets.url_table.grid.UrlGrid>` adds the marks, the keys and the drawing.
