@@ -92,6 +92,8 @@ async def test_rows_render_in_id_order(tmp_path: Path):
         for name in ("URL (file order ▲)", "Modified", "Issues", "Extensions", "Priority", "Change freq"):
             assert name in header, name
         assert "IVNH" not in header and "prio " not in header
+        legend = str(app.query_one("#url-header").tooltip)  # the header's tooltip explains them
+        assert "img = images" in legend and "alt = alternate links" in legend and "▼ descending" in legend
         assert "35 rows" in str(app.query_one("#url-status").render())
         # markers: scroll to node 2's rows
         grid.focus()
