@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from urltui_helpers import Host, build_big_store, build_store, entry, grid_lines, issue, wait_for
 
 from sitemap_tui.engine.model import Severity
-from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.engine.store import EntryFilter, Store
+from sitemap_tui.engine.store.urls import Query
 from sitemap_tui.tui.url_filter import UserFilter, parse_filter
 from sitemap_tui.tui.widgets.url_table import UrlGrid, UrlTable
 
@@ -40,13 +42,18 @@ def small_store(path: Path):
     return build_store(path, {1: n1, 2: n2}, issues)
 
 
+ORIGIN = "https://example.com"
+
+
+def url_in(line: str) -> str:
+    """The URL a grid line shows, with the origin the table drops (the one it shares with the
+    exploration's root, https://example.com here) put back."""
+    word = line[2:].split(" ", 1)[0]
+    return ORIGIN + word if word.startswith("/") else word
+
+
 def locs(grid: UrlGrid) -> list[str]:
-    out = []
-    for line in grid_lines(grid):
-        word = line[2:].split(" ", 1)[0]
-        if word:
-            out.append(word)
-    return out
+    return [url_in(line) for line in grid_lines(grid) if line[2:].split(" ", 1)[0]]
 
 
 async def mounted(pilot, table: UrlTable) -> UrlGrid:
@@ -81,17 +88,24 @@ async def test_rows_render_in_id_order(tmp_path: Path):
         lines = grid_lines(grid)
         assert "2024-01-15" in lines[0] and "daily" in lines[0] and "0.5" in lines[0]
         header = str(app.query_one("#url-header").render())
-        assert "loc" in header and "lastmod" in header and "IVNH" in header
+        # columns named in words (issue 18 item 9: "chgfreq prio IVNH" could not be read)
+        for name in ("URL (file order ▲)", "Modified", "Issues", "Extensions", "Priority", "Change freq"):
+            assert name in header, name
+        assert "IVNH" not in header and "prio " not in header
+        legend = str(app.query_one("#url-header").tooltip)  # the header's tooltip explains them
+        assert "img = images" in legend and "alt = alternate links" in legend and "▼ descending" in legend
         assert "35 rows" in str(app.query_one("#url-status").render())
         # markers: scroll to node 2's rows
         grid.focus()
         await pilot.press("G")
         await pilot.pause()
         tail = grid_lines(grid)[grid.cursor - int(grid.scroll_y) - 4 : grid.cursor - int(grid.scroll_y) + 1]
-        assert [line[2:].split()[0] for line in tail] == [f"https://example.com/b/{i}" for i in range(5)]
-        assert "I···" in tail[0] and tail[0].rstrip().endswith("!")
-        assert "·V··" in tail[1] and "··N·" in tail[2] and "···H" in tail[3]
-        assert "bogus" in tail[4] and tail[4].rstrip().endswith("!")
+        assert [url_in(line) for line in tail] == [f"https://example.com/b/{i}" for i in range(5)]
+        # extension counts in words, the issue count as a number (was "I···", "!")
+        cells = [line[2:].split()[1:] for line in tail]
+        assert cells[0] == ["2023-01-01", "1", "2", "img"] and cells[1] == ["2023-06-01", "1", "video"]
+        assert cells[2] == ["—", "news"] and cells[3] == ["—", "1", "alt"]
+        assert cells[4] == ["bogus", "1"]
         assert table.highlighted_entry is not None and table.highlighted_entry.loc == "https://example.com/b/4"
     store.close()
 
@@ -209,34 +223,79 @@ async def test_substring_filter_uses_the_search_index(tmp_path: Path, monkeypatc
     store.close()
 
 
-async def test_sort_cycles_id_loc_lastmod(tmp_path: Path):
-    entries = [
-        entry("https://example.com/c", 1, lastmod="2024-03-01"),
-        entry("https://example.com/a", 2),  # no lastmod: sorts last
-        entry("https://example.com/b", 3, lastmod="2024-01-01"),
-        entry("https://example.com/d", 4, lastmod="2024-02-01"),
+def expected_order(rows: list, sort: str, descending: bool) -> list:
+    """The table's order computed in Python: (value, id) ascending or both descending, rows
+    without a value last either way."""
+    value = {
+        "id": lambda r: r.id, "loc": lambda r: r.loc, "lastmod": lambda r: r.lastmod,
+        "priority": lambda r: r.priority, "issues": lambda r: r.n_issues, "sitemap": lambda r: r.node_id,
+    }[sort]
+    have = sorted((r for r in rows if value(r) is not None), key=lambda r: (value(r), r.id), reverse=descending)
+    missing = sorted((r for r in rows if value(r) is None), key=lambda r: r.id, reverse=descending)
+    return have + missing
+
+
+SORT_TITLES = {"loc": "URL", "lastmod": "Modified", "priority": "Priority", "issues": "Issues", "sitemap": "Sitemap"}
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_sort_every_column_both_ways(tmp_path: Path, size: tuple[int, int]):
+    """s steps through file order, URL, last modified, priority, issue count and sitemap; S
+    reverses; the rows come in that order (from SQL, against a real store) and the header
+    names the column with ▲/▼ at 200x50 and 80x24."""
+    n1 = [
+        entry("https://example.com/c", 1, lastmod="2024-03-01", priority="0.8"),
+        entry("https://example.com/a", 2, priority="0.3"),  # no lastmod
+        entry("https://example.com/b", 3, lastmod="2024-01-01"),  # no priority
     ]
-    store, _ = build_store(tmp_path / "x.db", {1: entries})
+    n2 = [
+        entry("https://example.com/d", 1, lastmod="2024-02-01", priority="0.8"),
+        entry("https://example.com/e", 2, lastmod="2024-03-01", priority="high"),  # invalid
+        entry("https://example.com/f", 3, priority="1.0"),
+    ]
+    store, _ = build_store(tmp_path / "x.db", {1: n1, 2: n2}, [
+        (issue("r1", "m", node_id=1, line=2), 1), (issue("r2", "m", node_id=1, line=2), 1),
+        (issue("r1", "m", node_id=2, line=1), 0), (issue("r1", "m", node_id=2, line=3), 2),
+    ])
+    reader = Store(tmp_path / "x.db", readonly=True)  # (a read on the writer would pin its snapshot)
+    rows = Query(reader, EntryFilter()).rows(reader.conn, limit=100)
+    reader.conn.close()
+    assert [r.n_issues for r in rows] == [0, 2, 0, 1, 0, 1]
     app = Host(lambda: UrlTable(tmp_path / "x.db"))
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with app.run_test(size=size) as pilot:
         table = app.query_one(UrlTable)
         grid = await mounted(pilot, table)
         grid.focus()
-        base = "https://example.com/"
-        assert locs(grid) == [base + x for x in "cabd"]
-        await pilot.press("s")  # loc: builds entries_loc in a worker first
-        await wait_for(pilot, lambda: grid.sort == "loc" and grid.total == 4 and not grid.scanning)
-        assert locs(grid) == [base + x for x in "abcd"]
-        assert "▲" in str(app.query_one("#url-header").render())
+
+        def header() -> str:
+            return str(app.query_one("#url-header").render())
+
+        async def check(sort: str, descending: bool) -> None:
+            await wait_for(pilot, lambda: table.row_order == (sort, descending) and grid.row_order == (grid.sort, grid.descending)
+                           and grid.total == 6 and not grid.scanning and len(locs(grid)) == 6)
+            assert locs(grid) == [r.loc for r in expected_order(rows, sort, descending)], (sort, descending)
+            arrow = "▼" if descending else "▲"
+            if sort == "id":
+                assert f"URL (file order {arrow})" in header()
+            else:
+                title = SORT_TITLES[sort]
+                shown = header().lower()
+                assert f"{title.lower()} {arrow}" in shown or f"{arrow}{title.lower()}" in shown, header()
+            assert header().count(arrow) == 1 and ("▼" if not descending else "▲") not in header()
+
+        await check("id", False)
+        await pilot.press("S")
+        await check("id", True)
+        for sort in ("loc", "lastmod", "priority", "issues", "sitemap"):
+            await pilot.press("s")  # the next column, ascending (its index is built first)
+            await check(sort, False)
+            await pilot.press("S")
+            await check(sort, True)
         await pilot.press("s")
-        await wait_for(pilot, lambda: grid.sort == "lastmod" and grid.total == 4 and not grid.scanning)
-        assert locs(grid) == [base + x for x in "bdca"]
-        await pilot.press("s")
-        await wait_for(pilot, lambda: grid.sort == "id" and not grid.scanning)
-        assert locs(grid) == [base + x for x in "cabd"]
+        await check("id", False)
         # the writer sees the indexes the table built
         names = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-        assert {"entries_loc", "entries_lastmod"} <= names
+        assert {"entries_loc", "entries_lastmod", "entries_priority", "entries_issues"} <= names
     store.close()
 
 
@@ -386,7 +445,7 @@ async def test_markup_and_escape_safety(tmp_path: Path):
         for bad in BAD_CHARS:
             assert bad not in text
         assert "[@click=app.quit]x[/]" in lines[0]
-        assert "https://example.com/[/]" in lines[1]
+        assert url_in(lines[1]) == "https://example.com/[/]"
         assert "\\x1b]52;c;SGVsbG8=\\x07" in lines[2]
         assert "\\x9b31mred" in lines[3]
         assert "\\u202eevil" in lines[4]
@@ -483,18 +542,18 @@ async def test_million_rows_page_down_and_jump_to_end(big_db: Path, monkeypatch:
             page_steps.append(steps.since(t0))
             top = int(grid.scroll_y)
             assert top == n * h
-            assert lines[0][2:].split()[0] == big_loc(top + 1)
-            assert lines[-1][2:].split()[0] == big_loc(top + h)
+            assert url_in(lines[0]) == big_loc(top + 1)
+            assert url_in(lines[-1]) == big_loc(top + h)
         t0 = steps.ticks
         await pilot.press("G")
         lines = grid_lines(grid)
         end_steps = steps.since(t0)
         assert table.highlighted_entry.id == BIG
-        assert lines[-1][2:].split()[0] == big_loc(BIG)
-        assert lines[0][2:].split()[0] == big_loc(BIG - h + 1)
+        assert url_in(lines[-1]) == big_loc(BIG)
+        assert url_in(lines[0]) == big_loc(BIG - h + 1)
         # page up from the end: keyset backwards from the tail
         grid.action_page_up()
-        assert grid_lines(grid)[0][2:].split()[0] == big_loc(BIG - 2 * h + 1)
+        assert url_in(grid_lines(grid)[0]) == big_loc(BIG - 2 * h + 1)
         # a far jump lands on an anchor
         t0 = steps.ticks
         grid.move_cursor(654_321, center=True)
@@ -502,10 +561,75 @@ async def test_million_rows_page_down_and_jump_to_end(big_db: Path, monkeypatch:
         far_steps = steps.since(t0)
         assert table.highlighted_entry.id == 654_322
         top = int(grid.scroll_y)
-        assert lines[0][2:].split()[0] == big_loc(top + 1)
+        assert url_in(lines[0]) == big_loc(top + 1)
         # every move read its page by an index seek, none walked the million rows
         assert max(page_steps) < MAX_PAGE_KSTEPS, page_steps
         assert far_steps < MAX_PAGE_KSTEPS and end_steps < MAX_PAGE_KSTEPS, (far_steps, end_steps)
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_million_rows_pagedown_burst_while_pages_load(big_db: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]):
+    """A held PageDown on a sorted million-row table moves a page per press even while pages
+    are read by workers (issue 18 item 8: the listing's ``loading`` property shadowed Textual's
+    Widget.loading, and a "loading" widget loses the keyboard, so presses were dropped)."""
+    import threading
+    from contextlib import contextmanager
+
+    from sitemap_tui.tui.widgets.url_table import listing
+
+    @contextmanager
+    def over_budget(conn, seconds):  # every page takes longer than the UI thread's budget
+        raise sqlite3.OperationalError("interrupted")
+        yield
+
+    release = threading.Event()
+    real_connect = listing.connect
+
+    def held_connect(*args, **kwargs):  # the page workers wait until the presses are done
+        release.wait(30)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(listing, "time_budget", over_budget)
+    monkeypatch.setattr(listing, "connect", held_connect)
+    app = Host(lambda: UrlTable(big_db))
+    try:
+        async with app.run_test(size=size) as pilot:
+            table = app.query_one(UrlTable)
+            grid = await mounted(pilot, table)
+            grid.focus()
+            await pilot.press("S")  # file order, descending
+            await wait_for(pilot, lambda: table.row_order == ("id", True) and grid.total == BIG
+                           and not grid.scanning and table.highlighted_entry is not None)
+            assert table.highlighted_entry.id == 1  # the cursor follows its entry to the end
+            await pilot.press("home")
+            await wait_for(pilot, lambda: locs(grid)[:1] == [big_loc(BIG)])
+            h = grid.page_height
+            pressed = 0
+
+            def loading() -> bool:
+                return grid.pages_loading
+
+            while not loading() and pressed < 5:  # until a page beyond the cached one is needed
+                await pilot.press("pagedown")
+                pressed += 1
+                for _ in range(100):  # (wait_for would wait for the held worker)
+                    if loading():
+                        break
+                    await pilot.pause(0.01)
+            assert loading()
+            assert app.focused is grid  # a page loading in a worker does not take the keyboard
+            presses = 30
+            await pilot.press(*["pagedown"] * (presses - pressed))
+            assert grid.cursor == presses * h
+            release.set()
+            await wait_for(pilot, lambda: table.highlighted_entry is not None, 30)
+            assert table.highlighted_entry.id == BIG - presses * h
+            top = int(grid.scroll_y)
+            assert top <= grid.cursor < top + h
+            await wait_for(pilot, lambda: "…" not in grid_lines(grid)[0][:4], 30)
+            assert url_in(grid_lines(grid)[0]) == big_loc(BIG - top)
+    finally:
+        release.set()
 
 
 async def test_million_rows_filter_and_jump(big_db: Path):
@@ -536,17 +660,19 @@ def test_query_keyset_matches_store_order(tmp_path: Path):
     for i in range(300):
         loc = None if i % 17 == 0 else f"https://example.com/{rng.randrange(40)}"  # duplicates too
         day = rng.randrange(1, 28)
-        entries.append(entry(loc, i, lastmod=None if i % 5 == 0 else f"2024-02-{day:02d}"))
+        entries.append(entry(loc, i, lastmod=None if i % 5 == 0 else f"2024-02-{day:02d}",
+                             priority=None if i % 3 == 0 else f"0.{rng.randrange(10)}"))
     store, _ = build_store(tmp_path / "x.db", {1: entries[:150], 2: entries[150:]})
     store.commit()
     reader = Store(tmp_path / "x.db", readonly=True)
-    store.ensure_index("loc")
-    store.ensure_index("lastmod")
+    for name in ("loc", "lastmod", "priority", "issues"):
+        store.ensure_index(name)
     store.commit()
     conn = reader.conn
     for flt in (EntryFilter(), EntryFilter(node_ids=[2]), EntryFilter(substring="/1")):
-        for sort in ("id", "loc", "lastmod"):
+        for sort in ("id", "loc", "lastmod", "priority", "issues", "sitemap"):
             expected = list(reader.iter_entries(flt, sort=sort, batch=1000))
+            assert [r.id for r in expected] == [r.id for r in expected_order(expected, sort, False)]
             keys = [row_key(r, sort) for r in expected]
             q = Query(reader, flt, sort)
             assert [r.id for r in q.rows(conn, limit=10_000)] == [r.id for r in expected]
@@ -590,3 +716,61 @@ def test_detail_names_hreflang_links_and_separate_mobile_urls() -> None:
     text = detail_text(detail, "https://a.com/sitemap.xml").plain
     assert "alternate: de → https://a.com/de" in text
     assert "alternate: media only screen and (max-width: 640px) → https://m.a.com/en" in text
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_urls_drop_the_root_origin_and_dates_read_alike(tmp_path: Path, size: tuple[int, int]):
+    """Bug 2 and item 8: at 80 columns every row showed "http://127.0…"; now the origin shared
+    with the root is dropped and the middle elided, so the last path segment shows (another
+    host keeps its host). An RSS date reads like a W3C one (both from the parsed value)."""
+    long = "https://example.com/products/category-with-a-long-name/sub-category/red-running-shoe-44"
+    entries = [
+        entry(long, 1, lastmod="2024-03-05"),
+        entry("https://other.example.org/x/last-segment", 2),
+    ]
+    rss = entry("https://example.com/feed/item-1", 1)
+    rss.lastmod_raw = "Tue, 05 Mar 2024 10:30:00 GMT"  # an RSS pubDate, parsed as the engine does
+    rss.lastmod = datetime(2024, 3, 5, 10, 30, tzinfo=UTC)
+    store, _ = build_store(tmp_path / "x.db", {1: entries, 2: [rss]})
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=size) as pilot:
+        table = app.query_one(UrlTable)
+        grid = await mounted(pilot, table)
+        lines = grid_lines(grid)
+        assert lines[0][2:].startswith("/products/") and "red-running-shoe-44" in lines[0]
+        assert "https://example.com" not in lines[0]
+        if size[0] == 80:
+            assert "…" in lines[0].split()[0]  # elided in the middle
+        assert lines[1][2:].startswith("https://other.ex") and "last-segment" in lines[1]
+        assert "2024-03-05" in lines[0] and "Mar" not in lines[2] and "2024-03-05" in lines[2]
+        if size[0] >= 140:
+            assert "2024-03-05 10:30" in lines[2]
+    store.close()
+
+
+def test_query_descending_matches_python_order(tmp_path: Path):
+    """Every sort, both ways, through the keyset in both directions and by position."""
+    from sitemap_tui.engine.store import SORTS
+    from sitemap_tui.engine.store.urls import END, row_key
+
+    entries = [entry(f"https://example.com/{(i * 7) % 13}", i, lastmod=None if i % 4 == 0 else f"2024-02-{i % 9 + 1:02d}",
+                     priority=None if i % 3 == 0 else f"0.{i % 5}") for i in range(60)]
+    store, _ = build_store(tmp_path / "x.db", {1: entries[:30], 2: entries[30:]},
+                           [(issue("r", "m", node_id=1, line=1), k) for k in (1, 1, 5, 9)])
+    reader = Store(tmp_path / "x.db", readonly=True)
+    conn = reader.conn
+    rows = Query(reader, EntryFilter()).rows(conn, limit=1000)
+    for sort in SORTS:
+        for descending in (False, True):
+            expected = expected_order(rows, sort, descending)
+            q = Query(reader, EntryFilter(), sort, descending=descending)
+            assert [r.id for r in q.rows(conn, limit=1000)] == [r.id for r in expected], (sort, descending)
+            assert [r.id for r in q.iter_rows(conn, batch=7)] == [r.id for r in expected]
+            keys = [row_key(r, sort) for r in expected]
+            for pos in (0, 5, 31, 58):
+                assert [r.id for r in q.rows(conn, after=keys[pos], limit=4)] == [r.id for r in expected[pos + 1 : pos + 5]]
+                assert [r.id for r in q.rows(conn, before=keys[pos], limit=4)] == [r.id for r in expected[max(0, pos - 4) : pos]]
+                assert q.position(conn, expected[pos].id) == pos
+            assert [r.id for r in q.rows(conn, before=END, limit=3)] == [r.id for r in expected[-3:]]
+    conn.close()
+    store.close()

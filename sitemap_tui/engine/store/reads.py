@@ -213,7 +213,7 @@ class StoreReads(StoreBase):
             order = (f"{col} IS NOT NULL, {col} DESC, e.id DESC" if sort != "id" else "e.id DESC")
         else:
             order = f"{null_last}{col}, e.id" if sort != "id" else "e.id"
-        sql = f"SELECT {ENTRY_COLUMNS} FROM entries e{where} ORDER BY {order} LIMIT ?"
+        sql = f"SELECT {ENTRY_COLUMNS}, e.priority FROM entries e{where} ORDER BY {order} LIMIT ?"
         params.append(limit)
         rows = [EntryRow(*r) for r in self.conn.execute(sql, params)]
         if before is not None:
@@ -221,11 +221,9 @@ class StoreReads(StoreBase):
         return rows
 
     def sort_key(self, row: EntryRow, sort: str) -> tuple[Any, int]:
-        if sort == "loc":
-            return (row.loc, row.id)
-        if sort == "lastmod":
-            return (row.lastmod, row.id)
-        return (row.id, row.id)
+        value = {"loc": row.loc, "lastmod": row.lastmod, "priority": row.priority,
+                 "issues": row.n_issues, "sitemap": row.node_id}.get(sort, row.id)
+        return (value, row.id)
 
     def count(self, f: EntryFilter, *, search: bool = False) -> int:
         """Entries matching ``f``; ``search`` looks a substring up in the search index (if any)."""
@@ -306,7 +304,7 @@ class StoreReads(StoreBase):
     def entry_position(self, f: EntryFilter, entry_id: int, sort: str = "id") -> int | None:
         """Row index of an entry within a filtered listing (to jump the table to it)."""
         row = self.conn.execute(
-            "SELECT loc, lastmod FROM entries WHERE id=?", (entry_id,)
+            f"SELECT {SORTS[sort]} FROM entries e WHERE e.id=?", (entry_id,)
         ).fetchone()
         if row is None:
             return None
@@ -315,7 +313,7 @@ class StoreReads(StoreBase):
             cond, extra = "e.id < ?", [entry_id]
         else:
             col = SORTS[sort]
-            value = row[0] if sort == "loc" else row[1]
+            value = row[0]
             if value is None:
                 cond, extra = f"({col} IS NOT NULL OR e.id < ?)", [entry_id]
             else:

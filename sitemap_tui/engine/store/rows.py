@@ -49,6 +49,8 @@ class EntryRow:
     n_news: int
     n_alternates: int
     n_issues: int
+    priority: float | None = None
+    """The parsed priority: read by the URL table's queries only (its keyset sorts on it)."""
 
     @property
     def sort_value(self) -> Any:

@@ -89,11 +89,17 @@ NODE_STAT_COLUMNS = (
     "fetch_time", "parse_time", "url_count", "child_count", "truncated_at",
 )
 
-SORTS = {"id": "e.id", "loc": "e.loc", "lastmod": "e.lastmod"}
+SORTS = {
+    "id": "e.id", "loc": "e.loc", "lastmod": "e.lastmod", "priority": "e.priority",
+    "issues": "e.n_issues", "sitemap": "e.node_id",
+}
 EXTENSIONS = {"image": "n_images", "video": "n_videos", "news": "n_news", "hreflang": "n_alternates"}
 INDEXES = {
     "loc": "CREATE INDEX IF NOT EXISTS entries_loc ON entries(loc, id)",
     "lastmod": "CREATE INDEX IF NOT EXISTS entries_lastmod ON entries(lastmod, id)",
+    "priority": "CREATE INDEX IF NOT EXISTS entries_priority ON entries(priority, id)",
+    "issues": "CREATE INDEX IF NOT EXISTS entries_issues ON entries(n_issues, id)",
+    "sitemap": "CREATE INDEX IF NOT EXISTS entries_node ON entries(node_id, id)",  # in SCHEMA
 }
 
 

@@ -47,11 +47,22 @@ END = _End()
 
 
 def row_key(row: EntryRow, sort: str) -> Key:
+    """The row's keyset position in a ``sort`` order: (sort value, id)."""
     if sort == "loc":
         return (row.loc, row.id)
     if sort == "lastmod":
         return (row.lastmod, row.id)
+    if sort == "priority":
+        return (row.priority, row.id)
+    if sort == "issues":
+        return (row.n_issues, row.id)
+    if sort == "sitemap":
+        return (row.node_id, row.id)
     return (row.id, row.id)
+
+
+ROW_COLUMNS = ENTRY_COLUMNS + ", e.priority"
+"""The columns of an EntryRow as the table reads it: with the parsed priority (a sort key)."""
 
 
 Segment_ = tuple[str, list[Any], str]  # (extra condition, its params, ORDER BY)
@@ -60,16 +71,19 @@ Segment_ = tuple[str, list[Any], str]  # (extra condition, its params, ORDER BY)
 class Query:
     """One filter and sort compiled to SQL; immutable, shared by the UI thread and workers.
 
-    Order: ascending (sort value, id) with NULL sort values last, as ``Store.page``. For loc and
-    lastmod the listing is two segments (non-NULL values by the index, then NULLs by id) so each
-    keyset query is an index range scan."""
+    Order: (sort value, id) ascending, or both descending, with NULL sort values last either
+    way (a missing lastmod or priority is never "the newest" nor "the oldest"). For a sort
+    other than id the listing is two segments (non-NULL values by the index, then NULLs by id)
+    so each keyset query is an index range scan. "Forward" below means in listing order."""
 
-    def __init__(self, store: Store, flt: EntryFilter, sort: str = "id", *, search_upto: int | None = None) -> None:
+    def __init__(self, store: Store, flt: EntryFilter, sort: str = "id", *, descending: bool = False,
+                 search_upto: int | None = None) -> None:
         if sort not in SORTS:
             raise ValueError(f"unknown sort {sort!r}")
         where, params = store.where(flt, search_upto=search_upto)
         self.flt = flt
         self.sort = sort
+        self.descending = descending
         self.search: tuple[str, int] | None = None
         if search_upto is not None and flt.substring and (pattern := search_glob(flt.substring)):
             self.search = (pattern, search_upto)
@@ -89,32 +103,34 @@ class Query:
             return False
         return search_candidates(conn, *self.search, SEARCH_CAP) < SEARCH_CAP
 
-    # segments in ascending / descending order, starting after / before a key
-    def _asc(self, after: Key | None) -> list[Segment_]:
+    def _segments(self, key: Key | _End | None, back: bool) -> list[Segment_]:
+        """The listing's segments walking forward from after ``key`` (None: the start), or
+        backward from before it (END: the end), each as (condition, params, ORDER BY)."""
+        down = self.descending != back  # values walked from high to low
+        op, d = ("<", " DESC") if down else (">", "")
         c = self.col
         if c is None:
-            return [("e.id > ?", [after[1]], "e.id")] if after is not None else [("", [], "e.id")]
-        nulls: Segment_ = (f"{c} IS NULL", [], "e.id")
-        if after is None:
-            return [(f"{c} IS NOT NULL", [], f"{c}, e.id"), nulls]
-        if after[0] is None:
-            return [(f"{c} IS NULL AND e.id > ?", [after[1]], "e.id")]
-        return [(f"{c} IS NOT NULL AND ({c}, e.id) > (?, ?)", [after[0], after[1]], f"{c}, e.id"), nulls]
+            if key is None or isinstance(key, _End):
+                return [("", [], f"e.id{d}")]
+            return [(f"e.id {op} ?", [key[1]], f"e.id{d}")]
+        by_value = f"{c}{d}, e.id{d}"
+        values: Segment_ = (f"{c} IS NOT NULL", [], by_value)
+        nulls: Segment_ = (f"{c} IS NULL", [], f"e.id{d}")
+        if key is None or isinstance(key, _End):
+            return [nulls, values] if back else [values, nulls]
+        if key[0] is None:
+            within: Segment_ = (f"{c} IS NULL AND e.id {op} ?", [key[1]], f"e.id{d}")
+            return [within, values] if back else [within]
+        within = (f"{c} IS NOT NULL AND ({c}, e.id) {op} (?, ?)", [key[0], key[1]], by_value)
+        return [within] if back else [within, nulls]
+
+    def _asc(self, after: Key | None) -> list[Segment_]:
+        """Segments forward (in listing order) from after ``after``."""
+        return self._segments(after, back=False)
 
     def _desc(self, before: Key | _End) -> list[Segment_]:
-        c = self.col
-        if c is None:
-            if isinstance(before, _End):
-                return [("", [], "e.id DESC")]
-            return [("e.id < ?", [before[1]], "e.id DESC")]
-        values: Segment_ = (f"{c} IS NOT NULL", [], f"{c} DESC, e.id DESC")
-        if isinstance(before, _End):
-            return [(f"{c} IS NULL", [], "e.id DESC"), values]
-        if before[0] is None:
-            return [(f"{c} IS NULL AND e.id < ?", [before[1]], "e.id DESC"), values]
-        return [
-            (f"{c} IS NOT NULL AND ({c}, e.id) < (?, ?)", [before[0], before[1]], f"{c} DESC, e.id DESC")
-        ]
+        """Segments backward (against listing order) from before ``before``."""
+        return self._segments(before, back=True)
 
     @property
     def filtered(self) -> bool:
@@ -137,7 +153,7 @@ class Query:
             want = limit - len(out)
             if want <= 0:
                 break
-            sql, p = self._sql(ENTRY_COLUMNS, extra, params, order, scan)
+            sql, p = self._sql(ROW_COLUMNS, extra, params, order, scan)
             rows = conn.execute(sql + " LIMIT ? OFFSET ?", [*p, want, offset]).fetchall()
             out += rows
             if offset and not rows:
@@ -209,6 +225,28 @@ class Query:
         row = conn.execute(f"SELECT {columns} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
         return None if row is None else (row[0], row[1])
 
+    def position(self, conn: sqlite3.Connection, entry_id: int) -> int | None:
+        """The entry's row index in this listing (None when it is gone): the rows before it
+        in listing order, counted."""
+        key = self.entry_key(conn, entry_id)
+        if key is None:
+            return None
+        n = 0
+        for extra, params, _order in self._desc(key):
+            sql, p = self._sql("1", extra, params, None)
+            n += int(conn.execute(f"SELECT COUNT(*) FROM ({sql})", p).fetchone()[0])
+        return n
+
+    def iter_rows(self, conn: sqlite3.Connection, batch: int = 5000) -> Iterator[EntryRow]:
+        """Every row in listing order, a keyset page at a time (export in the table's order)."""
+        after: Key | None = None
+        while True:
+            rows = self.rows(conn, after=after, limit=batch)
+            yield from rows
+            if len(rows) < batch:
+                return
+            after = row_key(rows[-1], self.sort)
+
     def matches(self, conn: sqlite3.Connection, entry_id: int) -> bool:
         sql, p = self._sql("1", "e.id = ?", [entry_id], None)
         return conn.execute(sql, p).fetchone() is not None
@@ -230,7 +268,7 @@ def time_budget(conn: sqlite3.Connection, seconds: float | None) -> Iterator[Non
 
 def row_by_id(conn: sqlite3.Connection, entry_id: int) -> list[EntryRow]:
     """The entry as a one-row list (empty when it is gone)."""
-    row = conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
+    row = conn.execute(f"SELECT {ROW_COLUMNS} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
     return [] if row is None else [EntryRow(*row)]
 
 

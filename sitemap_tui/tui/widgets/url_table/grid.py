@@ -1,4 +1,5 @@
-"""The URL grid: the Line-API table of the URL pane, its keys, marks and sort.
+"""The URL grid: the Line-API table of the URL pane, its keys, sort and drawing (the marks are
+``marks``, the rows ``listing``, the cells' texts ``columns``).
 
 Every string from the web goes through :func:`sanitize.display` and becomes Segments / ``Text``,
 never markup, and no Segment carries an action: clicking a URL only moves the cursor.
@@ -6,65 +7,32 @@ never markup, and no Segment carries an action: clicking a URL only moves the cu
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events, on, work
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
-from textual.worker import get_current_worker
 
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store import SORTS, EntryFilter, EntryRow, Store, connect
-from sitemap_tui.engine.store.urls import Query, has_rule, has_sort_index, row_key
-from sitemap_tui.tui.url_filter import row_matches
-from sitemap_tui.tui.widgets.url_table.listing import Listing
-from sitemap_tui.tui.widgets.url_table.messages import Indexed, Materialised, Ranged
-from sitemap_tui.words import plural
+from sitemap_tui.engine.store import SORTS, EntryRow, Store
+from sitemap_tui.engine.store.urls import has_sort_index
+from sitemap_tui.tui.widgets.url_table import columns
+from sitemap_tui.tui.widgets.url_table.columns import Column, fit
+from sitemap_tui.tui.widgets.url_table.marks import MarkedListing
+from sitemap_tui.tui.widgets.url_table.messages import Indexed
 
-MARK_CAP = 1_000_000
-"""``marked_ids`` materialises at most this many ids (and warns)."""
-SYNC_RANGE = 5000
-"""A shift-click range up to this many rows is marked at once; longer ones in a worker."""
-SORT_ORDER = ("id", "loc", "lastmod")
-EXT_MARKERS = (("I", "n_images"), ("V", "n_videos"), ("N", "n_news"), ("H", "n_alternates"))
+SORT_ORDER = ("id", "loc", "lastmod", "priority", "issues", "sitemap")
+"""The columns ``s`` steps through (file order, then each sortable column)."""
 
 
-@dataclasses.dataclass(slots=True)
-class Marks:
-    """Marked rows: explicit ids, or "all rows of a filter" plus exceptions (never a million ids)."""
-
-    all_filter: EntryFilter | None = None
-    added: set[int] = dataclasses.field(default_factory=set)
-    removed: set[int] = dataclasses.field(default_factory=set)
-    sets: tuple[frozenset[int] | None, frozenset[int] | None] | None = None
-
-    def __post_init__(self) -> None:
-        f = self.all_filter
-        if f is not None:
-            self.sets = (
-                None if f.node_ids is None else frozenset(f.node_ids),
-                None if f.entry_ids is None else frozenset(f.entry_ids),
-            )
-
-    @property
-    def empty(self) -> bool:
-        return self.all_filter is None and not self.added
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Layout:
-    width: int
-    loc: int
-    lastmod: int
-
-class UrlGrid(Listing, can_focus=True):
+class UrlGrid(MarkedListing, can_focus=True):
     """The virtual table itself (a Line-API ScrollView); ``UrlTable`` wraps it."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -106,15 +74,13 @@ class UrlGrid(Listing, can_focus=True):
         Binding("A", "clear_marks", "Clear marks", show=False, id="url_table.clear_marks"),
         Binding("escape", "escape", "Close/clear", show=False, id="url_table.escape"),
         Binding("s", "cycle_sort", "Sort", id="url_table.sort"),
+        Binding("S", "reverse_sort", "Reverse sort", id="url_table.reverse_sort"),
         Binding("enter", "select", "Details", id="url_table.select"),
         Binding("slash", "focus_filter", "Filter", id="url_table.filter"),
     ]
 
     def __init__(self, db_path: Path, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(db_path, name=name, id=id, classes=classes)
-        self.marks = Marks()
-        self.marks_version = 0
-        self.materialised: tuple[int, set[int], bool] | None = None
         self.indexing: str | None = None
         self.on_select: Callable[[EntryRow], None] | None = None
         self.on_escape: Callable[[], bool] | None = None
@@ -122,205 +88,33 @@ class UrlGrid(Listing, can_focus=True):
         self._styles: dict[bool, dict[str, Style]] = {}
         self._width_key: Any = None
         self._width = 0
-        self._rule_cache: dict[tuple[int, str], bool] = {}
-
-    def _rows_dropped(self, *, data: bool) -> None:
-        super()._rows_dropped(data=data)
-        if data:
-            self._rule_cache.clear()
-
-    # -- marks ------------------------------------------------------------------------------
-    def _rule_check(self, entry_id: int, rule: str) -> bool:
-        key = (entry_id, rule)
-        hit = self._rule_cache.get(key)
-        if hit is None and self.store is not None:
-            if len(self._rule_cache) > 20000:
-                self._rule_cache.clear()
-            hit = self._rule_cache[key] = has_rule(self.store.conn, entry_id, rule)
-        return bool(hit)
-
-    def is_marked(self, row: EntryRow) -> bool:
-        m = self.marks
-        if row.id in m.added:
-            return True
-        if m.all_filter is None or row.id in m.removed:
-            return False
-        return row_matches(m.all_filter, row, self._rule_check, m.sets)
-
-    def _marks_changed(self) -> None:
-        self.marks_version += 1
-        self._strips.clear()
-        self.refresh()
-        self._changed()
-
-    def toggle_mark(self, row: EntryRow) -> None:
-        m = self.marks
-        if self.is_marked(row):
-            m.added.discard(row.id)
-            if m.all_filter is not None:
-                m.removed.add(row.id)
-        else:
-            m.removed.discard(row.id)
-            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets):
-                m.added.add(row.id)
-        self._marks_changed()
-
-    def mark(self, row: EntryRow) -> None:
-        if not self.is_marked(row):
-            self.toggle_mark(row)
-
-    def mark_ids(self, ids: Sequence[int]) -> None:
-        self.marks.removed.difference_update(ids)
-        self.marks.added.update(ids)
-        self._marks_changed()
-
-    def mark_range(self, a: int, b: int) -> None:
-        """Mark the rows at positions a..b (inclusive)."""
-        lo, hi = min(a, b), max(a, b)
-        first = self.row_at(lo)
-        if first is None or self.listing is None or self.store is None:
-            return
-        n = hi - lo + 1
-        if n <= SYNC_RANGE:
-            rows = [first] + self.listing.rows(self.store.conn, after=row_key(first, self.sort), limit=n - 1)
-            self.mark_ids([r.id for r in rows])
-        else:
-            self.notify(f"marking {plural(min(n, MARK_CAP), 'row')}…", timeout=2)
-            self._range_worker(self.listing, first, min(n, MARK_CAP), n > MARK_CAP)
-
-    @work(thread=True, exclusive=True, group="url-range", exit_on_error=False, description="mark a range")
-    def _range_worker(self, query: Query, first: EntryRow, n: int, truncated: bool) -> None:
-        ids = [first.id]
-        after = row_key(first, query.sort)
-        conn = connect(self.db_path, readonly=True)
-        try:
-            while len(ids) < n:
-                rows = query.rows(conn, after=after, limit=min(5000, n - len(ids)))
-                if not rows:
-                    break
-                ids += [r.id for r in rows]
-                after = row_key(rows[-1], query.sort)
-        finally:
-            conn.close()
-        self.post_message(Ranged(ids, truncated))
-
-    @on(Ranged)
-    def _on_ranged(self, msg: Ranged) -> None:
-        self.mark_ids(msg.ids)
-        if msg.truncated:
-            self.notify(f"marked the first {MARK_CAP:,} rows of the range only", severity="warning")
-
-    def mark_all(self) -> None:
-        self.marks = Marks(all_filter=dataclasses.replace(self.filter))
-        self.materialised = None
-        self._marks_changed()
-        store = self._open()
-        if store is not None:
-            self._materialise(self.marks.all_filter, Query(store, self.marks.all_filter, "id"))
-
-    def clear_marks(self) -> None:
-        self.marks = Marks()
-        self.materialised = None
-        self._marks_changed()
-
-    @staticmethod
-    def _collect(conn: sqlite3.Connection, query: Query, is_cancelled: Callable[[], bool]) -> tuple[set[int], bool]:
-        ids: set[int] = set()
-        for batch in query.key_batches(conn):
-            if is_cancelled():
-                break
-            ids.update(k[1] for k in batch)
-            if len(ids) >= MARK_CAP:
-                return set(sorted(ids)[:MARK_CAP]), True
-        return ids, False
-
-    @work(thread=True, exclusive=True, group="url-marks", exit_on_error=False, description="collect marked rows")
-    def _materialise(self, flt: EntryFilter, query: Query) -> None:
-        worker = get_current_worker()
-        conn = connect(self.db_path, readonly=True)
-        try:
-            ids, truncated = self._collect(conn, query, lambda: worker.is_cancelled)
-        except sqlite3.Error:
-            return
-        finally:
-            conn.close()
-        if not worker.is_cancelled:
-            self.post_message(Materialised(flt, ids, truncated))
-
-    @on(Materialised)
-    def _on_materialised(self, msg: Materialised) -> None:
-        if msg.flt is not self.marks.all_filter:
-            return  # the marks changed meanwhile
-        self.materialised = (self.marks_version, msg.ids, msg.truncated)
-        if msg.truncated:
-            self.notify(f"more than {MARK_CAP:,} rows marked: only the first {MARK_CAP:,} are used", severity="warning")
-        self._changed()
-
-    def _all_ids(self) -> tuple[set[int], bool]:
-        m = self.marks
-        assert m.all_filter is not None
-        mat = self.materialised
-        if mat is not None:
-            base, truncated = mat[1], mat[2]
-        else:
-            store = self._open()
-            if store is None:
-                return set(), False
-            conn = connect(self.db_path, readonly=True)
-            try:
-                base, truncated = self._collect(conn, Query(store, m.all_filter, "id"), lambda: False)
-            finally:
-                conn.close()
-            self.materialised = (self.marks_version, base, truncated)
-            if truncated:
-                self.notify(f"more than {MARK_CAP:,} rows marked: only the first {MARK_CAP:,} are used", severity="warning")
-        return base, truncated
-
-    @property
-    def marked_ids(self) -> set[int]:
-        m = self.marks
-        if m.all_filter is None:
-            return set(m.added)
-        base, _ = self._all_ids()
-        return (base - m.removed) | m.added
-
-    @property
-    def marked_filter(self) -> EntryFilter | None:
-        """The marks as a filter for export: the "all filtered" filter itself when there are no
-        exceptions (no id list at all), else the materialised ids."""
-        m = self.marks
-        if m.empty:
-            return None
-        if m.all_filter is not None and not m.added and not m.removed:
-            return dataclasses.replace(m.all_filter)
-        return EntryFilter(entry_ids=sorted(self.marked_ids))
-
-    @property
-    def marked_count(self) -> int | None:
-        """How many rows are marked (None while "all filtered" is being counted)."""
-        m = self.marks
-        if m.all_filter is None:
-            return len(m.added)
-        mat = self.materialised
-        if mat is None:
-            return None
-        return len((mat[1] - m.removed) | m.added)
+        self._pending_descending = False  # the direction of the sort whose index is being built
+        self._origin: str | None = None  # the exploration root's scheme://host (read once)
+        self._sitemaps: dict[int, str] = {}  # node id -> sitemap file name
 
     # -- sorting -------------------------------------------------------------------------------
-    def set_sort(self, sort: str) -> None:
+    @property
+    def row_order(self) -> tuple[str, bool]:
+        """The order the rows are shown in: (column, descending); a sort waiting for its index
+        counts as chosen. The key of ``engine.store.SORTS`` ("id" is the files' order)."""
+        return (self.indexing or self.sort, self._pending_descending if self.indexing else self.descending)
+
+    def set_sort(self, sort: str, descending: bool = False) -> None:
         if sort not in SORTS:
             raise ValueError(f"unknown sort {sort!r}")
-        if sort == self.sort:
+        if (sort, descending) == (self.sort, self.descending):
             self.indexing = None
             self._changed()
             return
         if sort != "id" and not self._has_index(sort):
             self.indexing = sort
-            self.notify(f"building the {sort} index for sorting…", timeout=3)
+            self._pending_descending = descending
+            self.notify(f"building the {columns.SORT_NAMES[sort]} index for sorting…", timeout=3)
             self._changed()
             self._build_index(sort)
             return
-        self.set_listing(self.filter, sort, keep_cursor=True)
+        self.indexing = None
+        self.set_listing(self.filter, sort, descending=descending, keep_cursor=True)
 
     def _has_index(self, sort: str) -> bool:
         store = self._open()
@@ -355,7 +149,7 @@ class UrlGrid(Listing, can_focus=True):
                 severity="warning",
                 markup=False,
             )
-        self.set_listing(self.filter, msg.sort, keep_cursor=True)
+        self.set_listing(self.filter, msg.sort, descending=self._pending_descending, keep_cursor=True)
 
     # -- keys ---------------------------------------------------------------------------------
     def action_toggle_mark(self) -> None:
@@ -390,9 +184,13 @@ class UrlGrid(Listing, can_focus=True):
         self.clear_marks()
 
     def action_cycle_sort(self) -> None:
-        current = self.indexing or self.sort  # a sort waiting for its index counts as chosen
-        nxt = SORT_ORDER[(SORT_ORDER.index(current) + 1) % len(SORT_ORDER)]
-        self.set_sort(nxt)
+        """The next column, ascending."""
+        current, _ = self.row_order
+        self.set_sort(SORT_ORDER[(SORT_ORDER.index(current) + 1) % len(SORT_ORDER)])
+
+    def action_reverse_sort(self) -> None:
+        current, descending = self.row_order
+        self.set_sort(current, not descending)
 
     def action_select(self) -> None:
         row = self.highlighted
@@ -439,24 +237,35 @@ class UrlGrid(Listing, can_focus=True):
         self._styles.clear()
 
     # -- rendering -------------------------------------------------------------------------------
-    def layout_for(self, width: int) -> _Layout:
-        lastmod = 25 if width >= 110 else 10
-        fixed = 2 + (1 + lastmod) + (1 + 7) + (1 + 4) + (1 + 4) + (1 + 1)
-        return _Layout(width, max(8, width - fixed), lastmod)
+    def layout_for(self, width: int) -> list[Column]:
+        return columns.layout(width, self.sort)
 
     def header_text(self, width: int) -> Text:
-        lay = self.layout_for(width)
-        arrow = " ▲"
-
-        def title(name: str, sort: str | None, w: int) -> str:
-            return _fit(name + (arrow if sort == self.sort else ""), w)
-
-        loc_title = "loc" + (" (id order)" if self.sort == "id" else "")
-        line = (
-            "  " + title(loc_title, "loc", lay.loc) + " " + title("lastmod", "lastmod", lay.lastmod)
-            + " " + _fit("chgfreq", 7) + " " + _fit("prio", 4) + " " + "IVNH" + " " + "!"
-        )
+        line = columns.header(self.layout_for(width), self.sort, self.descending)
         return Text(set_cell_size(line, width), style=self.get_component_rich_style("url-grid--header"), no_wrap=True)
+
+    @property
+    def origin(self) -> str | None:
+        """The exploration root's ``scheme://host``: URLs on it are shown without it."""
+        if self._origin is None and self.store is not None:
+            try:
+                root = self.store.root_url()
+            except sqlite3.Error:
+                return None
+            if root is None:
+                return None  # no node yet (a new exploration): asked again on the next row
+            self._origin = columns.origin_of(root) or ""
+        return self._origin or None
+
+    def _sitemap_name(self, node_id: int) -> str:
+        name = self._sitemaps.get(node_id)
+        if name is None and self.store is not None:
+            try:
+                node = self.store.node(node_id)
+            except sqlite3.Error:
+                return ""
+            name = self._sitemaps[node_id] = columns.sitemap_name(node.url if node else None)
+        return name or ""
 
     def _style_bundle(self) -> dict[str, Style]:
         """Rich styles of the row parts, computed once per theme/focus (``rich_style`` is slow)."""
@@ -488,7 +297,7 @@ class UrlGrid(Listing, can_focus=True):
             return Strip.blank(width, styles["base"])
         row = self.row_at(pos)
         if row is None:
-            return Strip([Segment(_fit("  …", width), styles["dim"])], width)
+            return Strip([Segment(fit("  …", width), styles["dim"])], width)
         cursor = pos == self.cursor
         marked = self.is_marked(row)
         key = (row.id, width, cursor, cursor and self.has_focus, marked)
@@ -499,29 +308,29 @@ class UrlGrid(Listing, can_focus=True):
         return strip
 
     def _row_strip(self, row: EntryRow, width: int, cursor: bool, marked: bool, styles: dict[str, Style]) -> Strip:
-        lay = self.layout_for(width)
         pre = "cursor-" if cursor else ""
         base = styles["cursor" if cursor else "base"]
-        mark_style = styles[pre + "marked"]
-        lm_style = styles[pre + "invalid"] if row.lastmod_raw is not None and row.lastmod is None else base
-        ext = "".join(ch if getattr(row, attr) else "·" for ch, attr in EXT_MARKERS)
-        segments = [
-            Segment("● " if marked else "  ", mark_style),
-            Segment(_fit(display(row.loc, lay.loc + 1), lay.loc) + " ", mark_style if marked else base),
-            Segment(_fit(display(row.lastmod_raw, lay.lastmod + 1), lay.lastmod) + " ", lm_style),
-            Segment(_fit(display(row.changefreq_raw, 8), 7) + " " + _fit(display(row.priority_raw, 5), 4) + " ", base),
-            Segment(ext + " ", styles[pre + "dim"] if ext == "····" else base),
-            Segment("!" if row.n_issues else " ", styles[pre + "issue"]),
-        ]
+        segments = [Segment("● " if marked else "  ", styles[pre + "marked"])]
+        for col in self.layout_for(width):
+            text, style = self._cell(row, col, pre, marked, styles)
+            segments.append(Segment(fit(text, col.width) + " ", style or base))
         return Strip(segments).crop_extend(0, width, base)
 
-
-
-def _fit(s: str, width: int) -> str:
-    """``s`` padded or cut (with an ellipsis) to exactly ``width`` cells."""
-    if width <= 0:
-        return ""
-    n = cell_len(s)
-    if n <= width:
-        return s + " " * (width - n)
-    return set_cell_size(s, width - 1) + "…"
+    def _cell(self, row: EntryRow, col: Column, pre: str, marked: bool, styles: dict[str, Style]) -> tuple[str, Style | None]:
+        """One cell's text and style (None: the row's)."""
+        key = col.key
+        if key == "url":
+            return columns.url_text(row.loc, self.origin, col.width), styles[pre + "marked"] if marked else None
+        if key == "lastmod":
+            invalid = row.lastmod_raw is not None and row.lastmod is None
+            return columns.lastmod_text(row, col.width), styles[pre + "invalid"] if invalid else None
+        if key == "issues":
+            return (f"{row.n_issues:,}" if row.n_issues else ""), styles[pre + "issue"]
+        if key == "ext":
+            return columns.extensions_text(row), None
+        if key == "priority":
+            invalid = row.priority_raw is not None and row.priority is None
+            return display(row.priority_raw, col.width + 1), styles[pre + "invalid"] if invalid else None
+        if key == "changefreq":
+            return display(row.changefreq_raw, col.width + 1), None
+        return columns.elide_middle(self._sitemap_name(row.node_id), col.width), styles[pre + "dim"]

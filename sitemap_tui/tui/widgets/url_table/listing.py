@@ -6,13 +6,14 @@ How a million rows stay smooth (TEXTUAL-NOTES.md (c), tracker "Performance"):
   is read with a keyset query starting from a neighbouring cached page, from a sparse *anchor*
   (the sort key of every :data:`ANCHOR_EVERY`-th row), or backwards from the end (the tail). Pages
   live in an LRU; rendered lines in a second LRU.
-* A background scan (thread worker, its own connection) counts the rows (the scrollbar; the status
+* A background scan (``scan``: a thread worker, its own connection) counts the rows (the scrollbar; the status
   says "counting…" meanwhile and ``virtual_size`` follows what is loaded) and then collects the
   anchors: ``LIMIT 1 OFFSET 999`` hops from anchor to anchor (SQLite skips rows in C: ~60 ms for
   a million ids), or one table scan + sort when a filter and a sort by loc/lastmod meet.
 * A query on the UI thread gets a time budget (SQLite progress handler). When a page needs longer
   (a selective filter over millions of rows) a thread worker loads it and the rows show "…".
-* The keyset queries themselves are the store's (``engine.store.urls.Query``).
+* The keyset queries themselves are the store's (``engine.store.urls.Query``): any sort column,
+  ascending or descending (NULL values last either way).
 
 :class:`Listing` is the part of the grid that knows rows and positions; :class:`UrlGrid
 <sitemap_tui.tui.widgets.url_table.grid.UrlGrid>` adds the marks, the keys and the drawing.
@@ -39,9 +40,8 @@ from textual.worker import get_current_worker
 from sitemap_tui.engine.store import EntryFilter, EntryRow, Store, connect
 from sitemap_tui.engine.store.urls import END, PAGE, Key, Query, row_by_id, row_key, time_budget
 from sitemap_tui.tui.widgets.url_table.messages import Located, PageLoaded, Scanned, Searched
+from sitemap_tui.tui.widgets.url_table.scan import ANCHOR_EVERY, ScanJob, scan_listing
 
-ANCHOR_EVERY = 1000
-"""The background scan keeps the sort key of every ANCHOR_EVERY-th row (a multiple of PAGE)."""
 PAGES_CACHED = 100
 UI_QUERY_BUDGET = 0.03
 """Seconds a page query may take on the UI thread before a worker takes over."""
@@ -61,6 +61,7 @@ class Listing(ScrollView):
         self.store_error: str | None = None
         self.filter = EntryFilter()
         self.sort = "id"
+        self.descending = False
         self.listing: Query | None = None
         self.search_listing: Query | None = None  # the same listing through the search index
         self.searched = False  # the scan chose search_listing for this listing
@@ -105,12 +106,16 @@ class Listing(ScrollView):
             self.store = None
 
     # -- listing lifecycle -----------------------------------------------------------------
-    def set_listing(self, flt: EntryFilter, sort: str | None = None, *, keep_cursor: bool = False) -> None:
-        """Show ``flt`` in ``sort`` order from the top (or on the previously highlighted entry)."""
+    def set_listing(self, flt: EntryFilter, sort: str | None = None, *, descending: bool | None = None,
+                    keep_cursor: bool = False) -> None:
+        """Show ``flt`` in ``sort`` order (``descending``: reversed; None keeps the current
+        column and direction) from the top, or on the previously highlighted entry."""
         follow = self.highlighted.id if keep_cursor and self.highlighted is not None else None
         self.filter = flt
         if sort is not None:
             self.sort = sort
+        if descending is not None:
+            self.descending = descending
         self.gen += 1
         self.pages.clear()
         self._loaded_end = 0
@@ -127,10 +132,10 @@ class Listing(ScrollView):
         store = self._open()
         if store is not None:
             try:
-                self.listing = Query(store, flt, self.sort)
+                self.listing = Query(store, flt, self.sort, descending=self.descending)
                 upto = store.search_upto() if flt.substring else None
                 if upto is not None:
-                    searched = Query(store, flt, self.sort, search_upto=upto)
+                    searched = Query(store, flt, self.sort, descending=self.descending, search_upto=upto)
                     self.search_listing = searched if searched.searched else None
             except (re.error, ValueError, sqlite3.Error) as exc:
                 self.store_error = f"bad filter: {exc}"
@@ -167,6 +172,7 @@ class Listing(ScrollView):
         flt = self.filter
         resumable = (
             self.sort == "id"
+            and not self.descending  # new rows come last only in ascending id order
             and not flt.has_issue
             and not flt.rule
             and self.total is not None
@@ -203,84 +209,12 @@ class Listing(ScrollView):
 
     @work(thread=True, exclusive=True, group="url-scan", exit_on_error=False, description="count URLs")
     def _scan(self, gen: int, data_gen: int, query: Query, search: Query | None, start_j: int, start_key: Key | None, progressive: bool) -> None:
-        """For a new listing, read the first page (the UI thread gives up on it when a filter is
-        selective); then count the rows (the scrollbar); then collect the anchors. A rare
-        substring goes through the search index (``search``) instead of a scan."""
         worker = get_current_worker()
-        t0 = time.perf_counter()
-        full = start_j == 0
-        try:
-            conn = connect(self.db_path, readonly=True)
-        except sqlite3.Error:
-            self.post_message(Scanned(gen, start_j + 1, [], 0, True, True, full, 0.0))
-            return
-        def cancelled() -> int:
-            return 1 if worker.is_cancelled else 0
-
-        conn.set_progress_handler(cancelled, 20000)
-        first = start_j + 1
-        anchors: list[Key] = []
-        total: int | None = None
-        try:
-            scan = query.col is not None and query.filtered
-            rows: list[EntryRow] | None = None
-            if progressive and SCAN_FIRST_BUDGET and (scan or search is not None):
-                # a common match fills the first page at once walking the sort order (a table
-                # scan + sort of every match would take seconds on millions of rows); only
-                # when it does not is the search index asked, or the scan + sort done
-                with contextlib.suppress(sqlite3.OperationalError), time_budget(conn, SCAN_FIRST_BUDGET):
-                    rows = query.rows(conn, limit=PAGE)
-                conn.set_progress_handler(cancelled, 20000)
-            if rows is None and search is not None and (not progressive or search.narrowed(conn)):
-                query, scan = search, False
-                self.post_message(Searched(gen))
-            if progressive:
-                plan = ("after", None, 0, PAGE)
-                if rows is None:
-                    rows = query.rows(conn, limit=PAGE, scan=scan)
-                self.post_message(PageLoaded(gen, data_gen, 0, plan, rows))
-            total = query.count(conn)
-            self.post_message(Scanned(gen, first, [], total, True, False, full, time.perf_counter() - t0))
-            last_post = time.perf_counter()
-            wanted = total // ANCHOR_EVERY  # anchors[1..wanted]; none needed below ANCHOR_EVERY rows
-            if wanted < first:
-                pass
-            elif not scan and not query.searched:
-                # hop ANCHOR_EVERY rows at a time with LIMIT 1 OFFSET n-1 (the skipping is in C)
-                key = start_key
-                for _j in range(first, wanted + 1):
-                    if worker.is_cancelled:
-                        break
-                    key, _n = query.hop(conn, key, ANCHOR_EVERY)
-                    if key is None:
-                        break
-                    anchors.append(key)
-                    now = time.perf_counter()
-                    if progressive and now - last_post > 0.1:
-                        self.post_message(Scanned(gen, first, anchors, total, False, False, full, now - t0))
-                        first += len(anchors)
-                        anchors = []
-                        last_post = now
-            else:
-                # sorted and filtered: one table scan + sort beats walking the index
-                count = start_j * ANCHOR_EVERY
-                # (an index lookup is one query too: each hop would repeat it)
-                for batch in query.key_batches(conn, after=start_key, scan=scan):
-                    if worker.is_cancelled:
-                        break
-                    i0 = (ANCHOR_EVERY - 1 - count) % ANCHOR_EVERY
-                    anchors.extend(batch[i0::ANCHOR_EVERY])
-                    count += len(batch)
-        except sqlite3.Error as exc:
-            if not worker.is_cancelled and total is None:
-                msg = Scanned(gen, first, [], 0, True, True, full, 0.0)
-                msg.error = f"cannot read the store: {exc}"
-                self.post_message(msg)
-                return
-        finally:
-            conn.close()
-        if not worker.is_cancelled:
-            self.post_message(Scanned(gen, first, anchors, -1, False, True, full, time.perf_counter() - t0))
+        scan_listing(
+            ScanJob(self.db_path, gen, data_gen, query, search, start_j, start_key, progressive, SCAN_FIRST_BUDGET),
+            self.post_message,
+            lambda: worker.is_cancelled,
+        )
 
     @on(Scanned)
     def _on_scanned(self, msg: Scanned) -> None:
@@ -466,7 +400,10 @@ class Listing(ScrollView):
         return page[i]
 
     @property
-    def loading(self) -> bool:
+    def pages_loading(self) -> bool:
+        """A page is being read by a worker. (Not ``loading``: that is Textual's reactive, and
+        a widget whose ``loading`` is true loses the keyboard: ``App.focused`` is None then, so
+        every PageDown pressed while a page loaded was dropped, and the scrollbar went away.)"""
         return bool(self._pending)
 
     @property
@@ -495,7 +432,7 @@ class Listing(ScrollView):
             if not query.matches(conn, entry_id):
                 self.post_message(Located(gen, entry_id, None, [], 0, "filtered"))
                 return
-            pos = store.entry_position(query.flt, entry_id, query.sort)
+            pos = query.position(conn, entry_id)
             if pos is None:
                 self.post_message(Located(gen, entry_id, None, [], 0, "missing"))
                 return

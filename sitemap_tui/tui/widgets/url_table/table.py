@@ -16,6 +16,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
+from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
 from sitemap_tui.tui.widgets.url_table.detail import detail_text
 from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 from sitemap_tui.words import plural
@@ -64,7 +65,7 @@ class UrlTable(Vertical):
         self._dc_timer: Timer | None = None
         self._dc_dirty = False
         self._detail_id: int | None = None
-        self._header_key: tuple[int, str] | None = None
+        self._header_key: tuple[int, str, bool] | None = None
         self._status_line = ""
         self.grid = UrlGrid(self.db_path, id="url-grid")
 
@@ -84,7 +85,9 @@ class UrlTable(Vertical):
                 id="url-ext",
                 compact=True,
             )
-        yield Static(id="url-header", markup=False)
+        header = Static(id="url-header", markup=False)
+        header.tooltip = LEGEND
+        yield header
         yield self.grid
         yield Static(id="url-status", markup=False)
         with VerticalScroll(id="url-detail"):
@@ -144,8 +147,15 @@ class UrlTable(Vertical):
     def sort(self) -> str:
         return self.grid.sort
 
-    def set_sort(self, sort: str) -> None:
-        self.grid.set_sort(sort)
+    @property
+    def row_order(self) -> tuple[str, bool]:
+        """The rows' order: (column, descending), the column a key of ``engine.store.SORTS``
+        ("id": the files' order). ``engine.store.urls.Query(store, flt, column,
+        descending=...).iter_rows(conn)`` reads rows in this order."""
+        return self.grid.row_order
+
+    def set_sort(self, sort: str, descending: bool = False) -> None:
+        self.grid.set_sort(sort, descending)
 
     def set_filter_text(self, text: str, *, regex: bool | None = None) -> None:
         """Set the filter bar (as if typed) and apply it now."""
@@ -276,8 +286,8 @@ class UrlTable(Vertical):
             return
         g = self.grid
         width = g.scrollable_content_region.width or self.size.width
-        if (width, g.sort) != self._header_key:  # Static.update costs a layout: only on change
-            self._header_key = (width, g.sort)
+        if (width, g.sort, g.descending) != self._header_key:  # Static.update costs a layout: only on change
+            self._header_key = (width, g.sort, g.descending)
             self.query_one("#url-header", Static).update(g.header_text(width))
         status = self.query_one("#url-status", Static)
         parts: list[str] = []
@@ -288,13 +298,13 @@ class UrlTable(Vertical):
             parts.append(f"≥{plural(g.row_count, 'row')}, counting…" if g.row_count else "counting…")
         if g.row_count:
             parts.append(f"row {g.cursor + 1:,}")
-        parts.append(f"sort: {g.sort}")
+        parts.append(f"sort: {SORT_NAMES[g.sort]} {'▼' if g.descending else '▲'}")
         if g.indexing:
             parts.append(f"building {g.indexing} index…")
         n = g.marked_count
         if not g.marks.empty:
             parts.append("marking…" if n is None else f"{n:,} marked")
-        if g.loading:
+        if g.pages_loading:
             parts.append("loading…")
         if error:
             parts.append(error)
