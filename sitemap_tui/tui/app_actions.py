@@ -135,10 +135,10 @@ class Actions(EngineLink):
         return self._remembered_export
 
     def _table_order(self) -> tuple[str, bool]:
-        """The URL table's order as (column, descending), read from ``UrlTable.sort`` (the one
-        accessor); the export writes its rows in this order."""
+        """The URL table's order as (column, descending), read from ``UrlTable.row_order`` (the
+        one accessor); the export writes its rows in this order."""
         table = self.url_table
-        return (table.sort, False) if table is not None else ("id", False)
+        return table.row_order if table is not None else ("id", False)
 
     def _export_scopes(self) -> tuple[dict[str, Any], dict[str, str], str | None]:
         """The scopes the dialog offers (label -> filter), each label's kind (what is

@@ -112,6 +112,18 @@ async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         path = await export_now(app, pilot, screen)
         assert path.name == "sitemap-urls-filtered-rows.txt"
         assert path.read_text().splitlines() == shown
+        # S reverses the table, and the export with it
+        path.unlink()  # (an existing file is asked about first)
+        app.url_table.grid.focus()
+        await pilot.press("S")
+        await settle(app, pilot)
+        assert app.url_table.row_order == ("loc", True)
+        assert await table_rows(app, pilot) == shown[::-1]
+        screen = await open_export(app, pilot)
+        path = await export_now(app, pilot, screen)
+        assert path.read_text().splitlines() == shown[::-1]
+        await pilot.press("S")
+        await settle(app, pilot)
         # marks win over the filter: the second row marked, then the first; written in the
         # table's order
         assert len(shown) > 1
