@@ -23,6 +23,8 @@ from sitemap_tui.engine.model import NodeState
 FIXED_NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 SCREENSHOT_PORT = 47813
 SCENES = ("main", "overview", "extensions", "lastmod", "issues", "urls", "help")
+SMALL_SCENES = ("main", "issues", "urls")  # also written at SMALL_SIZE, as NAME-80x24.svg
+SMALL_SIZE = (80, 24)
 ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
 
 
@@ -141,7 +143,8 @@ async def _help(app: Any, pilot: Any) -> None:
     await pilot.pause()
 
 
-async def write_screenshots(out: Path, size: tuple[int, int], scenes: tuple[str, ...] = SCENES) -> list[Path]:
+async def write_screenshots(out: Path, size: tuple[int, int], scenes: tuple[str, ...] = SCENES,
+                            suffix: str = "") -> list[Path]:
     from sitemap_tui.demo.server import DemoServer
 
     out.mkdir(parents=True, exist_ok=True)
@@ -156,7 +159,7 @@ async def write_screenshots(out: Path, size: tuple[int, int], scenes: tuple[str,
                     await pilot.press("escape")
                     await pilot.pause()
                 await scene(app, pilot, name)
-                path = out / f"{name}.svg"
+                path = out / f"{name}{suffix}.svg"
                 path.write_text(app.export_screenshot(title="sitemap-tui"), encoding="utf-8")
                 written.append(path)
     return written
@@ -184,7 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scene(s): {', '.join(unknown)}")
     scenes = tuple(args.scenes) or SCENES
-    for path in asyncio.run(write_screenshots(Path(args.out), (width, height), scenes)):
+    written = asyncio.run(write_screenshots(Path(args.out), (width, height), scenes))
+    if not args.scenes:  # and the small-terminal layout (issue 18): tree narrowed, URLs elided
+        small = tuple(s for s in SMALL_SCENES if s in scenes)
+        written += asyncio.run(write_screenshots(Path(args.out), SMALL_SIZE, small, suffix="-80x24"))
+    for path in written:
         print(path, file=sys.stderr)
     return 0
 

@@ -56,9 +56,17 @@ class AppFooter(Footer):
         used = sum(key_columns(w, compact) for w in keys)
         spare = [w for w in reversed(keys) if getattr(w, "action", None) in SPARE]
         rest = [w for w in reversed(keys) if getattr(w, "action", None) not in SPARE | PINNED]
+        dropped: list[Widget] = []
         for widget in spare + rest:
             if used <= room:
                 break
-            widgets.remove(widget)
+            dropped.append(widget)
             used -= key_columns(widget, compact)
-        return widgets
+        # a long key dropped late can leave room for a short one dropped before it (z Zoom
+        # after "e Expand subtree" went): those come back, the ones not spare first
+        for widget in sorted(dropped, key=lambda w: getattr(w, "action", None) in SPARE):
+            width = key_columns(widget, compact)
+            if used + width <= room:
+                dropped.remove(widget)
+                used += width
+        return [w for w in widgets if w not in dropped]

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import cast
 from urllib.parse import urlsplit
 
@@ -38,6 +37,7 @@ from sitemap_tui.engine.events import (
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.sizes import format_size
+from sitemap_tui.tui.widgets.tree_model import ACTIVE, CONTAINERS, NodeModel
 from sitemap_tui.tui.widgets.tree_nav import CHUNK, TreeNavigation
 
 ICONS: dict[NodeKind, str] = {
@@ -54,8 +54,6 @@ ICONS: dict[NodeKind, str] = {
     NodeKind.UNKNOWN: "·",
 }
 SPINNER = "◐◓◑◒"
-ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
-CONTAINERS = (NodeKind.SITE, NodeKind.DIRECTORY)
 
 
 def short_name(node: Node) -> str:
@@ -77,69 +75,6 @@ def short_name(node: Node) -> str:
 
 def human_bytes(n: int | None) -> str:
     return "?" if n is None else format_size(n)
-
-
-@dataclass
-class NodeModel:
-    """The UI thread's view of the exploration tree (only ever touched on the UI thread)."""
-
-    nodes: dict[int, Node] = field(default_factory=dict)
-    children: dict[int | None, list[int]] = field(default_factory=dict)
-    progress: dict[int, tuple[int, int | None]] = field(default_factory=dict)
-    issues: dict[int, tuple[int, int]] = field(default_factory=dict)  # errors, warnings
-    stopped: set[int] = field(default_factory=set)  # files the engine left unfinished when it stopped
-    notes: dict[int, str] = field(default_factory=dict)  # said on the node (f: "other hosts followed")
-
-    def add(self, node: Node) -> None:
-        if node.id in self.nodes:
-            self.nodes[node.id] = node
-            return
-        self.nodes[node.id] = node
-        self.children.setdefault(node.parent_id, []).append(node.id)
-
-    def roots(self) -> list[int]:
-        return list(self.children.get(None, []))
-
-    def subtree_ids(self, node_id: int) -> list[int]:
-        out: list[int] = []
-        stack = [node_id]
-        while stack:
-            nid = stack.pop()
-            if nid not in self.nodes:
-                continue
-            out.append(nid)
-            stack.extend(reversed(self.children.get(nid, [])))
-        return out
-
-    def forget_descendants(self, node_id: int) -> list[int]:
-        """Drop the children (recursively) of a node that is being fetched again."""
-        gone: list[int] = []
-        stack = list(self.children.pop(node_id, []))
-        while stack:
-            nid = stack.pop()
-            gone.append(nid)
-            self.nodes.pop(nid, None)
-            self.progress.pop(nid, None)
-            self.issues.pop(nid, None)
-            stack.extend(self.children.pop(nid, []))
-        return gone
-
-    def file_nodes(self) -> Iterable[Node]:
-        return (n for n in self.nodes.values() if n.kind not in CONTAINERS)
-
-    def totals(self) -> tuple[int, int, int, int]:
-        """(files done, files known, active, urls) over the whole tree."""
-        done = total = active = urls = 0
-        for n in self.file_nodes():
-            if n.state == NodeState.SKIPPED:
-                continue
-            total += 1
-            if n.state in (NodeState.DONE, NodeState.FAILED):
-                done += 1
-            elif n.state in ACTIVE:
-                active += 1
-            urls += n.stats.url_count
-        return done, total, active, urls
 
 
 def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.widgets.tree import TreeNode
 
 if TYPE_CHECKING:
-    from sitemap_tui.tui.widgets.sitemap_tree import NodeModel
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
 
 CHUNK = 500  # tree nodes added per UI-loop turn
 OPEN_MAX_CHILDREN = 5 * CHUNK
