@@ -251,7 +251,7 @@ def main() -> None:
     ap.add_argument("--results", type=Path, help="also append the results as a Markdown section to this file")
     args = ap.parse_args()
 
-    from sitemap_tui.engine.workers import default_workers
+    from sitemap_tui.engine.cores import default_workers
     from sitemap_tui.tui.app import prestart_multiprocessing
 
     root = DATA / args.set

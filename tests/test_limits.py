@@ -121,6 +121,16 @@ def test_files_in_flight_follow_concurrency_not_the_worker_count(recorder: Recor
     assert recorder.most["127.0.0.1"] == 6
 
 
+def test_workers_alone_raise_the_files_in_flight(recorder: Recorder) -> None:
+    """`--workers 9` without --concurrency: nine files at once on the server, one per worker
+    (issue 19; eight before, the --concurrency default, whatever the workers)."""
+    recorder.wait_for_total = 9
+    index = site(recorder, {"127.0.0.1": 9})
+    out = stats(index, "--per-host", "9", "--workers", "9")
+    assert "9 URLs" in out.stdout.splitlines()[-1]
+    assert recorder.most["127.0.0.1"] == 9
+
+
 def test_concurrency_is_global_over_hosts(recorder: Recorder) -> None:
     recorder.wait_for_total = 3
     index = site(recorder, {"127.0.0.1": 4, "127.0.0.2": 4})

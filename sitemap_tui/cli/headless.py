@@ -37,7 +37,7 @@ def parse_target(raw: str) -> Target:
 def explore_options(tree: TreeOptions, *, robots_checks: bool = True, keep_non_http: bool = True,
                     output_format: str | None = None, file_stats: bool = True) -> ExploreOptions:
     """The engine's options for a run: the tree options, and what the command adds."""
-    from sitemap_tui.engine.workers import default_workers
+    from sitemap_tui.engine.cores import default_workers
 
     return ExploreOptions(
         workers=default_workers() if tree.workers is None else tree.workers,

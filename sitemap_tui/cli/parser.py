@@ -10,7 +10,9 @@ import re
 from collections.abc import Callable
 from typing import NoReturn
 
+from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
+from sitemap_tui.session.fetching import default_concurrency
 
 COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff", "cache")
 HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff", "cache")  # never the TUI: stdout is their result
@@ -170,7 +172,8 @@ def _age(text: str) -> str:
     return text
 
 
-def _fetch_options(p: argparse.ArgumentParser) -> None:
+def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
+    """``tree``: the command has --workers too (every one but discover)."""
     g = p.add_argument_group("fetching")
     g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", type=_header,
                    help="extra request header (repeatable; ASCII), sent only to the target's origin (same "
@@ -188,8 +191,10 @@ def _fetch_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
     g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
                    help="overall deadline per file, headers and body (default 30)")
-    g.add_argument("--concurrency", type=_whole(1, 1000), default=8, metavar="N",
-                   help="parallel downloads (default 8)")
+    # default None: fetch_options raises it to the worker count when that is higher
+    g.add_argument("--concurrency", type=_whole(1, 1000), metavar="N",
+                   help="parallel downloads (default 8, or the worker count where that is higher: "
+                        f"{default_concurrency(default_workers())} here by default)" if tree else "parallel downloads (default 8)")
     g.add_argument("--per-host", type=_whole(1, 1000), default=4, metavar="N",
                    help="parallel downloads per host (default 4)")
     g.add_argument("--max-size", type=_whole(1, 65536), default=50, metavar="MIB",
@@ -228,8 +233,10 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
         g.add_argument("--db", metavar="PATH",
                        help="keep the exploration in this SQLite file; a headless run replaces what it held "
                             "once the run is complete, the explorer refuses one that holds an exploration")
-    g.add_argument("--workers", type=_whole(0, 64), metavar="N",
-                   help="parser processes (default: one per core, at most 8; 0 parses in the main process)")
+    g.add_argument("--workers", type=_whole(0, MAX_WORKERS), metavar="N",
+                   help="parser processes (default: one per usable core, after CPU affinity and any "
+                        f"cgroup CPU quota: {default_workers()} here; 0 parses in the main process). "
+                        "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -301,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="JSON output")
     p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
     _strict_option(p)
-    _fetch_options(p)
+    _fetch_options(p, tree=False)
 
     p = sub.add_parser("validate", usage=_usage("TARGET"), help="check the sitemaps against the rule catalogue (exit 1 on errors, --fail-on)",
                        formatter_class=fmt,

@@ -34,6 +34,7 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.workers import files_in_flight
 
 __all__ = ["DiscoveryRecord", "ExploreOptions", "Explorer"]
 
@@ -197,13 +198,18 @@ class Explorer(FileProcessing):
             self._commit()
             self.events.flush()
 
+    @property
+    def files_in_flight(self) -> int:
+        """Files expand_all keeps going at once: --concurrency, or one per worker if more."""
+        return files_in_flight(self.fetch_config.concurrency, self.options.workers)
+
     async def expand_all(self, node_id: int) -> None:
         """Fetch the whole subtree under a node within depth, file and fan-out caps."""
         self._cancel = False
         self._stopped = False
         queue: deque[int] = deque([node_id])
         running: dict[asyncio.Task[None], int] = {}
-        limit = max(1, self.fetch_config.concurrency)
+        limit = self.files_in_flight
         cancelled = False
         failure: BaseException | None = None
         try:

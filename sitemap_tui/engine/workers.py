@@ -2,8 +2,9 @@
 the explorer's event loop.
 
 Each worker owns its own event loop, Fetcher and checker copy, and runs several files at once:
-the explorer keeps ``--concurrency`` files in flight whatever the number of workers, and hands
-each new file to the worker with the fewest. Messages come back through one bounded queue: when
+the explorer keeps ``files_in_flight`` files going (``--concurrency``, or the number of workers
+when that is higher, so that no worker waits for a file), and hands each new file to the worker
+with the fewest. Messages come back through one bounded queue: when
 the explorer (the single SQLite writer) falls behind, workers block instead of piling batches up
 in memory. Each worker has a queue of its own for what the explorer sends it: files, "stop this
 file", and request slots.
@@ -153,8 +154,13 @@ class _Outbox:
 _CLOSE = object()
 
 
-def default_workers() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
+def files_in_flight(concurrency: int, workers: int) -> int:
+    """How many files an expansion keeps going at once: at least one per worker, else workers
+    beyond ``--concurrency`` would sit idle (issue 19: ``--workers 16`` alone was slower than
+    the default). Requests still take the Limiter's slots, so ``--concurrency`` and
+    ``--per-host`` keep bounding what reaches the servers; a file beyond them waits for a slot
+    (its deadline starts only when it gets one)."""
+    return max(1, concurrency, workers)
 
 
 def _exit_when_orphaned(parent: int) -> None:

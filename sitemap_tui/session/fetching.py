@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from sitemap_tui.engine.fetch import FetchConfig
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+DEFAULT_CONCURRENCY = 8
 _warned: set[str] = set()
 
 
@@ -28,9 +29,15 @@ class FetchOptions:
     resolve: tuple[str, ...] = ()
     user_agent: str | None = None
     timeout: float = 30.0
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     per_host: int = 4
     max_size: int = 50  # MiB
+
+
+def default_concurrency(workers: int) -> int:
+    """Parallel downloads when ``--concurrency`` is not given: 8, or one per worker when there are
+    more workers (a download feeds one worker: fewer would leave workers idle, issue 19)."""
+    return max(DEFAULT_CONCURRENCY, workers)
 
 
 def warn(message: str) -> None:
