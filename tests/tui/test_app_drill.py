@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from app_helpers import gated_demo_server, node_by_name, select, settle, wait_for, wait_started
+from app_helpers import gated_demo_server, node_by_name, screen_text, select, settle, wait_for, wait_started
 from test_app_focus import active_tab, explored, press_until
 from textual.widgets import Input
 
@@ -239,3 +239,23 @@ async def test_show_urls_of_a_rule_from_the_issues_pane(demo_server, make_app, s
         await wait_for(pilot, lambda: active_tab(app) == "issues", what="the issues again")
         await pilot.pause()
         assert app.focused is issues
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_drilled_filter_can_be_read_whole_in_the_bar(demo_server, make_app, size):
+    """At 80x24 the bar's unset toggles fold away, so the drilled filter reads whole (it had 16
+    columns: "rule:lastmod-inv"); a toggle that is set stays shown."""
+    from sitemap_tui.tui.messages import ShowUrls
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        text = "rule:lastmod-invalid-format"
+        app.tree.post_message(ShowUrls(text, origin=app.tree, title=text))
+        await landed(app, pilot, text)
+        await pilot.pause()
+        assert text in screen_text(app)
+        table = app.url_table
+        table.query_one("#url-issues").value = True
+        await pilot.pause()
+        assert table.query_one("#url-issues").display and "issues" in screen_text(app)

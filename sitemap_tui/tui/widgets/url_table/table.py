@@ -21,6 +21,8 @@ from sitemap_tui.tui.widgets.url_table.detail import detail_text
 from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 from sitemap_tui.words import plural
 
+FOLD_WIDTH = 70  # below it the unset toggles of the filter bar fold away (see _fold_toggles)
+
 
 class UrlTable(Vertical):
     """Filter bar + virtual table + status line + entry detail panel (see the module docstring)."""
@@ -32,6 +34,7 @@ class UrlTable(Vertical):
         #url-filter { width: 1fr; }
         #url-regex, #url-issues { width: auto; }
         #url-ext { width: 18; }
+        #url-issues.-folded, #url-ext.-folded { display: none; }
         #url-header { height: 1; padding: 0; }
         #url-status { height: 1; color: $text-muted; }
         #url-status.-error { color: $error; }
@@ -173,6 +176,7 @@ class UrlTable(Vertical):
         with self.prevent(Checkbox.Changed, Select.Changed):
             self.query_one("#url-issues", Checkbox).value = False
             self.query_one("#url-ext", Select).value = "any"
+        self._fold_toggles()
         self.set_filter_text(text, regex=False)
         self.grid.focus()
 
@@ -184,6 +188,7 @@ class UrlTable(Vertical):
             self.query_one("#url-filter", Input).value = ""
             self.query_one("#url-issues", Checkbox).value = False
             self.query_one("#url-ext", Select).value = "any"
+        self._fold_toggles()
         self.user = UserFilter()
         self.filter_error = None
         self.grid.set_listing(self.current_filter)
@@ -207,7 +212,22 @@ class UrlTable(Vertical):
     @on(Select.Changed)
     def _toggles_changed(self, event: Message) -> None:
         event.stop()
+        self._fold_toggles()
         self._apply_filter()
+
+    def on_resize(self) -> None:
+        self._fold_toggles()
+
+    def _fold_toggles(self) -> None:
+        """Below FOLD_WIDTH the "issues" and "ext" toggles fold away while unset, so the filter
+        text a drill puts in the bar can be read (at 80x24 it had 16 columns: "rule:lastmod-inv");
+        `has:issue` and `has:image` say the same in the filter. A set toggle stays shown: a
+        filter in force is never hidden."""
+        narrow = self.size.width < FOLD_WIDTH
+        issues = self.query_one("#url-issues", Checkbox)
+        ext = self.query_one("#url-ext", Select)
+        issues.set_class(narrow and not issues.value, "-folded")
+        ext.set_class(narrow and ext.value == "any", "-folded")
 
     def _apply_filter(self) -> None:
         if self._debounce is not None:
