@@ -150,26 +150,25 @@ def _user_agent(text: str) -> str:
     return text
 
 
-def _size(text: str) -> str:
-    """A cache size (2GiB, 500MB), checked here and kept as typed."""
-    from sitemap_tui.session.sizes import LimitError, parse_size
+def _limit(kind: str) -> Callable[[str], str]:
+    """An option type for a cache limit (``size``: 2GiB, 500MB; ``age``: 30d, 12h), checked
+    here and kept as typed."""
 
-    try:
-        parse_size(text)
-    except LimitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+    def check(text: str) -> str:
+        from sitemap_tui.session import sizes
+
+        try:
+            getattr(sizes, f"parse_{kind}")(text)
+        except sizes.LimitError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    check.__name__ = kind  # argparse names a failed type by it
+    return check
 
 
-def _age(text: str) -> str:
-    """A cache age (30d, 12h), checked here and kept as typed."""
-    from sitemap_tui.session.sizes import LimitError, parse_age
-
-    try:
-        parse_age(text)
-    except LimitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+_size = _limit("size")
+_age = _limit("age")
 
 
 def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:

@@ -28,13 +28,19 @@ from pathlib import Path
 ENV_VAR = "SITEMAP_TUI_CONFIG"
 
 
-def config_path() -> Path:
-    override = os.environ.get(ENV_VAR)
+def user_file(env_var: str, kind: str, name: str) -> Path:
+    """A file of the user's in the platform's ``kind`` directory ("config", "state"), or where
+    ``env_var`` points (tests, and users who keep it elsewhere)."""
+    override = os.environ.get(env_var)
     if override:
         return Path(override).expanduser()
-    from platformdirs import user_config_dir
+    import platformdirs
 
-    return Path(user_config_dir("sitemap-tui")) / "config.toml"
+    return Path(getattr(platformdirs, f"user_{kind}_dir")("sitemap-tui")) / name
+
+
+def config_path() -> Path:
+    return user_file(ENV_VAR, "config", "config.toml")
 
 
 @dataclass

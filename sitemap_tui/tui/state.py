@@ -17,17 +17,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.tui.config import user_file
+
 ENV_VAR = "SITEMAP_TUI_STATE"
 EXPORT_KEY = "export"
 
 
 def state_path() -> Path:
-    override = os.environ.get(ENV_VAR)
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_state_dir
-
-    return Path(user_state_dir("sitemap-tui")) / "state.json"
+    return user_file(ENV_VAR, "state", "state.json")
 
 
 @dataclass(frozen=True)
