@@ -9,7 +9,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from app_helpers import gated_demo_server, node_by_name, screen_text, select, settle, wait_for, wait_started
+from app_helpers import (
+    gated_demo_server,
+    node_by_name,
+    screen_text,
+    select,
+    settle,
+    wait_for,
+    wait_started,
+)
 from test_app_focus import active_tab, explored, press_until
 from textual.widgets import Input
 
