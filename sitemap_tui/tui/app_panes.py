@@ -13,7 +13,7 @@ from typing import Any
 from textual import on, work
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import TabbedContent
+from textual.widgets import TabbedContent, Tabs
 
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.tui.app_base import AppBase
@@ -174,6 +174,12 @@ class PaneSync(AppBase):
         if self._active_tab() != "urls":
             self._drill_origin = None
         self._sync_active_pane()
+        if isinstance(self.focused, Tabs):
+            # a click on a tab focuses the tab bar, where the arrows would only switch tabs:
+            # the focus goes on into the pane shown, as 1-5 and the palette do (issue 18)
+            target = self._pane_focus(self._active_tab())
+            if target is not None:
+                self.call_after_refresh(target.focus)
 
     def _show_tab(self, tab: str, focus: Widget | None = None) -> None:
         """Show a pane with the focus in its main widget, so the arrow keys act on what is shown.

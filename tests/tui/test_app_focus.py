@@ -138,3 +138,17 @@ async def test_pane_keys_focus_the_pane_they_show(demo_server, make_app, size):
         await pilot.press("0")
         await pilot.pause()
         assert app.focused is app.tree
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_click_on_a_tab_focuses_the_pane_it_shows(demo_server, make_app, size):
+    """Clicking a tab put the focus on the tab bar (Textual's own), where the arrows only switch
+    tabs; it goes on into the pane shown, as the keys 1-5 do."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        for tab in ("urls", "issues", "lastmod"):
+            await pilot.click(f"#--content-tab-{tab}")
+            await settle(app, pilot)
+            assert active_tab(app) == tab
+            await wait_for(pilot, lambda t=tab: app.focused is pane_body(app, t), what=f"focus in the {tab} pane")
