@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from sitemap_tui import cli
 
@@ -59,10 +60,15 @@ def kept(cache: Path) -> list[Path]:
     return sorted(cache.iterdir()) if cache.is_dir() else []
 
 
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "schemas" / "history.schema.json").read_text())
+
+
 def history(site: str) -> dict:
     code, out, err = run("history", site, "--json")
     assert code == 0, err
-    return json.loads(out)
+    report = json.loads(out)
+    assert not list(Draft202012Validator(SCHEMA).iter_errors(report))  # the documented shape
+    return report
 
 
 def test_two_urls_runs_then_history_lists_both_newest_first(httpserver, cache: Path) -> None:

@@ -424,6 +424,7 @@ def _history_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
                "\nurls, stats, validate, diff SITE and the explorer keep each exploration in the cache\n"
                "(--no-history opts out). SITE is read as a TARGET and matched by its site key: the host\n"
                "of a URL (the port is not part of it; https://example.com/a.xml is example.com), or the\n"
-               "absolute path of a local file or folder.")
+               "absolute path of a local file or folder. The errors and warnings of a urls or stats run\n"
+               "are the parser's and fetcher's only: those commands check no rules.")
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
