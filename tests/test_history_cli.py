@@ -212,3 +212,20 @@ def test_diff_site_takes_its_options_anywhere(httpserver, cache: Path) -> None:
     code, out, err = explore("--format", "json", "diff", f"{target}~0", "--samples", "2", f"{target}~0")
     assert code == 0, err
     assert set(json.loads(out)["summary"].values()) == {0}
+
+
+def test_what_a_killed_run_left_in_the_cache_goes_with_the_next_run(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a")
+    cache.mkdir(parents=True)
+    left = cache / ".127.0.0.1-20200101-000000.db.partial"  # a run killed outright (SIGKILL)
+    left.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    assert explore("urls", target)[0] == 0
+    assert not left.exists()
+    assert [p.suffix for p in kept(cache)] == [".db"]
+
+
+def test_diff_of_one_kept_exploration_alone_says_what_is_missing(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a")
+    assert explore("urls", target)[0] == 0
+    code, _, err = explore("diff", f"{target}~0")
+    assert code == 2 and "name the other side too" in err

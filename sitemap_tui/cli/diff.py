@@ -159,6 +159,11 @@ def _latest(raw: str) -> Source:
     as before every run that keeps one)."""
     if Path(raw).suffix == ".db" and Path(raw).is_file():
         raise UsageError(f"{display(raw)} is an exploration file: diff it with a NEW, or name a SITE alone")
+    from sitemap_tui.session.history import INDEX
+
+    if not Path(raw).exists() and INDEX.match(raw):
+        raise UsageError(f"{display(raw)} is a kept exploration: name the other side too "
+                         "(`diff SITE~1 SITE~0`), or SITE alone to compare it now with the latest")
     from sitemap_tui.cli.cache import prune_at_start
 
     parse_target(raw)  # a bad SITE is said as a bad TARGET is, before the cache is touched

@@ -15,7 +15,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.discover import Target, TargetError
-from sitemap_tui.engine.store import Store, StoreError, StoreRun
+from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
+from sitemap_tui.engine.store.file import remove_partial
 from sitemap_tui.session.recent import Saved, cache_folder, list_saved
 
 INDEX = re.compile(r"^(?P<site>.+)~(?P<back>\d{1,6})$")  # SITE~N: N explorations before the latest
@@ -53,6 +54,22 @@ def _name(target: Target) -> str:
     return host.replace(":", "_")
 
 
+def sweep_partials(folder: Path) -> None:
+    """Remove what runs killed outright left in the cache (``.NAME.db.partial``): a kept run's
+    name is its own second, so no later run of it would ever claim and clear it. One whose
+    lock is held is a run going on, and stays."""
+    for partial in folder.glob(".*.db.partial"):
+        store = folder / partial.name[1:-len(".partial")]
+        try:
+            lock = StoreLock.acquire(store)
+        except StoreError:
+            continue
+        try:
+            remove_partial(store)
+        finally:
+            lock.release()
+
+
 class HistoryRun:
     """A headless run's store in the cache: written hidden beside its final name and renamed into
     place when the run is complete (StoreRun), so a finished store is never copied and a failed
@@ -62,6 +79,7 @@ class HistoryRun:
     def __init__(self, target: Target, command: str, checks: str, folder: Path | None = None) -> None:
         folder = folder or cache_folder()
         folder.mkdir(parents=True, exist_ok=True)
+        sweep_partials(folder)
         stem = f"{_name(target)}-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
         self.run = self._claim(folder, stem)
         self.path = self.run.path
