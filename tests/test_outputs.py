@@ -541,7 +541,7 @@ def test_workers_end_when_their_parent_is_killed(slow_site: SlowSite, tmp_path: 
 @pytest.mark.parametrize("later", ["validate", "urls"])
 def test_a_later_run_removes_the_temp_store_of_a_killed_run(slow_site: SlowSite, local_sitemap: Path,
                                                             tmp_path: Path, later: str) -> None:
-    proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url)
+    proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url, "--no-history")  # a temp store
     left = [name for name in scratch(tmp) if name.startswith("sitemap-tui-")]
     assert len(left) == 1 and left[0].startswith(f"sitemap-tui-{proc.pid}-"), left
     proc.kill()  # SIGKILL: nothing can clean up

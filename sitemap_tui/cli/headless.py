@@ -5,6 +5,7 @@ to stdout or --output."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -217,8 +218,13 @@ class _SaysWhenNotKept:
         self.path = run.path
 
     def finish(self, complete: bool) -> None:
+        # a run refused before it began (a bad --resolve) is said by its error alone
+        try:
+            began = self.store.get_meta("target") is not None
+        except sqlite3.Error:  # a store that cannot be read: the run may have begun, say it
+            began = True
         self.run.finish(complete)
-        if not complete:
+        if not complete and began:
             print("sitemap-tui: this exploration is not kept in the history: the target never answered "
                   "or the run was stopped", file=sys.stderr)
 
