@@ -262,7 +262,7 @@ def test_other_commands_take_options_before_the_command_word(site: str) -> None:
         (("urls", "{T}", "--format"), "--format: expected one argument"),
         (("--bogus", "urls", "{T}"), "unrecognized arguments: --bogus"),
         (("urls", "--format", "pdf", "{T}"), "invalid choice: 'pdf'"),
-        (("--json", "urls", "{T}"), "--json is an option of cache, discover, open, rules and stats, not of urls"),
+        (("--json", "urls", "{T}"), "--json is an option of cache, discover, history, open, rules and stats, not of urls"),
         (("urls", "{T}", "--port", "1"), "--port is an option of demo, not of urls"),
     ],
 )

@@ -444,11 +444,13 @@ def scratch(tmp: Path) -> list[str]:
     return sorted(p.name for p in tmp.iterdir())
 
 
-def start_mid_run(site: SlowSite, tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], Path]:
+def start_mid_run(site: SlowSite, tmp_path: Path, *args: str,
+                  cache: Path | None = None) -> tuple[subprocess.Popen[str], Path]:
     tmp = tmp_path / "tmpdir"
     tmp.mkdir(exist_ok=True)
+    extra = {"XDG_CACHE_HOME": str(cache)} if cache is not None else {}
     proc = subprocess.Popen(cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env_with(TMPDIR=str(tmp)))
+                            env=env_with(TMPDIR=str(tmp), **extra))
     if not site.arrived.wait(120):
         proc.kill()
         pytest.fail(f"the run never reached the slow file: {proc.communicate()[1]}")
@@ -477,8 +479,9 @@ def test_urls_stopped_by_a_signal_keeps_the_previous_output(slow_site: SlowSite,
 def test_validate_stopped_by_a_signal_removes_its_temp_store(slow_site: SlowSite, tmp_path: Path,
                                                               sig: signal.Signals) -> None:
     out = previous(tmp_path / "report.sarif")
+    # (--no-history: a run that keeps its exploration writes it in the cache instead, below)
     proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url, "--format", "sarif",
-                              "--output", str(out))
+                              "--output", str(out), "--no-history")
     assert any(name.startswith("sitemap-tui-") for name in scratch(tmp)), scratch(tmp)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
@@ -487,6 +490,18 @@ def test_validate_stopped_by_a_signal_removes_its_temp_store(slow_site: SlowSite
     assert out.read_bytes() == PREVIOUS
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.sarif", "tmpdir"]
     assert scratch(tmp) == []
+
+
+def test_a_run_stopped_by_a_signal_keeps_nothing_in_the_history(slow_site: SlowSite, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    proc, _ = start_mid_run(slow_site, tmp_path, "validate", slow_site.url, cache=cache)
+    folder = cache / "sitemap-tui" / "explorations"
+    assert any(p.name.endswith(".partial") for p in folder.iterdir())  # written in place, hidden
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err)
+    assert "not kept in the history" in err
+    assert list(folder.iterdir()) == []
 
 
 def test_a_signal_says_what_stopped_the_run(slow_site: SlowSite, tmp_path: Path) -> None:
@@ -526,7 +541,7 @@ def test_workers_end_when_their_parent_is_killed(slow_site: SlowSite, tmp_path: 
 @pytest.mark.parametrize("later", ["validate", "urls"])
 def test_a_later_run_removes_the_temp_store_of_a_killed_run(slow_site: SlowSite, local_sitemap: Path,
                                                             tmp_path: Path, later: str) -> None:
-    proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url)
+    proc, tmp = start_mid_run(slow_site, tmp_path, "validate", slow_site.url, "--no-history")  # a temp store
     left = [name for name in scratch(tmp) if name.startswith("sitemap-tui-")]
     assert len(left) == 1 and left[0].startswith(f"sitemap-tui-{proc.pid}-"), left
     proc.kill()  # SIGKILL: nothing can clean up

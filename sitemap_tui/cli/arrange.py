@@ -118,11 +118,22 @@ def arrange(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
         word = argv[first]
         _check_shadowed(word, named[word], scan)
         _check_options(word, named, scan)
+        if _has_optional_positional(named[word]):
+            # argparse fills an optional positional (diff's NEW) with nothing as soon as the one
+            # before it is read, so `diff OLD --samples 2 NEW` would leave NEW over: the
+            # positionals go first, in their order (the literal ones after `--` stay there)
+            moved = [i for i in scan.positionals if i != first and (scan.literal_from is None or i < scan.literal_from)]
+            rest = [w for i, w in enumerate(argv) if i != first and i not in moved]
+            return [word, *(argv[i] for i in moved), *rest]
         return [word, *argv[:first], *argv[first + 1:]]
     if first is None and set(scan.options) <= _GLOBAL:
         return argv  # `sitemap-tui --help`, or nothing: the program's own help
     _check_options("explore", named, scan)
     return ["explore", *argv]
+
+
+def _has_optional_positional(command: argparse.ArgumentParser) -> bool:
+    return any(not a.option_strings and a.nargs == "?" for a in command._actions)
 
 
 def _known(name: str, command: argparse.ArgumentParser) -> bool:

@@ -12,6 +12,7 @@ import contextlib
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemap_tui import scratch, signals
 from sitemap_tui.cli import failif
@@ -31,11 +32,15 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions
 
+if TYPE_CHECKING:
+    from sitemap_tui.engine.explorer import Explorer
+    from sitemap_tui.engine.store import Store
+
 
 @dataclass(frozen=True, slots=True)
 class DiffOptions:
     old: str
-    new: str
+    new: str | None  # None: OLD is a SITE, explored now and compared with its latest kept exploration
     format: str = "text"
     output: str | None = None
     fail_if: tuple[str, ...] = ()
@@ -48,7 +53,7 @@ class DiffOptions:
 def options(ns: argparse.Namespace) -> DiffOptions:
     ns.target = ns.old  # the fetching group's target is set per side (-H goes to its origin)
     tree = TreeOptions(recursive=not ns.no_recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe,
-                       follow_cross_host=ns.follow_cross_host, workers=ns.workers)
+                       follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
                        fetch_options(ns), tree)
 
@@ -61,6 +66,8 @@ class Source:
     raw: str  # as typed
     path: Path
     saved: bool  # a saved exploration (else explored now)
+    checks: str | None = "all"  # the rules that judged it (all, selected, none; None: not said)
+    command: str | None = None  # the command that saved it, when it says
 
 
 def cmd_diff(opts: DiffOptions) -> int:
@@ -71,15 +78,24 @@ def cmd_diff(opts: DiffOptions) -> int:
     conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS, ALIASES)
     host_map = HostMap.parse(opts.map_host)
     out_path = output_path(opts.output)
-    sources = [_saved("OLD", opts.old), _saved("NEW", opts.new)]
+    if opts.new is None:  # diff SITE: the latest kept exploration, then SITE now
+        sources = [_latest(opts.old), None]
+        pairs = (("OLD", opts.old), ("NEW", opts.old))
+    else:
+        sources = [_saved("OLD", opts.old), _saved("NEW", opts.new)]
+        pairs = (("OLD", opts.old), ("NEW", opts.new))
     with contextlib.ExitStack() as stack:
         folder = scratch.temp_dir()
         stack.callback(scratch.remove, folder)
-        for i, (label, raw) in enumerate((("OLD", opts.old), ("NEW", opts.new))):
+        for i, (label, raw) in enumerate(pairs):
             if sources[i] is None:
-                sources[i] = _explore(label, raw, opts, folder / f"{label.lower()}.db")
+                if opts.new is None:
+                    sources[i] = _explore_kept(raw, opts, folder / "new.db")
+                else:
+                    sources[i] = _explore(label, raw, opts, folder / f"{label.lower()}.db")
         old, new = sources
         assert old is not None and new is not None
+        _say_checks(old, new)
         diff = compare(old.path, new.path, folder / "diff.db", host_map)
         stack.callback(diff.close)
         signals.check()  # stopped by a signal: no report, a previous --output stays
@@ -95,8 +111,15 @@ def cmd_diff(opts: DiffOptions) -> int:
 
 def _saved(label: str, raw: str) -> Source | None:
     """``raw`` as a saved exploration, or None when it is a TARGET to explore now: an SQLite
-    file must be an exploration, and a missing ``*.db`` is a mistake, not a site."""
+    file must be an exploration, and a missing ``*.db`` is a mistake, not a site. SITE~N (not
+    a file) is one of the site's kept explorations."""
     path = Path(raw)
+    if not path.exists():
+        from sitemap_tui.session.history import INDEX
+
+        back = INDEX.match(raw)
+        if back:
+            return _kept(label, back["site"], int(back["back"]), raw)
     if path.is_file():
         try:
             with path.open("rb") as fh:
@@ -114,28 +137,97 @@ def _saved(label: str, raw: str) -> Source | None:
     return None
 
 
+def _kept(label: str, site: str, back: int, raw: str) -> Source:
+    """The exploration of SITE kept ``back`` before the latest (0: the latest)."""
+    from sitemap_tui.cli.history import site_of
+    from sitemap_tui.session.history import explorations_of
+
+    key = site_of(site)
+    found = explorations_of(key)
+    if back >= len(found):
+        if not found:
+            raise UsageError(f"{label} {display(raw)}: no saved exploration of {display(key)} in the cache "
+                             f"(`sitemap-tui history {display(site)}` lists them)")
+        raise UsageError(f"{label} {display(raw)}: {display(key)} has {len(found)} saved exploration"
+                         f"{'s' * (len(found) != 1)} (~0 to ~{len(found) - 1})")
+    s = found[back]
+    return Source(label, raw, s.path, saved=True, checks=s.summary.checks, command=s.summary.command)
+
+
+def _latest(raw: str) -> Source:
+    """``diff SITE``'s OLD: the latest kept exploration of SITE (the cache's limits applied first,
+    as before every run that keeps one)."""
+    if Path(raw).suffix == ".db" and Path(raw).is_file():
+        raise UsageError(f"{display(raw)} is an exploration file: diff it with a NEW, or name a SITE alone")
+    from sitemap_tui.session.history import INDEX
+
+    if not Path(raw).exists() and INDEX.match(raw):
+        raise UsageError(f"{display(raw)} is a kept exploration: name the other side too "
+                         "(`diff SITE~1 SITE~0`), or SITE alone to compare it now with the latest")
+    from sitemap_tui.cli.cache import prune_at_start
+
+    parse_target(raw)  # a bad SITE is said as a bad TARGET is, before the cache is touched
+    prune_at_start()
+    return _kept("OLD", raw, 0, raw)
+
+
+def _explore_kept(raw: str, opts: DiffOptions, scratch_db: Path) -> Source:
+    """``diff SITE``'s NEW: SITE explored now, kept in the history (a temporary store with
+    --no-history)."""
+    from sitemap_tui.cli.headless import kept_store
+    from sitemap_tui.cli.verdict import target_answered
+
+    kept = kept_store(opts.tree, parse_target(raw), "diff", "all")
+    if kept is None:
+        return _explore("NEW", raw, opts, scratch_db)
+    complete = False
+    try:
+        explorer = _run("NEW", raw, opts, kept.store)
+        complete = target_answered(explorer)
+    finally:
+        kept.finish(complete)
+    if not complete:
+        raise UsageError(f"NEW {display(raw)}: the target did not answer")
+    return Source("NEW", raw, kept.path, saved=False)
+
+
+def _say_checks(old: Source, new: Source) -> None:
+    """Findings compare only when both sides were judged by the same rules: say when not."""
+    for side, other in ((old, new), (new, old)):
+        if side.checks in ("none", "selected") and side.checks != other.checks:
+            what = "checks no rules" if side.checks == "none" else "checked only the rules it selected"
+            print(f"sitemap-tui: {side.label} {display(side.raw)}: saved by `{side.command or 'an earlier run'}`, "
+                  f"which {what}: the findings new and resolved count rules it did not run", file=sys.stderr)
+
+
 def _explore(label: str, raw: str, opts: DiffOptions, db: Path) -> Source:
-    """Explore TARGET ``raw`` now into ``db``, judged by every rule (as validate does, so that
-    its findings compare with a saved exploration's)."""
+    """Explore TARGET ``raw`` now into ``db``, a temporary store."""
     from sitemap_tui.engine.store import Store
 
-    target = parse_target(raw)
     store = Store(db)
     try:
-        checker = ALL_RULES.checker()
-        explorer = run_exploration(replace(opts.fetch, target=raw), explore_options(opts.tree), target,
-                                   store=store, checker=checker, validation=ALL_RULES)
-        signals.check()
-        problem = target_problem(explorer)
-        if problem is not None and problem.code == EXIT_USAGE:
-            raise UsageError(f"{label} {problem.message}")
-        ALL_RULES.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)
-        store.commit()
+        _run(label, raw, opts, store)
     finally:
         store.close()
+    return Source(label, raw, db, saved=False)
+
+
+def _run(label: str, raw: str, opts: DiffOptions, store: Store) -> Explorer:
+    """Explore TARGET ``raw`` now into ``store``, judged by every rule (as validate does, so that
+    its findings compare with a saved exploration's); what it left out is said on stderr."""
+    target = parse_target(raw)
+    checker = ALL_RULES.checker()
+    explorer = run_exploration(replace(opts.fetch, target=raw), explore_options(opts.tree), target,
+                               store=store, checker=checker, validation=ALL_RULES)
+    signals.check()
+    problem = target_problem(explorer)
+    if problem is not None and problem.code == EXIT_USAGE:
+        raise UsageError(f"{label} {problem.message}")
+    ALL_RULES.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)
+    store.commit()
     # what the exploration left out, as every headless command says it, naming the side
     notes = [problem.message] if problem is not None else []  # answered, but no usable sitemap
     notes += run_notes(explorer) + [omission.text for omission in explorer.left_out()]
     for note in notes:
         print(f"sitemap-tui: {label} {display(raw)}: {note}", file=sys.stderr)
-    return Source(label, raw, db, saved=False)
+    return explorer

@@ -5,11 +5,12 @@ to stdout or --output."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sitemap_tui import scratch
 from sitemap_tui.cli.options import TreeOptions
@@ -183,12 +184,59 @@ def open_result(path: Path | None, raw: str | None) -> Output:
     return open_output(path, label=f"--output {display(raw or str(path))}" if path is not None else None)
 
 
-def run_store(db_path: str | None) -> tuple[Store, Callable[[bool], None]]:
-    """The run's store and what ends it: ``finish(complete)`` puts a --db in place only when
-    the run was complete; a temporary one is removed either way."""
-    if db_path:
-        db = open_store(db_path)
-        return db.store, db.finish
+class KeptStore(Protocol):
+    """Where a run keeps its exploration: --db (StoreRun) or the history (HistoryRun)."""
+
+    store: Store
+    path: Path  # where the exploration is once finished complete
+
+    def finish(self, complete: bool) -> None: ...
+
+
+def kept_store(tree: TreeOptions, target: Target, command: str, checks: str) -> KeptStore | None:
+    """The store a run keeps: --db's, else a new exploration of the site's history in the cache
+    (the cache's limits applied first, as the explorer applies them), else None (--no-history).
+    ``checks`` says which rules judged it (all, selected, none), for a later diff."""
+    if tree.db:
+        return open_store(tree.db)
+    if not tree.history:
+        return None
+    from sitemap_tui.cli.cache import prune_at_start
+    from sitemap_tui.session.history import HistoryRun
+
+    prune_at_start()
+    run = HistoryRun(target, command, checks)
+    return _SaysWhenNotKept(run)
+
+
+class _SaysWhenNotKept:
+    """A history run that says on stderr when it keeps nothing (nothing silent)."""
+
+    def __init__(self, run: KeptStore) -> None:
+        self.run = run
+        self.store = run.store
+        self.path = run.path
+
+    def finish(self, complete: bool) -> None:
+        # a run refused before it began (a bad --resolve) is said by its error alone
+        try:
+            began = self.store.get_meta("target") is not None
+        except sqlite3.Error:  # a store that cannot be read: the run may have begun, say it
+            began = True
+        self.run.finish(complete)
+        if not complete and began:
+            print("sitemap-tui: this exploration is not kept in the history: the target never answered "
+                  "or the run was stopped", file=sys.stderr)
+
+
+def run_store(tree: TreeOptions, target: Target, command: str,
+              checks: str) -> tuple[Store, Callable[[bool], None], bool]:
+    """The run's store, what ends it and whether it is kept: ``finish(complete)`` puts a --db
+    or history exploration in place only when the run was complete; a temporary one (with
+    --no-history) is removed either way."""
+    kept = kept_store(tree, target, command, checks)
+    if kept is not None:
+        return kept.store, kept.finish, True
     # named after this process, removed at exit or after SIGTERM/SIGHUP, and by a later run
     # when this process was killed outright
     folder = scratch.temp_dir()
@@ -198,4 +246,4 @@ def run_store(db_path: str | None) -> tuple[Store, Callable[[bool], None]]:
         store.discard()
         scratch.remove(folder)
 
-    return store, cleanup
+    return store, cleanup, False

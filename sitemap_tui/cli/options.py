@@ -22,6 +22,7 @@ class TreeOptions:
     follow_cross_host: bool = False
     db: str | None = None
     workers: int | None = None  # None: one per usable core (engine.cores.default_workers)
+    history: bool = True  # keep the exploration in the cache when no --db is named (--no-history)
 
 
 def worker_count(ns: argparse.Namespace) -> int:
@@ -50,5 +51,5 @@ def fetch_options(ns: argparse.Namespace) -> FetchOptions:
 def tree_options(ns: argparse.Namespace, *, recursive: bool) -> TreeOptions:
     return TreeOptions(
         recursive=recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe, follow_cross_host=ns.follow_cross_host,
-        db=ns.db, workers=worker_count(ns),
+        db=ns.db, workers=worker_count(ns), history=not getattr(ns, "no_history", False),
     )

@@ -14,8 +14,8 @@ from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
 
-COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff", "cache")
-HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff", "cache")  # never the TUI: stdout is their result
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff", "cache", "history")
+HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff", "cache", "history")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -215,7 +215,8 @@ def _strict_option(p: argparse.ArgumentParser) -> None:
                         "(entry or size cap). Each cause is said on stderr, with or without it")
 
 
-def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True) -> None:
+def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True,
+                  history: bool = True) -> None:
     g = p.add_argument_group("exploring")
     if recursive:
         g.add_argument("--no-recursive", action="store_true",
@@ -236,6 +237,11 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                    help="parser processes (default: one per usable core, after CPU affinity and any "
                         f"cgroup CPU quota: {default_workers()} here; 0 parses in the main process). "
                         "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
+    if history:
+        g.add_argument("--no-history", action="store_true",
+                       help="do not keep this exploration in the cache (kept by default, unless --db names "
+                            "a file: `sitemap-tui history SITE` lists them, `diff SITE` compares with the "
+                            "latest; the cache's limits apply, see `cache prune`)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -254,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt, epilog="example:\n  sitemap-tui explore https://example.com")
     p.add_argument("target", metavar="TARGET")
     _fetch_options(p)
-    _tree_options(p, recursive=False)
+    _tree_options(p, recursive=False, history=False)
 
     p = sub.add_parser("demo", help="serve the bundled sample site on 127.0.0.1 and explore it",
                        formatter_class=fmt,
@@ -362,6 +368,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", action="append", default=[], metavar="FILE",
                    help="prune: never remove this exploration (repeatable)")
 
+    _history_parser(sub, fmt)
+
     p = sub.add_parser("rules", help="list the validation rules, or explain one", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui rules\n  sitemap-tui rules hreflang-missing-self")
     p.add_argument("rule", nargs="?", metavar="ID")
@@ -378,21 +386,25 @@ def _fail_if(text: str) -> str:
 
 def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "diff", usage="%(prog)s [OPTIONS] OLD NEW [OPTIONS]   (options go before or after OLD and NEW)",
+        "diff", usage="%(prog)s [OPTIONS] OLD [NEW] [OPTIONS]   (options go before or after OLD and NEW)",
         help="what changed between two explorations (saved .db files or targets explored now)",
         formatter_class=fmt,
         epilog="examples:\n  sitemap-tui diff before.db https://example.com\n"
+               "  sitemap-tui diff example.com                 (now vs the latest kept exploration)\n"
                "  sitemap-tui diff ./public-old ./public --format json --output changes.json\n"
                "  sitemap-tui diff old.db new.db --fail-if 'removed>100' --fail-if issues_new\n"
                "  sitemap-tui diff old.db https://new.example --map-host old.example=new.example\n"
                "\nOLD and NEW are each a saved exploration (a --db file of urls, stats or validate, or the\n"
-               "explorer's file in the cache) or a TARGET explored now with every rule, as validate does.\n"
+               "explorer's file in the cache) or a TARGET explored now with every rule, as validate does.\n"               "SITE~N is the exploration of SITE kept N before the latest (SITE~0 the latest; `sitemap-tui\n"
+               "history SITE` lists them): `diff example.com~1 example.com~0` fetches nothing.\n"
                "URLs are compared by the key the duplicate rules use (README: What changed).\n"
                "\nexit codes:\n  0  compared; no --fail-if condition met\n  1  a --fail-if condition is met\n"
                "  2  could not run as asked: a bad option or condition, a file that is no exploration,\n"
                "     an unreachable target\n")
     p.add_argument("old", metavar="OLD", help="the earlier exploration: a saved .db file, or a TARGET to explore now")
-    p.add_argument("new", metavar="NEW", help="the later one, the same way")
+    p.add_argument("new", metavar="NEW", nargs="?",
+                   help="the later one, the same way. Without NEW, OLD is a SITE: a fresh exploration of it "
+                        "(kept in the history) is compared with the latest one kept")
     p.add_argument("--format", choices=("text", "json", "jsonl", "csv", "github"), default="text",
                    help="text (default: counts, then samples), json (a \"summary\" object and the full "
                         "lists), jsonl or csv (one change a record), github (workflow annotations)")
@@ -407,4 +419,18 @@ def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatt
     p.add_argument("--samples", type=_whole(0, 1_000_000), default=10, metavar="N",
                    help="URLs shown per list in the text and github formats (default 10)")
     _fetch_options(p)
-    _tree_options(p, db=False)
+    _tree_options(p, db=False)  # (--no-history: the one-argument form keeps its fresh exploration)
+
+
+def _history_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "history", usage=_usage("SITE"), help="list the explorations of a site kept in the cache, newest first",
+        formatter_class=fmt,
+        epilog="examples:\n  sitemap-tui history example.com\n  sitemap-tui history ./public/sitemap.xml --json\n"
+               "\nurls, stats, validate, diff SITE and the explorer keep each exploration in the cache\n"
+               "(--no-history opts out). SITE is read as a TARGET and matched by its site key: the host\n"
+               "of a URL (the port is not part of it; https://example.com/a.xml is example.com), or the\n"
+               "absolute path of a local file or folder. The errors and warnings of a urls or stats run\n"
+               "are the parser's and fetcher's only: those commands check no rules.")
+    p.add_argument("target", metavar="SITE")
+    p.add_argument("--json", action="store_true", help="JSON output")

@@ -13,8 +13,8 @@ from typing import Any
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
+    kept_store,
     open_result,
-    open_store,
     output_path,
     parse_target,
     run_exploration,
@@ -102,8 +102,8 @@ def cmd_stats(opts: StatsOptions) -> int:
 
     target = parse_target(opts.target)
     out_path = output_path(opts.output)
-    # per-file aggregates are kept while streaming, so stats needs no store unless asked
-    db = open_store(opts.tree.db) if opts.tree.db else None
+    # per-file aggregates are kept while streaming: the store is only for --db or the history
+    db = kept_store(opts.tree, target, "stats", checks="none")
     complete = False
     try:
         result = open_result(out_path, opts.output)

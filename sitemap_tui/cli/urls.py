@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
+    kept_store,
     open_result,
-    open_store,
     output_path,
     parse_target,
     run_exploration,
@@ -57,7 +57,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
             raise UsageError("--csv-raw only applies to --format csv")
         fmt = CSV_RAW  # cells as they are: no ' before a formula-like cell
     out_path = output_path(opts.output)
-    db = open_store(opts.tree.db) if opts.tree.db else None
+    db = kept_store(opts.tree, target, "urls", checks="none")  # urls judges no rules
     try:
         result = open_result(out_path, opts.output)
     except BaseException:

@@ -73,11 +73,14 @@ def cmd_validate(opts: ValidateOptions) -> int:
     enabled = validation.enabled
     checker = validation.checker()
     out_path = output_path(opts.output)
-    store, finish = run_store(opts.tree.db)
+    # as diff judges a fresh exploration (every rule, the defaults): else its findings differ by choice
+    everything = (not (opts.select or opts.ignore) and opts.min_severity == "info" and opts.xsd == "lax"
+                  and opts.robots_checks)
+    store, finish, kept = run_store(opts.tree, target, "validate", "all" if everything else "selected")
     complete = False
     try:
-        # per-file aggregates only matter in a store the user keeps (--db, for `open`)
-        options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=bool(opts.tree.db))
+        # per-file aggregates only matter in a store that is kept (--db or the history, for `open`)
+        options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=kept)
         explorer = run_exploration(opts.fetch, options, target, store=store, checker=checker,
                                    validation=validation)
         problem = target_problem(explorer)

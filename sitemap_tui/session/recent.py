@@ -94,13 +94,16 @@ class Saved:
 
     @property
     def site(self) -> str:
-        """The key of a site's history: the target's host (the file name's, when unreadable)."""
+        """The key of a site's history (session/history.py): the one a headless run wrote, else
+        the target's host, else the file name's (an explorer's local target: "local")."""
+        if self.summary.site:
+            return self.summary.site
         if self.summary.target:
             host = urlsplit(self.summary.target).hostname
             if host:
                 return host
         stem = self.path.stem
-        return re.sub(r"-\d{8}-\d{6}$", "", stem) or stem
+        return re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", stem) or stem  # (-N: a second run in that second)
 
     @property
     def date(self) -> datetime:

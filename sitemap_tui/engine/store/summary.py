@@ -27,6 +27,9 @@ class ExplorationSummary:
     files: int = 0
     urls: int = 0
     problem: str | None = None
+    site: str | None = None  # the history's key, as the headless run that kept it wrote it
+    command: str | None = None  # what made it: urls, stats, validate, diff (None: the explorer)
+    checks: str | None = None  # the rules it was judged by: all, selected, none (None: not said)
 
 
 def disk_size(path: Path) -> int:
@@ -59,14 +62,33 @@ def read_summary(path: Path) -> ExplorationSummary:
     except sqlite3.Error as exc:
         return ExplorationSummary(path, size, mtime, problem=f"cannot be read as a database ({exc})")
     try:
-        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('target', 'started')").fetchall())
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN"
+                                 " ('target', 'started', 'site', 'command', 'checks')").fetchall())
         files, urls = conn.execute("SELECT COUNT(*), COALESCE(SUM(url_count), 0) FROM nodes").fetchone()
     except sqlite3.Error as exc:
         return ExplorationSummary(path, size, mtime, problem=f"is damaged ({exc})")
     finally:
         conn.close()
     return ExplorationSummary(path, size, mtime, target=_json_text(meta.get("target")),
-                              started=_json_text(meta.get("started")), files=int(files), urls=int(urls))
+                              started=_json_text(meta.get("started")), files=int(files), urls=int(urls),
+                              site=_json_text(meta.get("site")), command=_json_text(meta.get("command")),
+                              checks=_json_text(meta.get("checks")))
+
+
+def issue_counts(path: Path) -> dict[str, int]:
+    """The findings of the exploration at ``path`` by severity (a site's history lists them; it
+    reads the issues table's severity index, so only one site's explorations are asked)."""
+    try:
+        conn = sqlite3.connect(_readonly_uri(path), uri=True)
+    except sqlite3.Error:
+        return {}
+    try:
+        return {str(sev): int(n) for sev, n in
+                conn.execute("SELECT severity, COUNT(*) FROM issues GROUP BY severity").fetchall()}
+    except sqlite3.Error:
+        return {}
+    finally:
+        conn.close()
 
 
 def damage(path: Path, limit: int = 3) -> str | None:

@@ -1,0 +1,110 @@
+"""A site's history (issue 20 §3): the explorations of one site kept in the cache, newest first,
+and the store a headless run writes straight into the cache to join them.
+
+The site key is the host of an http(s) target (``https://example.com/a.xml`` and ``example.com``
+are one site; the port is not part of it, as in the recent list), and the absolute path of a
+local file or folder. A headless run writes its key into the store's meta; an exploration
+without one (the explorer's own) is keyed by its target's host, else by its file name's host
+(session/recent.py ``Saved.site``)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
+from sitemap_tui.engine.store.file import remove_partial
+from sitemap_tui.session.recent import Saved, cache_folder, list_saved
+
+INDEX = re.compile(r"^(?P<site>.+)~(?P<back>\d{1,6})$")  # SITE~N: N explorations before the latest
+
+
+def site_key(target: Target) -> str:
+    """The key of ``target``'s site: its host, or a local target's absolute path."""
+    parts = urlsplit(target.url)
+    if parts.scheme in ("http", "https"):
+        return parts.hostname or target.url
+    return unquote(parts.path)
+
+
+def key_of_argument(raw: str) -> str:
+    """The site key of a SITE argument, as a TARGET is read. A local path that no longer exists
+    still names the history of what was there (its absolute path); anything else that is no
+    target raises TargetError."""
+    try:
+        return site_key(Target.parse(raw))
+    except TargetError:
+        text = raw.strip()
+        if text and "://" not in text and text.startswith((".", "/", "~")):
+            return str(Path(text).expanduser().absolute())
+        raise
+
+
+def explorations_of(key: str, saved: list[Saved] | None = None) -> list[Saved]:
+    """The readable explorations of the site ``key`` in the cache, newest first."""
+    items = list_saved() if saved is None else saved
+    return [s for s in items if s.site == key and s.summary.problem is None]
+
+
+def _name(target: Target) -> str:
+    host = urlsplit(target.url).hostname or "local"
+    return host.replace(":", "_")
+
+
+def sweep_partials(folder: Path) -> None:
+    """Remove what runs killed outright left in the cache (``.NAME.db.partial``): a kept run's
+    name is its own second, so no later run of it would ever claim and clear it. One whose
+    lock is held is a run going on, and stays."""
+    for partial in folder.glob(".*.db.partial"):
+        store = folder / partial.name[1:-len(".partial")]
+        try:
+            lock = StoreLock.acquire(store)
+        except StoreError:
+            continue
+        try:
+            remove_partial(store)
+        finally:
+            lock.release()
+
+
+class HistoryRun:
+    """A headless run's store in the cache: written hidden beside its final name and renamed into
+    place when the run is complete (StoreRun), so a finished store is never copied and a failed
+    run leaves nothing behind. The name is the host and the UTC second, with ``-N`` added when
+    another run of the site took that second."""
+
+    def __init__(self, target: Target, command: str, checks: str, folder: Path | None = None) -> None:
+        folder = folder or cache_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        sweep_partials(folder)
+        stem = f"{_name(target)}-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
+        self.run = self._claim(folder, stem)
+        self.path = self.run.path
+        self.store: Store = self.run.store
+        self.store.set_meta("site", site_key(target))
+        self.store.set_meta("command", command)
+        self.store.set_meta("checks", checks)
+
+    @staticmethod
+    def _claim(folder: Path, stem: str) -> StoreRun:
+        for n in range(1000):
+            path = folder / (f"{stem}.db" if n == 0 else f"{stem}-{n}.db")
+            if path.exists():
+                continue
+            try:
+                run = StoreRun(path)
+            except StoreError as exc:
+                if "in use" in exc.reason:  # another run of the same second holds this name
+                    continue
+                raise
+            if path.exists():  # finished between the look and the lock: not ours to replace
+                run.finish(False)
+                continue
+            return run
+        raise StoreError(folder / f"{stem}.db", "no free file name in the cache for this run")
+
+    def finish(self, complete: bool) -> None:
+        self.run.finish(complete)

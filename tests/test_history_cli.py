@@ -1,0 +1,231 @@
+"""A site's history (issue 20 §3): the headless commands keep every exploration in the cache as
+the explorer does (``--no-history`` opts out, ``--db`` writes where it says), ``history SITE``
+lists them, and ``diff SITE`` compares a fresh exploration with the latest saved one. Run as a
+user runs them, against a site on 127.0.0.1 that changes between runs, with this test's own
+cache folder (XDG_CACHE_HOME)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from sitemap_tui import cli
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def serve(httpserver, *pages: str, status: int = 200) -> str:
+    """Serve a sitemap of ``pages`` (replacing what was served); returns its URL."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+    body = f'<?xml version="1.0"?>\n<urlset {NS}>' + "".join(
+        f"<url><loc>{b}/{p}</loc><lastmod>2024-01-01</lastmod></url>" for p in pages) + "</urlset>\n"
+    httpserver.expect_request("/sitemap.xml").respond_with_data(body if status == 200 else "down", status=status,
+                                                               content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    return httpserver.url_for("/sitemap.xml")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main([*args])
+        except SystemExit as exc:  # argparse's own refusals
+            code = exc.code if isinstance(exc.code, int) else 2
+    return code, out.getvalue(), err.getvalue()
+
+
+def explore(*args: str) -> tuple[int, str, str]:
+    return run(*args, "--workers", "0")
+
+
+@pytest.fixture()
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own cache folder and config file."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(tmp_path / "config.toml"))
+    return tmp_path / "xdg-cache" / "sitemap-tui" / "explorations"
+
+
+def kept(cache: Path) -> list[Path]:
+    """Every file the cache holds (partial files and locks included: none may be left)."""
+    return sorted(cache.iterdir()) if cache.is_dir() else []
+
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "schemas" / "history.schema.json").read_text())
+
+
+def history(site: str) -> dict:
+    code, out, err = run("history", site, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert not list(Draft202012Validator(SCHEMA).iter_errors(report))  # the documented shape
+    return report
+
+
+def test_two_urls_runs_then_history_lists_both_newest_first(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a", "b")
+    assert explore("urls", target)[0] == 0
+    serve(httpserver, "a", "b", "c")
+    code, out, _ = explore("urls", target)
+    assert code == 0 and out.count("\n") == 3  # the command's own output is unchanged
+    assert [p.suffix for p in kept(cache)] == [".db", ".db"]
+    report = history(target)
+    assert report["site"] == "127.0.0.1"
+    rows = report["explorations"]
+    assert [r["urls"] for r in rows] == [3, 2]  # newest first
+    assert [r["files"] for r in rows] == [1, 1]
+    assert all(r["command"] == "urls" and r["bytes"] > 0 for r in rows)
+    assert rows[0]["started"] > rows[1]["started"]
+    # the site key is the host: the same site however it is named
+    assert history("127.0.0.1")["explorations"] == rows
+    assert history(httpserver.url_for("/other.xml"))["explorations"] == rows
+    code, out, err = run("history", target)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[0].split()[:2] == ["date", "URLs"]
+    assert lines[1].split()[2:4] == ["3", "1"] and lines[2].split()[2:4] == ["2", "1"]
+    assert "2 explorations of 127.0.0.1" in err
+
+
+def test_stats_and_validate_are_kept_too_with_their_findings(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a", "a")  # a duplicate URL: a warning of validate's
+    assert explore("stats", target)[0] == 0
+    assert explore("validate", target, "--fail-on", "never")[0] == 0
+    rows = history(target)["explorations"]
+    assert [r["command"] for r in rows] == ["validate", "stats"]
+    assert rows[0]["warnings"] + rows[0]["errors"] >= 1
+    assert rows[0]["checks"] == "all" and rows[1]["checks"] == "none"
+
+
+def test_no_history_keeps_nothing_and_db_writes_only_where_named(httpserver, cache: Path, tmp_path: Path) -> None:
+    target = serve(httpserver, "a")
+    for command in ("urls", "stats", "validate"):
+        assert explore(command, target, "--no-history")[0] == 0, command
+    assert kept(cache) == []
+    db = tmp_path / "mine.db"
+    assert explore("urls", target, "--db", str(db))[0] == 0
+    assert db.is_file() and kept(cache) == []
+    code, _, err = run("history", target)
+    assert code == 0 and "no saved exploration of 127.0.0.1" in err
+
+
+def test_a_target_that_never_answers_keeps_nothing_and_says_so(httpserver, cache: Path) -> None:
+    # (an error page is an answer, kept as --db keeps it: its sitemap fails, which a diff reports)
+    target = serve(httpserver, "a")
+    httpserver.stop()  # nothing listens there any more
+    try:
+        code, _, err = explore("urls", target)
+    finally:
+        httpserver.start()
+    assert code == 2
+    assert "not kept in the history" in err
+    assert kept(cache) == []
+
+
+def test_diff_site_compares_a_fresh_exploration_with_the_latest_saved(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a", "b")
+    assert explore("urls", target)[0] == 0
+    serve(httpserver, "a", "c", "d")
+    code, out, err = explore("diff", target, "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["summary"]["urls_added"] == 2 and report["summary"]["urls_removed"] == 1
+    assert report["old"]["saved"] is True
+    # the fresh exploration joins the history: the next diff compares with it
+    assert [r["urls"] for r in history(target)["explorations"]] == [3, 2]
+    code, out, _ = explore("diff", target, "--format", "json")
+    assert code == 0 and set(json.loads(out)["summary"].values()) == {0}
+    # the old one was made by urls, which checks no rules: its findings are not comparable
+    assert "saved by `urls`" in err
+
+
+def test_diff_site_without_a_saved_exploration_is_a_usage_error(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a")
+    code, out, err = explore("diff", target)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "no saved exploration of 127.0.0.1" in err
+    assert kept(cache) == []  # nothing explored, nothing kept
+
+
+def test_diff_of_two_saved_explorations_by_index(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a")
+    assert explore("urls", target)[0] == 0
+    serve(httpserver, "a", "b", "c")
+    assert explore("urls", target)[0] == 0
+    httpserver.clear()  # nothing is fetched: both sides come from the history
+    code, out, err = explore("diff", f"{target}~1", f"{target}~0", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]["urls_added"] == 2
+    assert json.loads(out)["new"]["saved"] is True
+    code, _, err = explore("diff", f"{target}~5", f"{target}~0")
+    assert code == 2 and "has 2 saved explorations" in err
+
+
+def test_local_files_are_keyed_by_their_path(cache: Path, tmp_path: Path) -> None:
+    one, two = tmp_path / "one.xml", tmp_path / "two.xml"
+    for path in (one, two):
+        path.write_text(f'<?xml version="1.0"?><urlset {NS}><url><loc>https://example.com/</loc></url></urlset>')
+    assert explore("urls", str(one))[0] == 0
+    assert explore("urls", str(one))[0] == 0
+    assert explore("urls", str(two))[0] == 0
+    report = history(str(one))
+    assert report["site"] == str(one.resolve())
+    assert len(report["explorations"]) == 2
+    assert len(history(str(two))["explorations"]) == 1
+
+
+def test_the_cache_limits_apply_before_a_headless_save(httpserver, cache: Path, tmp_path: Path) -> None:
+    target = serve(httpserver, "a")
+    assert explore("urls", target)[0] == 0
+    (old,) = kept(cache)
+    month_ago = time.time() - 30 * 86400
+    os.utime(old, (month_ago, month_ago))
+    (tmp_path / "config.toml").write_text('[cache]\nmax_age = "7d"\n')
+    code, _, err = explore("urls", target)
+    assert code == 0
+    assert f"removed {old}" in err and "older than the age limit" in err
+    (new,) = kept(cache)  # (it may take the old one's name: both runs fit in one second)
+    assert new.stat().st_mtime > time.time() - 3600
+
+
+def test_bad_history_arguments(cache: Path) -> None:
+    code, _, err = run("history", "./no/such/file.xml")
+    assert code == 0 and "no saved exploration of" in err  # a file gone since: nothing saved for it
+    code, _, err = run("history", "")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_diff_site_takes_its_options_anywhere(httpserver, cache: Path) -> None:
+    # (argparse alone would fill the optional NEW at OLD and leave the second side over)
+    target = serve(httpserver, "a")
+    assert explore("urls", target)[0] == 0
+    code, out, err = explore("--format", "json", "diff", f"{target}~0", "--samples", "2", f"{target}~0")
+    assert code == 0, err
+    assert set(json.loads(out)["summary"].values()) == {0}
+
+
+def test_what_a_killed_run_left_in_the_cache_goes_with_the_next_run(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a")
+    cache.mkdir(parents=True)
+    left = cache / ".127.0.0.1-20200101-000000.db.partial"  # a run killed outright (SIGKILL)
+    left.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    assert explore("urls", target)[0] == 0
+    assert not left.exists()
+    assert [p.suffix for p in kept(cache)] == [".db"]
+
+
+def test_diff_of_one_kept_exploration_alone_says_what_is_missing(httpserver, cache: Path) -> None:
+    target = serve(httpserver, "a")
+    assert explore("urls", target)[0] == 0
+    code, _, err = explore("diff", f"{target}~0")
+    assert code == 2 and "name the other side too" in err
