@@ -14,8 +14,8 @@ from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
 
-COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "rules", "diff", "cache", "history")
-HEADLESS = ("urls", "stats", "discover", "validate", "rules", "diff", "cache", "history")  # never the TUI: stdout is their result
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history")
+HEADLESS = ("urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -351,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     _fetch_options(p)
     _tree_options(p)
 
+    _audit_parser(sub, fmt)
     _diff_parser(sub, fmt)
 
     p = sub.add_parser("cache", help="list or prune the explorations kept in the cache", formatter_class=fmt,
@@ -382,6 +383,55 @@ def _fail_if(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected NAME or NAME OP NUMBER, not an empty condition")
     return text
+
+
+# audit's summary counts (engine/store/audit.py audit_counts), for --fail-if; here so --help
+# needs no import of the command
+AUDIT_SUMMARY_KEYS = (
+    "listed", "audited", "not_audited", "indexable", "non_indexable", "multiple_sitemaps",
+    "redirects", "client_errors", "server_errors", "noindex", "canonicalised", "blocked",
+    "not_html", "timeouts", "no_response",
+)
+
+
+def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "audit", usage=_usage("TARGET"), help="fetch every listed URL: status, redirects, indexability, robots.txt",
+        formatter_class=fmt,
+        epilog="examples:\n  sitemap-tui audit example.com\n"
+               "  sitemap-tui audit example.com --format jsonl --output audit.jsonl\n"
+               "  sitemap-tui audit example.com --sample 200 --fail-if 'non_indexable>0'\n"
+               "  sitemap-tui audit http://127.0.0.1:8000/sitemap.xml --rate 0   (your own server)\n"
+               "\nExplores TARGET as validate does, then fetches each listed URL once (a URL listed twice\n"
+               "is one), politely: --rate per host, robots.txt obeyed (Crawl-delay, 429/503 Retry-After\n"
+               "waits said on stderr), HEAD where headers suffice, at most 256 KiB of a page's head read.\n"
+               "URLs on another host than the sitemaps' are fetched only with --follow-cross-host.\n"
+               "Results are stored as they come (--db FILE, else the exploration kept in the history):\n"
+               "run the same command again after a stop and it goes on; --recheck starts over.\n"
+               f"\nsummary keys (--fail-if): {', '.join(AUDIT_SUMMARY_KEYS)}\n"
+               "\nexit codes:\n  0  audited; no --fail-if condition met\n  1  a --fail-if condition is met\n"
+               "  2  could not run as asked: a bad option or condition, an unreachable target\n")
+    p.add_argument("target", metavar="TARGET")
+    p.add_argument("--format", choices=("text", "jsonl", "csv"), default="text",
+                   help="text (default: counts by group with samples), jsonl or csv (one record per URL: "
+                        "loc, sitemap, status, final_url, redirects, indexable, reason, canonical, "
+                        "blocked_for, lastmod, last_modified, ...)")
+    _output_option(p, "the result")
+    p.add_argument("--sample", type=_sample, default=None, metavar="N",
+                   help="URLs per sitemap, evenly spaced (default: all)")
+    p.add_argument("--rate", type=_rate, default=5.0, metavar="R",
+                   help="requests per second per host (default 5; 0: no limit, for your own servers)")
+    p.add_argument("--ignore-robots", action="store_true",
+                   help="fetch URLs robots.txt disallows for sitemap-tui, and ignore its Crawl-delay")
+    p.add_argument("--recheck", action="store_true",
+                   help="explore again and fetch every URL again, even when an unfinished audit could go on")
+    p.add_argument("--fail-if", action="append", default=[], metavar="COND", type=_fail_if,
+                   help="exit 1 when COND holds: NAME (meaning NAME>0) or NAME OP NUMBER, OP one of "
+                        "> >= < <= == !=; NAME a summary key (below) (repeatable: any one met fails)")
+    p.add_argument("--samples", type=_whole(0, 1_000_000), default=5, metavar="N",
+                   help="URLs shown per group in the text summary (default 5)")
+    _fetch_options(p)
+    _tree_options(p)
 
 
 def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]

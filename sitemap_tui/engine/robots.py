@@ -86,6 +86,17 @@ class RobotsFile:
         except Exception:
             return True
 
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The ``Crawl-delay`` of ``user_agent``'s group in seconds, None without one."""
+        rules = self._protego()
+        if rules is None:
+            return None
+        try:
+            delay = rules.crawl_delay(user_agent)
+        except Exception:
+            return None
+        return float(delay) if delay else None
+
     def allowed_for_google(self, url: str) -> bool:
         return self.allowed(url, GOOGLEBOT)
 

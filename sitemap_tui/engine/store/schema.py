@@ -81,6 +81,22 @@ CREATE TABLE IF NOT EXISTS issues(
     message TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS issues_node ON issues(node_id, severity);
 CREATE INDEX IF NOT EXISTS issues_rule ON issues(rule);
+CREATE TABLE IF NOT EXISTS audit(  -- sitemap-tui audit: one row per listed URL fetched
+    key TEXT PRIMARY KEY,           -- COALESCE(entries.key, entries.loc); none for key = ''
+    loc TEXT NOT NULL,              -- the URL as listed (its first entry)
+    entry_id INTEGER, node_id INTEGER,  -- that first entry and its sitemap
+    status INTEGER,                 -- the final answer's; NULL: none (error says why)
+    final_url TEXT, redirects INTEGER NOT NULL DEFAULT 0, content_type TEXT,
+    response_time REAL,             -- seconds, all hops
+    last_modified TEXT,
+    robots TEXT,                    -- JSON list: meta robots + X-Robots-Tag, 'googlebot: noindex'
+    canonical TEXT,
+    indexable INTEGER NOT NULL,
+    reason TEXT NOT NULL,           -- 'indexable' or 'non-indexable: ...'
+    error TEXT,                     -- no answer, a refused redirect: why
+    note TEXT,                      -- what was not read (a head past the byte cap)
+    blocked_for TEXT,               -- JSON list of the agents robots.txt disallows it for
+    fetched_at REAL);
 """
 
 NODE_STAT_COLUMNS = (

@@ -1,0 +1,140 @@
+"""``sitemap-tui audit``: explore TARGET as validate does, then fetch every listed URL (or a sample
+per sitemap) and say, per URL, its status and whether it is indexable (engine/audit.py). The
+results stay in the exploration's store, so a stopped audit goes on where it stopped when run
+again (session/audit.py); ``--recheck`` starts over."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+
+from sitemap_tui.cli import failif
+from sitemap_tui.cli.audit_report import SUMMARY_KEYS, write_csv, write_jsonl, write_text
+from sitemap_tui.cli.headless import (
+    explore_options,
+    kept_store,
+    open_result,
+    output_path,
+    parse_target,
+    run_exploration,
+)
+from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
+from sitemap_tui.cli.verdict import report_failures, target_answered, target_problem
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from sitemap_tui.session.fetching import FetchOptions, fetch_config
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCommand:
+    target: str
+    format: str = "text"
+    output: str | None = None
+    sample: int | None = None
+    rate: float = 5.0
+    ignore_robots: bool = False
+    recheck: bool = False
+    fail_if: tuple[str, ...] = ()
+    samples: int = 5
+    fetch: FetchOptions = field(default_factory=FetchOptions)
+    tree: TreeOptions = field(default_factory=TreeOptions)
+
+
+def options(ns: argparse.Namespace) -> AuditCommand:
+    return AuditCommand(
+        ns.target, ns.format, ns.output, ns.sample, ns.rate, ns.ignore_robots, ns.recheck,
+        tuple(ns.fail_if), ns.samples, fetch_options(ns), tree_options(ns, recursive=not ns.no_recursive))
+
+
+def _note(text: str) -> None:
+    print(f"sitemap-tui: {display(text)}", file=sys.stderr)
+
+
+class _Progress:
+    """URLs stored so far, on one stderr line, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\r\x1b[Kaudit: {done} URLs")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def cmd_audit(opts: AuditCommand) -> int:
+    from sitemap_tui.engine.audit import AuditOptions
+    from sitemap_tui.engine.store.audit import audit_counts, audit_records, audited, group_samples
+    from sitemap_tui.session.audit import AuditStore, continued_audit, run_audit
+
+    target = parse_target(opts.target)
+    conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS)
+    out_path = output_path(opts.output)
+    config = fetch_config(opts.fetch)
+    audit_options = AuditOptions(
+        sample=opts.sample, rate=opts.rate, concurrency=opts.fetch.concurrency, timeout=opts.fetch.timeout,
+        ignore_robots=opts.ignore_robots, follow_cross_host=opts.tree.follow_cross_host)
+    path = None if opts.recheck else continued_audit(target, opts.tree.db, opts.tree.history)
+    temp = None  # (store, cleanup) of a --no-history run: audited before it is removed
+    place: AuditStore | None = None
+    if path is not None:
+        place = AuditStore(path)
+        _note(f"continuing the unfinished audit in {path}: {audited(place.store)} URLs already done "
+              "(--recheck starts over)")
+    else:
+        kept = kept_store(opts.tree, target, "audit", "none")
+        if kept is None:
+            from sitemap_tui.cli.headless import run_store
+
+            store, cleanup, _ = run_store(opts.tree, target, "audit", "none")
+            temp = (store, cleanup)
+        else:
+            store = kept.store
+        complete = False
+        try:
+            explorer = run_exploration(opts.fetch, explore_options(opts.tree, file_stats=kept is not None),
+                                       target, store=store)
+            report_failures(explorer)
+            problem = target_problem(explorer)
+            complete = problem is None and target_answered(explorer)
+        finally:
+            if kept is not None:
+                kept.finish(complete)
+            elif not complete and temp is not None:
+                temp[1](False)
+        if problem is not None or not complete:
+            print(f"sitemap-tui: error: {problem.message if problem else 'the target did not answer'}",
+                  file=sys.stderr)
+            return problem.code if problem is not None else EXIT_USAGE
+        place = AuditStore(kept.path) if kept is not None else None
+    store = place.store if place is not None else temp[0]  # type: ignore[index]
+    progress = _Progress()
+    try:
+        try:
+            run_audit(store, config, audit_options, on_note=_note, on_progress=progress)
+        finally:
+            progress.done()
+        counts = audit_counts(store)
+        with open_result(out_path, opts.output) as result:
+            if opts.format == "jsonl":
+                write_jsonl(audit_records(store), result.file)
+            elif opts.format == "csv":
+                write_csv(audit_records(store), result.file)
+            else:
+                write_text(opts.target, counts, group_samples(store, opts.samples), result.file)
+            result.commit()
+    finally:
+        if place is not None:
+            place.close()
+        if temp is not None:
+            temp[1](False)
+    failing = failif.met(conditions, counts)
+    for condition in failing:
+        print(f"sitemap-tui: {condition.describe(counts)}", file=sys.stderr)
+    return EXIT_FINDINGS if failing else EXIT_OK

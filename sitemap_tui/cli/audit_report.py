@@ -1,0 +1,74 @@
+"""``sitemap-tui audit``'s output: one record per audited URL (JSON Lines, CSV) or a text summary
+grouped as Screaming Frog's sitemap audit groups its counts, with a few samples each."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Mapping
+from typing import IO, Any
+
+from sitemap_tui.cli.parser import AUDIT_SUMMARY_KEYS
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store.audit import AuditRecord
+
+FIELDS = (
+    "loc", "sitemap", "status", "final_url", "redirects", "indexable", "reason", "canonical",
+    "blocked_for", "lastmod", "last_modified", "content_type", "response_time", "robots", "error", "note",
+)
+SUMMARY_KEYS = AUDIT_SUMMARY_KEYS
+_TITLES = (
+    ("non_indexable", "Non-indexable URLs in sitemap"),
+    ("multiple_sitemaps", "URLs in multiple sitemaps"),
+    ("redirects", "Redirects (3xx)"),
+    ("client_errors", "Client errors (4xx)"),
+    ("server_errors", "Server errors (5xx)"),
+    ("noindex", "Noindex"),
+    ("canonicalised", "Canonicalised"),
+    ("blocked", "Blocked by robots.txt"),
+    ("not_html", "Not HTML"),
+    ("timeouts", "Timeouts"),
+    ("no_response", "No response"),
+)
+
+
+def record(r: AuditRecord) -> dict[str, Any]:
+    row = r.row
+    return {
+        "loc": row.loc, "sitemap": r.sitemap, "status": row.status, "final_url": row.final_url,
+        "redirects": row.redirects, "indexable": row.indexable, "reason": row.reason,
+        "canonical": row.canonical, "blocked_for": row.blocked_for, "lastmod": r.lastmod,
+        "last_modified": row.last_modified, "content_type": row.content_type,
+        "response_time": None if row.response_time is None else round(row.response_time, 4),
+        "robots": row.robots, "error": row.error, "note": row.note,
+    }
+
+
+def write_jsonl(records: Iterable[AuditRecord], out: IO[str]) -> None:
+    for r in records:
+        out.write(json.dumps(record(r), ensure_ascii=False) + "\n")
+
+
+def write_csv(records: Iterable[AuditRecord], out: IO[str]) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(FIELDS)
+    for r in records:
+        rec = record(r)
+        w.writerow([" ".join(v) if isinstance(v, list) else ("true" if v is True else "false" if v is False
+                    else "" if v is None else v) for v in (rec[f] for f in FIELDS)])
+
+
+def write_text(target: str, counts: Mapping[str, int], samples: Mapping[str, list[tuple[str, str]]],
+               out: IO[str]) -> None:
+    out.write(f"Audit of {display(target)}: {counts['listed']} URLs listed, {counts['audited']} audited, "
+              f"{counts['indexable']} indexable, {counts['non_indexable']} non-indexable\n")
+    if counts["not_audited"]:
+        out.write(f"Not audited: {counts['not_audited']} (sampled out, on other hosts, or the run was stopped)\n")
+    for key, title in _TITLES:
+        n = counts[key]
+        out.write(f"\n{title}: {n}\n")
+        shown = samples.get(key, [])
+        for loc, reason in shown:
+            out.write(f"  {display(loc)}  {display(reason)}\n")
+        if n > len(shown) and shown:
+            out.write(f"  ... {n - len(shown)} more\n")

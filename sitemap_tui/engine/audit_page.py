@@ -1,0 +1,185 @@
+"""What the audit reads from one answer: the robots directives (meta robots and X-Robots-Tag, with
+their user-agent scoping), the canonical URL (HTML ``<link>`` or ``Link`` header), and the
+indexability verdict. Pure functions of bytes and headers; nothing here fetches.
+
+The HTML is untrusted: lxml's HTML parser (libxml2's, which expands no external entity and reads
+no network: ``no_network``) with ``recover``, over a bounded prefix of the body only."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import lxml.html  # type: ignore[import-untyped]
+from lxml import etree  # type: ignore[import-untyped]
+
+from sitemap_tui.engine.urlpolicy import normalize, resolve
+
+__all__ = [
+    "HTML_TYPES",
+    "HeadFacts",
+    "Verdict",
+    "head_facts",
+    "link_canonical",
+    "mime_of",
+    "noindex_directive",
+    "verdict",
+    "x_robots_directives",
+]
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+# The robots directives that decide indexability: unscoped, or for these crawlers (the same
+# agents the deep checks' deep-noindex counts); a directive for another crawler is kept, not judged.
+JUDGED_AGENTS = frozenset({"googlebot", "bingbot"})
+# Meta names read as a crawler's own robots tag (<meta name="googlebot" content="noindex">).
+_AGENT_META = frozenset({
+    "googlebot", "googlebot-news", "bingbot", "msnbot", "slurp", "yandex", "applebot",
+    "duckduckbot", "gptbot", "claudebot", "ccbot", "perplexitybot",
+})
+# X-Robots-Tag directives that take a value ("max-snippet: 20"): not a user agent before the colon.
+_VALUE_DIRECTIVES = frozenset({
+    "max-snippet", "max-image-preview", "max-video-preview", "unavailable_after", "indexifembedded",
+})
+_AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
+_LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
+_PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
+MAX_DIRECTIVES = 40  # kept per URL: a hostile page cannot grow the row
+
+
+def mime_of(content_type: str | None) -> str | None:
+    if not content_type:
+        return None
+    return content_type.split(";", 1)[0].strip().lower() or None
+
+
+def _directives(agent: str | None, text: str) -> list[str]:
+    tokens = [t.strip().lower() for t in text.split(",") if t.strip()]
+    return [f"{agent}: {t}" if agent else t for t in tokens][:MAX_DIRECTIVES]
+
+
+def x_robots_directives(values: Sequence[str]) -> list[str]:
+    """``X-Robots-Tag`` values as directives: ``noindex``, or ``googlebot: noindex`` when the value
+    names a user agent first."""
+    out: list[str] = []
+    for value in values[:20]:
+        agent, rest = None, value[:1000]
+        m = _AGENT_PREFIX_RE.match(rest)
+        if m is not None and m.group(1).lower() not in _VALUE_DIRECTIVES:
+            agent, rest = m.group(1).lower(), m.group(2)
+        out += _directives(agent, rest)
+    return out[:MAX_DIRECTIVES]
+
+
+def noindex_directive(directives: Sequence[str]) -> str | None:
+    """The directive that makes a URL noindex for the judged crawlers (unscoped, googlebot,
+    bingbot; ``none`` counts as noindex), or None."""
+    for d in directives:
+        agent, sep, token = d.rpartition(": ")
+        if sep and agent not in JUDGED_AGENTS:
+            continue
+        if token in ("noindex", "none"):
+            return d
+    return None
+
+
+def link_canonical(values: Sequence[str], base: str) -> str | None:
+    """The ``rel=canonical`` target of ``Link`` header values, absolute; None without one."""
+    for value in values[:20]:
+        for m in _LINK_RE.finditer(value[:16384]):
+            for p in _PARAM_RE.finditer(m.group(2)):
+                if p.group(1).lower() == "rel":
+                    rel = p.group(2) if p.group(2) is not None else (p.group(3) or "")
+                    if "canonical" in rel.lower().split():
+                        return resolve(base, m.group(1).strip())
+    return None
+
+
+@dataclass(slots=True)
+class HeadFacts:
+    """What the audit reads from an HTML page's head."""
+
+    robots: list[str] = field(default_factory=list)  # meta robots directives, agent-scoped
+    canonical: str | None = None  # absolute
+
+
+def head_facts(body: bytes, base_url: str) -> HeadFacts:
+    """Meta robots (``robots`` and crawler-named metas) and ``<link rel=canonical>`` of a page
+    prefix; never raises."""
+    facts = HeadFacts()
+    if not body or not body.strip():
+        return facts
+    parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True)
+    try:
+        doc = lxml.html.document_fromstring(body, parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError):
+        return facts
+    if doc is None:
+        return facts
+    base = base_url
+    for el in doc.iter("base"):
+        href = (el.get("href") or "").strip()
+        if href:
+            base = resolve(base_url, href)
+        break
+    for el in doc.iter("meta"):
+        name = (el.get("name") or "").strip().lower()
+        if name == "robots" or name in _AGENT_META:
+            content = (el.get("content") or "")[:1000]
+            facts.robots += _directives(None if name == "robots" else name, content)
+    facts.robots = facts.robots[:MAX_DIRECTIVES]
+    for el in doc.iter("link"):
+        rels = (el.get("rel") or "").lower().split()
+        href = (el.get("href") or "").strip()
+        if href and "canonical" in rels:
+            facts.canonical = resolve(base, href)
+            break
+    return facts
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    indexable: bool
+    reason: str  # "indexable" or "non-indexable: ..."
+
+
+INDEXABLE = Verdict(True, "indexable")
+
+
+def _no(why: str) -> Verdict:
+    return Verdict(False, f"non-indexable: {why}")
+
+
+def verdict(
+    *,
+    status: int | None,
+    error: str | None,
+    timed_out: bool,
+    redirects: int,
+    redirect_problem: str | None,
+    final_url: str,
+    content_type: str | None,
+    robots: Sequence[str],
+    canonical: str | None,
+    blocked: bool,
+) -> Verdict:
+    """Indexability, first reason wins: robots.txt, no answer, redirect, error status, not HTML,
+    noindex, canonical elsewhere. ``blocked``: robots.txt disallows the URL for the audit's agent
+    or Googlebot (a crawler that may not fetch it never sees the page)."""
+    if blocked:
+        return _no("blocked by robots.txt")
+    if redirects or redirect_problem:
+        return _no(f"redirect ({redirect_problem})" if redirect_problem else f"redirect to {final_url}")
+    if status is None:
+        return _no("timeout" if timed_out else f"no response ({error or 'unknown'})")
+    if status != 200:
+        return _no(str(status))
+    mime = mime_of(content_type)
+    if mime is not None and mime not in HTML_TYPES:
+        return _no(f"not HTML ({mime})")
+    directive = noindex_directive(robots)
+    if directive is not None:
+        return _no(f"noindex ({directive})")
+    if canonical and normalize(canonical) != normalize(final_url):
+        return _no(f"canonicalised to {canonical}")
+    return INDEXABLE

@@ -1,0 +1,227 @@
+"""The store's queries for ``sitemap-tui audit`` (engine/audit.py): which listed URLs are still to
+fetch, the results as they arrive, and what the report reads back (records, summary counts).
+
+A URL is its entries' key (``COALESCE(entries.key, entries.loc)``: the key the duplicate rules
+use; ``''`` marks a loc that is no fetchable URL, never audited), so a URL listed twice is fetched
+once; its row names its first listing (entry and sitemap)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from sitemap_tui.engine.store import Store
+
+__all__ = [
+    "AuditRecord",
+    "AuditRow",
+    "TodoUrl",
+    "add_results",
+    "audit_counts",
+    "audit_records",
+    "audited",
+    "group_samples",
+    "result_of",
+    "sitemap_urls",
+    "todo_pages",
+]
+
+_KEY = "COALESCE(e.key, e.loc)"
+_COLUMNS = (
+    "key, loc, entry_id, node_id, status, final_url, redirects, content_type, response_time,"
+    " last_modified, robots, canonical, indexable, reason, error, note, blocked_for, fetched_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TodoUrl:
+    key: str
+    loc: str
+    entry_id: int
+    node_id: int
+
+
+@dataclass(slots=True)
+class AuditRow:
+    """One audited URL, as the table keeps it."""
+
+    key: str
+    loc: str
+    entry_id: int | None = None
+    node_id: int | None = None
+    status: int | None = None
+    final_url: str | None = None
+    redirects: int = 0
+    content_type: str | None = None
+    response_time: float | None = None
+    last_modified: str | None = None
+    robots: list[str] = field(default_factory=list)
+    canonical: str | None = None
+    indexable: bool = False
+    reason: str = ""
+    error: str | None = None
+    note: str | None = None
+    blocked_for: list[str] = field(default_factory=list)
+    fetched_at: float | None = None
+
+    def values(self) -> tuple[object, ...]:
+        return (
+            self.key, self.loc, self.entry_id, self.node_id, self.status, self.final_url,
+            self.redirects, self.content_type, self.response_time, self.last_modified,
+            json.dumps(self.robots), self.canonical, int(self.indexable), self.reason, self.error,
+            self.note, json.dumps(self.blocked_for), self.fetched_at,
+        )
+
+    @classmethod
+    def of(cls, row: Sequence[object]) -> AuditRow:
+        r = list(row)
+        r[10] = json.loads(str(r[10])) if r[10] else []
+        r[12] = bool(r[12])
+        r[16] = json.loads(str(r[16])) if r[16] else []
+        return cls(*r)  # type: ignore[arg-type]
+
+
+@dataclass(slots=True)
+class AuditRecord:
+    """An audited URL with what its first listing says (for the report)."""
+
+    row: AuditRow
+    sitemap: str
+    lastmod: str | None
+
+
+def _sample_ranks(n: int, sample: int | None) -> set[int] | None:
+    """Ranks of an evenly spaced sample, as the deep checks take it (``i * n // sample``); None:
+    every entry."""
+    if sample is None or sample >= n:
+        return None
+    return {(i * n) // sample for i in range(max(0, sample))}
+
+
+def todo_pages(store: Store, sample: int | None, size: int = 2000) -> Iterator[list[TodoUrl]]:
+    """The listed URLs without a result yet, sitemap by sitemap in entry order, ``size`` entries
+    read at a time (keyset pages: nothing grows with the listing). ``sample``: that many entries
+    per sitemap, evenly spaced. A URL listed again appears again while its first listing has no
+    row yet: the caller skips keys it has in flight."""
+    nodes = store.conn.execute(
+        "SELECT node_id, COUNT(*) FROM entries GROUP BY node_id ORDER BY node_id"
+    ).fetchall()
+    for node_id, n in nodes:
+        ranks = _sample_ranks(n, sample)
+        if ranks is not None and not ranks:
+            continue
+        last, rank = 0, 0
+        while True:
+            page = store.conn.execute(
+                f"SELECT e.id, {_KEY}, e.loc, EXISTS(SELECT 1 FROM audit a WHERE a.key = {_KEY})"
+                " FROM entries e WHERE e.node_id = ? AND e.id > ? ORDER BY e.id LIMIT ?",
+                (node_id, last, size),
+            ).fetchall()
+            if not page:
+                break
+            out = []
+            for eid, key, loc, done in page:
+                picked = ranks is None or rank in ranks
+                rank += 1
+                if picked and not done and key and loc:
+                    out.append(TodoUrl(key, loc.strip(), eid, node_id))
+            if out:
+                yield out
+            last = page[-1][0]
+            if len(page) < size or (ranks is not None and rank > max(ranks)):
+                break
+
+
+def add_results(store: Store, rows: Sequence[AuditRow]) -> None:
+    """Store a batch of results and commit it: an interrupted audit keeps every finished URL."""
+    if not rows:
+        return
+    with store.guarded():
+        store.conn.executemany(
+            f"INSERT OR REPLACE INTO audit({_COLUMNS}) VALUES({','.join('?' * 18)})",
+            [r.values() for r in rows],
+        )
+    store.publish()
+
+
+def sitemap_urls(store: Store) -> list[str]:
+    """The URLs of the exploration's files (their hosts are the audit's own)."""
+    return [str(u) for (u,) in store.conn.execute("SELECT DISTINCT url FROM nodes")]
+
+
+def audited(store: Store) -> int:
+    return int(store.conn.execute("SELECT COUNT(*) FROM audit").fetchone()[0])
+
+
+def result_of(store: Store, url: str) -> AuditRow | None:
+    """The stored result of a URL (its key or loc), or None."""
+    row = store.conn.execute(
+        f"SELECT {_COLUMNS} FROM audit WHERE key = ? OR loc = ? LIMIT 1", (url, url)
+    ).fetchone()
+    return None if row is None else AuditRow.of(row)
+
+
+def audit_records(store: Store) -> Iterator[AuditRecord]:
+    """Every audited URL in listing order, with its first sitemap and that entry's lastmod."""
+    cols = ", ".join(f"a.{c.strip()}" for c in _COLUMNS.split(","))
+    for row in store.conn.execute(
+        f"SELECT {cols}, n.url, e.lastmod_raw FROM audit a"
+        " LEFT JOIN nodes n ON n.id = a.node_id LEFT JOIN entries e ON e.id = a.entry_id"
+        " ORDER BY a.node_id, a.entry_id"
+    ):
+        yield AuditRecord(AuditRow.of(row[:18]), row[18] or "", row[19])
+
+
+# (summary key, SQL condition on the audit row): the groups of the text summary and --fail-if
+GROUPS: tuple[tuple[str, str], ...] = (
+    ("indexable", "indexable = 1"),
+    ("non_indexable", "indexable = 0"),
+    ("redirects", "redirects > 0 OR reason LIKE 'non-indexable: redirect%'"),
+    ("client_errors", "redirects = 0 AND status BETWEEN 400 AND 499"),
+    ("server_errors", "redirects = 0 AND status >= 500"),
+    ("noindex", "reason LIKE 'non-indexable: noindex%'"),
+    ("canonicalised", "reason LIKE 'non-indexable: canonicalised%'"),
+    ("blocked", "reason = 'non-indexable: blocked by robots.txt'"),
+    ("not_html", "reason LIKE 'non-indexable: not HTML%'"),
+    ("timeouts", "reason = 'non-indexable: timeout'"),
+    ("no_response", "reason LIKE 'non-indexable: no response%'"),
+)
+
+
+def audit_counts(store: Store) -> dict[str, int]:
+    """The summary: audited URLs, one count per group, URLs listed in more than one sitemap,
+    and listed URLs with no result (not audited: sampled out, other hosts, stopped)."""
+    sums = ", ".join(f"COALESCE(SUM(CASE WHEN {cond} THEN 1 ELSE 0 END), 0)" for _, cond in GROUPS)
+    row = store.conn.execute(f"SELECT COUNT(*), {sums} FROM audit").fetchone()
+    counts = {"audited": int(row[0])}
+    counts.update({name: int(v) for (name, _), v in zip(GROUPS, row[1:], strict=True)})
+    counts["multiple_sitemaps"] = int(store.conn.execute(
+        f"SELECT COUNT(*) FROM (SELECT {_KEY} AS k FROM entries e WHERE e.key IS NOT ''"
+        " GROUP BY k HAVING COUNT(DISTINCT e.node_id) > 1)"
+    ).fetchone()[0])
+    listed = int(store.conn.execute(
+        f"SELECT COUNT(DISTINCT {_KEY}) FROM entries e WHERE e.key IS NOT ''"
+    ).fetchone()[0])
+    counts["listed"] = listed
+    counts["not_audited"] = max(0, listed - counts["audited"])
+    return counts
+
+
+def group_samples(store: Store, limit: int) -> dict[str, list[tuple[str, str]]]:
+    """Up to ``limit`` (loc, reason) of each group, in listing order; the URLs listed in more
+    than one sitemap with their sitemap count."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for name, cond in GROUPS:
+        if name == "indexable":
+            continue
+        out[name] = [
+            (loc, reason) for loc, reason in store.conn.execute(
+                f"SELECT loc, reason FROM audit WHERE {cond} ORDER BY node_id, entry_id LIMIT ?", (limit,))
+        ]
+    out["multiple_sitemaps"] = [
+        (loc, f"in {n} sitemaps") for loc, n in store.conn.execute(
+            f"SELECT MIN(e.loc), COUNT(DISTINCT e.node_id) AS n FROM entries e WHERE e.key IS NOT ''"
+            f" GROUP BY {_KEY} HAVING n > 1 ORDER BY MIN(e.id) LIMIT ?", (limit,))
+    ]
+    return out

@@ -1,0 +1,93 @@
+"""Where an audit runs and how it goes on: the exploration an unfinished audit of the same target
+left (``--db FILE``, else the site's latest exploration kept in the cache by ``audit``), and the
+audit itself over a store, with its state in the store's meta (``audit``: ``partial`` while it
+runs or after a stop, ``complete`` once every URL has its answer)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from sitemap_tui import signals
+from sitemap_tui.engine.audit import AuditOptions, Auditor
+from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.fetch import FetchConfig
+from sitemap_tui.engine.store import Store, StoreError, StoreLock, inspect_store
+
+AUDIT_STATE = "audit"  # meta key
+PARTIAL, COMPLETE = "partial", "complete"
+
+
+def _target_of(store: Store) -> str | None:
+    raw = store.get_meta("target")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return Target.parse(raw).url
+    except TargetError:
+        return None
+
+
+def unfinished_audit(path: Path, target: Target) -> bool:
+    """Whether ``path`` holds an exploration of ``target`` whose audit was stopped before its end."""
+    try:
+        found = inspect_store(path)
+        if found is None or not found.holds_exploration:
+            return False
+        store = Store(path, readonly=True)
+    except (StoreError, OSError):
+        return False
+    try:
+        return store.get_meta(AUDIT_STATE) == PARTIAL and _target_of(store) == target.url
+    finally:
+        store.close()
+
+
+def continued_audit(target: Target, db: str | None, history: bool) -> Path | None:
+    """The exploration an audit of ``target`` goes on in, or None for a fresh one: ``--db``'s
+    file, else (history on) the site's latest kept exploration, when its audit is unfinished."""
+    if db:
+        path = Path(db)
+        return path if path.exists() and unfinished_audit(path, target) else None
+    if not history:
+        return None
+    from sitemap_tui.session.history import explorations_of, site_key
+
+    for saved in explorations_of(site_key(target))[:1]:
+        if saved.summary.command == "audit" and unfinished_audit(saved.path, target):
+            return saved.path
+    return None
+
+
+class AuditStore:
+    """A kept exploration opened in place for its audit (the lock held: one run per file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = StoreLock.acquire(path)
+        try:
+            self.store = Store(path)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def close(self) -> None:
+        try:
+            self.store.close()  # commits: every stored result is a finished URL
+        finally:
+            self.lock.release()
+
+
+def run_audit(store: Store, config: FetchConfig, options: AuditOptions, *, on_note: Callable[[str], None],
+              on_progress: Callable[[int], None] | None = None) -> int:
+    """Audit ``store``'s URLs (engine/audit.py); the store's meta says whether it finished.
+    Returns the URLs fetched. A stop (Ctrl-C, SIGTERM) keeps what was stored and propagates."""
+    store.set_meta(AUDIT_STATE, PARTIAL)
+    store.publish()
+    auditor = Auditor(store, config, options, on_note=on_note, on_progress=on_progress)
+    fetched = asyncio.run(auditor.run())
+    signals.check()  # a signal cancelled the run: it stays partial
+    store.set_meta(AUDIT_STATE, COMPLETE)
+    store.publish()
+    return fetched

@@ -1,0 +1,352 @@
+"""``sitemap-tui audit`` (issue 22 section 1) against a real site on 127.0.0.1: a page for every
+verdict, robots.txt groups for several crawlers, the formats, --fail-if, and an audit stopped by
+SIGTERM then resumed (no URL fetched twice)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from sitemap_tui import cli
+from sitemap_tui.engine.audit_page import head_facts, noindex_directive, x_robots_directives
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+@pytest.fixture()
+def site() -> Iterator[HTTPServer]:
+    """A threaded server: the slow page must not hold the others up."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        if server.is_running():
+            server.stop()
+
+
+def html(head: str = "", body: str = "<p>content</p>") -> str:
+    return f"<!DOCTYPE html><html><head><title>Page</title>{head}</head><body>{body}</body></html>"
+
+
+def sitemap(server: HTTPServer, paths: list[str], name: str = "/sitemap.xml") -> str:
+    base = server.url_for("").rstrip("/")
+    body = f'<?xml version="1.0"?>\n<urlset {NS}>' + "".join(
+        f"<url><loc>{base}{p}</loc><lastmod>2024-01-01</lastmod></url>" for p in paths) + "</urlset>\n"
+    server.expect_request(name).respond_with_data(body, content_type="application/xml")
+    return server.url_for(name)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main([*args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+    return code, out.getvalue(), err.getvalue()
+
+
+def audit(target: str, *args: str) -> tuple[int, str, str]:
+    return run("audit", target, "--workers", "0", "--rate", "0", "--no-history", *args)
+
+
+def records(out: str) -> dict[str, dict]:
+    rows = [json.loads(line) for line in out.splitlines()]
+    return {r["loc"].rsplit("/", 1)[-1] or "/": r for r in rows}
+
+
+ROBOTS = """User-agent: *
+Disallow: /private/
+
+User-agent: Googlebot
+Disallow: /nogoogle
+
+User-agent: Bingbot
+Disallow: /nobing
+"""
+
+
+def verdict_site(server: HTTPServer) -> str:
+    """Every verdict the audit gives, one page each."""
+    base = server.url_for("").rstrip("/")
+    server.expect_request("/robots.txt").respond_with_data(ROBOTS, content_type="text/plain")
+    ok = server.expect_request
+    ok("/ok").respond_with_data(html(), content_type="text/html; charset=utf-8",
+                                headers={"Last-Modified": "Wed, 01 Jan 2025 00:00:00 GMT"})
+    ok("/gone404").respond_with_data("nope", status=404, content_type="text/html")
+    ok("/gone410").respond_with_data("gone", status=410, content_type="text/html")
+    ok("/broken").respond_with_data("oops", status=500, content_type="text/html")
+    ok("/moved").respond_with_data("", status=301, headers={"Location": f"{base}/ok"})
+    ok("/loop-a").respond_with_data("", status=302, headers={"Location": f"{base}/loop-b"})
+    ok("/loop-b").respond_with_data("", status=302, headers={"Location": f"{base}/loop-a"})
+    ok("/meta-noindex").respond_with_data(html('<meta name="robots" content="noindex, follow">'),
+                                          content_type="text/html")
+    ok("/header-noindex").respond_with_data(html(), content_type="text/html", headers={"X-Robots-Tag": "noindex"})
+    ok("/googlebot-noindex").respond_with_data(html('<meta name="googlebot" content="noindex">'),
+                                               content_type="text/html")
+    ok("/gptbot-noindex").respond_with_data(html(), content_type="text/html",
+                                            headers={"X-Robots-Tag": "gptbot: noindex"})
+    ok("/canon-link").respond_with_data(html(f'<link rel="canonical" href="{base}/ok">'), content_type="text/html")
+    ok("/canon-header").respond_with_data(html(), content_type="text/html",
+                                          headers={"Link": f'<{base}/ok>; rel="canonical"'})
+    ok("/self-canon").respond_with_data(html(f'<link rel="canonical" href="{base}/self-canon">'),
+                                        content_type="text/html")
+    ok("/file.pdf").respond_with_data(b"%PDF-1.4", content_type="application/pdf")
+    ok("/data").respond_with_data("{}", content_type="application/json")
+    ok("/private/page").respond_with_data(html(), content_type="text/html")
+    ok("/nogoogle").respond_with_data(html(), content_type="text/html")
+    ok("/nobing").respond_with_data(html(), content_type="text/html")
+
+    def slow(_request: Request) -> Response:
+        time.sleep(3)
+        return Response(html(), content_type="text/html")
+
+    ok("/slow").respond_with_handler(slow)
+    # a head longer than the byte cap: its noindex comes after the first 256 KiB
+    big = html("<style>" + "x" * (300 * 1024) + '</style><meta name="robots" content="noindex">')
+    ok("/huge").respond_with_data(big, content_type="text/html")
+    return sitemap(server, [
+        "/ok", "/gone404", "/gone410", "/broken", "/moved", "/loop-a", "/meta-noindex", "/header-noindex",
+        "/googlebot-noindex", "/gptbot-noindex", "/canon-link", "/canon-header", "/self-canon", "/file.pdf",
+        "/data", "/private/page", "/nogoogle", "/nobing", "/slow", "/huge",
+    ])
+
+
+def test_every_verdict_of_a_real_site(site: HTTPServer) -> None:
+    target = verdict_site(site)
+    code, out, err = audit(target, "--format", "jsonl", "--timeout", "1")
+    assert code == 0, err
+    r = records(out)
+    assert len(r) == 20
+    assert r["ok"]["indexable"] is True and r["ok"]["reason"] == "indexable" and r["ok"]["status"] == 200
+    assert r["ok"]["last_modified"] == "Wed, 01 Jan 2025 00:00:00 GMT" and r["ok"]["lastmod"] == "2024-01-01"
+    assert r["ok"]["sitemap"] == target
+    assert (r["gone404"]["status"], r["gone404"]["reason"]) == (404, "non-indexable: 404")
+    assert (r["gone410"]["status"], r["gone410"]["reason"]) == (410, "non-indexable: 410")
+    assert (r["broken"]["status"], r["broken"]["reason"]) == (500, "non-indexable: 500")
+    moved = r["moved"]
+    assert (moved["status"], moved["redirects"], moved["final_url"]) == (200, 1, site.url_for("/ok"))
+    assert moved["reason"] == f"non-indexable: redirect to {site.url_for('/ok')}" and not moved["indexable"]
+    assert r["loop-a"]["reason"].startswith("non-indexable: redirect (redirect loop")
+    assert r["meta-noindex"]["reason"] == "non-indexable: noindex (noindex)"
+    assert r["meta-noindex"]["robots"] == ["noindex", "follow"]
+    assert r["header-noindex"]["reason"] == "non-indexable: noindex (noindex)"
+    assert r["googlebot-noindex"]["robots"] == ["googlebot: noindex"]
+    assert r["googlebot-noindex"]["reason"] == "non-indexable: noindex (googlebot: noindex)"
+    # a directive for another crawler is kept, and does not decide Google's indexability
+    assert r["gptbot-noindex"]["robots"] == ["gptbot: noindex"] and r["gptbot-noindex"]["indexable"] is True
+    assert r["canon-link"]["reason"] == f"non-indexable: canonicalised to {site.url_for('/ok')}"
+    assert r["canon-link"]["canonical"] == site.url_for("/ok")
+    assert r["canon-header"]["reason"] == f"non-indexable: canonicalised to {site.url_for('/ok')}"
+    assert r["self-canon"]["indexable"] is True
+    assert r["file.pdf"]["reason"] == "non-indexable: not HTML (application/pdf)"
+    assert r["data"]["reason"] == "non-indexable: not HTML (application/json)"
+    # robots.txt: ours (the * group) is obeyed, nothing fetched; the crawlers' groups are reported
+    private = r["page"]
+    assert private["reason"] == "non-indexable: blocked by robots.txt" and private["status"] is None
+    assert private["blocked_for"] == ["sitemap-tui"] and "not fetched" in private["note"]
+    assert r["nogoogle"]["blocked_for"] == ["Googlebot"]
+    assert r["nogoogle"]["reason"] == "non-indexable: blocked by robots.txt" and r["nogoogle"]["status"] == 200
+    assert r["nobing"]["blocked_for"] == ["Bingbot"] and r["nobing"]["indexable"] is True
+    assert r["slow"]["reason"] == "non-indexable: timeout" and r["slow"]["status"] is None
+    assert "1 s" in r["slow"]["error"]
+    huge = r["huge"]  # the byte cap: the head past 256 KiB is not read, and that is said
+    assert huge["indexable"] is True and "256 KiB" in huge["note"]
+    # HEAD where headers suffice (a .pdf), no fetch of a disallowed URL, every other page once
+    methods = Counter((req.method, req.path) for req, _ in site.log)
+    assert methods[("HEAD", "/file.pdf")] == 1 and ("GET", "/file.pdf") not in methods
+    assert ("GET", "/private/page") not in methods
+    assert methods[("GET", "/ok")] == 2  # itself, and as the end of /moved's redirect
+
+
+def test_text_summary_groups_and_fail_if(site: HTTPServer) -> None:
+    target = verdict_site(site)
+    code, out, err = audit(target, "--timeout", "1", "--fail-if", "non_indexable>0", "--fail-if", "server_errors>5")
+    assert code == 1
+    assert "--fail-if 'non_indexable>0' is met (non_indexable = 15)" in err and "server_errors>5" not in err
+    assert out.startswith(f"Audit of {target}: 20 URLs listed, 20 audited, 5 indexable, 15 non-indexable")
+    for line in ("Non-indexable URLs in sitemap: 15", "Redirects (3xx): 2", "Client errors (4xx): 2",
+                 "Server errors (5xx): 1", "Noindex: 3", "Canonicalised: 2", "Blocked by robots.txt: 2",
+                 "Not HTML: 2", "Timeouts: 1", "URLs in multiple sitemaps: 0"):
+        assert f"\n{line}\n" in out, line
+    assert f"  {site.url_for('/gone404')}  non-indexable: 404\n" in out
+    code, _, err = audit(target, "--timeout", "1", "--fail-if", "server_errors>5", "--fail-if", "timeouts>=2")
+    assert code == 0, err
+    code, _, err = audit(target, "--fail-if", "nonsense>1")
+    assert code == 2 and "unknown name 'nonsense'" in err and "Traceback" not in err
+
+
+def test_csv_and_urls_in_several_sitemaps_fetched_once(site: HTTPServer, tmp_path: Path) -> None:
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/a").respond_with_data(html(), content_type="text/html")
+    site.expect_request("/b").respond_with_data(html(), content_type="text/html")
+    sitemap(site, ["/a", "/b"], "/one.xml")
+    sitemap(site, ["/a"], "/two.xml")
+    index = f'<?xml version="1.0"?><sitemapindex {NS}>' + "".join(
+        f"<sitemap><loc>{site.url_for(n)}</loc></sitemap>" for n in ("/one.xml", "/two.xml")) + "</sitemapindex>"
+    site.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    out_file = tmp_path / "audit.csv"
+    code, out, err = audit(site.url_for("/index.xml"), "--format", "csv", "--output", str(out_file))
+    assert code == 0 and out == "", err
+    rows = list(csv.DictReader(out_file.read_text().splitlines()))
+    assert [r["loc"].rsplit("/", 1)[-1] for r in rows] == ["a", "b"]
+    assert rows[0]["indexable"] == "true" and rows[0]["sitemap"] == site.url_for("/one.xml")
+    assert rows[0]["blocked_for"] == "" and rows[0]["status"] == "200"
+    assert sum(1 for req, _ in site.log if req.path == "/a") == 1
+    code, out, _ = audit(site.url_for("/index.xml"))
+    assert "\nURLs in multiple sitemaps: 1\n" in out and f"{site.url_for('/a')}  in 2 sitemaps" in out
+
+
+def test_sample_takes_evenly_spaced_urls_and_other_hosts_are_said(site: HTTPServer) -> None:
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    for i in range(10):
+        site.expect_request(f"/p{i}").respond_with_data(html(), content_type="text/html")
+    target = sitemap(site, [f"/p{i}" for i in range(10)])
+    code, out, err = audit(target, "--sample", "3", "--format", "jsonl")
+    assert code == 0, err
+    assert sorted(records(out)) == ["p0", "p3", "p6"]
+    # a listed URL on another host: not fetched without --follow-cross-host, and said
+    base = site.url_for("").rstrip("/")
+    body = f'<?xml version="1.0"?><urlset {NS}><url><loc>{base}/p1</loc></url>' \
+           f"<url><loc>http://localhost:{site.port}/p2</loc></url></urlset>"
+    site.expect_request("/mixed.xml").respond_with_data(body, content_type="application/xml")
+    code, out, err = audit(site.url_for("/mixed.xml"), "--format", "jsonl")
+    assert code == 0 and list(records(out)) == ["p1"]
+    assert "1 listed URL(s) on localhost not fetched" in err and "--follow-cross-host" in err
+
+
+def test_retry_after_and_crawl_delay_are_honoured_and_said(site: HTTPServer) -> None:
+    site.expect_request("/robots.txt").respond_with_data("User-agent: *\nCrawl-delay: 0.2\n")
+    calls = {"n": 0}
+
+    def busy(_request: Request) -> Response:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return Response("slow down", status=429, headers={"Retry-After": "1"})
+        return Response(html(), content_type="text/html")
+
+    site.expect_request("/busy").respond_with_handler(busy)
+    target = sitemap(site, ["/busy"])
+    code, out, err = audit(target, "--format", "jsonl")
+    assert code == 0, err
+    assert records(out)["busy"]["indexable"] is True and calls["n"] == 2
+    assert "answered 429 with Retry-After: waiting 1 s" in err
+    assert "Crawl-delay 0.2 s honoured" in err
+
+
+def test_unreadable_robots_disallows_unless_ignored(site: HTTPServer) -> None:
+    site.expect_request("/robots.txt").respond_with_data("down", status=503)
+    site.expect_request("/a").respond_with_data(html(), content_type="text/html")
+    target = sitemap(site, ["/a"])
+    code, out, err = audit(target, "--format", "jsonl")
+    assert records(out)["a"]["reason"] == "non-indexable: blocked by robots.txt"
+    assert "could not be read (HTTP 503" in err and "RFC 9309" in err
+    code, out, err = audit(target, "--format", "jsonl", "--ignore-robots")
+    assert records(out)["a"]["status"] == 200
+
+
+def test_head_parser_on_untrusted_html() -> None:
+    facts = head_facts(b'<!DOCTYPE x [<!ENTITY a "aaaa">]><html><head><base href="/sub/">'
+                       b'<meta name="ROBOTS" content="NoIndex,NoFollow"><link rel="Canonical" href="page">'
+                       b"</head></html>", "http://h.test/dir/x")
+    assert facts.robots == ["noindex", "nofollow"] and facts.canonical == "http://h.test/sub/page"
+    assert head_facts(b"\x00\xff<<<", "http://h.test/").robots == []
+    assert x_robots_directives(["googlebot: noindex, nofollow", "max-snippet: 20", "none"]) == [
+        "googlebot: noindex", "googlebot: nofollow", "max-snippet: 20", "none"]
+    assert noindex_directive(["bingbot: none"]) == "bingbot: none"
+    assert noindex_directive(["otherbot: noindex", "max-snippet: 20"]) is None
+
+
+PAGES = 60
+
+
+def resumable_site(server: HTTPServer, hits: Counter) -> str:
+    server.expect_request("/robots.txt").respond_with_data("", status=404)
+
+    def page(request: Request) -> Response:
+        hits[request.path] += 1
+        return Response(html(), content_type="text/html")
+
+    for i in range(PAGES):
+        server.expect_request(f"/r{i}").respond_with_handler(page)
+    return sitemap(server, [f"/r{i}" for i in range(PAGES)])
+
+
+def test_sigterm_mid_audit_then_resume_fetches_each_url_once(site: HTTPServer, tmp_path: Path) -> None:
+    hits: Counter = Counter()
+    target = resumable_site(site, hits)
+    db = tmp_path / "site.db"
+    cmd = [sys.executable, "-m", "sitemap_tui", "audit", target, "--db", str(db), "--workers", "0",
+           "--rate", "20", "--format", "jsonl"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 60
+    while sum(hits.values()) < 15 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "stopped by SIGTERM" in err.decode()
+    first = sum(hits.values())
+    assert 15 <= first < PAGES
+    code, out, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0", "--format", "jsonl")
+    assert code == 0, err
+    assert "continuing the unfinished audit" in err
+    assert len(records(out)) == PAGES and all(r["indexable"] for r in records(out).values())
+    # each URL fetched once over both runs: at most the few in flight at the signal come twice
+    assert set(hits) == {f"/r{i}" for i in range(PAGES)}
+    twice = [p for p, n in hits.items() if n > 1]
+    assert len(twice) <= 8 and max(hits.values()) <= 2
+    # a complete audit is not continued: the same command audits afresh (here: the same answers)
+    code, _, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0")
+    assert code == 0 and "continuing" not in err
+    assert all(n >= 2 for n in hits.values())
+
+
+def test_resume_of_a_stopped_audit_in_process(site: HTTPServer, tmp_path: Path) -> None:
+    """The same, without a subprocess: the store keeps each finished batch, a second run fetches
+    exactly the rest (a KeyboardInterrupt in the middle of the audit, as Ctrl-C gives)."""
+    from sitemap_tui.engine import audit as audit_mod
+
+    hits: Counter = Counter()
+    target = resumable_site(site, hits)
+    db = tmp_path / "site.db"
+    original = audit_mod.Auditor.audit_one
+    done = {"n": 0}
+    lock = threading.Lock()
+
+    async def stopping(self, url):  # noqa: ANN001, ANN202 - the patched method
+        with lock:
+            done["n"] += 1
+            if done["n"] == 25:
+                self.flush()  # what finished so far is stored, as the batches are
+                raise KeyboardInterrupt
+        return await original(self, url)
+
+    audit_mod.Auditor.audit_one = stopping  # type: ignore[method-assign]
+    try:
+        code, _, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0", "--concurrency", "1")
+    finally:
+        audit_mod.Auditor.audit_one = original  # type: ignore[method-assign]
+    assert code == 130 and "interrupted" in err
+    assert sum(hits.values()) == 24
+    code, out, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0", "--format", "jsonl")
+    assert code == 0, err
+    assert len(records(out)) == PAGES and all(n == 1 for n in hits.values()) and len(hits) == PAGES
