@@ -26,6 +26,8 @@ Fetch policy, per URL:
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -55,6 +57,12 @@ from sitemap_tui.engine.store.audit import AuditRow, TodoUrl, add_results, sitem
 from sitemap_tui.engine.urlpolicy import host_of
 
 __all__ = ["AuditOptions", "Auditor", "REPORTED_AGENTS"]
+
+# httpcore imports sniffio on every request (current_async_library); without sniffio installed each
+# failed import searches sys.path again: a third of an audit's CPU time (measured, 3,000 pages).
+# A None entry makes that import fail at once; an installed sniffio is left alone.
+if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+    sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 # The crawlers blocked_for names besides our own agent (issue 22 section 2 brings the full list).
 REPORTED_AGENTS = ("Googlebot", "Bingbot")
