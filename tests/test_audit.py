@@ -350,3 +350,50 @@ def test_resume_of_a_stopped_audit_in_process(site: HTTPServer, tmp_path: Path) 
     code, out, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0", "--format", "jsonl")
     assert code == 0, err
     assert len(records(out)) == PAGES and all(n == 1 for n in hits.values()) and len(hits) == PAGES
+
+
+def test_deep_checks_read_the_stored_audit_instead_of_fetching(site: HTTPServer, tmp_path: Path) -> None:
+    """validate's deep rules over an audited exploration: the same findings as when they fetch
+    the pages themselves, and not one page request."""
+    import asyncio
+
+    from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.store import Store
+    from sitemap_tui.validate.deep import DEEP_RULES, DeepOptions, run_deep
+
+    base = site.url_for("").rstrip("/")
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/ok").respond_with_data(html(), content_type="text/html")
+    site.expect_request("/gone").respond_with_data("nope", status=404, content_type="text/html")
+    site.expect_request("/moved").respond_with_data("", status=301, headers={"Location": f"{base}/ok"})
+    site.expect_request("/noindex").respond_with_data(html('<meta name="robots" content="NoIndex">'),
+                                                      content_type="text/html")
+    site.expect_request("/xrt").respond_with_data(html(), content_type="text/html",
+                                                  headers={"X-Robots-Tag": "googlebot: noindex"})
+    site.expect_request("/canon").respond_with_data(html(f'<link rel="canonical" href="{base}/ok">'),
+                                                    content_type="text/html")
+    site.expect_request("/soft").respond_with_data("<html><head><title>Page not found</title></head></html>",
+                                                   content_type="text/html")
+    site.expect_request("/old").respond_with_data(html(), content_type="text/html",
+                                                  headers={"Last-Modified": "Mon, 01 Jan 2018 00:00:00 GMT"})
+    target = sitemap(site, ["/ok", "/gone", "/moved", "/noindex", "/xrt", "/canon", "/soft", "/old"])
+
+    def deep_issues(db: Path) -> set[tuple[str, str | None, str]]:
+        store = Store(db)
+        try:
+            asyncio.run(run_deep(store, FetchConfig(retries=0), DeepOptions(sample=None, rate=0, timeout=5)))
+            store.commit()
+            return {(i.rule, i.url, i.message) for i in store.iter_issues() if i.rule in DEEP_RULES}
+        finally:
+            store.close()
+
+    assert run("validate", target, "--db", str(tmp_path / "fetched.db"), "--workers", "0")[0] in (0, 1)
+    fetched = deep_issues(tmp_path / "fetched.db")
+    assert {rule for rule, _, _ in fetched} == {
+        "deep-status-3xx", "deep-status-4xx", "deep-noindex", "deep-non-canonical", "deep-soft-404",
+        "deep-lastmod-vs-header"}
+    code, _, err = audit(target, "--db", str(tmp_path / "audited.db"))
+    assert code == 0, err
+    site.clear_log()
+    assert deep_issues(tmp_path / "audited.db") == fetched
+    assert [req.path for req, _ in site.log] == []

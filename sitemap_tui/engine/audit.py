@@ -44,6 +44,7 @@ from sitemap_tui.engine.audit_page import (
     x_robots_directives,
 )
 from sitemap_tui.engine.fetch import (
+    RULE_PRIVATE_ADDRESS,
     FetchConfig,
     Fetcher,
     FetchOutcome,
@@ -355,15 +356,21 @@ class Auditor:
             row.last_modified = (h.get("last-modified") or "")[:100] or None
             row.robots = x_robots_directives([f"{v}" for v in h.get_list("x-robots-tag")])
             row.canonical = link_canonical(h.get_list("link"), row.final_url)
+            page: dict[str, object] = {"x_robots": [v[:1000] for v in h.get_list("x-robots-tag")[:20]],
+                                       "links": [v[:16384] for v in h.get_list("link")[:20]]}
+            row.page = page
             if body is not None:
                 facts = head_facts(body, row.final_url)
                 row.robots = [*facts.robots, *row.robots]  # meta first, then the header's
                 row.canonical = facts.canonical or row.canonical
+                page.update(metas=facts.metas, canonical=facts.canonical, alternates=facts.alternates,
+                            title=facts.title, h1=facts.h1)
                 if len(body) >= self.options.max_head and _HEAD_END not in body.lower():
                     row.note = (f"read the first {self.options.max_head // 1024} KiB only: no </head> in them, "
                                 "directives after that were not read")
         else:
             row.error = out.error or "no response"
+            row.page = {"refused": out.error_rule == RULE_PRIVATE_ADDRESS}
             row.status = out.stats.http_status if out.redirect_error else None
             timed_out = row.error.startswith("no complete response within")
         googlebot_blocked = "Googlebot" in row.blocked_for

@@ -101,6 +101,11 @@ class HeadFacts:
 
     robots: list[str] = field(default_factory=list)  # meta robots directives, agent-scoped
     canonical: str | None = None  # absolute
+    # kept for the deep checks, which read a stored audit instead of fetching (validate/deep*.py)
+    metas: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of robots metas
+    alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang lower, href abs)
+    title: str | None = None
+    h1: str | None = None  # None also when the body past </head> was not read
 
 
 def head_facts(body: bytes, base_url: str) -> HeadFacts:
@@ -127,13 +132,22 @@ def head_facts(body: bytes, base_url: str) -> HeadFacts:
         if name == "robots" or name in _AGENT_META:
             content = (el.get("content") or "")[:1000]
             facts.robots += _directives(None if name == "robots" else name, content)
+            if len(facts.metas) < MAX_DIRECTIVES:
+                facts.metas.append((name, content))
     facts.robots = facts.robots[:MAX_DIRECTIVES]
     for el in doc.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
-        if href and "canonical" in rels:
+        if href and "canonical" in rels and facts.canonical is None:
             facts.canonical = resolve(base, href)
-            break
+        if href and "alternate" in rels and el.get("hreflang") and len(facts.alternates) < 1000:
+            facts.alternates.append((el.get("hreflang", "").strip().lower(), resolve(base, href)))
+    title = doc.find(".//title")
+    if title is not None:
+        facts.title = " ".join(title.text_content().split())[:200]
+    h1 = doc.find(".//h1")
+    if h1 is not None:
+        facts.h1 = " ".join(h1.text_content().split())[:200]
     return facts
 
 

@@ -24,7 +24,9 @@ matter (falling back to GET on 405/501); GET when the body is needed (then at mo
 decoded bytes are read). No retries: a 5xx is what the check reports. Every URL runs under its
 own overall deadline (``timeout``, all hops), each hop waits for its host's token bucket (burst
 1: requests to one host are at least ``1/rate`` s apart), and at most ``concurrency`` requests
-are in flight. Each URL is fetched once per run (results are cached by normalised URL).
+are in flight. Each URL is fetched once per run (results are cached by normalised URL). A URL
+``sitemap-tui audit`` fetched in this exploration is read from its stored result instead
+(deep_fetch.stored_probe), unless the audit did not fetch it or did not read the page a check needs.
 
 How a URL is fetched is deep_fetch's (Prober, Probe); what a page or image says, deep_page's;
 this module samples the entries, runs the checks and stores what they find.
@@ -48,8 +50,10 @@ from sitemap_tui.engine.fetch import (
     RULE_PRIVATE_ADDRESS,
     FetchConfig,
 )
+from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.store import IssueScope, Store
+from sitemap_tui.engine.store.audit import AuditRow, result_of
 from sitemap_tui.engine.store.deep import entry_alternates, entry_counts, entry_pages, entry_videos
 from sitemap_tui.engine.urlpolicy import normalize, resolve, unfetchable_reason
 from sitemap_tui.validate.crossfile import issue
@@ -164,12 +168,18 @@ class _Deep:
             max_body=options.max_body,
             max_redirects=options.max_redirects,
             concurrency=options.concurrency,
+            stored=self._stored,
         )
         self.written = 0
         self.done = 0
         self.total = 0
         self.alt_budget: dict[int, int] = {}  # node id -> alternate targets still to check
         self.alt_seen: dict[int, set[str]] = {}
+
+    def _stored(self, url: str) -> AuditRow | None:
+        """What `sitemap-tui audit` stored for ``url`` in this exploration (read, not fetched)."""
+        key = url_key(url)
+        return result_of(self.store, key) if key else None
 
     def on(self, *rules: str) -> bool:
         return any(r in self.rules for r in rules)

@@ -18,10 +18,11 @@ from sitemap_tui.engine.fetch import (
     FetchOutcome,
     StopFetch,
 )
+from sitemap_tui.engine.store.audit import AuditRow
 from sitemap_tui.engine.urlpolicy import normalize
 from sitemap_tui.validate.deep_page import PageFacts, analyse_html, image_size, mime_of
 
-__all__ = ["Probe", "Prober", "RateLimiter"]
+__all__ = ["Probe", "Prober", "RateLimiter", "stored_probe"]
 
 THUMBNAIL_READ = 64 * 1024  # enough for the dimensions of PNG/GIF/JPEG/WebP
 CACHE_MAX = 50_000  # probes remembered (each a few hundred bytes: no bodies, few headers)
@@ -100,8 +101,10 @@ class Prober:
         max_body: int,
         max_redirects: int,
         concurrency: int,
+        stored: Callable[[str], AuditRow | None] | None = None,
     ) -> None:
         self.config = config
+        self.stored = stored  # a URL's result kept by `sitemap-tui audit`, read instead of a fetch
         self.root_url = root_url
         self.limiter = limiter
         self.timeout = timeout
@@ -150,7 +153,10 @@ class Prober:
         if task is None:
             if len(self.cache) >= CACHE_MAX:
                 self._evict()
-            task = self.cache[key] = asyncio.ensure_future(self._fetch(url, mode))
+            kept = self.stored(url) if self.stored is not None and mode != "image" else None
+            probe = stored_probe(kept, url, mode) if kept is not None else None
+            work = _ready(probe) if probe is not None else self._fetch(url, mode)
+            task = self.cache[key] = asyncio.ensure_future(work)
         return task
 
     def _evict(self) -> None:
@@ -233,3 +239,45 @@ class Prober:
             probe.facts = analyse_html(body, probe.final_url)
         elif mode == "image":
             probe.image = image_size(body)
+
+
+async def _ready(probe: Probe) -> Probe:
+    return probe
+
+
+_NOINDEX_METAS = frozenset({"robots", "googlebot", "bingbot"})  # as analyse_html reads them
+
+
+def stored_probe(row: AuditRow, url: str, mode: str) -> Probe | None:
+    """The probe an audit's stored result gives (engine/store/audit.py), or None when it lacks
+    what ``mode`` needs: a URL the audit did not fetch (robots.txt), a page whose body it did not
+    read (then the deep check fetches it itself)."""
+    page = row.page
+    if page is None:
+        return None
+    p = Probe(url=url, final_url=row.final_url or url, redirects=row.redirects)
+    if row.error and row.status is not None and 300 <= row.status <= 399:
+        p.status, p.redirect_problem = row.status, row.error  # a redirect that was not followed
+        return p
+    if row.status is None:
+        p.error = row.error or "no response"
+        p.refused = row.error if page.get("refused") else None
+        return p
+    p.answered, p.status, p.content_type = True, row.status, row.content_type
+    p.x_robots = [str(v) for v in page.get("x_robots") or []]  # type: ignore[attr-defined]
+    p.links = [str(v) for v in page.get("links") or []]  # type: ignore[attr-defined]
+    p.last_modified = row.last_modified
+    if mode != "page" or row.status != 200 or (p.mime is not None and p.mime not in HTML_TYPES):
+        return p
+    if "metas" not in page:
+        return None  # an HTML page whose body the audit did not read
+    facts = PageFacts(canonical=page.get("canonical"), title=page.get("title"), h1=page.get("h1"))  # type: ignore[arg-type]
+    facts.alternates = [(str(lang), str(href)) for lang, href in page.get("alternates") or []]  # type: ignore[attr-defined]
+    for name, content in page.get("metas") or []:  # type: ignore[attr-defined]
+        content = str(content).lower()
+        tokens = {t.strip() for t in content.split(",")}
+        if name in _NOINDEX_METAS and ("noindex" in tokens or "none" in tokens):
+            facts.noindex = f'<meta name="{name}" content="{content.strip()[:80]}">'
+            break
+    p.facts = facts
+    return p

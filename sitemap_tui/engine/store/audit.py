@@ -8,6 +8,7 @@ once; its row names its first listing (entry and sitemap)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -30,7 +31,7 @@ __all__ = [
 _KEY = "COALESCE(e.key, e.loc)"
 _COLUMNS = (
     "key, loc, entry_id, node_id, status, final_url, redirects, content_type, response_time,"
-    " last_modified, robots, canonical, indexable, reason, error, note, blocked_for, fetched_at"
+    " last_modified, robots, canonical, indexable, reason, error, note, blocked_for, fetched_at, page"
 )
 
 
@@ -64,6 +65,7 @@ class AuditRow:
     note: str | None = None
     blocked_for: list[str] = field(default_factory=list)
     fetched_at: float | None = None
+    page: dict[str, object] | None = None  # what the deep checks read (schema.py); None: not fetched
 
     def values(self) -> tuple[object, ...]:
         return (
@@ -71,6 +73,7 @@ class AuditRow:
             self.redirects, self.content_type, self.response_time, self.last_modified,
             json.dumps(self.robots), self.canonical, int(self.indexable), self.reason, self.error,
             self.note, json.dumps(self.blocked_for), self.fetched_at,
+            None if self.page is None else json.dumps(self.page),
         )
 
     @classmethod
@@ -79,6 +82,7 @@ class AuditRow:
         r[10] = json.loads(str(r[10])) if r[10] else []
         r[12] = bool(r[12])
         r[16] = json.loads(str(r[16])) if r[16] else []
+        r[18] = json.loads(str(r[18])) if r[18] else None
         return cls(*r)  # type: ignore[arg-type]
 
 
@@ -139,7 +143,7 @@ def add_results(store: Store, rows: Sequence[AuditRow]) -> None:
         return
     with store.guarded():
         store.conn.executemany(
-            f"INSERT OR REPLACE INTO audit({_COLUMNS}) VALUES({','.join('?' * 18)})",
+            f"INSERT OR REPLACE INTO audit({_COLUMNS}) VALUES({','.join('?' * 19)})",
             [r.values() for r in rows],
         )
     store.publish()
@@ -154,11 +158,13 @@ def audited(store: Store) -> int:
     return int(store.conn.execute("SELECT COUNT(*) FROM audit").fetchone()[0])
 
 
-def result_of(store: Store, url: str) -> AuditRow | None:
-    """The stored result of a URL (its key or loc), or None."""
-    row = store.conn.execute(
-        f"SELECT {_COLUMNS} FROM audit WHERE key = ? OR loc = ? LIMIT 1", (url, url)
-    ).fetchone()
+def result_of(store: Store, key: str) -> AuditRow | None:
+    """The stored result of the URL whose key (engine.keys.url_key) is ``key``, or None; also
+    None in a store without the table (a reader of an older version's file)."""
+    try:
+        row = store.conn.execute(f"SELECT {_COLUMNS} FROM audit WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
     return None if row is None else AuditRow.of(row)
 
 
@@ -170,7 +176,7 @@ def audit_records(store: Store) -> Iterator[AuditRecord]:
         " LEFT JOIN nodes n ON n.id = a.node_id LEFT JOIN entries e ON e.id = a.entry_id"
         " ORDER BY a.node_id, a.entry_id"
     ):
-        yield AuditRecord(AuditRow.of(row[:18]), row[18] or "", row[19])
+        yield AuditRecord(AuditRow.of(row[:19]), row[19] or "", row[20])
 
 
 # (summary key, SQL condition on the audit row): the groups of the text summary and --fail-if

@@ -96,7 +96,9 @@ CREATE TABLE IF NOT EXISTS audit(  -- sitemap-tui audit: one row per listed URL 
     error TEXT,                     -- no answer, a refused redirect: why
     note TEXT,                      -- what was not read (a head past the byte cap)
     blocked_for TEXT,               -- JSON list of the agents robots.txt disallows it for
-    fetched_at REAL);
+    fetched_at REAL,
+    page TEXT);                     -- JSON: raw X-Robots-Tag and Link values, robots metas,
+                                    -- hreflang links, title, h1, refused (the deep checks')
 """
 
 NODE_STAT_COLUMNS = (
