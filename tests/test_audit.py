@@ -320,14 +320,18 @@ def test_sigterm_mid_audit_then_resume_fetches_each_url_once(site: HTTPServer, t
     assert all(n >= 2 for n in hits.values())
 
 
-def test_resume_of_a_stopped_audit_in_process(site: HTTPServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kept", ["db", "history"])
+def test_resume_of_a_stopped_audit_in_process(site: HTTPServer, tmp_path: Path, kept: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The same, without a subprocess: the store keeps each finished batch, a second run fetches
-    exactly the rest (a KeyboardInterrupt in the middle of the audit, as Ctrl-C gives)."""
+    exactly the rest (a KeyboardInterrupt in the middle of the audit, as Ctrl-C gives); kept in
+    --db's file, or without --db in the site's history in the cache."""
     from sitemap_tui.engine import audit as audit_mod
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     hits: Counter = Counter()
     target = resumable_site(site, hits)
-    db = tmp_path / "site.db"
+    where = ["--db", str(tmp_path / "site.db")] if kept == "db" else []
     original = audit_mod.Auditor.audit_one
     done = {"n": 0}
     lock = threading.Lock()
@@ -342,13 +346,14 @@ def test_resume_of_a_stopped_audit_in_process(site: HTTPServer, tmp_path: Path) 
 
     audit_mod.Auditor.audit_one = stopping  # type: ignore[method-assign]
     try:
-        code, _, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0", "--concurrency", "1")
+        code, _, err = run("audit", target, *where, "--workers", "0", "--rate", "0", "--concurrency", "1")
     finally:
         audit_mod.Auditor.audit_one = original  # type: ignore[method-assign]
     assert code == 130 and "interrupted" in err
     assert sum(hits.values()) == 24
-    code, out, err = run("audit", target, "--db", str(db), "--workers", "0", "--rate", "0", "--format", "jsonl")
+    code, out, err = run("audit", target, *where, "--workers", "0", "--rate", "0", "--format", "jsonl")
     assert code == 0, err
+    assert "continuing the unfinished audit" in err and "24 URLs already done" in err
     assert len(records(out)) == PAGES and all(n == 1 for n in hits.values()) and len(hits) == PAGES
 
 
@@ -397,3 +402,21 @@ def test_deep_checks_read_the_stored_audit_instead_of_fetching(site: HTTPServer,
     site.clear_log()
     assert deep_issues(tmp_path / "audited.db") == fetched
     assert [req.path for req, _ in site.log] == []
+
+
+def test_headers_go_only_to_the_target_host_and_other_hosts_need_follow(site: HTTPServer) -> None:
+    """-H reaches the target's origin only, also for the listed pages; a page on another host
+    (localhost vs 127.0.0.1) is fetched with --follow-cross-host, without the header."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/p1").respond_with_data(html(), content_type="text/html")
+    site.expect_request("/p2").respond_with_data(html(), content_type="text/html")
+    base = site.url_for("").rstrip("/")
+    body = f'<?xml version="1.0"?><urlset {NS}><url><loc>{base}/p1</loc></url>' \
+           f"<url><loc>http://localhost:{site.port}/p2</loc></url></urlset>"
+    site.expect_request("/mixed.xml").respond_with_data(body, content_type="application/xml")
+    code, out, err = audit(site.url_for("/mixed.xml"), "--format", "jsonl", "--follow-cross-host",
+                           "-H", "X-Token: secret")
+    assert code == 0, err
+    assert sorted(records(out)) == ["p1", "p2"]
+    tokens = {req.path: req.headers.get("X-Token") for req, _ in site.log if req.path in ("/p1", "/p2")}
+    assert tokens == {"/p1": "secret", "/p2": None}
