@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -135,6 +136,9 @@ def test_every_verdict_of_a_real_site(site: HTTPServer) -> None:
     assert code == 0, err
     r = records(out)
     assert len(r) == 20
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs/schemas/audit-record.schema.json").read_text())
+    for rec in r.values():  # the documented shape (docs/json.md), on every verdict
+        assert not list(Draft202012Validator(schema).iter_errors(rec)), rec
     assert r["ok"]["indexable"] is True and r["ok"]["reason"] == "indexable" and r["ok"]["status"] == 200
     assert r["ok"]["last_modified"] == "Wed, 01 Jan 2025 00:00:00 GMT" and r["ok"]["lastmod"] == "2024-01-01"
     assert r["ok"]["sitemap"] == target
