@@ -320,6 +320,7 @@ class Auditor:
                 raise StopFetch()
             state["read"] = True
             length = content_length(next((v for k, v in out.headers or () if k.lower() == "content-length"), None))
+            # a small body is read to its end: stopping early would close a keep-alive connection
             state["whole"] = length is not None and length <= _SMALL_BODY
 
         def sink(chunk: bytes) -> None:
@@ -354,7 +355,7 @@ class Auditor:
             h = httpx.Headers(out.headers)
             row.content_type = (h.get("content-type") or "")[:200] or None
             row.last_modified = (h.get("last-modified") or "")[:100] or None
-            row.robots = x_robots_directives([f"{v}" for v in h.get_list("x-robots-tag")])
+            row.robots = x_robots_directives(h.get_list("x-robots-tag"))
             row.canonical = link_canonical(h.get_list("link"), row.final_url)
             page: dict[str, object] = {"x_robots": [v[:1000] for v in h.get_list("x-robots-tag")[:20]],
                                        "links": [v[:16384] for v in h.get_list("link")[:20]]}
