@@ -136,7 +136,7 @@ def test_a_target_that_starts_with_a_dash(tmp_path: Path, monkeypatch: pytest.Mo
         (["--depth"], "--depth: expected one argument"),
         (["--depth", "2"], "required: TARGET"),
         (["--depth", "x", SITE], "not a whole number"),
-        (["--format", "csv", SITE], "--format is an option of audit, diff, urls and validate, not of explore"),
+        (["--format", "csv", SITE], "--format is an option of access, audit, diff, urls and validate, not of explore"),
         ([SITE, "--json"], "--json is an option of"),
         ([SITE, "extra"], "unrecognized arguments: extra"),
     ],

@@ -14,8 +14,8 @@ from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
 
-COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history")
-HEADLESS = ("urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history")  # never the TUI: stdout is their result
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history", "access")
+HEADLESS = ("urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history", "access")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -370,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="prune: never remove this exploration (repeatable)")
 
     _history_parser(sub, fmt)
+    _access_parser(sub, fmt)
 
     p = sub.add_parser("rules", help="list the validation rules, or explain one", formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui rules\n  sitemap-tui rules hreflang-missing-self")
@@ -484,3 +485,30 @@ def _history_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
                "are the parser's and fetcher's only: those commands check no rules.")
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
+
+
+def _access_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]
+    from sitemap_tui.engine.access import DEFAULT_AGENTS
+
+    p = sub.add_parser(
+        "access", usage=_usage("TARGET|FILE.db"),
+        help="which crawlers robots.txt lets fetch the listed URLs (a crawler x URL-count matrix)",
+        formatter_class=fmt,
+        epilog="examples:\n  sitemap-tui access example.com\n"
+               "  sitemap-tui access saved.db --agents GPTBot,ClaudeBot --list --format csv\n"
+               "\nEach URL is judged by the robots.txt of its own origin (RFC 9309, protego); nothing else\n"
+               "is fetched. A URL whose origin's robots.txt was not read is counted as unknown, never as\n"
+               "allowed. A saved exploration (FILE.db) is read offline and not changed. Google-Extended is\n"
+               "a product token, not a crawler: it says whether Google may use what Googlebot fetched to\n"
+               "train and ground Gemini models (README: Crawler access).")
+    p.add_argument("target", metavar="TARGET|FILE.db")
+    p.add_argument("--agents", metavar="A,B,...",
+                   help="the crawlers, as robots.txt user-agent tokens (default: " + ",".join(DEFAULT_AGENTS) + ")")
+    p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
+                   help="text (default), csv (one row per sitemap and crawler) or jsonl (one record per sitemap; "
+                        "the last, with sitemap null, is the total)")
+    p.add_argument("--list", action="store_true",
+                   help="print the URLs some crawler may not fetch (or of unknown access) instead of the counts")
+    _output_option(p, "the result")
+    _fetch_options(p)
+    _tree_options(p)

@@ -1,0 +1,134 @@
+"""Crawler access (issue 22 §2): which crawlers robots.txt lets fetch each listed URL, as
+``sitemap-tui access`` reports it, against a site on 127.0.0.1 whose robots.txt has groups for
+several crawlers, and offline on the exploration it kept."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui import cli
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+ROBOTS = """User-agent: *
+Disallow: /private/
+Disallow: /*.pdf$
+Allow: /private/open
+
+User-agent: GPTBot
+User-agent: CCBot
+Disallow: /
+
+User-agent: Googlebot
+Allow: /
+"""
+PAGES = ("a", "private/x", "private/open", "doc.pdf", "doc.pdf?v=1", "robots.txt")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main([*args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def site(httpserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(tmp_path / "config.toml"))
+    b = httpserver.url_for("").rstrip("/")
+    other = b.replace("127.0.0.1", "localhost")  # another origin, whose robots.txt is never read
+    locs = [f"{b}/{p}" for p in PAGES] + [f"{other}/elsewhere"]
+    body = f"<urlset {NS}>" + "".join(f"<url><loc>{loc}</loc></url>" for loc in locs) + "</urlset>"
+    httpserver.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data(ROBOTS, content_type="text/plain")
+    return httpserver.url_for("/sitemap.xml")
+
+
+def _total(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_matrix_counts_each_crawler_by_its_own_group(site: str) -> None:
+    code, out, err = run("access", site, "--format", "jsonl", "--workers", "0", "--no-history")
+    assert code == 0, err
+    total = _total(out)
+    assert total["sitemap"] is None and total["urls"] == 7 and total["unknown"] == 1
+    agents = total["agents"]
+    # *: /private/x and doc.pdf (the $ anchor: not doc.pdf?v=1); robots.txt itself is always allowed
+    assert agents["Bingbot"] == {"allowed": 4, "disallowed": 2}
+    assert agents["GPTBot"] == {"allowed": 1, "disallowed": 5}  # only robots.txt
+    assert agents["CCBot"] == agents["GPTBot"]
+    assert agents["Googlebot"] == {"allowed": 6, "disallowed": 0}
+    assert "1 URL on origins whose robots.txt was not read" in err
+
+
+def test_list_names_the_crawlers_that_may_not_fetch(site: str) -> None:
+    code, out, _ = run("access", site, "--list", "--format", "jsonl", "--agents", "GPTBot,Bingbot",
+                       "--workers", "0", "--no-history")
+    assert code == 0
+    rows = {r["loc"].rsplit("/", 1)[-1]: r for r in map(json.loads, out.splitlines())}
+    assert rows["x"]["blocked_for"] == ["GPTBot", "Bingbot"]
+    assert rows["a"]["blocked_for"] == ["GPTBot"]
+    assert rows["elsewhere"]["unknown"] is True and rows["elsewhere"]["blocked_for"] == []
+    assert "robots.txt" not in rows and "open" in rows  # allowed for all: robots.txt left out
+
+
+def test_saved_exploration_is_read_offline_and_not_changed(site: str, tmp_path: Path, httpserver) -> None:
+    db = tmp_path / "kept.db"
+    assert run("validate", site, "--db", str(db), "--workers", "0")[0] in (0, 1)
+    httpserver.clear()  # offline: nothing answers any more
+    before = db.read_bytes()
+    code, out, _ = run("access", str(db), "--format", "csv", "--agents", "GPTBot")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    total = [r for r in rows if r["sitemap"] == "(all)"]
+    assert total == [{"sitemap": "(all)", "agent": "GPTBot", "allowed": "1", "disallowed": "5", "unknown": "1"}]
+    assert db.read_bytes() == before
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'access'").fetchone() is None
+
+
+def test_kept_store_remembers_the_matrix_and_redoes_it_for_other_agents(site: str, tmp_path: Path) -> None:
+    from sitemap_tui.engine.access import compute
+    from sitemap_tui.engine.store import Store
+    from sitemap_tui.engine.store.access import AccessTable
+
+    db = tmp_path / "kept.db"
+    assert run("validate", site, "--db", str(db), "--workers", "0")[0] in (0, 1)
+    store = Store(db)
+    try:
+        table = AccessTable(store.conn, publish=store.publish)
+        assert compute(table, ("GPTBot",)) == 7
+        assert compute(table, ("GPTBot",)) == 0  # kept: nothing judged again
+        assert compute(table, ("Bingbot", "GPTBot")) == 7  # another list: judged again
+        assert table.counts(("Bingbot", "GPTBot")).blocked == (2, 5)
+    finally:
+        store.close()
+
+
+def test_text_report_and_bad_agents(site: str) -> None:
+    code, out, _ = run("access", site, "--workers", "0", "--no-history", "--agents", "GPTBot,Bingbot")
+    assert code == 0
+    assert "GPTBot" in out and "disallowed" in out and "per sitemap" in out
+    code, _, err = run("access", site, "--agents", "GPT Bot")
+    assert code == 2 and err.count("\n") == 1 and "--agents" in err
+    code, _, err = run("access", site, "--agents", " , ")
+    assert code == 2 and "no user agent" in err
+
+
+def test_a_store_without_robots_txt_says_so(site: str, tmp_path: Path) -> None:
+    db = tmp_path / "urls.db"
+    assert run("urls", site, "--db", str(db), "--workers", "0")[0] == 0  # urls reads no robots.txt
+    code, out, err = run("access", str(db), "--format", "jsonl")
+    assert code == 0 and _total(out)["unknown"] == 7
+    assert "kept no robots.txt" in err
