@@ -165,7 +165,10 @@ def test_every_verdict_of_a_real_site(site: HTTPServer) -> None:
     # robots.txt: ours (the * group) is obeyed, nothing fetched; the crawlers' groups are reported
     private = r["page"]
     assert private["reason"] == "non-indexable: blocked by robots.txt" and private["status"] is None
-    assert private["blocked_for"] == ["sitemap-tui"] and "not fetched" in private["note"]
+    # every crawler of the access matrix that falls to the * group too (engine/access.py)
+    assert private["blocked_for"] == ["sitemap-tui", "Applebot", "GPTBot", "OAI-SearchBot", "ClaudeBot",
+                                      "PerplexityBot", "CCBot", "Google-Extended"]
+    assert "not fetched" in private["note"]
     assert r["nogoogle"]["blocked_for"] == ["Googlebot"]
     assert r["nogoogle"]["reason"] == "non-indexable: blocked by robots.txt" and r["nogoogle"]["status"] == 200
     assert r["nobing"]["blocked_for"] == ["Bingbot"] and r["nobing"]["indexable"] is True

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from sitemap_tui.engine.access import DEFAULT_AGENTS
 from sitemap_tui.engine.audit_page import (
     HTML_TYPES,
     head_facts,
@@ -65,8 +66,8 @@ __all__ = ["AuditOptions", "Auditor", "REPORTED_AGENTS"]
 if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
     sys.modules["sniffio"] = None  # type: ignore[assignment]
 
-# The crawlers blocked_for names besides our own agent (issue 22 section 2 brings the full list).
-REPORTED_AGENTS = ("Googlebot", "Bingbot")
+# The crawlers blocked_for names besides our own agent: the crawler-access matrix's (engine/access.py)
+REPORTED_AGENTS = DEFAULT_AGENTS
 # Extensions of files that are no web page: their headers say all the audit needs (HEAD).
 _FILE_EXTENSIONS = frozenset({
     "pdf", "jpg", "jpeg", "png", "gif", "webp", "avif", "svg", "ico", "bmp", "tif", "tiff",
