@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store import StoreError
 from sitemap_tui.engine.store.diff import DiffQueries, NodeRow, SitemapChange
+from sitemap_tui.engine.store.diff_view import build_view
 from sitemap_tui.session.exits import UsageError
 
 SUMMARY_KEYS = (
@@ -200,3 +201,17 @@ def _summary(q: DiffQueries, diff: Diff) -> dict[str, int]:
         "issues_resolved": sum(diff.issues_resolved_by_rule.values()),
     }
     return {key: counts[key] for key in SUMMARY_KEYS}
+
+
+def compare_for_view(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None) -> Diff:
+    """:func:`compare`, plus what compare mode reads (engine.store.diff_view: the rows of each
+    ``diff:`` filter, OLD's removed rows, the tree's badges), all in ``scratch``; the returned
+    Diff's connection is closed: the explorer ATTACHes ``scratch`` to its own."""
+    diff = compare(old, new, scratch, host_map)
+    try:
+        build_view(diff.queries.conn)
+    except sqlite3.Error as exc:
+        raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
+    finally:
+        diff.close()
+    return diff
