@@ -11,7 +11,14 @@ import pytest
 from test_cli_diff import run, site
 
 from sitemap_tui.engine.store import EntryFilter, Store, connect
-from sitemap_tui.engine.store.diff_view import MARKS, attach, badges, has_mark, mark_counts
+from sitemap_tui.engine.store.diff_view import (
+    MARKS,
+    attach,
+    badges,
+    has_mark,
+    is_removed,
+    mark_counts,
+)
 from sitemap_tui.engine.store.urls import Query
 from sitemap_tui.session.diff import compare_for_view
 from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
@@ -57,7 +64,7 @@ def test_removed_rows_are_old_rows_filed_under_new_files(compared) -> None:
     rows = Query(store, EntryFilter(diff="removed", diff_db=str(scratch)), "loc").rows(store.conn)
     nodes = {n.id: n.url for n in store.nodes()}
     by_loc = {r.loc.removeprefix(b): r for r in rows if r.loc}
-    assert all(r.id < 0 for r in rows)  # minus OLD's entry id: never one of NEW's rows
+    assert all(is_removed(r.id) for r in rows)  # never one of NEW's rows
     assert nodes[by_loc["/p3"].node_id] == f"{b}/a.xml"
     assert nodes[by_loc["/k1"].node_id] == f"{b}/broken.xml"  # failing now: NEW has the node
     assert nodes[by_loc["/g1"].node_id] == f"{b}/index.xml"  # gone.xml: NEW's root

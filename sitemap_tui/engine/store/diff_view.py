@@ -6,12 +6,12 @@ own connections need only the scratch file (ATTACHed as ``cmp`` by :func:`attach
 
 - ``v_marks(what, e)``: NEW's entry ids in each change category (:data:`MARKS`), the rows a
   ``diff:WHAT`` filter lists. A URL is marked on each file's first listing of it (``n_pairs``);
-  a removed URL's row is ``-id`` of OLD's entry (they live in ``v_removed``);
+  a removed URL's rows are those of ``v_removed``;
 - ``v_removed``: OLD's listings of the removed URLs, in the columns of NEW's ``entries``, so the
   URL table pages through them as it does through NEW's rows. Each is filed under NEW's node of
-  the same sitemap file (file key), else under NEW's root (its file is gone); its id is minus
-  OLD's entry id, so it never collides with a NEW row; its issue count is 0 (OLD's findings are
-  not NEW's);
+  the same sitemap file (file key), else under NEW's root (its file is gone); its id is OLD's
+  entry id minus :data:`REMOVED_BASE`: negative, so it never collides with a NEW row, and in
+  OLD's order; its issue count is 0 (OLD's findings are not NEW's);
 - ``v_files`` and ``v_badges``: per NEW node, the listings added, removed and changed in that
   file (listings: a URL moved between two files is +1 in one and -1 in the other) and summed
   over its subtree (a recursive walk of NEW's nodes). Listings of files NEW lacks count at the
@@ -28,6 +28,8 @@ SCHEMA = "cmp"
 MARKS = ("added", "removed", "moved", "lastmod", "lastmod-back", "attrs", "ext")
 """The change categories a ``diff:WHAT`` filter names."""
 REMOVED_SOURCE = f"{SCHEMA}.v_removed"
+REMOVED_BASE = 1 << 40
+"""A removed row's id is OLD's entry id minus this (SQLite's ids reach 2**63: no store has 2**40 rows)."""
 """What a ``diff:removed`` listing reads instead of NEW's ``entries``."""
 
 
@@ -47,7 +49,7 @@ def build_view(conn: sqlite3.Connection) -> None:
               " lastmod_raw TEXT, lastmod INTEGER, changefreq_raw TEXT, priority_raw TEXT, n_images INTEGER,"
               " n_videos INTEGER, n_news INTEGER, n_alternates INTEGER, n_issues INTEGER, priority REAL)")
     c.execute(
-        f"INSERT OR IGNORE INTO v_removed SELECT -o.id, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.fk = p.fk),"
+        f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.fk = p.fk),"
         f" {root}), o.loc, o.line, o.lastmod_raw, o.lastmod, o.changefreq_raw, o.priority_raw,"
         " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority"
         " FROM o_pairs p JOIN removed r ON r.k = p.k JOIN old.entries o ON o.id = p.e")
@@ -101,6 +103,11 @@ def mark_condition(what: str) -> tuple[str, list[str]]:
     if what not in MARKS:
         raise ValueError(f"diff:{what}? use one of {', '.join('diff:' + m for m in MARKS)}")
     return f"e.id IN (SELECT e FROM {SCHEMA}.v_marks WHERE what = ?)", [what]
+
+
+def is_removed(entry_id: int) -> bool:
+    """Whether a URL table row is one of OLD's removed rows (``v_removed``), not NEW's."""
+    return entry_id < 0
 
 
 def has_mark(conn: sqlite3.Connection, entry_id: int, what: str) -> bool:
