@@ -215,3 +215,37 @@ def compare_for_view(old: Path, new: Path, scratch: Path, host_map: HostMap | No
     finally:
         diff.close()
     return diff
+
+
+@dataclass(frozen=True, slots=True)
+class SiteHistory:
+    """The Overview's history line: this exploration against the site's latest other one kept
+    in the cache (URLs added and removed), and the URL count of each kept exploration, oldest
+    first (this one last)."""
+
+    since: str | None  # the earlier exploration's start (ISO 8601 UTC); None: there is none
+    added: int
+    removed: int
+    url_counts: tuple[int, ...]
+
+
+def site_history(db: Path, scratch: Path) -> SiteHistory:
+    """The history of ``db``'s site (session/history.py's key) from the cache: a list of the
+    cache and one key-set comparison, for a worker thread. Raises StoreError, OSError."""
+    from sitemap_tui.engine.store.diff_view import url_delta
+    from sitemap_tui.engine.store.summary import read_summary
+    from sitemap_tui.session.history import explorations_of
+    from sitemap_tui.session.recent import Saved
+
+    me = Saved(read_summary(db), 0)
+    mine = db.resolve()
+    others = [s for s in explorations_of(me.site) if s.path.resolve() != mine and s.date <= me.date]
+    counts = tuple(s.summary.urls for s in reversed(others)) + (me.summary.urls,)
+    if not others:
+        return SiteHistory(None, 0, 0, counts)
+    earlier = others[0]
+    try:
+        added, removed = url_delta(earlier.path, db, scratch)
+    except sqlite3.Error as exc:
+        raise StoreError(earlier.path, f"cannot compare with {db}: {exc}") from exc
+    return SiteHistory(earlier.date.isoformat(), added, removed, counts)

@@ -25,10 +25,44 @@ class CompareLink(EngineLink):
 
     comparison: Comparison | None = None
     comparing: str | None = None  # OLD's label while a comparison runs
+    site_history: Any = None  # session.diff.SiteHistory, once read
 
     def on_mount(self) -> None:
         if self.compare_with is not None:  # sitemap-tui diff OLD NEW --tui
             self.start_comparison(self.compare_with)
+        # the Overview's history line, once the exploration is complete enough to count
+        self._history_timer = self.set_interval(1.0, self._history_when_idle, name="site-history")
+
+    def _history_when_idle(self) -> None:
+        """Read the site's history once the exploration shown is idle (a saved one at once)."""
+        if self.db_path is None or not self.engine_idle():
+            return
+        self._history_timer.pause()
+        self._read_history(self.db_path)
+
+    @work(thread=True, group="site-history", exclusive=True, exit_on_error=False)
+    def _read_history(self, db: Path) -> None:
+        from sitemap_tui import scratch
+        from sitemap_tui.session.diff import site_history
+
+        folder = scratch.temp_dir()
+        try:
+            history = site_history(db, folder / "history.db")
+        except (StoreError, OSError) as exc:
+            self.call_from_thread(self.notify, f"The site's history cannot be read: {display(str(exc))}",
+                                  severity="warning", markup=False)
+            return
+        finally:
+            scratch.remove(folder)
+        self.call_from_thread(self._show_history, db, history)
+
+    def _show_history(self, db: Path, history: Any) -> None:
+        if db != self.db_path:
+            return  # another exploration was opened meanwhile
+        self.site_history = history
+        overview = self.query_one_optional("#overview-pane")
+        if overview is not None:
+            overview.show_history(history.since, history.added, history.removed, history.url_counts)
 
     def on_unmount(self) -> None:
         forget(self.comparison)  # its scratch folder (the process's exit would remove it too)
@@ -45,6 +79,12 @@ class CompareLink(EngineLink):
         pane = self.changes_pane
         if pane is not None and self.comparing is None:
             pane.show_comparison(None)
+        # the history line was this exploration's: read again for the one opened next
+        self.site_history = None
+        overview = self.query_one_optional("#overview-pane")
+        if overview is not None:
+            overview.show_history(None, 0, 0, ())
+        self._history_timer.resume()
 
     @property
     def changes_pane(self) -> ChangesPane | None:

@@ -140,6 +140,12 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
     app = make_app(None, db_path=newest)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_started(app, pilot)
+        # the Overview: since the site's earlier exploration, and the URL count over its history
+        await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
+        when = read_summary(earlier).started[:10]
+        assert f"Since {when}" in screen_text(app) and ": +3 −3 URLs" in screen_text(app)
+        spark = app.query_one("#ov-spark")
+        assert spark.display and list(spark.data) == [7, 7]
         assert "Compare with…" in {c.name for c in app.palette_commands()}
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="the palette")

@@ -126,3 +126,29 @@ def mark_counts(conn: sqlite3.Connection, schema: str = SCHEMA) -> dict[str, int
     """The rows each ``diff:WHAT`` filter lists over the whole tree."""
     found = {str(w): int(n) for w, n in conn.execute(f"SELECT what, count(*) FROM {schema}.v_marks GROUP BY what")}
     return {what: found.get(what, 0) for what in MARKS}
+
+
+def url_delta(old: Path, new: Path, scratch: Path) -> tuple[int, int]:
+    """(URLs added, URLs removed) from OLD to NEW, by URL key (the diff's key), in SQL: only the
+    two key sets, without the diff's per-file tables (the Overview's "since" line). ``scratch``
+    is a new file the caller removes."""
+    from sitemap_tui.engine.keys import url_key
+    from sitemap_tui.engine.store.diff import CACHE_KIB, _key
+
+    conn = sqlite3.connect(Path(scratch).resolve().as_uri(), uri=True, isolation_level=None)
+    try:
+        conn.create_function("urlkey", 1, url_key, deterministic=True)
+        conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+        conn.execute("PRAGMA temp_store=FILE")
+        conn.execute("PRAGMA journal_mode=OFF")
+        for side, path in (("old", old), ("new", new)):
+            conn.execute(f"ATTACH DATABASE ? AS {side}", (Path(path).resolve().as_uri() + "?mode=ro",))
+            has_key = any(row[1] == "key" for row in conn.execute(f"PRAGMA {side}.table_info(entries)"))
+            conn.execute(f"CREATE TABLE {side[0]}_k(k TEXT PRIMARY KEY) WITHOUT ROWID")
+            conn.execute(f"INSERT OR IGNORE INTO {side[0]}_k SELECT k FROM"
+                         f" (SELECT {_key('e', has_key)} AS k FROM {side}.entries e) WHERE k IS NOT NULL")
+        added = conn.execute("SELECT count(*) FROM n_k WHERE k NOT IN (SELECT k FROM o_k)").fetchone()[0]
+        removed = conn.execute("SELECT count(*) FROM o_k WHERE k NOT IN (SELECT k FROM n_k)").fetchone()[0]
+        return int(added), int(removed)
+    finally:
+        conn.close()
