@@ -120,9 +120,13 @@ class AppBase(App[int]):
         engine_process: bool = False,
         tune_gc: bool = False,
         compare_with: Path | None = None,
+        site_history: bool = True,
     ) -> None:
         super().__init__()
         self.compare_with = Path(compare_with) if compare_with is not None else None  # diff --tui
+        # the Overview's history line reads the cache: screenshots and most tests leave it out,
+        # so that what the cache holds never changes what they show
+        self.reads_site_history = site_history
         self.tune_gc = tune_gc
         # the engine in a process of its own (as ``sitemap-tui`` runs it) or on a thread of this one
         self.engine_process = engine_process

@@ -26,12 +26,14 @@ class CompareLink(EngineLink):
     comparison: Comparison | None = None
     comparing: str | None = None  # OLD's label while a comparison runs
     site_history: Any = None  # session.diff.SiteHistory, once read
+    _history_timer: Any = None  # polls for the exploration to be idle, then reads the history
 
     def on_mount(self) -> None:
         if self.compare_with is not None:  # sitemap-tui diff OLD NEW --tui
             self.start_comparison(self.compare_with)
         # the Overview's history line, once the exploration is complete enough to count
-        self._history_timer = self.set_interval(1.0, self._history_when_idle, name="site-history")
+        if self.reads_site_history:
+            self._history_timer = self.set_interval(1.0, self._history_when_idle, name="site-history")
 
     def _history_when_idle(self) -> None:
         """Read the site's history once the exploration shown is idle (a saved one at once)."""
@@ -84,7 +86,8 @@ class CompareLink(EngineLink):
         overview = self.query_one_optional("#overview-pane")
         if overview is not None:
             overview.show_history(None, 0, 0, ())
-        self._history_timer.resume()
+        if self._history_timer is not None:
+            self._history_timer.resume()
 
     @property
     def changes_pane(self) -> ChangesPane | None:

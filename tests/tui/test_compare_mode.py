@@ -137,7 +137,7 @@ def kept(httpserver, cache: Path) -> tuple[Path, Path]:
 
 async def test_compare_with_from_the_palette_lists_the_site_s_earlier_explorations(kept, make_app) -> None:
     newest, earlier = kept
-    app = make_app(None, db_path=newest)
+    app = make_app(None, db_path=newest, site_history=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_started(app, pilot)
         # the Overview: since the site's earlier exploration, and the URL count over its history

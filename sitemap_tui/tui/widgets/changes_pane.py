@@ -111,6 +111,5 @@ class ChangesPane(Widget):
         text.append(f"  −{s.get('urls_removed', 0):,}", style="bold red")
         text.append(f"  ~{s.get('lastmod_changed', 0) + s.get('changefreq_changed', 0) + s.get('priority_changed', 0):,}",
                     style="bold yellow")
-        text.append(f"\nOLD {display(str(c.old), 120)}", style="dim")
         title.update(text)
         self.rows.set_rows(changes_rows(c))
