@@ -14,6 +14,7 @@ import pytest
 from app_helpers import screen_text, wait_for, wait_started
 
 from sitemap_tui import cli
+from sitemap_tui.engine.store import EntryFilter
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.summary import read_summary
 from sitemap_tui.session.recent import list_saved
@@ -100,6 +101,12 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
         await wait_for(pilot, lambda: app._active_tab() == "urls" and table.grid.total == 3, what="the added URLs")
         assert table.query_one("#url-filter").value == "diff:added"
         assert sorted(r.loc.rsplit("/", 1)[-1] for r in rows_of(table.grid)) == ["4", "5", "6"]
+        # "mark all" marks the rows the diff: filter lists, not the others (row_matches agrees)
+        await pilot.press("a")
+        everything = table.grid.store.iter_entries(EntryFilter())
+        marked = sorted(r.loc.rsplit("/", 1)[-1] for r in everything if table.grid.is_marked(r))
+        assert marked == ["4", "5", "6"]
+        table.grid.clear_marks()  # (Esc would clear them first, before going back)
 
         await pilot.press("escape")
         await wait_for(pilot, lambda: app._active_tab() == "changes", what="back to the Changes tab")
