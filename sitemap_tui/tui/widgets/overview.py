@@ -414,5 +414,6 @@ class OverviewPane(NodePane):
         line.update(text)
         line.set_class(not text.plain, "-hidden")
         spark.data = list(url_counts)
+        spark.styles.width = min(40, 3 * len(url_counts))  # a few cells each: 2 points are no ramp
         spark.set_class(len(url_counts) < 2, "-hidden")
 
