@@ -128,3 +128,21 @@ def test_scratch_is_read_only_for_the_explorer(compared) -> None:
             conn.execute("DELETE FROM cmp.v_marks")
     finally:
         conn.close()
+
+
+def test_a_connection_follows_the_latest_comparison(compared, tmp_path: Path) -> None:
+    """A new comparison (another "Compare with…") replaces the scratch a connection reads."""
+    _diff, store, scratch, _b = compared
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE v_marks(what TEXT, e INTEGER)")
+    conn.commit()
+    conn.close()
+    reader = connect(store.path, readonly=True)
+    try:
+        attach(reader, scratch)
+        assert mark_counts(reader)["added"] == 4
+        attach(reader, other)
+        assert mark_counts(reader)["added"] == 0
+    finally:
+        reader.close()

@@ -86,16 +86,21 @@ def build_view(conn: sqlite3.Connection) -> None:
 
 
 def attach(conn: sqlite3.Connection, scratch: str | Path) -> None:
-    """ATTACH the comparison's scratch database read-only as ``cmp`` (once per connection)."""
-    if any(row[1] == SCHEMA for row in conn.execute("PRAGMA database_list")):
-        return
-    uri = Path(scratch).resolve().as_uri() + "?mode=ro"
+    """ATTACH the comparison's scratch database read-only as ``cmp`` (once per connection; a
+    connection that holds an earlier comparison's lets it go first)."""
+    path = Path(scratch).resolve()
+    attached = {row[1]: row[2] for row in conn.execute("PRAGMA database_list")}
+    if SCHEMA in attached:
+        if attached[SCHEMA] and Path(attached[SCHEMA]).resolve() == path:
+            return
+        conn.execute(f"DETACH DATABASE {SCHEMA}")
+    uri = path.as_uri() + "?mode=ro"
     try:
         conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (uri,))
     except sqlite3.OperationalError as exc:  # a plain-path connection cannot take a URI
         if "unable to open" not in str(exc):
             raise
-        conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(Path(scratch).resolve()),))
+        conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(path),))
 
 
 def mark_condition(what: str) -> tuple[str, list[str]]:
