@@ -109,7 +109,6 @@ class ChangesPane(Widget):
         text.append(display(c.old_label), style="bold cyan")
         text.append(f":  +{s.get('urls_added', 0):,}", style="bold green")
         text.append(f"  −{s.get('urls_removed', 0):,}", style="bold red")
-        text.append(f"  ~{s.get('lastmod_changed', 0) + s.get('changefreq_changed', 0) + s.get('priority_changed', 0):,}",
-                    style="bold yellow")
+        text.append(" URLs")
         title.update(text)
         self.rows.set_rows(changes_rows(c))
