@@ -146,3 +146,30 @@ def test_a_connection_follows_the_latest_comparison(compared, tmp_path: Path) ->
         assert mark_counts(reader)["added"] == 0
     finally:
         reader.close()
+
+
+def test_diff_tui_opens_the_explorer_on_new_against_old(compared) -> None:
+    """``diff OLD NEW --tui`` hands NEW and OLD to the explorer instead of writing a report; the
+    report's own options are refused with it (one line, exit 2)."""
+    import contextlib
+    import io
+
+    from sitemap_tui import cli
+
+    diff, _store, _scratch, _b = compared
+    old, new = diff.queries.paths["old"], diff.queries.paths["new"]
+    calls: list[dict] = []
+
+    def launch(**kw) -> int:
+        calls.append(kw)
+        return 0
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cli.main(["diff", str(old), str(new), "--tui"], launch=launch) == 0
+    assert calls == [{"db_path": new, "compare_with": old}]
+    assert out.getvalue() == ""  # no report
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cli.main(["diff", str(old), str(new), "--tui", "--format", "json"], launch=launch) == 2
+    assert "--tui opens the explorer instead of writing a report: it does not take --format" in err.getvalue()
+    assert len(calls) == 1

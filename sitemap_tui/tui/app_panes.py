@@ -242,7 +242,8 @@ class PaneSync(AppBase):
         self.notify(f"URLs: {what}" + (" · Esc goes back" if self._drill_origin else ""), timeout=3, markup=False)
 
     def drill_scope(self, filter_text: str) -> None:
-        """Before a drill: the selection it lists within (compare mode widens it)."""
+        """Before a drill: the selection it lists within. Here the selected node's, as it is;
+        compare mode (app_compare) selects the root for its whole-exploration counts."""
 
     def drill_back(self) -> bool:
         """Back to where the URL table was drilled from (the pane and its widget, focused), when
