@@ -167,7 +167,7 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
         await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
         assert app.comparison.old == earlier
         assert app._active_tab() == "changes"
-        assert "URLs added" in screen_text(app)
+        await wait_for(pilot, lambda: "URLs added" in screen_text(app), what="the Changes tab's rows")
 
 
 async def test_the_explorer_keys_its_explorations_by_site(tmp_path: Path, make_app) -> None:
