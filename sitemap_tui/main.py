@@ -17,10 +17,12 @@ if TYPE_CHECKING:
 
 
 def launch_explorer(target: Target | None = None, db_path: Path | None = None,
-                    fetch_config: FetchConfig | None = None, options: ExploreOptions | None = None) -> int:
+                    fetch_config: FetchConfig | None = None, options: ExploreOptions | None = None,
+                    compare_with: Path | None = None) -> int:
     from sitemap_tui.tui.app import launch
 
-    return launch(target=target, db_path=db_path, fetch_config=fetch_config, options=options)
+    return launch(target=target, db_path=db_path, fetch_config=fetch_config, options=options,
+                  compare_with=compare_with)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

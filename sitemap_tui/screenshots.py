@@ -25,6 +25,9 @@ SCREENSHOT_PORT = 47813
 SCENES = ("main", "overview", "extensions", "lastmod", "issues", "urls", "help")
 SMALL_SCENES = ("main", "issues", "urls")  # also written at SMALL_SIZE, as NAME-80x24.svg
 SMALL_SIZE = (80, 24)
+COMPARE_SCENE = "compare"
+EARLIER_STARTED = "2025-01-08T12:00:00+00:00"  # a week before FIXED_NOW
+"""Compare mode (issue 20): the demo site against an earlier version of it (earlier_demo)."""
 ACTIVE = (NodeState.FETCHING, NodeState.PARSING)
 
 
@@ -41,6 +44,7 @@ def build_app(base_url: str, db_path: Path, *, header_target: str | None = None,
         config=TuiConfig(),  # the default look, whatever the user configured
         header_target=header_target,
         refresh_interval=refresh_interval,
+        site_history=False,  # the user's cache never changes a screenshot
     )
 
 
@@ -151,6 +155,73 @@ async def _help(app: Any, pilot: Any) -> None:
     await pilot.pause()
 
 
+def earlier_demo(root: Path) -> Path:
+    """A copy of the demo site at ``root`` as it was "before": three pages it no longer lists,
+    two it did not list yet, a video sitemap it did not have, two posts dated otherwise."""
+    import shutil
+
+    from sitemap_tui.demo.server import default_site_root
+
+    shutil.copytree(default_site_root(), root)
+    pages = root / "sitemap-pages.txt"
+    lines = pages.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if line not in ("{{BASE}}/stores/harbour", "{{BASE}}/warranty")]
+    pages.write_text("\n".join(kept + ["{{BASE}}/jobs", "{{BASE}}/press", "{{BASE}}/stores/airport"]) + "\n",
+                     encoding="utf-8")
+    blog = root / "sitemap-blog.xml"
+    text = blog.read_text(encoding="utf-8")
+    # the first post's lastmod moves forward since, the second's back
+    text = text.replace("<lastmod>2024-01-01</lastmod>", "<lastmod>2023-11-01</lastmod>", 1)
+    text = text.replace("<lastmod>2024-01-02</lastmod>", "<lastmod>2024-06-01</lastmod>", 1)
+    blog.write_text(text, encoding="utf-8")
+    index = root / "sitemap_index.xml"
+    text = index.read_text(encoding="utf-8")
+    start = text.index("  <sitemap>\n    <loc>{{BASE}}/sitemap-video.xml</loc>")
+    end = text.index("</sitemap>\n", start) + len("</sitemap>\n")
+    index.write_text(text[:start] + text[end:], encoding="utf-8")
+    return root
+
+
+def explore_earlier(port: int, db: Path) -> None:
+    """The earlier demo site served on ``port`` (where the demo will be served next, so that its
+    URLs are the same) and explored into ``db`` as `sitemap-tui validate --db` does."""
+    import contextlib
+    import io
+
+    from sitemap_tui import cli
+    from sitemap_tui.demo.server import DemoServer
+
+    with tempfile.TemporaryDirectory(prefix="sitemap-tui-earlier-") as tmp:
+        server = DemoServer(earlier_demo(Path(tmp) / "site"), port=port).start()
+        try:
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.main(["validate", server.base_url + "/", "--db", str(db), "--fail-on", "never",
+                                 "--workers", "0", "--no-history"])
+            if code != 0:
+                raise RuntimeError(f"exploring the earlier demo site failed: {err.getvalue()}")
+        finally:
+            server.stop()
+    from sitemap_tui.engine.store import Store
+
+    store = Store(db)  # dated as the demo's other dates are, so that the picture is the same each run
+    try:
+        store.set_meta("started", EARLIER_STARTED)
+        store.commit()
+    finally:
+        store.close()
+
+
+async def compare_scene(app: Any, pilot: Any, earlier: Path) -> None:
+    """An explored app compared with ``earlier`` ("Compare with…"): badges, the Changes tab."""
+    app.start_comparison(earlier)
+    await _until(pilot, lambda: app.comparison is not None)
+    await _select(app, pilot, "/")
+    await _tab(app, pilot, "6")
+    app.clear_notifications()
+    await pilot.pause()
+
+
 async def write_screenshots(out: Path, size: tuple[int, int], scenes: tuple[str, ...] = SCENES,
                             suffix: str = "") -> list[Path]:
     from sitemap_tui.demo.server import DemoServer
@@ -173,6 +244,35 @@ async def write_screenshots(out: Path, size: tuple[int, int], scenes: tuple[str,
     return written
 
 
+def write_compare(out: Path, size: tuple[int, int]) -> list[Path]:
+    """compare.svg: the demo site explored, compared with its earlier version (explored first,
+    outside the app's event loop: it is a headless run of its own)."""
+    from sitemap_tui.demo.server import DemoServer
+
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sitemap-tui-shots-") as tmp:
+        port = SCREENSHOT_PORT
+        try:
+            explore_earlier(port, Path(tmp) / "earlier.db")
+        except OSError:  # the fixed port is busy: any port, the same for both versions
+            probe = DemoServer().start()
+            port = probe.port
+            probe.stop()
+            explore_earlier(port, Path(tmp) / "earlier.db")
+        with DemoServer(port=port).start() as server:
+            path = out / f"{COMPARE_SCENE}.svg"
+            asyncio.run(_shoot_compare(server.base_url, Path(tmp), size, path))
+    return [path]
+
+
+async def _shoot_compare(base_url: str, tmp: Path, size: tuple[int, int], path: Path) -> None:
+    app = build_app(base_url, tmp / "demo.db")
+    async with app.run_test(size=size) as pilot:
+        await explore_all(app, pilot)
+        await compare_scene(app, pilot, tmp / "earlier.db")
+        path.write_text(app.export_screenshot(title="sitemap-tui"), encoding="utf-8")
+
+
 def _demo_server(cls: Any) -> Any:
     """The demo server on a fixed port when it is free (stable images), else any port."""
     try:
@@ -191,14 +291,16 @@ def main(argv: list[str] | None = None) -> int:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         parser.error("--size must look like 140x42")
-    unknown = [s for s in args.scenes if s not in SCENES]
+    unknown = [s for s in args.scenes if s not in (*SCENES, COMPARE_SCENE)]
     if unknown:
         parser.error(f"unknown scene(s): {', '.join(unknown)}")
-    scenes = tuple(args.scenes) or SCENES
-    written = asyncio.run(write_screenshots(Path(args.out), (width, height), scenes))
+    scenes = tuple(s for s in args.scenes if s != COMPARE_SCENE) if args.scenes else SCENES
+    written = asyncio.run(write_screenshots(Path(args.out), (width, height), scenes)) if scenes else []
     if not args.scenes:  # and the small-terminal layout (issue 18): tree narrowed, URLs elided
         small = tuple(s for s in SMALL_SCENES if s in scenes)
         written += asyncio.run(write_screenshots(Path(args.out), SMALL_SIZE, small, suffix="-80x24"))
+    if not args.scenes or COMPARE_SCENE in args.scenes:
+        written += write_compare(Path(args.out), (width, height))
     for path in written:
         print(path, file=sys.stderr)
     return 0

@@ -40,11 +40,13 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
     # the headless commands' stdout: a write error (a full disk, a closed stdout) is an error
     # naming stdout, not a traceback, nor a silent success
-    guard = output.guarded_stdout() if args.command in HEADLESS else contextlib.nullcontext()
+    # (diff --tui opens the explorer: its stdout is the terminal's, not a result)
+    headless = args.command in HEADLESS and not getattr(args, "tui", False)
+    guard = output.guarded_stdout() if headless else contextlib.nullcontext()
     try:
         with signals.headless(), guard:
             code = _run(args, launch)
-            if args.command in HEADLESS:
+            if headless:
                 sys.stdout.flush()
         signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
         if signum is not None:
@@ -98,7 +100,7 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     if command == "diff":
         from sitemap_tui.cli import diff
 
-        return diff.cmd_diff(diff.options(ns))
+        return diff.cmd_diff(diff.options(ns), launch)
     if command == "rules":
         from sitemap_tui.cli import rules
 

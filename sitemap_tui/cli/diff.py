@@ -35,6 +35,7 @@ from sitemap_tui.session.fetching import FetchOptions
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import Explorer
     from sitemap_tui.engine.store import Store
+    from sitemap_tui.session.launch import Launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,7 @@ class DiffOptions:
     samples: int = 10
     fetch: FetchOptions = field(default_factory=FetchOptions)
     tree: TreeOptions = field(default_factory=TreeOptions)
+    tui: bool = False  # the explorer in compare mode instead of a report
 
 
 def options(ns: argparse.Namespace) -> DiffOptions:
@@ -55,7 +57,7 @@ def options(ns: argparse.Namespace) -> DiffOptions:
     tree = TreeOptions(recursive=not ns.no_recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe,
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
-                       fetch_options(ns), tree)
+                       fetch_options(ns), tree, ns.tui)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +72,13 @@ class Source:
     command: str | None = None  # the command that saved it, when it says
 
 
-def cmd_diff(opts: DiffOptions) -> int:
+def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
     from sitemap_tui.cli.diff_report import write_diff
     from sitemap_tui.session.diff import ALIASES, SUMMARY_KEYS, HostMap, compare
 
     # every option is checked before anything is fetched
+    if opts.tui:
+        _check_tui(opts, launch)
     conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS, ALIASES)
     host_map = HostMap.parse(opts.map_host)
     out_path = output_path(opts.output)
@@ -96,6 +100,10 @@ def cmd_diff(opts: DiffOptions) -> int:
         old, new = sources
         assert old is not None and new is not None
         _say_checks(old, new)
+        if opts.tui:
+            assert launch is not None
+            # the explorer shows NEW (offline) and compares it with OLD itself, off its UI thread
+            return launch(db_path=new.path, compare_with=old.path)
         diff = compare(old.path, new.path, folder / "diff.db", host_map)
         stack.callback(diff.close)
         signals.check()  # stopped by a signal: no report, a previous --output stays
@@ -107,6 +115,16 @@ def cmd_diff(opts: DiffOptions) -> int:
     for condition in hits:
         print(f"sitemap-tui: {condition.describe(summary)}", file=sys.stderr)
     return EXIT_FINDINGS if hits else EXIT_OK
+
+
+def _check_tui(opts: DiffOptions, launch: Launch | None) -> None:
+    """--tui opens the explorer: the report's options have nothing to act on there."""
+    if launch is None:
+        raise UsageError("--tui: the explorer is not part of this program")
+    given = [name for name, value in (("--format", opts.format != "text"), ("--output", opts.output),
+                                      ("--fail-if", opts.fail_if), ("--map-host", opts.map_host)) if value]
+    if given:
+        raise UsageError(f"--tui opens the explorer instead of writing a report: it does not take {', '.join(given)}")
 
 
 def _saved(label: str, raw: str) -> Source | None:

@@ -469,6 +469,9 @@ def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatt
                         "on host OLD, in either exploration, counts as on NEW (repeatable)")
     p.add_argument("--samples", type=_whole(0, 1_000_000), default=10, metavar="N",
                    help="URLs shown per list in the text and github formats (default 10)")
+    p.add_argument("--tui", action="store_true",
+                   help="open the explorer on NEW in compare mode against OLD (tree badges, a Changes "
+                        "tab, diff: filters) instead of printing a report")
     _fetch_options(p)
     _tree_options(p, db=False)  # (--no-history: the one-argument form keeps its fresh exploration)
 

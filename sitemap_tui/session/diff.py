@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store import StoreError
 from sitemap_tui.engine.store.diff import DiffQueries, NodeRow, SitemapChange
+from sitemap_tui.engine.store.diff_view import build_view
 from sitemap_tui.session.exits import UsageError
 
 SUMMARY_KEYS = (
@@ -200,3 +201,51 @@ def _summary(q: DiffQueries, diff: Diff) -> dict[str, int]:
         "issues_resolved": sum(diff.issues_resolved_by_rule.values()),
     }
     return {key: counts[key] for key in SUMMARY_KEYS}
+
+
+def compare_for_view(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None) -> Diff:
+    """:func:`compare`, plus what compare mode reads (engine.store.diff_view: the rows of each
+    ``diff:`` filter, OLD's removed rows, the tree's badges), all in ``scratch``; the returned
+    Diff's connection is closed: the explorer ATTACHes ``scratch`` to its own."""
+    diff = compare(old, new, scratch, host_map)
+    try:
+        build_view(diff.queries.conn)
+    except sqlite3.Error as exc:
+        raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
+    finally:
+        diff.close()
+    return diff
+
+
+@dataclass(frozen=True, slots=True)
+class SiteHistory:
+    """The Overview's history line: this exploration against the site's latest other one kept
+    in the cache (URLs added and removed), and the URL count of each kept exploration, oldest
+    first (this one last)."""
+
+    since: str | None  # the earlier exploration's start (ISO 8601 UTC); None: there is none
+    added: int
+    removed: int
+    url_counts: tuple[int, ...]
+
+
+def site_history(db: Path, scratch: Path) -> SiteHistory:
+    """The history of ``db``'s site (session/history.py's key) from the cache: a list of the
+    cache and one key-set comparison, for a worker thread. Raises StoreError, OSError."""
+    from sitemap_tui.engine.store.diff_view import url_delta
+    from sitemap_tui.engine.store.summary import read_summary
+    from sitemap_tui.session.history import explorations_of
+    from sitemap_tui.session.recent import Saved
+
+    me = Saved(read_summary(db), 0)
+    mine = db.resolve()
+    others = [s for s in explorations_of(me.site) if s.path.resolve() != mine and s.date <= me.date]
+    counts = tuple(s.summary.urls for s in reversed(others)) + (me.summary.urls,)
+    if not others:
+        return SiteHistory(None, 0, 0, counts)
+    earlier = others[0]
+    try:
+        added, removed = url_delta(earlier.path, db, scratch)
+    except sqlite3.Error as exc:
+        raise StoreError(earlier.path, f"cannot compare with {db}: {exc}") from exc
+    return SiteHistory(earlier.date.isoformat(), added, removed, counts)

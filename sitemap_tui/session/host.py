@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,8 +111,7 @@ class EngineHost:
         elif isinstance(cmd, Cancel):
             self.cancel()
         elif isinstance(cmd, Open):
-            target = cmd.target
-            self.submit("open", lambda ex: ex.open(target), None)
+            self.submit("open", partial(_open_keyed, cmd.target), None)
         elif isinstance(cmd, Expand) and cmd.what in ("expand", "expand-all", "reload", "refetch"):
             node_id = int(cmd.node_id)
             run: Callable[[Explorer], Awaitable[Any]] = {
@@ -411,6 +411,19 @@ class EngineHost:
             if lock is not None:
                 lock.release()
             started()
+
+
+async def _open_keyed(target: Any, ex: Explorer) -> Any:
+    """Open ``target``, keyed in the store by its site as a headless run keys its own
+    (session/history.py): a local target's key is its absolute path, which the file's name
+    ("local-STAMP.db") cannot give, so the explorer's explorations join the site's history."""
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.session.history import site_key
+
+    t = target if isinstance(target, Target) else Target.parse(target)
+    if ex.store is not None:
+        ex.store.set_meta("site", site_key(t))
+    return await ex.open(t)
 
 
 def _plain(result: Any) -> Any:

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 class Launch(Protocol):
     def __call__(self, target: Target | None = None, db_path: Path | None = None,
-                 fetch_config: FetchConfig | None = None, options: ExploreOptions | None = None) -> int:
+                 fetch_config: FetchConfig | None = None, options: ExploreOptions | None = None,
+                 compare_with: Path | None = None) -> int:
         """Run the explorer on ``target`` (None: reopen ``db_path`` offline; both None: pick
-        from the recent explorations first) until the user quits."""
+        from the recent explorations first) until the user quits; ``compare_with``: an earlier
+        exploration to open compare mode against (``diff OLD NEW --tui``)."""
         ...

@@ -35,6 +35,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
         "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent", "back",
         "expand_everything", "interrupt", "follow_hosts",
+        "tab_changes", "compare_with",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -89,6 +90,8 @@ class SitemapApp(Actions):
         # ctrl+c cancels running work (and says so); with nothing running, Textual's quit hint
         Binding("ctrl+c", "interrupt", "Cancel (or how to quit)", id="interrupt", show=False),
         Binding("q", "quit", "Quit", id="quit", show=False),
+        # compare mode (issue 20): the Changes tab, after the others
+        Binding("6", "tab_changes", "Changes", id="tab_changes", show=False),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -118,6 +121,7 @@ def launch(
     db_path: Path | None = None,
     fetch_config: Any = None,
     options: Any = None,
+    compare_with: Path | None = None,
 ) -> int:
     """Run the explorer; returns the exit code. With neither a target nor a file, the recent
     explorations come first, to pick the one to reopen (Esc there quits)."""
@@ -129,7 +133,7 @@ def launch(
             return 0
     prestart_multiprocessing()  # the engine runs in a process of its own (and "open file" may start one)
     app = SitemapApp(target=target, db_path=db_path, fetch_config=fetch_config, options=options,
-                     engine_process=True, tune_gc=True)
+                     engine_process=True, tune_gc=True, compare_with=compare_with)
     from sitemap_tui import signals
 
     try:

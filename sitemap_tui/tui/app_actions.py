@@ -19,7 +19,7 @@ from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import ordered_rows
-from sitemap_tui.tui.app_engine import EngineLink
+from sitemap_tui.tui.app_compare import CompareLink
 from sitemap_tui.tui.palette import PaletteCommand
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
@@ -32,14 +32,14 @@ from sitemap_tui.words import plural
 QUIT_GRACE_SECONDS = 3.0
 """How long quitting waits for the engine to stop on its own before ending it (nothing it still
 had was asked for: its work was cancelled, and the store is committed as it goes)."""
-TABS = ("overview", "extensions", "lastmod", "issues", "urls")
+TABS = ("overview", "extensions", "lastmod", "issues", "urls", "changes")
 # the help names where a key works; the pane keys focus the URL grid or a pane's scrollable body
 WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table", "UrlGrid": "URL table",
          "IssuesPane": "issues", "LastmodChart": "lastmod chart", "VerticalScroll": "pane"}
 WHERE["IssueTree"] = "issues"  # the issue list's own keys: Enter drills, → and ← open and close
 
 
-class Actions(EngineLink):
+class Actions(CompareLink):
     """The ``action_*`` methods (bound to keys in ``app``) and the palette's list."""
 
     _remembered_export: Any = None  # the export dialog's last choices (tui.state.ExportPrefs)
@@ -360,6 +360,7 @@ class Actions(EngineLink):
         self._root_opened = False
         self._stored_target = None
         self.jobs.stopped = None
+        self.forget_comparison()  # another exploration: the comparison was of the one shown
         for pane in self.query(NodePane):
             pane.show(None)
 
@@ -448,6 +449,8 @@ class Actions(EngineLink):
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
         cmds.append(PaletteCommand("Open recent", "Reopen an exploration kept in the cache (site, date, URLs, size)", "open_recent"))
+        cmds.append(PaletteCommand("Compare with…", "Compare this exploration with an earlier one of the same site: "
+                                   "tree badges +added −removed ~changed, the Changes tab (6)", "compare_with"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
         cmds.append(PaletteCommand("Zoom pane", "Give the focused pane (or the tree) the whole screen, or back (z)", "zoom"))
         cmds.append(PaletteCommand("Hide / show tree", "Give the panes the tree's columns, or show it again (ctrl+b)", "toggle_tree"))
@@ -556,3 +559,21 @@ class Actions(EngineLink):
         if self._follow is not None:
             return self._follow
         return bool(getattr(self.options, "follow_cross_host", False))
+
+    # -- compare mode (issue 20 §2; tui/app_compare.py) ------------------------------------------
+    def action_tab_changes(self) -> None:
+        self._show_tab("changes")
+
+    def action_compare_with(self) -> None:
+        """"Compare with…": the earlier explorations of this site, the one picked compared."""
+        from sitemap_tui.tui.screens.recent import RecentScreen
+
+        if self.db_path is None:
+            return
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.start_comparison(path)
+                self._show_tab("changes")
+
+        self.push_screen(RecentScreen(closes_app=False, compare_to=self.db_path), chosen)

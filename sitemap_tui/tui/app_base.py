@@ -33,6 +33,7 @@ from sitemap_tui.tui.keymap_check import check_keymap
 from sitemap_tui.tui.keymap_specs import binding_specs
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.widgets import Selection
+from sitemap_tui.tui.widgets.changes_pane import ChangesPane
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.overview import OverviewPane
@@ -118,8 +119,14 @@ class AppBase(App[int]):
         refresh_interval: float = REFRESH_SECONDS,
         engine_process: bool = False,
         tune_gc: bool = False,
+        compare_with: Path | None = None,
+        site_history: bool = True,
     ) -> None:
         super().__init__()
+        self.compare_with = Path(compare_with) if compare_with is not None else None  # diff --tui
+        # the Overview's history line reads the cache: screenshots and most tests leave it out,
+        # so that what the cache holds never changes what they show
+        self.reads_site_history = site_history
         self.tune_gc = tune_gc
         # the engine in a process of its own (as ``sitemap-tui`` runs it) or on a thread of this one
         self.engine_process = engine_process
@@ -176,6 +183,8 @@ class AppBase(App[int]):
                     yield self._make_issues_pane()
                 with TabPane("URLs", id="urls"):
                     yield self._make_url_table()
+                with TabPane("Changes", id="changes"):
+                    yield ChangesPane(id="changes-pane")
         yield AppFooter()
 
     def _make_issues_pane(self) -> Any:
@@ -275,6 +284,9 @@ class AppBase(App[int]):
         if self.jobs.crossfile:
             step = f": {self.jobs.crossfile_step}" if self.jobs.crossfile_step else ""
             text.append(f"   checking across files{step} … (x cancels)", style="bold magenta")
+        comparing = getattr(self, "comparing", None)  # compare mode (app_compare)
+        if comparing:
+            text.append(f"   comparing with {comparing} …", style="bold magenta")
         if self.jobs.search is not None:
             covered, total = self.jobs.search
             text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")

@@ -201,6 +201,10 @@ class PaneSync(AppBase):
         if tab == "issues":
             pane = self.issues_pane
             return pane.issue_list if pane is not None else None
+        if tab == "changes":
+            changes = self.query_one_optional("#changes-pane")
+            rows = getattr(changes, "rows", None)
+            return rows if rows is not None and rows.option_count else getattr(changes, "body", None)
         pane = self.query_one_optional(f"#{tab}-pane", NodePane)
         return pane.body if pane is not None else None
 
@@ -227,6 +231,7 @@ class PaneSync(AppBase):
         if table is None:
             return
         origin_tab = self._active_tab()
+        self.drill_scope(message.filter_text)
         self._show_tab("urls")
         self._sync_active_pane()  # the node's rows now, so the filter narrows the right scope
         table.drill(message.filter_text)
@@ -235,6 +240,10 @@ class PaneSync(AppBase):
         self._drill_origin = (origin_tab, origin) if origin_tab != "urls" else None
         what = message.title or message.filter_text
         self.notify(f"URLs: {what}" + (" · Esc goes back" if self._drill_origin else ""), timeout=3, markup=False)
+
+    def drill_scope(self, filter_text: str) -> None:
+        """Before a drill: the selection it lists within. Here the selected node's, as it is;
+        compare mode (app_compare) selects the root for its whole-exploration counts."""
 
     def drill_back(self) -> bool:
         """Back to where the URL table was drilled from (the pane and its widget, focused), when

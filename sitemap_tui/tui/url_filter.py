@@ -3,7 +3,8 @@
 Plain words are a substring (or a regex in regex mode); ``re:PATTERN`` a regex;
 ``lastmod:2024-01..2024-06`` a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang``
 narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|invalid``,
-``priority:0.5|missing|invalid`` and ``rule:RULE-ID`` name the groups the other panes count, so a
+``priority:0.5|missing|invalid``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
+lastmod|lastmod-back|attrs|ext`` name the groups the other panes count, so a
 drill-through (``messages.ShowUrls``) lands on a filter the user can read and edit. :func:`row_matches` evaluates a filter on one row in Python (the marks of "all
 filtered rows" are shown without a query per row). No Textual here: the widget only calls it.
 """
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
+from sitemap_tui.engine.store.diff_view import MARKS
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq, parse_priority
 
 _PERIOD_RE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
@@ -72,6 +74,7 @@ class UserFilter:
     changefreq: str | None = None
     priority: str | None = None
     rule: str | None = None
+    diff: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -133,6 +136,11 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
             if not _RULE_RE.match(what):
                 raise ValueError(f"rule:{what}? use a rule id such as rule:url-not-absolute")
             uf.rule = what
+        elif low.startswith("diff:"):
+            what = low[len("diff:") :]
+            if what not in MARKS:
+                raise ValueError(f"diff:{what}? use {', '.join('diff:' + m for m in MARKS)}")
+            uf.diff = what
         else:
             plain.append(tok)
     words = " ".join(plain)
@@ -165,7 +173,7 @@ def combine(scope: EntryFilter, user: UserFilter) -> EntryFilter:
     f.has_issue = f.has_issue or user.has_issue
     if user.extension:
         f.extension = user.extension
-    for name in ("lastmod_state", "changefreq", "priority", "rule"):
+    for name in ("lastmod_state", "changefreq", "priority", "rule", "diff"):
         if (value := getattr(user, name)) is not None:
             setattr(f, name, value)
     return f
@@ -176,10 +184,13 @@ def row_matches(
     row: EntryRow,
     rule_check: Callable[[int, str], bool] | None = None,
     sets: tuple[frozenset[int] | None, frozenset[int] | None] | None = None,
+    diff_check: Callable[[int, str], bool] | None = None,
 ) -> bool:
     """The filter evaluated in Python on one row (to show "all filtered" marks).
 
-    ``sets``: the filter's node_ids and entry_ids as frozensets, when the caller keeps them."""
+    ``sets``: the filter's node_ids and entry_ids as frozensets, when the caller keeps them.
+    ``rule_check`` / ``diff_check``: whether a row has an issue of a rule / is in a change
+    category (engine.store.urls.has_rule, engine.store.diff_view.has_mark)."""
     nodes, ids = sets if sets is not None else (
         None if flt.node_ids is None else frozenset(flt.node_ids),
         None if flt.entry_ids is None else frozenset(flt.entry_ids),
@@ -212,6 +223,8 @@ def row_matches(
         value = parse_priority(row.priority_raw)
         if (priority_bucket(value) or _state(row.priority_raw, value)) != flt.priority:
             return False
+    if flt.diff and diff_check is not None and not diff_check(row.id, flt.diff):
+        return False
     return not (flt.rule and rule_check is not None and not rule_check(row.id, flt.rule))
 
 

@@ -29,6 +29,9 @@ def make_app(tmp_path: Path) -> Callable[..., SitemapApp]:
         options = kw.pop("options", None) or ExploreOptions(now=FIXED_NOW)
         app_cls = kw.pop("app_cls", SitemapApp)
         kw.setdefault("refresh_interval", 0.1)  # the panes' steady refresh, faster for tests
+        # the Overview's history line reads the cache, which the headless runs of other tests
+        # fill: only the tests of that line turn it on
+        kw.setdefault("site_history", False)
         return app_cls(
             target=Target.parse(target) if target is not None else None,
             db_path=db_path or tmp_path / "exploration.db",

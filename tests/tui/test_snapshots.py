@@ -73,3 +73,32 @@ def test_scene_80x24(name, snap_compare, snap_server, tmp_path):
         await scene(app, pilot, name)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+COMPARE_PORT = 47815
+
+
+def test_compare_scene(snap_compare, tmp_path):
+    """Compare mode (issue 20 §2): the demo site against its earlier version, served on one fixed
+    port in turn (the URLs of both must be the same), with the port's own lock as above."""
+    from sitemap_tui.screenshots import compare_scene, explore_earlier
+
+    lock_path = Path(tempfile.gettempdir()) / f"sitemap-tui-snapshot-port-{COMPARE_PORT}.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for attempt in range(120):
+            try:
+                explore_earlier(COMPARE_PORT, tmp_path / "earlier.db")
+                break
+            except OSError:
+                if attempt == 119:
+                    pytest.skip(f"port {COMPARE_PORT} stayed busy; the snapshot needs a fixed demo URL")
+                time.sleep(0.5)
+        with DemoServer(port=COMPARE_PORT).start() as server:
+            app = build_app(server.base_url, tmp_path / "snapshot.db", refresh_interval=0.1)
+
+            async def run_before(pilot) -> None:
+                await explore_all(app, pilot)
+                await compare_scene(app, pilot, tmp_path / "earlier.db")
+
+            assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -10,6 +10,8 @@ from typing import Any
 from sitemap_tui.engine.model import Node, Severity
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.base import StoreBase
+from sitemap_tui.engine.store.diff_view import attach as attach_diff
+from sitemap_tui.engine.store.diff_view import mark_condition
 from sitemap_tui.engine.store.rows import (
     ENTRY_COLUMNS,
     EntryFilter,
@@ -158,6 +160,14 @@ class StoreReads(StoreBase):
         if f.rule:
             clauses.append("e.id IN (SELECT entry_id FROM issues WHERE rule = ?)")
             params.append(f.rule)
+        if f.diff:
+            if not f.diff_db:
+                raise ValueError(f"diff:{f.diff} lists what changed since an earlier exploration: open compare mode"
+                                 " first (\"Compare with…\" in the palette, or sitemap-tui diff OLD NEW --tui)")
+            attach_diff(self.conn, f.diff_db)
+            cond, more = mark_condition(f.diff)
+            clauses.append(cond)
+            params += more
         for raw, parsed, want, bucket in (
             ("e.lastmod_raw", "e.lastmod", f.lastmod_state, None),
             ("e.changefreq_raw", "e.changefreq", f.changefreq, "e.changefreq"),

@@ -32,6 +32,10 @@ class EntryFilter:
     lastmod_state: str | None = None
     changefreq: str | None = None
     priority: str | None = None
+    # compare mode (issue 20): a change category of engine.store.diff_view.MARKS, and the
+    # comparison's scratch database that knows it (ATTACHed by the query that reads the filter)
+    diff: str | None = None
+    diff_db: str | None = None
 
 
 @dataclass(slots=True)

@@ -26,6 +26,7 @@ from sitemap_tui.engine.store import (
     search_candidates,
     search_glob,
 )
+from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
 
 PAGE = 100
 """Rows per page the URL table reads and caches (a keyset query, ~0.3 ms on a million rows)."""
@@ -80,6 +81,11 @@ class Query:
                  search_upto: int | None = None) -> None:
         if sort not in SORTS:
             raise ValueError(f"unknown sort {sort!r}")
+        # compare mode's removed URLs are OLD's rows, copied into the comparison's scratch
+        # database (engine.store.diff_view): listed from there; NEW's search index knows none
+        self.source = REMOVED_SOURCE if flt.diff == "removed" else "entries"
+        if flt.diff == "removed":
+            search_upto = None
         where, params = store.where(flt, search_upto=search_upto)
         self.flt = flt
         self.sort = sort
@@ -91,6 +97,11 @@ class Query:
         self._params = tuple(params)
         self.col: str | None = None if sort == "id" else SORTS[sort]
 
+    def _ready(self, conn: sqlite3.Connection) -> None:
+        """A diff: filter reads the comparison's scratch database: ATTACHed to ``conn`` once."""
+        if self.flt.diff_db:
+            attach(conn, self.flt.diff_db)
+
     @property
     def searched(self) -> bool:
         """The substring is looked up in the search index (see :meth:`narrowed`)."""
@@ -101,6 +112,7 @@ class Query:
         A common one is found at once by a scan that stops after a page."""
         if self.search is None:
             return False
+        self._ready(conn)
         return search_candidates(conn, *self.search, SEARCH_CAP) < SEARCH_CAP
 
     def _segments(self, key: Key | _End | None, back: bool) -> list[Segment_]:
@@ -140,7 +152,7 @@ class Query:
         # scan=True: a table scan + sort instead of walking the sort index with a lookup per
         # row, which is far slower when a filter rejects most rows (workers only)
         conds = [c for c in (self._cond, extra) if c]
-        sql = f"SELECT {columns} FROM entries e" + (" NOT INDEXED" if scan else "")
+        sql = f"SELECT {columns} FROM {self.source} e" + (" NOT INDEXED" if scan else "")
         if conds:
             sql += " WHERE " + " AND ".join(f"({c})" for c in conds)
         if order:
@@ -148,6 +160,7 @@ class Query:
         return sql, [*self._params, *extra_params]
 
     def _run(self, conn: sqlite3.Connection, segments: list[Segment_], limit: int, offset: int = 0, scan: bool = False) -> list[tuple[Any, ...]]:
+        self._ready(conn)
         out: list[tuple[Any, ...]] = []
         for extra, params, order in segments:
             want = limit - len(out)
@@ -191,11 +204,13 @@ class Query:
         return self.rows(conn, limit=limit, skip=offset, scan=scan)
 
     def count(self, conn: sqlite3.Connection) -> int:
+        self._ready(conn)
         sql, p = self._sql("COUNT(*)", "", [], None)
         return int(conn.execute(sql, p).fetchone()[0])
 
     def key_batches(self, conn: sqlite3.Connection, after: Key | None = None, batch: int = 20000, scan: bool = False) -> Iterator[list[Key]]:
         """Every key after ``after`` in order, in batches."""
+        self._ready(conn)
         columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
         for extra, params, order in self._asc(after):
             sql, p = self._sql(columns, extra, params, order, scan)
@@ -209,6 +224,7 @@ class Query:
     def hop(self, conn: sqlite3.Connection, after: Key | None, n: int) -> tuple[Key | None, int]:
         """The key of the ``n``-th row after ``after`` (SQLite skips the rows with OFFSET, in C),
         or ``(None, rows_left)`` when fewer than ``n`` rows follow."""
+        self._ready(conn)
         columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
         remaining = n
         for extra, params, order in self._asc(after):
@@ -221,8 +237,9 @@ class Query:
         return None, n - remaining
 
     def entry_key(self, conn: sqlite3.Connection, entry_id: int) -> Key | None:
+        self._ready(conn)
         columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
-        row = conn.execute(f"SELECT {columns} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
+        row = conn.execute(f"SELECT {columns} FROM {self.source} e WHERE e.id=?", (entry_id,)).fetchone()
         return None if row is None else (row[0], row[1])
 
     def position(self, conn: sqlite3.Connection, entry_id: int) -> int | None:
@@ -248,6 +265,7 @@ class Query:
             after = row_key(rows[-1], self.sort)
 
     def matches(self, conn: sqlite3.Connection, entry_id: int) -> bool:
+        self._ready(conn)
         sql, p = self._sql("1", "e.id = ?", [entry_id], None)
         return conn.execute(sql, p).fetchone() is not None
 

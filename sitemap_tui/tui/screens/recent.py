@@ -58,14 +58,18 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
     """
     BINDINGS = [Binding("escape,q", "cancel", "Close", id="recent.close")]
 
-    def __init__(self, *, closes_app: bool) -> None:
+    def __init__(self, *, closes_app: bool, compare_to: Path | None = None) -> None:
         super().__init__()
         self.closes_app = closes_app
+        # "Compare with…" (issue 20): only the other explorations of this one's site
+        self.compare_to = compare_to
         self.saved: list[Saved] | None = None  # None while the list is being read
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text("Recent explorations (dates in UTC)"), classes="title")
+            title = ("Compare with… an earlier exploration of this site (dates in UTC)" if self.compare_to
+                     else "Recent explorations (dates in UTC)")
+            yield Label(Text(title), classes="title")
             yield OptionList(id="recent-list")
             yield Static(Text("Reading the cache…"), id="recent-detail")
         yield Footer()
@@ -77,6 +81,13 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
     @work(thread=True, exclusive=True)
     def _read(self) -> None:
         saved = list_saved()
+        if self.compare_to is not None:
+            from sitemap_tui.engine.store.summary import read_summary
+            from sitemap_tui.session.history import explorations_of
+
+            site = Saved(read_summary(self.compare_to), 0).site
+            mine = self.compare_to.resolve()
+            saved = [s for s in explorations_of(site, saved) if s.path.resolve() != mine]
         self.app.call_from_thread(self._show, saved)
 
     def _show(self, saved: list[Saved]) -> None:
@@ -90,6 +101,10 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
         else:
             from sitemap_tui.session.recent import cache_folder
 
+            if self.compare_to is not None:
+                self._detail(Text(f"No other exploration of this site in {display(str(cache_folder()))}: "
+                                  "explore it again later, or run `sitemap-tui urls SITE`. Esc: back."))
+                return
             self._detail(Text(f"No saved explorations in {display(str(cache_folder()))} yet. "
                               "Explore a site first (sitemap-tui SITE). Esc: back."))
 
@@ -112,7 +127,8 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
             text.append(f"\n{display(s.summary.problem, 500)}", style="red")
         else:
             target = display(s.summary.target or s.site, 300)
-            text.append(f"\n{target} · {s.summary.files:,} files · Enter opens it offline, Esc goes back")
+            enter = "Enter compares this exploration with it" if self.compare_to else "Enter opens it offline"
+            text.append(f"\n{target} · {s.summary.files:,} files · {enter}, Esc goes back")
         self._detail(text)
 
     @on(OptionList.OptionSelected, "#recent-list")

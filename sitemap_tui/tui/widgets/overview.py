@@ -15,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Sparkline, Static
 
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
@@ -151,6 +151,9 @@ class OverviewPane(NodePane):
     OverviewPane { height: 1fr; }
     OverviewPane > VerticalScroll { height: 1fr; }
     OverviewPane #ov-summary { padding: 0 1; height: auto; }
+    OverviewPane #ov-history { padding: 0 1; height: auto; }
+    OverviewPane #ov-spark { height: 1; margin: 0 1; max-width: 40; }
+    OverviewPane .-hidden { display: none; }
     OverviewPane #ov-children { height: auto; max-height: 100%; margin: 1 1 0 1; }
     OverviewPane #ov-children.-empty { display: none; }
     OverviewPane #ov-groups { margin: 1 0 0 1; }
@@ -166,6 +169,9 @@ class OverviewPane(NodePane):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
+            # the site's history (issue 20): shown once the app has read it from the cache
+            yield Static(Text(""), id="ov-history", classes="-hidden")
+            yield Sparkline([], id="ov-spark", classes="-hidden")
             yield Static(Text("Select a node in the tree.", style="dim"), id="ov-summary")
             table: DataTable[Text] = DataTable(id="ov-children", cursor_type="row", zebra_stripes=True, classes="-empty")
             yield table
@@ -388,3 +394,26 @@ class OverviewPane(NodePane):
         key = event.row_key.value
         if key is not None and key.isdigit():
             self.post_message(self.ChildChosen(int(key)))
+
+    def show_history(self, since: str | None, added: int, removed: int, url_counts: tuple[int, ...]) -> None:
+        """The site's history line: "since DATE: +N −N" against the latest earlier exploration
+        of the site kept in the cache, and its URL counts over time as a sparkline."""
+        line = self.query_one("#ov-history", Static)
+        spark = self.query_one("#ov-spark", Sparkline)
+        text = Text()
+        if since is not None:
+            when = datetime.fromisoformat(since).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+            text.append("Since ", style="bold")
+            text.append(when, style="bold cyan")
+            text.append(f": +{added:,}", style="bold green")
+            text.append(f" −{removed:,}", style="bold red")
+            text.append(" URLs", style="")
+        if len(url_counts) > 1:
+            text.append(("   " if since else "") + f"URLs over {len(url_counts)} explorations "
+                        f"({url_counts[0]:,} → {url_counts[-1]:,}):", style="dim")
+        line.update(text)
+        line.set_class(not text.plain, "-hidden")
+        spark.data = list(url_counts)
+        spark.styles.width = min(40, 3 * len(url_counts))  # a few cells each: 2 points are no ramp
+        spark.set_class(len(url_counts) < 2, "-hidden")
+

@@ -87,6 +87,14 @@ def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
     text.append(" ")
     name_style = "red" if failed else ("dim" if skipped else "")
     text.append(short_name(node), style=name_style)
+    # compare mode's badges first after the name: on a narrow tree the counts are cut before them
+    added, removed, changed = model.changes.get(node.id, (0, 0, 0))
+    if added:
+        text.append(f" +{added:,}", style="bold green")
+    if removed:
+        text.append(f" −{removed:,}", style="bold red")
+    if changed:
+        text.append(f" ~{changed:,}", style="yellow")
     s = node.stats
     if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS) or node.kind in CONTAINERS:
         n = s.child_count or len(model.children.get(node.id, []))

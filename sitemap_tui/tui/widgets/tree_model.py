@@ -22,6 +22,8 @@ class NodeModel:
     issues: dict[int, tuple[int, int]] = field(default_factory=dict)  # errors, warnings
     stopped: set[int] = field(default_factory=set)  # files the engine left unfinished when it stopped
     notes: dict[int, str] = field(default_factory=dict)  # said on the node (f: "other hosts followed")
+    # compare mode: (added, removed, changed) listings over the node's subtree (tui/compare.py)
+    changes: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
     def add(self, node: Node) -> None:
         if node.id in self.nodes:

@@ -10,6 +10,16 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryRow
 
 
+def removed_text(loc: str | None) -> Text:
+    """A removed URL of compare mode: listed by the earlier exploration only."""
+    t = Text(no_wrap=False)
+    t.append("Removed: ", style="bold red")
+    t.append(display(loc or "", 500))
+    t.append("\nListed by the earlier exploration, not by this one: its sitemap, lastmod and other values "
+             "shown in the row are the earlier exploration's (sitemap-tui open that file for its details).")
+    return t
+
+
 def detail_text(detail: dict[str, Any], sitemap: str | None) -> Text:
     """Everything about one entry as a Text (every value sanitised, no markup)."""
     t = Text(no_wrap=False)

@@ -22,6 +22,7 @@ from textual.strip import Strip
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import SORTS, EntryRow, Store
+from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.urls import has_sort_index
 from sitemap_tui.tui.widgets.url_table import columns
 from sitemap_tui.tui.widgets.url_table.columns import Column, fit
@@ -310,7 +311,9 @@ class UrlGrid(MarkedListing, can_focus=True):
     def _row_strip(self, row: EntryRow, width: int, cursor: bool, marked: bool, styles: dict[str, Style]) -> Strip:
         pre = "cursor-" if cursor else ""
         base = styles["cursor" if cursor else "base"]
-        segments = [Segment("● " if marked else "  ", styles[pre + "marked"])]
+        # compare mode's removed URLs (OLD's rows, engine.store.diff_view) carry a red minus
+        gutter = "● " if marked else ("− " if is_removed(row.id) else "  ")
+        segments = [Segment(gutter, styles[pre + "marked"] if marked or not is_removed(row.id) else styles[pre + "invalid"])]
         for col in self.layout_for(width):
             text, style = self._cell(row, col, pre, marked, styles)
             segments.append(Segment(fit(text, col.width) + " ", style or base))

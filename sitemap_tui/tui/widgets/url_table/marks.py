@@ -12,6 +12,7 @@ from textual import on, work
 from textual.worker import get_current_worker
 
 from sitemap_tui.engine.store import EntryFilter, EntryRow, connect
+from sitemap_tui.engine.store.diff_view import attach, has_mark
 from sitemap_tui.engine.store.urls import Query, has_rule, row_key
 from sitemap_tui.tui.url_filter import row_matches
 from sitemap_tui.tui.widgets.url_table.listing import Listing
@@ -70,13 +71,22 @@ class MarkedListing(Listing):
             hit = self._rule_cache[key] = has_rule(self.store.conn, entry_id, rule)
         return bool(hit)
 
+    def _diff_check(self, entry_id: int, what: str) -> bool:
+        """Whether a row is in compare mode's change category ``what`` (an index lookup in the
+        comparison's scratch database, ATTACHed to the table's connection)."""
+        flt = self.marks.all_filter
+        if self.store is None or flt is None or not flt.diff_db:
+            return False
+        attach(self.store.conn, flt.diff_db)
+        return has_mark(self.store.conn, entry_id, what)
+
     def is_marked(self, row: EntryRow) -> bool:
         m = self.marks
         if row.id in m.added:
             return True
         if m.all_filter is None or row.id in m.removed:
             return False
-        return row_matches(m.all_filter, row, self._rule_check, m.sets)
+        return row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check)
 
     def _marks_changed(self) -> None:
         self.marks_version += 1
@@ -92,7 +102,7 @@ class MarkedListing(Listing):
                 m.removed.add(row.id)
         else:
             m.removed.discard(row.id)
-            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets):
+            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check):
                 m.added.add(row.id)
         self._marks_changed()
 

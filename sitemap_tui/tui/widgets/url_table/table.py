@@ -15,9 +15,10 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
+from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
 from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
-from sitemap_tui.tui.widgets.url_table.detail import detail_text
+from sitemap_tui.tui.widgets.url_table.detail import detail_text, removed_text
 from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 from sitemap_tui.words import plural
 
@@ -266,6 +267,12 @@ class UrlTable(Vertical):
     def show_detail(self, entry_id: int) -> None:
         store = self.grid.store
         if store is None:
+            return
+        if is_removed(entry_id):  # compare mode: OLD's row, which NEW's store does not hold
+            row = self.grid.highlighted
+            self.query_one("#url-detail-body", Static).update(removed_text(row.loc if row is not None else None))
+            self.query_one("#url-detail").add_class("-open")
+            self._detail_id = entry_id
             return
         try:
             detail = store.entry_detail(entry_id)

@@ -1,0 +1,183 @@
+"""Compare mode (issue 20 §2) driven as a user drives it: two versions of a site served on
+127.0.0.1 (the files swapped between runs) and explored headless; the explorer opens the later one
+in compare mode (``diff OLD NEW --tui``, or "Compare with…" in the palette): the tree's badges,
+the Changes tab (6), Enter on a row to the URL table filtered ``diff:...``, removed URLs shown,
+Esc back."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+from app_helpers import screen_text, wait_for, wait_started
+
+from sitemap_tui import cli
+from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.engine.store.diff_view import is_removed
+from sitemap_tui.engine.store.summary import read_summary
+from sitemap_tui.session.recent import list_saved
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def urlset(base: str, *paths: str, lastmod: dict[str, str] | None = None) -> str:
+    rows = "".join(f"<url><loc>{base}/{p}</loc>"
+                   + (f"<lastmod>{(lastmod or {})[p]}</lastmod>" if p in (lastmod or {}) else "") + "</url>\n"
+                   for p in paths)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n{rows}</urlset>\n'
+
+
+def serve(httpserver, version: int) -> str:
+    """Version 1 or 2 of the site (what was served before is cleared); returns the index URL.
+    From 1 to 2: posts.xml gains post/4..post/6 and loses post/0, post/1; post/2's lastmod goes
+    back; pages.xml is unchanged; old.xml (page/x) is gone."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+    files = ["posts.xml", "pages.xml"] + (["old.xml"] if version == 1 else [])
+    index = (f'<?xml version="1.0"?>\n<sitemapindex {NS}>\n'
+             + "".join(f"<sitemap><loc>{b}/{f}</loc></sitemap>\n" for f in files) + "</sitemapindex>\n")
+    posts = ["post/0", "post/1", "post/2", "post/3"] if version == 1 else ["post/2", "post/3", "post/4", "post/5", "post/6"]
+    lastmod = {"post/2": "2024-05-01" if version == 1 else "2024-01-01"}
+    bodies = {"/index.xml": index, "/posts.xml": urlset(b, *posts, lastmod=lastmod),
+              "/pages.xml": urlset(b, "page/a", "page/b"), "/old.xml": urlset(b, "page/x")}
+    for path, body in bodies.items():
+        if path != "/old.xml" or version == 1:
+            httpserver.expect_request(path).respond_with_data(body, content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    return f"{b}/index.xml"
+
+
+def headless(*args: str) -> None:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = cli.main([*args, "--workers", "0"])
+    assert code == 0, err.getvalue()
+
+
+@pytest.fixture
+def two_versions(httpserver, tmp_path: Path) -> tuple[Path, Path]:
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    target = serve(httpserver, 1)
+    headless("urls", target, "--db", str(old))
+    serve(httpserver, 2)
+    headless("urls", target, "--db", str(new))
+    return old, new
+
+
+def rows_of(grid) -> list:
+    return [grid.row_at(i) for i in range(grid.total)]
+
+
+def label(app, name: str) -> str:
+    nid = next(i for i, n in app.tree.model.nodes.items() if n.url.endswith("/" + name))
+    return app.tree.label_for(nid).plain
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, make_app, size) -> None:
+    old, new = two_versions
+    app = make_app(None, db_path=new, compare_with=old)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
+        c = app.comparison
+        assert (c.summary["urls_added"], c.summary["urls_removed"], c.summary["lastmod_backward"]) == (3, 3, 1)
+        # badges: per file, and the root's over its subtree (old.xml's listing counts there)
+        assert "posts.xml +3 −2 ~1" in label(app, "posts.xml")
+        assert "+" not in label(app, "pages.xml") and "−" not in label(app, "pages.xml")
+        assert "index.xml +3 −3 ~1" in label(app, "index.xml")
+        assert "+3 −3" in screen_text(app)  # the root's badge is on screen, even 80 columns wide
+
+        await pilot.press("6")
+        await wait_for(pilot, lambda: app._active_tab() == "changes", what="the Changes tab")
+        text = screen_text(app)
+        assert "URLs added" in text and "URLs removed" in text
+        rows = app.changes_pane.rows
+        assert app.focused is rows and rows.highlighted_row.filter_text == "diff:added"
+
+        await pilot.press("enter")
+        table = app.url_table
+        await wait_for(pilot, lambda: app._active_tab() == "urls" and table.grid.total == 3, what="the added URLs")
+        assert table.query_one("#url-filter").value == "diff:added"
+        assert sorted(r.loc.rsplit("/", 1)[-1] for r in rows_of(table.grid)) == ["4", "5", "6"]
+        # "mark all" marks the rows the diff: filter lists, not the others (row_matches agrees)
+        await pilot.press("a")
+        everything = table.grid.store.iter_entries(EntryFilter())
+        marked = sorted(r.loc.rsplit("/", 1)[-1] for r in everything if table.grid.is_marked(r))
+        assert marked == ["4", "5", "6"]
+        table.grid.clear_marks()  # (Esc would clear them first, before going back)
+
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app._active_tab() == "changes", what="back to the Changes tab")
+        assert app.focused is rows
+
+        rows.select_filter("diff:removed")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app._active_tab() == "urls" and table.grid.total == 3, what="the removed URLs")
+        removed = rows_of(table.grid)
+        assert all(is_removed(r.id) for r in removed)
+        assert sorted(r.loc.rsplit("/", 1)[-1] for r in removed) == ["0", "1", "x"]
+        assert "− " in screen_text(app)  # marked as removed in the table's gutter
+        await pilot.press("enter")  # the detail of a removed row says what it is
+        await wait_for(pilot, lambda: table.detail_open, what="the detail")
+        assert "Removed:" in screen_text(app)
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    return tmp_path / "xdg-cache" / "sitemap-tui" / "explorations"
+
+
+@pytest.fixture
+def kept(httpserver, cache: Path) -> tuple[Path, Path]:
+    """Both versions explored headless into the cache's history, as every headless run is kept:
+    (newest, earlier)."""
+    target = serve(httpserver, 1)
+    headless("urls", target)
+    serve(httpserver, 2)
+    headless("urls", target)
+    newest, earlier = (s.path for s in list_saved())
+    return newest, earlier
+
+
+async def test_compare_with_from_the_palette_lists_the_site_s_earlier_explorations(kept, make_app) -> None:
+    newest, earlier = kept
+    app = make_app(None, db_path=newest, site_history=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        # the Overview: since the site's earlier exploration, and the URL count over its history
+        await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
+        when = read_summary(earlier).started[:10]
+        assert f"Since {when}" in screen_text(app) and ": +3 −3 URLs" in screen_text(app)
+        spark = app.query_one("#ov-spark")
+        assert spark.display and list(spark.data) == [7, 7]
+        assert "Compare with…" in {c.name for c in app.palette_commands()}
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="the palette")
+        await pilot.press(*"compare with")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "RecentScreen", what="the list")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.saved is not None, what="the list to be read")
+        assert [s.path for s in screen.saved] == [earlier]  # the site's other exploration, not this one
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
+        assert app.comparison.old == earlier
+        assert app._active_tab() == "changes"
+        await wait_for(pilot, lambda: "URLs added" in screen_text(app), what="the Changes tab's rows")
+
+
+async def test_the_explorer_keys_its_explorations_by_site(tmp_path: Path, make_app) -> None:
+    """As a headless run does (session/history.py): a local folder by its absolute path, which
+    its file name ("local-STAMP.db") cannot give, so "Compare with…" finds it."""
+    folder = tmp_path / "public"
+    folder.mkdir()
+    (folder / "sitemap.xml").write_text(urlset("https://example.com", "a"))
+    db = tmp_path / "local-20260101-000000.db"
+    app = make_app(str(folder), db_path=db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+    assert read_summary(db).site == str(folder.resolve())
