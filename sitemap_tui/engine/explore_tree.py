@@ -38,6 +38,7 @@ from sitemap_tui.engine.model import (
     NodeKind,
     NodeState,
 )
+from sitemap_tui.engine.refetch import Refetch
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store, StoreError
@@ -110,8 +111,10 @@ class ExplorerState:
         on_events: Callable[[list[Event]], None] | None = None,
         on_output: Callable[[str], None] | None = None,
         judge: Judge | None = None,
+        previous: Refetch | None = None,
     ) -> None:
         self.store = store
+        self.previous = previous  # a re-exploration asks its files conditionally (engine/refetch.py)
         self.fetch_config = fetch_config or FetchConfig()
         self.options = options or ExploreOptions()
         self.checker = checker

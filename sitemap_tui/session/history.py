@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
 from sitemap_tui.session.recent import Saved, cache_folder, list_saved
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.refetch import Refetch
 
 INDEX = re.compile(r"^(?P<site>.+)~(?P<back>\d{1,6})$")  # SITE~N: N explorations before the latest
 
@@ -108,3 +112,34 @@ class HistoryRun:
 
     def finish(self, complete: bool) -> None:
         self.run.finish(complete)
+
+
+def carried_rules() -> frozenset[str]:
+    """The rules whose issues a re-exploration does not carry over from a file that answered
+    304: those decided over the whole tree (cross-file, deep checks, the tree walk's own), which
+    the new run decides again over the new store."""
+    from sitemap_tui.validate.registry import RULES
+
+    stages = {"cross-file", "deep", "explore"}
+    return frozenset(rid for rid, rule in RULES.items() if set(rule.decided_by) <= stages)
+
+
+def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | None]:
+    """What a re-exploration of ``target`` asks against: the latest exploration of its site in
+    the cache judged as this run is (``checks``: all, none; a carried file's findings are then
+    those this run would have made), None without one; and why it cannot be used when it
+    cannot (then every file is fetched in full)."""
+    from sitemap_tui.engine.refetch import Refetch
+
+    key = site_key(target)
+    # newest first; a damaged one is said, not passed over (its judging cannot be read)
+    found = [s for s in list_saved() if s.site == key and (s.summary.problem or s.summary.checks == checks)]
+    if not found:
+        return None, None
+    latest = found[0]
+    if latest.summary.problem is not None:
+        return None, f"cannot use the previous exploration {latest.path} ({latest.summary.problem}): every file is fetched in full"
+    try:
+        return Refetch.open(latest.path, carried_rules()), None
+    except StoreError as exc:
+        return None, f"cannot use the previous exploration ({exc}): every file is fetched in full"
