@@ -105,9 +105,20 @@ class Refetch:
                 on_output: Callable[[str], None]) -> int:
         """The old file's URL records, as the file's job would have formatted them; returns how
         many were left out (not http(s))."""
+        left_out = 0
+        if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
+            for locs in self.previous.locs(old):
+                lines = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                left_out += len(locs) - len(lines)
+                text = "\n".join(lines)
+                flat = text.replace("\n", " ")
+                if display(flat, max_len=len(flat) + 1) != flat:  # (one check per chunk: most are clean)
+                    text = "\n".join(display(line, max_len=1 << 30) for line in lines)
+                if lines:
+                    on_output(text + "\n")
+            return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)
-        left_out = 0
         batch: list[UrlRecord] = []
         for record in records_from_rows(self.previous.reads, self.previous.rows(old)):
             if not keep_non_http and not has_http_scheme(record.loc):

@@ -31,6 +31,7 @@ NOT_FILES = ("site", "directory", "robots")  # no rows of their own to carry (ro
 ENTRY_COLUMNS = ("loc", "line", "lastmod_raw", "lastmod", "changefreq_raw", "changefreq", "priority_raw",
                  "priority", "n_images", "n_videos", "n_news", "n_alternates", "title")
 KEY_COLUMNS = ("key", "alt_n", "alt_h")
+EXTENSION_COUNTS = {"images": "n_images", "videos": "n_videos", "news": "n_news", "alternates": "n_alternates"}
 EXTENSION_TABLES = {
     "images": ("loc", "title", "caption", "geo_location", "license", "line"),
     "videos": ("line", "data"),
@@ -128,6 +129,12 @@ class PreviousExploration:
         rules = {r for (r,) in self.reads.conn.execute("SELECT DISTINCT rule FROM issues WHERE node_id = ?", (old.id,))}
         return Carried(row[0], row[1], stats, agg, children, count, rules - skip, self.since(old))
 
+    def locs(self, old: OldFile, size: int = 5000) -> Iterator[list[str]]:
+        """The old file's URLs in id order, ``size`` at a time (``urls``' txt records)."""
+        cur = self.reads.conn.execute("SELECT loc FROM entries WHERE node_id = ? ORDER BY id", (old.id,))
+        while rows := cur.fetchmany(size):
+            yield [loc for (loc,) in rows if loc]
+
     def rows(self, old: OldFile) -> Iterator[EntryRow]:
         """The old file's entries, in id order (the URL records of ``urls``)."""
         return self.reads.iter_entries(EntryFilter(node_ids=[old.id]))
@@ -171,39 +178,42 @@ class PreviousExploration:
             "SELECT MAX(COALESCE((SELECT MAX(id) FROM main.entries), 0),"
             " COALESCE((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = ?), 0)) + 1",
             (SEARCH_UPTO,)).fetchone()[0])
-        c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_ids(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)")
-        c.execute("DELETE FROM temp.carry_ids")
-        c.execute(f"INSERT INTO temp.carry_ids SELECT id, ? + row_number() OVER (ORDER BY id) - 1"
-                  f" FROM {ALIAS}.entries WHERE node_id = ?", (first, old.id))
-        n = int(c.execute("SELECT count(*) FROM temp.carry_ids").fetchone()[0])
+        lo, n = c.execute(f"SELECT min(id), count(*) FROM {ALIAS}.entries WHERE node_id = ?", (old.id,)).fetchone()
+        # the old ids shifted by one offset: their order kept, no id map to build or join (the
+        # gaps other files' rows left between them stay gaps, harmless in a rowid)
+        delta = first - (lo or first)
         columns = ", ".join(ENTRY_COLUMNS)
-        # n_issues starts at 0: the carried issues below count themselves in
         c.execute(f"INSERT INTO main.entries(id, node_id, {columns}, n_issues, {', '.join(KEY_COLUMNS)})"
-                  f" SELECT m.new, ?, {', '.join('e.' + x for x in ENTRY_COLUMNS)}, 0,"
+                  f" SELECT e.id + :delta, :node, {', '.join('e.' + x for x in ENTRY_COLUMNS)}, e.n_issues,"
                   f" {', '.join(k if k == 'NULL' else 'e.' + k for k in keys)}"
-                  f" FROM {ALIAS}.entries e JOIN temp.carry_ids m ON m.old = e.id ORDER BY m.old", (new_id,))
+                  f" FROM {ALIAS}.entries e WHERE e.node_id = :old ORDER BY e.id",
+                  {"delta": delta, "node": new_id, "old": old.id})
         for table, cols in EXTENSION_TABLES.items():
             have = self._columns("main", table)  # (alternates' lang, tgt, media came later)
             picked = [f"x.{col}" if col in have else "NULL" for col in cols]
-            c.execute(f"INSERT INTO main.{table}(entry_id, {', '.join(cols)}) SELECT m.new, {', '.join(picked)}"
-                      f" FROM temp.carry_ids m JOIN {ALIAS}.{table} x ON x.entry_id = m.old")
+            # only the entries that have some: the count on the row saves a lookup per entry
+            c.execute(f"INSERT INTO main.{table}(entry_id, {', '.join(cols)})"
+                      f" SELECT x.entry_id + :delta, {', '.join(picked)} FROM {ALIAS}.entries e"
+                      f" JOIN {ALIAS}.{table} x ON x.entry_id = e.id WHERE e.node_id = :old AND e.{EXTENSION_COUNTS[table]} > 0",
+                      {"delta": delta, "old": old.id})
         skip = sorted(set(skip_rules))
+        marks = ",".join("?" * len(skip))
         c.execute(
             "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
-            " SELECT i.rule, i.severity, ?, m.new, i.line, i.col, i.url, i.message"
-            f" FROM {ALIAS}.issues i LEFT JOIN temp.carry_ids m ON m.old = i.entry_id"
-            f" WHERE i.node_id = ? AND i.rule NOT IN ({','.join('?' * len(skip))}) ORDER BY i.id",
-            (new_id, old.id, *skip))
-        # counted per entry first: issues has no index on entry_id (as Store.forget_issues)
+            " SELECT rule, severity, ?, entry_id + ?, line, col, url, message"
+            f" FROM {ALIAS}.issues WHERE node_id = ? AND rule NOT IN ({marks}) ORDER BY id",
+            (new_id, delta, old.id, *skip))
+        # the entries' counts came with them: take off those of the issues left behind, counted
+        # per entry first (issues has no index on entry_id, as Store.forget_issues says)
         c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_n(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
         c.execute("DELETE FROM temp.carry_n")
-        c.execute("INSERT INTO temp.carry_n SELECT entry_id, count(*) FROM main.issues"
-                  " WHERE node_id = ? AND entry_id IS NOT NULL GROUP BY entry_id", (new_id,))
-        c.execute("UPDATE main.entries SET n_issues = (SELECT n FROM temp.carry_n k WHERE k.entry_id = entries.id)"
-                  " WHERE id IN (SELECT entry_id FROM temp.carry_n)")
-        issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
-        c.execute("DELETE FROM temp.carry_ids")
+        c.execute(f"INSERT INTO temp.carry_n SELECT entry_id + ?, count(*) FROM {ALIAS}.issues"
+                  f" WHERE node_id = ? AND entry_id IS NOT NULL AND rule IN ({marks}) GROUP BY entry_id",
+                  (delta, old.id, *skip))
+        c.execute("UPDATE main.entries SET n_issues = max(0, n_issues - (SELECT n FROM temp.carry_n k"
+                  " WHERE k.entry_id = entries.id)) WHERE id IN (SELECT entry_id FROM temp.carry_n)")
         c.execute("DELETE FROM temp.carry_n")
+        issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
         return n, issues
 
     def mark(self, store: Store, node_id: int, since: str | None) -> None:
