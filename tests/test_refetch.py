@@ -226,7 +226,7 @@ def test_worker_processes_carry_the_same(site: Site) -> None:
 
 
 async def test_a_previous_copy_that_fails_mid_run_is_fetched_in_full(site: Site, tmp_path: Path) -> None:
-    """The previous store gone after its validators were read: the 304 cannot be carried, so
+    """The previous store damaged after its validators were read: the 304 cannot be carried, so
     the file is asked for again without validators, and the Refetch says why."""
     from sitemap_tui.engine.explorer import ExploreOptions, Explorer
     from sitemap_tui.engine.fetch_outcome import FetchConfig
@@ -238,17 +238,61 @@ async def test_a_previous_copy_that_fails_mid_run_is_fetched_in_full(site: Site,
         await ex.explore(target)
     old.close()
     previous = Refetch.open(tmp_path / "old.db")
-    (tmp_path / "old.db").unlink()  # (the reads' own connection still holds the file open)
     new = Store(tmp_path / "new.db")
     try:
         async with Explorer(store=new, fetch_config=FetchConfig(retries=0), options=ExploreOptions(),
                             previous=previous) as ex:
+            # damaged once its validators were read and it was attached: its rows cannot be
+            size = (tmp_path / "old.db").stat().st_size
+            (tmp_path / "old.db").write_bytes(b"\xff" * size)
             await ex.explore(target)
         assert [n for n in ex.nodes.values() if n.url == target][0].stats.url_count == 3
         assert new.conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
         assert site.asked[-2][1] is not None and site.asked[-1][1:] == (None, None)  # 304, then in full
         assert site.bodies["/a.xml"] == 2
         assert len(previous.notes) == 1 and "fetched again in full" in previous.notes[0]
+    finally:
+        previous.close()
+        new.close()
+
+
+def test_carried_rows_keep_their_keys(site: Site, tmp_path: Path) -> None:
+    """The new store takes the previous one's signature key, so the carried rows' URL keys and
+    hreflang signatures stay (the cross-file pass would otherwise compute every one again)."""
+    target = f"{site.base}/index.xml"
+    run("validate", target)
+    run("validate", target)
+    from sitemap_tui.engine.store import SIGNATURE_KEY
+
+    old, new = (Store(p, readonly=True) for p in sorted((tmp_path / "xdg-cache").rglob("*.db")))
+    try:
+        assert new.get_meta(SIGNATURE_KEY) == old.get_meta(SIGNATURE_KEY)
+        assert new.conn.execute("SELECT count(*) FROM entries WHERE alt_n IS NULL").fetchone()[0] == 0
+    finally:
+        old.close()
+        new.close()
+
+
+async def test_a_previous_store_gone_before_the_run_is_said(site: Site, tmp_path: Path) -> None:
+    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.fetch_outcome import FetchConfig
+    from sitemap_tui.engine.refetch import Refetch
+
+    target = f"{site.base}/a.xml"
+    old = Store(tmp_path / "old.db")
+    async with Explorer(store=old, fetch_config=FetchConfig(retries=0), options=ExploreOptions()) as ex:
+        await ex.explore(target)
+    old.close()
+    previous = Refetch.open(tmp_path / "old.db")
+    (tmp_path / "old.db").unlink()
+    new = Store(tmp_path / "new.db")
+    try:
+        async with Explorer(store=new, fetch_config=FetchConfig(retries=0), options=ExploreOptions(),
+                            previous=previous) as ex:
+            await ex.explore(target)
+        assert site.asked[-1][1:] == (None, None) and site.bodies["/a.xml"] == 2  # no validators
+        assert new.conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
+        assert len(previous.notes) == 1 and "every file is fetched in full" in previous.notes[0]
     finally:
         previous.close()
         new.close()

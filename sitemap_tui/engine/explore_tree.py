@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -115,6 +116,14 @@ class ExplorerState:
     ) -> None:
         self.store = store
         self.previous = previous  # a re-exploration asks its files conditionally (engine/refetch.py)
+        if previous is not None and store is not None:
+            # before any row is built: the previous store's signature key, so carried hreflang
+            # signatures and URL keys stay valid (else the cross-file pass computes them again)
+            try:
+                previous.previous.attach(store)
+            except sqlite3.DatabaseError as exc:
+                previous.notes.append(f"the previous exploration cannot be read ({exc}): every file is fetched in full")
+                self.previous = None
         self.fetch_config = fetch_config or FetchConfig()
         self.options = options or ExploreOptions()
         self.checker = checker
