@@ -69,8 +69,12 @@ def site(httpserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Site:
     monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(tmp_path / "config.toml"))
     base = httpserver.url_for("").rstrip("/")
     s = Site(base)
+    # a.xml listed with a <lastmod> older than its own (index-lastmod-stale, a finding a.xml's
+    # checks put on the index), and a child that is gone (index-child-unfetchable, on the index)
     s.put("/index.xml", f'<?xml version="1.0"?>\n<sitemapindex {NS}>'
-          + "".join(f"<sitemap><loc>{base}{p}</loc></sitemap>" for p in SITEMAPS[1:]) + "</sitemapindex>\n")
+          + f"<sitemap><loc>{base}/a.xml</loc><lastmod>2020-01-01</lastmod></sitemap>"
+          + "".join(f"<sitemap><loc>{base}{p}</loc></sitemap>" for p in (*SITEMAPS[2:], "/gone.xml"))
+          + "</sitemapindex>\n")
     # a.xml: a bad priority and a bad lastmod (per-file findings); an image and hreflang links
     s.put("/a.xml", urlset(base, ["a1", "a2"], extras=(
         f"<url><loc>{base}/a3</loc><priority>7</priority><lastmod>yesterday</lastmod>"
@@ -144,6 +148,9 @@ def test_stats_and_validate_json_are_the_first_runs(site: Site) -> None:
         report.pop("elapsed", None)
         report.pop("generated", None)
     assert again == first
+    rules = {i["rule"] for i in first["issues"]}
+    # findings on the index that a listed file made: carried with that file, not with the index
+    assert {"index-lastmod-stale", "index-child-unfetchable", "cross-duplicate-url", "priority-invalid"} <= rules
     tree1 = [strip_times(n) for n in json.loads(s1)["nodes"]]
     raw2 = json.loads(s2)["nodes"]
     child = raw2[0]["children"][0]

@@ -39,13 +39,16 @@ class Refetch:
 
     previous: PreviousExploration
     skip_rules: frozenset[str] = frozenset()
+    # the rules a file's own checks put on the index that lists it: carried with the file
+    parent_rules: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
 
     @classmethod
-    def open(cls, path: str | Path, skip_rules: frozenset[str] = frozenset()) -> Refetch:
+    def open(cls, path: str | Path, skip_rules: frozenset[str] = frozenset(),
+             parent_rules: frozenset[str] = frozenset()) -> Refetch:
         """Raises StoreError when the previous store cannot be read."""
-        return cls(PreviousExploration(path), skip_rules)
+        return cls(PreviousExploration(path), skip_rules, parent_rules)
 
     def close(self) -> None:
         self.previous.close()
@@ -63,10 +66,11 @@ class Refetch:
             self._note(node, "answered 304 Not Modified to a request without validators")
             return None
         try:
-            carried = self.previous.carried(old, self.skip_rules)
+            carried = self.previous.carried(old, self.skip_rules | self.parent_rules)
             count, issues = carried.count, 0
             if store is not None:
-                count, issues = self.previous.copy(store, old, node.id, self.skip_rules)
+                count, issues = self.previous.copy(store, old, node.id, self.skip_rules, parent_rules=self.parent_rules,
+                                                   url=node.url, new_parent=node.parent_id)
                 self.previous.mark(store, node.id, carried.unchanged_since)
             left_out = 0
             if output_format and on_output is not None:

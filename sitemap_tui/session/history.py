@@ -121,7 +121,15 @@ def carried_rules() -> frozenset[str]:
     from sitemap_tui.validate.registry import RULES
 
     stages = {"cross-file", "deep", "explore"}
-    return frozenset(rid for rid, rule in RULES.items() if set(rule.decided_by) <= stages)
+    # and those a listed file's failure puts on the index or robots.txt listing it: decided
+    # again when that file is fetched again (a failed file is never carried)
+    failed_child = {"index-child-unfetchable", "robots-sitemap-unfetchable"}
+    return frozenset(rid for rid, rule in RULES.items() if set(rule.decided_by) <= stages) | failed_child
+
+
+# what a file's own checks (validate/checker.py end_file) put on the index that lists it: they
+# travel with the file, not with the index (store/carry.py)
+PARENT_RULES = frozenset({"index-lastmod-stale", "index-child-is-feed-or-text"})
 
 
 def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | None]:
@@ -140,6 +148,6 @@ def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | No
     if latest.summary.problem is not None:
         return None, f"cannot use the previous exploration {latest.path} ({latest.summary.problem}): every file is fetched in full"
     try:
-        return Refetch.open(latest.path, carried_rules()), None
+        return Refetch.open(latest.path, carried_rules(), PARENT_RULES), None
     except StoreError as exc:
         return None, f"cannot use the previous exploration ({exc}): every file is fetched in full"

@@ -165,10 +165,15 @@ class PreviousExploration:
         finally:
             store.begin()
 
-    def copy(self, store: Store, old: OldFile, new_id: int, skip_rules: Iterable[str]) -> tuple[int, int]:
+    def copy(self, store: Store, old: OldFile, new_id: int, skip_rules: Iterable[str], *,
+             parent_rules: Iterable[str] = (), url: str = "", new_parent: int | None = None) -> tuple[int, int]:
         """Copy the old file's entries, their extension rows and the file's issues (but those of
         ``skip_rules``: the stages that run over the whole new store write their own) to node
-        ``new_id`` of ``store``; returns (entries copied, issues copied)."""
+        ``new_id`` of ``store``; returns (entries copied, issues copied).
+
+        ``parent_rules`` are those a file's checks put on the file that lists it (on the line
+        that lists it, with its ``url``): they go with the file, from its old parent to
+        ``new_parent``, and never with the parent."""
         self.attach(store)
         c = store.conn
         same_key = store.signature_key().hex() == self.signature
@@ -196,13 +201,21 @@ class PreviousExploration:
                       f" SELECT x.entry_id + :delta, {', '.join(picked)} FROM {ALIAS}.entries e"
                       f" JOIN {ALIAS}.{table} x ON x.entry_id = e.id WHERE e.node_id = :old AND e.{EXTENSION_COUNTS[table]} > 0",
                       {"delta": delta, "old": old.id})
-        skip = sorted(set(skip_rules))
+        skip = sorted(set(skip_rules) | set(parent_rules))
         marks = ",".join("?" * len(skip))
         c.execute(
             "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
             " SELECT rule, severity, ?, entry_id + ?, line, col, url, message"
             f" FROM {ALIAS}.issues WHERE node_id = ? AND rule NOT IN ({marks}) ORDER BY id",
             (new_id, delta, old.id, *skip))
+        theirs = sorted(set(parent_rules))
+        if theirs and new_parent is not None:
+            c.execute(
+                "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
+                " SELECT rule, severity, ?, NULL, line, col, url, message FROM prev.issues"
+                f" WHERE node_id = (SELECT parent_id FROM {ALIAS}.nodes WHERE id = ?) AND url = ?"
+                f" AND entry_id IS NULL AND rule IN ({','.join('?' * len(theirs))}) ORDER BY id",
+                (new_parent, old.id, url, *theirs))
         # the entries' counts came with them: take off those of the issues left behind, counted
         # per entry first (issues has no index on entry_id, as Store.forget_issues says)
         c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_n(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
@@ -214,6 +227,9 @@ class PreviousExploration:
                   " WHERE k.entry_id = entries.id)) WHERE id IN (SELECT entry_id FROM temp.carry_n)")
         c.execute("DELETE FROM temp.carry_n")
         issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
+        if theirs and new_parent is not None:
+            issues += int(c.execute(f"SELECT count(*) FROM main.issues WHERE node_id = ? AND url = ? AND rule IN"
+                                    f" ({','.join('?' * len(theirs))})", (new_parent, url, *theirs)).fetchone()[0])
         return n, issues
 
     def mark(self, store: Store, node_id: int, since: str | None) -> None:
