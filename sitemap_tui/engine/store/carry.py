@@ -236,11 +236,3 @@ class PreviousExploration:
         """The node's "unchanged since" date, kept with it in the new store."""
         store.conn.execute("UPDATE nodes SET unchanged_since = ? WHERE id = ?", (since, node_id))
 
-
-def unchanged_since(reads: StoreReads, node_id: int) -> str | None:
-    """A stored node's "unchanged since" date (None: fetched whole, or a store from before)."""
-    columns = {row[1] for row in reads.conn.execute("PRAGMA table_info(nodes)")}
-    if "unchanged_since" not in columns:
-        return None
-    row = reads.conn.execute("SELECT unchanged_since FROM nodes WHERE id = ?", (node_id,)).fetchone()
-    return None if row is None or row[0] is None else str(row[0])
