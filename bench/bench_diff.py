@@ -9,6 +9,8 @@ children is its peak resident memory.
 
   python bench/bench_diff.py                 # 1,000,000 URLs in 20 files
   python bench/bench_diff.py --urls 100000
+  python bench/bench_diff.py --keep /tmp/pair --statements   # the stores kept for the next run;
+                                             # each statement of the build timed, in process
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 FILES = 20
 BATCH = 5000
@@ -66,13 +69,68 @@ def build(path: Path, urls: int, *, new: bool) -> float:
     return time.perf_counter() - started
 
 
+class _Timed:
+    """The scratch connection of a DiffQueries, each statement over 50 ms timed (``--statements``)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.times: list[tuple[float, str]] = []
+
+    def execute(self, sql: str, *params: Any) -> Any:
+        started = time.perf_counter()
+        cursor = self.conn.execute(sql, *params)
+        elapsed = time.perf_counter() - started
+        if elapsed > 0.05:
+            self.times.append((elapsed, " ".join(sql.split())))
+        return cursor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+def statements(old: Path, new: Path, scratch: Path) -> None:
+    """The comparison in this process, with the time of each slow statement and its plan."""
+    from sitemap_tui.engine.store import diff as queries
+    from sitemap_tui.session.diff import compare
+
+    made = queries.DiffQueries.__init__
+
+    def timed_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        self.conn = _Timed(self.conn)
+
+    queries.DiffQueries.__init__ = timed_init  # type: ignore[method-assign]
+    started = time.perf_counter()
+    result = compare(old, new, scratch)
+    total = time.perf_counter() - started
+    timed = result.queries.conn
+    for elapsed, sql in sorted(timed.times, reverse=True):
+        print(f"{elapsed:7.2f} s  {sql[:160]}")
+        if sql.startswith("INSERT") and " SELECT " in sql and " ON CONFLICT" not in sql:
+            plan = timed.conn.execute("EXPLAIN QUERY PLAN " + sql[sql.index(" SELECT ") + 1:]).fetchall()
+            for row in plan:
+                print(f"{'':12}{row[-1]}")
+    print(f"{total:7.2f} s  compare (build and counts)")
+    result.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--urls", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, help="build the stores here once and reuse them")
+    parser.add_argument("--statements", action="store_true", help="time each statement of the build instead")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        old, new = Path(tmp) / "old.db", Path(tmp) / "new.db"
-        built = build(old, args.urls, new=False) + build(new, args.urls, new=True)
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        old, new = folder / "old.db", folder / "new.db"
+        built = 0.0
+        if not (old.exists() and new.exists()):
+            built = build(old, args.urls, new=False) + build(new, args.urls, new=True)
+        if args.statements:
+            (Path(tmp) / "scratch.db").unlink(missing_ok=True)
+            statements(old, new, Path(tmp) / "scratch.db")
+            return 0
         out = Path(tmp) / "diff.json"
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "sitemap_tui", "diff", str(old), str(new), "--format", "json",

@@ -10,7 +10,11 @@
   arrive transfer-compressed);
 - index files (`*index*.xml`) have their `@@BASE@@` placeholder replaced by `http://<Host>` (plus `/ce`
   when requested under `/ce/`), so generated indexes work on any port;
-- `--delay SECONDS` waits before every response (simulates a slow server).
+- `--delay SECONDS` waits before every response (simulates a slow server);
+- every 200 carries an `ETag` (inode, size, mtime) and a `Last-Modified`; a GET whose
+  `If-None-Match` names the ETag (or, without one, whose `If-Modified-Since` is not older than the
+  file) gets `304 Not Modified` and no body (RFC 9110 §13.1). ``Handler.sent`` counts the bodies
+  and the 304s (bench/bench_refetch.py reads them).
 
 Run:  python bench/server.py --root bench/.work/data [--port 0] [--delay 0]
 It prints `READY http://127.0.0.1:PORT` on stdout once listening.
@@ -50,6 +54,7 @@ class Handler(BaseHTTPRequestHandler):
     delay: float = 0.0
     _templates: dict[tuple[str, str], bytes] = {}
     _lock = threading.Lock()
+    sent: dict[str, int] = {}  # "200" / "304": responses to GET (per bound handler class)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
@@ -103,6 +108,17 @@ class Handler(BaseHTTPRequestHandler):
             return
         ctype = CONTENT_TYPES.get(Path(ctype_name).suffix.lower(), "application/octet-stream")
         st = path.stat()
+        etag = f'"{st.st_ino:x}-{st.st_size:x}-{int(st.st_mtime):x}"'
+        modified = email.utils.formatdate(st.st_mtime, usegmt=True)
+        if self._not_modified(etag, int(st.st_mtime)):
+            self._count("304")
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", modified)
+            self.end_headers()
+            return
+        if not head:
+            self._count("200")
         body: bytes | None = None
         if encoding is None and "index" in path.name and path.suffix == ".xml" and st.st_size <= TEMPLATE_MAX:
             body = self._template(path, ce)
@@ -111,8 +127,8 @@ class Handler(BaseHTTPRequestHandler):
         if encoding:
             self.send_header("Content-Encoding", encoding)
         self.send_header("Content-Length", str(len(body) if body is not None else st.st_size))
-        self.send_header("Last-Modified", email.utils.formatdate(st.st_mtime, usegmt=True))
-        self.send_header("ETag", f'"{st.st_ino:x}-{st.st_size:x}-{int(st.st_mtime):x}"')
+        self.send_header("Last-Modified", modified)
+        self.send_header("ETag", etag)
         self.end_headers()
         if head:
             return
@@ -124,6 +140,23 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.sendfile(f)
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True
+
+    def _not_modified(self, etag: str, mtime: int) -> bool:
+        tags = self.headers.get("If-None-Match")
+        if tags is not None:  # decides alone when present (RFC 9110 §13.2.2)
+            return tags.strip() == "*" or etag in [t.strip().removeprefix("W/") for t in tags.split(",")]
+        since = self.headers.get("If-Modified-Since")
+        if since is None:
+            return False
+        try:
+            when = email.utils.parsedate_to_datetime(since)
+        except (TypeError, ValueError):
+            return False
+        return when is not None and when.timestamp() >= mtime
+
+    def _count(self, what: str) -> None:
+        with self._lock:
+            self.sent[what] = self.sent.get(what, 0) + 1
 
     def _template(self, path: Path, ce: bool) -> bytes:
         host = self.headers.get("Host") or f"127.0.0.1:{self.server.server_address[1]}"
@@ -149,7 +182,7 @@ class Server(ThreadingHTTPServer):
 
 
 def make_server(root: Path, port: int = 0, delay: float = 0.0) -> Server:
-    handler = type("BoundHandler", (Handler,), {"root": root.resolve(), "delay": delay, "_templates": {}})
+    handler = type("BoundHandler", (Handler,), {"root": root.resolve(), "delay": delay, "_templates": {}, "sent": {}})
     return Server(("127.0.0.1", port), handler)
 
 

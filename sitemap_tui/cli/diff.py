@@ -236,7 +236,8 @@ def _run(label: str, raw: str, opts: DiffOptions, store: Store) -> Explorer:
     target = parse_target(raw)
     checker = ALL_RULES.checker()
     explorer = run_exploration(replace(opts.fetch, target=raw), explore_options(opts.tree), target,
-                               store=store, checker=checker, validation=ALL_RULES)
+                               store=store, checker=checker, validation=ALL_RULES,
+                               cache=opts.tree.cache, checks="all")
     signals.check()
     problem = target_problem(explorer)
     if problem is not None and problem.code == EXIT_USAGE:

@@ -17,6 +17,7 @@ from sitemap_tui.cli.options import TreeOptions
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+from sitemap_tui.engine.refetch import Refetch
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreRun
 from sitemap_tui.output import Output, open_output
@@ -93,10 +94,24 @@ def run_exploration(
     on_output: Callable[[str], None] | None = None,
     started: Callable[[Explorer], None] | None = None,
     validation: Validation = ALL_RULES,
+    cache: bool = False,
+    checks: str = "none",
 ) -> Explorer:
     """Explore ``target``; the engine's findings are worded and selected by ``validation``'s
-    judge (the streaming ``checker``, when given, is the same validation's)."""
+    judge (the streaming ``checker``, when given, is the same validation's). ``cache``: ask
+    conditionally for each file the site's latest exploration judged alike (``checks``: all,
+    none) holds (--no-cache: not); a run judged by its own selection of rules asks for none."""
     progress = StderrProgress()
+    previous = None
+    if cache and checks == "selected":
+        print("sitemap-tui: every file is fetched in full: findings are carried over from an earlier "
+              "exploration only into a run that judges every rule with the defaults", file=sys.stderr)
+    elif cache:
+        from sitemap_tui.session.history import open_previous
+
+        previous, problem = open_previous(target, checks)
+        if problem:
+            print(f"sitemap-tui: {display(problem)}", file=sys.stderr)
     import gc
 
     gc.set_threshold(100_000, 50, 100)  # entry batches are acyclic: collect less often
@@ -104,7 +119,7 @@ def run_exploration(
     async def go() -> Explorer:
         async with Explorer(
             store=store, fetch_config=fetch_config(fetch), options=options, checker=checker,
-            on_events=progress, on_output=on_output, judge=validation.judge(),
+            on_events=progress, on_output=on_output, judge=validation.judge(), previous=previous,
         ) as explorer:
             if started is not None:
                 started(explorer)
@@ -115,6 +130,19 @@ def run_exploration(
         return asyncio.run(go())
     finally:
         progress.done()
+        if previous is not None:
+            _report_carried(previous)
+            previous.close()
+
+
+def _report_carried(previous: Refetch) -> None:
+    """Nothing silent: what was carried over from the previous exploration, and what could not be."""
+    for note in previous.notes:
+        print(f"sitemap-tui: {note}", file=sys.stderr)
+    if previous.carried:
+        since = f" of {previous.previous.started[:19].replace('T', ' ')} UTC" if previous.previous.started else ""
+        print(f"sitemap-tui: {plural(previous.carried, 'file')} unchanged since the previous exploration{since}"
+              " (304 Not Modified): carried over from it; --no-cache fetches every file in full", file=sys.stderr)
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

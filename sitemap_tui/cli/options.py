@@ -23,6 +23,7 @@ class TreeOptions:
     db: str | None = None
     workers: int | None = None  # None: one per usable core (engine.cores.default_workers)
     history: bool = True  # keep the exploration in the cache when no --db is named (--no-history)
+    cache: bool = True  # ask conditionally against the site's latest exploration (--no-cache: not)
 
 
 def worker_count(ns: argparse.Namespace) -> int:
@@ -52,4 +53,5 @@ def tree_options(ns: argparse.Namespace, *, recursive: bool) -> TreeOptions:
     return TreeOptions(
         recursive=recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe, follow_cross_host=ns.follow_cross_host,
         db=ns.db, workers=worker_count(ns), history=not getattr(ns, "no_history", False),
+        cache=not getattr(ns, "no_cache", False),
     )

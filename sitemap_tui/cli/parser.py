@@ -242,6 +242,10 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                        help="do not keep this exploration in the cache (kept by default, unless --db names "
                             "a file: `sitemap-tui history SITE` lists them, `diff SITE` compares with the "
                             "latest; the cache's limits apply, see `cache prune`)")
+        g.add_argument("--no-cache", action="store_true",
+                       help="fetch every file in full: by default a site explored before is re-explored "
+                            "conditionally (If-None-Match / If-Modified-Since from its latest exploration in the "
+                            "cache) and a file that answers 304 Not Modified is carried over from it")
 
 
 def build_parser() -> argparse.ArgumentParser:

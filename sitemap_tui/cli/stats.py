@@ -53,6 +53,8 @@ def node_json(explorer: Explorer, node_id: int) -> dict[str, Any]:
         "index_lastmod": node.lastmod_raw,
         "error": node.error,
     }
+    if s.unchanged_since:  # answered 304 to a re-exploration: carried over (engine/refetch.py)
+        data["unchanged_since"] = s.unchanged_since
     if agg.urls:
         data["unique_urls"] = agg.unique
         data["lastmod"] = {
@@ -109,7 +111,7 @@ def cmd_stats(opts: StatsOptions) -> int:
         result = open_result(out_path, opts.output)
         with result:
             explorer = run_exploration(opts.fetch, explore_options(opts.tree), target,
-                                       store=db.store if db else None)
+                                       store=db.store if db else None, cache=opts.tree.cache)
             signals.check()
             out = result.file
             roots = explorer.children.get(None, [])

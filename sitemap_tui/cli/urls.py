@@ -101,7 +101,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
             options = explore_options(opts.tree, output_format=fmt, keep_non_http=opts.keep_non_http)
             explorer = run_exploration(
                 opts.fetch, options, target, store=db.store if db else None, on_output=on_output,
-                started=running.append,
+                started=running.append, cache=opts.tree.cache,
             )
             signals.check()  # stopped by a signal: not a complete result
             complete = not closed and not failed and target_answered(explorer)

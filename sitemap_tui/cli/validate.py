@@ -82,7 +82,8 @@ def cmd_validate(opts: ValidateOptions) -> int:
         # per-file aggregates only matter in a store that is kept (--db or the history, for `open`)
         options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=kept)
         explorer = run_exploration(opts.fetch, options, target, store=store, checker=checker,
-                                   validation=validation)
+                                   validation=validation, cache=opts.tree.cache,
+                                   checks="all" if everything else "selected")
         problem = target_problem(explorer)
         # the store is closed right after the report: its temporary tables need no DROP
         validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.events import (
     EntriesAdded,
+    IssuesAdded,
     Progress,
 )
 from sitemap_tui.engine.explore_robots import RobotsReading
@@ -101,6 +102,7 @@ class FileProcessing(RobotsReading):
             keep_non_http=self.options.keep_non_http,
             sitemap_lastmod=node.lastmod_raw,
             judge=self.judge,
+            conditional=self.previous.conditional(node.url) if self.previous is not None else None,
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise Refused("file: URLs are only read when given on the command line")
@@ -116,10 +118,33 @@ class FileProcessing(RobotsReading):
             job = FileJob(spec, apply, self.checker,
                           cancelled=lambda: self._cancel or node.id in self._superseded)
             done = await job.run(self._fetcher)
+        if done.outcome.not_modified and node.id not in self._superseded:
+            done = await self._not_modified(node, spec, done, apply)
         await self._target_robots_read()  # no file is judged before the site's robots.txt is in
         if node.id not in self._superseded:
             await self._settle_cross_submit(node, done)
         self._finish_file(node, done)
+
+    async def _not_modified(self, node: Node, spec: JobSpec, done: JobDone,
+                            apply: Callable[[JobMessage], None]) -> JobDone:
+        """A 304: the previous exploration's copy carried over (engine/refetch.py), or, when
+        that fails (said in the Refetch's notes), the file fetched in full here."""
+        assert self.previous is not None
+        o = self.options
+        carried = self.previous.carry(node, done, self.store, output_format=o.output_format,
+                                      keep_non_http=o.keep_non_http, on_output=self.on_output)
+        if carried is None:
+            spec.conditional = None
+            job = FileJob(spec, apply, self.checker, cancelled=lambda: self._cancel or node.id in self._superseded)
+            return await job.run(self._fetcher)
+        self.output_left_out += carried.left_out
+        for rule in carried.rules:
+            if rule in CUT_RULES:
+                self._cut.setdefault(node.id, CUT_RULES[rule])
+        self.events.emit(EntriesAdded(node.id, carried.done.count))
+        if carried.issues:
+            self.events.emit(IssuesAdded(node.id, carried.issues))
+        return carried.done
 
     def _use_pool(self, node: Node) -> bool:
         """Worker processes pay off for many files; a single file is parsed right here."""

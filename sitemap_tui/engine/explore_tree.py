@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from sitemap_tui.engine.model import (
     NodeKind,
     NodeState,
 )
+from sitemap_tui.engine.refetch import Refetch
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store, StoreError
@@ -110,8 +112,18 @@ class ExplorerState:
         on_events: Callable[[list[Event]], None] | None = None,
         on_output: Callable[[str], None] | None = None,
         judge: Judge | None = None,
+        previous: Refetch | None = None,
     ) -> None:
         self.store = store
+        self.previous = previous  # a re-exploration asks its files conditionally (engine/refetch.py)
+        if previous is not None and store is not None:
+            # before any row is built: the previous store's signature key, so carried hreflang
+            # signatures and URL keys stay valid (else the cross-file pass computes them again)
+            try:
+                previous.previous.attach(store)
+            except sqlite3.DatabaseError as exc:
+                previous.notes.append(f"the previous exploration cannot be read ({exc}): every file is fetched in full")
+                self.previous = None
         self.fetch_config = fetch_config or FetchConfig()
         self.options = options or ExploreOptions()
         self.checker = checker

@@ -49,6 +49,9 @@ class JobSpec:
     # turns the parser's and fetcher's findings into issues (the validation layer's registry,
     # picklable); None: PlainJudge
     judge: Judge | None = None
+    # (etag, last_modified) of the previous exploration's copy: asked for conditionally, and a
+    # 304 ends the job with nothing parsed (engine/refetch.py carries the copy over)
+    conditional: tuple[str | None, str | None] | None = None
 
 
 @dataclass(slots=True)
@@ -194,7 +197,8 @@ class FileJob:
             else:
                 assert fetcher is not None
                 outcome = await fetcher.fetch(
-                    spec.url, sink, on_progress=progress, on_response=on_response, pace=self.pace
+                    spec.url, sink, conditional=spec.conditional, on_progress=progress,
+                    on_response=on_response, pace=self.pace,
                 )
         except BaseException:
             if body is not None:
@@ -208,8 +212,8 @@ class FileJob:
         # a body that ended with a fetch error (size cap, timeout, corrupt gzip) is cut, not
         # malformed: the parser must not blame its unfinished end on the XML
         closing = parser.close(cut=outcome.error_rule if outcome.error else None)
-        if outcome.error and not outcome.stats.decoded_bytes:
-            closing = []  # nothing arrived: "empty document" would only repeat the fetch error
+        if (outcome.error and not outcome.stats.decoded_bytes) or outcome.not_modified:
+            closing = []  # nothing arrived: "empty document" would only repeat the fetch error (or a 304)
         self._take(run, closing)
         run.parse_seconds += time.perf_counter() - t0
         self._flush(run)
@@ -296,7 +300,7 @@ class FileJob:
             self._judge(finding, issues, unselected)
         if outcome.error and outcome.error_rule:
             self._judge(Finding(outcome.error_rule, {"error": outcome.error}), issues, unselected)
-        if self.checker is not None and not outcome.cancelled:
+        if self.checker is not None and not outcome.cancelled and not outcome.not_modified:
             ctx = run.spec.ctx
             ctx.final_url = outcome.final_url or run.spec.url
             for child in run.children:

@@ -175,6 +175,9 @@ class FileStats:
     url_count: int = 0
     child_count: int = 0
     truncated_at: str | None = None  # "line:col" where parsing stopped early
+    # answered 304 to a re-exploration: its rows are the previous exploration's, unchanged
+    # since this date (ISO 8601; engine/refetch.py)
+    unchanged_since: str | None = None
 
 
 @dataclass(slots=True)

@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
 from sitemap_tui.session.recent import Saved, cache_folder, list_saved
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.refetch import Refetch
 
 INDEX = re.compile(r"^(?P<site>.+)~(?P<back>\d{1,6})$")  # SITE~N: N explorations before the latest
 
@@ -108,3 +112,42 @@ class HistoryRun:
 
     def finish(self, complete: bool) -> None:
         self.run.finish(complete)
+
+
+def carried_rules() -> frozenset[str]:
+    """The rules whose issues a re-exploration does not carry over from a file that answered
+    304: those decided over the whole tree (cross-file, deep checks, the tree walk's own), which
+    the new run decides again over the new store."""
+    from sitemap_tui.validate.registry import RULES
+
+    stages = {"cross-file", "deep", "explore"}
+    # and those a listed file's failure puts on the index or robots.txt listing it: decided
+    # again when that file is fetched again (a failed file is never carried)
+    failed_child = {"index-child-unfetchable", "robots-sitemap-unfetchable"}
+    return frozenset(rid for rid, rule in RULES.items() if set(rule.decided_by) <= stages) | failed_child
+
+
+# what a file's own checks (validate/checker.py end_file) put on the index that lists it: they
+# travel with the file, not with the index (store/carry.py)
+PARENT_RULES = frozenset({"index-lastmod-stale", "index-child-is-feed-or-text"})
+
+
+def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | None]:
+    """What a re-exploration of ``target`` asks against: the latest exploration of its site in
+    the cache judged as this run is (``checks``: all, none; a carried file's findings are then
+    those this run would have made), None without one; and why it cannot be used when it
+    cannot (then every file is fetched in full)."""
+    from sitemap_tui.engine.refetch import Refetch
+
+    key = site_key(target)
+    # newest first; a damaged one is said, not passed over (its judging cannot be read)
+    found = [s for s in list_saved() if s.site == key and (s.summary.problem or s.summary.checks == checks)]
+    if not found:
+        return None, None
+    latest = found[0]
+    if latest.summary.problem is not None:
+        return None, f"cannot use the previous exploration {latest.path} ({latest.summary.problem}): every file is fetched in full"
+    try:
+        return Refetch.open(latest.path, carried_rules(), PARENT_RULES), None
+    except StoreError as exc:
+        return None, f"cannot use the previous exploration ({exc}): every file is fetched in full"

@@ -47,7 +47,8 @@ class StoreBase:
     is written. So does a write SQLite refuses (a full disk): from then on every write raises
     that same error, since the store no longer holds everything the run found."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False, shown_as: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False, shown_as: str | Path | None = None,
+                 immutable: bool = False) -> None:
         self.path = Path(path)
         self.shown = Path(shown_as) if shown_as is not None else self.path  # the name in messages
         self.readonly = readonly
@@ -61,7 +62,7 @@ class StoreBase:
             # connection, below
             inspect_store(self.path)
         try:
-            self.conn = connect(self.path, readonly=readonly)
+            self.conn = connect(self.path, readonly=readonly, immutable=immutable)
         except sqlite3.Error as exc:
             raise StoreError(self.shown, f"cannot be opened ({exc})") from exc
         try:
@@ -102,7 +103,8 @@ class StoreBase:
         """A store written by an earlier version gains the columns added since, empty (NULL):
         the cross-file pass fills the keys in before it uses them."""
         for table, columns in (("entries", ("key TEXT", "alt_n INTEGER", "alt_h INTEGER")),
-                               ("alternates", ("lang TEXT", "tgt TEXT", "media TEXT"))):
+                               ("alternates", ("lang TEXT", "tgt TEXT", "media TEXT")),
+                               ("nodes", ("unchanged_since TEXT",))):
             have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
             for column in columns:
                 if column.split()[0] not in have:

@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS nodes(
     etag TEXT, last_modified TEXT, wire_bytes INTEGER, decoded_bytes INTEGER,
     gzipped INTEGER, xml_encoding TEXT, redirects INTEGER, ttfb REAL, fetch_time REAL,
     parse_time REAL, url_count INTEGER, child_count INTEGER, truncated_at TEXT,
-    agg TEXT                        -- JSON of stats.Aggregate for this file
+    agg TEXT,                       -- JSON of stats.Aggregate for this file
+    unchanged_since TEXT            -- answered 304: its rows are the previous exploration's (store/carry.py)
 );
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY,
@@ -146,9 +147,12 @@ def compiled_regex(pattern: str) -> re.Pattern[str]:
     return rx
 
 
-def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
+def connect(path: str | Path, *, readonly: bool = False, immutable: bool = False) -> sqlite3.Connection:
+    """``immutable`` (read-only, a finished store): SQLite leaves no -wal/-shm files beside it."""
     if readonly:
         uri = Path(path).resolve().as_uri() + "?mode=ro"  # (quoted: a path may hold ? or #)
+        if immutable:
+            uri += "&immutable=1"
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)

@@ -1,0 +1,148 @@
+"""Conditional re-exploration (issue 20 §3): each file the previous exploration of the site holds
+is asked for with its validators (If-None-Match / If-Modified-Since); a file that answers
+304 Not Modified is not parsed again: its rows, issues and statistics are carried over from the
+previous store (engine/store/carry.py, in SQL) and it is marked "unchanged since" that date.
+
+An index that answers 304 keeps its children from the previous exploration and they are still
+walked: their own 304s are what save the cost. Whatever goes wrong with the previous store makes
+the file be fetched again in full, and is said in ``notes`` (the front end shows them)."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitemap_tui.engine.fetch_outcome import FetchOutcome
+from sitemap_tui.engine.filejob import JobDone, has_http_scheme
+from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
+from sitemap_tui.engine.model import FileStats, Node, NodeKind
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store.carry import Carried, OldFile, PreviousExploration
+
+
+@dataclass(slots=True)
+class CarryResult:
+    done: JobDone  # as the file's job would have ended, had it parsed the old body
+    rules: set[str]  # of the issues carried (what was cut, for left_out)
+    issues: int  # issues carried into the store
+    left_out: int  # URL records not written: not http(s) (keep_non_http)
+
+
+@dataclass(slots=True)
+class Refetch:
+    """The previous exploration a run asks against; ``skip_rules`` are the issues not carried
+    (those of the stages that run over the whole new store: cross-file, deep, the tree's own)."""
+
+    previous: PreviousExploration
+    skip_rules: frozenset[str] = frozenset()
+    # the rules a file's own checks put on the index that lists it: carried with the file
+    parent_rules: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
+    carried: int = 0  # files that answered 304 and were carried over
+
+    @classmethod
+    def open(cls, path: str | Path, skip_rules: frozenset[str] = frozenset(),
+             parent_rules: frozenset[str] = frozenset()) -> Refetch:
+        """Raises StoreError when the previous store cannot be read."""
+        return cls(PreviousExploration(path), skip_rules, parent_rules)
+
+    def close(self) -> None:
+        self.previous.close()
+
+    def conditional(self, url: str) -> tuple[str | None, str | None] | None:
+        old = self.previous.validators(url)
+        return None if old is None else (old.etag, old.last_modified)
+
+    def carry(self, node: Node, done: JobDone, store: Store | None, *, output_format: str | None = None,
+              keep_non_http: bool = True, on_output: Callable[[str], None] | None = None) -> CarryResult | None:
+        """The 304 of ``node`` settled from the previous exploration; None when it cannot be
+        (then the caller fetches the file in full, as ``notes`` says)."""
+        old = self.previous.validators(node.url)
+        if old is None:  # a 304 we did not ask for: no copy to show
+            self._note(node, "answered 304 Not Modified to a request without validators")
+            return None
+        try:
+            carried = self.previous.carried(old, self.skip_rules | self.parent_rules)
+            count, issues = carried.count, 0
+            if store is not None:
+                count, issues = self.previous.copy(store, old, node.id, self.skip_rules, parent_rules=self.parent_rules,
+                                                   url=node.url, new_parent=node.parent_id)
+                self.previous.mark(store, node.id, carried.unchanged_since)
+            left_out = 0
+            if output_format and on_output is not None:
+                sitemap = done.outcome.final_url or node.url
+                left_out = self._output(node, old, sitemap, output_format, keep_non_http, on_output)
+        except sqlite3.DatabaseError as exc:
+            if store is not None:
+                store.delete_node_data([node.id])  # nothing half-copied stays
+            self._note(node, f"its previous copy could not be read ({exc})")
+            return None
+        self.carried += 1
+        return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
+
+    def _note(self, node: Node, why: str) -> None:
+        self.notes.append(f"{display(node.url)} {why}: fetched again in full")
+
+    @staticmethod
+    def _done(node: Node, answer: FetchOutcome, carried: Carried, count: int) -> JobDone:
+        stats = FileStats(**carried.stats)
+        # the file's facts are its stored copy's; the times are this request's
+        stats.gzipped = bool(stats.gzipped)
+        stats.wire_bytes = stats.wire_bytes or 0
+        stats.decoded_bytes = stats.decoded_bytes or 0
+        stats.url_count = count
+        stats.child_count = len(carried.children)
+        stats.fetch_time = answer.stats.fetch_time
+        stats.ttfb = answer.stats.ttfb
+        stats.parse_time = 0.0
+        stats.unchanged_since = carried.unchanged_since
+        outcome = FetchOutcome(stats=stats, final_url=answer.final_url, redirect_chain=answer.redirect_chain,
+                               not_modified=True, headers=answer.headers)
+        kind = NodeKind(carried.kind)
+        return JobDone(node.id, kind, outcome, carried.children, [], None, carried.agg or {}, count, 0.0)
+
+    def _output(self, node: Node, old: OldFile, sitemap: str, fmt: str, keep_non_http: bool,
+                on_output: Callable[[str], None]) -> int:
+        """The old file's URL records, as the file's job would have formatted them; returns how
+        many were left out (not http(s))."""
+        left_out = 0
+        if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
+            for locs in self.previous.locs(old):
+                lines = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                left_out += len(locs) - len(lines)
+                text = "\n".join(lines)
+                flat = text.replace("\n", " ")
+                if display(flat, max_len=len(flat) + 1) != flat:  # (one check per chunk: most are clean)
+                    text = "\n".join(display(line, max_len=1 << 30) for line in lines)
+                if lines:
+                    on_output(text + "\n")
+            return left_out
+        buf = io.StringIO()
+        writer = UrlWriter(buf, fmt)
+        batch: list[UrlRecord] = []
+        for record in records_from_rows(self.previous.reads, self.previous.rows(old)):
+            if not keep_non_http and not has_http_scheme(record.loc):
+                left_out += 1
+                continue
+            # where this run found it, and the <lastmod> this run's index gives the file
+            record.sitemap = sitemap
+            record.sitemap_lastmod = node.lastmod_raw
+            batch.append(record)
+            if len(batch) >= 2000:
+                self._flush(buf, writer, batch, on_output)
+        self._flush(buf, writer, batch, on_output)
+        return left_out
+
+    @staticmethod
+    def _flush(buf: io.StringIO, writer: UrlWriter, batch: list[UrlRecord], on_output: Callable[[str], None]) -> None:
+        buf.seek(0)
+        buf.truncate()  # (the CSV header UrlWriter wrote first: the command wrote its own)
+        writer.write(batch)
+        batch.clear()
+        text = buf.getvalue()
+        if text:
+            on_output(text)

@@ -1,0 +1,238 @@
+"""A conditional re-exploration's queries (issue 20 §3): what the previous exploration of a site
+says about each file (its validators), and, for a file that answered 304 Not Modified, its stored
+rows copied into the new store.
+
+The copy is SQL on the new store's connection, with the previous store ATTACHed read-only as
+``prev`` (a ``?mode=ro`` URI: not a byte of a saved exploration can change), INSERT..SELECT with
+the entry ids remapped through a temporary table; nothing is loaded into Python but the node's own
+row. The previous store is never written, so it stays a complete record of its own run."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitemap_tui.engine.model import ChildRef
+from sitemap_tui.engine.store.base import SIGNATURE_KEY
+from sitemap_tui.engine.store.file import StoreError, _readonly_uri
+from sitemap_tui.engine.store.reads import StoreReads
+from sitemap_tui.engine.store.rows import EntryFilter, EntryRow
+from sitemap_tui.engine.store.schema import NODE_STAT_COLUMNS
+from sitemap_tui.engine.store.search import SEARCH_UPTO
+from sitemap_tui.engine.store.writer import Store
+
+ALIAS = "prev"
+NOT_FILES = ("site", "directory", "robots")  # no rows of their own to carry (robots: read anew)
+# the entries columns of every store version; the keys (key, alt_n, alt_h) came later
+ENTRY_COLUMNS = ("loc", "line", "lastmod_raw", "lastmod", "changefreq_raw", "changefreq", "priority_raw",
+                 "priority", "n_images", "n_videos", "n_news", "n_alternates", "title")
+KEY_COLUMNS = ("key", "alt_n", "alt_h")
+EXTENSION_COUNTS = {"images": "n_images", "videos": "n_videos", "news": "n_news", "alternates": "n_alternates"}
+EXTENSION_TABLES = {
+    "images": ("loc", "title", "caption", "geo_location", "license", "line"),
+    "videos": ("line", "data"),
+    "news": ("publication_name", "language", "publication_date", "title", "extra", "line"),
+    "alternates": ("rel", "hreflang", "href", "line", "lang", "tgt", "media"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OldFile:
+    """A file of the previous exploration that can be asked for conditionally."""
+
+    id: int
+    etag: str | None
+    last_modified: str | None
+    unchanged_since: str | None  # since when it has answered 304 (its own carried date), else None
+
+
+@dataclass(slots=True)
+class Carried:
+    """What the new exploration's node takes from the previous one's."""
+
+    kind: str
+    error: str | None
+    stats: dict[str, Any]  # NODE_STAT_COLUMNS
+    agg: dict[str, Any] | None
+    children: list[ChildRef]
+    count: int  # entries copied (or, without a new store, entries of the old file)
+    rules: set[str] = field(default_factory=set)  # of the issues carried
+    unchanged_since: str | None = None
+
+
+def _started(reads: StoreReads) -> str | None:
+    value = reads.get_meta("started")
+    return value if isinstance(value, str) else None
+
+
+class PreviousExploration:
+    """The saved exploration a re-exploration asks against: read-only, its files by URL."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            # a finished store (no log beside it) is read as immutable: nothing is left beside it
+            self.reads = StoreReads(self.path, readonly=True, immutable=not Path(f"{self.path}-wal").exists())
+        except sqlite3.DatabaseError as exc:
+            raise exc if isinstance(exc, StoreError) else StoreError(self.path, f"cannot be read ({exc})") from exc
+        try:
+            self.started = _started(self.reads)
+            self.signature = self.reads.get_meta(SIGNATURE_KEY)
+            node_columns = self._columns("main", "nodes")
+            since = "unchanged_since" if "unchanged_since" in node_columns else "NULL"
+            self.files: dict[str, OldFile] = {}
+            for nid, url, etag, modified, carried in self.reads.conn.execute(
+                f"SELECT id, url, etag, last_modified, {since} FROM nodes WHERE state = 'done'"
+                f" AND kind NOT IN {NOT_FILES} AND (etag IS NOT NULL OR last_modified IS NOT NULL) ORDER BY id"
+            ):
+                self.files.setdefault(url, OldFile(nid, etag, modified, carried))
+            self.entry_columns = self._columns("main", "entries")
+        except sqlite3.DatabaseError as exc:
+            self.reads.close()
+            raise StoreError(self.path, f"cannot be read ({exc})") from exc
+        self._attached: Store | None = None
+
+    def _columns(self, schema: str, table: str) -> set[str]:
+        return {row[1] for row in self.reads.conn.execute(f"PRAGMA {schema}.table_info({table})")}
+
+    def close(self) -> None:
+        self.reads.close()
+
+    def validators(self, url: str) -> OldFile | None:
+        return self.files.get(url)
+
+    def since(self, old: OldFile) -> str | None:
+        """When the file last changed as far as the history knows: its own carried date, else
+        the previous exploration's start."""
+        return old.unchanged_since or self.started
+
+    # -- the node -----------------------------------------------------------------------------
+    def carried(self, old: OldFile, skip_rules: Iterable[str] = ()) -> Carried:
+        """The old node's facts, its index children (from its child nodes, in order) and the
+        rules of its issues but ``skip_rules``."""
+        row = self.reads.conn.execute(
+            "SELECT kind, error, agg, " + ", ".join(NODE_STAT_COLUMNS) + " FROM nodes WHERE id = ?", (old.id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(self.path, f"holds no file {old.id} any more")
+        stats = dict(zip(NODE_STAT_COLUMNS, row[3:], strict=True))
+        children = [ChildRef(url, line=line or 0, lastmod_raw=lastmod) for url, line, lastmod in self.reads.conn.execute(
+            "SELECT url, line, lastmod_raw FROM nodes WHERE parent_id = ? AND found_by = 'index' ORDER BY id",
+            (old.id,))]
+        count = int(self.reads.conn.execute("SELECT count(*) FROM entries WHERE node_id = ?", (old.id,)).fetchone()[0])
+        agg = json.loads(row[2]) if row[2] else None
+        skip = set(skip_rules)
+        rules = {r for (r,) in self.reads.conn.execute("SELECT DISTINCT rule FROM issues WHERE node_id = ?", (old.id,))}
+        return Carried(row[0], row[1], stats, agg, children, count, rules - skip, self.since(old))
+
+    def locs(self, old: OldFile, size: int = 5000) -> Iterator[list[str]]:
+        """The old file's URLs in id order, ``size`` at a time (``urls``' txt records)."""
+        cur = self.reads.conn.execute("SELECT loc FROM entries WHERE node_id = ? ORDER BY id", (old.id,))
+        while rows := cur.fetchmany(size):
+            yield [loc for (loc,) in rows if loc]
+
+    def rows(self, old: OldFile) -> Iterator[EntryRow]:
+        """The old file's entries, in id order (the URL records of ``urls``)."""
+        return self.reads.iter_entries(EntryFilter(node_ids=[old.id]))
+
+    # -- the copy -------------------------------------------------------------------------------
+    def attach(self, store: Store) -> None:
+        """ATTACH this exploration to ``store``'s connection, read-only (outside a transaction,
+        as SQLite wants), and give ``store`` the previous run's signature key when it has made
+        none yet, so carried hreflang signatures compare with new ones."""
+        if self._attached is store:
+            return
+        store.commit()
+        try:
+            store.conn.execute(f"ATTACH DATABASE ? AS {ALIAS}", (_readonly_uri(self.path),))
+            if isinstance(self.signature, str) and store.get_meta(SIGNATURE_KEY) is None:
+                store.set_meta(SIGNATURE_KEY, self.signature)
+        finally:
+            store.begin()
+        self._attached = store
+
+    def detach(self) -> None:
+        store, self._attached = self._attached, None
+        if store is None or store.readonly:
+            return
+        store.commit()
+        try:
+            store.conn.execute(f"DETACH DATABASE {ALIAS}")
+        finally:
+            store.begin()
+
+    def copy(self, store: Store, old: OldFile, new_id: int, skip_rules: Iterable[str], *,
+             parent_rules: Iterable[str] = (), url: str = "", new_parent: int | None = None) -> tuple[int, int]:
+        """Copy the old file's entries, their extension rows and the file's issues (but those of
+        ``skip_rules``: the stages that run over the whole new store write their own) to node
+        ``new_id`` of ``store``; returns (entries copied, issues copied).
+
+        ``parent_rules`` are those a file's checks put on the file that lists it (on the line
+        that lists it, with its ``url``): they go with the file, from its old parent to
+        ``new_parent``, and never with the parent."""
+        self.attach(store)
+        c = store.conn
+        same_key = store.signature_key().hex() == self.signature
+        keys = [k if k in self.entry_columns and same_key else "NULL" for k in KEY_COLUMNS]
+        # ids are never reused below what the search index covers (as Store.add_rows)
+        first = int(c.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(id) FROM main.entries), 0),"
+            " COALESCE((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = ?), 0)) + 1",
+            (SEARCH_UPTO,)).fetchone()[0])
+        lo, n = c.execute(f"SELECT min(id), count(*) FROM {ALIAS}.entries WHERE node_id = ?", (old.id,)).fetchone()
+        # the old ids shifted by one offset: their order kept, no id map to build or join (the
+        # gaps other files' rows left between them stay gaps, harmless in a rowid)
+        delta = first - (lo or first)
+        columns = ", ".join(ENTRY_COLUMNS)
+        c.execute(f"INSERT INTO main.entries(id, node_id, {columns}, n_issues, {', '.join(KEY_COLUMNS)})"
+                  f" SELECT e.id + :delta, :node, {', '.join('e.' + x for x in ENTRY_COLUMNS)}, e.n_issues,"
+                  f" {', '.join(k if k == 'NULL' else 'e.' + k for k in keys)}"
+                  f" FROM {ALIAS}.entries e WHERE e.node_id = :old ORDER BY e.id",
+                  {"delta": delta, "node": new_id, "old": old.id})
+        for table, cols in EXTENSION_TABLES.items():
+            have = self._columns("main", table)  # (alternates' lang, tgt, media came later)
+            picked = [f"x.{col}" if col in have else "NULL" for col in cols]
+            # only the entries that have some: the count on the row saves a lookup per entry
+            c.execute(f"INSERT INTO main.{table}(entry_id, {', '.join(cols)})"
+                      f" SELECT x.entry_id + :delta, {', '.join(picked)} FROM {ALIAS}.entries e"
+                      f" JOIN {ALIAS}.{table} x ON x.entry_id = e.id WHERE e.node_id = :old AND e.{EXTENSION_COUNTS[table]} > 0",
+                      {"delta": delta, "old": old.id})
+        skip = sorted(set(skip_rules) | set(parent_rules))
+        marks = ",".join("?" * len(skip))
+        c.execute(
+            "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
+            " SELECT rule, severity, ?, entry_id + ?, line, col, url, message"
+            f" FROM {ALIAS}.issues WHERE node_id = ? AND rule NOT IN ({marks}) ORDER BY id",
+            (new_id, delta, old.id, *skip))
+        theirs = sorted(set(parent_rules))
+        if theirs and new_parent is not None:
+            c.execute(
+                "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
+                " SELECT rule, severity, ?, NULL, line, col, url, message FROM prev.issues"
+                f" WHERE node_id = (SELECT parent_id FROM {ALIAS}.nodes WHERE id = ?) AND url = ?"
+                f" AND entry_id IS NULL AND rule IN ({','.join('?' * len(theirs))}) ORDER BY id",
+                (new_parent, old.id, url, *theirs))
+        # the entries' counts came with them: take off those of the issues left behind, counted
+        # per entry first (issues has no index on entry_id, as Store.forget_issues says)
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_n(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        c.execute("DELETE FROM temp.carry_n")
+        c.execute(f"INSERT INTO temp.carry_n SELECT entry_id + ?, count(*) FROM {ALIAS}.issues"
+                  f" WHERE node_id = ? AND entry_id IS NOT NULL AND rule IN ({marks}) GROUP BY entry_id",
+                  (delta, old.id, *skip))
+        c.execute("UPDATE main.entries SET n_issues = max(0, n_issues - (SELECT n FROM temp.carry_n k"
+                  " WHERE k.entry_id = entries.id)) WHERE id IN (SELECT entry_id FROM temp.carry_n)")
+        c.execute("DELETE FROM temp.carry_n")
+        issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
+        if theirs and new_parent is not None:
+            issues += int(c.execute(f"SELECT count(*) FROM main.issues WHERE node_id = ? AND url = ? AND rule IN"
+                                    f" ({','.join('?' * len(theirs))})", (new_parent, url, *theirs)).fetchone()[0])
+        return n, issues
+
+    def mark(self, store: Store, node_id: int, since: str | None) -> None:
+        """The node's "unchanged since" date, kept with it in the new store."""
+        store.conn.execute("UPDATE nodes SET unchanged_since = ? WHERE id = ?", (since, node_id))
+

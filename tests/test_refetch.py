@@ -1,0 +1,305 @@
+"""Conditional re-exploration (issue 20 §3): a site explored before is asked for each file with
+the validators of its latest exploration in the cache (If-None-Match / If-Modified-Since); a file
+that answers 304 is carried over from that exploration, so the outputs are the first run's while
+no body is sent again. Run as a user runs the commands, against a site on 127.0.0.1 whose handler
+honours the validators and counts the bodies it sends, with this test's own cache folder."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from werkzeug import Request, Response
+
+from sitemap_tui import cli
+from sitemap_tui.engine.store import Store
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+EXT = ('xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+       'xmlns:xhtml="http://www.w3.org/1999/xhtml"')
+SITEMAPS = ("/index.xml", "/a.xml", "/b.xml", "/c.xml")
+
+
+class Site:
+    """Files by path with their validators; a 304 when a request's validator matches."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.files: dict[str, tuple[bytes, str | None, str]] = {}
+        self.bodies: Counter[str] = Counter()  # bodies sent, by path
+        self.asked: list[tuple[str, str | None, str | None]] = []  # (path, If-None-Match, If-Modified-Since)
+        self.honour = True  # False: a server that ignores validators (always 200)
+        self.version = 0
+
+    def put(self, path: str, body: str, *, etag: bool = True) -> None:
+        self.version += 1
+        tag = f'"{path.strip("/")}-{self.version}"' if etag else None
+        modified = f"Mon, 0{self.version % 9 + 1} Jan 2024 10:00:00 GMT"
+        self.files[path] = (body.encode(), tag, modified)
+
+    def handle(self, request: Request) -> Response:
+        if request.path not in self.files:
+            return Response("no", status=404)
+        body, tag, modified = self.files[request.path]
+        inm, ims = request.headers.get("If-None-Match"), request.headers.get("If-Modified-Since")
+        self.asked.append((request.path, inm, ims))
+        headers = {"Last-Modified": modified, **({"ETag": tag} if tag else {})}
+        # RFC 9110 §13.2.2: If-None-Match decides when present, else If-Modified-Since
+        same = inm == tag if inm is not None else ims is not None and ims == modified
+        if self.honour and same:
+            return Response(status=304, headers=headers)
+        self.bodies[request.path] += 1
+        return Response(body, content_type="application/xml", headers=headers)
+
+
+def urlset(base: str, pages: list[str], *, extras: str = "") -> str:
+    rows = "".join(f"<url><loc>{base}/{p}</loc><lastmod>2024-01-01</lastmod></url>" for p in pages)
+    return f'<?xml version="1.0"?>\n<urlset {NS} {EXT}>{rows}{extras}</urlset>\n'
+
+
+@pytest.fixture()
+def site(httpserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Site:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("SITEMAP_TUI_CONFIG", str(tmp_path / "config.toml"))
+    base = httpserver.url_for("").rstrip("/")
+    s = Site(base)
+    # a.xml listed with a <lastmod> older than its own (index-lastmod-stale, a finding a.xml's
+    # checks put on the index), and a child that is gone (index-child-unfetchable, on the index)
+    s.put("/index.xml", f'<?xml version="1.0"?>\n<sitemapindex {NS}>'
+          + f"<sitemap><loc>{base}/a.xml</loc><lastmod>2020-01-01</lastmod></sitemap>"
+          + "".join(f"<sitemap><loc>{base}{p}</loc></sitemap>" for p in (*SITEMAPS[2:], "/gone.xml"))
+          + "</sitemapindex>\n")
+    # a.xml: a bad priority and a bad lastmod (per-file findings); an image and hreflang links
+    s.put("/a.xml", urlset(base, ["a1", "a2"], extras=(
+        f"<url><loc>{base}/a3</loc><priority>7</priority><lastmod>yesterday</lastmod>"
+        f"<image:image><image:loc>{base}/img/a3.png</image:loc></image:image>"
+        f'<xhtml:link rel="alternate" hreflang="en" href="{base}/a3"/>'
+        f'<xhtml:link rel="alternate" hreflang="de" href="{base}/de/a3"/></url>')))
+    s.put("/b.xml", urlset(base, ["b1", "a1"]))  # a1 again: the cross-file duplicate rule
+    s.put("/c.xml", urlset(base, ["c1"]), etag=False)  # Last-Modified alone: If-Modified-Since
+    httpserver.expect_request(re.compile(".*")).respond_with_handler(s.handle)
+    return s
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main([*args, "--workers", "0"])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+    return code, out.getvalue(), err.getvalue()
+
+
+def sent(site: Site) -> int:
+    return sum(site.bodies[p] for p in SITEMAPS)
+
+
+def conditional(site: Site) -> dict[str, tuple[str | None, str | None]]:
+    return {p: (inm, ims) for p, inm, ims in site.asked if p in SITEMAPS and (inm or ims)}
+
+
+def test_second_urls_run_sends_validators_gets_304s_and_prints_the_same(site: Site, tmp_path: Path) -> None:
+    target = f"{site.base}/index.xml"
+    code, first, _ = run("urls", target, "--format", "jsonl")
+    assert code == 0 and first.count("\n") == 6
+    assert sent(site) == 4 and not conditional(site)
+    code, second, err = run("urls", target, "--format", "jsonl")
+    assert code == 0, err
+    assert "fetched again" not in err, err
+    assert sorted(second.splitlines()) == sorted(first.splitlines())  # images, hreflang and all
+    assert sent(site) == 4  # not one body more
+    asked = conditional(site)
+    assert set(asked) == set(SITEMAPS)
+    assert asked["/a.xml"][0] == site.files["/a.xml"][1]  # the ETag as If-None-Match
+    assert asked["/c.xml"] == (None, site.files["/c.xml"][2])  # no ETag: If-Modified-Since
+    assert "4 files unchanged since the previous exploration" in err
+    # the previous exploration was read without a trace: no log or index files left beside it
+    assert sorted(p.suffix for p in (tmp_path / "xdg-cache").rglob("*") if p.is_file()) == [".db", ".db"]
+
+
+def strip_times(node: dict) -> dict:
+    for key in ("fetch_time", "parse_time", "ttfb", "unchanged_since"):
+        node.pop(key, None)
+    node["children"] = [strip_times(c) for c in node["children"]]
+    return node
+
+
+def test_stats_and_validate_json_are_the_first_runs(site: Site) -> None:
+    target = f"{site.base}/index.xml"
+    code, v1, _ = run("validate", target, "--format", "json", "--no-cache")
+    assert code == 1  # the bad priority and lastmod are errors
+    code, s1, _ = run("stats", target, "--json", "--no-cache")
+    assert code == 0
+    assert sent(site) == 8
+    code, v2, err = run("validate", target, "--format", "json")
+    assert code == 1, (v1, v2, err)
+    code, s2, _ = run("stats", target, "--json")
+    assert code == 0
+    assert sent(site) == 8  # the second validate and stats: 304s only
+    first, again = json.loads(v1), json.loads(v2)
+    for report in (first, again):
+        report.pop("elapsed", None)
+        report.pop("generated", None)
+    assert again == first
+    rules = {i["rule"] for i in first["issues"]}
+    # findings on the index that a listed file made: carried with that file, not with the index
+    assert {"index-lastmod-stale", "index-child-unfetchable", "cross-duplicate-url", "priority-invalid"} <= rules
+    tree1 = [strip_times(n) for n in json.loads(s1)["nodes"]]
+    raw2 = json.loads(s2)["nodes"]
+    child = raw2[0]["children"][0]
+    assert child["unchanged_since"]  # the node says so, in the documented shape
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "schemas" / "stats.schema.json").read_text())
+    assert not list(Draft202012Validator(schema).iter_errors(json.loads(s2)))
+    assert [strip_times(n) for n in raw2] == tree1
+
+
+def test_a_changed_file_is_fetched_and_its_new_rows_are_seen(site: Site) -> None:
+    target = f"{site.base}/index.xml"
+    assert run("urls", target)[0] == 0
+    site.put("/b.xml", urlset(site.base, ["b1", "a1", "b2"]))
+    code, out, _ = run("urls", target)
+    assert code == 0
+    assert f"{site.base}/b2" in out.splitlines() and len(out.splitlines()) == 7
+    assert site.bodies["/b.xml"] == 2 and site.bodies["/a.xml"] == 1
+    code, again, _ = run("urls", target)  # the third run carries the changed file's new rows
+    assert sorted(again.splitlines()) == sorted(out.splitlines())
+    assert site.bodies["/b.xml"] == 2
+
+
+def test_no_cache_sends_no_validators(site: Site) -> None:
+    target = f"{site.base}/index.xml"
+    run("urls", target)
+    code, out, err = run("urls", target, "--no-cache")
+    assert code == 0 and len(out.splitlines()) == 6
+    assert not conditional(site) and sent(site) == 8
+    assert "unchanged" not in err
+
+
+def test_a_server_that_ignores_validators_still_works(site: Site) -> None:
+    target = f"{site.base}/index.xml"
+    _, first, _ = run("urls", target)
+    site.honour = False
+    code, second, err = run("urls", target)
+    assert code == 0 and second == first
+    assert set(conditional(site)) == set(SITEMAPS) and sent(site) == 8
+    assert "unchanged" not in err
+
+
+def test_an_unreadable_previous_exploration_is_said_and_everything_fetched(site: Site, tmp_path: Path) -> None:
+    target = f"{site.base}/index.xml"
+    _, first, _ = run("urls", target)
+    [saved] = list((tmp_path / "xdg-cache").rglob("*.db"))
+    saved.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)  # a damaged store
+    code, second, err = run("urls", target)
+    assert code == 0 and second == first and sent(site) == 8
+    assert "every file is fetched in full" in err
+
+
+def test_carried_rows_are_in_the_new_store_not_appended_to_the_old(site: Site, tmp_path: Path) -> None:
+    target = f"{site.base}/index.xml"
+    run("validate", target)
+    [old] = list((tmp_path / "xdg-cache").rglob("*.db"))
+    before = old.read_bytes()
+    run("validate", target)
+    assert old.read_bytes() == before  # read-only: never appended to
+    [new] = [p for p in (tmp_path / "xdg-cache").rglob("*.db") if p != old]
+    o, n = Store(old, readonly=True), Store(new, readonly=True)
+    try:
+        for q in ("SELECT loc, lastmod_raw, priority_raw, n_images, n_alternates, n_issues FROM entries ORDER BY loc",
+                  "SELECT loc, title FROM images ORDER BY loc", "SELECT hreflang, href FROM alternates ORDER BY href",
+                  "SELECT rule, severity, line, url, message FROM issues ORDER BY rule, line, url, message"):
+            assert n.conn.execute(q).fetchall() == o.conn.execute(q).fetchall(), q
+        assert n.conn.execute("SELECT count(*) FROM nodes WHERE unchanged_since IS NOT NULL").fetchone()[0] == 4
+    finally:
+        o.close()
+        n.close()
+
+
+def test_worker_processes_carry_the_same(site: Site) -> None:
+    """The 304 reaches the explorer from a worker process (the pool path) as from inline."""
+    target = f"{site.base}/index.xml"
+    _, first, _ = run("urls", target, "--format", "csv", "--workers", "2")
+    code, second, err = run("urls", target, "--format", "csv", "--workers", "2")
+    assert code == 0 and second.splitlines()[0] == first.splitlines()[0]  # one CSV header
+    assert sorted(second.splitlines()) == sorted(first.splitlines())
+    assert sent(site) == 4 and "4 files unchanged" in err
+
+
+async def test_a_previous_copy_that_fails_mid_run_is_fetched_in_full(site: Site, tmp_path: Path) -> None:
+    """The previous store damaged after its validators were read: the 304 cannot be carried, so
+    the file is asked for again without validators, and the Refetch says why."""
+    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.fetch_outcome import FetchConfig
+    from sitemap_tui.engine.refetch import Refetch
+
+    target = f"{site.base}/a.xml"
+    old = Store(tmp_path / "old.db")
+    async with Explorer(store=old, fetch_config=FetchConfig(retries=0), options=ExploreOptions()) as ex:
+        await ex.explore(target)
+    old.close()
+    previous = Refetch.open(tmp_path / "old.db")
+    new = Store(tmp_path / "new.db")
+    try:
+        async with Explorer(store=new, fetch_config=FetchConfig(retries=0), options=ExploreOptions(),
+                            previous=previous) as ex:
+            # damaged once its validators were read and it was attached: its rows cannot be
+            size = (tmp_path / "old.db").stat().st_size
+            (tmp_path / "old.db").write_bytes(b"\xff" * size)
+            await ex.explore(target)
+        assert [n for n in ex.nodes.values() if n.url == target][0].stats.url_count == 3
+        assert new.conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
+        assert site.asked[-2][1] is not None and site.asked[-1][1:] == (None, None)  # 304, then in full
+        assert site.bodies["/a.xml"] == 2
+        assert len(previous.notes) == 1 and "fetched again in full" in previous.notes[0]
+    finally:
+        previous.close()
+        new.close()
+
+
+def test_carried_rows_keep_their_keys(site: Site, tmp_path: Path) -> None:
+    """The new store takes the previous one's signature key, so the carried rows' URL keys and
+    hreflang signatures stay (the cross-file pass would otherwise compute every one again)."""
+    target = f"{site.base}/index.xml"
+    run("validate", target)
+    run("validate", target)
+    from sitemap_tui.engine.store import SIGNATURE_KEY
+
+    old, new = (Store(p, readonly=True) for p in sorted((tmp_path / "xdg-cache").rglob("*.db")))
+    try:
+        assert new.get_meta(SIGNATURE_KEY) == old.get_meta(SIGNATURE_KEY)
+        assert new.conn.execute("SELECT count(*) FROM entries WHERE alt_n IS NULL").fetchone()[0] == 0
+    finally:
+        old.close()
+        new.close()
+
+
+async def test_a_previous_store_gone_before_the_run_is_said(site: Site, tmp_path: Path) -> None:
+    from sitemap_tui.engine.explorer import ExploreOptions, Explorer
+    from sitemap_tui.engine.fetch_outcome import FetchConfig
+    from sitemap_tui.engine.refetch import Refetch
+
+    target = f"{site.base}/a.xml"
+    old = Store(tmp_path / "old.db")
+    async with Explorer(store=old, fetch_config=FetchConfig(retries=0), options=ExploreOptions()) as ex:
+        await ex.explore(target)
+    old.close()
+    previous = Refetch.open(tmp_path / "old.db")
+    (tmp_path / "old.db").unlink()
+    new = Store(tmp_path / "new.db")
+    try:
+        async with Explorer(store=new, fetch_config=FetchConfig(retries=0), options=ExploreOptions(),
+                            previous=previous) as ex:
+            await ex.explore(target)
+        assert site.asked[-1][1:] == (None, None) and site.bodies["/a.xml"] == 2  # no validators
+        assert new.conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
+        assert len(previous.notes) == 1 and "every file is fetched in full" in previous.notes[0]
+    finally:
+        previous.close()
+        new.close()
