@@ -112,7 +112,7 @@ def cmd_validate(opts: ValidateOptions) -> int:
     enabled = validation.enabled
     checker = validation.checker()
     out_path = output_path(opts.output)
-    write_path = output_path(opts.write_baseline) if opts.write_baseline else None
+    write_path = _baseline_path(opts.write_baseline)
     # as diff judges a fresh exploration (every rule, the defaults): else its findings differ by choice
     everything = (not (opts.select or opts.ignore) and opts.min_severity == "info" and opts.xsd == "lax"
                   and opts.robots_checks)
@@ -165,8 +165,9 @@ def cmd_validate(opts: ValidateOptions) -> int:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
     if baseline is not None:
-        print(f"sitemap-tui: baseline {display(baseline.path)}: {counted.suppressed:,} known findings not "
-              f"reported, {counted.new:,} new", file=sys.stderr)
+        known = f"{counted.suppressed:,} known finding{'' if counted.suppressed == 1 else 's'}"
+        print(f"sitemap-tui: baseline {display(baseline.path)}: {known} not reported, {counted.new:,} new",
+              file=sys.stderr)
     # a target that answered but is broken is reported as its findings (file-is-html, ...),
     # which fail the run like any other at or above the fail level; with a baseline, the new ones
     failing = {
@@ -207,6 +208,20 @@ def _baseline(raw: str | None) -> Baseline | None:
     from sitemap_tui.validate.baseline import load
 
     return load(raw, Path.cwd())
+
+
+def _baseline_path(raw: str | None) -> Path | None:
+    """Where --write-baseline writes, checked before any work (as --output's)."""
+    if raw is None:
+        return None
+    path = Path(raw)
+    if path.is_dir():
+        raise UsageError(f"--write-baseline {display(raw)}: is a folder; name a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--write-baseline {display(raw)}: cannot create its folder ({exc.strerror})") from exc
+    return path
 
 
 def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[Any]], summary: Any,
