@@ -104,7 +104,7 @@ def test_summary_is_the_default_on_a_terminal_when_findings_exceed_a_screenful(t
 
 
 def test_summary_option_errors(tmp_path: Path, many: Path) -> None:
-    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--summary", "--format", "json"), "--summary")
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--summary", "--format", "json"), "--summary is a text report")
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--summary-urls", "x"), "--summary-urls")
 
 
@@ -292,3 +292,11 @@ def test_config_baseline_is_relative_to_the_file(tmp_path: Path) -> None:
 
 def test_validate_without_target_is_a_usage_error(tmp_path: Path) -> None:
     one_error_line(run(tmp_path, "validate"), "TARGET")
+
+
+def test_several_targets_one_result_options_refused(tmp_path: Path, many: Path) -> None:
+    (tmp_path / "good.xml").write_text(sitemap(good("a")))
+    assert run(tmp_path, "validate", "good.xml", "good.xml").returncode == 0
+    assert run(tmp_path, "validate", "good.xml", "sitemap.xml").returncode == 1
+    for option in ("--output", "--write-baseline"):
+        one_error_line(run(tmp_path, "validate", "good.xml", "sitemap.xml", option, "out.json"), option, "2 TARGETs")

@@ -325,7 +325,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "for local files, a robots.txt beside them is the site's, else the summary says that\n"
                               "the robots-based rules did not run. A folder is a build output: its sitemaps are\n"
                               "picked by name and content, and what was skipped is said.\n" + EXIT_HELP)
-    p.add_argument("target", metavar="TARGET", nargs="?")  # (not needed by --show-config)
+    # several: the pre-commit hook passes the changed files; none: --show-config
+    p.add_argument("target", metavar="TARGET", nargs="*",
+                   help="what to check; several are checked one after the other (a pre-commit hook's "
+                        "files), the exit code the worst of theirs")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     _output_option(p, "the report")
     _ci_options(p)

@@ -65,11 +65,14 @@ class ValidateOptions:
     # local-build mapping (issue 21 section 1)
     map: tuple[str, ...] = ()
     show_config: tuple[str, ...] | None = None  # --show-config: the lines it prints
+    more_targets: tuple[str, ...] = ()  # checked after ``target``, each on its own
 
 
 def options(ns: argparse.Namespace) -> ValidateOptions:
     from sitemap_tui.cli.validate_config import merge
 
+    targets = list(ns.target or [])
+    ns.target = targets[0] if targets else None  # the -H headers' origin (fetch_options) is the first's
     merged = merge(ns)
     fetch = fetch_options(ns)
     if merged.headers:
@@ -79,18 +82,38 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
         not ns.no_robots_checks, ns.xsd, ns.deep, ns.sample, ns.rate, ns.strict,
         fetch, tree_options(ns, recursive=not ns.no_recursive),
         ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,
-        merged.shown if ns.show_config else None)
+        merged.shown if ns.show_config else None, tuple(targets[1:]))
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
-    from sitemap_tui.engine.model import Severity
-    from sitemap_tui.validate.report import Summary
-
     if opts.show_config is not None:
         print("\n".join(opts.show_config))
         return EXIT_OK
     if not opts.target:
         raise UsageError("validate needs a TARGET (a site, a sitemap or robots.txt URL, or a local path)")
+    if not opts.more_targets:
+        return _validate(opts)
+    for option, value in (("--output", opts.output), ("--write-baseline", opts.write_baseline),
+                          ("--db", opts.tree.db)):
+        if value is not None:
+            raise UsageError(f"{option} takes one TARGET's result; {1 + len(opts.more_targets)} TARGETs given")
+    codes = []
+    for target in (opts.target, *opts.more_targets):
+        # each with its own -H origin, as if run alone; a target that cannot be read does not
+        # stop the others (a pre-commit hook reports every file), and its exit 2 wins
+        one = replace(opts, target=target, more_targets=(), fetch=replace(opts.fetch, target=target))
+        try:
+            codes.append(_validate(one))
+        except UsageError as exc:
+            print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+            codes.append(EXIT_USAGE)
+    return EXIT_USAGE if EXIT_USAGE in codes else max(codes)
+
+
+def _validate(opts: ValidateOptions) -> int:
+    from sitemap_tui.engine.model import Severity
+    from sitemap_tui.validate.report import Summary
+
     if opts.summary and opts.format != "text":
         raise UsageError(f"--summary is a text report; --format {opts.format} lists every finding")
     if opts.map:
