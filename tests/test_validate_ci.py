@@ -159,7 +159,12 @@ def test_sarif_baseline_states_against_a_server(httpserver, tmp_path: Path) -> N
     proc = run(tmp_path, "validate", url, "--format", "sarif", "--baseline", "before.sarif", "--min-severity", "error",
                "--select", "lastmod-,priority-")
     assert proc.returncode == 1, proc.stderr
-    results = json.loads(proc.stdout)["runs"][0]["results"]
+    doc = json.loads(proc.stdout)
+    schema = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text())
+    import jsonschema
+
+    jsonschema.Draft4Validator(schema).validate(doc)  # baselineState's values are the spec's
+    results = doc["runs"][0]["results"]
     states = {(r["ruleId"], r["properties"]["url"]): r["baselineState"] for r in results}
     assert states == {
         ("lastmod-invalid-format", "https://example.com/a"): "unchanged",
@@ -300,3 +305,19 @@ def test_several_targets_one_result_options_refused(tmp_path: Path, many: Path) 
     assert run(tmp_path, "validate", "good.xml", "sitemap.xml").returncode == 1
     for option in ("--output", "--write-baseline"):
         one_error_line(run(tmp_path, "validate", "good.xml", "sitemap.xml", option, "out.json"), option, "2 TARGETs")
+
+
+def test_a_baseline_matches_in_a_checkout_elsewhere(tmp_path: Path) -> None:
+    """Written on a laptop, read on a CI runner: local files are named relative to the working
+    directory, in --write-baseline's JSON as in SARIF's %SRCROOT%."""
+    laptop, runner = tmp_path / "laptop", tmp_path / "runner"
+    for where in (laptop, runner):
+        (where / "public").mkdir(parents=True)
+        (where / "public" / "sitemap.xml").write_text(sitemap(bad_lastmod("a")))
+    run(laptop, "validate", "public/sitemap.xml", "--write-baseline", "base.json")
+    run(laptop, "validate", "public/sitemap.xml", "--format", "sarif", "--output", "base.sarif")
+    assert json.loads((laptop / "base.json").read_text())["issues"][0]["sitemap"] == "public/sitemap.xml"
+    for name in ("base.json", "base.sarif"):
+        (runner / name).write_bytes((laptop / name).read_bytes())
+        proc = run(runner, "validate", "public/sitemap.xml", "--baseline", name)
+        assert proc.returncode == 0 and "0 new" in proc.stderr, (name, proc.stdout)

@@ -33,7 +33,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
-from sitemap_tui.validate.baseline import identity
+from sitemap_tui.validate.baseline import identity, portable
 
 if TYPE_CHECKING:
     from sitemap_tui.validate.baseline import Baseline
@@ -285,7 +285,7 @@ def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]],
     summary = Summary.of(selected(), files=files, urls=urls)
     signals.check()
     with open_output(path, label=f"--write-baseline {display(raw)}") as out:
-        write_report("json", selected(), summary, out.file)
+        write_report("json", portable(selected(), Path.cwd()), summary, out.file)
         if not failed:
             out.commit()
             print(f"sitemap-tui: wrote a baseline of {summary.errors + summary.warnings + summary.info:,} "

@@ -5,7 +5,9 @@ A finding's identity is ``(rule, where, url)``:
 
 - ``rule``: the rule id;
 - ``where``: the sitemap file, a path relative to the working directory for a local file inside
-  it (SARIF's ``%SRCROOT%``-relative URI is the same path), else its absolute path or its URL;
+  it (SARIF's ``%SRCROOT%``-relative URI and the relative paths ``--write-baseline`` writes are
+  the same path, so a baseline still matches in a checkout elsewhere), else its absolute path or
+  its URL;
 - ``url``: the entry's URL, or empty for a finding about the file itself.
 
 Line and column are not part of it, so that a finding survives lines added above it; nor is the
@@ -116,7 +118,7 @@ def load(raw: str, base: Path) -> Baseline:
         if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
             findings = list(_from_sarif(doc, base))
         elif isinstance(doc, dict) and isinstance(doc.get("issues"), list):
-            findings = list(_from_json(doc))
+            findings = list(_from_json(doc, base))
         else:
             raise ValueError("neither a `validate --format json` report nor SARIF")
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -128,12 +130,30 @@ def load(raw: str, base: Path) -> Baseline:
     return Baseline(raw, known)
 
 
-def _from_json(doc: dict[str, Any]) -> Iterable[Known]:
+def _from_json(doc: dict[str, Any], base: Path) -> Iterable[Known]:
     for item in doc["issues"]:
         if not isinstance(item, dict) or not isinstance(item.get("rule"), str):
             raise ValueError("an issue without a rule id")
-        yield Known(item["rule"], str(item.get("severity") or "info"), item.get("sitemap"),
+        sitemap = item.get("sitemap")
+        if isinstance(sitemap, str) and sitemap and "://" not in sitemap and not sitemap.startswith("file:"):
+            # a relative path (--write-baseline's local files): from the working directory
+            sitemap = (base / sitemap).resolve().as_uri()
+        yield Known(item["rule"], str(item.get("severity") or "info"), sitemap,
                     item.get("line"), item.get("url"), str(item.get("message") or ""))
+
+
+def portable(issues: Iterable[Any], base: Path) -> Iterator[Any]:
+    """``issues`` with their local sitemap files inside ``base`` named by a relative path, for
+    --write-baseline: the baseline then matches in a checkout elsewhere (another CI runner)."""
+    from dataclasses import replace
+
+    for issue in issues:
+        path = local_path(issue.sitemap)
+        if path is not None:
+            rel = where(issue.sitemap, base)
+            if not Path(rel).is_absolute():
+                issue = replace(issue, sitemap=rel)
+        yield issue
 
 
 def _from_sarif(doc: dict[str, Any], base: Path) -> Iterable[Known]:
