@@ -329,14 +329,18 @@ def build_parser() -> argparse.ArgumentParser:
                               "for local files, a robots.txt beside them is the site's, else the summary says that\n"
                               "the robots-based rules did not run. A folder is a build output: its sitemaps are\n"
                               "picked by name and content, and what was skipped is said.\n" + EXIT_HELP)
-    p.add_argument("target", metavar="TARGET")
+    # several: the pre-commit hook passes the changed files; none: --show-config
+    p.add_argument("target", metavar="TARGET", nargs="*",
+                   help="what to check; several are checked one after the other (a pre-commit hook's "
+                        "files), the exit code the worst of theirs")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     _output_option(p, "the report")
+    _ci_options(p)
     p.add_argument("--select", metavar="RULES", help="comma-separated rule ids or prefixes to run")
     p.add_argument("--ignore", metavar="RULES", help="comma-separated rule ids or prefixes to skip")
     p.add_argument("--min-severity", choices=("info", "warning", "error"), default="info",
                    help="report only findings at or above this severity (default info)")
-    p.add_argument("--fail-on", choices=FAIL_LEVELS, default="error",
+    p.add_argument("--fail-on", choices=FAIL_LEVELS, default=None,  # None: the config's, else error
                    help="exit 1 when a reported finding is at or above this severity (default error: "
                         "a sitemap with only warnings passes); never: exit 1 only for --strict. "
                         "Exit 2 (could not run) whatever the level")
@@ -381,6 +385,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rule", nargs="?", metavar="ID")
     p.add_argument("--json", action="store_true", help="JSON output")
     return parser
+
+
+def _ci_options(p: argparse.ArgumentParser) -> None:
+    """validate's options for CI: the summary, the baseline and the project config."""
+    g = p.add_argument_group("CI (README: In CI)")
+    g.add_argument("--summary", action=argparse.BooleanOptionalAction, default=None,
+                   help="text format: one line per rule (severity, count, the first URLs), then the "
+                        "totals, instead of one line per finding. Default: on when stdout is a terminal "
+                        "and the findings exceed a screenful, else off; --no-summary lists every finding")
+    g.add_argument("--summary-urls", type=_whole(0, 1000), default=3, metavar="N",
+                   help="URLs shown per rule by --summary (default 3)")
+    g.add_argument("--baseline", metavar="FILE",
+                   help="report only findings not in FILE (a report of --format json or sarif, or "
+                        "--write-baseline's); the exit code follows the new ones, stderr counts the "
+                        "others. A finding is the same when its rule, file and entry URL are: lines may move")
+    g.add_argument("--write-baseline", metavar="FILE",
+                   help="write the current findings to FILE as a baseline (JSON; replaced only when the "
+                        "run completes)")
+    g.add_argument("--show-config", action="store_true",
+                   help="print the options as merged from the project config (.sitemap-tui.toml or "
+                        "pyproject.toml's [tool.sitemap-tui], found upward) and the command line, "
+                        "where each came from, and exit 0")
+    g.add_argument("--no-config", action="store_true", help="read no project config file")
 
 
 def _fail_if(text: str) -> str:

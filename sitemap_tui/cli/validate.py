@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
@@ -27,9 +29,14 @@ from sitemap_tui.cli.verdict import (
     target_answered,
     target_problem,
 )
+from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
+from sitemap_tui.validate.baseline import identity, portable
+
+if TYPE_CHECKING:
+    from sitemap_tui.validate.baseline import Baseline
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,30 +56,86 @@ class ValidateOptions:
     strict: bool = False
     fetch: FetchOptions = field(default_factory=FetchOptions)
     tree: TreeOptions = field(default_factory=TreeOptions)
+    summary: bool | None = None  # None: on for a terminal when the findings exceed a screenful
+    summary_urls: int = 3
+    baseline: str | None = None
+    write_baseline: str | None = None
+    severity: tuple[tuple[str, str], ...] = ()  # per-rule overrides (the project config's)
+    # --map's "URL=DIR" (the project config's unless the command line names some); read by the
+    # local-build mapping (issue 21 section 1)
+    map: tuple[str, ...] = ()
+    show_config: tuple[str, ...] | None = None  # --show-config: the lines it prints
+    more_targets: tuple[str, ...] = ()  # checked after ``target``, each on its own
 
 
 def options(ns: argparse.Namespace) -> ValidateOptions:
+    from sitemap_tui.cli.validate_config import merge
+
+    targets = list(ns.target or [])
+    ns.target = targets[0] if targets else None  # the -H headers' origin (fetch_options) is the first's
+    merged = merge(ns)
+    fetch = fetch_options(ns)
+    if merged.headers:
+        fetch = replace(fetch, header=merged.headers)
     return ValidateOptions(
-        ns.target, ns.format, ns.output, ns.select, ns.ignore, ns.min_severity, ns.fail_on,
+        ns.target or "", ns.format, ns.output, merged.select, merged.ignore, ns.min_severity, merged.fail_on,
         not ns.no_robots_checks, ns.xsd, ns.deep, ns.sample, ns.rate, ns.strict,
-        fetch_options(ns), tree_options(ns, recursive=not ns.no_recursive))
+        fetch, tree_options(ns, recursive=not ns.no_recursive),
+        ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,
+        merged.shown if ns.show_config else None, tuple(targets[1:]))
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
-    from sitemap_tui.engine.model import Severity
-    from sitemap_tui.validate.report import Summary, write_report
+    if opts.show_config is not None:
+        print("\n".join(opts.show_config))
+        return EXIT_OK
+    if not opts.target:
+        raise UsageError("validate needs a TARGET (a site, a sitemap or robots.txt URL, or a local path)")
+    if not opts.more_targets:
+        return _validate(opts)
+    for option, value in (("--output", opts.output), ("--write-baseline", opts.write_baseline),
+                          ("--db", opts.tree.db)):
+        if value is not None:
+            raise UsageError(f"{option} takes one TARGET's result; {1 + len(opts.more_targets)} TARGETs given")
+    codes = []
+    for target in (opts.target, *opts.more_targets):
+        # each with its own -H origin, as if run alone; a target that cannot be read does not
+        # stop the others (a pre-commit hook reports every file), and its exit 2 wins
+        one = replace(opts, target=target, more_targets=(), fetch=replace(opts.fetch, target=target))
+        try:
+            codes.append(_validate(one))
+        except UsageError as exc:
+            print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+            codes.append(EXIT_USAGE)
+    return EXIT_USAGE if EXIT_USAGE in codes else max(codes)
 
+
+def _validate(opts: ValidateOptions) -> int:
+    from sitemap_tui.engine.model import Severity
+    from sitemap_tui.validate.report import Summary
+
+    if opts.summary and opts.format != "text":
+        raise UsageError(f"--summary is a text report; --format {opts.format} lists every finding")
+    if opts.map:
+        # the local-build mapping (--map, issue 21 section 1) is another branch's: until it reads
+        # opts.map, say that the config's key did nothing rather than judge the live site silently
+        print("sitemap-tui: the config's map is not applied: this build has no --map", file=sys.stderr)
     target = parse_target(opts.target)
     fail_on = opts.fail_on
     if fail_on != "never" and Severity(fail_on).rank < Severity(opts.min_severity).rank:
         raise UsageError(
             f"--fail-on {fail_on} cannot fail: --min-severity {opts.min_severity} leaves "
             f"{fail_on} findings out of the report (lower --min-severity or raise --fail-on)")
-    validation = Validation.selected(_split(opts.select), _split(opts.ignore), Severity(opts.min_severity),
-                                     xsd_mode=opts.xsd)
+    baseline = _baseline(opts.baseline)
+    overrides = dict(opts.severity)
+    floor = Severity(opts.min_severity)
+    # an override may raise a rule above --min-severity: every rule runs, the floor applies below
+    validation = Validation.selected(_split(opts.select), _split(opts.ignore),
+                                     Severity("info") if overrides else floor, xsd_mode=opts.xsd)
     enabled = validation.enabled
     checker = validation.checker()
     out_path = output_path(opts.output)
+    write_path = _baseline_path(opts.write_baseline)
     # as diff judges a fresh exploration (every rule, the defaults): else its findings differ by choice
     everything = (not (opts.select or opts.ignore) and opts.min_severity == "info" and opts.xsd == "lax"
                   and opts.robots_checks)
@@ -93,27 +156,44 @@ def cmd_validate(opts: ValidateOptions) -> int:
             asyncio.run(validation.deep(store, fetch_config(opts.fetch), DeepOptions(sample=opts.sample, rate=opts.rate)))
         store.commit()
         def selected() -> Iterator[Any]:
-            # streamed from the store twice (counts, then the report): millions of issues never
-            # sit in memory at once
-            return (i for i in store.iter_issues(min_severity=Severity(opts.min_severity))
-                    if enabled is None or i.rule in enabled)
+            # streamed from the store (counts, then the report): millions of issues never sit
+            # in memory at once
+            rows = store.iter_issues(min_severity=None if overrides else floor)
+            for i in rows:
+                if enabled is not None and i.rule not in enabled:
+                    continue
+                if i.rule in overrides:
+                    i = replace(i, severity=overrides[i.rule])
+                    if Severity(i.severity).rank < floor.rank:
+                        continue
+                elif overrides and Severity(i.severity).rank < floor.rank:
+                    continue
+                yield i
 
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
-        summary = Summary.of(selected(), files=files, urls=urls, notes=run_notes(explorer))
+        counted = _Counted(selected(), baseline)
+        summary = Summary.of(counted, files=files, urls=urls, notes=run_notes(explorer))
         signals.check()  # stopped by a signal: no report, the previous one stays
+        failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
         with open_result(out_path, opts.output) as report:
-            write_report(opts.format, selected(), summary, report.file)
-            if not (problem and problem.code == EXIT_USAGE):  # exit 2 keeps the previous output
+            _write(opts, report.file, selected, summary, baseline, summary.errors + summary.warnings + summary.info)
+            if not failed:
                 report.commit()
+        if write_path is not None:
+            _write_baseline(write_path, opts.write_baseline or "", selected, files, urls, failed)
         complete = target_answered(explorer)
     finally:
         finish(complete)
     if problem and problem.code == EXIT_USAGE:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
+    if baseline is not None:
+        known = f"{counted.suppressed:,} known finding{'' if counted.suppressed == 1 else 's'}"
+        print(f"sitemap-tui: baseline {display(baseline.path)}: {known} not reported, {counted.new:,} new",
+              file=sys.stderr)
     # a target that answered but is broken is reported as its findings (file-is-html, ...),
-    # which fail the run like any other at or above the fail level
+    # which fail the run like any other at or above the fail level; with a baseline, the new ones
     failing = {
         "error": summary.errors,
         "warning": summary.errors + summary.warnings,
@@ -121,6 +201,96 @@ def cmd_validate(opts: ValidateOptions) -> int:
         "never": 0,
     }[fail_on]
     return report_left_out(explorer, opts.strict, EXIT_FINDINGS if failing else EXIT_OK)
+
+
+class _Counted:
+    """The findings a report lists (with a baseline: the new ones), counting the others."""
+
+    def __init__(self, issues: Iterable[Any], baseline: Baseline | None) -> None:
+        self._issues = issues
+        self._baseline = baseline
+        self.new = 0
+        self.suppressed = 0
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._baseline is None:
+            yield from self._issues
+            return
+        matcher = self._baseline.matcher()
+        base = Path.cwd()
+        for issue in self._issues:
+            if matcher.known(identity(issue, base)):
+                self.suppressed += 1
+                continue
+            self.new += 1
+            yield issue
+
+
+def _baseline(raw: str | None) -> Baseline | None:
+    if raw is None:
+        return None
+    from sitemap_tui.validate.baseline import load
+
+    return load(raw, Path.cwd())
+
+
+def _baseline_path(raw: str | None) -> Path | None:
+    """Where --write-baseline writes, checked before any work (as --output's)."""
+    if raw is None:
+        return None
+    path = Path(raw)
+    if path.is_dir():
+        raise UsageError(f"--write-baseline {display(raw)}: is a folder; name a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--write-baseline {display(raw)}: cannot create its folder ({exc.strerror})") from exc
+    return path
+
+
+def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[Any]], summary: Any,
+           baseline: Baseline | None, total: int) -> None:
+    from sitemap_tui.validate.report import write_report, write_rule_summary
+
+    if opts.format == "sarif" and baseline is not None:
+        # SARIF keeps the known findings too, each with its baselineState, and the gone ones
+        matcher = baseline.matcher()
+        base = Path.cwd()
+        write_report("sarif", selected(), summary, out,
+                     baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base)) else "new",
+                     absent=matcher.absent)
+        return
+    issues = _Counted(selected(), baseline)
+    if _summary_wanted(opts, total):
+        write_rule_summary(issues, summary, out, urls=opts.summary_urls)
+    else:
+        write_report(opts.format, issues, summary, out)
+
+
+def _summary_wanted(opts: ValidateOptions, total: int) -> bool:
+    if opts.summary is not None:
+        return opts.summary
+    if opts.format != "text" or opts.output is not None or not sys.stdout.isatty():
+        return False
+    # a screenful: the summary line and the notes take lines too
+    return total > shutil.get_terminal_size().lines
+
+
+def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]], files: int, urls: int,
+                    failed: bool) -> None:
+    """Every current finding (known ones included) as a JSON report, through a temp file: a run
+    that fails or is stopped leaves the previous baseline as it was."""
+    from sitemap_tui.output import open_output
+    from sitemap_tui.validate.report import Summary, write_report
+
+    summary = Summary.of(selected(), files=files, urls=urls)
+    signals.check()
+    with open_output(path, label=f"--write-baseline {display(raw)}") as out:
+        write_report("json", portable(selected(), Path.cwd()), summary, out.file)
+        if not failed:
+            out.commit()
+            print(f"sitemap-tui: wrote a baseline of {summary.errors + summary.warnings + summary.info:,} "
+                  f"findings to {display(raw)}", file=sys.stderr)
 
 
 def _split(value: str | None) -> list[str] | None:

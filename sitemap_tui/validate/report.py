@@ -13,17 +13,22 @@ and writes one report to ``out``. Issues are written in the order given.
   "summary": {"files", "urls", "errors", "warnings", "info", "notes"}}``, ASCII only, streamed.
 - ``sarif``: SARIF 2.1.0 with the whole rule registry as ``tool.driver.rules``; local files are
   relative to ``%SRCROOT%`` (the working directory) when they are inside it; the summary's notes
-  are the invocation's ``toolExecutionNotifications``.
+  are the invocation's ``toolExecutionNotifications``. With a baseline (``validate --baseline``)
+  each result has a ``baselineState``: ``new`` or ``unchanged``, and the baseline's findings that
+  are gone follow as ``absent`` results (SARIF 2.1.0, 3.27.24).
 - ``github``: ``::error file=F,line=L,col=C,title=RULE::MESSAGE`` (``::warning``, ``::notice``)
   with GitHub's escaping; remote sitemaps get no ``file=`` and their URL in the message; the
   entry's URL as in ``text``; the summary line and its notes after them.
+
+``write_rule_summary`` is ``validate --summary``: one line per rule (severity, rule, count, the
+first few URLs), then the summary line and its notes.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -98,11 +103,15 @@ def write_report(
     out: IO[str],
     *,
     base_dir: Path | str | None = None,
+    baseline_state: Callable[[Any], str] | None = None,
+    absent: Callable[[], Iterable[Any]] | None = None,
 ) -> None:
     """Write ``issues`` in ``fmt`` (one of :data:`FORMATS`) to ``out``.
 
     ``base_dir`` (default: the working directory) is where local file paths are made relative
-    to, for text, SARIF and GitHub output.
+    to, for text, SARIF and GitHub output. SARIF only: ``baseline_state`` gives each issue's
+    ``baselineState`` (new, unchanged), and ``absent`` the baseline's findings that are gone,
+    called once the issues are written.
     """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     if fmt == "text":
@@ -110,7 +119,7 @@ def write_report(
     elif fmt == "json":
         _json(issues, summary, out)
     elif fmt == "sarif":
-        _sarif(issues, out, base, summary.notes)
+        _sarif(issues, out, base, summary.notes, baseline_state, absent)
     elif fmt == "github":
         _github(issues, summary, out, base)
     else:
@@ -253,7 +262,9 @@ def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
     return {"uri": sitemap}, False
 
 
-def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ...] = ()) -> None:
+def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ...] = (),
+           baseline_state: Callable[[Any], str] | None = None,
+           absent: Callable[[], Iterable[Any]] | None = None) -> None:
     """Streamed: each result is written as it comes, so a run with millions of issues does not
     hold a document of them (the results array is the only part that grows)."""
     from sitemap_tui import __version__
@@ -282,7 +293,15 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
     out.write(field("columnKind", "unicodeCodePoints", "      ") + ",\n")
     out.write('      "results": [')
     first = True
-    for issue in issues:
+
+    def stated() -> Iterable[tuple[Any, str | None]]:
+        for issue in issues:
+            yield issue, baseline_state(issue) if baseline_state is not None else None
+        if absent is not None:
+            for gone in absent():
+                yield gone, "absent"
+
+    for issue, state in stated():
         severity = str(issue.severity)
         result: dict[str, Any] = {
             "ruleId": issue.rule,
@@ -308,6 +327,8 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
             result["locations"] = [{"physicalLocation": physical}]
         if issue.url:
             result["properties"] = {"url": issue.url}
+        if state is not None:
+            result["baselineState"] = state
         out.write(("\n" if first else ",\n") + "        " + json.dumps(result, ensure_ascii=True))
         first = False
     out.write("]" if first else "\n      ]")
@@ -320,6 +341,45 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
     if uses_srcroot:
         out.write(",\n" + field("originalUriBaseIds", {SRCROOT: {"uri": base.resolve().as_uri() + "/"}}, "      "))
     out.write("\n    }\n  ]\n}\n")
+
+
+# -- summary (validate --summary) -------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _RuleCount:
+    severity: str
+    count: int
+    first: list[str]
+
+
+def write_rule_summary(issues: Iterable[Any], summary: Summary, out: IO[str], *, urls: int = 3,
+                       base_dir: Path | str | None = None) -> None:
+    """One line per rule, errors first, then the most frequent: ``error loc-invalid: 10,000
+    findings: <URL>, <URL>, <URL>, and 9,997 more``. A finding without an entry URL is named by
+    its file and line. Memory: one line's worth per rule, whatever the number of findings."""
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    rules: dict[str, _RuleCount] = {}
+    for issue in issues:
+        rule = rules.get(issue.rule)
+        if rule is None:
+            rule = rules[issue.rule] = _RuleCount(str(issue.severity), 0, [])
+        rule.count += 1
+        if len(rule.first) < urls:
+            if issue.url:
+                rule.first.append(f"<{display(issue.url)}>")
+            else:
+                line = _line(issue)
+                where = display_location(issue.sitemap, base)
+                rule.first.append(f"{where}:{line}" if line is not None else where)
+    rank = {"error": 0, "warning": 1, "info": 2}
+    for rule_id, rule in sorted(rules.items(), key=lambda kv: (rank.get(kv[1].severity, 3), -kv[1].count, kv[0])):
+        more = rule.count - len(rule.first)
+        shown = ", ".join(rule.first) + (f", and {more:,} more" if more and rule.first else "")
+        word = "finding" if rule.count == 1 else "findings"
+        tail = f": {shown}" if shown else ""
+        out.write(f"{display(rule.severity)} {display(rule_id)}: {rule.count:,} {word}{tail}\n")
+    out.write("".join(line + "\n" for line in summary.lines()))
 
 
 # -- github ------------------------------------------------------------------------------------
@@ -375,4 +435,5 @@ __all__ = [
     "local_path",
     "named_url",
     "write_report",
+    "write_rule_summary",
 ]

@@ -1,0 +1,86 @@
+"""validate's options merged from the project config (session/config.py) and the command line:
+an option given on the command line wins over the file's key; ``--show-config`` prints the
+result, each value with where it came from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session import config as project
+
+COMMAND_LINE = "command line"
+DEFAULT = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    select: str | None
+    ignore: str | None
+    fail_on: str
+    baseline: str | None
+    severity: tuple[tuple[str, str], ...]
+    map: tuple[str, ...]
+    headers: tuple[str, ...]  # "Name: value", the config's read from the environment
+    shown: tuple[str, ...]  # what --show-config prints
+
+
+def merge(ns: argparse.Namespace) -> Merged:
+    config = project.ProjectConfig() if ns.no_config else project.load(Path.cwd())
+    values = config.values
+    rows: list[tuple[str, Any, str]] = []
+
+    def pick(key: str, cli: Any, default: Any) -> Any:
+        if cli:
+            rows.append((key, cli, COMMAND_LINE))
+            return cli
+        if key in values:
+            rows.append((key, values[key], config.where))
+            return values[key]
+        rows.append((key, default, DEFAULT))
+        return default
+
+    select = pick("select", ns.select, None)
+    ignore = pick("ignore", ns.ignore, None)
+    fail_on = pick("fail-on", ns.fail_on, "error")
+    severity = pick("severity", None, {})
+    # --map is helper localmap's option: read it where the parser has it
+    maps = pick("map", getattr(ns, "map", None), [])
+    baseline = pick("baseline", ns.baseline, None)
+    references = values.get("headers", {})
+    cli_names = {h.partition(":")[0].strip().lower() for h in ns.header}
+    # a header named on the command line (-H) wins over the file's of the same name
+    from_file = {k: v for k, v in references.items() if k.lower() not in cli_names}
+    rows.append(("headers", {**{h.partition(":")[0].strip(): "(-H)" for h in ns.header}, **from_file},
+                 _headers_source(ns.header, from_file, config.where)))
+    headers = tuple(ns.header)
+    if from_file and not ns.show_config:  # --show-config shows names, needs no secret
+        headers = tuple(project.resolve_headers(from_file, config.where)) + headers
+    shown = _show(config, rows, from_file)
+    return Merged(
+        select=",".join(select) if isinstance(select, list) else select,
+        ignore=",".join(ignore) if isinstance(ignore, list) else ignore,
+        fail_on=fail_on, baseline=baseline, severity=tuple(sorted(severity.items())),
+        map=tuple(maps), headers=headers, shown=shown)
+
+
+def _headers_source(cli: list[str], from_file: dict[str, str], where: str) -> str:
+    sources = ([COMMAND_LINE] if cli else []) + ([where] if from_file else [])
+    return " and ".join(sources) or DEFAULT
+
+
+def _show(config: project.ProjectConfig, rows: list[tuple[str, Any, str]], from_file: dict[str, str]) -> tuple[str, ...]:
+    import os
+
+    lines = [f"config file: {display(config.where) if config.path else '(none)'}"]
+    for key, value, source in rows:
+        lines.append(f"{key} = {display(json.dumps(value))}    ({display(source)})")
+    for name, ref in from_file.items():
+        variable = ref[len(project.ENV_PREFIX):]
+        state = "set" if variable in os.environ else "NOT SET: a run exits 2"
+        lines.append(f"  {display(name)}: from ${display(variable)} ({state})")
+    return tuple(lines)

@@ -1,0 +1,187 @@
+"""Baselines for ``validate --baseline FILE``: the findings of an earlier report (``--format json``
+or ``--format sarif``, or ``--write-baseline``'s JSON) that a run does not report again.
+
+A finding's identity is ``(rule, where, url)``:
+
+- ``rule``: the rule id;
+- ``where``: the sitemap file, a path relative to the working directory for a local file inside
+  it (SARIF's ``%SRCROOT%``-relative URI and the relative paths ``--write-baseline`` writes are
+  the same path, so a baseline still matches in a checkout elsewhere), else its absolute path or
+  its URL;
+- ``url``: the entry's URL, or empty for a finding about the file itself.
+
+Line and column are not part of it, so that a finding survives lines added above it; nor is the
+message, which names line numbers ("same as line 12"). Findings with the same identity (three
+XSD errors in one file) are counted: a run reports those beyond the baseline's count as new.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.session.exits import UsageError
+from sitemap_tui.validate.report import SRCROOT, local_path
+
+Key = tuple[str, str, str]
+
+SARIF_LEVEL_SEVERITY = {"error": "error", "warning": "warning", "note": "info", "none": "info"}
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A finding of the baseline, kept to report it as ``absent`` in SARIF when it is gone."""
+
+    rule: str
+    severity: str
+    sitemap: str | None  # as the report named it: a URL, a file: URI or a relative path
+    line: int | None
+    url: str | None
+    message: str
+
+
+def where(sitemap: str | None, base: Path) -> str:
+    """The file part of an identity: a local file relative to ``base`` when inside it."""
+    if not sitemap:
+        return ""
+    path = local_path(sitemap)
+    if path is None:
+        return sitemap
+    try:
+        resolved = path.resolve()
+        return resolved.relative_to(base.resolve()).as_posix() if resolved.is_relative_to(base.resolve()) \
+            else resolved.as_posix()
+    except (OSError, ValueError):
+        return path.as_posix()
+
+
+def identity(issue: Any, base: Path) -> Key:
+    return (str(issue.rule), where(issue.sitemap, base), issue.url or "")
+
+
+class Baseline:
+    """The findings of a baseline file, by identity."""
+
+    def __init__(self, path: str, known: dict[Key, list[Known]]) -> None:
+        self.path = path
+        self.known = known
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.known.values())
+
+    def matcher(self) -> Matcher:
+        return Matcher(self)
+
+
+class Matcher:
+    """One pass over a run's findings: each finding of the baseline matches one current
+    finding of its identity, the first ones in report order."""
+
+    def __init__(self, baseline: Baseline) -> None:
+        self._left = {k: list(v) for k, v in baseline.known.items()}
+        self.matched = 0
+
+    def known(self, key: Key) -> bool:
+        """Whether a current finding with ``key`` is in the baseline (it uses up one of them)."""
+        left = self._left.get(key)
+        if not left:
+            return False
+        left.pop(0)
+        self.matched += 1
+        return True
+
+    def absent(self) -> Iterator[Known]:
+        """The baseline's findings no current finding matched: fixed since."""
+        for left in self._left.values():
+            yield from left
+
+
+def load(raw: str, base: Path) -> Baseline:
+    """Read a baseline (JSON report or SARIF 2.1.0); anything else is a one-line usage error."""
+    label = f"--baseline {display(raw)}"
+    try:
+        text = Path(raw).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{label}: no such file (write one with --write-baseline)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{label}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{label}: not JSON ({exc})") from None
+    try:
+        if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
+            findings = list(_from_sarif(doc, base))
+        elif isinstance(doc, dict) and isinstance(doc.get("issues"), list):
+            findings = list(_from_json(doc, base))
+        else:
+            raise ValueError("neither a `validate --format json` report nor SARIF")
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise UsageError(f"{label}: {exc}") from None
+    known: dict[Key, list[Known]] = {}
+    for finding in findings:
+        key = (finding.rule, where(finding.sitemap, base), finding.url or "")
+        known.setdefault(key, []).append(finding)
+    return Baseline(raw, known)
+
+
+def _from_json(doc: dict[str, Any], base: Path) -> Iterable[Known]:
+    for item in doc["issues"]:
+        if not isinstance(item, dict) or not isinstance(item.get("rule"), str):
+            raise ValueError("an issue without a rule id")
+        sitemap = item.get("sitemap")
+        if isinstance(sitemap, str) and sitemap and "://" not in sitemap and not sitemap.startswith("file:"):
+            # a relative path (--write-baseline's local files): from the working directory
+            sitemap = (base / sitemap).resolve().as_uri()
+        yield Known(item["rule"], str(item.get("severity") or "info"), sitemap,
+                    item.get("line"), item.get("url"), str(item.get("message") or ""))
+
+
+def portable(issues: Iterable[Any], base: Path) -> Iterator[Any]:
+    """``issues`` with their local sitemap files inside ``base`` named by a relative path, for
+    --write-baseline: the baseline then matches in a checkout elsewhere (another CI runner)."""
+    from dataclasses import replace
+
+    for issue in issues:
+        path = local_path(issue.sitemap)
+        if path is not None:
+            rel = where(issue.sitemap, base)
+            if not Path(rel).is_absolute():
+                issue = replace(issue, sitemap=rel)
+        yield issue
+
+
+def _from_sarif(doc: dict[str, Any], base: Path) -> Iterable[Known]:
+    for run in doc["runs"]:
+        for result in run.get("results") or []:
+            if result.get("baselineState") == "absent":  # gone when that report was written
+                continue
+            rule = result.get("ruleId")
+            if not isinstance(rule, str):
+                raise ValueError("a SARIF result without a ruleId")
+            sitemap, line = _sarif_location(result, base)
+            url = (result.get("properties") or {}).get("url")
+            yield Known(rule, SARIF_LEVEL_SEVERITY.get(result.get("level", "warning"), "warning"), sitemap,
+                        line, url, str((result.get("message") or {}).get("text") or ""))
+
+
+def _sarif_location(result: dict[str, Any], base: Path) -> tuple[str | None, int | None]:
+    locations = result.get("locations") or []
+    if not locations:
+        return None, None
+    physical = locations[0].get("physicalLocation") or {}
+    artifact = physical.get("artifactLocation") or {}
+    uri = artifact.get("uri")
+    line = (physical.get("region") or {}).get("startLine")
+    if not isinstance(uri, str):
+        return None, line
+    if artifact.get("uriBaseId") == SRCROOT:
+        # relative to the directory the report was written in, read as the working directory:
+        # a checkout moved elsewhere (another CI runner) keeps its identities
+        return (base / unquote(uri)).resolve().as_uri(), line
+    return uri, line

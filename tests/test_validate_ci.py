@@ -1,0 +1,323 @@
+"""validate in CI (issue 21 section 2): --summary, baselines, the project config, as a user runs
+them: the CLI in a subprocess on local files and on a server at 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+TAIL = "</urlset>\n"
+
+
+def sitemap(*entries: str) -> str:
+    return HEAD + "".join(entries) + TAIL
+
+
+def good(path: str) -> str:
+    return f"<url><loc>https://example.com/{path}</loc><lastmod>2024-01-03</lastmod></url>\n"
+
+
+def bad_lastmod(path: str) -> str:
+    return f"<url><loc>https://example.com/{path}</loc><lastmod>2024-13-03</lastmod></url>\n"
+
+
+def bad_priority(path: str) -> str:
+    return f"<url><loc>https://example.com/{path}</loc><priority>5</priority></url>\n"
+
+
+def run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env={**os.environ, **(env or {})})
+
+
+def one_error_line(proc: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("sitemap-tui: error:")]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@pytest.fixture
+def many(tmp_path: Path) -> Path:
+    """A sitemap with 12 invalid lastmods and 2 invalid priorities."""
+    path = tmp_path / "sitemap.xml"
+    path.write_text(sitemap(*[bad_lastmod(f"p{i}") for i in range(12)], bad_priority("x"), bad_priority("y")))
+    return path
+
+
+# -- --summary -----------------------------------------------------------------------------------
+
+
+def test_summary_one_line_per_rule_with_count_and_first_urls(tmp_path: Path, many: Path) -> None:
+    proc = run(tmp_path, "validate", "sitemap.xml", "--summary", "--summary-urls", "2", "--min-severity", "error")
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ("error lastmod-invalid-format: 12 findings: <https://example.com/p0>, "
+                        "<https://example.com/p1>, and 10 more")
+    assert lines[1] == "error priority-invalid: 2 findings: <https://example.com/x>, <https://example.com/y>"
+    assert lines[2] == "1 file, 14 URLs: 14 errors, 0 warnings, 0 info"
+    full = run(tmp_path, "validate", "sitemap.xml", "--no-summary", "--min-severity", "error")
+    assert sum("lastmod-invalid-format" in ln for ln in full.stdout.splitlines()) == 12
+
+
+def _on_terminal(cwd: Path, lines: int, *args: str) -> str:
+    """stdout of a run whose stdout is a terminal of ``lines`` rows (shutil reads LINES)."""
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], stdout=follower,
+                              stderr=subprocess.DEVNULL, cwd=cwd, timeout=120,
+                              env={**os.environ, "LINES": str(lines), "COLUMNS": "200"})
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the other side is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if follower != -1:
+            os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 1
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_summary_is_the_default_on_a_terminal_when_findings_exceed_a_screenful(tmp_path: Path, many: Path) -> None:
+    small = _on_terminal(tmp_path, 10, "validate", "sitemap.xml", "--min-severity", "error")
+    assert "error lastmod-invalid-format: 12 findings" in small
+    large = _on_terminal(tmp_path, 100, "validate", "sitemap.xml", "--min-severity", "error")
+    assert large.count("lastmod-invalid-format") == 12
+    forced = _on_terminal(tmp_path, 10, "validate", "sitemap.xml", "--min-severity", "error", "--no-summary")
+    assert forced.count("lastmod-invalid-format") == 12
+
+
+def test_summary_option_errors(tmp_path: Path, many: Path) -> None:
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--summary", "--format", "json"), "--summary is a text report")
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--summary-urls", "x"), "--summary-urls")
+
+
+# -- baselines -----------------------------------------------------------------------------------
+
+
+def test_baseline_round_trip_survives_line_shifts(tmp_path: Path) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_text(sitemap(bad_lastmod("a"), bad_priority("b")))
+    first = run(tmp_path, "validate", "sitemap.xml", "--write-baseline", "base.json")
+    assert first.returncode == 1  # the findings are still reported while a baseline is written
+    known = len(json.loads((tmp_path / "base.json").read_text())["issues"])
+    assert known >= 3 and f"wrote a baseline of {known} findings" in first.stderr
+    again = run(tmp_path, "validate", "sitemap.xml", "--baseline", "base.json")
+    assert again.returncode == 0, again.stdout
+    assert "0 errors, 0 warnings, 0 info" in again.stdout
+    assert f"baseline base.json: {known} known findings not reported, 0 new" in again.stderr
+    # two good entries above: every line moves, and one new finding comes at the end
+    path.write_text(sitemap(good("x"), good("y"), bad_lastmod("a"), bad_priority("b"), bad_lastmod("c")))
+    shifted = run(tmp_path, "validate", "sitemap.xml", "--baseline", "base.json")
+    assert shifted.returncode == 1
+    findings = [ln for ln in shifted.stdout.splitlines() if ln.startswith("sitemap.xml:")]
+    assert findings == ["sitemap.xml:7: error lastmod-invalid-format lastmod '2024-13-03' is not a W3C "
+                        "Datetime <https://example.com/c>"]
+    assert f"{known} known findings not reported, 1 new" in shifted.stderr
+    # a warning-level exit follows only the new findings too
+    assert run(tmp_path, "validate", "sitemap.xml", "--baseline", "base.json", "--fail-on", "never").returncode == 0
+
+
+def test_same_finding_twice_counts(tmp_path: Path) -> None:
+    """Two findings with one identity (rule, file, URL): the baseline holds one, the second is new."""
+    path = tmp_path / "sitemap.xml"
+    path.write_text(sitemap(bad_lastmod("a")))
+    run(tmp_path, "validate", "sitemap.xml", "--write-baseline", "base.json", "--select", "lastmod-")
+    path.write_text(sitemap(bad_lastmod("a"), bad_lastmod("a")))
+    proc = run(tmp_path, "validate", "sitemap.xml", "--baseline", "base.json", "--select", "lastmod-invalid")
+    assert proc.stdout.count("lastmod-invalid-format") == 1 and proc.returncode == 1
+
+
+def test_sarif_baseline_states_against_a_server(httpserver, tmp_path: Path) -> None:
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    body = sitemap(bad_lastmod("a"), bad_priority("b"))
+    httpserver.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    url = httpserver.url_for("/sitemap.xml")
+    proc = run(tmp_path, "validate", url, "--format", "sarif", "--output", "before.sarif", "--min-severity", "error",
+               "--select", "lastmod-,priority-")
+    assert proc.returncode == 1
+    httpserver.clear()
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    body = sitemap(good("z"), bad_lastmod("a"), bad_lastmod("c"))
+    httpserver.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    proc = run(tmp_path, "validate", url, "--format", "sarif", "--baseline", "before.sarif", "--min-severity", "error",
+               "--select", "lastmod-,priority-")
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(proc.stdout)
+    schema = json.loads((Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text())
+    import jsonschema
+
+    jsonschema.Draft4Validator(schema).validate(doc)  # baselineState's values are the spec's
+    results = doc["runs"][0]["results"]
+    states = {(r["ruleId"], r["properties"]["url"]): r["baselineState"] for r in results}
+    assert states == {
+        ("lastmod-invalid-format", "https://example.com/a"): "unchanged",
+        ("lastmod-invalid-format", "https://example.com/c"): "new",
+        ("priority-invalid", "https://example.com/b"): "absent",
+    }
+    # a SARIF report is a baseline as well as the JSON one, and the text report lists the new one
+    text = run(tmp_path, "validate", url, "--baseline", "before.sarif", "--min-severity", "error",
+               "--select", "lastmod-,priority-")
+    assert [ln.split(" <")[-1] for ln in text.stdout.splitlines() if "lastmod-invalid" in ln] == ["https://example.com/c>"]
+    # without a baseline, SARIF has no baselineState
+    plain = run(tmp_path, "validate", url, "--format", "sarif", "--min-severity", "error")
+    assert all("baselineState" not in r for r in json.loads(plain.stdout)["runs"][0]["results"])
+
+
+def test_baseline_errors_and_a_failed_run_keeps_the_old_baseline(tmp_path: Path, many: Path) -> None:
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "missing.json"), "missing.json")
+    (tmp_path / "notjson.json").write_text("{")
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "notjson.json"), "not JSON")
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "other.json"), "other.json")
+    (tmp_path / "folder").mkdir()
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--write-baseline", "folder"), "--write-baseline")
+    kept = tmp_path / "kept.json"
+    kept.write_text("previous")
+    proc = run(tmp_path, "validate", "http://127.0.0.1:1/sitemap.xml", "--write-baseline", "kept.json")
+    assert proc.returncode == 2
+    assert kept.read_text() == "previous"
+
+
+# -- the project config --------------------------------------------------------------------------
+
+
+def test_config_found_upward_applies_and_the_command_line_wins(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')  # no table: passed over
+    (tmp_path / ".sitemap-tui.toml").write_text(
+        'fail-on = "never"\nselect = ["priority-"]\nseverity = {priority-ignored = "error"}\n')
+    sub = tmp_path / "site" / "deep"
+    sub.mkdir(parents=True)
+    (sub / "sitemap.xml").write_text(sitemap(bad_lastmod("a"), bad_priority("b")))
+    proc = run(sub, "validate", "sitemap.xml")
+    assert proc.returncode == 0  # fail-on never
+    assert "lastmod" not in proc.stdout  # select
+    assert "error priority-ignored" in proc.stdout  # raised from info
+    assert run(sub, "validate", "sitemap.xml", "--fail-on", "error").returncode == 1
+    assert "lastmod-invalid-format" in run(sub, "validate", "sitemap.xml", "--select", "lastmod-").stdout
+    ignored = run(sub, "validate", "sitemap.xml", "--no-config")
+    assert "lastmod-invalid-format" in ignored.stdout and "info priority-ignored" in ignored.stdout
+    # the override counts against --min-severity as the reported severity
+    raised = run(sub, "validate", "sitemap.xml", "--min-severity", "error", "--fail-on", "error")
+    assert "priority-ignored" in raised.stdout
+
+
+def test_pyproject_table_and_the_search_stops_at_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    project = home / "project"
+    project.mkdir(parents=True)
+    (project / "sitemap.xml").write_text(sitemap(bad_lastmod("a")))
+    (tmp_path / ".sitemap-tui.toml").write_text('fail-on = "never"\n')  # above $HOME: never read
+    env = {"HOME": str(home)}
+    assert run(project, "validate", "sitemap.xml", env=env).returncode == 1
+    (project / "pyproject.toml").write_text('[tool.sitemap-tui]\nfail-on = "never"\n')
+    assert run(project, "validate", "sitemap.xml", env=env).returncode == 0
+
+
+def test_show_config_names_the_file_and_where_each_value_came_from(tmp_path: Path) -> None:
+    (tmp_path / ".sitemap-tui.toml").write_text(
+        'fail-on = "warning"\nbaseline = "base.json"\nmap = ["https://example.com/=./public/"]\n'
+        'headers = {Authorization = "env:SITEMAP_TOKEN"}\n')
+    proc = run(tmp_path, "validate", "--show-config", "--select", "loc-", env={"SITEMAP_TOKEN": "s3cret"})
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    config = str(tmp_path.resolve() / ".sitemap-tui.toml")
+    assert out.splitlines()[0] == f"config file: {config}"
+    assert f'fail-on = "warning"    ({config})' in out
+    assert 'select = "loc-"    (command line)' in out
+    assert "ignore = null    (default)" in out
+    assert f'baseline = "{tmp_path.resolve() / "base.json"}"' in out
+    assert f'map = ["https://example.com/={tmp_path.resolve() / "public"}/"]' in out
+    assert "Authorization: from $SITEMAP_TOKEN (set)" in out
+    assert "s3cret" not in out
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ("bogus = 1\n", ["bogus", "unknown key"]),
+    ('fail-on = "sometimes"\n', ["fail-on", "sometimes"]),
+    ('select = ["no-such-rule"]\n', ["select", "no-such-rule"]),
+    ("ignore = 3\n", ["ignore", "list of strings"]),
+    ('severity = {no-such-rule = "error"}\n', ["severity", "no-such-rule"]),
+    ('severity = {lastmod-future = "fatal"}\n', ["severity", "fatal"]),
+    ('map = ["example.com"]\n', ["map", "URL=DIR"]),
+    ("baseline = 1\n", ["baseline"]),
+    ('headers = {Authorization = "Bearer abc"}\n', ["headers", "env:VARIABLE"]),
+    ('headers = {"Bad Name" = "env:X"}\n', ["headers", "Bad Name"]),
+    ("fail-on = \n", ["not valid TOML"]),
+])
+def test_bad_config_is_one_line_naming_the_file_and_key(tmp_path: Path, content: str, words: list[str]) -> None:
+    (tmp_path / ".sitemap-tui.toml").write_text(content)
+    (tmp_path / "sitemap.xml").write_text(sitemap(good("a")))
+    proc = run(tmp_path, "validate", "sitemap.xml")
+    one_error_line(proc, ".sitemap-tui.toml", *words)
+    assert "abc" not in proc.stderr  # a literal secret is not echoed back
+
+
+def test_config_headers_come_from_the_environment(httpserver, tmp_path: Path) -> None:
+    (tmp_path / ".sitemap-tui.toml").write_text('headers = {Authorization = "env:SITEMAP_TOKEN"}\n')
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml", headers={"Authorization": "Bearer t0ken"}).respond_with_data(
+        sitemap(good("a")), content_type="application/xml")
+    url = httpserver.url_for("/sitemap.xml")
+    proc = run(tmp_path, "validate", url, "--select", "lastmod-", env={"SITEMAP_TOKEN": "Bearer t0ken"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 file, 1 URL" in proc.stdout
+    missing = {k: v for k, v in os.environ.items() if k != "SITEMAP_TOKEN"}
+    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", url], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path, env=missing)
+    one_error_line(proc, ".sitemap-tui.toml", "headers", "SITEMAP_TOKEN")
+
+
+def test_config_baseline_is_relative_to_the_file(tmp_path: Path) -> None:
+    (tmp_path / ".sitemap-tui.toml").write_text('baseline = "ci/base.json"\n')
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "sitemap.xml").write_text(sitemap(bad_lastmod("a")))
+    wrote = run(tmp_path, "validate", "sitemap.xml", "--no-config", "--write-baseline", "ci/base.json")
+    assert wrote.returncode == 1
+    sub = tmp_path / "ci"
+    proc = run(sub, "validate", "../sitemap.xml")
+    assert proc.returncode == 0 and "1 known finding not reported, 0 new" in proc.stderr
+
+
+def test_validate_without_target_is_a_usage_error(tmp_path: Path) -> None:
+    one_error_line(run(tmp_path, "validate"), "TARGET")
+
+
+def test_several_targets_one_result_options_refused(tmp_path: Path, many: Path) -> None:
+    (tmp_path / "good.xml").write_text(sitemap(good("a")))
+    assert run(tmp_path, "validate", "good.xml", "good.xml").returncode == 0
+    assert run(tmp_path, "validate", "good.xml", "sitemap.xml").returncode == 1
+    for option in ("--output", "--write-baseline"):
+        one_error_line(run(tmp_path, "validate", "good.xml", "sitemap.xml", option, "out.json"), option, "2 TARGETs")
+
+
+def test_a_baseline_matches_in_a_checkout_elsewhere(tmp_path: Path) -> None:
+    """Written on a laptop, read on a CI runner: local files are named relative to the working
+    directory, in --write-baseline's JSON as in SARIF's %SRCROOT%."""
+    laptop, runner = tmp_path / "laptop", tmp_path / "runner"
+    for where in (laptop, runner):
+        (where / "public").mkdir(parents=True)
+        (where / "public" / "sitemap.xml").write_text(sitemap(bad_lastmod("a")))
+    run(laptop, "validate", "public/sitemap.xml", "--write-baseline", "base.json")
+    run(laptop, "validate", "public/sitemap.xml", "--format", "sarif", "--output", "base.sarif")
+    assert json.loads((laptop / "base.json").read_text())["issues"][0]["sitemap"] == "public/sitemap.xml"
+    for name in ("base.json", "base.sarif"):
+        (runner / name).write_bytes((laptop / name).read_bytes())
+        proc = run(runner, "validate", "public/sitemap.xml", "--baseline", name)
+        assert proc.returncode == 0 and "0 new" in proc.stderr, (name, proc.stdout)
