@@ -61,7 +61,10 @@ def split_uri(s: str) -> tuple[str, str | None, str, str | None, str | None] | N
     m = _HTTP_AUTH_RE.match(s)
     if m is None:
         full = URI_RE.match(s)
-        return None if full is None else full.groups()
+        if full is None:
+            return None
+        scheme, auth, path, query, fragment = full.groups()
+        return scheme, auth, path, query, fragment
     rest = s[m.end() :]
     rest, hash_, fragment = rest.partition("#")
     path, qmark, query = rest.partition("?")
