@@ -251,3 +251,43 @@ def test_fast_http_authority_pattern_stays_anchored() -> None:
     for url in ("httpsx://a/b", "http-x://a/b", "httpss://a/b"):
         assert split_uri(url) == URI_RE.match(url).groups()  # type: ignore[union-attr]
         assert re.match(r"https?://", url) is None
+
+
+def test_location_verdicts_follow_the_files_final_url() -> None:
+    # verdicts are cached per URL shape against the file's base: a final URL that changes
+    # mid-file must not keep the verdicts made against the earlier one
+    checker = Checker()
+    ctx = FileContext(node_id=7, url=SITEMAP, final_url="https://one.example/sitemap.xml",
+                      kind=NodeKind.URLSET, now=NOW)
+    checker.begin_file(ctx)
+    out: list[Issue] = []
+    out += checker.check_entry(ctx, Entry(loc="https://other.example/a", line=1))
+    out += checker.check_entry(ctx, Entry(loc="https://other.example/b", line=2))
+    ctx.final_url = "https://other.example/sitemap.xml"
+    out += checker.check_entry(ctx, Entry(loc="https://other.example/c", line=3))
+    out += checker.check_entry(ctx, Entry(loc="https://one.example/d", line=4))
+    out += checker.check_entry(ctx, Entry(loc="https://one.example/e", line=5))
+    out += checker.end_file(ctx, ParseInfo(), None)
+    hosts = sorted((i.line, i.message) for i in out if i.rule == "location-different-host")
+    assert [line for line, _ in hosts] == [1, 4]
+    assert "2" in hosts[0][1] and "other.example" in hosts[0][1]  # entries 1 and 2 only
+    assert "one.example" in hosts[1][1] and "2" in hosts[1][1]  # entries 4 and 5
+
+
+def test_location_verdicts_are_per_directory_and_port() -> None:
+    checker = Checker()
+    ctx = FileContext(node_id=7, url="https://example.com/blog/sitemap.xml", kind=NodeKind.URLSET, now=NOW)
+    checker.begin_file(ctx)
+    out: list[Issue] = []
+    for n, loc in enumerate(["https://example.com/blog/a", "https://example.com/shop/b",
+                             "https://example.com:8443/blog/c", "http://example.com/blog/d",
+                             "https://example.com/blog/e", "https://example.com/shop/f"], 1):
+        out += checker.check_entry(ctx, Entry(loc=loc, line=n))
+    out += checker.end_file(ctx, ParseInfo(), None)
+    found = sorted((i.rule, i.line, i.message) for i in out if i.rule.startswith("location-"))
+    assert [(rule, line) for rule, line, _ in found] == [
+        ("location-different-scheme", 4),
+        ("location-outside-path", 2),
+        ("location-port-mismatch", 3),
+    ]
+    assert "2" in found[1][2]  # /shop/b and /shop/f
