@@ -25,6 +25,7 @@ from sitemap_tui.validate.urlcheck import (
     MAX_LOC_LEN,
     URI_RE,
     absolute_url_problem,
+    bad_char,
     describe_char,
     split_hostport,
     split_uri,
@@ -291,3 +292,17 @@ def test_location_verdicts_are_per_directory_and_port() -> None:
         ("location-port-mismatch", 3),
     ]
     assert "2" in found[1][2]  # /shop/b and /shop/f
+
+
+def test_ascii_bad_char_search_finds_what_the_full_set_finds() -> None:
+    # every ASCII character, alone and inside a URL, then non-ASCII strings (the full set)
+    samples = [chr(c) for c in range(128)]
+    samples += [f"https://example.com/a{chr(c)}b" for c in range(128)]
+    samples += ["https://example.com/\u00a0", "https://example.com/\u0085x", "https://bücher.example/ x",
+                "https://example.com/\u3000", "https://example.com/\ufffe", "https://ex.com/ü<"]
+    for s in samples:
+        full = _BAD_CHAR_RE.search(s)
+        fast = bad_char(s)
+        assert (None if full is None else (full.start(), full.group())) == (
+            None if fast is None else (fast.start(), fast.group())
+        ), repr(s)

@@ -29,6 +29,9 @@ _HTTP_AUTH_RE = re.compile(r"https?://([^/?#]*)")
 _HOSTPORT_RE = re.compile(r"[A-Za-z0-9.\-]+:\d+(?:[/?#]|$)")
 # Characters never allowed raw in a URI/IRI: controls, space, C1, <>"{}|\^` and Unicode spaces
 _BAD_CHAR_RE = re.compile(r"[\x00-\x20\x7f-\x9f<>\"{}|\\^`\s\ufffe\uffff]")
+# the same set for an ASCII string (most URLs): without \s and the non-ASCII ranges the search
+# runs on a plain bitmap, a third faster
+_BAD_ASCII_CHAR_RE = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
 _BAD_PCT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _LOWER_PCT_RE = re.compile(r"%(?:[0-9a-f][a-f]|[a-f][0-9a-f])")
 _DOT_SEG_RE = re.compile(r"(?:^|/)\.\.?(?:/|$)")
@@ -81,6 +84,11 @@ def _http_authority(s: str) -> str | None:
     """The authority of ``s`` when it starts with a lower-case ``http(s)://`` (else ``None``)."""
     m = _HTTP_AUTH_RE.match(s)
     return None if m is None else m.group(1)
+
+
+def bad_char(s: str) -> re.Match[str] | None:
+    """The first character of ``s`` never allowed raw in a URI/IRI (``_BAD_CHAR_RE``)."""
+    return (_BAD_ASCII_CHAR_RE if s.isascii() else _BAD_CHAR_RE).search(s)
 
 
 def describe_char(ch: str) -> str:
@@ -151,7 +159,7 @@ def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
         auth = m.group(2)
     if not auth:
         return "no host", None
-    bad = _BAD_CHAR_RE.search(s)
+    bad = bad_char(s)
     if bad is not None:
         return f"contains {describe_char(bad.group())}", None
     if "%" in s and _BAD_PCT_RE.search(s):
@@ -250,7 +258,7 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
         return None, False
     normal = True
     reasons: list[str] = []
-    bad = _BAD_CHAR_RE.search(s)
+    bad = bad_char(s)
     if bad is not None:
         normal = False  # sent escaped: normalize() gives the key other spellings share
         out.append(
