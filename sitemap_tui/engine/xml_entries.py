@@ -240,14 +240,14 @@ class _EntryReader:
                         priority = parse_priority(priority_raw)
             elif code == _C_LINK:
                 tags.append(name)
-                attrib = child.attrib
+                get = child.get  # (not .attrib.get: that builds an attribute proxy per call)
                 alternates.append(
                     _new_alternate(
-                        attrib.get("rel"),
-                        attrib.get("hreflang"),
-                        attrib.get("href"),
+                        get("rel"),
+                        get("hreflang"),
+                        get("href"),
                         child.sourceline or 0,
-                        attrib.get("media"),
+                        get("media"),
                     )
                 )
             elif code == _C_IMAGE:
@@ -448,7 +448,11 @@ def _image(el: Any) -> Image:
                 tags.append(_ext_tag(parts[0], parts[1], IMAGE_NS))
             continue  # other image: children and foreign ones only count as tags
         tags.append(local)
-        if getattr(img, local) is None:  # first one wins
+        if local == "loc":  # nearly always the only child: no getattr/setattr by name
+            if img.loc is None:  # first one wins
+                text = child.text
+                img.loc = text.strip(_XML_WS) if text else ""
+        elif getattr(img, local) is None:
             text = child.text
             setattr(img, local, text.strip(_XML_WS) if text else "")
     return img

@@ -187,6 +187,9 @@ class FileState:
     seen_children: dict[int, int] = field(default_factory=dict)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     cross_ok: set[str] = field(default_factory=set)
+    # check_location's verdicts by URL shape, valid for the base they were made against
+    location_base: UrlParts | None = None
+    location_verdicts: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     news: int = 0
     news_name: str | None = None
     news_names_reported: set[str] = field(default_factory=set)

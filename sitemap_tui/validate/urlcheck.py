@@ -22,10 +22,16 @@ MAX_LOC_LEN = 2048  # <loc> must be *less than* 2,048 characters
 URI_RE = re.compile(
     r"([A-Za-z][A-Za-z0-9+.\-]*):(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S
 )
+# The common case, a lower-case http(s) URL: only the authority needs a regex (URI_RE scans the
+# whole URL with five groups, about six times slower); the rest is split with str.partition.
+_HTTP_AUTH_RE = re.compile(r"https?://([^/?#]*)")
 # "www.example.com:8080/page", "localhost:80": a host and port, not a scheme
 _HOSTPORT_RE = re.compile(r"[A-Za-z0-9.\-]+:\d+(?:[/?#]|$)")
 # Characters never allowed raw in a URI/IRI: controls, space, C1, <>"{}|\^` and Unicode spaces
 _BAD_CHAR_RE = re.compile(r"[\x00-\x20\x7f-\x9f<>\"{}|\\^`\s\ufffe\uffff]")
+# the same set for an ASCII string (most URLs): without \s and the non-ASCII ranges the search
+# runs on a plain bitmap, a third faster
+_BAD_ASCII_CHAR_RE = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
 _BAD_PCT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _LOWER_PCT_RE = re.compile(r"%(?:[0-9a-f][a-f]|[a-f][0-9a-f])")
 _DOT_SEG_RE = re.compile(r"(?:^|/)\.\.?(?:/|$)")
@@ -50,6 +56,39 @@ class UrlParts:
     path: str  # "" when empty
     query: str | None
     fragment: str | None
+
+
+def split_uri(s: str) -> tuple[str, str | None, str, str | None, str | None] | None:
+    """``URI_RE.match(s).groups()``: (scheme, authority, path, query, fragment), or ``None``
+    when ``s`` has no scheme; the same answer, found faster for a lower-case http(s) URL."""
+    m = _HTTP_AUTH_RE.match(s)
+    if m is None:
+        full = URI_RE.match(s)
+        if full is None:
+            return None
+        scheme, auth, path, query, fragment = full.groups()
+        return scheme, auth, path, query, fragment
+    rest = s[m.end() :]
+    rest, hash_, fragment = rest.partition("#")
+    path, qmark, query = rest.partition("?")
+    return (
+        "https" if s[4] == "s" else "http",
+        m.group(1),
+        path,
+        query if qmark else None,
+        fragment if hash_ else None,
+    )
+
+
+def _http_authority(s: str) -> str | None:
+    """The authority of ``s`` when it starts with a lower-case ``http(s)://`` (else ``None``)."""
+    m = _HTTP_AUTH_RE.match(s)
+    return None if m is None else m.group(1)
+
+
+def bad_char(s: str) -> re.Match[str] | None:
+    """The first character of ``s`` never allowed raw in a URI/IRI (``_BAD_CHAR_RE``)."""
+    return (_BAD_ASCII_CHAR_RE if s.isascii() else _BAD_CHAR_RE).search(s)
 
 
 def describe_char(ch: str) -> str:
@@ -109,21 +148,30 @@ def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
         return "empty", None
     if len(s) >= MAX_LOC_LEN:
         return f"{len(s):,} characters long (2,048 or more)", None
-    m = URI_RE.match(s)
-    if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
-        return "not an absolute URL", None
-    scheme = m.group(1).lower()
-    if scheme not in HTTP_SCHEMES:
-        return f"scheme {scheme[:20]!r} is not http or https", None
-    auth = m.group(2)
+    auth = _http_authority(s)
+    if auth is None:
+        m = URI_RE.match(s)
+        if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
+            return "not an absolute URL", None
+        scheme = m.group(1).lower()
+        if scheme not in HTTP_SCHEMES:
+            return f"scheme {scheme[:20]!r} is not http or https", None
+        auth = m.group(2)
     if not auth:
         return "no host", None
-    bad = _BAD_CHAR_RE.search(s)
+    bad = bad_char(s)
     if bad is not None:
         return f"contains {describe_char(bad.group())}", None
     if "%" in s and _BAD_PCT_RE.search(s):
         return "bad percent-encoding", None
-    host, _, err = split_hostport(auth.rpartition("@")[2])
+    return _host_verdict(auth.rpartition("@")[2])
+
+
+@lru_cache(maxsize=4096)
+def _host_verdict(hostport: str) -> tuple[str | None, str | None]:
+    """``(error, None)`` or ``(None, canonical host)`` of a host[:port]: the URLs of a file
+    share a few hosts, so both are worked out once per host."""
+    host, _, err = split_hostport(hostport)
     return err, (None if err else canonical_host(host))
 
 
@@ -134,13 +182,15 @@ def absolute_url_problem(s: str, schemes: frozenset[str] = HTTP_SCHEMES) -> str 
     such as ``None`` written by a CMS must not pass."""
     if not s:
         return "empty"
-    m = URI_RE.match(s)
-    if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
-        return "not an absolute URL"
-    scheme = m.group(1).lower()
-    if scheme not in schemes:
-        return f"scheme {scheme[:20]!r} is not {' or '.join(sorted(schemes))}"
-    auth = m.group(2)
+    auth = _http_authority(s) if schemes is HTTP_SCHEMES else None
+    if auth is None:
+        m = URI_RE.match(s)
+        if m is None or (m.group(2) is None and _HOSTPORT_RE.match(s)):
+            return "not an absolute URL"
+        scheme = m.group(1).lower()
+        if scheme not in schemes:
+            return f"scheme {scheme[:20]!r} is not {' or '.join(sorted(schemes))}"
+        auth = m.group(2)
     if not auth:
         return "no host"
     return split_hostport(auth.rpartition("@")[2])[2]
@@ -190,11 +240,11 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
     """
     if len(s) >= MAX_LOC_LEN:
         out.append(LocFinding("loc-too-long", {"length": len(s)}))
-    m = URI_RE.match(s)
-    if m is None:
+    groups = split_uri(s)
+    if groups is None:
         out.append(LocFinding("loc-not-absolute", {"value": s}))
         return None, False
-    scheme, auth, path, query, fragment = m.groups()
+    scheme, auth, path, query, fragment = groups
     sl = scheme if scheme in HTTP_SCHEMES else scheme.lower()
     if sl not in HTTP_SCHEMES:
         if auth is None and _HOSTPORT_RE.match(s):
@@ -208,7 +258,7 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
         return None, False
     normal = True
     reasons: list[str] = []
-    bad = _BAD_CHAR_RE.search(s)
+    bad = bad_char(s)
     if bad is not None:
         normal = False  # sent escaped: normalize() gives the key other spellings share
         out.append(

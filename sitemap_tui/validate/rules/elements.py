@@ -244,6 +244,13 @@ RULES: tuple[Rule, ...] = (
 # -- checks (called by the streaming checker, validate/checker.py) --------------------
 
 
+# <url> child sequences in which check_tags found nothing to report or count: a generator
+# writes the same few sequences again and again, so each is judged once (bounded: a file of
+# ever-new sequences only stops adding)
+_CLEAN_TAGS: set[tuple[str, ...]] = set()
+_CLEAN_TAGS_MAX = 1024
+
+
 def check_tags(ctx: FileContext,
     st: FileState,
     tags: list[str],
@@ -251,10 +258,14 @@ def check_tags(ctx: FileContext,
     url: str | None,
     out: list[Issue],
 ) -> None:
+    key = tuple(tags)
+    if key in _CLEAN_TAGS:
+        return
     nid = ctx.node_id
     last = -1
     ext_seen = False
     out_of_order = False
+    clean = True  # nothing reported nor counted: the same sequence can be skipped next time
     repeated: dict[str, int] | None = None
     seen_core = 0  # bit set of core elements seen
     for tag in tags:
@@ -272,12 +283,15 @@ def check_tags(ctx: FileContext,
             continue
         if tag[:1] == "{":
             ext_seen = True
+            clean = False  # its verdict depends on the file's namespaces
             check_foreign_tag(ctx, st, tag, line, url, out)
         elif ":" in tag:
             ext_seen = True
             if tag == "mobile:mobile":
+                clean = False
                 tally(st, "mobile-extension-obsolete", "", line, url)
         else:
+            clean = False
             where = " (a <sitemap> belongs in a sitemapindex)" if tag == "sitemap" else ""
             out.append(
                 make_issue(
@@ -291,6 +305,8 @@ def check_tags(ctx: FileContext,
             )
     if repeated or out_of_order:
         report_order(nid, line, url, "url", _URL_EXPECTED, tags, repeated or {}, out_of_order, out)
+    elif clean and len(_CLEAN_TAGS) < _CLEAN_TAGS_MAX:
+        _CLEAN_TAGS.add(key)
 
 
 def report_order(nid: int | None, line: int | None, url: str | None, parent: str, expected: str,

@@ -149,37 +149,38 @@ def check_alternates(ctx: FileContext,
     hrefs: list[str] = []
     a: Alternate
     for a in entry.alternates:
-        aline = a.line or line
         rel = (a.rel or "").strip()
+        # the usual spelling first: .lower() only for the rare other ones
+        alternate = rel == "alternate" or rel.lower() == "alternate"
         code = (a.hreflang or "").strip()
         href = (a.href or "").strip()
-        if not code and rel.lower() == "alternate" and (
+        if not code and alternate and (
             (a.media or "").strip() or href.lower().startswith(_APP_LINK_SCHEMES)
         ):
             # Google's annotation of a separate mobile URL, or an app deep link (the former
             # App Indexing): not hreflang links
             continue
-        problems = []
-        if not rel:
-            problems.append("has no rel")
-        elif rel.lower() != "alternate":
-            problems.append(f'has rel={rel[:40]!r} instead of "alternate"')
-        if not code:
-            problems.append("has no hreflang")
-        if not href:
-            problems.append("has no href")
-        if problems:
+        if not (alternate and code and href):
+            problems = []
+            if not rel:
+                problems.append("has no rel")
+            elif not alternate:
+                problems.append(f'has rel={rel[:40]!r} instead of "alternate"')
+            if not code:
+                problems.append("has no hreflang")
+            if not href:
+                problems.append("has no href")
             out.append(
                 make_issue(
                     "hreflang-link-incomplete",
                     node_id=nid,
-                    line=aline,
+                    line=a.line or line,
                     url=url,
                     reason=" and ".join(problems),
                 )
             )
-        if rel and rel.lower() != "alternate":
-            continue
+            if rel and not alternate:
+                continue
         if href:
             why = absolute_url_problem(href)
             if why is not None:
@@ -187,7 +188,7 @@ def check_alternates(ctx: FileContext,
                     make_issue(
                         "hreflang-href-not-absolute",
                         node_id=nid,
-                        line=aline,
+                        line=a.line or line,
                         url=url,
                         value=href,
                         reason=why,
@@ -201,16 +202,21 @@ def check_alternates(ctx: FileContext,
                     make_issue(
                         "hreflang-code-invalid",
                         node_id=nid,
-                        line=aline,
+                        line=a.line or line,
                         url=url,
                         value=code,
                         hint=hint,
                     )
                 )
             key = code.lower()
-            spelled.setdefault(key, code)
+            if key not in spelled:
+                spelled[key] = code
             if href:
-                codes.setdefault(key, set()).add(href)
+                targets = codes.get(key)
+                if targets is None:
+                    codes[key] = {href}
+                else:
+                    targets.add(href)
     if not hrefs and not codes:
         return
     for key, targets in codes.items():
@@ -229,24 +235,43 @@ def check_alternates(ctx: FileContext,
         mine = urlpolicy.normalize(page)
         if all(urlpolicy.normalize(h) != mine for h in hrefs):
             out.append(make_issue("hreflang-missing-self", node_id=nid, line=line, url=url))
-    if codes and "x-default" not in codes:
+    if not codes:
+        return
+    # the cluster's shape repeats from URL to URL: its verdict is worked out once per shape
+    no_default, regional = cluster_verdict(tuple([(key, spelled[key]) for key in codes]))
+    if no_default:
         tally(st, "hreflang-x-default-missing", "", line, url)
+    for lang, variants in regional:
+        tally(
+            st,
+            "hreflang-no-generic-language",
+            lang,
+            line,
+            url,
+            language=lang,
+            variants=variants,
+        )
+
+
+@lru_cache(maxsize=4096)
+def cluster_verdict(
+    codes: tuple[tuple[str, str], ...],
+) -> tuple[bool, tuple[tuple[str, str], ...]]:
+    """For one URL's hreflang codes (lower-case code, as first spelled; in document order):
+    whether x-default is missing, and each language with regional variants but no generic
+    alternate, with those variants as listed in the finding."""
+    keys = {key for key, _ in codes}
     regional: dict[str, list[str]] = {}
-    for key in codes:
+    for key, spelling in codes:
         lang, sep, rest = key.partition("-")
         if sep and rest and lang != "x":
-            regional.setdefault(lang, []).append(spelled[key])
-    for lang, variants in regional.items():
-        if len(variants) >= 2 and lang not in codes:
-            tally(
-                st,
-                "hreflang-no-generic-language",
-                lang,
-                line,
-                url,
-                language=lang,
-                variants=", ".join(sorted(variants)),
-            )
+            regional.setdefault(lang, []).append(spelling)
+    return "x-default" not in keys, tuple(
+        (lang, ", ".join(sorted(variants)))
+        for lang, variants in regional.items()
+        if len(variants) >= 2 and lang not in keys
+    )
+
 
 @lru_cache(maxsize=4096)  # a set repeats a few dozen codes millions of times
 def hreflang_problem(code: str) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from sitemap_tui.engine.model import Entry, Image, Issue
 from sitemap_tui.validate.checkstate import (
     IMAGE_DEPRECATED,
@@ -148,18 +150,9 @@ def check_images(ctx: FileContext,
                 )
         tags = img.tags
         if tags:
-            last = -1
-            bad_order = False
-            for t in tags:
-                rank = IMAGE_ORDER.get(_local(t))
-                if rank is None:
-                    continue
-                if rank < last:
-                    bad_order = True
-                last = max(last, rank)
-                if rank:
-                    name = _local(t)
-                    tally(st, "image-deprecated-tags", name, iline, url, tag=name)
+            bad_order, deprecated = image_tags_verdict(tuple(tags))
+            for name in deprecated:
+                tally(st, "image-deprecated-tags", name, iline, url, tag=name)
             if bad_order:
                 out.append(
                     make_issue(
@@ -174,3 +167,23 @@ def check_images(ctx: FileContext,
             for name in IMAGE_DEPRECATED:
                 if getattr(img, name) is not None:
                     tally(st, "image-deprecated-tags", name, iline, url, tag=name)
+
+
+@lru_cache(maxsize=1024)  # a file's images have a handful of child sequences
+def image_tags_verdict(tags: tuple[str, ...]) -> tuple[bool, tuple[str, ...]]:
+    """For one ``<image:image>``'s children: whether the known ones are out of the schema's
+    order, and the deprecated ones met, in document order (each one a tally)."""
+    last = -1
+    bad_order = False
+    deprecated: list[str] = []
+    for t in tags:
+        name = _local(t)
+        rank = IMAGE_ORDER.get(name)
+        if rank is None:
+            continue
+        if rank < last:
+            bad_order = True
+        last = max(last, rank)
+        if rank:
+            deprecated.append(name)
+    return bad_order, tuple(deprecated)

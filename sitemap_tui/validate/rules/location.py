@@ -359,6 +359,9 @@ def location_rules(
                 found.append(("location-outside-path", {"directory": base_dir}))
     return found, cross
 
+_LOCATION_CACHE_MAX = 4096  # URL shapes (host, scheme, port, in the directory) per file
+
+
 def check_location(ctx: FileContext,
     st: FileState,
     p: UrlParts,
@@ -368,7 +371,25 @@ def check_location(ctx: FileContext,
 ) -> None:
     base = st.base
     assert base is not None
-    found, cross = location_rules(base, st.base_dir, st.robots_hosts, p)
+    if st.location_base is not base:  # a new file, or its final URL changed
+        st.location_base = base
+        st.location_verdicts = {}
+    # location_rules reads nothing of the URL but these: a file's URLs share a few shapes,
+    # whose findings (and tally keys) are worked out once
+    path = p.path or "/"
+    shape = (
+        p.host,
+        p.scheme,
+        p.port,
+        path.startswith(st.base_dir),
+        None if st.requested is None else path.startswith(st.requested_dir),
+    )
+    verdict = st.location_verdicts.get(shape)
+    if verdict is None:
+        verdict = _location_verdict(ctx, st, base, p)
+        if len(st.location_verdicts) < _LOCATION_CACHE_MAX:
+            st.location_verdicts[shape] = verdict
+    cross, found = verdict
     if cross and p.host not in st.cross_ok:
         st.cross_ok.add(p.host)
         robots_url = next(
@@ -385,12 +406,23 @@ def check_location(ctx: FileContext,
                 robots_url=robots_url,
             )
         )
+    for rule, key, note, fields in found:
+        tally(st, rule, key, line, url, note=note, **fields)
+
+
+def _location_verdict(
+    ctx: FileContext, st: FileState, base: UrlParts, p: UrlParts
+) -> tuple[bool, tuple[tuple[str, str, str, dict[str, Any]], ...]]:
+    """Whether ``p``'s host is cross-submitted through robots.txt, and each location finding
+    as (rule, tally key, note, fields)."""
+    found, cross = location_rules(base, st.base_dir, st.robots_hosts, p)
     if not found:
-        return
+        return cross, ()
     against_requested: set[str] | None = None
     if st.requested is not None:
         req, _ = location_rules(st.requested, st.requested_dir, st.robots_hosts, p)
         against_requested = {rule for rule, _ in req}
+    verdicts = []
     for rule, fields in found:
         note = ""
         if against_requested is not None:
@@ -401,4 +433,5 @@ def check_location(ctx: FileContext,
         # a misplaced sitemap usually misplaces every URL: one issue per host, scheme,
         # port or directory with a count (and the first entry), not 50,000 copies
         key = "|".join(str(v) for v in fields.values()) + note
-        tally(st, rule, key, line, url, note=note, **fields)
+        verdicts.append((rule, key, note, fields))
+    return cross, tuple(verdicts)
