@@ -1,0 +1,97 @@
+"""What the package gives its users beyond the commands: shell completion scripts, and the store's
+schema documented as a public interface (docs/store.md). The wheel itself is built and smoke-tested
+in .ci/run (.ci/smoke), not here."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitemap_tui.cli.parser import COMMANDS
+
+ROOT = Path(__file__).resolve().parent.parent
+bash_only = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def bash_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    proc = run("completion", "bash")
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path_factory.mktemp("completion") / "sitemap-tui.bash"
+    path.write_text(proc.stdout)
+    return path
+
+
+def complete(script: Path, words: list[str], cwd: Path | None = None) -> list[str]:
+    """What bash offers for the last of ``words`` (the command line so far), through the function
+    the script registers with ``complete``, as bash calls it on TAB."""
+    line = " ".join(words)
+    program = (
+        f"source {script}\n"
+        "fn=$(complete -p sitemap-tui | sed -E 's/.* -F ([^ ]+) .*/\\1/')\n"
+        f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+        f"COMP_LINE={line!r}; COMP_POINT={len(line)}\n"
+        '"$fn" sitemap-tui "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"\n'
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    proc = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=30, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    return [w.strip() for w in proc.stdout.splitlines() if w.strip()]
+
+
+@bash_only
+def test_the_bash_script_registers_sitemap_tui_and_names_every_command(bash_script: Path) -> None:
+    proc = subprocess.run(["bash", "-c", f"source {bash_script} && complete -p sitemap-tui"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(r"complete .*-F \S+ sitemap-tui\n", proc.stdout), proc.stdout
+    offered = complete(bash_script, ["sitemap-tui", ""])
+    assert set(COMMANDS) | {"completion"} <= set(offered)
+
+
+@bash_only
+def test_bash_completes_a_command_word_and_its_options(bash_script: Path) -> None:
+    assert complete(bash_script, ["sitemap-tui", "val"]) == ["validate"]
+    assert "--fail-on" in complete(bash_script, ["sitemap-tui", "validate", "--fa"])
+    assert complete(bash_script, ["sitemap-tui", "validate", "--fail-on", "w"]) == ["warning"]
+
+
+@bash_only
+@pytest.mark.parametrize("words", [
+    ["sitemap-tui", "validate", "pub"],  # TARGET: a local file or folder
+    ["sitemap-tui", "urls", "x.com", "--output", "pub"],
+    ["sitemap-tui", "stats", "x.com", "--db", "pub"],
+    ["sitemap-tui", "open", "pub"],
+])
+def test_file_arguments_complete_as_files(bash_script: Path, tmp_path: Path, words: list[str]) -> None:
+    (tmp_path / "public").mkdir()
+    (tmp_path / "public.db").write_text("")
+    (tmp_path / "other.xml").write_text("")
+    assert sorted(complete(bash_script, words, cwd=tmp_path)) == ["public", "public.db"]
+
+
+def test_zsh_and_fish_scripts_are_printed() -> None:
+    zsh = run("completion", "zsh")
+    assert zsh.returncode == 0 and zsh.stdout.startswith("#compdef sitemap-tui"), zsh.stderr
+    assert "validate" in zsh.stdout and "_files" in zsh.stdout  # file arguments complete as files
+    fish = run("completion", "fish")
+    assert fish.returncode == 0, fish.stderr
+    assert "complete -c sitemap-tui" in fish.stdout and "__fish_complete_path" in fish.stdout
+
+
+def test_an_unknown_shell_is_a_one_line_usage_error() -> None:
+    proc = run("completion", "tcsh")
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("sitemap-tui: error:") and "bash" in line and "Traceback" not in proc.stderr
+
