@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_tui.cli.parser import COMMANDS
+from sitemap_tui.engine.store.schema import SCHEMA
 
 ROOT = Path(__file__).resolve().parent.parent
 bash_only = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
@@ -95,3 +96,74 @@ def test_an_unknown_shell_is_a_one_line_usage_error() -> None:
     (line,) = proc.stderr.splitlines()
     assert line.startswith("sitemap-tui: error:") and "bash" in line and "Traceback" not in proc.stderr
 
+
+# -- docs/store.md ----------------------------------------------------------------------------------
+def schema_tables() -> dict[str, list[str]]:
+    """Every table of the store with its columns, read from the DDL the store runs."""
+    import sqlite3
+
+    con = sqlite3.connect(":memory:")
+    con.executescript(SCHEMA)
+    tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+    return {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")] for t in tables}
+
+
+def test_store_doc_names_every_table_and_column() -> None:
+    doc = (ROOT / "docs" / "store.md").read_text()
+    tables = schema_tables()
+    assert len(tables) >= 5  # the DDL was read
+    missing = [f"{t}.{c}" for t, cols in tables.items() for c in [None, *cols]
+               if not _documented(doc, t, c)]
+    assert missing == [], f"docs/store.md does not describe: {missing}"
+
+
+def _documented(doc: str, table: str, column: str | None) -> bool:
+    """A table has a heading of its own (### `name`); a column is a row of that table's list
+    (| `column` |) in the section under that heading."""
+    section = re.search(rf"^### `{re.escape(table)}`.*?(?=^### |^## |\Z)", doc, re.S | re.M)
+    if section is None:
+        return False
+    return column is None or f"| `{column}` |" in section.group(0)
+
+
+def test_store_versions_as_docs_store_md_states(tmp_path: Path) -> None:
+    """An earlier store version (1: no hreflang key columns) is upgraded in place when opened to
+    write; a later one is refused, its file unchanged."""
+    import hashlib
+    import sqlite3
+
+    from sitemap_tui.engine.model import Entry, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import Store, StoreError
+    from sitemap_tui.engine.store.file import STORE_VERSION
+
+    def store_of_version(path: Path, version: int, drop: tuple[tuple[str, str], ...] = ()) -> None:
+        store = Store(path)
+        store.add_node(Node(id=1, url="https://a.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+        store.add_entries(1, [Entry(loc="https://a.com/p")])
+        store.close()
+        con = sqlite3.connect(path)
+        con.execute("DROP INDEX IF EXISTS entries_nokey")
+        for table, column in drop:
+            con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        con.execute("UPDATE meta SET value=? WHERE key='schema'", (f'"{version}"',))
+        con.commit()
+        con.close()
+
+    old = tmp_path / "v1.db"
+    store_of_version(old, 1, (("entries", "key"), ("entries", "alt_n"), ("entries", "alt_h"),
+                              ("alternates", "lang"), ("alternates", "tgt"), ("alternates", "media")))
+    Store(old).close()
+    con = sqlite3.connect(old)
+    assert con.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (f'"{STORE_VERSION}"',)
+    assert set(schema_tables()["entries"]) <= {r[1] for r in con.execute("PRAGMA table_info(entries)")}
+    assert set(schema_tables()["alternates"]) <= {r[1] for r in con.execute("PRAGMA table_info(alternates)")}
+    assert con.execute("SELECT loc FROM entries").fetchall() == [("https://a.com/p",)]
+    con.close()
+
+    new = tmp_path / "v3.db"
+    store_of_version(new, STORE_VERSION + 1)
+    before = hashlib.sha256(new.read_bytes()).hexdigest()
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match=f"store version {STORE_VERSION + 1}; this version reads up to {STORE_VERSION}"):
+            Store(new, readonly=readonly)
+    assert hashlib.sha256(new.read_bytes()).hexdigest() == before
