@@ -5,6 +5,7 @@ in .ci/run (.ci/smoke), not here."""
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,10 +39,10 @@ def complete(script: Path, words: list[str], cwd: Path | None = None) -> list[st
     the script registers with ``complete``, as bash calls it on TAB."""
     line = " ".join(words)
     program = (
-        f"source {script}\n"
+        f"source {shlex.quote(str(script))}\n"
         "fn=$(complete -p sitemap-tui | sed -E 's/.* -F ([^ ]+) .*/\\1/')\n"
-        f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
-        f"COMP_LINE={line!r}; COMP_POINT={len(line)}\n"
+        f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+        f"COMP_LINE={shlex.quote(line)}; COMP_POINT={len(line)}\n"
         '"$fn" sitemap-tui "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"\n'
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
@@ -52,7 +53,7 @@ def complete(script: Path, words: list[str], cwd: Path | None = None) -> list[st
 
 @bash_only
 def test_the_bash_script_registers_sitemap_tui_and_names_every_command(bash_script: Path) -> None:
-    proc = subprocess.run(["bash", "-c", f"source {bash_script} && complete -p sitemap-tui"],
+    proc = subprocess.run(["bash", "-c", f"source {shlex.quote(str(bash_script))} && complete -p sitemap-tui"],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
     assert re.fullmatch(r"complete .*-F \S+ sitemap-tui\n", proc.stdout), proc.stdout
