@@ -1,6 +1,6 @@
 """Command line: the explorer by default, and headless commands for scripts and CI.
 
-One module per command (urls, stats, discover, validate, audit, rules, diff, cache, history, access; open; explorer: explore, demo),
+One module per command (urls, stats, discover, validate, audit, rules, diff, cache, history, access, completion; open; explorer: explore, demo),
 each defining and taking its typed options (options.py: the groups they share); parser.py is the grammar. Only argparse is imported
 before a command runs, so `--help` stays fast, and the headless commands never import Textual:
 the explorer is handed in as ``launch`` by the program's front door (sitemap_tui/main.py)."""
@@ -117,6 +117,10 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         from sitemap_tui.cli import access
 
         return access.cmd_access(access.options(ns))
+    if command == "completion":
+        from sitemap_tui.cli import completion
+
+        return completion.cmd_completion(completion.options(ns))
     if command == "open":
         from sitemap_tui.cli import open as open_command
 

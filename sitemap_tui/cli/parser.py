@@ -14,8 +14,10 @@ from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
 
-COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history", "access")
-HEADLESS = ("urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history", "access")  # never the TUI: stdout is their result
+COMMANDS = ("explore", "demo", "open", "urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache",
+            "history", "access", "completion")
+HEADLESS = ("urls", "stats", "discover", "validate", "audit", "rules", "diff", "cache", "history", "access",
+            "completion")  # never the TUI: stdout is their result
 
 DESCRIPTION = """\
 Explore and validate a website's sitemaps.
@@ -384,6 +386,14 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  sitemap-tui rules\n  sitemap-tui rules hreflang-missing-self")
     p.add_argument("rule", nargs="?", metavar="ID")
     p.add_argument("--json", action="store_true", help="JSON output")
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)", formatter_class=fmt,
+                       epilog="examples:\n  sitemap-tui completion bash > ~/.local/share/bash-completion/completions/sitemap-tui\n"
+                              "  sitemap-tui completion zsh > ~/.zfunc/_sitemap-tui    (a folder on $fpath)\n"
+                              "  sitemap-tui completion fish > ~/.config/fish/completions/sitemap-tui.fish\n"
+                              "\nThe script is static (made by shtab from these options): regenerate it after an upgrade.")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), metavar="bash|zsh|fish",
+                   help="the shell to write the script for")
     return parser
 
 

@@ -66,6 +66,9 @@ class ValidateOptions:
     map: tuple[str, ...] = ()
     show_config: tuple[str, ...] | None = None  # --show-config: the lines it prints
     more_targets: tuple[str, ...] = ()  # checked after ``target``, each on its own
+    # where a baseline's local files are named from: the project config's folder, else the
+    # working directory (so a baseline the config names matches from any folder of the project)
+    root: str | None = None
 
 
 def options(ns: argparse.Namespace) -> ValidateOptions:
@@ -82,7 +85,7 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
         not ns.no_robots_checks, ns.xsd, ns.deep, ns.sample, ns.rate, ns.strict,
         fetch, tree_options(ns, recursive=not ns.no_recursive),
         ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,
-        merged.shown if ns.show_config else None, tuple(targets[1:]))
+        merged.shown if ns.show_config else None, tuple(targets[1:]), merged.root)
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
@@ -126,7 +129,7 @@ def _validate(opts: ValidateOptions) -> int:
         raise UsageError(
             f"--fail-on {fail_on} cannot fail: --min-severity {opts.min_severity} leaves "
             f"{fail_on} findings out of the report (lower --min-severity or raise --fail-on)")
-    baseline = _baseline(opts.baseline)
+    baseline = _baseline(opts.baseline, _root(opts))
     overrides = dict(opts.severity)
     floor = Severity(opts.min_severity)
     # an override may raise a rule above --min-severity: every rule runs, the floor applies below
@@ -172,7 +175,7 @@ def _validate(opts: ValidateOptions) -> int:
 
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
-        counted = _Counted(selected(), baseline)
+        counted = _Counted(selected(), baseline, _root(opts))
         summary = Summary.of(counted, files=files, urls=urls, notes=run_notes(explorer))
         signals.check()  # stopped by a signal: no report, the previous one stays
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
@@ -181,7 +184,7 @@ def _validate(opts: ValidateOptions) -> int:
             if not failed:
                 report.commit()
         if write_path is not None:
-            _write_baseline(write_path, opts.write_baseline or "", selected, files, urls, failed)
+            _write_baseline(write_path, opts.write_baseline or "", selected, files, urls, failed, _root(opts))
         complete = target_answered(explorer)
     finally:
         finish(complete)
@@ -206,7 +209,8 @@ def _validate(opts: ValidateOptions) -> int:
 class _Counted:
     """The findings a report lists (with a baseline: the new ones), counting the others."""
 
-    def __init__(self, issues: Iterable[Any], baseline: Baseline | None) -> None:
+    def __init__(self, issues: Iterable[Any], baseline: Baseline | None, base: Path) -> None:
+        self._base = base
         self._issues = issues
         self._baseline = baseline
         self.new = 0
@@ -217,7 +221,7 @@ class _Counted:
             yield from self._issues
             return
         matcher = self._baseline.matcher()
-        base = Path.cwd()
+        base = self._base
         for issue in self._issues:
             if matcher.known(identity(issue, base)):
                 self.suppressed += 1
@@ -226,12 +230,19 @@ class _Counted:
             yield issue
 
 
-def _baseline(raw: str | None) -> Baseline | None:
+def _root(opts: ValidateOptions) -> Path:
+    return Path(opts.root) if opts.root else Path.cwd()
+
+
+def _baseline(raw: str | None, base: Path) -> Baseline | None:
     if raw is None:
         return None
-    from sitemap_tui.validate.baseline import load
+    from sitemap_tui.validate.baseline import BaselineError, load
 
-    return load(raw, Path.cwd())
+    try:
+        return load(raw, base)
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _baseline_path(raw: str | None) -> Path | None:
@@ -255,12 +266,12 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
     if opts.format == "sarif" and baseline is not None:
         # SARIF keeps the known findings too, each with its baselineState, and the gone ones
         matcher = baseline.matcher()
-        base = Path.cwd()
+        base = _root(opts)
         write_report("sarif", selected(), summary, out,
                      baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base)) else "new",
                      absent=matcher.absent)
         return
-    issues = _Counted(selected(), baseline)
+    issues = _Counted(selected(), baseline, _root(opts))
     if _summary_wanted(opts, total):
         write_rule_summary(issues, summary, out, urls=opts.summary_urls)
     else:
@@ -277,7 +288,7 @@ def _summary_wanted(opts: ValidateOptions, total: int) -> bool:
 
 
 def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]], files: int, urls: int,
-                    failed: bool) -> None:
+                    failed: bool, base: Path) -> None:
     """Every current finding (known ones included) as a JSON report, through a temp file: a run
     that fails or is stopped leaves the previous baseline as it was."""
     from sitemap_tui.output import open_output
@@ -286,7 +297,7 @@ def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]],
     summary = Summary.of(selected(), files=files, urls=urls)
     signals.check()
     with open_output(path, label=f"--write-baseline {display(raw)}") as out:
-        write_report("json", portable(selected(), Path.cwd()), summary, out.file)
+        write_report("json", portable(selected(), base), summary, out.file)
         if not failed:
             out.commit()
             print(f"sitemap-tui: wrote a baseline of {summary.errors + summary.warnings + summary.info:,} "

@@ -27,6 +27,7 @@ class Merged:
     map: tuple[str, ...]
     headers: tuple[str, ...]  # "Name: value", the config's read from the environment
     shown: tuple[str, ...]  # what --show-config prints
+    root: str | None = None  # the project config's folder: baseline identities are relative to it
 
 
 def merge(ns: argparse.Namespace) -> Merged:
@@ -65,7 +66,8 @@ def merge(ns: argparse.Namespace) -> Merged:
         select=",".join(select) if isinstance(select, list) else select,
         ignore=",".join(ignore) if isinstance(ignore, list) else ignore,
         fail_on=fail_on, baseline=baseline, severity=tuple(sorted(severity.items())),
-        map=tuple(maps), headers=headers, shown=shown)
+        map=tuple(maps), headers=headers, shown=shown,
+        root=str(config.path.parent) if config.path else None)
 
 
 def _headers_source(cli: list[str], from_file: dict[str, str], where: str) -> str:

@@ -25,10 +25,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.session.exits import UsageError
 from sitemap_tui.validate.report import SRCROOT, local_path
 
 Key = tuple[str, str, str]
+
+
+class BaselineError(ValueError):
+    """A baseline file that cannot be used, said in one line (the command line makes it exit 2)."""
 
 SARIF_LEVEL_SEVERITY = {"error": "error", "warning": "warning", "note": "info", "none": "info"}
 
@@ -107,13 +110,13 @@ def load(raw: str, base: Path) -> Baseline:
     try:
         text = Path(raw).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UsageError(f"{label}: no such file (write one with --write-baseline)") from None
+        raise BaselineError(f"{label}: no such file (write one with --write-baseline)") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{label}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise BaselineError(f"{label}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     try:
         doc = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"{label}: not JSON ({exc})") from None
+        raise BaselineError(f"{label}: not JSON ({exc})") from None
     try:
         if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
             findings = list(_from_sarif(doc, base))
@@ -122,7 +125,7 @@ def load(raw: str, base: Path) -> Baseline:
         else:
             raise ValueError("neither a `validate --format json` report nor SARIF")
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise UsageError(f"{label}: {exc}") from None
+        raise BaselineError(f"{label}: {exc}") from None
     known: dict[Key, list[Known]] = {}
     for finding in findings:
         key = (finding.rule, where(finding.sitemap, base), finding.url or "")
