@@ -75,6 +75,8 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     """The command ``ns`` names, on its typed options (each module imported only when its
     command runs, and it defines those options)."""
     command = ns.command
+    if getattr(ns, "map", None):
+        _map_targets(ns)
     if command == "urls":
         from sitemap_tui.cli import urls
 
@@ -120,3 +122,25 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     if command == "demo":
         return explorer.cmd_demo(explorer.demo_options(ns), launch)
     raise ValueError(f"unknown command {command!r}")
+
+
+def _map_targets(ns: argparse.Namespace) -> None:
+    """A local target inside a ``--map``ped directory becomes the URL it stands for, so the
+    build is judged as the deployed site (its index children are on the same host); a bad
+    --map is a usage error here, before anything runs."""
+    from pathlib import Path
+
+    from sitemap_tui.engine.localmap import parse_maps, url_for_path
+
+    try:
+        maps = parse_maps(ns.map)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    for name in ("target", "old", "new"):
+        raw = getattr(ns, name, None)
+        if not isinstance(raw, str) or "://" in raw or not Path(raw).expanduser().exists():
+            continue
+        url = url_for_path(maps, Path(raw))
+        if url is not None:
+            print(f"sitemap-tui: {raw} is read as {url} (--map)", file=sys.stderr)
+            setattr(ns, name, url)

@@ -27,6 +27,7 @@ from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 
+from sitemap_tui.engine import localmap
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded
 from sitemap_tui.engine.fetch_local import BusyClock, fetch_local, timed_sink
 from sitemap_tui.engine.fetch_outcome import (
@@ -135,6 +136,36 @@ async def _take_location(response: httpx.Response) -> None:
         values = response.headers.get_list("location")
         response.extensions[_LOCATION_KEY] = values[0] if values else ""
         del response.headers["location"]
+
+
+async def _fetch_mapped(
+    hit: localmap.MapHit,
+    sink: Sink,
+    cfg: FetchConfig,
+    on_progress: ProgressCallback | None,
+    on_response: ResponseCallback | None,
+) -> FetchOutcome:
+    """A ``--map``ped URL read from its directory, with the caps and ``.gz`` decoding of HTTP.
+
+    The outcome keeps the URL (location and host rules judge the deployed address); a file the
+    directory lacks answers as a 404 would, a path leaving it as a 403, both with the reason."""
+    if hit.path is None:
+        out = FetchOutcome(stats=FileStats(final_url=hit.url, http_status=hit.status),
+                           final_url=hit.url, redirect_chain=[hit.url])
+        fail(out, hit.error or f"not found: {hit.url}")
+        out.stats.fetch_time = 0.0
+        return out
+    if on_response is not None:
+        on_response(FetchOutcome(stats=FileStats(final_url=hit.url, http_status=200),
+                                 final_url=hit.url, redirect_chain=[hit.url]))
+    out = await fetch_local(hit.path, sink, max_decoded=cfg.max_decoded, max_wire=cfg.max_wire,
+                            on_progress=on_progress)
+    out.final_url = hit.url
+    out.redirect_chain = [hit.url]
+    out.stats.final_url = hit.url
+    if out.error is None:
+        out.stats.http_status = 200
+    return out
 
 
 class _Watchdog:
@@ -315,6 +346,9 @@ class Fetcher:
             fail(out, f"not fetched: {reason}")
             out.stats.fetch_time = 0.0
             return out
+        hit = localmap.lookup(cfg.maps, url)
+        if hit is not None:
+            return await _fetch_mapped(hit, sink, cfg, on_progress, on_response)
         if self._client is None:
             raise RuntimeError("Fetcher is not open: use 'async with Fetcher(config)'")
         run = _Run(

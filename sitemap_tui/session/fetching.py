@@ -32,6 +32,7 @@ class FetchOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     per_host: int = 4
     max_size: int = 50  # MiB
+    maps: tuple[str, ...] = ()  # --map URL=DIR
 
 
 def default_concurrency(workers: int) -> int:
@@ -71,11 +72,16 @@ def _target_url(raw: str | None) -> str | None:
 def fetch_config(options: FetchOptions) -> FetchConfig:
     from sitemap_tui import USER_AGENT
     from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.localmap import parse_maps
     from sitemap_tui.engine.netpolicy import origin_of, parse_resolve
 
     headers = parse_headers(options.header)
     try:
         resolve = parse_resolve(list(options.resolve))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        maps = parse_maps(options.maps)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     target = _target_url(options.target)
@@ -102,4 +108,5 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         header_all_hosts=all_hosts,
         allow_private=options.allow_private,
         resolve=resolve,
+        maps=maps,
     )
