@@ -137,3 +137,13 @@ def test_url_for_path_and_prefix(tmp_path: Path) -> None:
     assert url_for_path((m,), tmp_path / "a b.xml") == "https://example.com/docs/a%20b.xml"
     assert url_for_path((m,), tmp_path) == "https://example.com/docs/"
     assert url_for_path((m,), tmp_path.parent) is None
+
+
+def test_stats_say_where_the_bytes_came_from() -> None:
+    maps = ("--map", f"{SITE}={BUILD}", "--no-history")
+    text = run("stats", str(BUILD / "sitemap.xml"), *maps)
+    assert text.returncode == 0, text.stderr
+    assert f"read from {BUILD / 'sitemap-posts.xml'}" in text.stdout
+    data = json.loads(run("stats", str(BUILD / "sitemap.xml"), "--json", *maps).stdout)
+    root = data["nodes"][0]
+    assert root["url"] == SITE + "sitemap.xml" and root["read_from"] == str(BUILD / "sitemap.xml")

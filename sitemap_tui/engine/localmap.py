@@ -97,6 +97,12 @@ def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
     return MapHit(url, path)
 
 
+def read_from(maps: tuple[LocalMap, ...], url: str) -> str | None:
+    """The local file a mapped URL's bytes come from (for the Overview and ``stats``)."""
+    hit = lookup(maps, url)
+    return str(hit.path) if hit is not None and hit.path is not None else None
+
+
 def _through_symlink(root: Path, relative: str) -> bool:
     """True when the path leaves the root only because of a symlink (not by ``..``)."""
     current = root

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import node_by_name, screen_text, settle, wait_for
+from app_helpers import node_by_name, screen_text, select, settle, static_text, wait_for
 
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.localmap import parse_maps
 from sitemap_tui.engine.model import NodeState
+from sitemap_tui.tui.widgets.overview import OverviewPane
 
 BUILD = Path(__file__).parent.parent / "fixtures" / "localbuild"
 
@@ -35,3 +36,7 @@ async def test_tree_expands_mapped_children(make_app, size):
         assert model.nodes[posts].url == "https://example.com/sitemap-posts.xml"
         assert model.nodes[posts].error is None and model.nodes[pages].error is None
         assert "sitemap-posts.xml" in screen_text(app)
+        # the Overview says where the selected file's bytes came from
+        await select(app, pilot, posts)
+        overview = static_text(app.query_one(OverviewPane).query_one("#ov-summary"), 200)
+        assert "Read from" in overview and "sitemap-posts.xml" in overview.split("Read from")[1]
