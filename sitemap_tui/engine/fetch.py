@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 import time
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -136,6 +137,17 @@ async def _take_location(response: httpx.Response) -> None:
         values = response.headers.get_list("location")
         response.extensions[_LOCATION_KEY] = values[0] if values else ""
         del response.headers["location"]
+
+
+def tls_context(cfg: FetchConfig) -> ssl.SSLContext | None:
+    """The certificate check of ``--cacert`` / ``--insecure``; None: httpx's default.
+    ``--cacert`` replaces the system CAs, as curl's does (a staging CA proves nothing else).
+    Raises OSError / ssl.SSLError for a CA file that cannot be used (the caller checks early)."""
+    if cfg.insecure:
+        return httpx.create_ssl_context(verify=False)
+    if cfg.cacert is not None:
+        return ssl.create_default_context(cafile=cfg.cacert)
+    return None
 
 
 async def _fetch_mapped(
@@ -292,7 +304,8 @@ class Fetcher:
                 headers=headers,
                 timeout=timeout,
                 # every connection goes through the address policy (netpolicy.GuardedBackend)
-                transport=guarded_transport(self.policy, http2=http2, limits=limits),
+                transport=guarded_transport(self.policy, http2=http2, limits=limits,
+                                            ssl_context=tls_context(cfg)),
                 follow_redirects=False,
                 event_hooks={"response": [_take_location]},
                 cookies=jar,

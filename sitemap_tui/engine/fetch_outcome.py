@@ -70,6 +70,8 @@ class FetchConfig:
     allow_private: bool = False  # --allow-private: any address for any URL
     resolve: dict[str, str] = field(default_factory=dict)  # --resolve HOST:IP (user-named)
     maps: tuple[LocalMap, ...] = ()  # --map URL=DIR: those URLs are read from the directory
+    cacert: str | None = None  # --cacert FILE: the only CAs trusted (as curl's)
+    insecure: bool = False  # --insecure: no certificate check at all (staging servers)
 
 
 @dataclass(slots=True)

@@ -33,6 +33,8 @@ class FetchOptions:
     per_host: int = 4
     max_size: int = 50  # MiB
     maps: tuple[str, ...] = ()  # --map URL=DIR
+    cacert: str | None = None
+    insecure: bool = False
 
 
 def default_concurrency(workers: int) -> int:
@@ -92,6 +94,17 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
     elif headers and origin_of(target) is None:
         warn("the target is a local path, which has no origin: the -H headers are sent to no "
              "host (--header-all-hosts sends them to every host)")
+    if options.insecure:
+        warn("--insecure: TLS certificates are not checked; anyone on the path can answer for "
+             "the site")
+    elif options.cacert is not None:
+        import ssl
+
+        try:  # a CA file that cannot be used is the user's error, said before anything runs
+            ssl.create_default_context(cafile=options.cacert)
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc
+            raise UsageError(f"--cacert {options.cacert}: cannot load certificates ({reason})") from exc
     for name in PROXY_VARIABLES:
         if os.environ.get(name) or os.environ.get(name.lower()):
             warn(f"{name} is set but not used: sitemap-tui connects directly, to check the "
@@ -109,4 +122,6 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         allow_private=options.allow_private,
         resolve=resolve,
         maps=maps,
+        cacert=options.cacert,
+        insecure=options.insecure,
     )
