@@ -40,3 +40,15 @@ async def test_tree_expands_mapped_children(make_app, size):
         await select(app, pilot, posts)
         overview = static_text(app.query_one(OverviewPane).query_one("#ov-summary"), 200)
         assert "Read from" in overview and "sitemap-posts.xml" in overview.split("Read from")[1]
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_insecure_is_a_lasting_notice(make_app, size):
+    target = "https://example.com/sitemap.xml"
+    config = FetchConfig(target=target, insecure=True, maps=parse_maps([f"https://example.com/={BUILD}"]))
+    app = make_app(target, fetch_config=config)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: bool(app.tree.model.roots()), what="the root")
+        await pilot.pause()
+        notes = [str(n.message) for n in app._notifications]
+        assert any("--insecure: TLS certificates are not checked" in n for n in notes), notes
