@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 import time
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -30,7 +29,7 @@ import httpx
 
 from sitemap_tui.engine import localmap
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded
-from sitemap_tui.engine.fetch_local import BusyClock, fetch_local, timed_sink
+from sitemap_tui.engine.fetch_local import BusyClock, fetch_local, fetch_mapped, timed_sink
 from sitemap_tui.engine.fetch_outcome import (
     ACCEPT_ENCODING,
     CHUNK,
@@ -57,7 +56,7 @@ from sitemap_tui.engine.fetch_outcome import (
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.limits import Limiter, Slots
 from sitemap_tui.engine.model import FileStats
-from sitemap_tui.engine.netpolicy import NetPolicy, guarded_transport, origin_of
+from sitemap_tui.engine.netpolicy import NetPolicy, guarded_transport, origin_of, tls_context
 from sitemap_tui.engine.urlpolicy import (
     host_of,
     normalize,
@@ -137,47 +136,6 @@ async def _take_location(response: httpx.Response) -> None:
         values = response.headers.get_list("location")
         response.extensions[_LOCATION_KEY] = values[0] if values else ""
         del response.headers["location"]
-
-
-def tls_context(cfg: FetchConfig) -> ssl.SSLContext | None:
-    """The certificate check of ``--cacert`` / ``--insecure``; None: httpx's default.
-    ``--cacert`` replaces the system CAs, as curl's does (a staging CA proves nothing else).
-    Raises OSError / ssl.SSLError for a CA file that cannot be used (the caller checks early)."""
-    if cfg.insecure:
-        return httpx.create_ssl_context(verify=False)
-    if cfg.cacert is not None:
-        return ssl.create_default_context(cafile=cfg.cacert)
-    return None
-
-
-async def _fetch_mapped(
-    hit: localmap.MapHit,
-    sink: Sink,
-    cfg: FetchConfig,
-    on_progress: ProgressCallback | None,
-    on_response: ResponseCallback | None,
-) -> FetchOutcome:
-    """A ``--map``ped URL read from its directory, with the caps and ``.gz`` decoding of HTTP.
-
-    The outcome keeps the URL (location and host rules judge the deployed address); a file the
-    directory lacks answers as a 404 would, a path leaving it as a 403, both with the reason."""
-    if hit.path is None:
-        out = FetchOutcome(stats=FileStats(final_url=hit.url, http_status=hit.status),
-                           final_url=hit.url, redirect_chain=[hit.url])
-        fail(out, hit.error or f"not found: {hit.url}")
-        out.stats.fetch_time = 0.0
-        return out
-    if on_response is not None:
-        on_response(FetchOutcome(stats=FileStats(final_url=hit.url, http_status=200),
-                                 final_url=hit.url, redirect_chain=[hit.url]))
-    out = await fetch_local(hit.path, sink, max_decoded=cfg.max_decoded, max_wire=cfg.max_wire,
-                            on_progress=on_progress)
-    out.final_url = hit.url
-    out.redirect_chain = [hit.url]
-    out.stats.final_url = hit.url
-    if out.error is None:
-        out.stats.http_status = 200
-    return out
 
 
 class _Watchdog:
@@ -305,7 +263,7 @@ class Fetcher:
                 timeout=timeout,
                 # every connection goes through the address policy (netpolicy.GuardedBackend)
                 transport=guarded_transport(self.policy, http2=http2, limits=limits,
-                                            ssl_context=tls_context(cfg)),
+                                            ssl_context=tls_context(cfg.insecure, cfg.cacert)),
                 follow_redirects=False,
                 event_hooks={"response": [_take_location]},
                 cookies=jar,
@@ -361,7 +319,8 @@ class Fetcher:
             return out
         hit = localmap.lookup(cfg.maps, url)
         if hit is not None:
-            return await _fetch_mapped(hit, sink, cfg, on_progress, on_response)
+            return await fetch_mapped(hit, sink, max_decoded=cfg.max_decoded, max_wire=cfg.max_wire,
+                                      on_progress=on_progress, on_response=on_response)
         if self._client is None:
             raise RuntimeError("Fetcher is not open: use 'async with Fetcher(config)'")
         run = _Run(

@@ -395,3 +395,14 @@ def guarded_transport(
     """An httpx transport whose every connection obeys ``get_policy()``; ``ssl_context`` None:
     httpx's default verification (--cacert and --insecure give their own)."""
     return _GuardedTransport(GuardedBackend(get_policy), http2=http2, limits=limits, ssl_context=ssl_context)
+
+
+def tls_context(insecure: bool, cacert: str | None) -> ssl.SSLContext | None:
+    """The certificate check of ``--insecure`` / ``--cacert``; None: httpx's default.
+    ``--cacert`` replaces the system CAs, as curl's does (a staging CA vouches for nothing else).
+    Raises OSError / ssl.SSLError for a CA file that cannot be used (the session checks early)."""
+    if insecure:
+        return httpx.create_ssl_context(verify=False)
+    if cacert is not None:
+        return ssl.create_default_context(cafile=cacert)
+    return None
