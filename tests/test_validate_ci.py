@@ -321,3 +321,16 @@ def test_a_baseline_matches_in_a_checkout_elsewhere(tmp_path: Path) -> None:
         (runner / name).write_bytes((laptop / name).read_bytes())
         proc = run(runner, "validate", "public/sitemap.xml", "--baseline", name)
         assert proc.returncode == 0 and "0 new" in proc.stderr, (name, proc.stdout)
+
+
+def test_config_map_validates_a_local_build_like_the_option(tmp_path: Path) -> None:
+    import shutil
+
+    build = tmp_path / "public"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "localbuild", build)
+    by_option = run(build, "validate", "sitemap.xml", "--no-config", "--map", f"https://example.com/={build}/")
+    assert "3 files, 6 URLs" in by_option.stdout, by_option.stderr
+    (tmp_path / ".sitemap-tui.toml").write_text('map = ["https://example.com/=public/"]\n')
+    by_config = run(build, "validate", "sitemap.xml")
+    assert by_config.stdout == by_option.stdout and by_config.returncode == by_option.returncode
+    assert "is read as https://example.com/sitemap.xml (--map)" in by_config.stderr

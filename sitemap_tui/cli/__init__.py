@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from sitemap_tui.cli.arrange import arrange
+from sitemap_tui.cli.options import map_targets
 from sitemap_tui.cli.parser import HEADLESS, build_parser
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.launch import Launch
@@ -77,6 +78,8 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     """The command ``ns`` names, on its typed options (each module imported only when its
     command runs, and it defines those options)."""
     command = ns.command
+    if getattr(ns, "map", None):
+        map_targets(ns)
     if command == "urls":
         from sitemap_tui.cli import urls
 

@@ -46,6 +46,7 @@ def fetch_options(ns: argparse.Namespace) -> FetchOptions:
         target=ns.target, header=tuple(ns.header), header_all_hosts=ns.header_all_hosts,
         allow_private=ns.allow_private, resolve=tuple(ns.resolve), user_agent=ns.user_agent,
         timeout=ns.timeout, concurrency=concurrency, per_host=ns.per_host, max_size=ns.max_size,
+        maps=tuple(ns.map), cacert=ns.cacert, insecure=ns.insecure,
     )
 
 
@@ -55,3 +56,37 @@ def tree_options(ns: argparse.Namespace, *, recursive: bool) -> TreeOptions:
         db=ns.db, workers=worker_count(ns), history=not getattr(ns, "no_history", False),
         cache=not getattr(ns, "no_cache", False),
     )
+
+
+def map_targets(ns: argparse.Namespace) -> None:
+    """A local target inside a ``--map``ped directory becomes the URL it stands for, so the
+    build is judged as the deployed site (its index children are on the same host); a bad
+    --map is a usage error here, before anything runs. ``validate``'s several TARGETs each."""
+    import sys
+    from pathlib import Path
+
+    from sitemap_tui.engine.localmap import parse_maps, url_for_path
+    from sitemap_tui.session.exits import UsageError
+
+    try:
+        maps = parse_maps(getattr(ns, "map", None) or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    if not maps:
+        return
+
+    def mapped(raw: object) -> object:
+        if not isinstance(raw, str) or "://" in raw or not Path(raw).expanduser().exists():
+            return raw
+        url = url_for_path(maps, Path(raw))
+        if url is None:
+            return raw
+        print(f"sitemap-tui: {raw} is read as {url} (--map)", file=sys.stderr)
+        return url
+
+    for name in ("target", "old", "new"):
+        raw = getattr(ns, name, None)
+        if isinstance(raw, list):
+            setattr(ns, name, [mapped(r) for r in raw])
+        elif raw is not None:
+            setattr(ns, name, mapped(raw))

@@ -189,6 +189,16 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
     g.add_argument("--resolve", action="append", default=[], metavar="HOST:IP",
                    help="connect to IP for HOST, without DNS (repeatable); the host counts as the "
                         "user's own, like the target")
+    g.add_argument("--map", action="append", default=[], metavar="URL=DIR",
+                   help="read URLs under URL from the local directory DIR instead of the network "
+                        "(repeatable), e.g. https://example.com/=./public/ to validate a build before "
+                        "it is deployed; rules judge the URLs as on the deployed site")
+    g.add_argument("--cacert", metavar="FILE",
+                   help="trust only the CA certificates in FILE (PEM), as curl's --cacert: a staging "
+                        "server's own CA")
+    g.add_argument("--insecure", action="store_true",
+                   help="do not check TLS certificates at all (staging before DNS cutover); prints a "
+                        "warning on every run")
     g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
     g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
                    help="overall deadline per file, headers and body (default 30)")

@@ -22,6 +22,7 @@ from sitemap_tui.cli.headless import (
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import files_read, report_left_out, target_answered, target_problem
 from sitemap_tui.engine.explorer import Explorer
+from sitemap_tui.engine.localmap import read_from
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK
 from sitemap_tui.session.fetching import FetchOptions
@@ -43,6 +44,7 @@ def node_json(explorer: Explorer, node_id: int) -> dict[str, Any]:
         "gzipped": s.gzipped,
         "http_status": s.http_status,
         "final_url": s.final_url,
+        "read_from": read_from(explorer.fetch_config.maps, node.url),  # --map: the local file
         "content_type": s.content_type,
         "content_encoding": s.content_encoding,
         "xml_encoding": s.xml_encoding,
@@ -146,7 +148,9 @@ def _stats_lines(tree: list[dict[str, Any]], humanize: Any, depth: int = 0) -> l
         if n["state"] != "done":
             parts.append(f"[{n['state']}]")
         if n["kind"] not in ("site", "directory"):
-            if n["http_status"]:
+            if n["read_from"]:
+                parts.append(f"read from {display(n['read_from'])}")
+            elif n["http_status"]:
                 parts.append(f"HTTP {n['http_status']}")
             if n["urls"]:
                 parts.append(plural(n["urls"], "URL"))

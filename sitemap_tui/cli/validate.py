@@ -21,7 +21,7 @@ from sitemap_tui.cli.headless import (
     run_exploration,
     run_store,
 )
-from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
+from sitemap_tui.cli.options import TreeOptions, fetch_options, map_targets, tree_options
 from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
@@ -74,9 +74,12 @@ class ValidateOptions:
 def options(ns: argparse.Namespace) -> ValidateOptions:
     from sitemap_tui.cli.validate_config import merge
 
+    merged = merge(ns)
+    if merged.map and not ns.map:  # the project config's map: as if given with --map
+        ns.map = list(merged.map)
+        map_targets(ns)
     targets = list(ns.target or [])
     ns.target = targets[0] if targets else None  # the -H headers' origin (fetch_options) is the first's
-    merged = merge(ns)
     fetch = fetch_options(ns)
     if merged.headers:
         fetch = replace(fetch, header=merged.headers)
@@ -119,10 +122,6 @@ def _validate(opts: ValidateOptions) -> int:
 
     if opts.summary and opts.format != "text":
         raise UsageError(f"--summary is a text report; --format {opts.format} lists every finding")
-    if opts.map:
-        # the local-build mapping (--map, issue 21 section 1) is another branch's: until it reads
-        # opts.map, say that the config's key did nothing rather than judge the live site silently
-        print("sitemap-tui: the config's map is not applied: this build has no --map", file=sys.stderr)
     target = parse_target(opts.target)
     fail_on = opts.fail_on
     if fail_on != "never" and Severity(fail_on).rank < Severity(opts.min_severity).rank:

@@ -27,8 +27,9 @@ from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 
+from sitemap_tui.engine import localmap
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded
-from sitemap_tui.engine.fetch_local import BusyClock, fetch_local, timed_sink
+from sitemap_tui.engine.fetch_local import BusyClock, fetch_local, fetch_mapped, timed_sink
 from sitemap_tui.engine.fetch_outcome import (
     ACCEPT_ENCODING,
     CHUNK,
@@ -55,7 +56,7 @@ from sitemap_tui.engine.fetch_outcome import (
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.limits import Limiter, Slots
 from sitemap_tui.engine.model import FileStats
-from sitemap_tui.engine.netpolicy import NetPolicy, guarded_transport, origin_of
+from sitemap_tui.engine.netpolicy import NetPolicy, guarded_transport, origin_of, tls_context
 from sitemap_tui.engine.urlpolicy import (
     host_of,
     normalize,
@@ -261,7 +262,8 @@ class Fetcher:
                 headers=headers,
                 timeout=timeout,
                 # every connection goes through the address policy (netpolicy.GuardedBackend)
-                transport=guarded_transport(self.policy, http2=http2, limits=limits),
+                transport=guarded_transport(self.policy, http2=http2, limits=limits,
+                                            ssl_context=tls_context(cfg.insecure, cfg.cacert)),
                 follow_redirects=False,
                 event_hooks={"response": [_take_location]},
                 cookies=jar,
@@ -315,6 +317,10 @@ class Fetcher:
             fail(out, f"not fetched: {reason}")
             out.stats.fetch_time = 0.0
             return out
+        hit = localmap.lookup(cfg.maps, url)
+        if hit is not None:
+            return await fetch_mapped(hit, sink, max_decoded=cfg.max_decoded, max_wire=cfg.max_wire,
+                                      on_progress=on_progress, on_response=on_response)
         if self._client is None:
             raise RuntimeError("Fetcher is not open: use 'async with Fetcher(config)'")
         run = _Run(

@@ -1,5 +1,6 @@
-"""Reading a local sitemap through the same bounded decoder as an HTTP body, and the clock of
-the time this process spends in sinks (parsing), which no file's deadline is charged for."""
+"""Reading a local sitemap (or a ``--map``ped URL's file) through the same bounded decoder as an
+HTTP body, and the clock of the time this process spends in sinks (parsing), which no file's
+deadline is charged for."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import contextlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemap_tui.engine.decode import BodyDecoder, CapExceeded
 from sitemap_tui.engine.fetch_outcome import (
@@ -14,6 +16,7 @@ from sitemap_tui.engine.fetch_outcome import (
     MIB,
     FetchOutcome,
     ProgressCallback,
+    ResponseCallback,
     Sink,
     StopFetch,
     describe,
@@ -21,6 +24,9 @@ from sitemap_tui.engine.fetch_outcome import (
     fail,
 )
 from sitemap_tui.engine.model import FileStats
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.localmap import MapHit
 
 
 class BusyClock:
@@ -101,4 +107,36 @@ async def fetch_local(
             stats.decoded_bytes = decoder.decoded_bytes
             stats.gzipped = decoder.gzipped
         stats.fetch_time = time.perf_counter() - started
+    return out
+
+
+async def fetch_mapped(
+    hit: MapHit,
+    sink: Sink,
+    *,
+    max_decoded: int,
+    max_wire: int,
+    on_progress: ProgressCallback | None = None,
+    on_response: ResponseCallback | None = None,
+) -> FetchOutcome:
+    """A ``--map``ped URL read from its directory, with the caps and ``.gz`` decoding of HTTP.
+
+    The outcome keeps the URL (location and host rules judge the deployed address); a file the
+    directory lacks answers as a 404 would, a path leaving it as a 403, both with the reason."""
+    if hit.path is None:
+        out = FetchOutcome(stats=FileStats(final_url=hit.url, http_status=hit.status),
+                           final_url=hit.url, redirect_chain=[hit.url])
+        fail(out, hit.error or f"not found: {hit.url}")
+        out.stats.fetch_time = 0.0
+        return out
+    if on_response is not None:
+        on_response(FetchOutcome(stats=FileStats(final_url=hit.url, http_status=200),
+                                 final_url=hit.url, redirect_chain=[hit.url]))
+    out = await fetch_local(hit.path, sink, max_decoded=max_decoded, max_wire=max_wire,
+                            on_progress=on_progress)
+    out.final_url = hit.url
+    out.redirect_chain = [hit.url]
+    out.stats.final_url = hit.url
+    if out.error is None:
+        out.stats.http_status = 200
     return out

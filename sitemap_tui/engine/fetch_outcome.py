@@ -17,6 +17,7 @@ import httpx
 from sitemap_tui import USER_AGENT
 from sitemap_tui.engine.decode import DecodeError
 from sitemap_tui.engine.findings import Finding
+from sitemap_tui.engine.localmap import LocalMap
 from sitemap_tui.engine.model import FileStats
 from sitemap_tui.engine.netpolicy import AddressRefused
 
@@ -68,6 +69,9 @@ class FetchConfig:
     header_all_hosts: bool = False  # --header-all-hosts: ``headers`` to every host
     allow_private: bool = False  # --allow-private: any address for any URL
     resolve: dict[str, str] = field(default_factory=dict)  # --resolve HOST:IP (user-named)
+    maps: tuple[LocalMap, ...] = ()  # --map URL=DIR: those URLs are read from the directory
+    cacert: str | None = None  # --cacert FILE: the only CAs trusted (as curl's)
+    insecure: bool = False  # --insecure: no certificate check at all (staging servers)
 
 
 @dataclass(slots=True)

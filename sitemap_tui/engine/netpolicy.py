@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import ssl
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -368,8 +369,10 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
     """httpx's own transport (exception mapping, streaming) over a pool that connects through
     :class:`GuardedBackend`."""
 
-    def __init__(self, backend: GuardedBackend, *, http2: bool, limits: httpx.Limits) -> None:
-        ssl_context = httpx.create_ssl_context()  # what httpx's default transport would use
+    def __init__(self, backend: GuardedBackend, *, http2: bool, limits: httpx.Limits,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        if ssl_context is None:
+            ssl_context = httpx.create_ssl_context()  # what httpx's default transport would use
         super().__init__(verify=ssl_context, http2=http2, limits=limits)
         if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
             # never fall back to an unguarded pool if httpx changes its internals
@@ -386,7 +389,20 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
 
 
 def guarded_transport(
-    get_policy: Callable[[], NetPolicy], *, http2: bool, limits: httpx.Limits
+    get_policy: Callable[[], NetPolicy], *, http2: bool, limits: httpx.Limits,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> httpx.AsyncHTTPTransport:
-    """An httpx transport whose every connection obeys ``get_policy()``."""
-    return _GuardedTransport(GuardedBackend(get_policy), http2=http2, limits=limits)
+    """An httpx transport whose every connection obeys ``get_policy()``; ``ssl_context`` None:
+    httpx's default verification (--cacert and --insecure give their own)."""
+    return _GuardedTransport(GuardedBackend(get_policy), http2=http2, limits=limits, ssl_context=ssl_context)
+
+
+def tls_context(insecure: bool, cacert: str | None) -> ssl.SSLContext | None:
+    """The certificate check of ``--insecure`` / ``--cacert``; None: httpx's default.
+    ``--cacert`` replaces the system CAs, as curl's does (a staging CA vouches for nothing else).
+    Raises OSError / ssl.SSLError for a CA file that cannot be used (the session checks early)."""
+    if insecure:
+        return httpx.create_ssl_context(verify=False)
+    if cacert is not None:
+        return ssl.create_default_context(cafile=cacert)
+    return None

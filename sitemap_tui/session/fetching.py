@@ -32,6 +32,9 @@ class FetchOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     per_host: int = 4
     max_size: int = 50  # MiB
+    maps: tuple[str, ...] = ()  # --map URL=DIR
+    cacert: str | None = None
+    insecure: bool = False
 
 
 def default_concurrency(workers: int) -> int:
@@ -71,11 +74,16 @@ def _target_url(raw: str | None) -> str | None:
 def fetch_config(options: FetchOptions) -> FetchConfig:
     from sitemap_tui import USER_AGENT
     from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.localmap import parse_maps
     from sitemap_tui.engine.netpolicy import origin_of, parse_resolve
 
     headers = parse_headers(options.header)
     try:
         resolve = parse_resolve(list(options.resolve))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        maps = parse_maps(options.maps)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     target = _target_url(options.target)
@@ -86,6 +94,17 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
     elif headers and origin_of(target) is None:
         warn("the target is a local path, which has no origin: the -H headers are sent to no "
              "host (--header-all-hosts sends them to every host)")
+    if options.insecure:
+        warn("--insecure: TLS certificates are not checked; anyone on the path can answer for "
+             "the site")
+    elif options.cacert is not None:
+        import ssl
+
+        try:  # a CA file that cannot be used is the user's error, said before anything runs
+            ssl.create_default_context(cafile=options.cacert)
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc
+            raise UsageError(f"--cacert {options.cacert}: cannot load certificates ({reason})") from exc
     for name in PROXY_VARIABLES:
         if os.environ.get(name) or os.environ.get(name.lower()):
             warn(f"{name} is set but not used: sitemap-tui connects directly, to check the "
@@ -102,4 +121,7 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         header_all_hosts=all_hosts,
         allow_private=options.allow_private,
         resolve=resolve,
+        maps=maps,
+        cacert=options.cacert,
+        insecure=options.insecure,
     )

@@ -65,6 +65,11 @@ class EngineLink(PaneSync):
             # lasting: read at start, while the eye is on the tree, a toast would vanish unread
             self.notify(display(problem), title="config", severity="warning", markup=False,
                         timeout=LASTING_NOTICE_SECONDS)
+        if getattr(self.fetch_config, "insecure", False):
+            # the stderr warning is hidden under the TUI: say it where the user looks, and keep it
+            self.notify("--insecure: TLS certificates are not checked; anyone on the path can "
+                        "answer for the site.", title="insecure", severity="warning", markup=False,
+                        timeout=LASTING_NOTICE_SECONDS)
         self.tree_width = self._initial_tree_width()
         self.tree.focus()
         self.set_interval(self.refresh_interval, self._tick, name="pane-refresh")

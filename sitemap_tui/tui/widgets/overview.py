@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Sparkline, Static
 
+from sitemap_tui.engine.localmap import read_from
 from sitemap_tui.engine.model import Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
@@ -273,6 +274,10 @@ class OverviewPane(NodePane):
                 left.extend(self._transfer_rows(node)[:2])
         else:
             left.extend(self._transfer_rows(node))
+        config = getattr(self.app, "fetch_config", None)
+        source = read_from(config.maps, node.url) if config is not None else None
+        if source is not None:  # --map: the bytes came from the build directory, not the URL
+            left.append(("Read from", Text(display(source))))
 
         right: list[tuple[str, Text | str]] = []
         urls = agg.urls if agg.urls else s.url_count

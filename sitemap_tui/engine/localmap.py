@@ -1,0 +1,130 @@
+"""``--map URL=DIR``: a site's build directory read in place of the deployed site (issue 21).
+
+A URL under a mapped prefix is answered from the directory, so a build can be validated before
+it is served: the node keeps the mapped URL, and location and host rules judge it as they would
+judge the deployed site. Only files inside the directory are ever read: the URL's path is
+percent-decoded, resolved (symlinks included) and checked to stay under the directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+
+@dataclass(frozen=True, slots=True)
+class LocalMap:
+    """One ``--map``: URLs starting with ``prefix`` (scheme://host/path/) come from ``root``."""
+
+    prefix: str
+    root: Path  # resolved, an existing directory
+    shown: str  # the directory as the user wrote it, for messages
+
+
+@dataclass(frozen=True, slots=True)
+class MapHit:
+    """Where a mapped URL's bytes are: ``path``, or ``error`` when the directory cannot answer
+    (missing file, a path leaving the directory); ``status`` is the HTTP status it stands for."""
+
+    url: str
+    path: Path | None
+    error: str | None = None
+    status: int = 200
+
+
+def parse_map(value: str) -> LocalMap:
+    """``https://example.com/=./public/`` -> LocalMap; ValueError with a one-line reason."""
+    url, sep, directory = value.partition("=")
+    if not sep or not url or not directory:
+        raise ValueError(f"bad --map {value!r}: expected URL=DIRECTORY, e.g. https://example.com/=./public/")
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"bad --map {value!r}: {url!r} is not an http(s) URL with a host")
+    if parts.query or parts.fragment:
+        raise ValueError(f"bad --map {value!r}: the URL prefix cannot have a query or fragment")
+    root = Path(directory).expanduser()
+    if not root.is_dir():
+        raise ValueError(f"bad --map {value!r}: {directory!r} is not a directory")
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    netloc = parts.netloc.lower()
+    return LocalMap(f"{parts.scheme.lower()}://{netloc}{path}", root.resolve(), directory)
+
+
+def parse_maps(values: list[str] | tuple[str, ...]) -> tuple[LocalMap, ...]:
+    """All ``--map`` values, the longest prefix first (a more specific mapping wins)."""
+    maps = [parse_map(v) for v in values]
+    return tuple(sorted(maps, key=lambda m: len(m.prefix), reverse=True))
+
+
+def _key(url: str) -> str | None:
+    """``url`` with its scheme and host lowercased (as the prefix is), or None if not http(s)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path or '/'}"
+
+
+def lookup(maps: tuple[LocalMap, ...], url: str) -> MapHit | None:
+    """Where ``url`` is read from when a mapping covers it; None when none does (fetch it)."""
+    if not maps:
+        return None
+    key = _key(url)
+    if key is None:
+        return None
+    for m in maps:
+        if key.startswith(m.prefix):
+            return _locate(m, url, key[len(m.prefix):])
+    return None
+
+
+def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
+    if urlsplit(url).query:
+        # a directory holds files, not answers to queries: said, never silently the bare file
+        return MapHit(url, None, f"not found in {m.shown}: a URL with a query string has no file", 404)
+    relative = unquote(rest)
+    try:
+        # resolve() follows symlinks and folds "..": what is left must still be under the root
+        path = (m.root / relative).resolve()
+    except (OSError, ValueError, RuntimeError) as exc:
+        return MapHit(url, None, f"not read from {m.shown}: {relative!r} is not a usable path ({exc})", 404)
+    if not path.is_relative_to(m.root):
+        return MapHit(url, None, f"refused: {relative!r} leads outside {m.shown}"
+                      + (" (through a symlink)" if _through_symlink(m.root, relative) else ""), 403)
+    if path.is_dir():
+        return MapHit(url, None, f"not found in {m.shown}: {relative or '/'} is a directory", 404)
+    if not path.exists():
+        return MapHit(url, None, f"not found in {m.shown}: {relative}", 404)
+    return MapHit(url, path)
+
+
+def read_from(maps: tuple[LocalMap, ...], url: str) -> str | None:
+    """The local file a mapped URL's bytes come from (for the Overview and ``stats``)."""
+    hit = lookup(maps, url)
+    return str(hit.path) if hit is not None and hit.path is not None else None
+
+
+def _through_symlink(root: Path, relative: str) -> bool:
+    """True when the path leaves the root only because of a symlink (not by ``..``)."""
+    current = root
+    for part in Path(relative).parts:
+        if part in ("..", "/"):
+            return False
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
+
+
+def url_for_path(maps: tuple[LocalMap, ...], local: Path) -> str | None:
+    """The URL a local file or directory inside a mapped directory stands for; None outside."""
+    try:
+        path = local.expanduser().resolve()
+    except (OSError, RuntimeError):
+        return None
+    for m in maps:
+        if path == m.root:
+            return m.prefix
+        if path.is_relative_to(m.root):
+            relative = path.relative_to(m.root).as_posix()
+            return m.prefix + quote(relative) + ("/" if path.is_dir() else "")
+    return None

@@ -1,0 +1,149 @@
+"""--map URL=DIR (issue 21): a build directory validated offline as the deployed site would be."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from sitemap_tui.engine.fetch import FetchConfig, Fetcher
+from sitemap_tui.engine.localmap import parse_map, parse_maps, url_for_path
+
+BUILD = Path(__file__).parent / "fixtures" / "localbuild"
+SITE = "https://example.com/"
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
+                          text=True, timeout=120, cwd=cwd, env=env)
+
+
+def report(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)["issues"]
+
+
+def comparable(issues: list[dict[str, Any]], host: str) -> list[tuple[Any, ...]]:
+    """The findings with the serving host written as the deployed one, in a stable order."""
+    name = urlsplit(host).hostname
+    def fix(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return value.replace(host, SITE).replace(f"'{name}'", "'example.com'")
+
+    rows = [tuple((k, fix(v)) for k, v in sorted(i.items())) for i in issues]
+    return sorted(rows, key=repr)
+
+
+def test_build_validates_offline_as_the_served_site(httpserver: HTTPServer, tmp_path: Path) -> None:
+    offline = run("validate", str(BUILD / "sitemap.xml"), "--map", f"{SITE}={BUILD}",
+                  "--format", "json", "--no-history")
+    assert f"is read as {SITE}sitemap.xml" in offline.stderr
+    found = report(offline)
+    rules = {i["rule"] for i in found}
+    # the children were read (their entries were judged), not skipped as on another host
+    assert "url-duplicate" in rules or any("posts/first" in (i.get("url") or "") for i in found), found
+    assert not any("another host" in i["message"] or "not fetched" in i["message"] for i in found), found
+
+    # the same files served from 127.0.0.1, their URLs naming that server
+    host = httpserver.url_for("/")
+    for f in BUILD.iterdir():
+        body = f.read_text().replace(SITE, host)
+        kind = "text/plain" if f.suffix == ".txt" else "application/xml"
+        httpserver.expect_request(f"/{f.name}").respond_with_data(body, content_type=kind)
+    served = report(run("validate", host + "sitemap.xml", "--format", "json", "--no-history"))
+    assert comparable(found, host) == comparable(served, host)
+
+
+def test_directory_target_reads_robots_and_index_from_the_build() -> None:
+    proc = run("urls", str(BUILD), "--map", f"{SITE}={BUILD}", "--no-history")
+    assert proc.returncode == 0, proc.stderr
+    urls = proc.stdout.split()
+    assert "https://example.com/posts/second/" in urls and "https://example.com/about/" in urls
+
+
+def test_missing_mapped_file_is_a_node_error(tmp_path: Path) -> None:
+    (tmp_path / "sitemap.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<sitemap><loc>https://example.com/sitemap-2.xml</loc></sitemap></sitemapindex>")
+    proc = run("validate", str(tmp_path / "sitemap.xml"), "--map", f"{SITE}={tmp_path}",
+               "--format", "json", "--no-history")
+    assert "Traceback" not in proc.stderr
+    messages = [i["message"] for i in report(proc)]
+    assert any(f"not found in {tmp_path}: sitemap-2.xml" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("value", [
+    "https://example.com/", "=./public", "ftp://example.com/=.", "https://example.com/?a=1=.",
+    "https://example.com/=/no/such/dir",
+])
+def test_bad_map_is_one_line_exit_2(value: str) -> None:
+    proc = run("urls", str(BUILD / "sitemap.xml"), "--map", value)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "--map" in proc.stderr and "Traceback" not in proc.stderr
+
+
+async def fetch_text(url: str, maps: str) -> tuple[bool, str, int | None]:
+    chunks: list[bytes] = []
+    async with Fetcher(FetchConfig(maps=parse_maps([maps]))) as fetcher:
+        out = await fetcher.fetch(url, chunks.append)
+    return out.ok, out.error or b"".join(chunks).decode(), out.stats.http_status
+
+
+@pytest.mark.parametrize("path", [
+    "../secret.txt", "%2e%2e/secret.txt", "%2E%2E%2Fsecret.txt", "sub/../../secret.txt",
+    "..%2fsecret.txt", "link/secret.txt",
+])
+async def test_traversal_never_leaves_the_directory(tmp_path: Path, path: str) -> None:
+    root = tmp_path / "public"
+    (root / "sub").mkdir(parents=True)
+    (tmp_path / "secret.txt").write_text("secret")
+    (root / "link").symlink_to(tmp_path)
+    ok, text, status = await fetch_text(SITE + path, f"{SITE}={root}")
+    assert not ok and status == 403 and f"leads outside {root}" in text, text
+    if path.startswith("link"):
+        assert "symlink" in text
+
+
+async def test_mapped_file_keeps_url_and_decodes_gzip(tmp_path: Path) -> None:
+    (tmp_path / "s.xml.gz").write_bytes(gzip.compress(b"<urlset/>"))
+    chunks: list[bytes] = []
+    async with Fetcher(FetchConfig(maps=parse_maps([f"{SITE}blog/={tmp_path}"]))) as fetcher:
+        out = await fetcher.fetch(SITE + "blog/s.xml.gz", chunks.append)
+    assert out.ok and b"".join(chunks) == b"<urlset/>"
+    assert out.final_url == SITE + "blog/s.xml.gz" and out.stats.gzipped
+
+
+async def test_mapped_file_keeps_the_size_cap(tmp_path: Path) -> None:
+    (tmp_path / "big.xml").write_bytes(b"<urlset>" + b" " * 5000 + b"</urlset>")
+    async with Fetcher(FetchConfig(maps=parse_maps([f"{SITE}={tmp_path}"]), max_decoded=1000)) as fetcher:
+        out = await fetcher.fetch(SITE + "big.xml", lambda _c: None)
+    assert not out.ok and out.error_rule == "size-over-limit", out.error
+
+
+def test_url_for_path_and_prefix(tmp_path: Path) -> None:
+    m = parse_map(f"HTTPS://Example.com/docs={tmp_path}")
+    assert m.prefix == "https://example.com/docs/"
+    (tmp_path / "a b.xml").write_text("x")
+    assert url_for_path((m,), tmp_path / "a b.xml") == "https://example.com/docs/a%20b.xml"
+    assert url_for_path((m,), tmp_path) == "https://example.com/docs/"
+    assert url_for_path((m,), tmp_path.parent) is None
+
+
+def test_stats_say_where_the_bytes_came_from() -> None:
+    maps = ("--map", f"{SITE}={BUILD}", "--no-history")
+    text = run("stats", str(BUILD / "sitemap.xml"), *maps)
+    assert text.returncode == 0, text.stderr
+    assert f"read from {BUILD / 'sitemap-posts.xml'}" in text.stdout
+    data = json.loads(run("stats", str(BUILD / "sitemap.xml"), "--json", *maps).stdout)
+    root = data["nodes"][0]
+    assert root["url"] == SITE + "sitemap.xml" and root["read_from"] == str(BUILD / "sitemap.xml")
