@@ -9,7 +9,10 @@ and ``--per-host`` limits of the exploration rather than of each process.
 Between two reads of a body the fetch lends its slot back (``Lease``) while the chunk just read
 is decoded and parsed: otherwise ``--per-host 4`` with every file on one host would let only four
 files be parsed at once, however many workers there are (issue 19). What the limits bound is
-then the requests reading from the network at once, not the files being worked on.
+then the requests reading from the network at once, not the files being worked on. The price:
+a file between two reads waits for a slot like a new request (FIFO), and does not read its socket
+meanwhile; with every slot of a host held by reads that stall (a trickling server), it waits up
+to their read timeout.
 """
 
 from __future__ import annotations
