@@ -15,10 +15,11 @@ getrusage(RUSAGE_CHILDREN) (the workers, and any other process it waited for) to
 share = self / (self + children). Wall time, total CPU and the summed RSS of the process tree come
 from bench/run.py's measure() (wait4, /proc sampling), as in bench/RESULTS.md.
 
-Every child sitemap is served by bench/server.py from one host (127.0.0.1), so each run passes
-`--per-host` = max(4, workers) besides `--workers`: the default of 4 requests per host would cap
-the files parsed at once at 4 however many workers there are (a politeness limit for real
-servers; --default-per-host keeps it, to show that cap). --concurrency is left to its default,
+Every child sitemap is served by bench/server.py from one host (127.0.0.1), and each run passes
+`--per-host` = max(4, workers) besides `--workers`. The default of 4 requests per host no longer
+caps the files parsed at once (a request's slot is lent back while the chunk it read is parsed,
+engine/limits.py's Lease), only the reads from the socket at once; --default-per-host keeps it,
+to compare the two. --concurrency is left to its default,
 which follows the worker count. The exact command line is printed above the table.
 
 Not part of CI, and not for a shared machine: timings need a quiet one.

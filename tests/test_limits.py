@@ -180,3 +180,56 @@ async def test_a_worker_that_dies_fails_its_files_and_gives_its_slots_back(https
             assert states["c1.xml"].stats.url_count == 1
     finally:
         release.set()
+
+
+
+def test_per_host_slot_is_not_held_while_a_file_is_parsed() -> None:
+    """--per-host 1 and 2 workers, both files on one host (issue 19): the slot is held only
+    while bytes are read from the socket, so the second file's request goes while the first
+    file's body is still being parsed between reads. Each child sends its first part, then
+    waits (bounded) for the other child's request before sending the rest: were the slot held
+    for the whole body, the second child could only be asked for once the first had ended,
+    and the first one's answer ends only after the wait ran out (seen as a ``False`` in
+    ``both_asked``, not as a time)."""
+    asked: set[str] = set()
+    cond = threading.Condition()
+    both_asked: list[bool] = []
+    holder: dict[str, str] = {}
+    head = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            base = holder["base"]
+            if self.path == "/index.xml":
+                parts = [INDEX.format("".join(f"<sitemap><loc>{base}/c{i}.xml</loc></sitemap>" for i in (0, 1))).encode()]
+            else:
+                with cond:
+                    asked.add(self.path)
+                    cond.notify_all()
+                locs = "".join(f"<url><loc>{base}{self.path}/p{i}</loc></url>" for i in range(2000))
+                parts = [(head + locs).encode(), b"</urlset>"]
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(sum(map(len, parts))))
+            self.end_headers()
+            for n, part in enumerate(parts):
+                if n:
+                    with cond:
+                        both_asked.append(cond.wait_for(lambda: len(asked) == 2, 10))
+                self.wfile.write(part)
+                self.wfile.flush()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    holder["base"] = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        out = stats(f"{holder['base']}/index.xml", "--per-host", "1", "--workers", "2")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "4,000 URLs" in out.stdout.splitlines()[-1], out.stdout
+    assert both_asked == [True, True]

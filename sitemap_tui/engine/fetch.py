@@ -54,7 +54,7 @@ from sitemap_tui.engine.fetch_outcome import (
     phrase,
 )
 from sitemap_tui.engine.findings import Finding
-from sitemap_tui.engine.limits import Limiter, Slots
+from sitemap_tui.engine.limits import Lease, Limiter, Slots
 from sitemap_tui.engine.model import FileStats
 from sitemap_tui.engine.netpolicy import NetPolicy, guarded_transport, origin_of, tls_context
 from sitemap_tui.engine.urlpolicy import (
@@ -180,6 +180,7 @@ class _Run:
     watchdog: _Watchdog | None = None
     pace: PaceCallback | None = None
     paused: float = 0.0  # loop seconds spent awaiting pace(): the caller's, not the server's
+    lease: Lease | None = None  # the request's slot, lent back while a read chunk is parsed
 
 
 @dataclass(slots=True)
@@ -368,7 +369,7 @@ class Fetcher:
         while True:
             if run.before_hop is not None:
                 await run.before_hop(current)
-            async with self.slots.slot(host_of(current) or ""):
+            async with self.slots.slot(host_of(current) or "") as run.lease:
                 if run.started is None:
                     # The deadline starts when we may send, not while queued behind other files.
                     run.started = time.perf_counter()
@@ -519,6 +520,8 @@ class Fetcher:
         try:
             # aiter_raw only: aiter_bytes() would let httpx inflate a whole read in one call.
             async for raw in response.aiter_raw():
+                if run.lease is not None:
+                    run.lease.give()  # parsing is no request: other files may read meanwhile
                 wire += len(raw)
                 over = wire > cfg.max_wire
                 if over:
@@ -540,10 +543,14 @@ class Fetcher:
                 if on_progress is not None and wire >= next_report:
                     on_progress(wire, total)
                     next_report = wire + CHUNK
+                t0 = time.monotonic()
                 if run.pace is not None:
-                    t0 = time.monotonic()
                     await run.pace()
-                    run.paused += time.monotonic() - t0
+                if run.lease is not None:
+                    await run.lease.take()  # the next read is a request's again
+                run.paused += time.monotonic() - t0  # the caller's wait, not the server's
+            if run.lease is not None:
+                run.lease.give()
             for chunk in decoder.finish():
                 run.delivered = True
                 timed_sink(sink, chunk)

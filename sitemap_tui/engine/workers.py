@@ -11,7 +11,8 @@ file", and request slots.
 
 Request slots: a worker's Fetcher takes no slot of its own. For each request it asks the
 explorer's ``Limiter`` (``RemoteSlots``: a ``_SlotAsk`` up the results queue, a grant down the
-worker's queue, a ``_SlotFree`` when the response is read), so ``--concurrency`` and
+worker's queue, a ``_SlotFree`` when the response is read, and the same again around each
+parse of a chunk, see ``limits.Lease``), so ``--concurrency`` and
 ``--per-host`` hold for the whole exploration, in-process fetches included. The round trip
 costs well under a millisecond per request, against the tens of milliseconds of the request.
 """
@@ -32,7 +33,7 @@ from typing import Any
 
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.filejob import JobDone, JobMessage, JobProgress, JobSpec
-from sitemap_tui.engine.limits import Limiter
+from sitemap_tui.engine.limits import Lease, Limiter
 from sitemap_tui.engine.validator import Validator
 
 RESULT_QUEUE_SIZE = 64
@@ -191,8 +192,8 @@ class RemoteSlots:
         else:
             fut.set_result(None)
 
-    @contextlib.asynccontextmanager
-    async def slot(self, host: str) -> AsyncIterator[None]:
+    async def _ask(self, host: str) -> int:
+        """Wait for a slot of ``host``; returns the ticket it was lent on."""
         ticket = next(self._tickets)
         fut: asyncio.Future[None] = self._loop.create_future()
         self._waiting[ticket] = fut
@@ -206,10 +207,22 @@ class RemoteSlots:
                 fut.cancel()
             self._waiting[ticket] = fut
             raise
+        return ticket
+
+    @contextlib.asynccontextmanager
+    async def slot(self, host: str) -> AsyncIterator[Lease]:
+        ticket = 0
+
+        async def take() -> None:
+            nonlocal ticket
+            ticket = await self._ask(host)
+
+        lease = Lease(take, lambda: self._results.put(_SlotFree(self.worker, ticket)))
+        await lease.take()
         try:
-            yield
+            yield lease
         finally:
-            self._results.put(_SlotFree(self.worker, ticket))
+            lease.give()
 
 
 def _worker_main(
