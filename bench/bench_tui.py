@@ -1,7 +1,7 @@
 """Benchmark of the explorer TUI while it streams: "expand all" on a big index, headless (``run_test``).
 
     .venv/bin/python bench/bench_tui.py [--set tui|big] [--engine process|thread] [--workers N] [--tab 1-5]
-                                        [--runs N] [--trace]
+                                        [--runs N] [--trace] [--stream-only]
 
 Serves the generated index (bench/generate.py: ``tui`` = 20 gzipped children x 50,000 URLs, ``big`` =
 200 x 50,000) with bench/server.py on 127.0.0.1, starts the app as ``sitemap-tui URL`` does, and measures:
@@ -10,8 +10,10 @@ Serves the generated index (bench/generate.py: ``tui`` = 20 gzipped children x 5
 - "expand all" on the index until every child is done, with the chosen pane shown meanwhile;
 - the event-loop stalls of the UI loop, seen by a task that ticks every 5 ms: the longest one, p99, and
   how many exceed 50 and 100 ms (a stall is the time past the 5 ms the ticker asked to sleep);
+- a histogram of those stalls, and the GC pauses of every thread of the UI's process (a collection in
+  a worker thread holds the interpreter lock, so it stalls the UI loop as much as one on the UI thread);
 - afterwards, on the URL table of the whole index: page down, jump to the end, a substring filter's
-  first screen.
+  first screen (``--stream-only`` stops after the expand-all, to compare stalls quickly).
 
 ``--trace`` samples the UI thread's stack from a watchdog thread while a stall is under way and prints
 where the stalled time went (the watchdog needs the GIL too, so a stall caused by another thread holding
@@ -40,6 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 DATA = HERE / ".work" / "data"
 TICK = 0.005
+STALL_BINS = (0.005, 0.010, 0.020, 0.033, 0.050, 0.100)
+"""Upper bounds of the stall histogram's bins (the last bin is everything above 100 ms)."""
 
 
 def ms(seconds: float) -> str:
@@ -77,6 +81,17 @@ class StallTrace:
             self.samples[key] += 1
 
 
+def histogram(stalls: list[float]) -> dict[str, int]:
+    """How many stalls fall in each bin of STALL_BINS (and above the last)."""
+    out: dict[str, int] = {}
+    low = 0.0
+    for high in STALL_BINS:
+        out[f"stalls {low * 1000:.0f}-{high * 1000:.0f} ms"] = sum(1 for g in stalls if low < g <= high)
+        low = high
+    out[f"stalls > {low * 1000:.0f} ms"] = sum(1 for g in stalls if g > low)
+    return out
+
+
 def start_server(root: Path) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen([sys.executable, str(HERE / "server.py"), "--root", str(root), "--port", "0"],
                             stdout=subprocess.PIPE)
@@ -89,7 +104,7 @@ def start_server(root: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], children: int,
-                  trace: bool, engine_process: bool, filter_text: str) -> dict[str, object]:
+                  trace: bool, engine_process: bool, filter_text: str, stream_only: bool) -> dict[str, object]:
     from sitemap_tui.engine.discover import Target
     from sitemap_tui.engine.explorer import ExploreOptions
     from sitemap_tui.engine.model import NodeState
@@ -99,6 +114,7 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
 
     out: dict[str, object] = {}
     gc_pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+    other_pauses: list[float] = []  # collections in the process's other threads (they hold the GIL too)
     gc_start = [0.0]
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
@@ -106,6 +122,8 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             gc_start[0] = time.perf_counter()
         elif threading.get_ident() == ui_thread:
             gc_pauses[info.get("generation", 2)].append(time.perf_counter() - gc_start[0])
+        else:
+            other_pauses.append(time.perf_counter() - gc_start[0])
 
     ui_thread = threading.get_ident()
     gc.callbacks.append(on_gc)
@@ -163,9 +181,15 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             out["stall p99"] = streaming[int(len(streaming) * 0.99)] if streaming else 0.0
             out["stalls > 50 ms"] = sum(1 for g in streaming if g > 0.05)
             out["stalls > 100 ms"] = sum(1 for g in streaming if g > 0.1)
+            out["stalls > 33 ms"] = sum(1 for g in streaming if g > 0.033)
+            out["ticks"] = len(streaming)
+            for key, n in histogram(streaming).items():
+                out[f"  {key}"] = n
             for gen, pauses in gc_pauses.items():
                 out[f"gen-{gen} GC pauses (max)"] = max(pauses, default=0.0)
                 out[f"  gen-{gen} collections"] = len(pauses)
+            out["GC pauses in other threads (max)"] = max(other_pauses, default=0.0)
+            out["  collections in other threads"] = len(other_pauses)
             out["objects tracked by the GC"] = len(gc.get_objects())
             a = time.perf_counter()
             freed = gc.collect()
@@ -177,6 +201,10 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             if trace:
                 kinds = collections.Counter(type(o).__name__ for o in gc.get_objects())
                 print("most common objects:", kinds.most_common(12))
+            if stream_only:
+                gc.callbacks.remove(on_gc)
+                _print_trace(tracer)
+                return out
 
             # the URL table over the whole index
             await pilot.press("5")
@@ -230,11 +258,15 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             out["search index ready, after expand-all"] = time.perf_counter() - t2
             await filters("")
     gc.callbacks.remove(on_gc)
+    _print_trace(tracer)
+    return out
+
+
+def _print_trace(tracer: StallTrace | None) -> None:
     if tracer is not None and tracer.samples:
         print("where the UI thread was during stalls (5 ms samples):")
         for key, n in tracer.samples.most_common(12):
             print(f"  {n:5d}  {key}")
-    return out
 
 
 def main() -> None:
@@ -248,6 +280,8 @@ def main() -> None:
                     help="where the engine runs: its own process (as sitemap-tui runs it) or a thread of the UI's")
     ap.add_argument("--filter", help="substring for the filter measurement (default: a rare one near the end)")
     ap.add_argument("--trace", action="store_true", help="sample the UI thread's stack during stalls")
+    ap.add_argument("--stream-only", action="store_true",
+                    help="stop after the expand-all (stalls and GC only, no URL table measurements)")
     ap.add_argument("--results", type=Path, help="also append the results as a Markdown section to this file")
     args = ap.parse_args()
 
@@ -267,7 +301,8 @@ def main() -> None:
         for _ in range(args.runs):
             results.append(asyncio.run(one_run(f"{base}/{args.set}/index.xml", workers, args.tab, (width, height),
                                                children, args.trace, args.engine == "process",
-                                               args.filter or f"{args.set}{children - 1}-4999")))
+                                               args.filter or f"{args.set}{children - 1}-4999",
+                                               args.stream_only)))
     finally:
         server.terminate()
         server.wait()

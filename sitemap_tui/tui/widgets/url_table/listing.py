@@ -78,6 +78,8 @@ class Listing(ScrollView):
         self.on_filtered_out: Callable[[int], bool] | None = None
         """Called with an entry to jump to that the filter hides; True when it cleared the filter."""
         self._pending: set[int] = set()
+        self._stale: dict[int, list[EntryRow]] = {}
+        """Pages read before the store last changed: shown until a worker brings them afresh."""
         self._scan_brings_first_page = False
         self._loaded_end = 0
         self._strips: LRUCache[tuple[Any, ...], Strip] = LRUCache(512)  # rendered rows
@@ -118,6 +120,7 @@ class Listing(ScrollView):
             self.descending = descending
         self.gen += 1
         self.pages.clear()
+        self._stale = {}
         self._loaded_end = 0
         self._rows_dropped(data=False)
         self._pending.clear()
@@ -158,6 +161,17 @@ class Listing(ScrollView):
             return
         self.data_gen += 1
         self._scan_brings_first_page = False
+        # While a big index streams in, this runs a few times a second: a page read on the UI
+        # thread then competes with the engine's writes and took up to its whole 30 ms budget,
+        # a frame's worth of stall each time (issue 19). The rows shown stay on screen and
+        # workers read them afresh.
+        stale = self._stale
+        for k in list(self.pages.keys()):  # (an LRUCache: no iteration of its own)
+            rows = self.pages.get(k)
+            if rows:
+                stale[k] = rows
+        if len(stale) > PAGES_CACHED:  # (pages visited since the last listing: keep the latest)
+            self._stale = dict(list(stale.items())[-PAGES_CACHED:])
         self.pages.clear()
         self._loaded_end = 0
         self._rows_dropped(data=True)
@@ -322,6 +336,9 @@ class Listing(ScrollView):
         page = self.pages.get(k)
         if page is not None:
             return page
+        stale = self._stale.get(k)
+        if stale is not None:
+            return self._refresh_stale(k, stale)
         if self.listing is None or self.store is None or k in self._pending:
             return None
         plan = self._plan(k)
@@ -350,6 +367,18 @@ class Listing(ScrollView):
             return None
         self._store_rows(plan, rows)
         return self.pages.get(k)
+
+    def _refresh_stale(self, k: int, stale: list[EntryRow]) -> list[EntryRow] | None:
+        """The rows of page ``k`` from before the store changed, while a worker reads them again."""
+        if self.listing is None or self.store is None:
+            return None
+        if k not in self._pending:
+            plan = self._plan(k)
+            if plan is None:  # (the listing is shorter now)
+                self._stale.pop(k, None)
+                return []
+            self._load_async(k, plan)
+        return stale
 
     def _load_async(self, k: int, plan: tuple[Any, ...]) -> None:
         assert self.listing is not None
@@ -382,10 +411,13 @@ class Listing(ScrollView):
         if msg.k == 0:
             self._scan_brings_first_page = False
         self._pending.discard(msg.k)
+        was_stale = self._stale.pop(msg.k, None) is not None
         if msg.rows is None:
             self.pages.set(msg.k, [])
         else:
             self._store_rows(msg.plan, msg.rows)
+        if was_stale:
+            self._rows_dropped(data=True)  # (the lines drawn from the old rows)
         self._update_virtual_size()
         self.refresh()
         self._changed()
