@@ -542,7 +542,7 @@ def _history_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
 
 
 def _access_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:  # type: ignore[type-arg]
-    from sitemap_tui.engine.access import DEFAULT_AGENTS
+    from sitemap_tui.engine.agents import DEFAULT_AGENTS
 
     p = sub.add_parser(
         "access", usage=_usage("TARGET|FILE.db"),

@@ -75,7 +75,7 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
     from sitemap_tui.cli.validate_config import merge
 
     merged = merge(ns)
-    if merged.map and not ns.map:  # the project config's map: as if given with --map
+    if merged.map and not ns.map and not ns.show_config:  # the project config's map: as if given with --map
         ns.map = list(merged.map)
         map_targets(ns)
     targets = list(ns.target or [])

@@ -21,51 +21,19 @@ public ``can_fetch`` instead: the same verdicts, only slower.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from protego import Protego
 
+from sitemap_tui.engine.agents import DEFAULT_AGENTS, MAX_AGENTS, AgentsError, parse_agents
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store.access import AccessTable, digest, robots_texts
 from sitemap_tui.engine.urlpolicy import origin_of
 
-DEFAULT_AGENTS = (
-    "Googlebot", "Bingbot", "Applebot", "GPTBot", "OAI-SearchBot", "ClaudeBot",
-    "PerplexityBot", "CCBot", "Google-Extended",
-)
-MAX_AGENTS = 62
-"""A URL's verdicts are one integer bitmask (bit i: agent i is disallowed), kept below 2⁶³."""
-
-_AGENT_RE = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
-
-
-class AgentsError(ValueError):
-    """A list of user agents that cannot be used (said in one line)."""
-
-
-def parse_agents(text: str) -> tuple[str, ...]:
-    """``"GPTBot, ClaudeBot"`` -> ("GPTBot", "ClaudeBot"): product tokens as robots.txt names
-    them (RFC 9309 §2.2.1: letters, digits, ``-`` and ``_``), duplicates dropped, case kept."""
-    agents: list[str] = []
-    seen: set[str] = set()
-    for raw in text.split(","):
-        agent = raw.strip()
-        if not agent:
-            continue
-        if not _AGENT_RE.match(agent):
-            raise AgentsError(f"{agent!r} is not a robots.txt product token (letters, digits, - and _)")
-        if agent.lower() not in seen:
-            seen.add(agent.lower())
-            agents.append(agent)
-    if not agents:
-        raise AgentsError("no user agent given")
-    if len(agents) > MAX_AGENTS:
-        raise AgentsError(f"{len(agents)} user agents; at most {MAX_AGENTS}")
-    return tuple(agents)
-
+__all__ = ["DEFAULT_AGENTS", "MAX_AGENTS", "AccessJudge", "AgentsError", "OriginRules", "agents_in", "compute",
+           "parse_agents"]
 
 def _group_of(rules: Protego, agent: str) -> tuple[Any, object] | None:
     """(the group that applies to ``agent``, a signature shared by groups with the same rules),
