@@ -141,7 +141,9 @@ def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | No
 
     key = site_key(target)
     # newest first; a damaged one is said, not passed over (its judging cannot be read)
-    found = [s for s in list_saved() if s.site == key and (s.summary.problem or s.summary.checks == checks)]
+    # the headless runs' files are named after the host (HistoryRun): those alone are read
+    saved = list_saved(prefix=f"{_name(target)}-")
+    found = [s for s in saved if s.site == key and (s.summary.problem or s.summary.checks == checks)]
     if not found:
         return None, None
     latest = found[0]

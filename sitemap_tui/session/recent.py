@@ -132,12 +132,14 @@ def bodies_of(db: Path) -> Path:
     return db.with_suffix(".bodies")
 
 
-def list_saved(folder: Path | None = None) -> list[Saved]:
+def list_saved(folder: Path | None = None, *, prefix: str = "") -> list[Saved]:
     """The explorations in ``folder`` (the cache's by default), newest first (by start; an
-    unreadable file by when it was last written)."""
+    unreadable file by when it was last written); with ``prefix``, only files named so (each
+    summary is a database opened: a re-exploration reads its site's files, not the cache's all)."""
     folder = folder or cache_folder()
     try:
-        paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.is_file() and not p.name.startswith(".")]
+        paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.is_file() and not p.name.startswith(".")
+                 and p.name.startswith(prefix)]
     except FileNotFoundError:
         return []
     saved = []
