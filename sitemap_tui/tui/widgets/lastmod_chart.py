@@ -171,6 +171,11 @@ class LastmodChart(Widget, can_focus=True):
         if data and not self._geometry(data)[3] and isinstance(self.parent, Widget):
             # one line per period: keep the cursor's line (and the line naming it) in view
             index = self.cursor_index(data)
+            if index == 0:
+                # the first period: the pane's top, title included (a region scroll made while the
+                # pane was still being laid out hid the title, or not, by timing)
+                self.parent.scroll_home(animate=False)
+                return
             self.parent.scroll_to_region(Region(0, self.virtual_region.y + index, 1, 2), animate=False)
 
     def on_focus(self) -> None:
