@@ -214,8 +214,12 @@ def explore_earlier(port: int, db: Path) -> None:
 
 async def compare_scene(app: Any, pilot: Any, earlier: Path) -> None:
     """An explored app compared with ``earlier`` ("Compare with…"): badges, the Changes tab."""
+    # the cross-file checks write findings after the fetches end: compared before they are all
+    # in, the badges count some of them (the picture then depended on timing)
+    await settle(app, pilot)
     app.start_comparison(earlier)
     await _until(pilot, lambda: app.comparison is not None)
+    await settle(app, pilot)
     await _select(app, pilot, "/")
     await _tab(app, pilot, "6")
     app.clear_notifications()
