@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from pytest_httpserver import HTTPServer
 
 from sitemap_tui.demo.server import DemoServer
 
@@ -45,6 +46,17 @@ def demo_url(demo_server: DemoServer) -> str:
 def httpserver_listen_address() -> tuple[str, int]:
     """pytest-httpserver on 127.0.0.1 (not "localhost", which may resolve to ::1 first)."""
     return ("127.0.0.1", 0)
+
+
+@pytest.fixture()
+def httpserver(make_httpserver: HTTPServer) -> HTTPServer:
+    """pytest-httpserver's fixture, answering a path nobody set up with 404 as a site does, not
+    500: the engine retries a 5xx (3.5 s of backoff), and the probes of common paths and
+    robots.txt asked for it in every test that explores a bare server (172 s of the suite's
+    sleeping). A test that wants a 5xx serves one."""
+    make_httpserver.clear()
+    make_httpserver.no_handler_status_code = 404
+    return make_httpserver
 
 
 # The suite's ground rules, which hold however it is run (serial, or in parallel with xdist):
@@ -129,6 +141,9 @@ GROUPS = {
     TESTS / "hostile" / "test_tui_attacks.py": "hostile-attack-site",
     TESTS / "hostile" / "test_fault_server.py": "hostile-fault-server",
     TESTS / "tui" / "test_snapshots.py": "tui-snapshots",  # one fixed demo port
+    # corpus_table.corpus_runs(): the default run validates the corpus once for both files
+    TESTS / "test_corpus_rule_counts.py": "corpus-runs",
+    TESTS / "test_corpus_one_fault.py": "corpus-runs",
 }
 
 

@@ -864,3 +864,18 @@ async def test_a_read_that_inflates_to_many_chunks_lets_the_loop_run(httpserver:
     other.cancel()
     assert out.error is None and out.stats.decoded_bytes == 16 * 1024 * 1024
     assert len(seen) >= 8  # 256 decoded chunks, a turn every 16
+
+
+async def test_a_refused_connection_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing listening is a definitive answer: no backoff is scheduled however many retries
+    the config allows (a reset or a dropped connection still is retried, above)."""
+    from sitemap_tui.engine import fetch as fetch_module
+
+    waits: list[int] = []
+    real = fetch_module.Fetcher._backoff
+    monkeypatch.setattr(fetch_module.Fetcher, "_backoff", lambda self, attempt: waits.append(attempt) or real(self, attempt))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out, _ = await get(f"http://127.0.0.1:{port}/s.xml", cfg(retries=3))
+    assert (out.error or "").startswith("connection failed") and waits == []

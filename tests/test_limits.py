@@ -186,11 +186,13 @@ async def test_a_worker_that_dies_fails_its_files_and_gives_its_slots_back(https
 def test_per_host_slot_is_not_held_while_a_file_is_parsed() -> None:
     """--per-host 1 and 2 workers, both files on one host (issue 19): the slot is held only
     while bytes are read from the socket, so the second file's request goes while the first
-    file's body is still being parsed between reads. Each child sends its first part, then
-    waits (bounded) for the other child's request before sending the rest: were the slot held
-    for the whole body, the second child could only be asked for once the first had ended,
-    and the first one's answer ends only after the wait ran out (seen as a ``False`` in
-    ``both_asked``, not as a time)."""
+    file's body is still being parsed between reads. Each child trickles its body, one entry
+    every 15 ms (each read a parse and so a moment without the slot), until the other
+    child has been asked for, then sends the rest; were the slot held for the whole body, the
+    second child could only be asked for once the first had ended, and the first one's trickle
+    runs out its 30 s first (seen as a ``False`` in ``both_asked``, not as a time). The trickle
+    leaves the second worker process as long as it needs to start on a loaded machine: a single
+    10 s wait failed so on a busy CI box."""
     asked: set[str] = set()
     cond = threading.Condition()
     both_asked: list[bool] = []
@@ -201,23 +203,35 @@ def test_per_host_slot_is_not_held_while_a_file_is_parsed() -> None:
         def do_GET(self) -> None:  # noqa: N802
             base = holder["base"]
             if self.path == "/index.xml":
-                parts = [INDEX.format("".join(f"<sitemap><loc>{base}/c{i}.xml</loc></sitemap>" for i in (0, 1))).encode()]
+                body = INDEX.format("".join(f"<sitemap><loc>{base}/c{i}.xml</loc></sitemap>" for i in (0, 1))).encode()
+                pieces = [body]
             else:
                 with cond:
                     asked.add(self.path)
                     cond.notify_all()
-                locs = "".join(f"<url><loc>{base}{self.path}/p{i}</loc></url>" for i in range(2000))
-                parts = [(head + locs).encode(), b"</urlset>"]
+                pieces = [head.encode(), *(f"<url><loc>{base}{self.path}/p{i}</loc></url>".encode() for i in range(2000)),
+                          b"</urlset>"]
             self.send_response(200)
             self.send_header("Content-Type", "application/xml")
-            self.send_header("Content-Length", str(sum(map(len, parts))))
+            self.send_header("Content-Length", str(sum(map(len, pieces))))
             self.end_headers()
-            for n, part in enumerate(parts):
-                if n:
-                    with cond:
-                        both_asked.append(cond.wait_for(lambda: len(asked) == 2, 10))
-                self.wfile.write(part)
+            if self.path == "/index.xml":
+                self.wfile.write(pieces[0])
+                return
+            deadline = time.monotonic() + 30
+            sent = 0
+            while sent < len(pieces) - 1:  # the closing tag is held back until the other is asked
+                with cond:
+                    if len(asked) == 2 or time.monotonic() > deadline:
+                        break
+                self.wfile.write(pieces[sent])
                 self.wfile.flush()
+                sent += 1
+                time.sleep(0.015)  # 2,000 entries: the trickle outlasts the 30 s
+            with cond:
+                both_asked.append(cond.wait_for(lambda: len(asked) == 2, max(0.0, deadline - time.monotonic())))
+            self.wfile.write(b"".join(pieces[sent:]))
+            self.wfile.flush()
 
         def log_message(self, *args: object) -> None:
             pass

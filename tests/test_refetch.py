@@ -303,3 +303,38 @@ async def test_a_previous_store_gone_before_the_run_is_said(site: Site, tmp_path
     finally:
         previous.close()
         new.close()
+
+
+def test_a_run_reads_one_summary_however_many_explorations_the_cache_keeps(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each headless run prunes the cache and looks for the site's latest exploration: the prune
+    needs only sizes and ages, the look stops at the newest match. Both opened every kept file
+    (0.4 s a run with 330 kept; the corpus tests' runs grew quadratically)."""
+    from sitemap_tui.session import recent
+
+    target = f"{site.base}/index.xml"
+    for _ in range(3):
+        assert run("urls", target, "--no-cache")[0] == 0
+    oldest = min((tmp_path / "xdg-cache").rglob("*.db"), key=lambda p: p.stat().st_mtime)
+    oldest.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)  # never read: a newer one matches
+    read: list[Path] = []
+    real = recent.read_summary
+    monkeypatch.setattr(recent, "read_summary", lambda path: read.append(path) or real(path))
+    code, _, err = run("urls", target)
+    assert code == 0 and "fetched in full" not in err
+    assert len(read) == 1 and read[0] != oldest, read
+    assert sent(site) == 3 * len(SITEMAPS)  # the fourth run got a 304 for every file
+
+
+def test_local_targets_keep_their_history_under_their_own_file_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local target's explorations are named after its file, so that a re-exploration of one
+    file does not read the summaries of every other local file's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    for name in ("a.xml", "b b.xml"):
+        (tmp_path / name).write_text(urlset("https://example.com", ["p"]))
+        assert run("urls", str(tmp_path / name))[0] == 0
+    names = sorted(p.name for p in (tmp_path / "xdg-cache").rglob("*.db"))
+    assert [n.rsplit("-", 2)[0] for n in names] == ["local-a.xml", "local-b_b.xml"], names

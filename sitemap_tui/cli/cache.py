@@ -106,7 +106,7 @@ def run_prune(limits: CacheLimits, *, keep: list[Path], dry_run: bool, as_json_o
               quiet_when_nothing: bool = False) -> int:
     """Prune the cache to ``limits`` and say what went (stdout for ``cache prune``, stderr for the
     explorer's own prune at start: its stdout is the terminal it draws on)."""
-    saved = list_saved()
+    saved = list_saved(read=False)
     result = prune(saved, limits, now=time.time(), keep=keep, dry_run=dry_run)
     out = sys.stderr if quiet_when_nothing else sys.stdout
     verb = "would remove" if dry_run else "removed"

@@ -202,6 +202,9 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
     g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
     g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
                    help="overall deadline per file, headers and body (default 30)")
+    g.add_argument("--retries", type=_whole(0, 10), default=3, metavar="N",
+                   help="attempts again after a 429, a 5xx or a dropped connection, waiting as "
+                        "Retry-After says or 0.5 s doubled each time, within --timeout (default 3)")
     # default None: fetch_options raises it to the worker count when that is higher
     g.add_argument("--concurrency", type=_whole(1, 1000), metavar="N",
                    help="parallel downloads (default 8, or the worker count where that is higher: "

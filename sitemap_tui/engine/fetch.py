@@ -74,6 +74,21 @@ _RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
     httpx.RemoteProtocolError,
 )
 
+
+
+def _refused(exc: BaseException) -> bool:
+    """Nothing listens there: the host said so at once, and asking again 0.5 + 1 + 2 s later
+    only delays the answer (curl, too, retries a refused connection only when told to)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # httpx wraps httpcore's error, which wraps the OSError
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 __all__ = [
     "FetchConfig",
     "FetchOutcome",
@@ -415,7 +430,7 @@ class Fetcher:
         try:
             response = await client.send(request, stream=True)
         except _RETRYABLE_ERRORS as exc:
-            if run.attempt < cfg.retries:
+            if run.attempt < cfg.retries and not _refused(exc):
                 run.last_failure = error_for(exc, cfg)[0]
                 return _Step("retry", delay=self._backoff(run.attempt))
             raise

@@ -29,6 +29,7 @@ class FetchOptions:
     resolve: tuple[str, ...] = ()
     user_agent: str | None = None
     timeout: float = 30.0
+    retries: int = 3  # extra attempts on 429/5xx and connection errors
     concurrency: int = DEFAULT_CONCURRENCY
     per_host: int = 4
     max_size: int = 50  # MiB
@@ -114,6 +115,7 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         user_agent=options.user_agent or USER_AGENT,
         headers=headers,
         total_timeout=options.timeout,
+        retries=options.retries,
         concurrency=options.concurrency,
         per_host=options.per_host,
         max_decoded=options.max_size * 1024 * 1024,

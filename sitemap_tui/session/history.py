@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
-from sitemap_tui.session.recent import Saved, cache_folder, list_saved
+from sitemap_tui.session.recent import Saved, cache_folder, list_saved, newest_named
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.refetch import Refetch
@@ -54,8 +54,14 @@ def explorations_of(key: str, saved: list[Saved] | None = None) -> list[Saved]:
 
 
 def _name(target: Target) -> str:
-    host = urlsplit(target.url).hostname or "local"
-    return host.replace(":", "_")
+    """The start of the file names of ``target``'s explorations: its host, or for a local target
+    ``local-`` and its file name (a re-exploration reads the summaries of the files named so:
+    with one name for every local target, each run read them all)."""
+    host = urlsplit(target.url).hostname
+    if host:
+        return host.replace(":", "_")
+    base = PurePosixPath(unquote(urlsplit(target.url).path)).name
+    return "local-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:60] or "root")
 
 
 def sweep_partials(folder: Path) -> None:
@@ -142,11 +148,10 @@ def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | No
     key = site_key(target)
     # newest first; a damaged one is said, not passed over (its judging cannot be read)
     # the headless runs' files are named after the host (HistoryRun): those alone are read
-    saved = list_saved(prefix=f"{_name(target)}-")
-    found = [s for s in saved if s.site == key and (s.summary.problem or s.summary.checks == checks)]
-    if not found:
+    latest = next((s for s in newest_named(prefix=f"{_name(target)}-")
+                   if s.site == key and (s.summary.problem or s.summary.checks == checks)), None)
+    if latest is None:
         return None, None
-    latest = found[0]
     if latest.summary.problem is not None:
         return None, f"cannot use the previous exploration {latest.path} ({latest.summary.problem}): every file is fetched in full"
     try:

@@ -13,14 +13,14 @@ import re
 import shutil
 import time
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitemap_tui.engine.store.file import JOURNALS, StoreError, StoreLock, lock_path
-from sitemap_tui.engine.store.summary import ExplorationSummary, read_summary
+from sitemap_tui.engine.store.summary import ExplorationSummary, read_summary, stat_summary
 from sitemap_tui.session.sizes import LimitError, format_size, parse_age, parse_size
 
 CONFIG_ENV = "SITEMAP_TUI_CONFIG"  # the same file as the explorer's keymap and theme (tui/config.py)
@@ -132,26 +132,52 @@ def bodies_of(db: Path) -> Path:
     return db.with_suffix(".bodies")
 
 
-def list_saved(folder: Path | None = None, *, prefix: str = "") -> list[Saved]:
+def list_saved(folder: Path | None = None, *, prefix: str = "", read: bool = True) -> list[Saved]:
     """The explorations in ``folder`` (the cache's by default), newest first (by start; an
     unreadable file by when it was last written); with ``prefix``, only files named so (each
-    summary is a database opened: a re-exploration reads its site's files, not the cache's all)."""
+    summary is a database opened: a re-exploration reads its site's files, not the cache's all).
+    ``read=False`` opens none and knows only each file's size and age, all that pruning needs: every
+    headless run prunes first, and reading 330 summaries cost it 0.23 s."""
     folder = folder or cache_folder()
     try:
         paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.is_file() and not p.name.startswith(".")
                  and p.name.startswith(prefix)]
     except FileNotFoundError:
         return []
-    saved = []
-    for path in paths:
-        summary = read_summary(path)
-        bodies = bodies_of(path)
-        extra = _tree_size(bodies) if bodies.is_dir() else 0
-        with contextlib.suppress(OSError):
-            extra += path.with_suffix(".log").stat().st_size
-        saved.append(Saved(summary, summary.size + extra))
+    saved = [_saved(path, read) for path in paths]
     saved.sort(key=lambda s: (s.date, s.when, s.path.name), reverse=True)  # as the lists show the date
     return saved
+
+
+def _saved(path: Path, read: bool = True) -> Saved:
+    summary = read_summary(path) if read else stat_summary(path)
+    bodies = bodies_of(path)
+    extra = _tree_size(bodies) if bodies.is_dir() else 0
+    with contextlib.suppress(OSError):
+        extra += path.with_suffix(".log").stat().st_size
+    return Saved(summary, summary.size + extra)
+
+
+_STAMP = re.compile(r"-(\d{8})-(\d{6})(?:-(\d+))?$")
+
+
+def newest_named(folder: Path | None = None, *, prefix: str) -> Iterator[Saved]:
+    """The explorations whose file names start with ``prefix``, newest first by the UTC second
+    in their names (the run's start, as :func:`list_saved` orders by it), each summary read only
+    when the caller asks for the next: a re-exploration wants the latest one judged as it is,
+    usually the first, and every run on 127.0.0.1 shares one prefix."""
+    folder = folder or cache_folder()
+    try:
+        paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.name.startswith(prefix) and p.is_file()]
+    except FileNotFoundError:
+        return
+
+    def order(path: Path) -> tuple[str, str, int]:
+        m = _STAMP.search(path.stem)
+        return (m.group(1), m.group(2), int(m.group(3) or 0)) if m else ("", "", 0)
+
+    for path in sorted(paths, key=order, reverse=True):
+        yield _saved(path)
 
 
 def by_site(saved: Iterable[Saved]) -> dict[str, list[Saved]]:

@@ -189,7 +189,13 @@ def test_all_cases_in_one_index(attack_env: AttackEnv, tmp_path) -> None:
         for rule in case.expect.rules:
             assert rule in found, (case.name, rule, found)
         if case.expect.any_rules:
-            assert found & set(case.expect.any_rules), (case.name, found)
+            # a heavy case among a hundred siblings on a loaded 2-core box may reach the 30 s
+            # deadline before its byte cap (seen in CI: huge-text-line); that too ends on its own
+            # node, which is what this test is about (test_attack checks the cap itself)
+            said = " ".join(m for (m,) in store.conn.execute(
+                f"SELECT message FROM issues WHERE node_id IN ({','.join(map(str, sub))})"))
+            deadline = case.heavy and "no complete response within" in f"{node.error} {said}"
+            assert found & set(case.expect.any_rules) or deadline, (case.name, found, node.error)
     store.close()
     data = b"".join(p.read_bytes() for p in tmp_path.glob("all.db*"))
     assert attack_env.token.encode() not in data

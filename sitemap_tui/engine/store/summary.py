@@ -43,6 +43,16 @@ def disk_size(path: Path) -> int:
     return total
 
 
+def stat_summary(path: Path) -> ExplorationSummary:
+    """What the file system says of the exploration at ``path`` (size and age), the database
+    left unopened; ``problem`` when it cannot be looked at."""
+    try:
+        mtime = path.stat().st_mtime
+    except OSError as exc:
+        return ExplorationSummary(path, 0, 0.0, problem=f"cannot be read ({exc.strerror or exc})")
+    return ExplorationSummary(path, disk_size(path), mtime)
+
+
 def read_summary(path: Path) -> ExplorationSummary:
     """The summary of the exploration at ``path``; a file that cannot be read says why in
     ``problem`` instead of raising (a list goes on with the other files)."""
