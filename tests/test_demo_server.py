@@ -500,3 +500,42 @@ def test_robots_sitemap_count(server, client):
     n = sum(ln.lower().startswith("sitemap:") for ln in text.splitlines())
     assert n == COUNTS["robots.txt"]
     assert "Disallow: /cart/" in text and "Disallow: /private/" in text
+
+
+# --------------------------------------------------------------------------- pages (audit)
+
+
+def test_the_demo_pages_give_every_verdict_of_an_audit(server, tmp_path, monkeypatch):
+    """`sitemap-tui audit` on the demo: each fault of demo/pages.py gets its verdict, a rust
+    variant is canonicalised to its black one, the rest is indexable; robots.txt keeps GPTBot
+    off the shop. Only listed paths are pages (a probe of a common path stays 404)."""
+    import contextlib
+    import io
+    import json
+
+    from sitemap_tui import cli
+    from sitemap_tui.demo.pages import FAULTS
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["audit", server.url("/robots.txt"), "--rate", "0", "--format", "jsonl",
+                         "--workers", "0", "--no-history"])
+    assert code == 0, err.getvalue()
+    records = {r["loc"].removeprefix(server.base_url): r for r in map(json.loads, out.getvalue().splitlines())}
+    reasons = {path: records[path]["reason"] for path in FAULTS}
+    assert reasons == {
+        "/rentals": "non-indexable: 404",
+        "/archive/2019/summer-sale-2019": "non-indexable: 410",
+        "/archive/2019/lookbook-autumn-2019": f"non-indexable: redirect to {server.base_url}/lookbook/fall-colours",
+        "/press": "non-indexable: noindex (noindex)",
+        "/faq": "non-indexable: noindex (noindex)",
+        "/de/blog/layering-for-shoulder-season": "non-indexable: noindex (googlebot: noindex)",
+        "/stores/harbour": f"non-indexable: canonicalised to {server.base_url}/stores",
+        "/videos/packing-a-45-litre-pack": "non-indexable: 500",
+    }
+    rust = [r for p, r in records.items() if p.startswith("/products/") and p.endswith("-rust")]
+    assert rust and all(r["reason"].endswith("-black") for r in rust)
+    assert "GPTBot" in records["/products/tents/canyon-tent-rust"]["blocked_for"]
+    assert records["/about"]["indexable"] is True
+    assert httpx.get(server.url("/sitemap-index.xml")).status_code == 404

@@ -10,6 +10,8 @@ Routing rules:
 * A client sending ``Accept-Encoding: gzip`` for a ``.xml`` path whose rendered body is larger
   than 1 KiB gets ``Content-Encoding: gzip``.
 * ``GET /`` (or any directory) serves its ``index.html``.
+* The bundled demo site only: a page its sitemaps list answers as HTML (``demo/pages.py``), a few
+  with the faults an audit reports.
 * Missing files, directories without an index, and anything that resolves outside the root
   (``..``, encoded ``%2e%2e``, symlinks) answer 404.
 * ``HEAD`` is supported; responses carry ``ETag`` and ``Last-Modified``; a matching
@@ -37,6 +39,8 @@ from importlib.resources import files
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import unquote, urlsplit
+
+from sitemap_tui.demo.pages import Page, listed_paths, render
 
 __all__ = ["DemoServer", "default_site_root", "serve_directory", "main"]
 
@@ -128,9 +132,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], root: Path, delay: float) -> None:
+    def __init__(self, address: tuple[str, int], root: Path, delay: float,
+                 pages: frozenset[str] = frozenset()) -> None:
         self.root = root
         self.delay = delay
+        self.pages = pages  # the listed pages answered as HTML (demo/pages.py): the bundled site's
         self.base_url = ""
         super().__init__(address, _Handler)
         host, port = self.server_address[:2]
@@ -233,6 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             url_path = ""
         resp = self._build(url_path) if url_path.startswith("/") else None
+        if resp is None and url_path in self.server.pages:
+            self._send_page(render(url_path, self.server.base_url, self.server.pages), head)
+            return
         if resp is None:
             self._send_plain(HTTPStatus.NOT_FOUND, b"404 Not Found\n", head)
             return
@@ -267,6 +276,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if not head:
             self.wfile.write(resp.body)
+
+    def _send_page(self, page: Page, head: bool) -> None:
+        self.send_response(page.status)
+        for name, value in page.headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(page.body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(page.body)
 
     def _send_plain(self, status: HTTPStatus, body: bytes, head: bool) -> None:
         self.send_response(status)
@@ -310,8 +328,10 @@ class DemoServer:
             return self
         if not self.root.is_dir():
             raise FileNotFoundError(f"not a directory: {self.root}")
-        httpd = _Server(("127.0.0.1", self.port), self.root, self.delay)
-        if self.root == default_site_root().resolve():
+        bundled = self.root == default_site_root().resolve()
+        httpd = _Server(("127.0.0.1", self.port), self.root, self.delay,
+                        listed_paths(self.root) if bundled else frozenset())
+        if bundled:
             httpd.fixed_mtime = DEMO_PUBLISHED
         self.port = httpd.server_port
         self._httpd = httpd
