@@ -239,3 +239,38 @@ def test_links_are_read_only_when_asked_and_within_the_prefix() -> None:
     assert head_facts(body, "http://h/dir/", links=True).links == ["http://h/x", "http://h/dir/y"]
     cut = body[: body.index(b"y#frag")]  # a prefix: what the byte cap leaves
     assert head_facts(cut, "http://h/dir/", links=True).links == ["http://h/x"]
+
+
+def test_stopped_crawl_goes_on_where_it_stopped(site: HTTPServer, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle of the crawl (after the audit of the 5 listed URLs and 3 crawled
+    pages); the same command goes on: no page is crawled twice, the result is a whole crawl's."""
+    from sitemap_tui.engine import audit as audit_mod
+
+    hits: Counter[str] = Counter()
+    target = coverage_site(site, hits)
+    base = site.url_for("").rstrip("/")
+    where = ["--db", str(tmp_path / "site.db"), "--concurrency", "1"]
+    original = audit_mod.Auditor.audit_one
+    calls = {"n": 0}
+
+    async def stopping(self, url):  # noqa: ANN001, ANN202 - the patched method
+        calls["n"] += 1
+        if calls["n"] == len(LISTED) + 4:
+            raise KeyboardInterrupt
+        return await original(self, url)
+
+    monkeypatch.setattr(audit_mod.Auditor, "audit_one", stopping)
+    code, _, err = audit(target, "--crawl", "100", *where)
+    monkeypatch.setattr(audit_mod.Auditor, "audit_one", original)
+    assert code == 130 and "interrupted" in err
+    # the audit fetched the 4 listed pages robots.txt allows, the crawl /, /a and /b
+    assert hits == Counter({"/": 2, "/a": 2, "/b": 2, "/orphan": 1})
+    code, out, err = audit(target, "--crawl", "100", *where, "--format", "jsonl")
+    assert code == 0, err
+    assert "continuing the unfinished audit" in err
+    assert hits == Counter({"/": 2, "/a": 2, "/b": 2, "/orphan": 1, "/unlisted": 1, "/noindexed": 1,
+                            "/deep/1": 1, "/deep/2": 1, "/deep/3": 1, "/deep/4": 1})
+    recs = by_path(out, base)
+    assert [p for p, r in recs.items() if r["orphan"]] == ["/orphan", "/secret/listed"]
+    assert recs["/a"]["linked_from"] == 3 and recs["/unlisted"]["indexable"] is True
