@@ -274,3 +274,20 @@ def test_stopped_crawl_goes_on_where_it_stopped(site: HTTPServer, tmp_path: Path
     recs = by_path(out, base)
     assert [p for p, r in recs.items() if r["orphan"]] == ["/orphan", "/secret/listed"]
     assert recs["/a"]["linked_from"] == 3 and recs["/unlisted"]["indexable"] is True
+
+
+def test_home_page_redirecting_to_the_sitemaps_host_moves_the_crawl_there(site: HTTPServer) -> None:
+    """example.com -> www.example.com: here localhost -> 127.0.0.1, whose sitemap robots.txt names."""
+    base = site.url_for("").rstrip("/")
+    site.expect_request("/", headers={"Host": f"localhost:{site.port}"}).respond_with_data(
+        "", status=301, headers={"Location": f"{base}/"})
+    site.expect_request("/robots.txt").respond_with_data(f"User-agent: *\nDisallow: /secret/\nSitemap: {base}/sitemap.xml\n")
+    coverage_site(site)
+    code, out, err = audit(f"http://localhost:{site.port}/", "--crawl", "100", "--format", "jsonl")
+    assert code == 0, err
+    assert f"--crawl: the home page http://localhost:{site.port}/ redirects to {base}/: the crawl follows links" \
+           " on 127.0.0.1" in err
+    recs = by_path(out, base)
+    assert [p for p, r in recs.items() if r["orphan"]] == ["/orphan", "/secret/listed"]
+    assert recs["/"]["linked_from"] == 2  # the redirect and /a (a link to itself does not count)
+    assert recs["/unlisted"]["in_sitemaps"] is False and recs["/unlisted"]["indexable"] is True

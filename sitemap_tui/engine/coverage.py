@@ -25,7 +25,9 @@ from sitemap_tui.engine.store import coverage as cov
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl
 from sitemap_tui.engine.urlpolicy import host_of
 
-__all__ = ["CoverageOptions", "CoverageRun", "home_page"]
+__all__ = ["CRAWL_HOST", "CoverageOptions", "CoverageRun", "home_page"]
+
+CRAWL_HOST = "crawl_host"  # meta key
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +110,12 @@ class CoverageRun:
         if start is None:
             self.on_note("--crawl: the target is no web site: nothing crawled")
             return
-        key = url_key(start) or start
-        cov.queue_home(self.store, key, start)
-        host = host_of(start) or ""
-        other_links = 0
+        cov.queue_home(self.store, url_key(start) or start, start)
+        # the crawl's host: the home page's, or the host it redirects to when that host serves the
+        # sitemaps (example.com -> www.example.com); kept in the store for a resumed crawl
+        saved = self.store.get_meta(CRAWL_HOST)
+        host = saved if isinstance(saved, str) else host_of(start) or ""
+        other_links = long_pages = 0
         while (done := cov.crawled(self.store)) < limit:
             todo = cov.crawl_todo(self.store, min(self.batch, limit - done))
             if not todo:
@@ -119,18 +123,36 @@ class CoverageRun:
             rows = await asyncio.gather(*(self.auditor.audit_one(TodoUrl(k, loc, None, None)) for k, loc, _ in todo))
             results = []
             for (_, _, depth), row in zip(todo, rows, strict=True):
+                final = row.final_url or row.loc
+                final_host = host_of(final) or ""
+                if depth == 0 and saved is None:
+                    host = self._crawl_host(start, final, final_host, host)
                 links: list[tuple[str, str]] = []
-                same_host = (host_of(row.final_url or row.loc) or "") == host
-                for link in row.links if same_host else ():
+                # a redirect is followed as a link is: its target is reached from this page
+                for link in ([final] if row.redirects else []) + (row.links if final_host == host else []):
                     if (host_of(link) or "") != host:
                         other_links += 1
                         continue
                     k = url_key(link)
                     if k:
                         links.append((k, link))
+                long_pages += bool(row.note and row.note.startswith("read the first"))
                 blocked = self.auditor.agent in row.blocked_for and not self.auditor.options.ignore_robots
                 results.append(cov.CrawlResult(row, depth, blocked, links))
             cov.add_crawl_results(self.store, results)
+        self._said(limit, host, other_links, long_pages)
+
+    def _crawl_host(self, start: str, final: str, final_host: str, host: str) -> str:
+        if final_host != host and final_host in self.auditor.hosts:
+            self.on_note(f"--crawl: the home page {start} redirects to {final}: the crawl follows links on {final_host}")
+            host = final_host
+        elif final_host != host:
+            self.on_note(f"--crawl: the home page {start} redirects to {final}, a host that serves no sitemap: only "
+                         f"links on {host} are followed")
+        self.store.set_meta(CRAWL_HOST, host)
+        return host
+
+    def _said(self, limit: int, host: str, other_links: int, long_pages: int) -> None:
         counts = cov.coverage_counts(self.store, listed=False, crawl=True)
         if counts["crawl_queued"]:
             self.on_note(f"--crawl: stopped at {limit} pages (the cap): {counts['crawl_queued']} linked page(s) on "
@@ -141,3 +163,7 @@ class CoverageRun:
                          f"for {self.auditor.agent} (--ignore-robots crawls them)")
         if other_links:
             self.on_note(f"--crawl: {other_links} link(s) to other hosts than {host} not followed (same host only)")
+        if long_pages:
+            kib = self.auditor.options.max_head // 1024
+            self.on_note(f"--crawl: {long_pages} page(s) longer than {kib} KiB: their links after the first {kib} KiB"
+                         " were not read")
