@@ -115,7 +115,7 @@ def test_crawl_finds_unlisted_pages_and_orphans(site: HTTPServer) -> None:
     assert recs["/a"]["orphan"] is False and recs["/b"]["orphan"] is False
     assert recs["/a"]["in_list"] is None  # no list given: unknown, not false
     assert recs["/secret/x"]["reason"] == "non-indexable: blocked by robots.txt"
-    assert "--crawl: 1 linked page(s) not crawled: robots.txt disallows them for sitemap-tui" in err
+    assert "--crawl: 1 page(s) not crawled: robots.txt disallows them for sitemap-tui" in err
     assert "--crawl: 1 link(s) to other hosts than 127.0.0.1 not followed" in err
     assert "stopped at" not in err  # 9 pages, under the cap
     code, out, err = audit(target, "--crawl", "100", "--fail-if", "orphans>=3")
@@ -291,3 +291,38 @@ def test_home_page_redirecting_to_the_sitemaps_host_moves_the_crawl_there(site: 
     assert [p for p, r in recs.items() if r["orphan"]] == ["/orphan", "/secret/listed"]
     assert recs["/"]["linked_from"] == 2  # the redirect and /a (a link to itself does not count)
     assert recs["/unlisted"]["in_sitemaps"] is False and recs["/unlisted"]["indexable"] is True
+
+
+def test_links_past_the_byte_cap_are_not_read_and_said(site: HTTPServer) -> None:
+    base = site.url_for("").rstrip("/")
+    filler = "<p>" + "x" * (300 * 1024) + "</p>"
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/").respond_with_data(page(["/early"]).replace("</body>", filler + '<a href="/late">l</a></body>'),
+                                               content_type="text/html")
+    site.expect_request("/early").respond_with_data(page([]), content_type="text/html")
+    site.expect_request("/late").respond_with_data(page([]), content_type="text/html")
+    site.expect_request("/sitemap.xml").respond_with_data(
+        f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{base}/late</loc></url></urlset>\n',
+        content_type="application/xml")
+    code, out, err = audit(site.url_for("/sitemap.xml"), "--crawl", "10", "--format", "jsonl")
+    assert code == 0, err
+    assert "--crawl: 1 page(s) longer than 256 KiB: their links after the first 256 KiB were not read" in err
+    recs = by_path(out, base)
+    assert recs["/late"]["orphan"] is True and recs["/early"]["linked_from"] == 1
+
+
+def test_no_page_crawled_judges_no_orphan(site: HTTPServer) -> None:
+    """robots.txt disallows the home page: nothing is crawled, so nothing is called an orphan."""
+    base = site.url_for("").rstrip("/")
+    site.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /\n", content_type="text/plain")
+    site.expect_request("/sitemap.xml").respond_with_data(
+        f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{base}/a</loc></url></urlset>\n',
+        content_type="application/xml")
+    target = site.url_for("/sitemap.xml")
+    code, out, err = audit(target, "--crawl", "10", "--fail-if", "orphans")
+    assert code == 0, err
+    assert "--crawl: 1 page(s) not crawled: robots.txt disallows them for sitemap-tui" in err
+    assert "Crawl: 0 pages crawled from the home page (at most 10), 1 disallowed by robots.txt\n" in out
+    assert "Orphans: not judged, no page was crawled\n" in out
+    code, out, _ = audit(target, "--crawl", "10", "--format", "jsonl")
+    assert [(r["orphan"], r["linked_from"]) for r in map(json.loads, out.splitlines())] == [(None, None), (None, None)]

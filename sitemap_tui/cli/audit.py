@@ -157,7 +157,9 @@ def cmd_audit(opts: AuditCommand) -> int:
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
         with open_result(out_path, opts.output) as result:
             if coverage is not None and opts.format != "text":
-                coverage_report.write(opts.format, store, listed=listed, crawl=crawl, out=result.file)
+                # no page crawled (robots.txt disallows the home page): no orphan can be judged
+                coverage_report.write(opts.format, store, listed=listed, crawl=crawl and counts["crawled"] > 0,
+                                      out=result.file)
             elif opts.format == "jsonl":
                 write_jsonl(audit_records(store), result.file)
             elif opts.format == "csv":

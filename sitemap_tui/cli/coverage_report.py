@@ -82,6 +82,8 @@ def write_text(store: Store, c: Mapping[str, int], limit: int, *, listed: bool, 
         out.write("\nCoverage per sitemap (its URLs present in the list):\n")
         for url, n, present in sitemap_coverage(store):
             out.write(f"  {display(url)}  {present}/{n} ({100 * present / n:.0f}%)\n")
-    if crawl:
+    if crawl and not c["crawled"]:
+        out.write("\nOrphans: not judged, no page was crawled\n")
+    elif crawl:
         _section(out, f"Orphans (listed URLs not linked from the {c['crawled']} crawled pages)", c["orphans"],
                  samples["orphans"])

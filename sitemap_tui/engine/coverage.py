@@ -159,7 +159,7 @@ class CoverageRun:
                          f"{host} were found but not crawled; orphans mean 'not linked from the {limit} crawled "
                          "pages'")
         if counts["crawl_robots"]:
-            self.on_note(f"--crawl: {counts['crawl_robots']} linked page(s) not crawled: robots.txt disallows them "
+            self.on_note(f"--crawl: {counts['crawl_robots']} page(s) not crawled: robots.txt disallows them "
                          f"for {self.auditor.agent} (--ignore-robots crawls them)")
         if other_links:
             self.on_note(f"--crawl: {other_links} link(s) to other hosts than {host} not followed (same host only)")

@@ -165,7 +165,8 @@ def coverage_missing(store: Store) -> Iterator[str]:
 
 
 def coverage_counts(store: Store, *, listed: bool, crawl: bool) -> dict[str, int]:
-    """The summary's coverage keys (0 for the part that did not run)."""
+    """The summary's coverage keys (0 for the part that did not run; no orphan without a page
+    crawled)."""
     c = store.conn
     one = lambda sql: int(c.execute(sql).fetchone()[0])  # noqa: E731
     keys = f"SELECT DISTINCT {_KEY} AS k FROM entries e WHERE e.key IS NOT ''"
@@ -180,8 +181,9 @@ def coverage_counts(store: Store, *, listed: bool, crawl: bool) -> dict[str, int
         "crawled": one("SELECT COUNT(*) FROM coverage WHERE crawl = 'crawled'"),
         "crawl_robots": one("SELECT COUNT(*) FROM coverage WHERE crawl = 'robots'"),
         "crawl_queued": one("SELECT COUNT(*) FROM coverage WHERE crawl = 'queued'"),
-        "orphans": one(f"SELECT COUNT(*) FROM ({keys}) s WHERE {_ORPHAN.format(k='s.k')}") if crawl else 0,
     }
+    out["orphans"] = one(f"SELECT COUNT(*) FROM ({keys}) s WHERE {_ORPHAN.format(k='s.k')}") \
+        if crawl and out["crawled"] else 0
     return out
 
 
