@@ -21,7 +21,7 @@ from werkzeug import Request, Response
 from sitemap_tui import cli
 from sitemap_tui.engine.audit_page import head_facts
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.coverage import coverage_missing, orphan_condition
+from sitemap_tui.engine.store.coverage import coverage_missing, coverage_parts, orphan_condition
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
@@ -227,10 +227,20 @@ def test_store_queries_for_the_explorer(site: HTTPServer, tmp_path: Path) -> Non
         assert locs == [f"{base}/orphan", f"{base}/secret/listed"]
         missing = list(coverage_missing(store))
         assert missing == [f"{base}/unlisted", *(f"{base}/deep/{i}" for i in range(1, 5))]
+        assert coverage_parts(store) == (False, True)
     finally:
         store.close()
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM coverage_links").fetchone()[0] > 0
+    # a store from before the tables, opened read-only: no list, no crawl, no error
+    con.execute("DROP TABLE coverage")
+    con.commit()
+    con.close()
+    old = Store(db, readonly=True)
+    try:
+        assert coverage_parts(old) == (False, False)
+    finally:
+        old.close()
 
 
 def test_links_are_read_only_when_asked_and_within_the_prefix() -> None:

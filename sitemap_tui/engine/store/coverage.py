@@ -9,6 +9,7 @@ a sitemap. Every write commits: a stopped run goes on from what is stored."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ __all__ = [
     "add_list",
     "coverage_counts",
     "coverage_missing",
+    "coverage_parts",
     "coverage_records",
     "crawl_todo",
     "crawled",
@@ -145,6 +147,18 @@ def add_crawl_results(store: Store, results: Sequence[CrawlResult]) -> None:
             c.executemany("INSERT OR IGNORE INTO coverage_links(dst, src) VALUES(?, ?)",
                           [(k, res.row.key) for k, _ in res.links if k != res.row.key])
     store.publish()
+
+
+def coverage_parts(store: Store) -> tuple[bool, bool]:
+    """Whether the store holds a URL list and a crawl (at least one page crawled); (False,
+    False) in a store from before these tables (opened read-only, not upgraded)."""
+    try:
+        listed, crawl = store.conn.execute(
+            "SELECT EXISTS(SELECT 1 FROM coverage WHERE in_list = 1),"
+            " EXISTS(SELECT 1 FROM coverage WHERE crawl = 'crawled')").fetchone()
+    except sqlite3.OperationalError:
+        return False, False
+    return bool(listed), bool(crawl)
 
 
 def orphan_condition(alias: str = "e") -> tuple[str, list[Any]]:
