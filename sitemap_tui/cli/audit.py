@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from sitemap_tui.cli import failif
+from sitemap_tui.cli import coverage_report, failif
 from sitemap_tui.cli.audit_report import SUMMARY_KEYS, write_csv, write_jsonl, write_text
 from sitemap_tui.cli.headless import (
     explore_options,
@@ -22,8 +23,11 @@ from sitemap_tui.cli.headless import (
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import report_failures, target_answered, target_problem
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.coverage import CoverageOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +41,8 @@ class AuditCommand:
     recheck: bool = False
     fail_if: tuple[str, ...] = ()
     samples: int = 5
+    compare_list: str | None = None
+    crawl: int | None = None
     fetch: FetchOptions = field(default_factory=FetchOptions)
     tree: TreeOptions = field(default_factory=TreeOptions)
 
@@ -44,7 +50,8 @@ class AuditCommand:
 def options(ns: argparse.Namespace) -> AuditCommand:
     return AuditCommand(
         ns.target, ns.format, ns.output, ns.sample, ns.rate, ns.ignore_robots, ns.recheck,
-        tuple(ns.fail_if), ns.samples, fetch_options(ns), tree_options(ns, recursive=not ns.no_recursive))
+        tuple(ns.fail_if), ns.samples, ns.compare_list, ns.crawl, fetch_options(ns),
+        tree_options(ns, recursive=not ns.no_recursive))
 
 
 def _note(text: str) -> None:
@@ -68,6 +75,30 @@ class _Progress:
             sys.stderr.flush()
 
 
+def _coverage(opts: AuditCommand, conditions: list[failif.Condition]) -> CoverageOptions | None:
+    """The list (read and said now: a bad file fails before any fetch) and the crawl asked for;
+    a --fail-if over a part that does not run is a usage error, not a silent 0."""
+    from sitemap_tui.engine.coverage import CoverageOptions
+    from sitemap_tui.session.compare_list import read_url_list
+
+    needs = {"orphans": ("--crawl", opts.crawl), "not_in_list": ("--compare-list", opts.compare_list),
+             "missing_from_sitemaps": ("--compare-list or --crawl", opts.compare_list or opts.crawl)}
+    for c in conditions:
+        if c.name in needs and needs[c.name][1] is None:
+            raise UsageError(f"--fail-if {c.text!r}: {c.name} is counted only with {needs[c.name][0]}")
+    if opts.compare_list is None and opts.crawl is None:
+        return None
+    urls = None
+    if opts.compare_list is not None:
+        found = read_url_list(opts.compare_list)
+        how = f"its column {found.column!r}" if found.column else "one URL per line"
+        _note(f"--compare-list {opts.compare_list}: {len(found.urls)} URLs read ({how})"
+              + (f"; {found.rejected} value(s) that are no http(s) URL skipped" if found.rejected else "")
+              + (f"; {found.repeated} repeated" if found.repeated else ""))
+        urls = found.urls
+    return CoverageOptions(urls, opts.sample, opts.crawl)
+
+
 def cmd_audit(opts: AuditCommand) -> int:
     from sitemap_tui.engine.audit import AuditOptions
     from sitemap_tui.engine.store.audit import audit_counts, audit_records, audited, group_samples
@@ -75,6 +106,7 @@ def cmd_audit(opts: AuditCommand) -> int:
 
     target = parse_target(opts.target)
     conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS)
+    coverage = _coverage(opts, conditions)
     out_path = output_path(opts.output)
     config = fetch_config(opts.fetch)
     audit_options = AuditOptions(
@@ -117,17 +149,26 @@ def cmd_audit(opts: AuditCommand) -> int:
     progress = _Progress()
     try:
         try:
-            run_audit(store, config, audit_options, on_note=_note, on_progress=progress)
+            run_audit(store, config, audit_options, on_note=_note, on_progress=progress, coverage=coverage)
         finally:
             progress.done()
         counts = audit_counts(store)
+        listed, crawl = opts.compare_list is not None, opts.crawl is not None
+        counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
         with open_result(out_path, opts.output) as result:
-            if opts.format == "jsonl":
+            if coverage is not None and opts.format != "text":
+                # no page crawled (robots.txt disallows the home page): no orphan can be judged
+                coverage_report.write(opts.format, store, listed=listed, crawl=crawl and counts["crawled"] > 0,
+                                      out=result.file)
+            elif opts.format == "jsonl":
                 write_jsonl(audit_records(store), result.file)
             elif opts.format == "csv":
                 write_csv(audit_records(store), result.file)
             else:
                 write_text(opts.target, counts, group_samples(store, opts.samples), result.file)
+                if coverage is not None:
+                    coverage_report.write_text(store, counts, opts.samples, listed=listed, crawl=crawl,
+                                               crawl_cap=opts.crawl, out=result.file)
             result.commit()
     finally:
         if place is not None:

@@ -446,6 +446,8 @@ AUDIT_SUMMARY_KEYS = (
     "listed", "audited", "not_audited", "indexable", "non_indexable", "multiple_sitemaps",
     "redirects", "client_errors", "server_errors", "noindex", "canonicalised", "blocked",
     "not_html", "timeouts", "no_response",
+    # --compare-list / --crawl (engine/store/coverage.py coverage_counts): 0 without them
+    "missing_from_sitemaps", "orphans", "not_in_list",
 )
 
 
@@ -457,12 +459,16 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
                "  sitemap-tui audit example.com --format jsonl --output audit.jsonl\n"
                "  sitemap-tui audit example.com --sample 200 --fail-if 'non_indexable>0'\n"
                "  sitemap-tui audit http://127.0.0.1:8000/sitemap.xml --rate 0   (your own server)\n"
+               "  sitemap-tui audit example.com --compare-list crawl-export.csv --crawl 500 --fail-if orphans\n"
                "\nExplores TARGET as validate does, then fetches each listed URL once (a URL listed twice\n"
                "is one), politely: --rate per host, robots.txt obeyed (Crawl-delay, 429/503 Retry-After\n"
                "waits said on stderr), HEAD where headers suffice, at most 256 KiB of a page's head read.\n"
                "URLs on another host than the sitemaps' are fetched only with --follow-cross-host.\n"
                "Results are stored as they come (--db FILE, else the exploration kept in the history):\n"
                "run the same command again after a stop and it goes on; --recheck starts over.\n"
+               "--compare-list and --crawl N report what is missing from the sitemaps: indexable pages of\n"
+               "the list or found by links that no sitemap lists, sitemap URLs absent from the list, and\n"
+               "orphans (listed URLs none of the N crawled pages links to).\n"
                f"\nsummary keys (--fail-if): {', '.join(AUDIT_SUMMARY_KEYS)}\n"
                "\nexit codes:\n  0  audited; no --fail-if condition met\n  1  a --fail-if condition is met\n"
                "  2  could not run as asked: a bad option or condition, an unreachable target\n")
@@ -485,6 +491,13 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
                         "> >= < <= == !=; NAME a summary key (below) (repeatable: any one met fails)")
     p.add_argument("--samples", type=_whole(0, 1_000_000), default=5, metavar="N",
                    help="URLs shown per group in the text summary (default 5)")
+    p.add_argument("--compare-list", default=None, metavar="FILE",
+                   help="a URL list to compare with the sitemaps: one URL per line, or a CSV with a url, "
+                        "Address, loc or page column; its URLs of no sitemap are fetched (at most --sample N) "
+                        "for their indexability")
+    p.add_argument("--crawl", type=_whole(1, 10_000_000), default=None, metavar="N",
+                   help="crawl at most N pages by their <a href> links from the home page (same host, "
+                        "robots.txt and --rate obeyed): pages missing from the sitemaps, and orphans")
     _fetch_options(p)
     _tree_options(p)
 

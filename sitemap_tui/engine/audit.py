@@ -94,6 +94,7 @@ class AuditOptions:
     ignore_robots: bool = False
     follow_cross_host: bool = False
     retry_after_cap: float = 30.0
+    links: bool = False  # read a 200 HTML page's <a href> up to max_head (audit --crawl), not only its head
 
 
 class HostPace:
@@ -179,10 +180,21 @@ class Auditor:
         return hosts
 
     # -- driving ---------------------------------------------------------------------------
-    async def run(self) -> int:
-        todo = self._todo()
+    async def open(self) -> None:
+        """Open the fetcher (``run`` does it; engine/coverage.py calls audit_one between these)."""
         self.fetcher = Fetcher(self.config)
         await self.fetcher.__aenter__()
+
+    async def close(self) -> None:
+        for task in self.robots.values():
+            task.cancel()
+        await asyncio.gather(*self.robots.values(), return_exceptions=True)
+        if self.fetcher is not None:
+            await self.fetcher.aclose()
+
+    async def run(self) -> int:
+        todo = self._todo()
+        await self.open()
         try:
             workers = [asyncio.create_task(self._worker(todo)) for _ in range(max(1, self.options.concurrency))]
             try:
@@ -193,10 +205,7 @@ class Auditor:
                 await asyncio.gather(*workers, return_exceptions=True)
                 self.flush()  # what finished before a stop is kept
         finally:
-            for task in self.robots.values():
-                task.cancel()
-            await asyncio.gather(*self.robots.values(), return_exceptions=True)
-            await self.fetcher.aclose()
+            await self.close()
         for host, n in sorted(self.skipped_hosts.items()):
             self.on_note(f"{n} listed URL(s) on {host} not fetched: another host than the sitemaps' "
                          "(--follow-cross-host fetches them)")
@@ -329,7 +338,7 @@ class Auditor:
             buf.extend(chunk[: limit - len(buf)])
             if len(buf) >= limit:
                 raise StopFetch()
-            if not state["whole"] and _HEAD_END in bytes(buf[start:]).lower():
+            if not state["whole"] and not self.options.links and _HEAD_END in bytes(buf[start:]).lower():
                 raise StopFetch()
 
         out = await self.fetcher.fetch(
@@ -362,12 +371,15 @@ class Auditor:
                                        "links": [v[:16384] for v in h.get_list("link")[:20]]}
             row.page = page
             if body is not None:
-                facts = head_facts(body, row.final_url)
+                facts = head_facts(body, row.final_url, links=self.options.links)
+                row.links = facts.links
                 row.robots = [*facts.robots, *row.robots]  # meta first, then the header's
                 row.canonical = facts.canonical or row.canonical
                 page.update(metas=facts.metas, canonical=facts.canonical, alternates=facts.alternates,
                             title=facts.title, h1=facts.h1)
-                if len(body) >= self.options.max_head and _HEAD_END not in body.lower():
+                if self.options.links and len(body) >= self.options.max_head:
+                    row.note = f"read the first {self.options.max_head // 1024} KiB only: links after that were not read"
+                elif len(body) >= self.options.max_head and _HEAD_END not in body.lower():
                     row.note = (f"read the first {self.options.max_head // 1024} KiB only: no </head> in them, "
                                 "directives after that were not read")
         else:

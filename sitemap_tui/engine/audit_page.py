@@ -106,11 +106,16 @@ class HeadFacts:
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang lower, href abs)
     title: str | None = None
     h1: str | None = None  # None also when the body past </head> was not read
+    # ``<a href>`` targets, absolute, fragment cut, in page order, each once (audit --crawl's)
+    links: list[str] = field(default_factory=list)
 
 
-def head_facts(body: bytes, base_url: str) -> HeadFacts:
+MAX_LINKS = 5000  # <a href> kept per page: a hostile page cannot grow the crawl's frontier unbounded
+
+
+def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
     """Meta robots (``robots`` and crawler-named metas) and ``<link rel=canonical>`` of a page
-    prefix; never raises."""
+    prefix, and with ``links`` its ``<a href>`` targets (http/https only); never raises."""
     facts = HeadFacts()
     if not body or not body.strip():
         return facts
@@ -148,7 +153,23 @@ def head_facts(body: bytes, base_url: str) -> HeadFacts:
     h1 = doc.find(".//h1")
     if h1 is not None:
         facts.h1 = " ".join(h1.text_content().split())[:200]
+    if links:
+        facts.links = _links(doc, base)
     return facts
+
+
+def _links(doc: etree._Element, base: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for el in doc.iter("a"):
+        href = (el.get("href") or "").strip()
+        if not href or href.startswith("#"):
+            continue
+        url = resolve(base, href).split("#", 1)[0]
+        if url[:7].lower() == "http://" or url[:8].lower() == "https://":
+            seen.setdefault(url, None)
+            if len(seen) >= MAX_LINKS:
+                break
+    return list(seen)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sitemap_tui import signals
 from sitemap_tui.engine.audit import AuditOptions, Auditor
+from sitemap_tui.engine.coverage import CoverageOptions, CoverageRun
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, inspect_store
@@ -80,13 +81,21 @@ class AuditStore:
 
 
 def run_audit(store: Store, config: FetchConfig, options: AuditOptions, *, on_note: Callable[[str], None],
-              on_progress: Callable[[int], None] | None = None) -> int:
-    """Audit ``store``'s URLs (engine/audit.py); the store's meta says whether it finished.
-    Returns the URLs fetched. A stop (Ctrl-C, SIGTERM) keeps what was stored and propagates."""
+              on_progress: Callable[[int], None] | None = None, coverage: CoverageOptions | None = None) -> int:
+    """Audit ``store``'s URLs (engine/audit.py), then the list and the crawl of ``coverage``
+    (engine/coverage.py); the store's meta says whether all of it finished. Returns the listed
+    URLs fetched. A stop (Ctrl-C, SIGTERM) keeps what was stored and propagates."""
     store.set_meta(AUDIT_STATE, PARTIAL)
     store.publish()
     auditor = Auditor(store, config, options, on_note=on_note, on_progress=on_progress)
-    fetched = asyncio.run(auditor.run())
+
+    async def both() -> int:
+        fetched = await auditor.run()
+        if coverage is not None:
+            await CoverageRun(store, config, options, coverage, on_note=on_note, after=auditor).run()
+        return fetched
+
+    fetched = asyncio.run(both())
     signals.check()  # a signal cancelled the run: it stays partial
     store.set_meta(AUDIT_STATE, COMPLETE)
     store.publish()

@@ -39,8 +39,8 @@ _COLUMNS = (
 class TodoUrl:
     key: str
     loc: str
-    entry_id: int
-    node_id: int
+    entry_id: int | None  # None: a URL of no sitemap (audit --compare-list / --crawl)
+    node_id: int | None
 
 
 @dataclass(slots=True)
@@ -66,6 +66,7 @@ class AuditRow:
     blocked_for: list[str] = field(default_factory=list)
     fetched_at: float | None = None
     page: dict[str, object] | None = None  # what the deep checks read (schema.py); None: not fetched
+    links: list[str] = field(default_factory=list)  # not stored: <a href> read for audit --crawl
 
     def values(self) -> tuple[object, ...]:
         return (

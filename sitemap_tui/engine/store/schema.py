@@ -100,6 +100,18 @@ CREATE TABLE IF NOT EXISTS audit(  -- sitemap-tui audit: one row per listed URL 
     fetched_at REAL,
     page TEXT);                     -- JSON: raw X-Robots-Tag and Link values, robots metas,
                                     -- hreflang links, title, h1, refused (the deep checks')
+CREATE TABLE IF NOT EXISTS coverage(  -- audit --compare-list / --crawl: a URL of the list or found by links
+    key TEXT PRIMARY KEY,           -- engine.keys.url_key: matches COALESCE(entries.key, entries.loc)
+    loc TEXT NOT NULL,              -- as the list wrote it or the link resolved
+    in_sitemaps INTEGER NOT NULL,   -- 1: some entry has this key
+    in_list INTEGER NOT NULL DEFAULT 0,
+    depth INTEGER,                  -- link hops from the home page; NULL: not reached by the crawl
+    crawl TEXT,                     -- NULL, 'queued', 'crawled' (links read), 'robots' (disallowed)
+    status INTEGER, indexable INTEGER, reason TEXT,  -- this table's own fetch; NULL: not fetched here
+    note TEXT,                      -- why not fetched, what was not read
+    fetched_at REAL);
+CREATE TABLE IF NOT EXISTS coverage_links(  -- audit --crawl: src links to dst (both coverage keys)
+    dst TEXT NOT NULL, src TEXT NOT NULL, PRIMARY KEY(dst, src)) WITHOUT ROWID;
 """
 
 NODE_STAT_COLUMNS = (
