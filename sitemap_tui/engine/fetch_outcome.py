@@ -72,6 +72,7 @@ class FetchConfig:
     maps: tuple[LocalMap, ...] = ()  # --map URL=DIR: those URLs are read from the directory
     cacert: str | None = None  # --cacert FILE: the only CAs trusted (as curl's)
     insecure: bool = False  # --insecure: no certificate check at all (staging servers)
+    proxy: str | None = None  # --proxy URL: every request through it (netpolicy._GuardedProxy)
 
 
 @dataclass(slots=True)
