@@ -12,6 +12,7 @@ import base64
 import contextlib
 import socket
 import socketserver
+import ssl
 import threading
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -30,6 +31,7 @@ class ProxyRequest:
 class ForwardProxy:
     hosts: dict[str, str] = field(default_factory=dict)
     credentials: str | None = None  # "user:password" the proxy demands (407 without)
+    tls: ssl.SSLContext | None = None  # an https:// proxy: TLS from the client to the proxy
     log: list[ProxyRequest] = field(default_factory=list)
     _server: socketserver.ThreadingTCPServer | None = None
 
@@ -40,14 +42,19 @@ class ForwardProxy:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> ForwardProxy:
         proxy = self
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                proxy._handle(self.connection, self.rfile)
+                if proxy.tls is None:
+                    proxy._handle(self.connection, self.rfile)
+                    return
+                with proxy.tls.wrap_socket(self.connection, server_side=True) as conn, \
+                        conn.makefile("rb") as rfile:
+                    proxy._handle(conn, rfile)
 
         server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True

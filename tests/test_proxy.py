@@ -70,7 +70,7 @@ def test_requests_go_through_the_proxy_which_resolves_staging_names(
     assert {req.headers["Host"] for req, _ in httpserver.log} == {f"staging.invalid:{httpserver.port}"}
 
 
-def test_without_proxy_the_staging_name_is_not_reached(httpserver: HTTPServer, proxy: ForwardProxy) -> None:
+def test_env_proxy_variables_are_not_used(httpserver: HTTPServer, proxy: ForwardProxy) -> None:
     """The same run without --proxy (env proxy variables set) connects directly: the env is not used."""
     env = {**os.environ, "HTTP_PROXY": proxy.url, "http_proxy": proxy.url}
     proc = run("urls", httpserver.url_for("/none.xml"), "--no-history", "--timeout", "5", env=env)
@@ -181,6 +181,29 @@ def test_https_goes_through_connect_with_cacert_for_the_site(
         proxy.stop()
 
 
+def test_an_https_proxy_is_reached_over_tls(
+    httpserver: HTTPServer, ca: trustme.CA, tmp_path: Path
+) -> None:
+    """https://PROXY: TLS to the proxy, its certificate checked with the system's CAs (here
+    SSL_CERT_FILE), not with --cacert, which is about the sites."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    proxy = ForwardProxy(tls=context).start()
+    try:
+        ca_file = tmp_path / "ca.pem"
+        ca.cert_pem.write_to_path(str(ca_file))
+        httpserver.expect_request("/s.xml").respond_with_data(urlset("https://example.com/t"))
+        args = ("urls", httpserver.url_for("/s.xml"), "--proxy", proxy.url, "--no-history", "--timeout", "10")
+        untrusted = run(*args, "--cacert", str(ca_file))
+        assert untrusted.returncode == 2 and "certificate" in untrusted.stderr.lower(), untrusted.stderr
+        proc = run(*args, env={**os.environ, "SSL_CERT_FILE": str(ca_file)})
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == ["https://example.com/t"]
+        assert [r.target for r in proxy.log][-1] == httpserver.url_for("/s.xml")
+    finally:
+        proxy.stop()
+
+
 def test_headers_go_to_the_target_origin_only_through_the_proxy(
     httpserver: HTTPServer, proxy: ForwardProxy
 ) -> None:
@@ -237,3 +260,53 @@ def test_every_fetching_command_takes_proxy(command: str) -> None:
     ns.target = "a.xml"  # diff names its two targets old and new; the fetch options are the same
     assert fetch_options(ns).proxy == "http://127.0.0.1:3128"
     assert "--proxy" in " ".join(run(command, "--help").stdout.split())
+
+
+# -- the project config (validate, session/config.py) ---------------------------------------
+def run_in(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("form", ["url", "env"])
+def test_the_project_config_names_the_proxy(
+    form: str, tmp_path: Path, httpserver: HTTPServer, proxy: ForwardProxy
+) -> None:
+    """``proxy = "http://HOST:PORT"`` or ``"env:VARIABLE"`` (a URL with credentials comes from
+    the environment, never the file); --proxy wins; --show-config says where it came from."""
+    key = proxy.url if form == "url" else "env:STAGING_PROXY"
+    (tmp_path / ".sitemap-tui.toml").write_text(f'proxy = "{key}"\n')
+    env = {"STAGING_PROXY": proxy.url.replace("//", "//u:s3cret@")}
+    httpserver.expect_request("/s.xml").respond_with_data(urlset(httpserver.url_for("/c")))
+    proc = run_in(tmp_path, "validate", httpserver.url_for("/s.xml"), "--no-history", "--timeout", "10", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert httpserver.url_for("/s.xml") in [r.target for r in proxy.log]
+    assert len(proxy.log) == len(httpserver.log)  # robots.txt too: every request went through it
+    seen = len(proxy.log)
+    if form == "env":
+        assert proxy.log[0].headers["proxy-authorization"].startswith("Basic ")
+    shown = run_in(tmp_path, "validate", "--show-config", env=env)
+    config = str(tmp_path.resolve() / ".sitemap-tui.toml")
+    assert f'proxy = "{key}"    ({config})' in shown.stdout, shown.stdout
+    assert "s3cret" not in shown.stdout
+    bypass = run_in(tmp_path, "validate", httpserver.url_for("/s.xml"), "--no-history", "--proxy",
+                    f"http://127.0.0.1:{closed_port()}", "--retries", "0", env=env)
+    assert bypass.returncode == 2 and "cannot reach the proxy" in bypass.stderr, bypass.stderr
+    assert len(proxy.log) == seen
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ('proxy = "http://u:secret@127.0.0.1:3128"\n', ["proxy", "env:VARIABLE"]),
+    ('proxy = "socks5://127.0.0.1:1080"\n', ["proxy", "SOCKS"]),
+    ("proxy = 3128\n", ["proxy", "http://"]),
+    ('proxy = "env:UNSET_PROXY_VARIABLE"\n', ["proxy", "UNSET_PROXY_VARIABLE", "not set"]),
+])
+def test_bad_proxy_in_the_project_config_is_one_line_exit_2(
+    content: str, words: list[str], tmp_path: Path
+) -> None:
+    (tmp_path / ".sitemap-tui.toml").write_text(content)
+    proc = run_in(tmp_path, "validate", "http://127.0.0.1:9/s.xml", "--no-history")
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("sitemap-tui: error:")]
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert all(w in lines[0] for w in words), lines[0]
+    assert "secret" not in proc.stderr

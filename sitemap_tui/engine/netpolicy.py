@@ -205,7 +205,7 @@ def shown_proxy(url: httpx.URL | str) -> str:
 _PASSWORD = re.compile(r"(//[^/@:]*:)[^/@]*@")
 
 
-def parse_proxy(value: str) -> httpx.URL:
+def parse_proxy(value: str, what: str = "--proxy") -> httpx.URL:
     """``--proxy URL``: ``http://`` or ``https://`` (the connection to the proxy is TLS),
     optional ``user:password@`` (sent as Proxy-Authorization, to the proxy only), a host and an
     optional port; nothing after it. SOCKS is not supported. Raises ValueError with a one-line
@@ -216,18 +216,18 @@ def parse_proxy(value: str) -> httpx.URL:
         url = httpx.URL(text)
         port = url.port
     except (httpx.InvalidURL, ValueError, UnicodeError) as exc:
-        raise ValueError(f"bad --proxy {shown}: {shown_proxy(str(exc))}") from None
+        raise ValueError(f"bad {what} {shown}: {shown_proxy(str(exc))}") from None
     scheme = url.scheme.lower()
     if scheme.startswith("socks"):
-        raise ValueError(f"bad --proxy {shown}: SOCKS proxies are not supported, only http:// and https://")
+        raise ValueError(f"bad {what} {shown}: SOCKS proxies are not supported, only http:// and https://")
     if scheme not in DEFAULT_PORTS:
-        raise ValueError(f"bad --proxy {shown}: expected http://HOST:PORT or https://HOST:PORT")
+        raise ValueError(f"bad {what} {shown}: expected http://HOST:PORT or https://HOST:PORT")
     if not url.raw_host:
-        raise ValueError(f"bad --proxy {shown}: no host")
+        raise ValueError(f"bad {what} {shown}: no host")
     if url.raw_path not in (b"", b"/") or url.fragment:
-        raise ValueError(f"bad --proxy {shown}: a proxy URL has no path, query or fragment")
+        raise ValueError(f"bad {what} {shown}: a proxy URL has no path, query or fragment")
     if port is not None and not 0 < port < 65536:
-        raise ValueError(f"bad --proxy {shown}: port {port} (a port is 1-65535)")
+        raise ValueError(f"bad {what} {shown}: port {port} (a port is 1-65535)")
     return url
 
 
