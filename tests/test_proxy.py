@@ -118,6 +118,30 @@ async def test_a_name_resolving_to_a_private_address_is_refused_through_the_prox
     assert proxy.log == []
 
 
+async def test_a_host_that_does_not_resolve_here_is_not_sent_to_the_proxy(
+    proxy: ForwardProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its address cannot be judged, so the policy cannot let it through; --allow-private can."""
+    async def resolve(host: str, port: int) -> list[str]:
+        if host == "public.example":
+            return ["93.184.215.14"]
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr("sitemap_tui.engine.netpolicy.system_resolve", resolve)
+    proxy.hosts["only-the-proxy-knows.example"] = "127.0.0.1"
+    url = f"http://only-the-proxy-knows.example:{closed_port()}/s.xml"
+    config = FetchConfig(target="https://public.example/", proxy=proxy.url, retries=0, total_timeout=5)
+    async with Fetcher(config) as fetcher:
+        out: FetchOutcome = await fetcher.fetch(url, lambda chunk: None)
+    assert out.error is not None and "does not resolve here" in out.error and "--allow-private" in out.error
+    assert proxy.log == []
+    config.allow_private = True
+    async with Fetcher(config) as fetcher:
+        allowed: FetchOutcome = await fetcher.fetch(url, lambda chunk: None)
+    assert [r.target for r in proxy.log] == [url]
+    assert allowed.stats.http_status == 502  # the proxy asked, and found nothing listening
+
+
 def test_proxy_credentials_reach_the_proxy_only(httpserver: HTTPServer) -> None:
     proxy = ForwardProxy(credentials="user:s3cret").start()
     try:
@@ -131,6 +155,10 @@ def test_proxy_credentials_reach_the_proxy_only(httpserver: HTTPServer) -> None:
         wrong = run("urls", httpserver.url_for("/s.xml"), "--proxy", f"http://user:nope@127.0.0.1:{proxy.port}",
                     "--no-history", "--timeout", "10", "--retries", "0")
         assert wrong.returncode == 2 and "407" in wrong.stderr and "nope" not in wrong.stderr, wrong.stderr
+        tunnel = run("urls", "https://127.0.0.1:9/s.xml", "--proxy", f"http://user:nope@127.0.0.1:{proxy.port}",
+                     "--no-history", "--timeout", "10")
+        assert tunnel.returncode == 2 and "nope" not in tunnel.stderr, tunnel.stderr
+        assert "the proxy refused the tunnel: 407 Proxy Authentication Required" in tunnel.stderr, tunnel.stderr
     finally:
         proxy.stop()
 

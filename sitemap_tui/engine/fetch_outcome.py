@@ -175,6 +175,8 @@ def error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
             if isinstance(exc, httpx.WriteTimeout):
                 return f"could not send the request within {cfg.read_timeout:g} s", RULE_FETCH_ERROR
         return f"timeout: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.ProxyError):  # --proxy answered CONNECT with a non-2xx status
+        return f"the proxy refused the tunnel: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, httpx.ConnectError):
         return f"connection failed: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):
