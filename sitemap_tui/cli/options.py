@@ -46,7 +46,7 @@ def fetch_options(ns: argparse.Namespace) -> FetchOptions:
         target=ns.target, header=tuple(ns.header), header_all_hosts=ns.header_all_hosts,
         allow_private=ns.allow_private, resolve=tuple(ns.resolve), user_agent=ns.user_agent,
         timeout=ns.timeout, retries=ns.retries, concurrency=concurrency, per_host=ns.per_host, max_size=ns.max_size,
-        maps=tuple(ns.map), cacert=ns.cacert, insecure=ns.insecure,
+        maps=tuple(ns.map), cacert=ns.cacert, insecure=ns.insecure, proxy=ns.proxy,
     )
 
 

@@ -146,6 +146,16 @@ def _header(text: str) -> str:
     return text
 
 
+def _proxy(text: str) -> str:
+    from sitemap_tui.engine.netpolicy import parse_proxy
+
+    try:
+        parse_proxy(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _user_agent(text: str) -> str:
     if not text.strip() or not _FIELD_VALUE.fullmatch(text):
         raise argparse.ArgumentTypeError(f"{text!r}: ASCII without control characters only")
@@ -199,6 +209,10 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
     g.add_argument("--insecure", action="store_true",
                    help="do not check TLS certificates at all (staging before DNS cutover); prints a "
                         "warning on every run")
+    g.add_argument("--proxy", type=_proxy, metavar="URL",
+                   help="send every request through this HTTP proxy: http://[USER:PASSWORD@]HOST:PORT "
+                        "(https:// for TLS to the proxy; no SOCKS); https sites go through CONNECT, "
+                        "USER:PASSWORD go to the proxy only; the HTTP(S)_PROXY variables are never used")
     g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
     g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
                    help="overall deadline per file, headers and body (default 30)")

@@ -83,6 +83,8 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
     fetch = fetch_options(ns)
     if merged.headers:
         fetch = replace(fetch, header=merged.headers)
+    if merged.proxy:
+        fetch = replace(fetch, proxy=merged.proxy)
     return ValidateOptions(
         ns.target or "", ns.format, ns.output, merged.select, merged.ignore, ns.min_severity, merged.fail_on,
         not ns.no_robots_checks, ns.xsd, ns.deep, ns.sample, ns.rate, ns.strict,

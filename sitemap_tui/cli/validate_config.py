@@ -27,6 +27,7 @@ class Merged:
     map: tuple[str, ...]
     headers: tuple[str, ...]  # "Name: value", the config's read from the environment
     shown: tuple[str, ...]  # what --show-config prints
+    proxy: str | None = None  # --proxy, else the config's (its "env:VARIABLE" read)
     root: str | None = None  # the project config's folder: baseline identities are relative to it
 
 
@@ -61,12 +62,15 @@ def merge(ns: argparse.Namespace) -> Merged:
     headers = tuple(ns.header)
     if from_file and not ns.show_config:  # --show-config shows names, needs no secret
         headers = tuple(project.resolve_headers(from_file, config.where)) + headers
+    proxy = pick("proxy", ns.proxy, None)
+    if proxy is not None and not ns.proxy and not ns.show_config:
+        proxy = project.resolve_proxy(proxy, config.where)
     shown = _show(config, rows, from_file)
     return Merged(
         select=",".join(select) if isinstance(select, list) else select,
         ignore=",".join(ignore) if isinstance(ignore, list) else ignore,
         fail_on=fail_on, baseline=baseline, severity=tuple(sorted(severity.items())),
-        map=tuple(maps), headers=headers, shown=shown,
+        map=tuple(maps), headers=headers, shown=shown, proxy=proxy,
         root=str(config.path.parent) if config.path else None)
 
 
@@ -85,4 +89,10 @@ def _show(config: project.ProjectConfig, rows: list[tuple[str, Any, str]], from_
         variable = ref[len(project.ENV_PREFIX):]
         state = "set" if variable in os.environ else "NOT SET: a run exits 2"
         lines.append(f"  {display(name)}: from ${display(variable)} ({state})")
+    proxy = config.values.get("proxy")
+    if isinstance(proxy, str) and proxy.startswith(project.ENV_PREFIX) \
+            and not any(key == "proxy" and source == COMMAND_LINE for key, _, source in rows):
+        variable = proxy[len(project.ENV_PREFIX):]
+        state = "set" if variable in os.environ else "NOT SET: a run exits 2"
+        lines.append(f"  proxy: from ${display(variable)} ({state})")
     return tuple(lines)

@@ -279,7 +279,8 @@ class Fetcher:
                 timeout=timeout,
                 # every connection goes through the address policy (netpolicy.GuardedBackend)
                 transport=guarded_transport(self.policy, http2=http2, limits=limits,
-                                            ssl_context=tls_context(cfg.insecure, cfg.cacert)),
+                                            ssl_context=tls_context(cfg.insecure, cfg.cacert),
+                                            proxy=cfg.proxy),
                 follow_redirects=False,
                 event_hooks={"response": [_take_location]},
                 cookies=jar,

@@ -72,6 +72,7 @@ class FetchConfig:
     maps: tuple[LocalMap, ...] = ()  # --map URL=DIR: those URLs are read from the directory
     cacert: str | None = None  # --cacert FILE: the only CAs trusted (as curl's)
     insecure: bool = False  # --insecure: no certificate check at all (staging servers)
+    proxy: str | None = None  # --proxy URL: every request through it (netpolicy._GuardedProxy)
 
 
 @dataclass(slots=True)
@@ -174,6 +175,8 @@ def error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
             if isinstance(exc, httpx.WriteTimeout):
                 return f"could not send the request within {cfg.read_timeout:g} s", RULE_FETCH_ERROR
         return f"timeout: {describe(exc)}", RULE_FETCH_ERROR
+    if isinstance(exc, httpx.ProxyError):  # --proxy answered CONNECT with a non-2xx status
+        return f"the proxy refused the tunnel: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, httpx.ConnectError):
         return f"connection failed: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):

@@ -31,9 +31,16 @@ Checking earlier (on the URL before the request) would miss names that resolve t
 addresses; checking later (a response hook, ``response.extensions["network_stream"]``) would
 come after the request — and its headers — went out. httpx's own transport has no
 ``network_backend`` parameter, so :func:`guarded_transport` builds httpx's ``AsyncHTTPTransport``
-and gives it a connection pool made with this backend. Proxies from the environment
-(``HTTPS_PROXY`` ...) are not used: through a proxy the connected address is the proxy's, and
-the check would mean nothing.
+and gives it a connection pool made with this backend.
+
+Through ``--proxy`` (an http:// or https:// proxy the user chose) the only TCP peer is the
+proxy, so the backend connects to it alone, whatever its address, and the check moves up to
+the pool (:class:`_GuardedProxy`): before a request is handed to the proxy, the host a document
+chose is resolved here and refused when any of its addresses is (the proxy would pick one of
+them, and we cannot see which). That is a weaker guarantee than without a proxy (the proxy's
+DNS may answer otherwise, and rebinding between our lookup and its connect is its business),
+said in docs/safety.md. Proxies from the environment (``HTTPS_PROXY`` ...) are never used:
+only --proxy names one.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import ipaddress
+import re
 import socket
 import ssl
 from collections.abc import Callable, Iterable
@@ -58,7 +66,9 @@ __all__ = [
     "guarded_transport",
     "make_connector",
     "origin_of",
+    "parse_proxy",
     "parse_resolve",
+    "shown_proxy",
     "special_range",
     "system_resolve",
 ]
@@ -187,6 +197,45 @@ def parse_resolve(values: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def shown_proxy(url: httpx.URL | str) -> str:
+    """A proxy URL as said to the user: its password never (it goes in Proxy-Authorization)."""
+    return _PASSWORD.sub(r"\1***@", str(url))
+
+
+_PASSWORD = re.compile(r"(//[^/@:]*:)[^/@]*@")
+
+
+def parse_proxy(value: str, what: str = "--proxy") -> httpx.URL:
+    """``--proxy URL``: ``http://`` or ``https://`` (the connection to the proxy is TLS),
+    optional ``user:password@`` (sent as Proxy-Authorization, to the proxy only), a host and an
+    optional port; nothing after it. SOCKS is not supported. Raises ValueError with a one-line
+    reason that never shows the password."""
+    text = value.strip()
+    shown = shown_proxy(text)
+    try:
+        url = httpx.URL(text)
+        port = url.port
+    except (httpx.InvalidURL, ValueError, UnicodeError) as exc:
+        raise ValueError(f"bad {what} {shown}: {shown_proxy(str(exc))}") from None
+    scheme = url.scheme.lower()
+    if scheme.startswith("socks"):
+        raise ValueError(f"bad {what} {shown}: SOCKS proxies are not supported, only http:// and https://")
+    if scheme not in DEFAULT_PORTS:
+        raise ValueError(f"bad {what} {shown}: expected http://HOST:PORT or https://HOST:PORT")
+    if not url.raw_host:
+        raise ValueError(f"bad {what} {shown}: no host")
+    if url.raw_path not in (b"", b"/") or url.fragment:
+        raise ValueError(f"bad {what} {shown}: a proxy URL has no path, query or fragment")
+    if port is not None and not 0 < port < 65536:
+        raise ValueError(f"bad {what} {shown}: port {port} (a port is 1-65535)")
+    return url
+
+
+def proxy_origin(url: httpx.URL) -> tuple[str, int]:
+    """(host, port) the proxy is dialled at, as httpcore names them to ``connect_tcp``."""
+    return url.raw_host.decode("ascii").strip("[]").lower(), url.port or DEFAULT_PORTS[url.scheme.lower()]
+
+
 async def system_resolve(host: str, port: int) -> list[str]:
     """The addresses of ``host``, in the resolver's preferred order (getaddrinfo)."""
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -274,6 +323,24 @@ class NetPolicy:
             return None
         return str(AddressRefused(host, str(address), found))
 
+    async def check_host(self, host: str, port: int, timeout: float | None = None) -> None:
+        """Through a proxy, which dials for us: refuse ``host`` when the policy refuses any of
+        its addresses here (the proxy may connect to any of them). A host that does not
+        resolve here cannot be judged, so it is not sent either. Raises AddressRefused or
+        httpcore.ConnectError, before anything reaches the proxy."""
+        h = host.strip("[]").lower()
+        if self.allow_private or self.user_named(h):
+            return
+        try:
+            async with asyncio.timeout(timeout):
+                found = await self.addresses(h, port)
+        except (OSError, TimeoutError) as exc:
+            raise httpcore.ConnectError(
+                f"{h} does not resolve here, so its address cannot be checked before the proxy is"
+                " asked; not sent (--allow-private sends it)") from exc
+        for address in found:
+            await self.check(h, address)
+
     async def check(self, host: str, address: str) -> None:
         """Raise AddressRefused when ``refusal`` says no."""
         if await self.refusal(host, address) is not None:
@@ -289,9 +356,11 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self,
         get_policy: Callable[[], NetPolicy],
         connector: httpcore.AsyncNetworkBackend | None = None,
+        proxy: tuple[str, int] | None = None,
     ) -> None:
         self._get_policy = get_policy  # looked up per connection: the target may be set later
         self.connector = connector or make_connector()
+        self.proxy = proxy  # (host, port) of --proxy: then the only peer (see _GuardedProxy)
 
     @property
     def policy(self) -> NetPolicy:
@@ -310,6 +379,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             "timeout": timeout, "local_address": local_address, "socket_options": socket_options,
         }
         h = host.strip("[]").lower()
+        if self.proxy is not None:
+            return await self._connect_proxy(h, port, kw)
         if policy.user_named(h) and h not in policy.resolve:
             # the user's own host: connect exactly as httpcore would (happy eyeballs and all)
             return await self.connector.connect_tcp(host, port, **kw)
@@ -345,6 +416,18 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         assert failure is not None
         raise failure
 
+    async def _connect_proxy(self, host: str, port: int, kw: dict[str, Any]) -> httpcore.AsyncNetworkStream:
+        """The user's proxy, at whatever address; it is the only peer (requests are checked
+        before they are handed to it, in _GuardedProxy)."""
+        if (host, port) != self.proxy:
+            raise httpcore.ConnectError(f"{host}:{port}: only the --proxy is connected to")
+        try:
+            return await self.connector.connect_tcp(host, port, **kw)
+        except httpcore.ConnectTimeout as exc:
+            raise httpcore.ConnectTimeout(f"cannot reach the proxy {host}:{port} (timed out)") from exc
+        except httpcore.ConnectError as exc:  # `from`: a refused proxy is not retried either
+            raise httpcore.ConnectError(f"cannot reach the proxy {host}:{port} ({exc})") from exc
+
     async def _check_peer(self, host: str, stream: httpcore.AsyncNetworkStream) -> None:
         """Defence in depth: the address the socket really is connected to."""
         peer = stream.get_extra_info("server_addr")
@@ -374,19 +457,35 @@ def _default_context(http2: bool) -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class _GuardedProxy(httpcore.AsyncHTTPProxy):
+    """httpcore's proxy pool (absolute-form requests for http://, CONNECT tunnels for https://)
+    that asks the address policy about each request's host before the proxy sees it."""
+
+    def __init__(self, get_policy: Callable[[], NetPolicy], **kw: Any) -> None:
+        super().__init__(**kw)
+        self._get_policy = get_policy
+
+    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
+        url = request.url
+        port = url.port or DEFAULT_PORTS.get(url.scheme.decode("ascii").lower(), 80)
+        timeout = request.extensions.get("timeout", {}).get("connect")
+        await self._get_policy().check_host(url.host.decode("ascii"), port, timeout)
+        return await super().handle_async_request(request)
+
+
 class _GuardedTransport(httpx.AsyncHTTPTransport):
     """httpx's own transport (exception mapping, streaming) over a pool that connects through
-    :class:`GuardedBackend`."""
+    :class:`GuardedBackend` (through the user's proxy when ``proxy`` is given)."""
 
     def __init__(self, backend: GuardedBackend, *, http2: bool, limits: httpx.Limits,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None, proxy: httpx.URL | None = None) -> None:
         if ssl_context is None:
             ssl_context = _default_context(http2)
         super().__init__(verify=ssl_context, http2=http2, limits=limits)
         if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
             # never fall back to an unguarded pool if httpx changes its internals
             raise RuntimeError("httpx.AsyncHTTPTransport has no connection pool to guard")
-        self._pool = httpcore.AsyncConnectionPool(
+        pool: dict[str, Any] = dict(
             ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
@@ -395,15 +494,34 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
             http2=http2,
             network_backend=backend,
         )
+        if proxy is None:
+            self._pool = httpcore.AsyncConnectionPool(**pool)
+            return
+        # httpx.Proxy moves the userinfo out of the URL into Proxy-Authorization, which
+        # httpcore sends on the proxy's requests only (CONNECT, or the absolute-form request)
+        spec = httpx.Proxy(proxy)
+        self._pool = _GuardedProxy(
+            backend._get_policy,
+            proxy_url=httpcore.URL(scheme=spec.url.raw_scheme, host=spec.url.raw_host,
+                                   port=spec.url.port, target=spec.url.raw_path),
+            proxy_auth=spec.raw_auth,
+            # an https:// proxy's own certificate: the system's CAs (--cacert and --insecure
+            # are about the sites, as curl's are; curl has --proxy-cacert for the proxy)
+            proxy_ssl_context=httpx.create_ssl_context() if spec.url.scheme == "https" else None,
+            **pool,
+        )
 
 
 def guarded_transport(
     get_policy: Callable[[], NetPolicy], *, http2: bool, limits: httpx.Limits,
-    ssl_context: ssl.SSLContext | None = None,
+    ssl_context: ssl.SSLContext | None = None, proxy: str | None = None,
 ) -> httpx.AsyncHTTPTransport:
     """An httpx transport whose every connection obeys ``get_policy()``; ``ssl_context`` None:
-    httpx's default verification (--cacert and --insecure give their own)."""
-    return _GuardedTransport(GuardedBackend(get_policy), http2=http2, limits=limits, ssl_context=ssl_context)
+    httpx's default verification (--cacert and --insecure give their own); ``proxy``: the
+    --proxy URL every request goes through."""
+    url = parse_proxy(proxy) if proxy is not None else None
+    backend = GuardedBackend(get_policy, proxy=proxy_origin(url) if url is not None else None)
+    return _GuardedTransport(backend, http2=http2, limits=limits, ssl_context=ssl_context, proxy=url)
 
 
 def tls_context(insecure: bool, cacert: str | None) -> ssl.SSLContext | None:

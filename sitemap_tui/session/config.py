@@ -12,6 +12,7 @@ root. Keys::
     map = ["https://example.com/=./public/"]  # as --map; DIR relative to this file
     baseline = "sitemap-baseline.json"     # as --baseline; relative to this file
     headers = {Authorization = "env:SITEMAP_TOKEN"}  # values from the environment, never in the file
+    proxy = "http://proxy.internal:3128"   # as --proxy; or "env:VARIABLE" (a URL with a password)
 
 Command-line options win over the file. An unknown key or a bad value is a usage error naming
 the file and the key. Standard library only (tomllib)."""
@@ -34,7 +35,7 @@ PYPROJECT = "pyproject.toml"
 TABLE = "tool.sitemap-tui"
 FAIL_LEVELS = ("error", "warning", "info", "never")
 SEVERITIES = ("error", "warning", "info")
-KEYS = ("select", "ignore", "fail-on", "severity", "map", "baseline", "headers")
+KEYS = ("select", "ignore", "fail-on", "severity", "map", "baseline", "headers", "proxy")
 ENV_PREFIX = "env:"
 
 # RFC 9110 field names are tokens (the same check as -H's)
@@ -117,9 +118,29 @@ def check(table: Mapping[str, Any], path: Path) -> dict[str, Any]:
             if not isinstance(value, str) or not value:
                 raise bad(key, "expected a file name (a string)")
             values[key] = str(path.parent / value)
+        elif key == "proxy":
+            values[key] = _proxy(value, lambda why: bad("proxy", why))
         else:
             values[key] = _headers(value, lambda why: bad("headers", why))
     return values
+
+
+def resolve_proxy(ref: str, where: str = "", environ: Mapping[str, str] | None = None) -> str:
+    """The proxy URL of the ``proxy`` key: as written, or read from the variable it names."""
+    if not ref.startswith(ENV_PREFIX):
+        return ref
+    from sitemap_tui.engine.netpolicy import parse_proxy
+
+    environ = os.environ if environ is None else environ
+    variable = ref[len(ENV_PREFIX):]
+    value = environ.get(variable)
+    if value is None:
+        raise ConfigError(f"{display(where)}: proxy = {ref!r}: the environment variable {variable} is not set")
+    try:
+        parse_proxy(value, f"${variable}")
+    except ValueError as exc:  # parse_proxy never shows the password
+        raise ConfigError(f"{display(where)}: proxy: {display(str(exc))}") from None
+    return value.strip()
 
 
 def resolve_headers(headers: Mapping[str, str], where: str = "",
@@ -205,6 +226,24 @@ def _maps(value: Any, folder: Path, bad: Any) -> list[str]:
         local = (folder / directory).as_posix() + ("/" if directory.endswith("/") else "")
         maps.append(f"{url}={local}")
     return maps
+
+
+def _proxy(value: Any, bad: Any) -> str:
+    from sitemap_tui.engine.netpolicy import parse_proxy
+
+    if not isinstance(value, str):
+        raise bad('expected "http://HOST:PORT" or "env:VARIABLE"')
+    if value.startswith(ENV_PREFIX):
+        if not _ENV_NAME.fullmatch(value[len(ENV_PREFIX):]):
+            raise bad(f"bad variable name {display(repr(value))}")
+        return value
+    try:
+        url = parse_proxy(value, "URL")
+    except ValueError as exc:
+        raise bad(display(str(exc))) from None
+    if url.password:  # a secret in a committed file leaks, as a header's would
+        raise bad('a password does not belong in the file: "env:VARIABLE" reads the whole URL from the environment')
+    return value
 
 
 def _headers(value: Any, bad: Any) -> dict[str, str]:

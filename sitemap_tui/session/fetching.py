@@ -36,6 +36,7 @@ class FetchOptions:
     maps: tuple[str, ...] = ()  # --map URL=DIR
     cacert: str | None = None
     insecure: bool = False
+    proxy: str | None = None  # --proxy URL (http:// or https://)
 
 
 def default_concurrency(workers: int) -> int:
@@ -72,6 +73,22 @@ def _target_url(raw: str | None) -> str | None:
         return raw  # not a URL: it has no origin, so it gets no headers and opens no range
 
 
+def _proxy(options: FetchOptions) -> str | None:
+    """--proxy, checked (the parser checks it too; a FetchOptions may be made elsewhere)."""
+    if options.proxy is None:
+        return None
+    from sitemap_tui.engine.netpolicy import parse_proxy
+
+    try:
+        parse_proxy(options.proxy)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    if options.resolve:  # the proxy resolves names, and would silently ignore --resolve
+        raise UsageError("--resolve cannot be used with --proxy: the proxy resolves host names "
+                         "itself (point its DNS or hosts file at the staging address instead)")
+    return options.proxy.strip()
+
+
 def fetch_config(options: FetchOptions) -> FetchConfig:
     from sitemap_tui import USER_AGENT
     from sitemap_tui.engine.fetch import FetchConfig
@@ -106,10 +123,12 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         except (OSError, ssl.SSLError, ValueError) as exc:
             reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc
             raise UsageError(f"--cacert {options.cacert}: cannot load certificates ({reason})") from exc
+    proxy = _proxy(options)
     for name in PROXY_VARIABLES:
         if os.environ.get(name) or os.environ.get(name.lower()):
-            warn(f"{name} is set but not used: sitemap-tui connects directly, to check the "
-                 "address of every connection (see docs/safety.md)")
+            how = "through --proxy only" if proxy else "directly (--proxy URL names a proxy)"
+            warn(f"{name} is set but not used: sitemap-tui connects {how}, to check the "
+                 "address of every request (see docs/safety.md)")
             break
     return FetchConfig(
         user_agent=options.user_agent or USER_AGENT,
@@ -126,4 +145,5 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         maps=maps,
         cacert=options.cacert,
         insecure=options.insecure,
+        proxy=proxy,
     )
