@@ -118,6 +118,10 @@ async def test_second_exploration_gets_304s_shows_unchanged_and_the_same_urls(si
         assert f"Unchanged since {since}" in text  # on screen, 80 columns wide too
         assert "a.xml  3 URLs 304" in app.tree.label_for(node_id(app, "a.xml")).plain
         assert "a.xml  3 URLs 304" in text  # the tree's mark fits, 80 columns wide too
+    app = make_app(None, db_path=second_db)  # reopened offline: the marks come from the store
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        assert "a.xml  3 URLs 304" in app.tree.label_for(node_id(app, "a.xml")).plain
     # the new exploration keeps its own rows (the first one's store is not written)
     with closing(Store(second_db, readonly=True)) as new, closing(Store(first_db, readonly=True)) as old:
         assert new.get_meta("checks") == "all"
