@@ -84,6 +84,16 @@ def test_explore_db_before_or_after_target(order: str, tmp_path: Path) -> None:
     assert got["db_path"] == Path(db)
 
 
+@pytest.mark.parametrize("argv", [[SITE], ["explore", SITE]])
+def test_explore_re_explores_conditionally_unless_no_cache(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The explorer asks against the site's latest exploration (issue 20 §3) unless --no-cache."""
+    assert explore(argv)["options"].refetch is True
+    assert explore([*argv, "--no-cache"])["options"].refetch is False
+    with pytest.raises(SystemExit):
+        cli.main(["explore", "--help"])
+    assert "--no-cache" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv", [["-H", "X-Token: s3cret", SITE], ["-HX-Token: s3cret", SITE], ["--header=X-Token: s3cret", SITE],
              [SITE, "-H", "X-Token: s3cret"]],

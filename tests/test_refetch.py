@@ -338,3 +338,24 @@ def test_local_targets_keep_their_history_under_their_own_file_names(
         assert run("urls", str(tmp_path / name))[0] == 0
     names = sorted(p.name for p in (tmp_path / "xdg-cache").rglob("*.db"))
     assert [n.rsplit("-", 2)[0] for n in names] == ["local-a.xml", "local-b_b.xml"], names
+
+
+def test_the_previous_exploration_is_never_the_runs_own_store(site: Site) -> None:
+    """The explorer's store is in the cache while it runs, the newest of its site: asked to leave
+    it out (``exclude``), open_previous gives the one before, never the store being written."""
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.session.history import open_previous
+    from sitemap_tui.session.recent import cache_folder
+
+    target = f"{site.base}/index.xml"
+    assert run("urls", target)[0] == 0
+    (older,) = cache_folder().glob("*.db")
+    assert run("urls", target)[0] == 0
+    (newest,) = set(cache_folder().glob("*.db")) - {older}
+    for exclude, expected in ((None, newest), (newest, older)):
+        previous, problem = open_previous(Target.parse(target), "none", exclude=exclude)
+        assert previous is not None and problem is None
+        try:
+            assert previous.previous.path == expected
+        finally:
+            previous.close()

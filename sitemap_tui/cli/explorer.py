@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sitemap_tui.cli.headless import exploration_problem, explore_options, parse_target
@@ -57,8 +57,10 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
 
         prune_at_start()  # a new exploration joins the cache: the old ones beyond its limits go
     db = Path(db_path) if db_path else default_db_path(target)
-    return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch),
-                  options=explore_options(opts.tree))
+    # re-explored conditionally against the site's latest exploration in the cache, as the
+    # headless commands are (session/host.py asks once the target is opened); --no-cache: not
+    options = replace(explore_options(opts.tree), refetch=opts.tree.cache)
+    return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch), options=options)
 
 
 def _check_explore_db(path: Path) -> None:

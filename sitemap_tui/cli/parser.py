@@ -245,7 +245,7 @@ def _strict_option(p: argparse.ArgumentParser) -> None:
 
 
 def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True,
-                  history: bool = True) -> None:
+                  history: bool = True, cache: bool = True) -> None:
     g = p.add_argument_group("exploring")
     if recursive:
         g.add_argument("--no-recursive", action="store_true",
@@ -271,6 +271,7 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                        help="do not keep this exploration in the cache (kept by default, unless --db names "
                             "a file: `sitemap-tui history SITE` lists them, `diff SITE` compares with the "
                             "latest; the cache's limits apply, see `cache prune`)")
+    if cache:
         g.add_argument("--no-cache", action="store_true",
                        help="fetch every file in full: by default a site explored before is re-explored "
                             "conditionally (If-None-Match / If-Modified-Since from its latest exploration in the "

@@ -102,7 +102,8 @@ class FileProcessing(RobotsReading):
             keep_non_http=self.options.keep_non_http,
             sitemap_lastmod=node.lastmod_raw,
             judge=self.judge,
-            conditional=self.previous.conditional(node.url) if self.previous is not None else None,
+            conditional=(self.previous.conditional(node.url)
+                         if self.previous is not None and node.id not in self._in_full else None),
         )
         if node.url.startswith("file:") and spec.local_path is None:
             raise Refused("file: URLs are only read when given on the command line")

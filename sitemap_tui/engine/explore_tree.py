@@ -89,6 +89,10 @@ class ExploreOptions:
     # cross-submission that voids location findings), whatever the target; False:
     # `validate --no-robots-checks`, said in robots_gaps
     robots_checks: bool = True
+    # the explorer's re-exploration: its host asks each file against the site's latest saved
+    # exploration (session/history.py open_previous, then Explorer.use_previous); --no-cache:
+    # False. The headless commands hand their Refetch to the Explorer themselves.
+    refetch: bool = False
 
 
 @dataclass
@@ -115,15 +119,9 @@ class ExplorerState:
         previous: Refetch | None = None,
     ) -> None:
         self.store = store
-        self.previous = previous  # a re-exploration asks its files conditionally (engine/refetch.py)
-        if previous is not None and store is not None:
-            # before any row is built: the previous store's signature key, so carried hreflang
-            # signatures and URL keys stay valid (else the cross-file pass computes them again)
-            try:
-                previous.previous.attach(store)
-            except sqlite3.DatabaseError as exc:
-                previous.notes.append(f"the previous exploration cannot be read ({exc}): every file is fetched in full")
-                self.previous = None
+        self.previous: Refetch | None = None
+        if previous is not None:
+            self.use_previous(previous)
         self.fetch_config = fetch_config or FetchConfig()
         self.options = options or ExploreOptions()
         self.checker = checker
@@ -155,6 +153,8 @@ class ExplorerState:
         # redirects (see _claim): node -> why its file is not parsed, and the final URL's key
         # each redirected node claimed in `visited`
         self._superseded: dict[int, str] = {}
+        # nodes being fetched again by reload: never asked against the previous exploration
+        self._in_full: set[int] = set()
         self._claimed: dict[int, str] = {}
         # robots.txt per origin for cross-submission (_robots_of): discovery's and other hosts'
         self._other_robots: dict[str, asyncio.Future[tuple[str, RobotsFile] | None]] = {}
@@ -342,6 +342,20 @@ class ExplorerState:
             node.error = "cancelled"
             self._left[node.id] = LeftOut.CANCELLED
             self._changed(node)
+
+    def use_previous(self, previous: Refetch) -> bool:
+        """Ask each file from now on against ``previous`` (engine/refetch.py); False when its
+        store cannot be attached (said in its notes: every file is fetched in full)."""
+        if self.store is not None:
+            # before any row is built: the previous store's signature key, so carried hreflang
+            # signatures and URL keys stay valid (else the cross-file pass computes them again)
+            try:
+                previous.previous.attach(self.store)
+            except sqlite3.DatabaseError as exc:
+                previous.notes.append(f"the previous exploration cannot be read ({exc}): every file is fetched in full")
+                return False
+        self.previous = previous
+        return True
 
     def _reset(self, node: Node) -> None:
         """Forget a node's data and descendants before fetching it again."""

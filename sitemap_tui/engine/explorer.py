@@ -278,13 +278,22 @@ class Explorer(FileProcessing):
             await self.expand(node_id)
             return True
         s = node.stats
+        # a file carried over from the previous exploration (unchanged_since) is asked with its
+        # carried validators, the previous exploration's: a 304 keeps the copy, which is then the
+        # server's file. Once asked again, it is fetched in full, never against the previous
+        # exploration: r and f are the user asking for the server's file now, and a second 304
+        # would only bring the same old copy back (f: with the children it skipped).
         validators = (s.etag, s.last_modified) if conditional and (s.etag or s.last_modified) else None
         if validators is not None:
             probe = await self._fetcher.fetch(node.url, _discard, conditional=validators)
             if probe.not_modified:
                 return False
         self._reset(node)
-        await self.expand(node_id)
+        self._in_full.add(node_id)
+        try:
+            await self.expand(node_id)
+        finally:
+            self._in_full.discard(node_id)
         return True
 
     def aggregate(self, node_id: int) -> Aggregate:

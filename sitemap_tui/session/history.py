@@ -138,18 +138,21 @@ def carried_rules() -> frozenset[str]:
 PARENT_RULES = frozenset({"index-lastmod-stale", "index-child-is-feed-or-text"})
 
 
-def open_previous(target: Target, checks: str) -> tuple[Refetch | None, str | None]:
+def open_previous(target: Target, checks: str, *, exclude: Path | None = None) -> tuple[Refetch | None, str | None]:
     """What a re-exploration of ``target`` asks against: the latest exploration of its site in
     the cache judged as this run is (``checks``: all, none; a carried file's findings are then
     those this run would have made), None without one; and why it cannot be used when it
-    cannot (then every file is fetched in full)."""
+    cannot (then every file is fetched in full). ``exclude``: the store this run writes (the
+    explorer's is in the cache already, the newest of its site): never its own previous."""
     from sitemap_tui.engine.refetch import Refetch
 
     key = site_key(target)
+    mine = exclude.resolve() if exclude is not None else None
     # newest first; a damaged one is said, not passed over (its judging cannot be read)
     # the headless runs' files are named after the host (HistoryRun): those alone are read
     latest = next((s for s in newest_named(prefix=f"{_name(target)}-")
-                   if s.site == key and (s.summary.problem or s.summary.checks == checks)), None)
+                   if s.site == key and s.path.resolve() != mine
+                   and (s.summary.problem or s.summary.checks == checks)), None)
     if latest is None:
         return None, None
     if latest.summary.problem is not None:

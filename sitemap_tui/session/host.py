@@ -54,6 +54,7 @@ from sitemap_tui.session.validation import Validation
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import ExploreOptions, Explorer
     from sitemap_tui.engine.fetch import FetchConfig
+    from sitemap_tui.engine.refetch import Refetch
 
 Post = Callable[[Reply], None]
 ENGINE_NICENESS = 19
@@ -102,6 +103,8 @@ class EngineHost:
         self._crossfile_cancel: threading.Event | None = None
         self._crossfile_waiting: asyncio.Task[None] | None = None  # crossfile(when_idle=True)
         self.store_failure: str | None = None  # why the store cannot be written, once it cannot
+        self.previous: Refetch | None = None  # what the exploration asks against (options.refetch)
+        self._notes_said = 0  # of previous.notes
 
     # -- commands (on the engine loop) -------------------------------------------------------
     def command(self, cmd: Command) -> None:
@@ -111,7 +114,7 @@ class EngineHost:
         elif isinstance(cmd, Cancel):
             self.cancel()
         elif isinstance(cmd, Open):
-            self.submit("open", partial(_open_keyed, cmd.target), None)
+            self.submit("open", partial(self._open, cmd.target), None)
         elif isinstance(cmd, Expand) and cmd.what in ("expand", "expand-all", "reload", "refetch"):
             node_id = int(cmd.node_id)
             run: Callable[[Explorer], Awaitable[Any]] = {
@@ -198,7 +201,53 @@ class EngineHost:
             return
         finally:
             self._index_when_idle()
+            self._say_refetch_notes()
         self.post(Done(what, node_id, _plain(result)))
+
+    # -- the re-exploration (issue 20 §3) ----------------------------------------------------
+    async def _open(self, target: Any, ex: Explorer) -> Any:
+        """Open ``target``, keyed in the store by its site as a headless run keys its own
+        (session/history.py): a local target's key is its absolute path, which the file's name
+        ("local-STAMP.db") cannot give, so the explorer's explorations join the site's history.
+        With ``options.refetch``, its files are asked for against the site's latest exploration."""
+        from sitemap_tui.engine.discover import Target
+        from sitemap_tui.session.history import site_key
+
+        t = target if isinstance(target, Target) else Target.parse(target)
+        # judged by every rule with the defaults (VALIDATION), as validate without options: a
+        # later run judged alike may carry this one's files (open_previous matches on it)
+        checks = "all" if self.checker_factory is not None else "none"
+        if ex.store is not None:
+            ex.store.set_meta("site", site_key(t))
+            ex.store.set_meta("checks", checks)
+        if ex.options.refetch and self.previous is None:
+            self._use_previous(t, ex, checks)
+        return await ex.open(t)
+
+    def _use_previous(self, target: Any, ex: Explorer, checks: str) -> None:
+        from sitemap_tui.session.history import open_previous
+
+        # the explorer's own store is in the cache already, the newest of its site: excluded,
+        # so that it is never ATTACHed to itself; the previous one is only ever read
+        previous, problem = open_previous(target, checks, exclude=self.db_path)
+        if problem:
+            self.post(Failed("cache", problem, None))
+        if previous is None:
+            return
+        if ex.use_previous(previous):
+            self.previous = previous
+        else:
+            self._say_refetch_notes(previous)
+            previous.close()
+
+    def _say_refetch_notes(self, previous: Refetch | None = None) -> None:
+        """What the re-exploration could not carry over (fetched in full instead): said, once."""
+        previous = previous or self.previous
+        if previous is None:
+            return
+        for note in previous.notes[self._notes_said:]:
+            self.post(Failed("cache", note, None))
+        self._notes_said = len(previous.notes)
 
     def _store_failed(self, exc: StoreError, node_id: int | None = None) -> None:
         """The store refused a write: stop every fetch (what they found could not be kept) and
@@ -405,25 +454,16 @@ class EngineHost:
             self.post(Failed("engine", self.start_error, None))
         finally:
             self.explorer = None
+            if self.previous is not None:
+                with contextlib.suppress(Exception):
+                    self.previous.close()
+                self.previous = None
             if store is not None:
                 with contextlib.suppress(Exception):
                     store.close()
             if lock is not None:
                 lock.release()
             started()
-
-
-async def _open_keyed(target: Any, ex: Explorer) -> Any:
-    """Open ``target``, keyed in the store by its site as a headless run keys its own
-    (session/history.py): a local target's key is its absolute path, which the file's name
-    ("local-STAMP.db") cannot give, so the explorer's explorations join the site's history."""
-    from sitemap_tui.engine.discover import Target
-    from sitemap_tui.session.history import site_key
-
-    t = target if isinstance(target, Target) else Target.parse(target)
-    if ex.store is not None:
-        ex.store.set_meta("site", site_key(t))
-    return await ex.open(t)
 
 
 def _plain(result: Any) -> Any:

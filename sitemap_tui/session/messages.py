@@ -94,7 +94,9 @@ class Done:
 class Failed:
     """A command (or the engine) failed. ``what`` is ``"engine"`` when the engine could not start
     (or stopped), ``"store"`` when the store refused a write (a full disk): then nothing more is
-    fetched, and every later command that would write is refused with the same message."""
+    fetched, and every later command that would write is refused with the same message;
+    ``"cache"`` when the re-exploration cannot use the previous exploration, or one file's copy
+    in it (that file is fetched in full: a warning, nothing stops)."""
 
     what: str
     message: str

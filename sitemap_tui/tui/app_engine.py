@@ -33,7 +33,7 @@ from sitemap_tui.tui.messages import (
     SearchProgress,
 )
 from sitemap_tui.tui.screens.error import StoreErrorScreen
-from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree, short_name
+from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree, short_name, since_text
 from sitemap_tui.words import plural
 
 SPINNER_SECONDS = 0.2
@@ -338,7 +338,25 @@ class EngineLink(PaneSync):
             else:
                 self.notify(f"Deep checks done: {plural(found if isinstance(found, int) else 0, 'issue')} found.", markup=False)
             self._issues_changed()
+        if message.what in ("open", "expand", "expand-all"):
+            self._say_carried()
         self.update_header()
+
+    _carried_said: tuple[Path | None, int] = (None, 0)  # (of the exploration, files said)
+
+    def _say_carried(self) -> None:
+        """How many files answered 304 to the re-exploration and were carried over from the
+        previous exploration (session/host.py), said when a command brought more of them."""
+        carried = [s for n in self.tree.model.nodes.values() if (s := n.stats.unchanged_since)]
+        said_of, said = self._carried_said
+        if len(carried) <= (said if said_of == self.db_path else 0):
+            return
+        self._carried_said = (self.db_path, len(carried))
+        # each is unchanged since its own date (the exploration that last fetched it whole),
+        # so all are since the latest of them
+        self.notify(f"{plural(len(carried), 'file')} unchanged since {since_text(max(carried))}: their URLs"
+                    " were copied from that exploration (r fetches one again).", title="re-exploration",
+                    markup=False)
 
     def _issues_changed(self) -> None:
         """A run filed issues anywhere in the store: recount the tree, refresh the panes."""
@@ -379,6 +397,9 @@ class EngineLink(PaneSync):
         if message.what == "crossfile":
             self.jobs.crossfile = False
             self.jobs.crossfile_step = None
+        if message.what == "cache":  # the file (or every file) was fetched in full instead
+            self.notify(display(message.message), title="re-exploration", severity="warning", markup=False)
+            return
         self.notify(display(message.message), title=f"engine: {message.what}", severity="error", markup=False)
         self.update_header()
 

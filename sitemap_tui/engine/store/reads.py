@@ -41,10 +41,18 @@ class StoreReads(StoreBase):
     def node(self, node_id: int) -> Node | None:
         row = self.conn.execute(
             "SELECT id, url, kind, state, found_by, parent_id, depth, error, expandable, line,"
-            " lastmod_raw, " + ", ".join(NODE_STAT_COLUMNS) + " FROM nodes WHERE id=?",
+            " lastmod_raw, " + ", ".join(NODE_STAT_COLUMNS) + f", {self._since_column()} FROM nodes WHERE id=?",
             (node_id,),
         ).fetchone()
         return None if row is None else row_to_node(row)
+
+    def _since_column(self) -> str:
+        """``unchanged_since`` (a file carried over by a re-exploration), or NULL in a store
+        written before the column, which a read-only connection cannot add."""
+        if not hasattr(self, "_since"):
+            have = {row[1] for row in self.conn.execute("PRAGMA table_info(nodes)")}
+            self._since = "unchanged_since" if "unchanged_since" in have else "NULL"
+        return self._since
 
     def root_url(self) -> str | None:
         """The URL of the first root node: the target the exploration was started on."""
@@ -56,7 +64,7 @@ class StoreReads(StoreBase):
     def nodes(self, parent_id: int | None = ..., ) -> list[Node]:  # type: ignore[assignment]
         sql = (
             "SELECT id, url, kind, state, found_by, parent_id, depth, error, expandable, line,"
-            " lastmod_raw, " + ", ".join(NODE_STAT_COLUMNS) + " FROM nodes"
+            " lastmod_raw, " + ", ".join(NODE_STAT_COLUMNS) + f", {self._since_column()} FROM nodes"
         )
         if parent_id is ...:
             rows = self.conn.execute(sql + " ORDER BY id").fetchall()

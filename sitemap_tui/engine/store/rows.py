@@ -163,7 +163,10 @@ def chunks(items: list[Any], n: int) -> Iterator[list[Any]]:
 
 def row_to_node(row: Sequence[Any]) -> Node:
     (nid, url, kind, state, found_by, parent_id, depth, error, expandable, line, lastmod_raw) = row[:11]
-    stats = FileStats(**dict(zip(NODE_STAT_COLUMNS, row[11:], strict=True)))
+    n = 11 + len(NODE_STAT_COLUMNS)
+    stats = FileStats(**dict(zip(NODE_STAT_COLUMNS, row[11:n], strict=True)))
+    if len(row) > n:  # the reads' unchanged_since (NULL from a store older than the column)
+        stats.unchanged_since = row[n]
     stats.gzipped = bool(stats.gzipped)
     stats.wire_bytes = stats.wire_bytes or 0
     stats.decoded_bytes = stats.decoded_bytes or 0

@@ -49,9 +49,12 @@ class Store(StoreReads):
         sql = (
             "UPDATE nodes SET kind=?, state=?, error=?, expandable=?, "
             + ", ".join(f"{c}=?" for c in NODE_STAT_COLUMNS)
+            # (a carried file fetched again in full is no longer unchanged: the column follows it)
+            + ", unchanged_since=?"
         )
         params: list[Any] = [node.kind.value, node.state.value, node.error, int(node.expandable)]
         params += values
+        params.append(s.unchanged_since)
         if agg is not None:
             sql += ", agg=?"
             params.append(json.dumps(agg.to_json()))

@@ -26,7 +26,7 @@ from sitemap_tui.tui.sizes import format_size
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.drill_list import DrillList, DrillRow
 from sitemap_tui.tui.widgets.side_by_side import SideBySide
-from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name
+from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name, since_text
 from sitemap_tui.words import plural
 
 CHANGEFREQ_ORDER = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never", "invalid", "missing"]
@@ -254,6 +254,9 @@ class OverviewPane(NodePane):
             style = "bold red" if node.state == NodeState.FAILED else "yellow"
             label = "Failed: " if node.state == NodeState.FAILED else ("Skipped: " if node.state == NodeState.SKIPPED else "Note: ")
             parts.append(Text(label + display(node.error), style=style))
+        if s.unchanged_since:  # a re-exploration's 304 (engine/refetch.py)
+            parts.append(Text(f"Unchanged since {since_text(s.unchanged_since)} (304 Not Modified): its URLs were"
+                              " copied from that exploration; r fetches it again.", style="cyan"))
         if node.state == NodeState.PENDING and not cancelled and node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and not sel.subtree:
             parts.append(Text("Not fetched yet: press enter (or expand it) to fetch this file.", style="italic"))
         parts.append(Text(""))

@@ -77,6 +77,11 @@ def human_bytes(n: int | None) -> str:
     return "?" if n is None else format_size(n)
 
 
+def since_text(iso: str) -> str:
+    """An "unchanged since" date (ISO 8601, UTC) to the minute: 2026-11-25 14:02 UTC."""
+    return f"{iso[:16].replace('T', ' ')} UTC" if len(iso) >= 16 and iso[10] == "T" else display(iso, 40)
+
+
 def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
     """Icon, name, count, issue badge and state of a node, as a Text (never markup)."""
     failed = node.state == NodeState.FAILED
@@ -102,6 +107,8 @@ def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
             text.append(f"  {n:,} {'file' if n == 1 else 'files'}", style="dim")
     elif s.url_count or node.state == NodeState.DONE:
         text.append(f"  {s.url_count:,} URL{'s' if s.url_count != 1 else ''}", style="dim")
+    if s.unchanged_since:  # answered 304 to a re-exploration: carried over (the Overview says since when)
+        text.append(" 304", style="dim")
     errors, warnings = model.issues.get(node.id, (0, 0))
     if errors:
         text.append(f"  ●{errors:,}", style="bold red")
