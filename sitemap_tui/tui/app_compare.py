@@ -27,6 +27,8 @@ class CompareLink(EngineLink):
     comparing: str | None = None  # OLD's label while a comparison runs
     site_history: Any = None  # session.diff.SiteHistory, once read
     _history_timer: Any = None  # polls for the exploration to be idle, then reads the history
+    _history_urls: int | None = None  # the tree's URL count the history line was read at
+    _history_tries: int = 0  # reads at that count whose store showed another (bounded: a read compares key sets)
 
     def on_mount(self) -> None:
         if self.compare_with is not None:  # sitemap-tui diff OLD NEW --tui
@@ -36,10 +38,16 @@ class CompareLink(EngineLink):
             self._history_timer = self.set_interval(1.0, self._history_when_idle, name="site-history")
 
     def _history_when_idle(self) -> None:
-        """Read the site's history once the exploration shown is idle (a saved one at once)."""
+        """Read the site's history whenever the exploration shown is idle with a URL count the
+        line has not counted yet (a saved one at once): the explorer expands lazily, so the first
+        idle moment of a live one may have read only robots.txt and the index ("436 -> 0")."""
         if self.db_path is None or not self.engine_idle():
             return
-        self._history_timer.pause()
+        urls = self.tree.model.totals()[3]
+        if urls == self._history_urls:
+            return
+        self._history_tries = self._history_tries + 1 if self._history_urls is None else 0
+        self._history_urls = urls
         self._read_history(self.db_path)
 
     @work(thread=True, group="site-history", exclusive=True, exit_on_error=False)
@@ -62,6 +70,8 @@ class CompareLink(EngineLink):
         if db != self.db_path:
             return  # another exploration was opened meanwhile
         self.site_history = history
+        if history.url_counts and history.url_counts[-1] != self._history_urls and self._history_tries < 3:
+            self._history_urls = None  # the store had not written them all yet: read again when idle
         overview = self.query_one_optional("#overview-pane")
         if overview is not None:
             overview.show_history(history.since, history.added, history.removed, history.url_counts)
@@ -86,8 +96,7 @@ class CompareLink(EngineLink):
         overview = self.query_one_optional("#overview-pane")
         if overview is not None:
             overview.show_history(None, 0, 0, ())
-        if self._history_timer is not None:
-            self._history_timer.resume()
+        self._history_urls, self._history_tries = None, 0
 
     @property
     def changes_pane(self) -> ChangesPane | None:

@@ -181,3 +181,26 @@ async def test_the_explorer_keys_its_explorations_by_site(tmp_path: Path, make_a
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_started(app, pilot)
     assert read_summary(db).site == str(folder.resolve())
+
+
+@pytest.fixture
+def explored_once(httpserver, cache: Path) -> str:
+    """Version 1 explored headless into the cache (7 URLs); the index URL."""
+    target = serve(httpserver, 1)
+    headless("urls", target)
+    return target
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_the_history_line_counts_a_live_exploration_once_it_is_expanded(explored_once, make_app, size) -> None:
+    """The explorer expands lazily: at its first idle moment a live exploration has read the
+    index alone (0 URLs); the history line is read again once the files it expands are counted,
+    not left saying "7 → 0"."""
+    app = make_app(explored_once, site_history=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await wait_for(pilot, lambda: app.site_history is not None, what="the first history")
+        assert app.site_history.url_counts == (7, 0)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.site_history.url_counts == (7, 7), what="the history read again")
+        assert "Since" in screen_text(app) and ": +0 −0 URLs" in screen_text(app)
