@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
+from sitemap_tui.session.paths import file_prefix
 from sitemap_tui.session.recent import Saved, cache_folder, list_saved, newest_named
 
 if TYPE_CHECKING:
@@ -53,17 +54,6 @@ def explorations_of(key: str, saved: list[Saved] | None = None) -> list[Saved]:
     return [s for s in items if s.site == key and s.summary.problem is None]
 
 
-def _name(target: Target) -> str:
-    """The start of the file names of ``target``'s explorations: its host, or for a local target
-    ``local-`` and its file name (a re-exploration reads the summaries of the files named so:
-    with one name for every local target, each run read them all)."""
-    host = urlsplit(target.url).hostname
-    if host:
-        return host.replace(":", "_")
-    base = PurePosixPath(unquote(urlsplit(target.url).path)).name
-    return "local-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:60] or "root")
-
-
 def sweep_partials(folder: Path) -> None:
     """Remove what runs killed outright left in the cache (``.NAME.db.partial``): a kept run's
     name is its own second, so no later run of it would ever claim and clear it. One whose
@@ -90,7 +80,7 @@ class HistoryRun:
         folder = folder or cache_folder()
         folder.mkdir(parents=True, exist_ok=True)
         sweep_partials(folder)
-        stem = f"{_name(target)}-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
+        stem = f"{file_prefix(target)}-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
         self.run = self._claim(folder, stem)
         self.path = self.run.path
         self.store: Store = self.run.store
@@ -150,7 +140,7 @@ def open_previous(target: Target, checks: str, *, exclude: Path | None = None) -
     mine = exclude.resolve() if exclude is not None else None
     # newest first; a damaged one is said, not passed over (its judging cannot be read)
     # the headless runs' files are named after the host (HistoryRun): those alone are read
-    latest = next((s for s in newest_named(prefix=f"{_name(target)}-")
+    latest = next((s for s in newest_named(prefix=f"{file_prefix(target)}-")
                    if s.site == key and s.path.resolve() != mine
                    and (s.summary.problem or s.summary.checks == checks)), None)
     if latest is None:

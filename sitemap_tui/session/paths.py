@@ -3,22 +3,33 @@ explorer's own "open another site" use the same place)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.discover import Target
 
 
-def default_db_path(target: Target) -> Path:
-    """A new exploration file in the user's cache directory."""
-    from urllib.parse import urlsplit
+def file_prefix(target: Target) -> str:
+    """The start of the file names of ``target``'s explorations: its host, or for a local target
+    ``local-`` and its file name (a re-exploration reads the summaries of the files named so:
+    with one name for every local target, each run read them all)."""
+    host = urlsplit(target.url).hostname
+    if host:
+        return host.replace(":", "_")
+    base = PurePosixPath(unquote(urlsplit(target.url).path)).name
+    return "local-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:60] or "root")
 
+
+def default_db_path(target: Target) -> Path:
+    """A new exploration file in the user's cache directory, named as the headless runs name
+    theirs (session/history.py), so a re-exploration finds either."""
     from platformdirs import user_cache_dir
 
-    host = urlsplit(target.url).hostname or "local"
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(user_cache_dir("sitemap-tui")) / "explorations"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{host.replace(':', '_')}-{stamp}.db"
+    return folder / f"{file_prefix(target)}-{stamp}.db"
