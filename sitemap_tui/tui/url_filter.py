@@ -19,9 +19,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
-from sitemap_tui.engine.store.audit_filters import CANONICALS, reason_text
+from sitemap_tui.engine.store.audit_filters import CANONICALS, canonical_kind, reason_text
 from sitemap_tui.engine.store.diff_view import MARKS
-from sitemap_tui.engine.store.rows import AuditCells
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq, parse_priority
 
 _PERIOD_RE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
@@ -292,7 +291,7 @@ def _audit_matches(flt: EntryFilter, row: EntryRow) -> bool:
         return False
     if flt.reason is not None and reason_text(flt.reason) not in (cells.reason or "").lower():
         return False
-    if flt.canonical is not None and _canonical_kind(cells) != flt.canonical:
+    if flt.canonical is not None and canonical_kind(cells) != flt.canonical:
         return False
     for name, blocked in ((flt.blocked, True), (flt.allowed, False)):
         if name is None:
@@ -312,13 +311,3 @@ def _status_matches(spec: str, status: int | None, redirects: int) -> bool:
         return low <= status <= low + 99 or (low == 300 and redirects > 0)
     return status == int(spec)
 
-
-def _canonical_kind(cells: AuditCells) -> str:
-    """"none", "other" or "self", as audit_filters' SQL decides."""
-    canonical = cells.canonical
-    if canonical is None:
-        return "none"
-    reason = cells.reason or ""
-    own = cells.final_url if cells.final_url is not None else cells.loc
-    elsewhere = not cells.indexable and canonical != own and canonical != cells.loc
-    return "other" if reason.startswith("non-indexable: canonicalised") or elsewhere else "self"

@@ -194,3 +194,15 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
 def reason_text(word: str) -> str:
     """What ``reason:WORD`` looks for in the reason, lower-cased: ``not-html`` is "not html"."""
     return word.lower().replace("-", " ")
+
+
+def canonical_kind(cells: AuditCells) -> str:
+    """"none", "other" or "self": canonical:WORD as the SQL above decides it, on a row's cells."""
+    canonical = cells.canonical
+    if canonical is None:
+        return "none"
+    reason = cells.reason or ""
+    own = cells.final_url if cells.final_url is not None else cells.loc
+    elsewhere = not cells.indexable and canonical != own and canonical != cells.loc
+    return "other" if reason.startswith("non-indexable: canonicalised") or elsewhere else "self"
+

@@ -9,6 +9,7 @@ or a worker's own), so a time budget (:func:`time_budget`) or a cancel handler c
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sqlite3
 import time
@@ -26,7 +27,8 @@ from sitemap_tui.engine.store import (
     search_candidates,
     search_glob,
 )
-from sitemap_tui.engine.store.audit_filters import SORT_KEYS, AuditView
+from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
 
 PAGE = 100
@@ -347,3 +349,14 @@ def distinct_locs(conn: sqlite3.Connection, node_ids: Sequence[int]) -> int | No
     marks = ",".join(str(int(i)) for i in node_ids) or "NULL"
     row = conn.execute(f"SELECT COUNT(DISTINCT loc) FROM entries WHERE node_id IN ({marks})").fetchone()
     return int(row[0]) if row else None
+
+
+def audit_of_entry(conn: sqlite3.Connection, entry_id: int) -> AuditRow | None:
+    """Every stored audit field of the entry's URL (the detail panel), None when not audited."""
+    if not AuditView.of(conn).audit:
+        return None
+    names = ", ".join(f"a.{f.name}" for f in dataclasses.fields(AuditRow))
+    row = conn.execute(
+        f"SELECT {names} FROM entries e JOIN audit a ON a.key = {AUDIT_KEY} WHERE e.id = ?", (entry_id,)
+    ).fetchone()
+    return None if row is None else AuditRow.of(row)
