@@ -5,6 +5,9 @@ detail panel with every audit field, columns hidden without audit data and filli
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,12 +15,15 @@ from typing import Any
 import pytest
 from audit_site import ELSEWHERE, PAGES, audit_into, name, serve
 from pytest_httpserver import HTTPServer
-from textual.widgets import Static
+from textual.app import App, ComposeResult
+from textual.widgets import RadioButton, Static
 from urltui_helpers import Host, grid_lines, wait_for
 
 from sitemap_tui import cli
+from sitemap_tui.engine.formats import AUDIT_COLUMNS
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRow, add_results
+from sitemap_tui.tui.screens.export import ExportScreen
 from sitemap_tui.tui.widgets.url_table import UrlTable
 
 SIZES = [(200, 50), (80, 24)]
@@ -209,3 +215,47 @@ async def test_blocked_for_from_the_access_table_alone(access_only: Path) -> Non
         await typed(pilot, table, "blocked:ClaudeBot")
         assert "known: GPTBot, Bingbot" in status_line(table)
 
+
+
+class ExportHost(App[None]):
+    def __init__(self, db: Path) -> None:
+        super().__init__()
+        self.db = db
+        self.results: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        yield UrlTable(self.db)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+async def test_export_carries_the_audit_columns(audited: Path, tmp_path: Path, fmt: str) -> None:
+    """w on the filtered rows: the audit's fields, named as ``audit --format jsonl`` names them."""
+    app = ExportHost(audited)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        assert await typed(pilot, table, "indexable:no") == ["gone", "moved", "noindex", "canon"]
+        screen = ExportScreen(audited, {"filtered rows": table.current_filter}, tmp_path, scope="filtered rows")
+        app.push_screen(screen, callback=app.results.append)
+        await pilot.pause()
+        next(b for b in screen.query_one("#export-format").query(RadioButton) if b.name == fmt).value = True
+        await pilot.pause()
+        await pilot.click("#export-go")
+        await wait_for(pilot, lambda: bool(app.results))
+        count, path = app.results[0]
+        assert count == 4
+        text = path.read_text(encoding="utf-8")
+    if fmt == "csv":
+        table_rows = list(csv.DictReader(io.StringIO(text)))
+        assert list(table_rows[0])[-len(AUDIT_COLUMNS):] == list(AUDIT_COLUMNS)
+        gone = next(r for r in table_rows if r["loc"].endswith("/gone"))
+        assert (gone["status"], gone["indexable"], gone["reason"], gone["redirects"]) == ("404", "false", "non-indexable: 404", "0")
+        moved = next(r for r in table_rows if r["loc"].endswith("/moved"))
+        assert moved["final_url"].endswith("/ok") and moved["redirects"] == "1" and moved["status"] == "200"
+    else:
+        recs = {name(r["loc"]): r for r in map(json.loads, text.splitlines())}
+        assert list(recs) == ["gone", "moved", "noindex", "canon"]
+        assert recs["gone"]["status"] == 404 and recs["gone"]["indexable"] is False
+        assert recs["canon"]["canonical"].endswith("/ok") and recs["canon"]["content_type"].startswith("text/html")
+        assert recs["noindex"]["blocked_for"] == [] and isinstance(recs["noindex"]["response_time"], float)
+        assert set(AUDIT_COLUMNS) <= set(recs["gone"]) and "issues" in recs["gone"]
