@@ -218,7 +218,7 @@ class UrlWriter:
 
     def _csv_row(self, r: UrlRecord) -> tuple[Any, ...]:
         cell = self._cell
-        row = (
+        row: tuple[Any, ...] = (
             cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
             cell(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
             len(r.alternates),

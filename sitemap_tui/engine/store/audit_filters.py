@@ -174,8 +174,8 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
         clauses.append(_audited("instr(lower(a.reason), ?) > 0"))
         params.append(reason_text(f.reason))
     if f.canonical is not None:
-        cond = {"other": _OTHER, "self": f"a.canonical IS NOT NULL AND NOT {_OTHER}", "none": "a.canonical IS NULL"}
-        clauses.append(_audited(cond[f.canonical]))
+        kinds = {"other": _OTHER, "self": f"a.canonical IS NOT NULL AND NOT {_OTHER}", "none": "a.canonical IS NULL"}
+        clauses.append(_audited(kinds[f.canonical]))
     for name, blocked in ((f.blocked, True), (f.allowed, False)):
         if name is None:
             continue
