@@ -93,7 +93,7 @@ async def test_audit_columns_and_typed_filters(audited: Path, size: tuple[int, i
         else:
             # at 80 columns: status and indexable beside the URL, the rest on the detail panel
             assert "Status" in head and "Idx" in head and "Reason" not in head, head
-            assert "Enter: all audit fields" in status_line(table)
+            assert "Enter: audit" in status_line(table)
         assert " 404 " in shown["gone"] and " no " in shown["gone"]
         assert "↪200" in shown["moved"]
         assert " yes " in shown["ok"]
@@ -115,6 +115,8 @@ async def test_audit_columns_and_typed_filters(audited: Path, size: tuple[int, i
 
         # Enter on a row: every audit field of the URL
         assert await typed(pilot, table, "canonical:other") == ["canon"]
+        # the bad agent's error went with its filter
+        assert "bad filter" not in status_line(table) and not table.query_one("#url-status").has_class("-error")
         await pilot.press("enter")
         await pilot.pause()
         detail = str(table.query_one("#url-detail-body", Static).render())

@@ -48,7 +48,7 @@ OPTIONAL = (
 )
 # the audit's columns (engine.store.audit_filters), shown only when the store has results: at
 # 80 columns status and indexable fit beside the URL; the rest, and every audit field, is in the
-# detail panel (Enter). Kept before the sitemap's own optional columns but after lastmod/issues.
+# detail panel (Enter). Before the sitemap's own optional columns (see :func:`layout`).
 AUDIT_OPTIONAL = (
     ("status", "Status", "St", 8, 8, "status"),
     ("indexable", "Indexable", "Idx", 4, 11, "indexable"),
@@ -80,8 +80,10 @@ def layout(width: int, sort: str, audit: frozenset[str] = frozenset()) -> list[C
     wide = width >= WIDE
     chosen: list[tuple[int, Column]] = []
     left = width - MARK_W - max(URL_MIN, int(width * URL_SHARE))
-    # with audit results, status and indexable come right after lastmod and issues
-    optional = [*OPTIONAL[:2], *(c for c in AUDIT_OPTIONAL if c[0] in audit), *OPTIONAL[2:]]
+    # with audit results, status and indexable come first (a narrow pane shows them beside the
+    # URL), the other audit columns after lastmod and issues
+    shown = [c for c in AUDIT_OPTIONAL if c[0] in audit]
+    optional = [*shown[:2], *OPTIONAL[:2], *shown[2:], *OPTIONAL[2:]]
     # the sorted column first, then by priority: the order rows are in is always visible
     order = sorted(range(len(optional)), key=lambda i: (optional[i][5] != sort, i))
     for i in order:

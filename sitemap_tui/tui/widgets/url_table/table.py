@@ -339,8 +339,9 @@ class UrlTable(Vertical):
             parts.append("marking…" if n is None else f"{n:,} marked")
         if g.pages_loading:
             parts.append("loading…")
-        if g.audit_keys and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
-            parts.append("Enter: all audit fields")  # the audit columns that did not fit
+        # (not beside an error: a narrow status line keeps room for the error)
+        if g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
+            parts.append("Enter: audit")  # the audit columns that did not fit are in the detail
         audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
                        self.user.blocked, self.user.allowed) != (None,) * 6
         if audit_asked and not g.audit_keys:
