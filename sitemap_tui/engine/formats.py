@@ -32,6 +32,12 @@ CSV_COLUMNS = (
     "loc", "lastmod", "changefreq", "priority", "sitemap", "sitemap_lastmod", "images", "videos", "news",
     "alternates",
 )
+AUDIT_COLUMNS = (
+    "status", "final_url", "redirects", "indexable", "reason", "canonical", "blocked_for", "last_modified",
+    "content_type", "response_time",
+)
+"""The export's audit columns / keys when the store has audit results: named as ``sitemap-tui audit
+--format jsonl`` names them (its loc, sitemap and lastmod are the export's own)."""
 ISSUES_COLUMN = "issues"
 """The export's extra CSV column / JSON key: the rule ids of the URL's issues (CSV: space-separated)."""
 # a video's URLs for the "videos" format: the file itself, then the player page
@@ -55,6 +61,7 @@ class UrlRecord:
     news: list[dict[str, Any]] = field(default_factory=list)
     alternates: list[dict[str, str | None]] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)  # rule ids; only stored rows have them
+    audit: dict[str, Any] | None = None  # AUDIT_COLUMNS' values; None: not audited (stored rows only)
 
     @classmethod
     def from_entry(cls, entry: Entry, sitemap: str, sitemap_lastmod: str | None = None) -> UrlRecord:
@@ -195,27 +202,33 @@ class UrlWriter:
     """Streams records in one format to a text stream; ``count`` is the lines written (URLs,
     or media URLs in a media format). ``issues`` adds the rule ids column / key (the export's)."""
 
-    def __init__(self, out: IO[str], fmt: str, *, issues: bool = False) -> None:
+    def __init__(self, out: IO[str], fmt: str, *, issues: bool = False, audit: bool = False) -> None:
         if fmt not in WRITER_FORMATS:
             raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
         self.out = out
         self.fmt = "csv" if fmt == CSV_RAW else fmt
         self.issues = issues
+        self.audit = audit  # the AUDIT_COLUMNS after the others (the export of an audited store)
         self.count = 0
         self._csv: Any = None
         self._cell = _plain if fmt == CSV_RAW else _safe_cell
         if self.fmt == "csv":
             self._csv = csv.writer(out, lineterminator="\n")
-            self._csv.writerow((*CSV_COLUMNS, ISSUES_COLUMN) if issues else CSV_COLUMNS)
+            self._csv.writerow((*CSV_COLUMNS, *((ISSUES_COLUMN,) if issues else ()), *(AUDIT_COLUMNS if audit else ())))
 
     def _csv_row(self, r: UrlRecord) -> tuple[Any, ...]:
         cell = self._cell
-        row = (
+        row: tuple[Any, ...] = (
             cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
             cell(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
             len(r.alternates),
         )
-        return (*row, cell(" ".join(r.issues))) if self.issues else row
+        if self.issues:
+            row = (*row, cell(" ".join(r.issues)))
+        if self.audit:
+            values = r.audit or {}
+            row = (*row, *(_audit_cell(values.get(k), cell) for k in AUDIT_COLUMNS))
+        return row
 
     def write(self, records: Iterable[UrlRecord]) -> None:
         out = self.out
@@ -247,11 +260,26 @@ class UrlWriter:
                 }
                 if self.issues:
                     record[ISSUES_COLUMN] = r.issues
+                if self.audit:
+                    values = r.audit or {}
+                    record.update((k, values.get(k)) for k in AUDIT_COLUMNS)
                 # ensure_ascii escapes C0/C1/bidi characters, so JSON output is terminal-safe
                 out.write(dumps(record, ensure_ascii=True))
                 out.write("\n")
                 n += 1
             self.count += n
+
+
+def _audit_cell(value: Any, cell: Any) -> Any:
+    """A CSV cell as ``sitemap-tui audit --format csv`` writes it: lists space-separated,
+    true/false, empty for none."""
+    if isinstance(value, list):
+        return cell(" ".join(value))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return cell(value) if isinstance(value, str) else value
 
 
 def render(records: Iterable[UrlRecord], fmt: str) -> str:
@@ -265,10 +293,13 @@ def records_from_store(store: Any, flt: Any, *, sort: str = "id") -> Iterator[Ur
     return records_from_rows(store, store.iter_entries(flt, sort=sort))
 
 
-def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False) -> Iterator[UrlRecord]:
+def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, audit: bool = False) -> Iterator[UrlRecord]:
     """Stored rows, in the order given, as export records with their extensions, hreflang
-    alternates and (``issues``) the rule ids of their issues."""
-    from sitemap_tui.engine.store.exports import rule_ids_for  # the headless workers need no store
+    alternates, (``issues``) the rule ids of their issues and (``audit``) their audit results."""
+    from sitemap_tui.engine.store.exports import (  # the headless workers need no store
+        audit_values_for,
+        rule_ids_for,
+    )
 
     nodes: dict[int, tuple[str, str | None]] = {}
     batch: list[Any] = []
@@ -277,6 +308,7 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False) 
         alts = store.alternates_for([r.id for r in rows if r.n_alternates])
         ext = store.extensions_for([r.id for r in rows if r.n_images or r.n_videos or r.n_news])
         rules = rule_ids_for(store.conn, rows) if issues else {}
+        audits = audit_values_for(store.conn, rows) if audit else {}
         for r in rows:
             if r.node_id not in nodes:
                 node = store.node(r.node_id)
@@ -291,6 +323,7 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False) 
                 news=[news_record(*n) for n in news],
                 alternates=[alternate_record(*link) for link in alts.get(r.id, [])],
                 issues=rules.get(r.id, []),
+                audit=audits.get(r.id),
             )
 
     for row in rows:

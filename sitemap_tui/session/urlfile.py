@@ -22,13 +22,14 @@ def missing_dir(path: Path) -> Path | None:
 
 
 def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False,
-                 create_dirs: bool = True, issues: bool = False) -> int:
+                 create_dirs: bool = True, issues: bool = False, audit: bool = False) -> int:
     """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
     renamed over it once every record is written; a device or FIFO written to); returns the
     count written. A write error is an OutputError (an OSError) that names the path.
 
     ``create_dirs=False``: a missing folder is a FileNotFoundError (the explorer asks the user
-    before creating one); ``issues``: CSV / JSON Lines carry each URL's rule ids."""
+    before creating one); ``issues``: CSV / JSON Lines carry each URL's rule ids; ``audit``: its
+    audit columns (formats.AUDIT_COLUMNS)."""
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists")
@@ -37,7 +38,7 @@ def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrit
     elif (folder := missing_dir(path)) is not None:
         raise FileNotFoundError(f"the folder {folder} does not exist")
     with open_output(path) as out:
-        writer = UrlWriter(out.file, fmt, issues=issues)
+        writer = UrlWriter(out.file, fmt, issues=issues, audit=audit)
         batch: list[UrlRecord] = []
         for rec in records:
             batch.append(rec)

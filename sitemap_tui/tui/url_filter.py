@@ -4,7 +4,9 @@ Plain words are a substring (or a regex in regex mode); ``re:PATTERN`` a regex;
 ``lastmod:2024-01..2024-06`` a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang``
 narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|invalid``,
 ``priority:0.5|missing|invalid``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
-lastmod|lastmod-back|attrs|ext`` name the groups the other panes count, so a
+lastmod|lastmod-back|attrs|ext`` name the groups the other panes count; the audit's
+``status:404|3xx|none``, ``indexable:yes|no``, ``reason:WORD``, ``canonical:other|self|none``,
+``blocked:AGENT`` and ``allowed:AGENT`` (engine.store.audit_filters) its results, so a
 drill-through (``messages.ShowUrls``) lands on a filter the user can read and edit. :func:`row_matches` evaluates a filter on one row in Python (the marks of "all
 filtered rows" are shown without a query per row). No Textual here: the widget only calls it.
 """
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
+from sitemap_tui.engine.store.audit_filters import CANONICALS, canonical_kind, reason_text
 from sitemap_tui.engine.store.diff_view import MARKS
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq, parse_priority
 
@@ -32,6 +35,9 @@ FUTURE_SLACK = 86400
 """A lastmod is "in the future" a day after now, as ``stats.FileAccumulator`` counts it (time zones)."""
 _NUMBER_RE = re.compile(r"^\d*\.?\d+$")
 _RULE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_STATUS_RE = re.compile(r"^(?:[1-5]\d\d|[1-5]xx|none)$")
+_AGENT_RE = re.compile(r"^[a-z0-9_-]{1,64}$")
+_YES_NO = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False}
 
 
 def _period(text: str, *, end: bool) -> int:
@@ -75,6 +81,12 @@ class UserFilter:
     priority: str | None = None
     rule: str | None = None
     diff: str | None = None
+    status: str | None = None
+    indexable: bool | None = None
+    reason: str | None = None
+    canonical: str | None = None
+    blocked: str | None = None
+    allowed: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -141,6 +153,30 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
             if what not in MARKS:
                 raise ValueError(f"diff:{what}? use {', '.join('diff:' + m for m in MARKS)}")
             uf.diff = what
+        elif low.startswith("status:"):
+            what = low[len("status:") :]
+            if not _STATUS_RE.match(what):
+                raise ValueError(f"status:{what}? use a status (status:404), a class (status:3xx) or status:none")
+            uf.status = what
+        elif low.startswith("indexable:"):
+            what = low[len("indexable:") :]
+            if what not in _YES_NO:
+                raise ValueError(f"indexable:{what}? use indexable:yes or indexable:no")
+            uf.indexable = _YES_NO[what]
+        elif low.startswith("reason:"):
+            if not (what := low[len("reason:") :]):
+                raise ValueError("reason:? add a word of the reason, e.g. reason:noindex")
+            uf.reason = what
+        elif low.startswith("canonical:"):
+            what = low[len("canonical:") :]
+            if what not in CANONICALS:
+                raise ValueError(f"canonical:{what}? use canonical:other, canonical:self or canonical:none")
+            uf.canonical = what
+        elif low.startswith(("blocked:", "allowed:")):
+            name, what = low.split(":", 1)
+            if not _AGENT_RE.match(what):
+                raise ValueError(f"{name}:{what}? name a crawler, e.g. {name}:GPTBot")
+            setattr(uf, name, what)
         else:
             plain.append(tok)
     words = " ".join(plain)
@@ -173,7 +209,8 @@ def combine(scope: EntryFilter, user: UserFilter) -> EntryFilter:
     f.has_issue = f.has_issue or user.has_issue
     if user.extension:
         f.extension = user.extension
-    for name in ("lastmod_state", "changefreq", "priority", "rule", "diff"):
+    for name in ("lastmod_state", "changefreq", "priority", "rule", "diff", "status", "indexable", "reason",
+                 "canonical", "blocked", "allowed"):
         if (value := getattr(user, name)) is not None:
             setattr(f, name, value)
     return f
@@ -225,6 +262,8 @@ def row_matches(
             return False
     if flt.diff and diff_check is not None and not diff_check(row.id, flt.diff):
         return False
+    if not _audit_matches(flt, row):
+        return False
     return not (flt.rule and rule_check is not None and not rule_check(row.id, flt.rule))
 
 
@@ -233,3 +272,42 @@ def _state(raw: str | None, parsed: object) -> str | None:
     if raw is None:
         return "missing"
     return "invalid" if parsed is None else None
+
+
+def _audit_matches(flt: EntryFilter, row: EntryRow) -> bool:
+    """The audit and access fields of the filter on the row's cells, as
+    engine.store.audit_filters writes them in SQL."""
+    cells = row.audit
+    if all(v is None for v in (flt.status, flt.indexable, flt.reason, flt.canonical, flt.blocked, flt.allowed)):
+        return True
+    if cells is None:
+        return False
+    audit_asked = (flt.status, flt.indexable, flt.reason, flt.canonical) != (None, None, None, None)
+    if audit_asked and not cells.audited:
+        return False
+    if flt.status is not None and not _status_matches(flt.status, cells.status, cells.redirects):
+        return False
+    if flt.indexable is not None and cells.indexable != int(flt.indexable):
+        return False
+    if flt.reason is not None and reason_text(flt.reason) not in (cells.reason or "").lower():
+        return False
+    if flt.canonical is not None and canonical_kind(cells) != flt.canonical:
+        return False
+    for name, blocked in ((flt.blocked, True), (flt.allowed, False)):
+        if name is None:
+            continue
+        if not cells.access_known or any(a.lower() == name.lower() for a in cells.blocked) != blocked:
+            return False
+    return True
+
+
+def _status_matches(spec: str, status: int | None, redirects: int) -> bool:
+    if spec == "none":
+        return status is None
+    if status is None:
+        return spec == "3xx" and redirects > 0
+    if spec.endswith("xx"):
+        low = int(spec[0]) * 100
+        return low <= status <= low + 99 or (low == 300 and redirects > 0)
+    return status == int(spec)
+

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sitemap_tui.engine.store import EntryFilter, EntryRow, Store
+from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.audit_filters import AUDIT_KEY
 from sitemap_tui.engine.store.rows import chunks
 from sitemap_tui.engine.store.urls import END, Key, Query, row_key
 
@@ -88,4 +90,30 @@ def rule_ids_for(conn: sqlite3.Connection, rows: Sequence[EntryRow]) -> dict[int
             rules = out.setdefault(eid, [])
             if rule not in rules:
                 rules.append(rule)
+    return out
+
+
+def audit_values_for(conn: sqlite3.Connection, rows: Sequence[EntryRow]) -> dict[int, dict[str, Any]]:
+    """Each row's audit result as ``sitemap-tui audit --format jsonl`` writes it (the export's
+    audit columns); ``blocked_for`` from the crawler-access table when the row carries that
+    verdict (``EntryRow.audit``, as the URL table shows it). Rows with neither are left out."""
+    out: dict[int, dict[str, Any]] = {}
+    names = ", ".join(f"a.{f.name}" for f in dataclasses.fields(AuditRow))
+    for chunk in chunks([r.id for r in rows], 900):
+        marks = ",".join("?" * len(chunk))
+        for raw in conn.execute(
+            f"SELECT e.id, {names} FROM entries e JOIN audit a ON a.key = {AUDIT_KEY} WHERE e.id IN ({marks})", chunk
+        ):
+            row = AuditRow.of(raw[1:])
+            out[int(raw[0])] = {
+                "status": row.status, "final_url": row.final_url, "redirects": row.redirects,
+                "indexable": row.indexable, "reason": row.reason, "canonical": row.canonical,
+                "blocked_for": row.blocked_for, "last_modified": row.last_modified,
+                "content_type": row.content_type,
+                "response_time": None if row.response_time is None else round(row.response_time, 4),
+            }
+    for r in rows:
+        cells = r.audit
+        if cells is not None and cells.access_known:
+            out.setdefault(r.id, {})["blocked_for"] = list(cells.blocked)
     return out

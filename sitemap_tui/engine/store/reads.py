@@ -9,6 +9,7 @@ from typing import Any
 
 from sitemap_tui.engine.model import Node, Severity
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.store.audit_filters import audit_clauses
 from sitemap_tui.engine.store.base import StoreBase
 from sitemap_tui.engine.store.diff_view import attach as attach_diff
 from sitemap_tui.engine.store.diff_view import mark_condition
@@ -192,6 +193,9 @@ class StoreReads(StoreBase):
                 params.append(want)
             else:
                 raise ValueError(f"lastmod state {want!r}? use missing or invalid")
+        more_clauses, more = audit_clauses(self.conn, f)
+        clauses += more_clauses
+        params += more
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def page(

@@ -36,6 +36,32 @@ class EntryFilter:
     # comparison's scratch database that knows it (ATTACHed by the query that reads the filter)
     diff: str | None = None
     diff_db: str | None = None
+    # audit and crawler access (issue 22, engine.store.audit_filters): "404", "3xx" or "none"
+    # (no answer); indexable yes/no; a word of the reason; "other", "self" or "none"; an agent
+    status: str | None = None
+    indexable: bool | None = None
+    reason: str | None = None
+    canonical: str | None = None
+    blocked: str | None = None
+    allowed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCells:
+    """A URL's audit result and crawler access as the URL table shows them (audit_filters)."""
+
+    audited: bool  # an audit result exists (else only the access verdict)
+    status: int | None = None  # the final status; None: no answer (or not audited)
+    redirects: int = 0
+    indexable: int | None = None  # 1 / 0 as stored (a sort key); None: not audited
+    reason: str | None = None
+    canonical: str | None = None
+    final_url: str | None = None
+    loc: str | None = None  # the URL as the audit fetched it (its first listing's loc)
+    response_time: float | None = None  # seconds
+    blocked: tuple[str, ...] = ()  # the crawlers robots.txt disallows it for
+    access_known: bool = False  # blocked says something (robots.txt read / audited)
+    blocked_key: Any = None  # the "blocked" sort's value, as the query sorts it
 
 
 @dataclass(slots=True)
@@ -55,6 +81,8 @@ class EntryRow:
     n_issues: int
     priority: float | None = None
     """The parsed priority: read by the URL table's queries only (its keyset sorts on it)."""
+    audit: AuditCells | None = None
+    """The URL's audit / access cells: read by the URL table's queries only (None: neither)."""
 
     @property
     def sort_value(self) -> Any:

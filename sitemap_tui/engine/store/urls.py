@@ -9,6 +9,7 @@ or a worker's own), so a time budget (:func:`time_budget`) or a cancel handler c
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sqlite3
 import time
@@ -26,6 +27,8 @@ from sitemap_tui.engine.store import (
     search_candidates,
     search_glob,
 )
+from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
 
 PAGE = 100
@@ -49,6 +52,15 @@ END = _End()
 
 def row_key(row: EntryRow, sort: str) -> Key:
     """The row's keyset position in a ``sort`` order: (sort value, id)."""
+    if sort in SORT_KEYS:
+        cells = row.audit
+        if cells is None:
+            return (None, row.id)
+        value = {
+            "status": cells.status, "indexable": cells.indexable, "reason": cells.reason,
+            "canonical": cells.canonical, "time": cells.response_time, "blocked": cells.blocked_key,
+        }[sort]
+        return (value, row.id)
     if sort == "loc":
         return (row.loc, row.id)
     if sort == "lastmod":
@@ -64,6 +76,7 @@ def row_key(row: EntryRow, sort: str) -> Key:
 
 ROW_COLUMNS = ENTRY_COLUMNS + ", e.priority"
 """The columns of an EntryRow as the table reads it: with the parsed priority (a sort key)."""
+_ROW_WIDTH = ROW_COLUMNS.count(",") + 1
 
 
 Segment_ = tuple[str, list[Any], str]  # (extra condition, its params, ORDER BY)
@@ -79,7 +92,7 @@ class Query:
 
     def __init__(self, store: Store, flt: EntryFilter, sort: str = "id", *, descending: bool = False,
                  search_upto: int | None = None) -> None:
-        if sort not in SORTS:
+        if sort not in SORTS and sort not in SORT_KEYS:
             raise ValueError(f"unknown sort {sort!r}")
         # compare mode's removed URLs are OLD's rows, copied into the comparison's scratch
         # database (engine.store.diff_view): listed from there; NEW's search index knows none
@@ -95,7 +108,16 @@ class Query:
             self.search = (pattern, search_upto)
         self._cond = where[len(" WHERE ") :] if where else ""
         self._params = tuple(params)
-        self.col: str | None = None if sort == "id" else SORTS[sort]
+        # the audit and access results joined in (none for compare mode's removed rows: OLD's)
+        self.view = AuditView(False, False, None) if flt.diff == "removed" else AuditView.of(store.conn)
+        self._joins = self.view.joins()
+        self._columns = f"{ROW_COLUMNS}, {self.view.columns()}"
+        if sort in SORT_KEYS:
+            if not self.view.audit and not (sort == "blocked" and self.view.agents is not None):
+                raise ValueError(f"no audit results to sort by {sort}: run sitemap-tui audit first")
+            self.col: str | None = self.view.sort_column(sort)
+        else:
+            self.col = None if sort == "id" else SORTS[sort]
 
     def _ready(self, conn: sqlite3.Connection) -> None:
         """A diff: filter reads the comparison's scratch database: ATTACHed to ``conn`` once."""
@@ -152,7 +174,7 @@ class Query:
         # scan=True: a table scan + sort instead of walking the sort index with a lookup per
         # row, which is far slower when a filter rejects most rows (workers only)
         conds = [c for c in (self._cond, extra) if c]
-        sql = f"SELECT {columns} FROM {self.source} e" + (" NOT INDEXED" if scan else "")
+        sql = f"SELECT {columns} FROM {self.source} e" + (" NOT INDEXED" if scan else "") + self._joins
         if conds:
             sql += " WHERE " + " AND ".join(f"({c})" for c in conds)
         if order:
@@ -166,7 +188,7 @@ class Query:
             want = limit - len(out)
             if want <= 0:
                 break
-            sql, p = self._sql(ROW_COLUMNS, extra, params, order, scan)
+            sql, p = self._sql(self._columns, extra, params, order, scan)
             rows = conn.execute(sql + " LIMIT ? OFFSET ?", [*p, want, offset]).fetchall()
             out += rows
             if offset and not rows:
@@ -196,7 +218,13 @@ class Query:
             raw.reverse()
         else:
             raw = self._run(conn, self._asc(after), limit, skip, scan=scan)
-        return [EntryRow(*r) for r in raw]
+        return [self._row(r) for r in raw]
+
+    def _row(self, raw: Sequence[Any]) -> EntryRow:
+        n = _ROW_WIDTH
+        row = EntryRow(*raw[:n])
+        row.audit = self.view.cells(tuple(raw[n:]))
+        return row
 
     def rows_at_offset(self, conn: sqlite3.Connection, offset: int, limit: int = PAGE, scan: bool = False) -> list[EntryRow]:
         """Rows by position with OFFSET: O(offset), for workers only (a far jump before the
@@ -239,7 +267,7 @@ class Query:
     def entry_key(self, conn: sqlite3.Connection, entry_id: int) -> Key | None:
         self._ready(conn)
         columns = "e.id, e.id" if self.col is None else f"{self.col}, e.id"
-        row = conn.execute(f"SELECT {columns} FROM {self.source} e WHERE e.id=?", (entry_id,)).fetchone()
+        row = conn.execute(f"SELECT {columns} FROM {self.source} e{self._joins} WHERE e.id=?", (entry_id,)).fetchone()
         return None if row is None else (row[0], row[1])
 
     def position(self, conn: sqlite3.Connection, entry_id: int) -> int | None:
@@ -286,8 +314,15 @@ def time_budget(conn: sqlite3.Connection, seconds: float | None) -> Iterator[Non
 
 def row_by_id(conn: sqlite3.Connection, entry_id: int) -> list[EntryRow]:
     """The entry as a one-row list (empty when it is gone)."""
-    row = conn.execute(f"SELECT {ROW_COLUMNS} FROM entries e WHERE e.id=?", (entry_id,)).fetchone()
-    return [] if row is None else [EntryRow(*row)]
+    view = AuditView.of(conn)
+    row = conn.execute(
+        f"SELECT {ROW_COLUMNS}, {view.columns()} FROM entries e{view.joins()} WHERE e.id=?", (entry_id,)
+    ).fetchone()
+    if row is None:
+        return []
+    entry = EntryRow(*row[:_ROW_WIDTH])
+    entry.audit = view.cells(tuple(row[_ROW_WIDTH:]))
+    return [entry]
 
 
 def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:
@@ -299,6 +334,8 @@ def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:
 
 def has_sort_index(conn: sqlite3.Connection, sort: str) -> bool:
     """Whether the index a ``sort`` order walks exists (``Store.ensure_index`` builds it)."""
+    if sort in SORT_KEYS:
+        return True  # an audit column: no index of its own to build (a page sorts the listing)
     m = re.search(r"EXISTS (\w+)", INDEXES[sort])
     name = m.group(1) if m else ""
     return conn.execute(
@@ -312,3 +349,14 @@ def distinct_locs(conn: sqlite3.Connection, node_ids: Sequence[int]) -> int | No
     marks = ",".join(str(int(i)) for i in node_ids) or "NULL"
     row = conn.execute(f"SELECT COUNT(DISTINCT loc) FROM entries WHERE node_id IN ({marks})").fetchone()
     return int(row[0]) if row else None
+
+
+def audit_of_entry(conn: sqlite3.Connection, entry_id: int) -> AuditRow | None:
+    """Every stored audit field of the entry's URL (the detail panel), None when not audited."""
+    if not AuditView.of(conn).audit:
+        return None
+    names = ", ".join(f"a.{f.name}" for f in dataclasses.fields(AuditRow))
+    row = conn.execute(
+        f"SELECT {names} FROM entries e JOIN audit a ON a.key = {AUDIT_KEY} WHERE e.id = ?", (entry_id,)
+    ).fetchone()
+    return None if row is None else AuditRow.of(row)

@@ -31,6 +31,7 @@ from textual.worker import Worker, get_current_worker
 from sitemap_tui.engine.formats import EXPORT_FORMATS, MEDIA_FORMATS, UrlRecord, records_from_rows
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryFilter, Store
+from sitemap_tui.engine.store.audit_filters import AuditView
 from sitemap_tui.engine.store.exports import ID_CHUNK, ordered_rows
 from sitemap_tui.session.urlfile import missing_dir, write_atomic
 from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
@@ -52,9 +53,11 @@ def default_path(default_dir: Path, scope: str, fmt: str) -> Path:
     return Path(default_dir) / f"sitemap-urls-{slug(scope)}{tail}"
 
 
-def export_records(store: Store, flt: EntryFilter, sort: str = "id", descending: bool = False) -> Iterator[UrlRecord]:
-    """Records of a filter in the URL table's order, each with its issues' rule ids."""
-    return records_from_rows(store, ordered_rows(store, flt, sort, descending=descending), issues=True)
+def export_records(store: Store, flt: EntryFilter, sort: str = "id", descending: bool = False,
+                   audit: bool = False) -> Iterator[UrlRecord]:
+    """Records of a filter in the URL table's order, each with its issues' rule ids (and, with
+    ``audit``, its audit results)."""
+    return records_from_rows(store, ordered_rows(store, flt, sort, descending=descending), issues=True, audit=audit)
 
 
 class _Cancelled(Exception):
@@ -319,10 +322,11 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             ids = flt.entry_ids
             total = len(set(ids)) if ids is not None and len(ids) > ID_CHUNK else store.count(flt)
             self.post_message(_Progress(0, total))
+            audit = AuditView.of(store.conn).any  # the audit columns, when the store has results
 
             def records() -> Iterator[UrlRecord]:
                 last = time.monotonic()
-                for done, rec in enumerate(export_records(store, flt, self.sort, self.descending), 1):
+                for done, rec in enumerate(export_records(store, flt, self.sort, self.descending, audit), 1):
                     if worker.is_cancelled:
                         raise _Cancelled
                     yield rec
@@ -331,7 +335,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
                         last = now
                         self.post_message(_Progress(done, total))
 
-            count = write_atomic(path, fmt, records(), overwrite=overwrite, create_dirs=create, issues=True)
+            count = write_atomic(path, fmt, records(), overwrite=overwrite, create_dirs=create, issues=True, audit=audit)
             self.post_message(_Progress(count, total))
             self.post_message(_Finished(count, path))
         except _Cancelled:

@@ -17,6 +17,8 @@ from rich.cells import cell_len, set_cell_size
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryRow
+from sitemap_tui.engine.store.audit_filters import canonical_kind
+from sitemap_tui.engine.store.rows import AuditCells
 
 MARK_W = 2
 URL_MIN = 24
@@ -44,28 +46,48 @@ OPTIONAL = (
     ("changefreq", "Change freq", "Change freq", 11, 11, None),
     ("sitemap", "Sitemap", "Sitemap", 16, 20, "sitemap"),
 )
+# the audit's columns (engine.store.audit_filters), shown only when the store has results: at
+# 80 columns status and indexable fit beside the URL; the rest, and every audit field, is in the
+# detail panel (Enter). Before the sitemap's own optional columns (see :func:`layout`).
+AUDIT_OPTIONAL = (
+    ("status", "Status", "St", 8, 8, "status"),
+    ("indexable", "Indexable", "Idx", 4, 11, "indexable"),
+    ("reason", "Reason", "Reason", 16, 24, "reason"),
+    ("time", "Time", "Time", 6, 7, "time"),
+    ("blocked", "Blocked for", "Blocked", 14, 22, "blocked"),
+    ("canonical", "Canonical", "Canon", 16, 28, "canonical"),
+)
+AUDIT_KEYS = tuple(c[0] for c in AUDIT_OPTIONAL)
 WIDE = 140
 """From this many cells on, columns take their wide widths (dates with the time of day)."""
 SORT_NAMES = {
     "id": "file order", "loc": "URL", "lastmod": "last modified", "priority": "priority",
-    "issues": "issues", "sitemap": "sitemap",
+    "issues": "issues", "sitemap": "sitemap", "status": "status", "indexable": "indexable",
+    "reason": "reason", "time": "response time", "blocked": "blocked for", "canonical": "canonical",
 }
 LEGEND = (
     "Extensions: img = images (image:image), alt = alternate links (xhtml:link, hreflang), "
     "video = video:video, news = news:news. Issues: findings on the URL. "
-    "Last modified in UTC. s: sort by the next column, S: reverse the order (▲ ascending, ▼ descending)."
+    "Last modified in UTC. s: sort by the next column, S: reverse the order (▲ ascending, ▼ descending). "
+    "Audit columns (after sitemap-tui audit / access): final status (↪ after a redirect), indexable, reason, "
+    "response time, crawlers robots.txt blocks, canonical; – not audited. Enter shows every audit field."
 )
 
 
-def layout(width: int, sort: str) -> list[Column]:
-    """The columns shown in ``width`` cells (the URL column takes what is left)."""
+def layout(width: int, sort: str, audit: frozenset[str] = frozenset()) -> list[Column]:
+    """The columns shown in ``width`` cells (the URL column takes what is left); ``audit``: the
+    audit columns the store has data for (none: hidden, the sitemap's columns keep their room)."""
     wide = width >= WIDE
     chosen: list[tuple[int, Column]] = []
     left = width - MARK_W - max(URL_MIN, int(width * URL_SHARE))
+    # with audit results, status and indexable come first (a narrow pane shows them beside the
+    # URL), the other audit columns after lastmod and issues
+    shown = [c for c in AUDIT_OPTIONAL if c[0] in audit]
+    optional = [*shown[:2], *OPTIONAL[:2], *shown[2:], *OPTIONAL[2:]]
     # the sorted column first, then by priority: the order rows are in is always visible
-    order = sorted(range(len(OPTIONAL)), key=lambda i: (OPTIONAL[i][5] != sort, i))
+    order = sorted(range(len(optional)), key=lambda i: (optional[i][5] != sort, i))
     for i in order:
-        key, title, short, narrow_w, wide_w, col_sort = OPTIONAL[i]
+        key, title, short, narrow_w, wide_w, col_sort = optional[i]
         w = wide_w if wide else narrow_w
         if w + 1 <= left:
             chosen.append((i, Column(key, title, w, short, col_sort)))
@@ -192,3 +214,36 @@ def fit(s: str, width: int) -> str:
     if n <= width:
         return s + " " * (width - n)
     return set_cell_size(s, width - 1) + "…"
+
+
+def status_text(cells: AuditCells) -> str:
+    """The final status, ↪ before it after a redirect; "none" for no answer."""
+    if cells.status is None:
+        return "↪" if cells.redirects else "none"
+    return ("↪" if cells.redirects else "") + str(cells.status)
+
+
+def reason_text(cells: AuditCells) -> str:
+    """The verdict's reason without its "non-indexable: " prefix (the Indexable column says it)."""
+    reason = cells.reason or ""
+    return reason.removeprefix("non-indexable: ")
+
+
+def time_text(cells: AuditCells) -> str:
+    return "" if cells.response_time is None else f"{cells.response_time * 1000:.0f}ms"
+
+
+def blocked_text(cells: AuditCells) -> str:
+    """The crawlers robots.txt disallows, "?" when its robots.txt was not read."""
+    if not cells.access_known:
+        return "?"
+    return ", ".join(cells.blocked)
+
+
+def canonical_text(cells: AuditCells, origin: str | None, width: int) -> str:
+    """"self" for a canonical naming the URL itself, else the canonical URL as the URL column shows one."""
+    if cells.canonical is None:
+        return ""
+    if canonical_kind(cells) == "self":
+        return "self"
+    return url_text(cells.canonical, origin, width)

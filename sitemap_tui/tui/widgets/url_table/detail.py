@@ -8,6 +8,8 @@ from rich.text import Text
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryRow
+from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.rows import AuditCells
 
 
 def removed_text(loc: str | None) -> Text:
@@ -76,3 +78,39 @@ def detail_text(detail: dict[str, Any], sitemap: str | None) -> Text:
             t.append("\n")
     t.rstrip()
     return t
+
+
+def audit_text(t: Text, result: AuditRow | None, cells: AuditCells | None) -> None:
+    """Append every audit field of the URL (sitemap-tui audit) and its crawler access to ``t``."""
+    if result is None and (cells is None or not cells.access_known):
+        if cells is not None:  # (a crawler-access row: its origin's robots.txt is unknown)
+            t.append("\ncrawler access: robots.txt of its origin not read", style="dim")
+        return
+    t.append("\n")
+    if result is not None:
+        t.append("audit:\n", style="bold")
+        style = "" if result.indexable else "red"
+        for label, value, look in (
+            ("status", "no answer" if result.status is None else result.status, "" if (result.status or 999) < 400 else "red"),
+            ("indexable", "yes" if result.indexable else "no", style),
+            ("reason", result.reason, style),
+            ("final URL", result.final_url if result.redirects or result.final_url != result.loc else None, ""),
+            ("redirects", result.redirects or None, ""),
+            ("content type", result.content_type, ""),
+            ("response time", None if result.response_time is None else f"{result.response_time * 1000:.0f} ms", ""),
+            ("Last-Modified", result.last_modified, ""),
+            ("robots directives", ", ".join(result.robots) or None, ""),
+            ("canonical", result.canonical, ""),
+            ("error", result.error, "red"),
+            ("note", result.note, ""),
+        ):
+            if value is None or value == "":
+                continue
+            t.append(f"  {label}: ", style="bold")
+            t.append(display(str(value)), style=look)
+            t.append("\n")
+    if cells is not None and cells.access_known:
+        t.append("  blocked for: ", style="bold")
+        t.append(display(", ".join(cells.blocked)) if cells.blocked else "no crawler (robots.txt allows every one judged)")
+        t.append("\n")
+    t.rstrip()

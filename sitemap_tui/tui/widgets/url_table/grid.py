@@ -21,16 +21,18 @@ from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store import SORTS, EntryRow, Store
+from sitemap_tui.engine.store import SORTS, EntryFilter, EntryRow, Store
+from sitemap_tui.engine.store.audit_filters import SORT_KEYS, AuditView
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.urls import has_sort_index
 from sitemap_tui.tui.widgets.url_table import columns
-from sitemap_tui.tui.widgets.url_table.columns import Column, fit
+from sitemap_tui.tui.widgets.url_table.columns import AUDIT_KEYS, Column, fit
 from sitemap_tui.tui.widgets.url_table.marks import MarkedListing
 from sitemap_tui.tui.widgets.url_table.messages import Indexed
 
 SORT_ORDER = ("id", "loc", "lastmod", "priority", "issues", "sitemap")
-"""The columns ``s`` steps through (file order, then each sortable column)."""
+"""The columns ``s`` steps through (file order, then each sortable column; then the audit
+columns the store has data for)."""
 
 
 class UrlGrid(MarkedListing, can_focus=True):
@@ -92,6 +94,7 @@ class UrlGrid(MarkedListing, can_focus=True):
         self._pending_descending = False  # the direction of the sort whose index is being built
         self._origin: str | None = None  # the exploration root's scheme://host (read once)
         self._sitemaps: dict[int, str] = {}  # node id -> sitemap file name
+        self._audit_keys: frozenset[str] = frozenset()  # the audit columns with data (columns.AUDIT_KEYS)
 
     # -- sorting -------------------------------------------------------------------------------
     @property
@@ -101,7 +104,7 @@ class UrlGrid(MarkedListing, can_focus=True):
         return (self.indexing or self.sort, self._pending_descending if self.indexing else self.descending)
 
     def set_sort(self, sort: str, descending: bool = False) -> None:
-        if sort not in SORTS:
+        if sort not in SORTS and sort not in SORT_KEYS:
             raise ValueError(f"unknown sort {sort!r}")
         if (sort, descending) == (self.sort, self.descending):
             self.indexing = None
@@ -152,6 +155,51 @@ class UrlGrid(MarkedListing, can_focus=True):
             )
         self.set_listing(self.filter, msg.sort, descending=self._pending_descending, keep_cursor=True)
 
+    # -- audit columns (engine.store.audit_filters) ---------------------------------------------
+    @property
+    def audit_keys(self) -> frozenset[str]:
+        """The audit columns the store has data for: all after an audit, "blocked" with only the
+        crawler-access table, none without either (the columns are hidden)."""
+        return self._audit_keys
+
+    def _read_audit_view(self) -> AuditView | None:
+        store = self._open()
+        if store is None:
+            return None
+        try:
+            return AuditView.of(store.conn)
+        except sqlite3.Error:
+            return None
+
+    def _show_audit(self, view: AuditView | None) -> None:
+        keys: frozenset[str] = frozenset()
+        if view is not None and view.audited:
+            keys = frozenset(AUDIT_KEYS)
+        elif view is not None and view.agents is not None:
+            keys = frozenset({"blocked"})
+        if keys != self._audit_keys:
+            self._audit_keys = keys
+            self._strips.clear()
+            self.refresh()
+            self._changed()
+
+    def set_listing(self, flt: EntryFilter, sort: str | None = None, *, descending: bool | None = None,
+                    keep_cursor: bool = False) -> None:
+        super().set_listing(flt, sort, descending=descending, keep_cursor=keep_cursor)
+        self._show_audit(self._read_audit_view())
+
+    def data_changed(self) -> None:
+        """Also: audit results may have arrived (an audit running), so the columns show; a new
+        crawler-access table changes the listing's joins, so it is read again."""
+        view = self._read_audit_view()
+        query = self.listing
+        if (view is not None and query is not None and self.filter.diff != "removed"
+                and (view.audit, view.agents) != (query.view.audit, query.view.agents)):
+            self.set_listing(self.filter, keep_cursor=True)
+            return
+        self._show_audit(view)
+        super().data_changed()
+
     # -- keys ---------------------------------------------------------------------------------
     def action_toggle_mark(self) -> None:
         row = self.highlighted
@@ -187,7 +235,9 @@ class UrlGrid(MarkedListing, can_focus=True):
     def action_cycle_sort(self) -> None:
         """The next column, ascending."""
         current, _ = self.row_order
-        self.set_sort(SORT_ORDER[(SORT_ORDER.index(current) + 1) % len(SORT_ORDER)])
+        order = SORT_ORDER + tuple(k for k in AUDIT_KEYS if k in self._audit_keys)
+        at = order.index(current) if current in order else -1
+        self.set_sort(order[(at + 1) % len(order)])
 
     def action_reverse_sort(self) -> None:
         current, descending = self.row_order
@@ -239,7 +289,7 @@ class UrlGrid(MarkedListing, can_focus=True):
 
     # -- rendering -------------------------------------------------------------------------------
     def layout_for(self, width: int) -> list[Column]:
-        return columns.layout(width, self.sort)
+        return columns.layout(width, self.sort, self._audit_keys)
 
     def header_text(self, width: int) -> Text:
         line = columns.header(self.layout_for(width), self.sort, self.descending)
@@ -336,4 +386,28 @@ class UrlGrid(MarkedListing, can_focus=True):
             return display(row.priority_raw, col.width + 1), styles[pre + "invalid"] if invalid else None
         if key == "changefreq":
             return display(row.changefreq_raw, col.width + 1), None
+        if key in AUDIT_KEYS:
+            return self._audit_cell(row, col, pre, styles)
         return columns.elide_middle(self._sitemap_name(row.node_id), col.width), styles[pre + "dim"]
+
+    def _audit_cell(self, row: EntryRow, col: Column, pre: str, styles: dict[str, Style]) -> tuple[str, Style | None]:
+        """An audit column's cell: a dim "–" for a URL not audited (blocked-for may come from the
+        crawler-access table alone); failures in the error style."""
+        cells = row.audit
+        key = col.key
+        if cells is None or (not cells.audited and key != "blocked"):
+            return "–", styles[pre + "dim"]
+        bad = styles[pre + "invalid"]
+        if key == "status":
+            failed = cells.status is None or cells.status >= 400
+            return columns.status_text(cells), bad if failed else None
+        if key == "indexable":
+            return ("yes", None) if cells.indexable else ("no", bad)
+        if key == "reason":
+            return display(columns.reason_text(cells), col.width + 1), None if cells.indexable else bad
+        if key == "time":
+            return columns.time_text(cells), None
+        if key == "blocked":
+            text = columns.blocked_text(cells)
+            return display(text, col.width + 1), styles[pre + "dim"] if text == "?" else (bad if text else None)
+        return columns.canonical_text(cells, self.origin, col.width), None

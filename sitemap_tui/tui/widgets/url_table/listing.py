@@ -134,6 +134,7 @@ class Listing(ScrollView):
         self.searched = False
         store = self._open()
         if store is not None:
+            self.store_error = None  # (an earlier filter's error goes with it)
             try:
                 self.listing = Query(store, flt, self.sort, descending=self.descending)
                 upto = store.search_upto() if flt.substring else None

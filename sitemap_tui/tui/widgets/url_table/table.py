@@ -16,9 +16,10 @@ from textual.widgets import Checkbox, Input, Select, Static
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
 from sitemap_tui.engine.store.diff_view import is_removed
+from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
 from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
-from sitemap_tui.tui.widgets.url_table.detail import detail_text, removed_text
+from sitemap_tui.tui.widgets.url_table.detail import audit_text, detail_text, removed_text
 from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 from sitemap_tui.words import plural
 
@@ -69,7 +70,7 @@ class UrlTable(Vertical):
         self._dc_timer: Timer | None = None
         self._dc_dirty = False
         self._detail_id: int | None = None
-        self._header_key: tuple[int, str, bool] | None = None
+        self._header_key: tuple[int, str, bool, frozenset[str]] | None = None
         self._status_line = ""
         self.grid = UrlGrid(self.db_path, id="url-grid")
 
@@ -277,11 +278,16 @@ class UrlTable(Vertical):
         try:
             detail = store.entry_detail(entry_id)
             node = store.node(detail["entry"].node_id) if detail else None
+            result = audit_of_entry(store.conn, entry_id)
+            rows = row_by_id(store.conn, entry_id)
         except sqlite3.Error as exc:
-            detail, node = {}, None
+            detail, node, result, rows = {}, None, None, []
             self.notify(f"cannot read the entry: {display(str(exc))}", severity="error", markup=False)
         sitemap = (node.stats.final_url or node.url) if node is not None else None
-        self.query_one("#url-detail-body", Static).update(detail_text(detail, sitemap))
+        text = detail_text(detail, sitemap)
+        if detail:
+            audit_text(text, result, rows[0].audit if rows else None)
+        self.query_one("#url-detail-body", Static).update(text)
         self.query_one("#url-detail").add_class("-open")
         self._detail_id = entry_id
 
@@ -313,8 +319,8 @@ class UrlTable(Vertical):
             return
         g = self.grid
         width = g.scrollable_content_region.width or self.size.width
-        if (width, g.sort, g.descending) != self._header_key:  # Static.update costs a layout: only on change
-            self._header_key = (width, g.sort, g.descending)
+        if (width, g.sort, g.descending, g.audit_keys) != self._header_key:  # Static.update costs a layout: only on change
+            self._header_key = (width, g.sort, g.descending, g.audit_keys)
             self.query_one("#url-header", Static).update(g.header_text(width))
         status = self.query_one("#url-status", Static)
         parts: list[str] = []
@@ -333,6 +339,13 @@ class UrlTable(Vertical):
             parts.append("marking…" if n is None else f"{n:,} marked")
         if g.pages_loading:
             parts.append("loading…")
+        # (not beside an error: a narrow status line keeps room for the error)
+        if g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
+            parts.append("Enter: audit")  # the audit columns that did not fit are in the detail
+        audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
+                       self.user.blocked, self.user.allowed) != (None,) * 6
+        if audit_asked and not g.audit_keys:
+            parts.append("no audit results yet (sitemap-tui audit)")
         if error:
             parts.append(error)
         line = display(" · ".join(parts), 1000)
