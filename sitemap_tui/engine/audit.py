@@ -94,6 +94,7 @@ class AuditOptions:
     ignore_robots: bool = False
     follow_cross_host: bool = False
     retry_after_cap: float = 30.0
+    node_ids: tuple[int, ...] | None = None  # only these sitemaps' URLs (the explorer's node audit)
 
 
 class HostPace:
@@ -203,7 +204,7 @@ class Auditor:
         return self.fetched
 
     def _todo(self) -> Iterator[TodoUrl]:
-        for page in todo_pages(self.store, self.options.sample):
+        for page in todo_pages(self.store, self.options.sample, node_ids=self.options.node_ids):
             for url in page:
                 if url.key in self.busy:
                     continue  # listed again while its first listing is in flight
