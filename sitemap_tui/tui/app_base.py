@@ -97,6 +97,10 @@ class Jobs:
     """The step they are at."""
     search: tuple[int, int] | None = None
     """The search index being built: (covered, total)."""
+    audit: tuple[int, int] | None = None
+    """The explorer's audit running: (URLs stored, URLs to fetch when it started)."""
+    access: bool = False
+    """The crawler-access table is being computed."""
     stopped: tuple[str, str] | None = None
     """Set once the engine stopped or its store cannot be written: (short header text, why)."""
 
@@ -284,6 +288,10 @@ class AppBase(App[int]):
         if self.jobs.crossfile:
             step = f": {self.jobs.crossfile_step}" if self.jobs.crossfile_step else ""
             text.append(f"   checking across files{step} … (x cancels)", style="bold magenta")
+        if self.jobs.audit is not None:
+            text.append(f"   auditing {self.jobs.audit[0]:,}/{self.jobs.audit[1]:,} URLs (x cancels)", style="bold magenta")
+        if self.jobs.access:
+            text.append("   crawler access …", style="magenta")
         comparing = getattr(self, "comparing", None)  # compare mode (app_compare)
         if comparing:
             text.append(f"   comparing with {comparing} …", style="bold magenta")
