@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from pytest_httpserver import HTTPServer
-from test_audit import NS, audit, html, run, sitemap, site, verdict_site  # noqa: F401 - site is a fixture
+from test_audit import NS, audit, html, run, sitemap, verdict_site
 
 from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
 from sitemap_tui.engine.audit import AuditOptions
@@ -20,6 +22,19 @@ from sitemap_tui.engine.store.access import AccessTable, stored_counts
 from sitemap_tui.engine.store.audit import audited, indexability_counts, todo_count
 from sitemap_tui.engine.store.schema import connect
 from sitemap_tui.session.audit import run_audit
+
+
+@pytest.fixture()
+def site() -> Iterator[HTTPServer]:
+    """A threaded server (as test_audit's): the slow page must not hold the others up."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        if server.is_running():
+            server.stop()
 
 
 def _file_ids(conn: sqlite3.Connection) -> list[int]:
