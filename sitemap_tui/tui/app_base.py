@@ -289,7 +289,9 @@ class AppBase(App[int]):
             step = f": {self.jobs.crossfile_step}" if self.jobs.crossfile_step else ""
             text.append(f"   checking across files{step} … (x cancels)", style="bold magenta")
         if self.jobs.audit is not None:
-            text.append(f"   auditing {self.jobs.audit[0]:,}/{self.jobs.audit[1]:,} URLs (x cancels)", style="bold magenta")
+            done_a, total_a = self.jobs.audit
+            counted = f" {done_a:,}/{total_a:,} URLs" if total_a else " …"  # (0, 0): not counted yet
+            text.append(f"   auditing{counted} (x cancels)", style="bold magenta")
         if self.jobs.access:
             text.append("   crawler access …", style="magenta")
         comparing = getattr(self, "comparing", None)  # compare mode (app_compare)
