@@ -235,6 +235,7 @@ class AppBase(App[int]):
             self._root_opened
             and self.jobs.expand_all_node is None
             and not self.jobs.crossfile  # (an expand-all of a small set runs them by itself)
+            and not self.jobs.access and self.jobs.audit is None  # (crawler access: after an expand-all too)
             and not any(n.state in ACTIVE for n in self.tree.model.nodes.values())
             and self.tree.is_idle
         )

@@ -7,6 +7,7 @@ again what the first one stored."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -62,7 +63,7 @@ async def expanded(app: Any, pilot: Any) -> int:
     await pilot.press("e")
     await wait_for(pilot, lambda: any(n.url.endswith("/sitemap.xml") and n.stats.url_count
                                       for n in app.tree.model.nodes.values()), what="the sitemap")
-    await wait_for(pilot, lambda: not app.work_running(), what="the expand-all and its checks")
+    await wait_for(pilot, lambda: not app.work_running(), what="the expand-all and its checks", timeout=60)
     await settle(app, pilot)
     return next(i for i, n in app.tree.model.nodes.items() if n.url.endswith("/sitemap.xml"))
 
@@ -105,7 +106,7 @@ async def test_audit_from_the_palette_fills_the_overview_and_its_rows_drill(http
         sitemap = await expanded(app, pilot)
         # the crawler access was computed by itself after the expand-all, and said so
         await wait_for(pilot, lambda: any(n.startswith("Crawler access computed") for n in notes),
-                       what="the automatic crawler access")
+                       what="the automatic crawler access", timeout=60)
         assert app.tree.reveal(sitemap)
         await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
         await settle(app, pilot)
@@ -113,7 +114,7 @@ async def test_audit_from_the_palette_fills_the_overview_and_its_rows_drill(http
         assert not any(f.startswith("indexable:") for f in group_filters(app))  # no audit yet
         await palette_run(app, pilot, "Audit URLs of this node")
         await confirm_audit(app, pilot)
-        await wait_for(pilot, lambda: app.jobs.audit is None, what="the audit to end", timeout=30)
+        await wait_for(pilot, lambda: app.jobs.audit is None, what="the audit to end", timeout=60)
         assert any(n.startswith("Audit done: 4 URLs fetched") for n in notes), notes
         await settle(app, pilot)
         filters = group_filters(app)
@@ -170,22 +171,24 @@ async def test_a_cancelled_audit_keeps_its_results_and_u_goes_on(httpserver: HTT
             await wait_for(pilot, lambda: len(fetched_pages(httpserver)) >= quick, what="the quick pages")
             assert "auditing" in static_text(app.query_one("#header"), size[0])
             await pilot.press("x")
-            await wait_for(pilot, lambda: app.jobs.audit is None, what="the cancel", timeout=30)
+            await wait_for(pilot, lambda: app.jobs.audit is None, what="the cancel", timeout=60)
             assert any(n.startswith("Audit cancelled") for n in notes), notes
             store = Store(app.db_path, readonly=True)
             try:
-                kept = audited(store)
+                kept = {loc.rsplit("/", 1)[-1] for (loc,) in store.conn.execute("SELECT loc FROM audit")}
+                assert audited(store) == len(kept)
             finally:
                 store.conn.close()
-            assert quick <= kept < pages  # the answered pages were kept, the held ones not
+            # the held pages had no answer: not kept; the answered ones are (unless the cancel
+            # came between their answer and its reading, on a loaded machine: then fetched again)
+            assert len(kept) < pages and all(int(p[1:]) < quick for p in kept), kept
             release.set()
-            before = len(fetched_pages(httpserver))
             await pilot.press("u")
             await confirm_audit(app, pilot)
-            await wait_for(pilot, lambda: app.jobs.audit is None, what="the second audit", timeout=30)
-            assert any(n.startswith(f"Audit done: {pages - kept} URLs fetched") for n in notes), notes
-            again = fetched_pages(httpserver)[before:]
-            assert len(again) == pages - kept  # none of the kept ones was asked again
+            await wait_for(pilot, lambda: app.jobs.audit is None, what="the second audit", timeout=60)
+            assert any(n.startswith(f"Audit done: {pages - len(kept)} URLs fetched") for n in notes), notes
+            asked = Counter(p.lstrip("/") for p in fetched_pages(httpserver))
+            assert all(asked[p] == 1 for p in kept), asked  # none kept was asked again
             await settle(app, pilot)
             labels = [r.label.plain for r in groups(app).rows]
             assert any(f"{pages} of {pages} listed URLs audited" in line for line in labels), labels
