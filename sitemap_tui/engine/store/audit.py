@@ -287,6 +287,8 @@ def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> In
     marks = ",".join("?" * len(node_ids))
     sums = ", ".join(f"COALESCE(SUM(CASE WHEN {cond} THEN 1 ELSE 0 END), 0)" for _, cond in INDEXABILITY)
     try:
+        if conn.execute("SELECT 1 FROM audit LIMIT 1").fetchone() is None:
+            return None  # never audited: no pass over the entries (the Overview asks at every refresh)
         row = conn.execute(
             f"SELECT COUNT(*), {sums} FROM entries e JOIN audit a ON a.key = {_KEY}"
             f" WHERE e.node_id IN ({marks}) AND e.key IS NOT ''", tuple(node_ids)).fetchone()
