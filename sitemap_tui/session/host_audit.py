@@ -63,7 +63,8 @@ class AuditJobs:
             total = todo_count(ex.store, scope)
             self.post(AuditProgress(0, total))
             config = ex.fetch_config or FetchConfig()
-            options = AuditOptions(concurrency=config.concurrency, node_ids=scope,
+            # as `sitemap-tui audit` with the same options: --concurrency, --timeout, other hosts
+            options = AuditOptions(concurrency=config.concurrency, timeout=config.total_timeout, node_ids=scope,
                                    follow_cross_host=ex.options.follow_cross_host)
             last = [0.0]
 
