@@ -21,7 +21,7 @@ public ``can_fetch`` instead: the same verdicts, only slower.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,9 +146,11 @@ def agents_in(mask: int, agents: Sequence[str]) -> list[str]:
     return [a for i, a in enumerate(agents) if mask >> i & 1]
 
 
-def compute(table: AccessTable, agents: Sequence[str]) -> int:
+def compute(table: AccessTable, agents: Sequence[str], stop: Callable[[], bool] | None = None) -> int:
     """Bring ``table`` up to date for ``agents``: judge the entries not judged yet (all of them
-    when the robots.txt files or the agents changed). Returns how many entries were judged."""
+    when the robots.txt files or the agents changed). Returns how many entries were judged.
+    ``stop()`` true between two batches ends it early: the table keeps the batches written and
+    says how far it got, so the next call goes on from there (the explorer's cancel)."""
     robots = robots_texts(table.conn)
     fingerprint = digest(robots, agents)
     state = table.state()
@@ -163,6 +165,8 @@ def compute(table: AccessTable, agents: Sequence[str]) -> int:
     new = {"agents": list(agents), "digest": fingerprint, "upto": after}
     judged = 0
     for batch in table.pending(after, upto):
+        if stop is not None and stop():
+            return judged
         verdicts = judge.judge(loc for _, loc in batch)
         table.write([(eid, b, u) for (eid, _), (b, u) in zip(batch, verdicts, strict=True)],
                     {**new, "upto": batch[-1][0]})

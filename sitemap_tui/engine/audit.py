@@ -95,6 +95,7 @@ class AuditOptions:
     follow_cross_host: bool = False
     retry_after_cap: float = 30.0
     links: bool = False  # read a 200 HTML page's <a href> up to max_head (audit --crawl), not only its head
+    node_ids: tuple[int, ...] | None = None  # only these sitemaps' URLs (the explorer's node audit)
 
 
 class HostPace:
@@ -212,7 +213,7 @@ class Auditor:
         return self.fetched
 
     def _todo(self) -> Iterator[TodoUrl]:
-        for page in todo_pages(self.store, self.options.sample):
+        for page in todo_pages(self.store, self.options.sample, node_ids=self.options.node_ids):
             for url in page:
                 if url.key in self.busy:
                     continue  # listed again while its first listing is in flight

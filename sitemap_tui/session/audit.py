@@ -100,3 +100,18 @@ def run_audit(store: Store, config: FetchConfig, options: AuditOptions, *, on_no
     store.set_meta(AUDIT_STATE, COMPLETE)
     store.publish()
     return fetched
+
+
+async def audit_in_place(store: Store, config: FetchConfig, options: AuditOptions, *,
+                         on_note: Callable[[str], None], on_progress: Callable[[int], None] | None = None,
+                         whole: bool = False) -> int:
+    """The explorer's audit, on the engine's own loop: as :func:`run_audit`, cancelled by
+    cancelling its task (what was stored stays, the state stays partial). Only an audit of every
+    sitemap (``whole``) marks the state complete: a node's audit leaves the others' URLs to do."""
+    store.set_meta(AUDIT_STATE, PARTIAL)
+    store.publish()
+    fetched = await Auditor(store, config, options, on_note=on_note, on_progress=on_progress).run()
+    if whole:
+        store.set_meta(AUDIT_STATE, COMPLETE)
+        store.publish()
+    return fetched

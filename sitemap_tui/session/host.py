@@ -30,7 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.events import Event
 from sitemap_tui.engine.store.file import StoreError, StoreLock
+from sitemap_tui.session.host_audit import AuditJobs
 from sitemap_tui.session.messages import (
+    Access,
+    Audit,
     Cancel,
     Command,
     Crossfile,
@@ -73,7 +76,7 @@ def make_checker() -> Any:
     return VALIDATION.checker()
 
 
-class EngineHost:
+class EngineHost(AuditJobs):
     """Owns the Store writer and the Explorer while :meth:`serve` runs on the engine's loop."""
 
     def __init__(
@@ -105,6 +108,9 @@ class EngineHost:
         self.store_failure: str | None = None  # why the store cannot be written, once it cannot
         self.previous: Refetch | None = None  # what the exploration asks against (options.refetch)
         self._notes_said = 0  # of previous.notes
+        self._audit: asyncio.Task[None] | None = None
+        self._access_cancel: threading.Event | None = None
+        self._access_waiting: asyncio.Task[None] | None = None
 
     # -- commands (on the engine loop) -------------------------------------------------------
     def command(self, cmd: Command) -> None:
@@ -130,6 +136,10 @@ class EngineHost:
             self.crossfile(when_idle=cmd.when_idle)
         elif isinstance(cmd, Follow):
             self.follow(cmd.cross_host)
+        elif isinstance(cmd, Audit):
+            self.audit(cmd.node_ids, whole=cmd.whole)
+        elif isinstance(cmd, Access):
+            self.access(auto=cmd.auto)
         else:  # a message from a newer or foreign interface
             what = str(getattr(cmd, "what", type(cmd).__name__))
             self.post(Failed(what, f"unknown engine command {what!r}", None))
@@ -144,6 +154,8 @@ class EngineHost:
         self.post(Done("follow", None, cross_host))
 
     def stop(self) -> None:
+        if self._access_waiting is not None:
+            self._access_waiting.cancel()
         if self._stop is not None:
             self._stop.set()
 
@@ -153,6 +165,14 @@ class EngineHost:
             self.explorer.cancel()
         if self._deep_cancel is not None:
             self._deep_cancel.set()
+        if self._audit is not None:
+            self._audit.cancel()  # what was stored stays: a second audit goes on from there
+        if self._access_cancel is not None:
+            self._access_cancel.set()
+        if self._access_waiting is not None:
+            self._access_waiting.cancel()
+            self._access_waiting = None
+            self.post(Done("access", None, "cancelled"))
         if self._crossfile_waiting is not None:
             # (a task cancelled before its first step never runs: the answer is given here)
             self._crossfile_waiting.cancel()

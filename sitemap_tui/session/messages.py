@@ -54,6 +54,26 @@ class Follow:
 
 
 @dataclass(frozen=True, slots=True)
+class Audit:
+    """Fetch the listed URLs of these sitemaps and keep each one's status and indexability
+    (engine/audit.py; ``sitemap-tui audit``'s fetching). URLs with a result are not fetched
+    again: a second run goes on where a cancelled one stopped."""
+
+    what: ClassVar[str] = "audit"
+    node_ids: tuple[int, ...]
+    whole: bool = False  # every sitemap of the exploration: its audit state becomes complete
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Bring the crawler-access table up to date (engine/access.py; robots.txt only, nothing is
+    fetched). ``auto``: the app's own run after an expand-all."""
+
+    what: ClassVar[str] = "access"
+    auto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Cancel:
     what: ClassVar[str] = "cancel"
 
@@ -63,7 +83,7 @@ class Stop:
     what: ClassVar[str] = "stop"
 
 
-Command = Open | Expand | Deep | Crossfile | Follow | Cancel | Stop
+Command = Open | Expand | Deep | Crossfile | Follow | Cancel | Stop | Audit | Access
 EXPAND_COMMANDS = ("expand", "expand-all", "reload", "refetch")
 
 
@@ -125,8 +145,25 @@ class SearchProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class AuditProgress:
+    """An audit stored ``done`` results of the ``total`` URLs it had to fetch when it started."""
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditNote:
+    """What an audit must tell the user (a host not fetched, a Retry-After wait, a robots.txt
+    that could not be read), once each."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Exited:
     """The engine process is about to end (its last message on the pipe)."""
 
 
-Reply = Ready | Events | Done | Failed | DeepProgress | CrossfileStep | SearchProgress | Exited
+Reply = (Ready | Events | Done | Failed | DeepProgress | CrossfileStep | SearchProgress | Exited
+         | AuditProgress | AuditNote)

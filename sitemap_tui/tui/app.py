@@ -36,6 +36,7 @@ APP_ACTIONS: frozenset[str] = frozenset(
         "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent", "back",
         "expand_everything", "interrupt", "follow_hosts",
         "tab_changes", "compare_with",
+        "audit", "crawler_access",
         # Textual's own, used by its default bindings and the palette
         "quit", "help_quit", "command_palette", "focus_next", "focus_previous", "change_theme",
         "show_help_panel", "hide_help_panel",
@@ -92,6 +93,9 @@ class SitemapApp(Actions):
         Binding("q", "quit", "Quit", id="quit", show=False),
         # compare mode (issue 20): the Changes tab, after the others
         Binding("6", "tab_changes", "Changes", id="tab_changes", show=False),
+        # issue 22 §4: the highlighted node's URLs audited (status, indexability), resumable
+        Binding("u", "audit", "Audit URLs", id="audit", show=False,
+                tooltip="Fetch the URLs under the highlighted node: status, indexability (x cancels; again: goes on)"),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

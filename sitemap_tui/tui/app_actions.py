@@ -19,7 +19,7 @@ from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import ordered_rows
-from sitemap_tui.tui.app_compare import CompareLink
+from sitemap_tui.tui.app_audit import AuditLink
 from sitemap_tui.tui.palette import PaletteCommand
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
@@ -39,7 +39,7 @@ WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table",
 WHERE["IssueTree"] = "issues"  # the issue list's own keys: Enter drills, → and ← open and close
 
 
-class Actions(CompareLink):
+class Actions(AuditLink):
     """The ``action_*`` methods (bound to keys in ``app``) and the palette's list."""
 
     _remembered_export: Any = None  # the export dialog's last choices (tui.state.ExportPrefs)
@@ -69,6 +69,7 @@ class Actions(CompareLink):
         """An expand-all, deep or cross-file checks, or a fetch is running (x cancels them)."""
         return bool(
             self.jobs.expand_all_node is not None or self.jobs.deep is not None or self.jobs.crossfile
+            or self.jobs.audit is not None or self.jobs.access
             or any(n.state in ACTIVE for n in self.tree.model.nodes.values())
         )
 
@@ -438,6 +439,7 @@ class Actions(CompareLink):
         if node is not None and node.kind not in CONTAINERS:
             cmds.append(PaletteCommand("Reload node", f"Fetch {name} again with a conditional GET", "reload"))
         if node is not None:
+            cmds.extend(self.audit_commands(name))
             cmds.append(PaletteCommand("Validate deep", f"Live checks of a sample of the URLs under {name} (status, redirects, robots, canonical)", "validate_deep"))
             cmds.append(PaletteCommand("Copy URL", "Copy the marked URLs, or else the highlighted URL, to the clipboard", "copy_url"))
             url = node.stats.final_url or node.url

@@ -97,6 +97,10 @@ class Jobs:
     """The step they are at."""
     search: tuple[int, int] | None = None
     """The search index being built: (covered, total)."""
+    audit: tuple[int, int] | None = None
+    """The explorer's audit running: (URLs stored, URLs to fetch when it started)."""
+    access: bool = False
+    """The crawler-access table is being computed."""
     stopped: tuple[str, str] | None = None
     """Set once the engine stopped or its store cannot be written: (short header text, why)."""
 
@@ -231,6 +235,7 @@ class AppBase(App[int]):
             self._root_opened
             and self.jobs.expand_all_node is None
             and not self.jobs.crossfile  # (an expand-all of a small set runs them by itself)
+            and not self.jobs.access and self.jobs.audit is None  # (crawler access: after an expand-all too)
             and not any(n.state in ACTIVE for n in self.tree.model.nodes.values())
             and self.tree.is_idle
         )
@@ -284,6 +289,12 @@ class AppBase(App[int]):
         if self.jobs.crossfile:
             step = f": {self.jobs.crossfile_step}" if self.jobs.crossfile_step else ""
             text.append(f"   checking across files{step} … (x cancels)", style="bold magenta")
+        if self.jobs.audit is not None:
+            done_a, total_a = self.jobs.audit
+            counted = f" {done_a:,}/{total_a:,} URLs" if total_a else " …"  # (0, 0): not counted yet
+            text.append(f"   auditing{counted} (x cancels)", style="bold magenta")
+        if self.jobs.access:
+            text.append("   crawler access …", style="magenta")
         comparing = getattr(self, "comparing", None)  # compare mode (app_compare)
         if comparing:
             text.append(f"   comparing with {comparing} …", style="bold magenta")

@@ -28,6 +28,8 @@ from sitemap_tui.engine.discover import Target
 from sitemap_tui.session import messages as wire  # what crosses to and from the engine
 from sitemap_tui.session.host import EngineHost, make_checker
 from sitemap_tui.tui.messages import (
+    AuditNote,
+    AuditProgress,
     CommandDone,
     CrossfileProgress,
     DeepProgress,
@@ -78,6 +80,10 @@ class _Base(ABC):
             self._post(SearchProgress(msg.covered, msg.total))
         elif isinstance(msg, wire.CrossfileStep):
             self._post(CrossfileProgress(msg.step))
+        elif isinstance(msg, wire.AuditProgress):
+            self._post(AuditProgress(msg.done, msg.total))
+        elif isinstance(msg, wire.AuditNote):
+            self._post(AuditNote(msg.text))
         elif isinstance(msg, wire.Ready):
             self._ready = True
             self._post(EngineReady())
@@ -121,6 +127,15 @@ class _Base(ABC):
         """The cross-file rules over the whole store (replacing their earlier issues);
         ``when_idle``: start once the fetches in progress end instead of being refused."""
         return self._command(wire.Crossfile(when_idle))
+
+    def audit(self, node_ids: list[int], *, whole: bool = False) -> bool:
+        """Fetch these sitemaps' URLs not audited yet (status, indexability); ``whole``: every
+        sitemap of the exploration."""
+        return self._command(wire.Audit(tuple(node_ids), whole))
+
+    def access(self, *, auto: bool = False) -> bool:
+        """Bring the crawler-access table up to date (robots.txt only); ``auto``: once idle."""
+        return self._command(wire.Access(auto))
 
     def cancel(self) -> None:
         """Stop an expand-all, deep checks, cross-file checks and every file being fetched."""

@@ -72,6 +72,21 @@ class SearchProgress(Message):
 
 
 @dataclass
+class AuditProgress(Message):
+    """The explorer's audit stored ``done`` results of the ``total`` URLs it started with."""
+
+    done: int
+    total: int
+
+
+@dataclass
+class AuditNote(Message):
+    """Something an audit must tell the user (a host not fetched, a wait, a robots.txt unread)."""
+
+    text: str
+
+
+@dataclass
 class ShowUrls(Message):
     """A pane asks for the URL table filtered to exactly these URLs (drill-through, issue 18).
 

@@ -197,3 +197,27 @@ def blocked_condition(index: int, blocked: bool = True) -> tuple[str, list[objec
     op = "!=" if blocked else "="
     return (f"e.id IN (SELECT entry_id FROM access WHERE unknown = 0 AND (blocked >> ? & 1) {op} 0)",
             [index])
+
+
+def stored_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> AccessCounts | None:
+    """The matrix of the entries of ``node_ids`` as the store keeps it, read-only (the explorer's
+    Overview): None when the table was never computed on this store or covers none of them.
+    Entries added since it was computed are not counted: ``urls`` says how many were."""
+    if not node_ids:
+        return None
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'access'").fetchone()
+        state = json.loads(row[0]) if row else None
+        agents = state.get("agents") if isinstance(state, dict) else None
+        if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
+            return None
+        sums = "".join(f", COALESCE(SUM(a.blocked >> {i} & 1), 0)" for i in range(len(agents)))
+        marks = ",".join("?" * len(node_ids))
+        got = conn.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(a.unknown), 0){sums} FROM access a"
+            f" JOIN entries e ON e.id = a.entry_id WHERE e.node_id IN ({marks})", tuple(node_ids)).fetchone()
+    except (sqlite3.OperationalError, TypeError, ValueError):
+        return None  # no access table (never computed), or a meta value this version cannot read
+    if not got or not got[0]:
+        return None
+    return AccessCounts(tuple(agents), int(got[0]), int(got[1]), tuple(int(v) for v in got[2:]))

@@ -22,9 +22,11 @@ __all__ = [
     "audit_counts",
     "audit_records",
     "audited",
+    "indexability_counts",
     "group_samples",
     "result_of",
     "sitemap_urls",
+    "todo_count",
     "todo_pages",
 ]
 
@@ -104,14 +106,19 @@ def _sample_ranks(n: int, sample: int | None) -> set[int] | None:
     return {(i * n) // sample for i in range(max(0, sample))}
 
 
-def todo_pages(store: Store, sample: int | None, size: int = 2000) -> Iterator[list[TodoUrl]]:
+def todo_pages(store: Store, sample: int | None, size: int = 2000,
+               node_ids: Sequence[int] | None = None) -> Iterator[list[TodoUrl]]:
     """The listed URLs without a result yet, sitemap by sitemap in entry order, ``size`` entries
     read at a time (keyset pages: nothing grows with the listing). ``sample``: that many entries
     per sitemap, evenly spaced. A URL listed again appears again while its first listing has no
-    row yet: the caller skips keys it has in flight."""
+    row yet: the caller skips keys it has in flight. ``node_ids``: only these sitemaps' entries
+    (the explorer's audit of one node's subtree); None: every sitemap."""
     nodes = store.conn.execute(
         "SELECT node_id, COUNT(*) FROM entries GROUP BY node_id ORDER BY node_id"
     ).fetchall()
+    if node_ids is not None:
+        wanted = set(node_ids)
+        nodes = [(n, c) for n, c in nodes if n in wanted]
     for node_id, n in nodes:
         ranks = _sample_ranks(n, sample)
         if ranks is not None and not ranks:
@@ -136,6 +143,17 @@ def todo_pages(store: Store, sample: int | None, size: int = 2000) -> Iterator[l
             last = page[-1][0]
             if len(page) < size or (ranks is not None and rank > max(ranks)):
                 break
+
+
+def todo_count(store: Store, node_ids: Sequence[int] | None = None) -> int:
+    """How many distinct URLs of ``node_ids``'s sitemaps (all: None) have no result yet."""
+    where = ""
+    params: tuple[int, ...] = ()
+    if node_ids is not None:
+        where, params = f" AND e.node_id IN ({','.join('?' * len(node_ids))})", tuple(node_ids)
+    return int(store.conn.execute(
+        f"SELECT COUNT(DISTINCT {_KEY}) FROM entries e WHERE e.key IS NOT '' AND e.loc IS NOT NULL{where}"
+        f" AND NOT EXISTS(SELECT 1 FROM audit a WHERE a.key = {_KEY})", params).fetchone()[0])
 
 
 def add_results(store: Store, rows: Sequence[AuditRow]) -> None:
@@ -232,3 +250,55 @@ def group_samples(store: Store, limit: int) -> dict[str, list[tuple[str, str]]]:
             f" GROUP BY {_KEY} HAVING n > 1 ORDER BY MIN(e.id) LIMIT ?", (limit,))
     ]
     return out
+
+
+# The Overview's indexability rows (issue 22 §4): (key, condition on the audit row ``a``). Each
+# condition counts what the URL table's filter word of that key lists (STATUS.md's filter words):
+# ``reason:X`` is a case-insensitive substring of the reason, as LIKE is for ASCII; ``error``
+# gathers the other non-indexable answers (an error status, a timeout, no answer).
+INDEXABILITY: tuple[tuple[str, str], ...] = (
+    ("indexable", "a.indexable = 1"),
+    ("non-indexable", "a.indexable = 0"),
+    ("404", "a.status = 404"),
+    ("redirect", "a.reason LIKE '%redirect%'"),
+    ("noindex", "a.reason LIKE '%noindex%'"),
+    ("canonical", "a.reason LIKE '%canonical%'"),
+    ("robots", "a.reason LIKE '%robots%'"),
+    ("not-html", "a.reason LIKE '%not HTML%'"),
+    ("error", "a.indexable = 0 AND (a.status IS NULL OR a.status >= 400) AND a.status IS NOT 404"
+              " AND a.reason NOT LIKE '%redirect%' AND a.reason NOT LIKE '%robots%'"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexabilityCounts:
+    """The listed URLs of some sitemaps (entries: a URL listed twice counts twice, as the URL
+    table lists it twice) with an audit result, and how many fall in each INDEXABILITY group."""
+
+    listed: int
+    audited: int
+    groups: dict[str, int]
+
+
+def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> IndexabilityCounts | None:
+    """The indexability of the entries of ``node_ids``; None when nothing of them was audited
+    (or the store predates the audit table)."""
+    if not node_ids:
+        return None
+    marks = ",".join("?" * len(node_ids))
+    sums = ", ".join(f"COALESCE(SUM(CASE WHEN {cond} THEN 1 ELSE 0 END), 0)" for _, cond in INDEXABILITY)
+    try:
+        if conn.execute("SELECT 1 FROM audit LIMIT 1").fetchone() is None:
+            return None  # never audited: no pass over the entries (the Overview asks at every refresh)
+        row = conn.execute(
+            f"SELECT COUNT(*), {sums} FROM entries e JOIN audit a ON a.key = {_KEY}"
+            f" WHERE e.node_id IN ({marks}) AND e.key IS NOT ''", tuple(node_ids)).fetchone()
+        listed = int(conn.execute(
+            f"SELECT COUNT(*) FROM entries e WHERE e.node_id IN ({marks}) AND e.key IS NOT ''",
+            tuple(node_ids)).fetchone()[0])
+    except sqlite3.OperationalError:
+        return None
+    if not row or not row[0]:
+        return None
+    groups = {key: int(v) for (key, _), v in zip(INDEXABILITY, row[1:], strict=True)}
+    return IndexabilityCounts(listed, int(row[0]), groups)

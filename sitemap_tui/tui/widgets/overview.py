@@ -25,6 +25,7 @@ from sitemap_tui.engine.store.urls import distinct_locs
 from sitemap_tui.tui.sizes import format_size
 from sitemap_tui.tui.widgets import NodePane, Selection, update_static
 from sitemap_tui.tui.widgets.drill_list import DrillList, DrillRow
+from sitemap_tui.tui.widgets.overview_audit import audit_rows, fetch_audit
 from sitemap_tui.tui.widgets.side_by_side import SideBySide
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name, since_text
 from sitemap_tui.words import plural
@@ -194,7 +195,7 @@ class OverviewPane(NodePane):
             if 0 < agg.urls <= UNIQUE_SQL_LIMIT:
                 unique = distinct_locs(store.conn, file_ids)
         issues = store.issue_counts(list(selection.ids))
-        return {"agg": agg, "unique": unique, "issues": issues}
+        return {"agg": agg, "unique": unique, "issues": issues, "audit": fetch_audit(store.conn, file_ids)}
 
     # -- rendering (UI thread) ----------------------------------------------------------------
     def render_data(self, data: Any) -> None:
@@ -213,14 +214,14 @@ class OverviewPane(NodePane):
             return
         update_static(summary, self._summary(sel, data))
         self._fill_children(table, sel)
-        self._fill_groups(data["agg"], sel.node.stats.url_count)
+        self._fill_groups(data["agg"], sel.node.stats.url_count, audit_rows(data.get("audit")))
 
     @property
     def groups(self) -> DrillList:
         """The changefreq / priority / lastmod groups, each a drill-through to its URLs."""
         return self.query_one("#ov-groups", DrillList)
 
-    def _fill_groups(self, agg: Aggregate, url_count: int) -> None:
+    def _fill_groups(self, agg: Aggregate, url_count: int, audit: list[DrillRow]) -> None:
         urls = agg.urls if agg.urls else url_count
         rows: list[DrillRow] = []
         if urls:
@@ -229,6 +230,7 @@ class OverviewPane(NodePane):
             rows += [BLANK, *distribution("Priority", "priority", agg.priority, priority_order(agg.priority), urls)]
             if lastmod := lastmod_rows(agg):
                 rows += [BLANK, *lastmod]
+            rows += [BLANK, *audit] if audit else []  # indexability, crawler access (issue 22)
         self.groups.set_class(not rows, "-empty")
         self.groups.set_rows(rows)
 

@@ -1,0 +1,102 @@
+"""The Overview's audit sections (issue 22 §2, §4): "Indexability" (indexable, and non-indexable
+by reason) and "Crawler access" (per crawler, the URLs robots.txt allows and disallows), for the
+selection's sitemaps, shown only once an audit or the access table has data for them.
+
+Every row is a drill-through: Enter lists its URLs in the URL table with the filter words the
+table answers to (STATUS.md's contract: ``indexable:no``, ``reason:noindex``, ``status:404``,
+``blocked:GPTBot``, ...); the counts come from engine/store (audit.py INDEXABILITY, access.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from sitemap_tui.engine.store.access import AccessCounts, stored_counts
+from sitemap_tui.engine.store.audit import IndexabilityCounts, indexability_counts
+from sitemap_tui.tui.widgets.drill_list import DrillRow
+from sitemap_tui.words import plural
+
+# (INDEXABILITY key, label, filter text, style): the rows in this order, only those with URLs
+_ROWS: tuple[tuple[str, str, str, str], ...] = (
+    ("indexable", "indexable", "indexable:yes", "green"),
+    ("non-indexable", "non-indexable", "indexable:no", "yellow"),
+    ("404", "  404 not found", "status:404", "red"),
+    ("redirect", "  3xx redirect", "reason:redirect", "yellow"),
+    ("noindex", "  noindex", "reason:noindex", "yellow"),
+    ("canonical", "  canonicalised", "reason:canonical", "yellow"),
+    ("robots", "  blocked by robots.txt", "reason:robots", "yellow"),
+    ("not-html", "  not HTML", "reason:not-html", "dim"),
+    ("error", "  error / no answer", "reason:error", "red"),
+)
+_LABEL = max(len(label) for _, label, _, _ in _ROWS) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOverview:
+    indexability: IndexabilityCounts | None
+    access: AccessCounts | None
+
+
+def fetch_audit(conn: sqlite3.Connection, file_ids: list[int]) -> AuditOverview | None:
+    """What the store holds for these sitemaps (on the pane's worker thread); None: nothing."""
+    found = AuditOverview(indexability_counts(conn, file_ids), stored_counts(conn, file_ids))
+    return found if found.indexability is not None or found.access is not None else None
+
+
+def audit_rows(data: AuditOverview | None) -> list[DrillRow]:
+    """The two sections as drill rows; [] when neither has data."""
+    if data is None:
+        return []
+    rows: list[DrillRow] = []
+    if data.indexability is not None:
+        rows += _indexability(data.indexability)
+    if data.access is not None:
+        rows += ([DrillRow(Text(""), None)] if rows else []) + _access(data.access)
+    return rows
+
+
+def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
+    head = Text("Indexability", style="bold")
+    head.append(f"   {c.audited:,} of {plural(c.listed, 'listed URL')} audited", style="dim")
+    if c.audited < c.listed:
+        head.append(" (u goes on)", style="dim italic")
+    rows = [DrillRow(head, None)]
+    width = max(len(f"{n:,}") for n in c.groups.values())
+    for key, label, filter_text, style in _ROWS:
+        n = c.groups.get(key, 0)
+        if not n and key not in ("indexable", "non-indexable"):
+            continue
+        text = Text(no_wrap=True, end="")
+        text.append(label.ljust(_LABEL), style=style if n else "dim")
+        text.append(f"{n:,}".rjust(width))
+        text.append(f" {n / c.audited:.0%}".rjust(5), style="dim")
+        rows.append(DrillRow(text, filter_text if n else None, f"{label.strip()} ({plural(n, 'URL')})"))
+    return rows
+
+
+def _access(c: AccessCounts) -> list[DrillRow]:
+    """One row per crawler: Enter lists its disallowed URLs, or its allowed ones when it has none."""
+    head = Text("Crawler access", style="bold")
+    head.append(f"   robots.txt, {plural(c.urls, 'listed URL')}", style="dim")
+    if c.unknown:
+        head.append(f", {c.unknown:,} unknown (no robots.txt read)", style="yellow")
+    name_w = max(len(a) for a in c.agents) + 1
+    num_w = max(len(f"{c.urls:,}"), len("disallowed"))
+    columns = Text(" " * name_w + "allowed".rjust(num_w) + "  " + "disallowed".rjust(num_w), style="dim")
+    rows = [DrillRow(head, None), DrillRow(columns, None)]
+    for i, agent in enumerate(c.agents):
+        blocked, allowed = c.blocked[i], c.allowed(i)
+        text = Text(no_wrap=True, end="")
+        text.append(agent.ljust(name_w), style="bold" if blocked else "")
+        text.append(f"{allowed:,}".rjust(num_w), style="green" if allowed else "dim")
+        text.append("  ")
+        text.append(f"{blocked:,}".rjust(num_w), style="red" if blocked else "dim")
+        if blocked:
+            rows.append(DrillRow(text, f"blocked:{agent}", f"disallowed for {agent} ({plural(blocked, 'URL')})"))
+        else:
+            rows.append(DrillRow(text, f"allowed:{agent}" if allowed else None,
+                                 f"allowed for {agent} ({plural(allowed, 'URL')})"))
+    return rows
