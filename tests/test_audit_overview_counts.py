@@ -17,7 +17,7 @@ from test_audit import NS, audit, html, run, sitemap, verdict_site
 from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
 from sitemap_tui.engine.audit import AuditOptions
 from sitemap_tui.engine.fetch import FetchConfig
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.access import AccessTable, stored_counts
 from sitemap_tui.engine.store.audit import audited, indexability_counts, todo_count
 from sitemap_tui.engine.store.schema import connect
@@ -77,6 +77,21 @@ def test_indexability_groups_agree_with_the_audit_records(site: HTTPServer, tmp_
     # every kind the Overview names is in this site: 404, 410/500/timeout (error), redirect ...
     assert counts.groups["404"] == 1 and counts.groups["error"] >= 3 and counts.groups["noindex"] >= 2
     assert counts.groups["indexable"] + counts.groups["non-indexable"] == 20
+    # each Overview row drills to a filter that lists exactly the URLs it counts
+    from sitemap_tui.engine.store.urls import Query
+    from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
+    from sitemap_tui.tui.widgets.overview_audit import _ROWS
+
+    store = Store(db)
+    try:
+        scope = EntryFilter(node_ids=_file_ids(store.conn))
+        for key, _label, words, _style in _ROWS:
+            flt = combine(scope, parse_filter(words))
+            assert store.count(flt) == counts.groups[key], (key, words)
+            rows = Query(store, scope).rows_at_offset(store.conn, 0, 100)  # as the URL table reads them
+            assert sum(row_matches(flt, r) for r in rows) == counts.groups[key], (key, words)
+    finally:
+        store.close()
 
 
 def _two_sitemaps(site: HTTPServer) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
-from sitemap_tui.engine.store.audit_filters import CANONICALS, canonical_kind, reason_text
+from sitemap_tui.engine.store.audit_filters import CANONICALS, canonical_kind, reason_matches
 from sitemap_tui.engine.store.diff_view import MARKS
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq, parse_priority
 
@@ -289,7 +289,7 @@ def _audit_matches(flt: EntryFilter, row: EntryRow) -> bool:
         return False
     if flt.indexable is not None and cells.indexable != int(flt.indexable):
         return False
-    if flt.reason is not None and reason_text(flt.reason) not in (cells.reason or "").lower():
+    if flt.reason is not None and not reason_matches(flt.reason, cells):
         return False
     if flt.canonical is not None and canonical_kind(cells) != flt.canonical:
         return False

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store.audit_filters import ERROR_CONDITION
 
 __all__ = [
     "AuditRecord",
@@ -35,6 +36,7 @@ _COLUMNS = (
     "key, loc, entry_id, node_id, status, final_url, redirects, content_type, response_time,"
     " last_modified, robots, canonical, indexable, reason, error, note, blocked_for, fetched_at, page"
 )
+STORED_COLUMNS = tuple(c.strip() for c in _COLUMNS.split(","))  # AuditRow's fields the table keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +191,7 @@ def result_of(store: Store, key: str) -> AuditRow | None:
 
 def audit_records(store: Store) -> Iterator[AuditRecord]:
     """Every audited URL in listing order, with its first sitemap and that entry's lastmod."""
-    cols = ", ".join(f"a.{c.strip()}" for c in _COLUMNS.split(","))
+    cols = ", ".join(f"a.{c}" for c in STORED_COLUMNS)
     for row in store.conn.execute(
         f"SELECT {cols}, n.url, e.lastmod_raw FROM audit a"
         " LEFT JOIN nodes n ON n.id = a.node_id LEFT JOIN entries e ON e.id = a.entry_id"
@@ -265,8 +267,7 @@ INDEXABILITY: tuple[tuple[str, str], ...] = (
     ("canonical", "a.reason LIKE '%canonical%'"),
     ("robots", "a.reason LIKE '%robots%'"),
     ("not-html", "a.reason LIKE '%not HTML%'"),
-    ("error", "a.indexable = 0 AND (a.status IS NULL OR a.status >= 400) AND a.status IS NOT 404"
-              " AND a.reason NOT LIKE '%redirect%' AND a.reason NOT LIKE '%robots%'"),
+    ("error", ERROR_CONDITION),  # reason:error lists what this row counts (audit_filters)
 )
 
 

@@ -170,7 +170,9 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
     if f.indexable is not None:
         clauses.append(_audited("a.indexable = ?"))
         params.append(int(f.indexable))
-    if f.reason is not None:
+    if f.reason is not None and f.reason.lower() == "error":
+        clauses.append(_audited(ERROR_CONDITION))  # the Overview's "error" row (store/audit.py)
+    elif f.reason is not None:
         clauses.append(_audited("instr(lower(a.reason), ?) > 0"))
         params.append(reason_text(f.reason))
     if f.canonical is not None:
@@ -189,6 +191,23 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
             clauses.append(_audited(listed if blocked else f"NOT {listed}"))
             params.append(stored)
     return clauses, params
+
+
+#: the Overview's "error" group of the indexability (store/audit.py INDEXABILITY): no answer, or a
+#: 4xx/5xx other than 404, neither a redirect nor robots; ``reason:error`` lists exactly these
+ERROR_CONDITION = ("a.indexable = 0 AND (a.status IS NULL OR a.status >= 400) AND a.status IS NOT 404"
+                   " AND a.reason NOT LIKE '%redirect%' AND a.reason NOT LIKE '%robots%'")
+
+
+def reason_matches(word: str, cells: AuditCells) -> bool:
+    """``reason:WORD`` on a row's cells, as the SQL above decides it: ``error`` is the Overview's
+    group (no answer, or a 4xx/5xx other than 404, neither redirect nor robots), not the word."""
+    reason = (cells.reason or "").lower()
+    if word.lower() == "error":
+        status = cells.status
+        return (cells.indexable == 0 and (status is None or status >= 400) and status != 404
+                and "redirect" not in reason and "robots" not in reason)
+    return reason_text(word) in reason
 
 
 def reason_text(word: str) -> str:

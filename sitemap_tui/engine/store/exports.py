@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sitemap_tui.engine.store import EntryFilter, EntryRow, Store
-from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY
 from sitemap_tui.engine.store.rows import chunks
 from sitemap_tui.engine.store.urls import END, Key, Query, row_key
@@ -98,7 +98,7 @@ def audit_values_for(conn: sqlite3.Connection, rows: Sequence[EntryRow]) -> dict
     audit columns); ``blocked_for`` from the crawler-access table when the row carries that
     verdict (``EntryRow.audit``, as the URL table shows it). Rows with neither are left out."""
     out: dict[int, dict[str, Any]] = {}
-    names = ", ".join(f"a.{f.name}" for f in dataclasses.fields(AuditRow))
+    names = ", ".join(f"a.{c}" for c in STORED_COLUMNS)  # (AuditRow.links is not stored)
     for chunk in chunks([r.id for r in rows], 900):
         marks = ",".join("?" * len(chunk))
         for raw in conn.execute(

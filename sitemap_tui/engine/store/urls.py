@@ -9,7 +9,6 @@ or a worker's own), so a time budget (:func:`time_budget`) or a cancel handler c
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sqlite3
 import time
@@ -27,7 +26,7 @@ from sitemap_tui.engine.store import (
     search_candidates,
     search_glob,
 )
-from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
 
@@ -355,7 +354,7 @@ def audit_of_entry(conn: sqlite3.Connection, entry_id: int) -> AuditRow | None:
     """Every stored audit field of the entry's URL (the detail panel), None when not audited."""
     if not AuditView.of(conn).audit:
         return None
-    names = ", ".join(f"a.{f.name}" for f in dataclasses.fields(AuditRow))
+    names = ", ".join(f"a.{c}" for c in STORED_COLUMNS)  # (AuditRow.links is not stored)
     row = conn.execute(
         f"SELECT {names} FROM entries e JOIN audit a ON a.key = {AUDIT_KEY} WHERE e.id = ?", (entry_id,)
     ).fetchone()
