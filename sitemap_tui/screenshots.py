@@ -22,8 +22,8 @@ from sitemap_tui.engine.model import NodeState
 
 FIXED_NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 SCREENSHOT_PORT = 47813
-SCENES = ("main", "overview", "extensions", "lastmod", "issues", "urls", "help")
-SMALL_SCENES = ("main", "issues", "urls")  # also written at SMALL_SIZE, as NAME-80x24.svg
+SCENES = ("main", "overview", "extensions", "lastmod", "issues", "urls", "audit", "help")
+SMALL_SCENES = ("main", "issues", "urls", "audit")  # also written at SMALL_SIZE, as NAME-80x24.svg
 SMALL_SIZE = (80, 24)
 COMPARE_SCENE = "compare"
 EARLIER_STARTED = "2025-01-08T12:00:00+00:00"  # a week before FIXED_NOW
@@ -118,6 +118,7 @@ async def scene(app: Any, pilot: Any, name: str) -> None:
         "lastmod": lambda: _lastmod(app, pilot),
         "issues": lambda: _file(app, pilot, "/", "4"),
         "urls": lambda: _file(app, pilot, "sitemap-blog.xml", "5"),
+        "audit": lambda: _audit(app, pilot),
         "help": lambda: _help(app, pilot),
     }
     await steps[name]()
@@ -141,6 +142,18 @@ async def _lastmod(app: Any, pilot: Any) -> None:
     # after the focus: the cursor on the first period puts the top in view either way
     await pilot.press("home")
     await settle(app, pilot)
+
+
+async def _audit(app: Any, pilot: Any) -> None:
+    """The pages of sitemap-pages.txt audited from the explorer (u, y): the URL table's audit
+    columns, the demo's faulty pages among them (demo/pages.py)."""
+    await _select(app, pilot, "sitemap-pages.txt")
+    await pilot.press("u")
+    await _until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen")
+    await pilot.press("y")
+    await _until(pilot, lambda: app.jobs.audit is not None or app.engine_idle())
+    await settle(app, pilot, timeout=60)
+    await _tab(app, pilot, "5")
 
 
 async def _help(app: Any, pilot: Any) -> None:

@@ -16,6 +16,7 @@ import pytest
 from sitemap_tui.demo.server import DemoServer
 from sitemap_tui.screenshots import SCENES, build_app, explore_all, scene
 from sitemap_tui.tui.widgets import overview
+from sitemap_tui.tui.widgets.url_table import columns as url_columns
 
 pytestmark = pytest.mark.snapshot
 
@@ -49,6 +50,8 @@ def snap_server():
 @pytest.fixture(autouse=True)
 def _stable_times(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(overview, "fmt_seconds", lambda s: "—" if s is None else "12 ms")
+    # the audit scene's response times (the URL table's Time column)
+    monkeypatch.setattr(url_columns, "time_text", lambda cells: "" if cells.response_time is None else "3ms")
 
 
 @pytest.mark.parametrize("name", SCENES)
@@ -62,7 +65,7 @@ def test_scene(name, snap_compare, snap_server, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-@pytest.mark.parametrize("name", ["main", "urls"])
+@pytest.mark.parametrize("name", ["main", "urls", "audit"])
 def test_scene_80x24(name, snap_compare, snap_server, tmp_path):
     """The layout at 80 columns (issue 18): the tree narrowed, the panes readable, the footer's
     most needed keys in view."""
