@@ -147,3 +147,35 @@ def test_stats_say_where_the_bytes_came_from() -> None:
     data = json.loads(run("stats", str(BUILD / "sitemap.xml"), "--json", *maps).stdout)
     root = data["nodes"][0]
     assert root["url"] == SITE + "sitemap.xml" and root["read_from"] == str(BUILD / "sitemap.xml")
+
+
+def test_audit_reads_a_local_build_as_its_static_host_would_serve_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`audit --map` on a build without a server (issue 21 §1: "pages for audit where present"):
+    a folder's URL is its index.html, a page the build lacks is a 404, and a robots.txt it lacks
+    means no rules (as a 404 does), not "unreadable, so everything disallowed"."""
+    import contextlib
+    import io
+
+    from sitemap_tui import cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    public = tmp_path / "public"
+    (public / "about").mkdir(parents=True)
+    (public / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/about/</loc></url><url><loc>https://example.com/gone</loc></url>"
+        "<url><loc>https://example.com/team/</loc></url></urlset>")
+    (public / "about" / "index.html").write_text(
+        '<!doctype html><html><head><title>About</title><meta name="robots" content="noindex"></head></html>')
+    (public / "team").mkdir()  # a folder without index.html: not a page
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["audit", "https://example.com/sitemap.xml", "--map", f"https://example.com/={public}/",
+                         "--format", "jsonl", "--no-history", "--workers", "0"])
+    assert code == 0, err.getvalue()
+    records = {r["loc"]: r for r in map(json.loads, out.getvalue().splitlines())}
+    assert records["https://example.com/about/"]["status"] == 200
+    assert records["https://example.com/about/"]["reason"] == "non-indexable: noindex (noindex)"
+    assert records["https://example.com/gone"]["reason"] == "non-indexable: 404"
+    assert records["https://example.com/team/"]["reason"] == "non-indexable: 404"
+    assert "disallowed" not in err.getvalue() and not any(r["blocked_for"] for r in records.values())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import mimetypes
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,10 +129,17 @@ async def fetch_mapped(
                            final_url=hit.url, redirect_chain=[hit.url])
         fail(out, hit.error or f"not found: {hit.url}")
         out.stats.fetch_time = 0.0
+        # an answer, with no header: a robots.txt the build lacks is a 404's "no rules", not an
+        # unreachable one's "disallow everything" (RFC 9309; the audit read it so)
+        out.headers = []
         return out
+    # a page's type, as a static host would send it (an audit judges pages by it); a sitemap keeps
+    # no headers, so its rules judge a local build as they always did
+    html = mimetypes.guess_type(hit.path.name)[0] == "text/html"
+    headers = [("content-type", "text/html; charset=utf-8")] if html else None
     if on_response is not None:
         on_response(FetchOutcome(stats=FileStats(final_url=hit.url, http_status=200),
-                                 final_url=hit.url, redirect_chain=[hit.url]))
+                                 final_url=hit.url, redirect_chain=[hit.url], headers=headers))
     out = await fetch_local(hit.path, sink, max_decoded=max_decoded, max_wire=max_wire,
                             on_progress=on_progress)
     out.final_url = hit.url
@@ -139,4 +147,6 @@ async def fetch_mapped(
     out.stats.final_url = hit.url
     if out.error is None:
         out.stats.http_status = 200
+        if headers is not None:
+            out.headers = headers
     return out

@@ -91,6 +91,10 @@ def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
         return MapHit(url, None, f"refused: {relative!r} leads outside {m.shown}"
                       + (" (through a symlink)" if _through_symlink(m.root, relative) else ""), 403)
     if path.is_dir():
+        # as static hosts serve a build: a folder's URL is its index.html (the pages an audit reads)
+        index = path / "index.html"
+        if index.is_file() and index.resolve().is_relative_to(m.root):
+            return MapHit(url, index.resolve())
         return MapHit(url, None, f"not found in {m.shown}: {relative or '/'} is a directory", 404)
     if not path.exists():
         return MapHit(url, None, f"not found in {m.shown}: {relative}", 404)
