@@ -150,7 +150,9 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
         # the Overview: since the site's earlier exploration, and the URL count over its history
         await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
         when = read_summary(earlier).started[:10]
-        assert f"Since {when}" in screen_text(app) and ": +3 −3 URLs" in screen_text(app)
+        # (the Overview draws the line on its next refresh, after the history is in)
+        await wait_for(pilot, lambda: f"Since {when}" in screen_text(app), what="the history line")
+        assert ": +3 −3 URLs" in screen_text(app)
         spark = app.query_one("#ov-spark")
         assert spark.display and list(spark.data) == [7, 7]
         assert "Compare with…" in {c.name for c in app.palette_commands()}
@@ -203,4 +205,5 @@ async def test_the_history_line_counts_a_live_exploration_once_it_is_expanded(ex
         assert app.site_history.url_counts == (7, 0)
         await pilot.press("e")
         await wait_for(pilot, lambda: app.site_history.url_counts == (7, 7), what="the history read again")
-        assert "Since" in screen_text(app) and ": +0 −0 URLs" in screen_text(app)
+        await wait_for(pilot, lambda: ": +0 −0 URLs" in screen_text(app), what="the line redrawn")
+        assert "Since" in screen_text(app)
