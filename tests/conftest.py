@@ -49,6 +49,21 @@ def httpserver_listen_address() -> tuple[str, int]:
 
 
 @pytest.fixture()
+def threaded_httpserver() -> Iterator[HTTPServer]:
+    """A pytest-httpserver of its own that answers requests in threads (an audit's slow page must
+    not hold the others up), 404 for paths nobody set up."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.no_handler_status_code = 404
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        if server.is_running():
+            server.stop()
+
+
+@pytest.fixture()
 def httpserver(make_httpserver: HTTPServer) -> HTTPServer:
     """pytest-httpserver's fixture, answering a path nobody set up with 404 as a site does, not
     500: the engine retries a 5xx (3.5 s of backoff), and the probes of common paths and

@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,16 +29,9 @@ NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
 @pytest.fixture()
-def site() -> Iterator[HTTPServer]:
-    """A threaded server: the slow page must not hold the others up."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.clear()
-        if server.is_running():
-            server.stop()
+def site(threaded_httpserver: HTTPServer) -> HTTPServer:
+    """A threaded server (tests/conftest.py): the slow page must not hold the others up."""
+    return threaded_httpserver
 
 
 def html(head: str = "", body: str = "<p>content</p>") -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,16 +24,9 @@ from sitemap_tui.session.audit import run_audit
 
 
 @pytest.fixture()
-def site() -> Iterator[HTTPServer]:
-    """A threaded server (as test_audit's): the slow page must not hold the others up."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.clear()
-        if server.is_running():
-            server.stop()
+def site(threaded_httpserver: HTTPServer) -> HTTPServer:
+    """A threaded server (tests/conftest.py): the slow page must not hold the others up."""
+    return threaded_httpserver
 
 
 def _file_ids(conn: sqlite3.Connection) -> list[int]:
