@@ -21,9 +21,11 @@ __all__ = [
     "HeadFacts",
     "Verdict",
     "head_facts",
+    "html_document",
     "link_canonical",
     "mime_of",
     "noindex_directive",
+    "title_and_h1",
     "verdict",
     "x_robots_directives",
 ]
@@ -45,6 +47,37 @@ _AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
 _LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
 _PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
 MAX_DIRECTIVES = 40  # kept per URL: a hostile page cannot grow the row
+
+
+def html_document(body: bytes, base_url: str) -> tuple[etree._Element, str] | None:
+    """The parsed document of an untrusted HTML body and the base its relative links resolve
+    against (its first ``<base href>``, else ``base_url``); None for an empty or unparsable body.
+    The audit and the deep checks both read pages through this one parser set-up."""
+    if not body or not body.strip():
+        return None
+    parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True)
+    try:
+        doc = lxml.html.document_fromstring(body, parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError):
+        return None
+    if doc is None:
+        return None
+    base = base_url
+    for el in doc.iter("base"):
+        href = (el.get("href") or "").strip()
+        if href:
+            base = resolve(base_url, href)
+        break
+    return doc, base
+
+
+def title_and_h1(doc: etree._Element) -> tuple[str | None, str | None]:
+    """The page's ``<title>`` and first ``<h1>``, whitespace folded, at most 200 characters."""
+    found: list[str | None] = []
+    for path in (".//title", ".//h1"):
+        el = doc.find(path)
+        found.append(None if el is None else " ".join(el.text_content().split())[:200])
+    return found[0], found[1]
 
 
 def mime_of(content_type: str | None) -> str | None:
@@ -117,21 +150,10 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
     """Meta robots (``robots`` and crawler-named metas) and ``<link rel=canonical>`` of a page
     prefix, and with ``links`` its ``<a href>`` targets (http/https only); never raises."""
     facts = HeadFacts()
-    if not body or not body.strip():
+    parsed = html_document(body, base_url)
+    if parsed is None:
         return facts
-    parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True)
-    try:
-        doc = lxml.html.document_fromstring(body, parser=parser)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError):
-        return facts
-    if doc is None:
-        return facts
-    base = base_url
-    for el in doc.iter("base"):
-        href = (el.get("href") or "").strip()
-        if href:
-            base = resolve(base_url, href)
-        break
+    doc, base = parsed
     for el in doc.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         if name == "robots" or name in _AGENT_META:
@@ -147,12 +169,7 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
             facts.canonical = resolve(base, href)
         if href and "alternate" in rels and el.get("hreflang") and len(facts.alternates) < 1000:
             facts.alternates.append((el.get("hreflang", "").strip().lower(), resolve(base, href)))
-    title = doc.find(".//title")
-    if title is not None:
-        facts.title = " ".join(title.text_content().split())[:200]
-    h1 = doc.find(".//h1")
-    if h1 is not None:
-        facts.h1 = " ".join(h1.text_content().split())[:200]
+    facts.title, facts.h1 = title_and_h1(doc)
     if links:
         facts.links = _links(doc, base)
     return facts

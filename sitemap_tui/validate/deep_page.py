@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-import lxml.html  # type: ignore[import-untyped]
-from lxml import etree  # type: ignore[import-untyped]
-
+from sitemap_tui.engine.audit_page import html_document, mime_of, title_and_h1
 from sitemap_tui.engine.urlpolicy import resolve
 
 __all__ = [
@@ -89,23 +87,10 @@ def analyse_html(body: bytes, base_url: str) -> PageFacts:
 
     lxml's HTML parser with ``no_network`` and ``recover``; never raises."""
     facts = PageFacts()
-    if not body or not body.strip():
+    parsed = html_document(body, base_url)
+    if parsed is None:
         return facts
-    parser = lxml.html.HTMLParser(
-        no_network=True, recover=True, remove_comments=True, remove_pis=True
-    )
-    try:
-        doc = lxml.html.document_fromstring(body, parser=parser)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError):
-        return facts
-    if doc is None:
-        return facts
-    base = base_url
-    for el in doc.iter("base"):
-        href = (el.get("href") or "").strip()
-        if href:
-            base = resolve(base_url, href)
-        break
+    doc, base = parsed
     for el in doc.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         if name in _NOINDEX_AGENTS and facts.noindex is None:
@@ -122,12 +107,7 @@ def analyse_html(body: bytes, base_url: str) -> PageFacts:
             facts.canonical = resolve(base, href)
         if "alternate" in rels and el.get("hreflang"):
             facts.alternates.append((el.get("hreflang", "").strip().lower(), resolve(base, href)))
-    title = doc.find(".//title")
-    if title is not None:
-        facts.title = " ".join(title.text_content().split())[:200]
-    h1 = doc.find(".//h1")
-    if h1 is not None:
-        facts.h1 = " ".join(h1.text_content().split())[:200]
+    facts.title, facts.h1 = title_and_h1(doc)
     return facts
 
 
@@ -174,11 +154,6 @@ def image_size(data: bytes) -> tuple[int, int] | None:
         return None
     return None
 
-
-def mime_of(content_type: str | None) -> str | None:
-    if not content_type:
-        return None
-    return content_type.split(";", 1)[0].strip().lower() or None
 
 
 def parse_http_date(value: str | None) -> datetime | None:
