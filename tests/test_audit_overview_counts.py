@@ -139,12 +139,12 @@ def test_coverage_rows_count_what_their_filters_list(site: HTTPServer, tmp_path:
     from test_coverage import audit as coverage_audit
     from test_coverage import coverage_site
 
+    from sitemap_tui.engine.formats import records_from_rows
     from sitemap_tui.engine.store.coverage_filters import (
         coverage_overview,
         has_coverage,
         is_unlisted,
     )
-    from sitemap_tui.engine.formats import records_from_rows
     from sitemap_tui.engine.store.diff_view import is_removed
     from sitemap_tui.engine.store.exports import ordered_rows
     from sitemap_tui.engine.store.urls import Query

@@ -393,7 +393,7 @@ class UrlGrid(MarkedListing, can_focus=True):
         if key in AUDIT_KEYS:
             return self._audit_cell(row, col, pre, styles)
         if is_unlisted(row.id):
-            return "not in any sitemap", styles[pre + "issue"]
+            return "in no sitemap", styles[pre + "issue"]
         return columns.elide_middle(self._sitemap_name(row.node_id), col.width), styles[pre + "dim"]
 
     def _audit_cell(self, row: EntryRow, col: Column, pre: str, styles: dict[str, Style]) -> tuple[str, Style | None]:
@@ -402,7 +402,7 @@ class UrlGrid(MarkedListing, can_focus=True):
         cells = row.audit
         key = col.key
         if is_unlisted(row.id) and key == "reason":
-            return "not in any sitemap", styles[pre + "issue"]
+            return "in no sitemap", styles[pre + "issue"]
         if cells is None or (not cells.audited and key != "blocked"):
             return "–", styles[pre + "dim"]
         bad = styles[pre + "invalid"]
