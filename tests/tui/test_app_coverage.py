@@ -85,3 +85,39 @@ async def test_overview_coverage_rows_drill_and_the_words_filter(covered, make_a
         lines = await shown(app, pilot)
         assert sorted(line[2:].split()[0] for line in lines) == MISSING[2:], lines
         await settle(app, pilot)
+
+
+def column_starts(head: str, titles: list[str]) -> dict[str, int]:
+    return {t: head.index(t) for t in titles if t in head}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_audit_columns_in_the_explorer_fit_and_line_up(covered, make_app, size) -> None:
+    """The URL tab (5) of an audited site beside the tree: at 200x50 Status, Idx, Reason and
+    Canonical (and Time), at 80x24 Status and Idx; every cell starts under its title."""
+    db, _ = covered
+    app = make_app(None, db_path=db)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("5")
+        table = app.url_table
+        lines = await shown(app, pilot)
+        head = str(table.query_one("#url-header", Static).render())
+        wide = ["Status", "Idx", "Reason", "Canon", "Time"] if size[0] >= 200 else ["Status", "Idx"]
+        starts = column_starts(head, ["Status", "Idx", "Indexable", "Reason", "Canon", "Time", "Blocked"])
+        for title in wide:
+            assert title in starts or (title == "Idx" and "Indexable" in starts), head
+        if size[0] < 200:
+            assert "Reason" not in head, head
+        rows = {line[2:].split()[0]: line for line in lines}
+        orphan, blocked = rows["/orphan"], rows["/secret/listed"]
+        for title, at in starts.items():
+            if title in ("Canon", "Blocked"):  # (empty here: no canonical, no crawler shut out)
+                continue
+            # the row's cell starts where its title does: the cell before it ends one blank earlier
+            assert orphan[at] != " " and orphan[at - 1] == " ", (title, head, orphan)
+        idx = starts.get("Idx", starts.get("Indexable"))
+        assert orphan[idx:].startswith("yes ") and blocked[idx:].startswith("no "), (head, orphan, blocked)
+        assert orphan[starts["Status"]:].startswith("200 ")
+        if "Reason" in starts:
+            assert blocked[starts["Reason"]:].startswith("blocked by robo"), blocked
