@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
 from sitemap_tui.cli.parser import AUDIT_SUMMARY_KEYS
+from sitemap_tui.engine.access import DEFAULT_AGENTS
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
 from sitemap_tui.engine.store.audit import AuditRecord
 
 FIELDS = (
@@ -72,3 +75,22 @@ def write_text(target: str, counts: Mapping[str, int], samples: Mapping[str, lis
             out.write(f"  {display(loc)}  {display(reason)}\n")
         if n > len(shown) and shown:
             out.write(f"  ... {n - len(shown)} more\n")
+
+
+def access_counts(conn: sqlite3.Connection) -> AccessCounts | None:
+    """The whole exploration's crawler matrix (session/audit.py computed it after the audit);
+    None when no robots.txt was kept to judge by."""
+    if not robots_texts(conn):
+        return None
+    return AccessTable(conn).counts(DEFAULT_AGENTS)
+
+
+def write_access(c: AccessCounts, out: IO[str]) -> None:
+    """The crawler table: per crawler, the listed URLs robots.txt allows and disallows."""
+    out.write(f"\nCrawler access (robots.txt) of {c.urls:,} listed URL{'s' if c.urls != 1 else ''}\n")
+    if c.unknown:
+        out.write(f"  {c.unknown:,} unknown: no robots.txt read for their origin\n")
+    width = max(len(a) for a in c.agents)
+    out.write(f"{'crawler':<{width}}  {'allowed':>10}  {'disallowed':>10}\n")
+    for i, agent in enumerate(c.agents):
+        out.write(f"{agent:<{width}}  {c.allowed(i):>10,}  {c.blocked[i]:>10,}\n")
