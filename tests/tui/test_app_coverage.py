@@ -55,14 +55,18 @@ async def test_overview_coverage_rows_drill_and_the_words_filter(covered, make_a
         assert labels["orphan:yes"] == "Orphans 2"
         assert labels["coverage:not-in-list"] == "Not in your list 3"
         heads = [r.label.plain for r in groups(app).rows if r.filter_text is None]
-        assert any(h.startswith("Coverage") and "link crawl and your URL list" in h for h in heads), heads
+        assert any(h.startswith("Coverage") and "link crawl and URL list" in h for h in heads), heads
 
         await drill(app, pilot, "coverage:missing")
         lines = await shown(app, pilot)
         assert len(lines) == 6 and all(line.startswith("+ ") for line in lines), lines
+        # their own fetch's verdict: 200, indexable (that is why they are missing)
+        assert all(" 200 " in line and " yes" in line for line in lines), lines
         assert sorted(line[2:].split()[0] for line in lines) == sorted(MISSING)
         if size[0] >= 200:  # the Reason column says what these rows are
             assert all("in no sitemap" in line for line in lines), lines
+        status = str(app.url_table.query_one("#url-status", Static).render())
+        assert "6 rows" in status and "+ in no sitemap" in status, status
         await pilot.press("enter")  # the detail panel of the first row
         body = str(app.url_table.query_one("#url-detail-body", Static).render())
         assert "Not in any sitemap:" in body and "An indexable page no sitemap lists" in body, body

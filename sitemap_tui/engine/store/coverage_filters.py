@@ -16,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from sitemap_tui.engine.store.audit_filters import AuditView
 from sitemap_tui.engine.store.diff_view import REMOVED_BASE
 
 WORDS = ("missing", "not-in-list")
@@ -36,10 +37,25 @@ MISSING_SOURCE = (
     f"(SELECT c.rowid - {MISSING_BASE} AS id, (SELECT min(id) FROM nodes WHERE parent_id IS NULL) AS node_id,"
     " c.loc AS loc, NULL AS line, NULL AS lastmod_raw, NULL AS lastmod, NULL AS changefreq_raw,"
     " NULL AS changefreq, NULL AS priority_raw, NULL AS priority, 0 AS n_images, 0 AS n_videos,"
-    " 0 AS n_news, 0 AS n_alternates, 0 AS n_issues, c.key AS key"
+    " 0 AS n_news, 0 AS n_alternates, 0 AS n_issues, c.key AS key,"
+    " c.status AS status, c.indexable AS indexable, c.reason AS reason"
     f" FROM coverage c WHERE {MISSING})"
 )
 """What a ``coverage:missing`` listing reads instead of ``entries``."""
+
+
+class MissingView(AuditView):
+    """The audit cells of ``coverage:missing`` rows: the verdict of the page's own fetch (the
+    crawl's or the list's), read from :data:`MISSING_SOURCE`, no join (the audit table holds
+    only listed URLs). Not sortable on audit columns (``audit`` False)."""
+
+    __slots__ = ()
+
+    def columns(self) -> str:
+        return "1, e.status, 0, e.indexable, e.reason, NULL, NULL, e.loc, NULL, NULL, NULL, NULL"
+
+
+MISSING_VIEW = MissingView(False, True, None)
 
 
 def entry_source(coverage: str | None) -> str:

@@ -28,7 +28,7 @@ from sitemap_tui.engine.store import (
 )
 from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
-from sitemap_tui.engine.store.coverage_filters import entry_source
+from sitemap_tui.engine.store.coverage_filters import MISSING_VIEW, entry_source
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
 
 PAGE = 100
@@ -110,9 +110,13 @@ class Query:
         self._cond = where[len(" WHERE ") :] if where else ""
         self._params = tuple(params)
         # the audit and access results joined in (none for compare mode's removed rows: OLD's)
-        # and none for coverage:missing's pages, which no sitemap lists (their verdict is in the detail)
-        unlisted = flt.diff == "removed" or flt.coverage == "missing"
-        self.view = AuditView(False, False, None) if unlisted else AuditView.of(store.conn)
+        # coverage:missing's pages, which no sitemap lists, carry their own fetch's verdict
+        if flt.diff == "removed":
+            self.view = AuditView(False, False, None)
+        elif flt.coverage == "missing":
+            self.view = MISSING_VIEW
+        else:
+            self.view = AuditView.of(store.conn)
         self._joins = self.view.joins()
         self._columns = f"{ROW_COLUMNS}, {self.view.columns()}"
         if sort in SORT_KEYS:

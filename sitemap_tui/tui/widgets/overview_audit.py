@@ -114,8 +114,8 @@ def coverage_rows(c: CoverageCounts) -> list[DrillRow]:
     """"Coverage": pages missing from the sitemaps (the whole site's: they are in none), the
     selection's orphans (after a crawl) and URLs not in the user's list (after a list)."""
     head = Text("Coverage", style="bold")
-    parts = (["link crawl"] if c.crawled else []) + (["your URL list"] if c.listed else [])
-    head.append(f"   from the {' and '.join(parts)}", style="dim")
+    parts = (["link crawl"] if c.crawled else []) + (["URL list"] if c.listed else [])
+    head.append(f"   {' and '.join(parts)}", style="dim")
     rows = [DrillRow(head, None)]
     wanted = [("Missing from sitemaps", c.missing, "coverage:missing", "indexable pages in no sitemap")]
     if c.crawled:

@@ -194,8 +194,9 @@ class UrlGrid(MarkedListing, can_focus=True):
         crawler-access table changes the listing's joins, so it is read again."""
         view = self._read_audit_view()
         query = self.listing
+        # (compare mode's removed rows and coverage:missing's pages have views of their own)
         if (view is not None and query is not None and self.filter.diff != "removed"
-                and (view.audit, view.agents) != (query.view.audit, query.view.agents)):
+                and self.filter.coverage != "missing" and (view.audit, view.agents) != (query.view.audit, query.view.agents)):
             self.set_listing(self.filter, keep_cursor=True)
             return
         self._show_audit(view)

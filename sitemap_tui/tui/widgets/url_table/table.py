@@ -344,6 +344,8 @@ class UrlTable(Vertical):
             parts.append(f"≥{plural(g.row_count, 'row')}, counting…" if g.row_count else "counting…")
         if g.row_count:
             parts.append(f"row {g.cursor + 1:,}")
+        if g.filter.coverage == "missing":
+            parts.append("+ in no sitemap")  # pages of the crawl or the list, not entries
         parts.append(f"sort: {SORT_NAMES[g.sort]} {'▼' if g.descending else '▲'}")
         if g.indexing:
             parts.append(f"building {g.indexing} index…")
