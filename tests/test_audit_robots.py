@@ -10,8 +10,9 @@ from pathlib import Path
 from pytest_httpserver import HTTPServer
 from test_audit import audit, html, sitemap
 
-from sitemap_tui.engine.access import DEFAULT_AGENTS
-from sitemap_tui.engine.store.access import robots_texts, stored_counts
+from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
+from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store.access import AccessTable, robots_texts, stored_counts
 from sitemap_tui.engine.store.schema import connect
 
 ROBOTS = "User-agent: GPTBot\nDisallow: /private/\n\nUser-agent: sitemap-tui\nDisallow: /private/own\n"
@@ -42,9 +43,17 @@ def test_audit_of_a_sitemap_url_keeps_robots_txt_and_shows_the_crawler_table(htt
         kept = dict(robots_texts(conn))
         assert kept == {httpserver.url_for("/robots.txt"): ROBOTS}
         files = [n for (n,) in conn.execute("SELECT DISTINCT node_id FROM entries")]
-        counts = stored_counts(conn, files)  # what the explorer's Overview matrix reads
+        assert stored_counts(conn, files) is None  # the text's table was a TEMP one: the store is as it was
     finally:
         conn.close()
+    # the explorer on that store computes its matrix (palette "Crawler access", or by itself) by it
+    store = Store(db)
+    try:
+        compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
+        store.publish()
+        counts = stored_counts(store.conn, files)  # what the explorer's Overview matrix reads
+    finally:
+        store.close()
     assert counts is not None and counts.unknown == 0 and counts.urls == 3
     assert counts.blocked[DEFAULT_AGENTS.index("GPTBot")] == 2
 

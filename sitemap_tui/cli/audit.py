@@ -176,7 +176,7 @@ def cmd_audit(opts: AuditCommand) -> int:
                 if coverage is not None:
                     coverage_report.write_text(store, counts, opts.samples, listed=listed, crawl=crawl,
                                                crawl_cap=opts.crawl, out=result.file)
-                access = access_counts(store.conn)
+                access = access_counts(store.path)
                 if access is None:
                     _note("crawler access: no robots.txt was read for the listed URLs' hosts (none answered"
                           " one): no crawler table")

@@ -99,23 +99,7 @@ def run_audit(store: Store, config: FetchConfig, options: AuditOptions, *, on_no
     signals.check()  # a signal cancelled the run: it stays partial
     store.set_meta(AUDIT_STATE, COMPLETE)
     store.publish()
-    update_access(store)
     return fetched
-
-
-def update_access(store: Store) -> bool:
-    """Bring the crawler-access table up to date with the robots.txt files the store keeps (the
-    audit may have read one the exploration did not): the summary's crawler table and the
-    explorer's matrix read it. False when no robots.txt was kept (every URL's access unknown)."""
-    from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
-    from sitemap_tui.engine.store.access import AccessTable, robots_texts
-
-    if not robots_texts(store.conn):
-        return False
-    with store.guarded():
-        compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
-    store.publish()
-    return True
 
 
 async def audit_in_place(store: Store, config: FetchConfig, options: AuditOptions, *,
