@@ -129,3 +129,106 @@ def test_a_node_audit_fetches_only_its_sitemaps_and_access_is_read_once_computed
     gpt = DEFAULT_AGENTS.index("GPTBot")
     assert (got.urls, got.unknown, got.blocked[gpt], got.allowed(gpt)) == (3, 0, 3, 0)
     assert (both.urls, both.blocked[gpt], both.allowed(gpt), both.allowed(0)) == (5, 3, 2, 5)
+
+
+def test_coverage_rows_count_what_their_filters_list(site: HTTPServer, tmp_path: Path) -> None:
+    """The Overview's "Missing from sitemaps", "Orphans" and "Not in your list" (issue 22 §3)
+    against a real --crawl and --compare-list: each count is what its filter word lists, in
+    SQL (the count, the URL table's query, the export's walk) and in row_matches; the missing
+    pages are rows of no sitemap, told apart from entries and from compare mode's removed rows."""
+    from test_coverage import audit as coverage_audit
+    from test_coverage import coverage_site
+
+    from sitemap_tui.engine.formats import records_from_rows
+    from sitemap_tui.engine.store.coverage_filters import (
+        coverage_overview,
+        has_coverage,
+        is_unlisted,
+    )
+    from sitemap_tui.engine.store.diff_view import is_removed
+    from sitemap_tui.engine.store.exports import ordered_rows
+    from sitemap_tui.engine.store.urls import Query
+    from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
+    from sitemap_tui.tui.widgets.overview_audit import coverage_rows
+
+    target = coverage_site(site)
+    base = site.url_for("").rstrip("/")
+    db = tmp_path / "site.db"
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"{base}/a\n{base}/from-list\n{base}/b\n")
+    code, _, err = coverage_audit(target, "--crawl", "100", "--compare-list", str(listing), "--db", str(db))
+    assert code == 0, err
+    conn = connect(db, readonly=True)
+    try:
+        counts = coverage_overview(conn, _file_ids(conn))
+    finally:
+        conn.close()
+    assert counts is not None and counts.listed and counts.crawled
+    # the headless audit's numbers (test_coverage): 5 indexable pages in no sitemap from the crawl
+    # (/unlisted, /deep/1..4) and /from-list from the list; /orphan and /secret/listed; 3 not listed
+    assert (counts.missing, counts.orphans, counts.not_in_list) == (6, 2, 3)
+    rows = coverage_rows(counts)
+    drills = {row.filter_text: row for row in rows if row.filter_text}
+    assert set(drills) == {"coverage:missing", "orphan:yes", "coverage:not-in-list"}
+    want = {"coverage:missing": 6, "orphan:yes": 2, "coverage:not-in-list": 3}
+    store = Store(db, readonly=True)
+    try:
+        scope = EntryFilter(node_ids=_file_ids(store.conn))
+        every = Query(store, scope).rows_at_offset(store.conn, 0, 100)
+        for words, n in want.items():
+            flt = combine(scope, parse_filter(words))
+            listed = Query(store, flt).rows_at_offset(store.conn, 0, 100)
+            exported = list(ordered_rows(store, flt))
+            assert store.count(flt) == Query(store, flt).count(store.conn) == len(listed) == n, words
+            assert [r.loc for r in exported] == [r.loc for r in listed]
+            assert f"{n:,}" in drills[words].label.plain
+            if words == "coverage:missing":
+                assert all(is_unlisted(r.id) and not is_removed(r.id) for r in listed)
+                assert sorted(r.loc for r in listed) == sorted(
+                    f"{base}{p}" for p in ("/from-list", "/unlisted", "/deep/1", "/deep/2", "/deep/3", "/deep/4"))
+                assert all(row_matches(flt, r) for r in listed) and not any(row_matches(flt, r) for r in every)
+                # exported as pages of no sitemap, with the verdict of their own fetch
+                records = list(records_from_rows(store, exported, issues=True, audit=True))
+                assert [r.loc for r in records] == [r.loc for r in listed]
+                assert all(r.sitemap == "" and r.audit is not None and r.audit["indexable"] is True
+                           and r.audit["status"] == 200 for r in records), records[0]
+            else:
+                check = lambda entry_id, word: has_coverage(store.conn, entry_id, word)  # noqa: E731
+                assert sum(row_matches(flt, r, coverage_check=check) for r in every) == n, words
+        orphans = Query(store, combine(scope, parse_filter("orphan:yes"))).rows_at_offset(store.conn, 0, 100)
+        assert sorted(r.loc for r in orphans) == [f"{base}/orphan", f"{base}/secret/listed"]
+        # a substring narrows the missing pages too; a node scope does not (they are in no sitemap)
+        deep = combine(EntryFilter(node_ids=[10_000]), parse_filter("coverage:missing deep"))
+        assert store.count(deep) == 4
+    finally:
+        store.close()
+
+
+def test_coverage_words_without_a_crawl_or_list_say_so(site: HTTPServer, tmp_path: Path) -> None:
+    from sitemap_tui.engine.store.coverage_filters import coverage_overview
+    from sitemap_tui.tui.url_filter import parse_filter
+
+    db = tmp_path / "site.db"
+    _two_sitemaps(site)
+    code, _, err = run("validate", site.url_for("/index.xml"), "--db", str(db), "--workers", "0")
+    assert code == 0, err
+    store = Store(db, readonly=True)
+    try:
+        assert coverage_overview(store.conn, _file_ids(store.conn)) is None
+        for words in ("orphan:yes", "coverage:missing", "coverage:not-in-list"):
+            flt = EntryFilter(**{k: v for k, v in vars_of(parse_filter(words)).items() if v is not None})
+            with pytest.raises(ValueError, match="sitemap-tui audit"):
+                store.count(flt)
+    finally:
+        store.close()
+    with pytest.raises(ValueError, match="coverage:missing or coverage:not-in-list"):
+        parse_filter("coverage:everything")
+    with pytest.raises(ValueError, match="orphan:yes"):
+        parse_filter("orphan:no")
+
+
+def vars_of(uf: object) -> dict:
+    import dataclasses
+
+    return {f.name: getattr(uf, f.name) for f in dataclasses.fields(uf)  # type: ignore[arg-type]
+            if f.name in ("orphan", "coverage")}

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sitemap_tui.cli import coverage_report, failif
-from sitemap_tui.cli.audit_report import SUMMARY_KEYS, write_csv, write_jsonl, write_text
+from sitemap_tui.cli.audit_report import (
+    SUMMARY_KEYS,
+    access_counts,
+    write_access,
+    write_csv,
+    write_jsonl,
+    write_text,
+)
 from sitemap_tui.cli.headless import (
     explore_options,
     kept_store,
@@ -169,6 +176,12 @@ def cmd_audit(opts: AuditCommand) -> int:
                 if coverage is not None:
                     coverage_report.write_text(store, counts, opts.samples, listed=listed, crawl=crawl,
                                                crawl_cap=opts.crawl, out=result.file)
+                access = access_counts(store.path)
+                if access is None:
+                    _note("crawler access: no robots.txt was read for the listed URLs' hosts (none answered"
+                          " one): no crawler table")
+                else:
+                    write_access(access, result.file)
             result.commit()
     finally:
         if place is not None:

@@ -6,11 +6,15 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 from sitemap_tui.cli.parser import AUDIT_SUMMARY_KEYS
+from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
 from sitemap_tui.engine.store.audit import AuditRecord
+from sitemap_tui.engine.store.schema import connect
 
 FIELDS = (
     "loc", "sitemap", "status", "final_url", "redirects", "indexable", "reason", "canonical",
@@ -72,3 +76,30 @@ def write_text(target: str, counts: Mapping[str, int], samples: Mapping[str, lis
             out.write(f"  {display(loc)}  {display(reason)}\n")
         if n > len(shown) and shown:
             out.write(f"  ... {n - len(shown)} more\n")
+
+
+def access_counts(path: Path) -> AccessCounts | None:
+    """The whole exploration's crawler matrix, from the robots.txt files the store keeps (the
+    audit keeps the ones it read itself), computed as ``sitemap-tui access FILE.db`` does: in a
+    TEMP table of a read-only connection, the store unchanged (the explorer computes its own).
+    None when no robots.txt was kept to judge by."""
+    conn = connect(path, readonly=True)
+    try:
+        if not robots_texts(conn):
+            return None
+        table = AccessTable(conn, temp=True)
+        compute(table, DEFAULT_AGENTS)
+        return table.counts(DEFAULT_AGENTS)
+    finally:
+        conn.close()
+
+
+def write_access(c: AccessCounts, out: IO[str]) -> None:
+    """The crawler table: per crawler, the listed URLs robots.txt allows and disallows."""
+    out.write(f"\nCrawler access (robots.txt) of {c.urls:,} listed URL{'s' if c.urls != 1 else ''}\n")
+    if c.unknown:
+        out.write(f"  {c.unknown:,} unknown: no robots.txt read for their origin\n")
+    width = max(len(a) for a in c.agents)
+    out.write(f"{'crawler':<{width}}  {'allowed':>10}  {'disallowed':>10}\n")
+    for i, agent in enumerate(c.agents):
+        out.write(f"{agent:<{width}}  {c.allowed(i):>10,}  {c.blocked[i]:>10,}\n")

@@ -273,12 +273,21 @@ class Auditor:
                          "disallowed (RFC 9309; --ignore-robots fetches them)")
             return parse_robots(b"User-agent: *\nDisallow: /\n", url)
         robots = parse_robots(bytes(buf), url)
+        self._keep_robots(url, bytes(buf))
         if not self.options.ignore_robots:
             delay = _crawl_delay(robots, self.agent)
             if delay and delay > self.pace.interval:
                 self.pace.delay[host] = min(delay, 60.0)
                 self.on_note(f"{host}: Crawl-delay {delay:g} s honoured (requests {min(delay, 60.0):g} s apart)")
         return robots
+
+    def _keep_robots(self, url: str, body: bytes) -> None:
+        """Keep a robots.txt the exploration did not (a sitemap URL's exploration reads none) as
+        it keeps its own (meta ``robots:URL``): the crawler-access table judges URLs by it."""
+        key = f"robots:{url}"
+        if self.store.get_meta(key) is None:
+            self.store.set_meta(key, body.decode("utf-8", "replace"))
+            self.store.publish()
 
     # -- one URL ---------------------------------------------------------------------------
     async def audit_one(self, url: TodoUrl) -> AuditRow:

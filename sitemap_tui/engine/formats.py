@@ -296,6 +296,7 @@ def records_from_store(store: Any, flt: Any, *, sort: str = "id") -> Iterator[Ur
 def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, audit: bool = False) -> Iterator[UrlRecord]:
     """Stored rows, in the order given, as export records with their extensions, hreflang
     alternates, (``issues``) the rule ids of their issues and (``audit``) their audit results."""
+    from sitemap_tui.engine.store.coverage_filters import is_unlisted
     from sitemap_tui.engine.store.exports import (  # the headless workers need no store
         audit_values_for,
         rule_ids_for,
@@ -313,7 +314,8 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
             if r.node_id not in nodes:
                 node = store.node(r.node_id)
                 nodes[r.node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
-            sitemap, sitemap_lastmod = nodes[r.node_id]
+            # a coverage:missing page is in no sitemap (it is filed under the root, not listed there)
+            sitemap, sitemap_lastmod = ("", None) if is_unlisted(r.id) else nodes[r.node_id]
             images, videos, news = ext.get(r.id, ([], [], []))
             yield UrlRecord(
                 loc=r.loc, lastmod=r.lastmod_raw, changefreq=r.changefreq_raw, priority=r.priority_raw,

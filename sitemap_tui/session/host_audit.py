@@ -81,8 +81,16 @@ class AuditJobs:
                     said.add(text)
                     self.post(AuditNote(text))
 
-            return await audit_in_place(ex.store, config, options, on_note=note, on_progress=progress,
-                                        whole=whole)
+            from sitemap_tui.engine.store.access import robots_texts
+
+            kept = len(robots_texts(ex.store.conn))
+            fetched = await audit_in_place(ex.store, config, options, on_note=note, on_progress=progress,
+                                           whole=whole)
+            # the audit read a robots.txt the exploration had not (another host's): the crawler
+            # matrix judges by it once the access table is computed again
+            if len(robots_texts(ex.store.conn)) != kept and self._access_cancel is None and self._access_waiting is None:
+                self.access(auto=True)
+            return fetched
 
         self._audit = self._spawn(self._run("audit", go, None))
 

@@ -6,7 +6,9 @@ narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|in
 ``priority:0.5|missing|invalid``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
 lastmod|lastmod-back|attrs|ext`` name the groups the other panes count; the audit's
 ``status:404|3xx|none``, ``indexable:yes|no``, ``reason:WORD``, ``canonical:other|self|none``,
-``blocked:AGENT`` and ``allowed:AGENT`` (engine.store.audit_filters) its results, so a
+``blocked:AGENT`` and ``allowed:AGENT`` (engine.store.audit_filters) its results, and
+``orphan:yes``, ``coverage:missing|not-in-list`` (engine.store.coverage_filters) its link crawl
+and URL list, so a
 drill-through (``messages.ShowUrls``) lands on a filter the user can read and edit. :func:`row_matches` evaluates a filter on one row in Python (the marks of "all
 filtered rows" are shown without a query per row). No Textual here: the widget only calls it.
 """
@@ -20,6 +22,8 @@ from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
 from sitemap_tui.engine.store.audit_filters import CANONICALS, canonical_kind, reason_matches
+from sitemap_tui.engine.store.coverage_filters import WORDS as COVERAGE_WORDS
+from sitemap_tui.engine.store.coverage_filters import is_unlisted
 from sitemap_tui.engine.store.diff_view import MARKS
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq, parse_priority
 
@@ -87,6 +91,8 @@ class UserFilter:
     canonical: str | None = None
     blocked: str | None = None
     allowed: str | None = None
+    orphan: bool | None = None
+    coverage: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -177,6 +183,16 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
             if not _AGENT_RE.match(what):
                 raise ValueError(f"{name}:{what}? name a crawler, e.g. {name}:GPTBot")
             setattr(uf, name, what)
+        elif low.startswith("orphan:"):
+            what = low[len("orphan:") :]
+            if not _YES_NO.get(what, False):
+                raise ValueError(f"orphan:{what}? use orphan:yes (listed URLs no crawled page links to)")
+            uf.orphan = True
+        elif low.startswith("coverage:"):
+            what = low[len("coverage:") :]
+            if what not in COVERAGE_WORDS:
+                raise ValueError(f"coverage:{what}? use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}")
+            uf.coverage = what
         else:
             plain.append(tok)
     words = " ".join(plain)
@@ -210,7 +226,7 @@ def combine(scope: EntryFilter, user: UserFilter) -> EntryFilter:
     if user.extension:
         f.extension = user.extension
     for name in ("lastmod_state", "changefreq", "priority", "rule", "diff", "status", "indexable", "reason",
-                 "canonical", "blocked", "allowed"):
+                 "canonical", "blocked", "allowed", "orphan", "coverage"):
         if (value := getattr(user, name)) is not None:
             setattr(f, name, value)
     return f
@@ -222,12 +238,14 @@ def row_matches(
     rule_check: Callable[[int, str], bool] | None = None,
     sets: tuple[frozenset[int] | None, frozenset[int] | None] | None = None,
     diff_check: Callable[[int, str], bool] | None = None,
+    coverage_check: Callable[[int, str], bool] | None = None,
 ) -> bool:
     """The filter evaluated in Python on one row (to show "all filtered" marks).
 
     ``sets``: the filter's node_ids and entry_ids as frozensets, when the caller keeps them.
     ``rule_check`` / ``diff_check``: whether a row has an issue of a rule / is in a change
-    category (engine.store.urls.has_rule, engine.store.diff_view.has_mark)."""
+    category (engine.store.urls.has_rule, engine.store.diff_view.has_mark); ``coverage_check``
+    whether an entry is ``orphan`` / ``not-in-list`` (engine.store.coverage_filters.has_coverage)."""
     nodes, ids = sets if sets is not None else (
         None if flt.node_ids is None else frozenset(flt.node_ids),
         None if flt.entry_ids is None else frozenset(flt.entry_ids),
@@ -264,6 +282,12 @@ def row_matches(
         return False
     if not _audit_matches(flt, row):
         return False
+    # coverage:missing rows are pages of no sitemap, told by their ids; the others need the store
+    if flt.coverage == "missing" and not is_unlisted(row.id):
+        return False
+    for word, asked in (("orphan", flt.orphan), ("not-in-list", flt.coverage == "not-in-list")):
+        if asked and coverage_check is not None and not coverage_check(row.id, word):
+            return False
     return not (flt.rule and rule_check is not None and not rule_check(row.id, flt.rule))
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import _COLUMNS as _AUDIT_COLUMNS
 from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.coverage_filters import ORPHAN as _ORPHAN
+from sitemap_tui.engine.store.coverage_filters import orphan_condition
 
 __all__ = [
     "CoverageRecord",
@@ -39,10 +41,6 @@ __all__ = [
 
 _KEY = "COALESCE(e.key, e.loc)"
 _IN_SITEMAPS = "EXISTS(SELECT 1 FROM entries e WHERE COALESCE(e.key, e.loc) = ?)"
-# A listed URL is an orphan when no crawled page links to it; the crawl's start (depth 0) is
-# reached without a link and is none.
-_ORPHAN = ("NOT EXISTS(SELECT 1 FROM coverage_links l WHERE l.dst = {k})"
-           " AND NOT EXISTS(SELECT 1 FROM coverage h WHERE h.key = {k} AND h.depth = 0)")
 
 
 def _prepare(store: Store) -> None:
@@ -159,15 +157,6 @@ def coverage_parts(store: Store) -> tuple[bool, bool]:
     except sqlite3.OperationalError:
         return False, False
     return bool(listed), bool(crawl)
-
-
-def orphan_condition(alias: str = "e") -> tuple[str, list[Any]]:
-    """SQL over ``entries AS alias`` for the filter ``orphan:yes`` (EntryFilter's clauses take
-    it as they take diff_view.mark_condition's): entries no crawled page links to. Without a
-    crawl in the store it selects nothing: no crawl, no orphan."""
-    k = f"COALESCE({alias}.key, {alias}.loc)"
-    crawl_ran = "EXISTS(SELECT 1 FROM coverage WHERE crawl = 'crawled')"
-    return f"({alias}.key IS NOT '' AND {crawl_ran} AND {_ORPHAN.format(k=k)})", []
 
 
 def coverage_missing(store: Store) -> Iterator[str]:

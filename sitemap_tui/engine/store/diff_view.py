@@ -111,8 +111,9 @@ def mark_condition(what: str) -> tuple[str, list[str]]:
 
 
 def is_removed(entry_id: int) -> bool:
-    """Whether a URL table row is one of OLD's removed rows (``v_removed``), not NEW's."""
-    return entry_id < 0
+    """Whether a URL table row is one of OLD's removed rows (``v_removed``), not NEW's (ids
+    from -REMOVED_BASE down are coverage_filters' pages of no sitemap)."""
+    return -REMOVED_BASE < entry_id < 0
 
 
 def has_mark(conn: sqlite3.Connection, entry_id: int, what: str) -> bool:

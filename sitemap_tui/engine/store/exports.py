@@ -17,6 +17,7 @@ from typing import Any
 from sitemap_tui.engine.store import EntryFilter, EntryRow, Store
 from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY
+from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
 from sitemap_tui.engine.store.rows import chunks
 from sitemap_tui.engine.store.urls import END, Key, Query, row_key
 
@@ -113,6 +114,11 @@ def audit_values_for(conn: sqlite3.Connection, rows: Sequence[EntryRow]) -> dict
                 "response_time": None if row.response_time is None else round(row.response_time, 4),
             }
     for r in rows:
+        # a coverage:missing page: the verdict of the crawl's or the list's own fetch
+        if is_unlisted(r.id) and (page := unlisted_page(conn, r.id)) is not None:
+            out[r.id] = {**dict.fromkeys(("final_url", "redirects", "canonical", "blocked_for", "last_modified",
+                                          "content_type", "response_time")),
+                         "status": page.status, "indexable": True, "reason": page.reason}
         cells = r.audit
         if cells is not None and cells.access_known:
             out.setdefault(r.id, {})["blocked_for"] = list(cells.blocked)

@@ -11,6 +11,7 @@ from sitemap_tui.engine.model import Node, Severity
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.audit_filters import audit_clauses
 from sitemap_tui.engine.store.base import StoreBase
+from sitemap_tui.engine.store.coverage_filters import coverage_clauses, entry_source
 from sitemap_tui.engine.store.diff_view import attach as attach_diff
 from sitemap_tui.engine.store.diff_view import mark_condition
 from sitemap_tui.engine.store.rows import (
@@ -140,7 +141,8 @@ class StoreReads(StoreBase):
                 " UNION ALL SELECT id FROM search_nul UNION ALL SELECT id FROM entries WHERE id > ?)"
             )
             params += [pattern, search_upto]
-        if f.node_ids is not None:
+        # coverage:missing lists pages no sitemap lists: a node's scope cannot narrow them
+        if f.node_ids is not None and f.coverage != "missing":
             ids = list(f.node_ids)
             if not ids:
                 clauses.append("0")
@@ -196,6 +198,7 @@ class StoreReads(StoreBase):
         more_clauses, more = audit_clauses(self.conn, f)
         clauses += more_clauses
         params += more
+        clauses += coverage_clauses(self.conn, f.orphan, f.coverage)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def page(
@@ -249,8 +252,9 @@ class StoreReads(StoreBase):
 
     def count(self, f: EntryFilter, *, search: bool = False) -> int:
         """Entries matching ``f``; ``search`` looks a substring up in the search index (if any)."""
+        search = search and f.coverage != "missing"  # the search index knows entries only
         where, params = self._where(f, search_upto=self.search_upto() if search else None)
-        return int(self.conn.execute(f"SELECT COUNT(*) FROM entries e{where}", params).fetchone()[0])
+        return int(self.conn.execute(f"SELECT COUNT(*) FROM {entry_source(f.coverage)} e{where}", params).fetchone()[0])
 
     def iter_entries(self, f: EntryFilter, *, sort: str = "id", batch: int = 5000) -> Iterator[EntryRow]:
         """Every matching row, page by page (export, headless output)."""

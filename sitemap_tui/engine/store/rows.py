@@ -44,6 +44,10 @@ class EntryFilter:
     canonical: str | None = None
     blocked: str | None = None
     allowed: str | None = None
+    # coverage (issue 22 §3, engine.store.coverage_filters): entries no crawled page links to;
+    # "missing" (pages of the list or crawl in no sitemap: not entries) or "not-in-list"
+    orphan: bool = False
+    coverage: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

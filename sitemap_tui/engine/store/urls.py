@@ -28,6 +28,7 @@ from sitemap_tui.engine.store import (
 )
 from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
+from sitemap_tui.engine.store.coverage_filters import MISSING_VIEW, entry_source
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
 
 PAGE = 100
@@ -95,8 +96,9 @@ class Query:
             raise ValueError(f"unknown sort {sort!r}")
         # compare mode's removed URLs are OLD's rows, copied into the comparison's scratch
         # database (engine.store.diff_view): listed from there; NEW's search index knows none
-        self.source = REMOVED_SOURCE if flt.diff == "removed" else "entries"
-        if flt.diff == "removed":
+        self.source = REMOVED_SOURCE if flt.diff == "removed" else entry_source(flt.coverage)
+        # coverage:missing lists the pages of no sitemap (engine.store.coverage_filters)
+        if flt.diff == "removed" or flt.coverage == "missing":
             search_upto = None
         where, params = store.where(flt, search_upto=search_upto)
         self.flt = flt
@@ -108,7 +110,13 @@ class Query:
         self._cond = where[len(" WHERE ") :] if where else ""
         self._params = tuple(params)
         # the audit and access results joined in (none for compare mode's removed rows: OLD's)
-        self.view = AuditView(False, False, None) if flt.diff == "removed" else AuditView.of(store.conn)
+        # coverage:missing's pages, which no sitemap lists, carry their own fetch's verdict
+        if flt.diff == "removed":
+            self.view = AuditView(False, False, None)
+        elif flt.coverage == "missing":
+            self.view = MISSING_VIEW
+        else:
+            self.view = AuditView.of(store.conn)
         self._joins = self.view.joins()
         self._columns = f"{ROW_COLUMNS}, {self.view.columns()}"
         if sort in SORT_KEYS:
@@ -173,6 +181,8 @@ class Query:
         # scan=True: a table scan + sort instead of walking the sort index with a lookup per
         # row, which is far slower when a filter rejects most rows (workers only)
         conds = [c for c in (self._cond, extra) if c]
+        # (coverage:missing reads a subquery, which has no index to refuse)
+        scan = scan and not self.source.startswith("(")
         sql = f"SELECT {columns} FROM {self.source} e" + (" NOT INDEXED" if scan else "") + self._joins
         if conds:
             sql += " WHERE " + " AND ".join(f"({c})" for c in conds)

@@ -1,10 +1,13 @@
-"""The Overview's audit sections (issue 22 §2, §4): "Indexability" (indexable, and non-indexable
-by reason) and "Crawler access" (per crawler, the URLs robots.txt allows and disallows), for the
-selection's sitemaps, shown only once an audit or the access table has data for them.
+"""The Overview's audit sections (issue 22 §2, §3, §4): "Indexability" (indexable, and non-indexable
+by reason), "Crawler access" (per crawler, the URLs robots.txt allows and disallows) and
+"Coverage" (after ``audit --crawl`` / ``--compare-list``: pages missing from the sitemaps,
+orphans, listed URLs not in the user's list), for the selection's sitemaps, shown only once an
+audit, the access table or a crawl / list has data for them.
 
 Every row is a drill-through: Enter lists its URLs in the URL table with the filter words the
 table answers to (STATUS.md's contract: ``indexable:no``, ``reason:noindex``, ``status:404``,
-``blocked:GPTBot``, ...); the counts come from engine/store (audit.py INDEXABILITY, access.py).
+``blocked:GPTBot``, ``orphan:yes``, ``coverage:missing``, ...); the counts come from
+engine/store (audit.py INDEXABILITY, access.py, coverage_filters.py).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.text import Text
 
 from sitemap_tui.engine.store.access import AccessCounts, stored_counts
 from sitemap_tui.engine.store.audit import IndexabilityCounts, indexability_counts
+from sitemap_tui.engine.store.coverage_filters import CoverageCounts, coverage_overview
 from sitemap_tui.tui.widgets.drill_list import DrillRow
 from sitemap_tui.words import plural
 
@@ -38,12 +42,14 @@ _LABEL = max(len(label) for _, label, _, _ in _ROWS) + 1
 class AuditOverview:
     indexability: IndexabilityCounts | None
     access: AccessCounts | None
+    coverage: CoverageCounts | None = None
 
 
 def fetch_audit(conn: sqlite3.Connection, file_ids: list[int]) -> AuditOverview | None:
     """What the store holds for these sitemaps (on the pane's worker thread); None: nothing."""
-    found = AuditOverview(indexability_counts(conn, file_ids), stored_counts(conn, file_ids))
-    return found if found.indexability is not None or found.access is not None else None
+    found = AuditOverview(indexability_counts(conn, file_ids), stored_counts(conn, file_ids),
+                          coverage_overview(conn, file_ids))
+    return None if found == AuditOverview(None, None, None) else found
 
 
 def audit_rows(data: AuditOverview | None) -> list[DrillRow]:
@@ -55,6 +61,8 @@ def audit_rows(data: AuditOverview | None) -> list[DrillRow]:
         rows += _indexability(data.indexability)
     if data.access is not None:
         rows += ([DrillRow(Text(""), None)] if rows else []) + _access(data.access)
+    if data.coverage is not None:
+        rows += ([DrillRow(Text(""), None)] if rows else []) + coverage_rows(data.coverage)
     return rows
 
 
@@ -99,4 +107,26 @@ def _access(c: AccessCounts) -> list[DrillRow]:
         else:
             rows.append(DrillRow(text, f"allowed:{agent}" if allowed else None,
                                  f"allowed for {agent} ({plural(allowed, 'URL')})"))
+    return rows
+
+
+def coverage_rows(c: CoverageCounts) -> list[DrillRow]:
+    """"Coverage": pages missing from the sitemaps (the whole site's: they are in none), the
+    selection's orphans (after a crawl) and URLs not in the user's list (after a list)."""
+    head = Text("Coverage", style="bold")
+    parts = (["link crawl"] if c.crawled else []) + (["URL list"] if c.listed else [])
+    head.append(f"   {' and '.join(parts)}", style="dim")
+    rows = [DrillRow(head, None)]
+    wanted = [("Missing from sitemaps", c.missing, "coverage:missing", "indexable pages in no sitemap")]
+    if c.crawled:
+        wanted.append(("Orphans", c.orphans, "orphan:yes", "listed URLs no crawled page links to"))
+    if c.listed:
+        wanted.append(("Not in your list", c.not_in_list, "coverage:not-in-list", "listed URLs your list lacks"))
+    label_w = max(len(label) for label, *_ in wanted) + 1
+    width = max(len(f"{n:,}") for _, n, *_ in wanted)
+    for label, n, filter_text, what in wanted:
+        text = Text(no_wrap=True, end="")
+        text.append(label.ljust(label_w), style="yellow" if n else "dim")
+        text.append(f"{n:,}".rjust(width))
+        rows.append(DrillRow(text, filter_text if n else None, f"{what} ({plural(n, 'URL')})"))
     return rows

@@ -46,16 +46,18 @@ OPTIONAL = (
     ("changefreq", "Change freq", "Change freq", 11, 11, None),
     ("sitemap", "Sitemap", "Sitemap", 16, 20, "sitemap"),
 )
-# the audit's columns (engine.store.audit_filters), shown only when the store has results: at
-# 80 columns status and indexable fit beside the URL; the rest, and every audit field, is in the
-# detail panel (Enter). Before the sitemap's own optional columns (see :func:`layout`).
+# the audit's columns (engine.store.audit_filters), shown only when the store has results, in
+# the order they are kept: at 80 columns status and indexable fit beside the URL; beside the
+# tree at 200 columns reason and canonical too (what an audit is read for: canonical came last
+# and never fitted there), then time and blocked-for where there is room; every audit field is
+# in the detail panel (Enter). Before the sitemap's own optional columns (see :func:`layout`).
 AUDIT_OPTIONAL = (
     ("status", "Status", "St", 8, 8, "status"),
     ("indexable", "Indexable", "Idx", 4, 11, "indexable"),
     ("reason", "Reason", "Reason", 16, 24, "reason"),
+    ("canonical", "Canonical", "Canon", 16, 28, "canonical"),
     ("time", "Time", "Time", 6, 7, "time"),
     ("blocked", "Blocked for", "Blocked", 14, 22, "blocked"),
-    ("canonical", "Canonical", "Canon", 16, 28, "canonical"),
 )
 AUDIT_KEYS = tuple(c[0] for c in AUDIT_OPTIONAL)
 WIDE = 140

@@ -9,6 +9,7 @@ from rich.text import Text
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryRow
 from sitemap_tui.engine.store.audit import AuditRow
+from sitemap_tui.engine.store.coverage_filters import UnlistedPage
 from sitemap_tui.engine.store.rows import AuditCells
 
 
@@ -19,6 +20,26 @@ def removed_text(loc: str | None) -> Text:
     t.append(display(loc or "", 500))
     t.append("\nListed by the earlier exploration, not by this one: its sitemap, lastmod and other values "
              "shown in the row are the earlier exploration's (sitemap-tui open that file for its details).")
+    return t
+
+
+def unlisted_text(loc: str | None, page: UnlistedPage | None) -> Text:
+    """A ``coverage:missing`` row: a page of the link crawl or the user's list in no sitemap."""
+    t = Text(no_wrap=False)
+    t.append("Not in any sitemap: ", style="bold yellow")
+    t.append(display(page.loc if page is not None else loc or "", 500))
+    if page is None:
+        t.append("\n(no longer in the store)")
+        return t
+    found = []
+    if page.depth is not None:
+        found.append(f"by the link crawl, {page.depth} link(s) from the home page, linked from "
+                     f"{page.linked_from} crawled page(s)")
+    if page.in_list:
+        found.append("in your URL list (audit --compare-list)")
+    t.append("\nFound " + " and ".join(found or ["by the audit"]) + ".")
+    t.append(f"\nStatus: {page.status if page.status is not None else 'no answer'} · {display(page.reason or '')}")
+    t.append("\nAn indexable page no sitemap lists: add it to a sitemap, or make it non-indexable.", style="dim")
     return t
 
 

@@ -23,6 +23,7 @@ from textual.strip import Strip
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import SORTS, EntryFilter, EntryRow, Store
 from sitemap_tui.engine.store.audit_filters import SORT_KEYS, AuditView
+from sitemap_tui.engine.store.coverage_filters import is_unlisted
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.urls import has_sort_index
 from sitemap_tui.tui.widgets.url_table import columns
@@ -193,8 +194,9 @@ class UrlGrid(MarkedListing, can_focus=True):
         crawler-access table changes the listing's joins, so it is read again."""
         view = self._read_audit_view()
         query = self.listing
+        # (compare mode's removed rows and coverage:missing's pages have views of their own)
         if (view is not None and query is not None and self.filter.diff != "removed"
-                and (view.audit, view.agents) != (query.view.audit, query.view.agents)):
+                and self.filter.coverage != "missing" and (view.audit, view.agents) != (query.view.audit, query.view.agents)):
             self.set_listing(self.filter, keep_cursor=True)
             return
         self._show_audit(view)
@@ -361,9 +363,12 @@ class UrlGrid(MarkedListing, can_focus=True):
     def _row_strip(self, row: EntryRow, width: int, cursor: bool, marked: bool, styles: dict[str, Style]) -> Strip:
         pre = "cursor-" if cursor else ""
         base = styles["cursor" if cursor else "base"]
-        # compare mode's removed URLs (OLD's rows, engine.store.diff_view) carry a red minus
-        gutter = "● " if marked else ("− " if is_removed(row.id) else "  ")
-        segments = [Segment(gutter, styles[pre + "marked"] if marked or not is_removed(row.id) else styles[pre + "invalid"])]
+        # compare mode's removed URLs (OLD's rows, engine.store.diff_view) carry a red minus,
+        # coverage:missing's pages of no sitemap (engine.store.coverage_filters) a yellow plus
+        removed, unlisted = is_removed(row.id), is_unlisted(row.id)
+        gutter = "● " if marked else ("− " if removed else "+ " if unlisted else "  ")
+        gutter_style = "marked" if marked or not (removed or unlisted) else "invalid" if removed else "issue"
+        segments = [Segment(gutter, styles[pre + gutter_style])]
         for col in self.layout_for(width):
             text, style = self._cell(row, col, pre, marked, styles)
             segments.append(Segment(fit(text, col.width) + " ", style or base))
@@ -388,6 +393,8 @@ class UrlGrid(MarkedListing, can_focus=True):
             return display(row.changefreq_raw, col.width + 1), None
         if key in AUDIT_KEYS:
             return self._audit_cell(row, col, pre, styles)
+        if is_unlisted(row.id):
+            return "in no sitemap", styles[pre + "issue"]
         return columns.elide_middle(self._sitemap_name(row.node_id), col.width), styles[pre + "dim"]
 
     def _audit_cell(self, row: EntryRow, col: Column, pre: str, styles: dict[str, Style]) -> tuple[str, Style | None]:
@@ -395,6 +402,8 @@ class UrlGrid(MarkedListing, can_focus=True):
         crawler-access table alone); failures in the error style."""
         cells = row.audit
         key = col.key
+        if is_unlisted(row.id) and key == "reason":
+            return "in no sitemap", styles[pre + "issue"]
         if cells is None or (not cells.audited and key != "blocked"):
             return "–", styles[pre + "dim"]
         bad = styles[pre + "invalid"]

@@ -12,6 +12,7 @@ from textual import on, work
 from textual.worker import get_current_worker
 
 from sitemap_tui.engine.store import EntryFilter, EntryRow, connect
+from sitemap_tui.engine.store.coverage_filters import has_coverage
 from sitemap_tui.engine.store.diff_view import attach, has_mark
 from sitemap_tui.engine.store.urls import Query, has_rule, row_key
 from sitemap_tui.tui.url_filter import row_matches
@@ -80,13 +81,17 @@ class MarkedListing(Listing):
         attach(self.store.conn, flt.diff_db)
         return has_mark(self.store.conn, entry_id, what)
 
+    def _coverage_check(self, entry_id: int, word: str) -> bool:
+        """Whether a row is an orphan / not in the user's list (a lookup per row, as rules)."""
+        return self.store is not None and has_coverage(self.store.conn, entry_id, word)
+
     def is_marked(self, row: EntryRow) -> bool:
         m = self.marks
         if row.id in m.added:
             return True
         if m.all_filter is None or row.id in m.removed:
             return False
-        return row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check)
+        return row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check, self._coverage_check)
 
     def _marks_changed(self) -> None:
         self.marks_version += 1
@@ -102,7 +107,7 @@ class MarkedListing(Listing):
                 m.removed.add(row.id)
         else:
             m.removed.discard(row.id)
-            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check):
+            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check, self._coverage_check):
                 m.added.add(row.id)
         self._marks_changed()
 

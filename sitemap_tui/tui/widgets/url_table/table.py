@@ -15,11 +15,17 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
+from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
 from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
-from sitemap_tui.tui.widgets.url_table.detail import audit_text, detail_text, removed_text
+from sitemap_tui.tui.widgets.url_table.detail import (
+    audit_text,
+    detail_text,
+    removed_text,
+    unlisted_text,
+)
 from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 from sitemap_tui.words import plural
 
@@ -269,9 +275,16 @@ class UrlTable(Vertical):
         store = self.grid.store
         if store is None:
             return
-        if is_removed(entry_id):  # compare mode: OLD's row, which NEW's store does not hold
+        if is_removed(entry_id) or is_unlisted(entry_id):
+            # compare mode: OLD's row, which NEW's store does not hold; coverage:missing: a
+            # page of no sitemap (engine.store.coverage_filters)
             row = self.grid.highlighted
-            self.query_one("#url-detail-body", Static).update(removed_text(row.loc if row is not None else None))
+            loc = row.loc if row is not None else None
+            try:
+                body = removed_text(loc) if is_removed(entry_id) else unlisted_text(loc, unlisted_page(store.conn, entry_id))
+            except sqlite3.Error as exc:
+                body = Text(f"cannot read the page: {display(str(exc))}")
+            self.query_one("#url-detail-body", Static).update(body)
             self.query_one("#url-detail").add_class("-open")
             self._detail_id = entry_id
             return
@@ -331,6 +344,8 @@ class UrlTable(Vertical):
             parts.append(f"≥{plural(g.row_count, 'row')}, counting…" if g.row_count else "counting…")
         if g.row_count:
             parts.append(f"row {g.cursor + 1:,}")
+        if g.filter.coverage == "missing":
+            parts.append("+ in no sitemap")  # pages of the crawl or the list, not entries
         parts.append(f"sort: {SORT_NAMES[g.sort]} {'▼' if g.descending else '▲'}")
         if g.indexing:
             parts.append(f"building {g.indexing} index…")

@@ -1,0 +1,67 @@
+"""``sitemap-tui audit`` of a sitemap URL (not a site) against a real 127.0.0.1 server: the
+exploration of a sitemap URL reads no robots.txt, so the crawler-access table had nothing to
+judge by; the audit reads the host's robots.txt for its own user agent anyway, and keeps it, so
+the text summary shows the crawler table and a store opened in the explorer its matrix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_httpserver import HTTPServer
+from test_audit import audit, html, sitemap
+
+from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
+from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store.access import AccessTable, robots_texts, stored_counts
+from sitemap_tui.engine.store.schema import connect
+
+ROBOTS = "User-agent: GPTBot\nDisallow: /private/\n\nUser-agent: sitemap-tui\nDisallow: /private/own\n"
+
+
+def _site(server: HTTPServer, robots: str | None = ROBOTS) -> str:
+    if robots is not None:
+        server.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    for path in ("/a", "/private/b", "/private/own"):
+        server.expect_request(path).respond_with_data(html(), content_type="text/html")
+    return sitemap(server, ["/a", "/private/b", "/private/own"])
+
+
+def test_audit_of_a_sitemap_url_keeps_robots_txt_and_shows_the_crawler_table(httpserver: HTTPServer,
+                                                                              tmp_path: Path) -> None:
+    db = tmp_path / "site.db"
+    code, out, err = audit(_site(httpserver), "--format", "text", "--db", str(db))
+    assert code == 0, err
+    # the audit obeyed it for itself: its own page was not fetched
+    assert "/private/own" not in {req.path for req, _ in httpserver.log}
+    assert "Crawler access (robots.txt) of 3 listed URLs\n" in out, out
+    lines = {line.split()[0]: line.split()[1:] for line in out.split("Crawler access", 1)[1].splitlines()[2:]
+             if line.strip() and not line.startswith(" ")}
+    assert lines["GPTBot"] == ["1", "2"] and lines["Googlebot"] == ["3", "0"], lines
+    assert "no robots.txt" not in err
+    conn = connect(db, readonly=True)
+    try:
+        kept = dict(robots_texts(conn))
+        assert kept == {httpserver.url_for("/robots.txt"): ROBOTS}
+        files = [n for (n,) in conn.execute("SELECT DISTINCT node_id FROM entries")]
+        assert stored_counts(conn, files) is None  # the text's table was a TEMP one: the store is as it was
+    finally:
+        conn.close()
+    # the explorer on that store computes its matrix (palette "Crawler access", or by itself) by it
+    store = Store(db)
+    try:
+        compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
+        store.publish()
+        counts = stored_counts(store.conn, files)  # what the explorer's Overview matrix reads
+    finally:
+        store.close()
+    assert counts is not None and counts.unknown == 0 and counts.urls == 3
+    assert counts.blocked[DEFAULT_AGENTS.index("GPTBot")] == 2
+
+
+def test_audit_without_robots_txt_says_access_is_unknown(httpserver: HTTPServer) -> None:
+    code, out, err = audit(_site(httpserver, robots=None), "--format", "text")
+    assert code == 0, err
+    # a 404 robots.txt: the audit fetches everything; nothing was kept to judge other crawlers by
+    assert {"/a", "/private/b", "/private/own"} <= {req.path for req, _ in httpserver.log}
+    assert "Crawler access" not in out
+    assert "crawler access: no robots.txt was read for the listed URLs' hosts" in err
