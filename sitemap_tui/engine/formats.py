@@ -124,6 +124,31 @@ def _js(value: str | None) -> str:
     return "null" if value is None else _json_str(value)
 
 
+def _jv(value: Any) -> str:
+    """One value of a record as ``json.dumps(record, ensure_ascii=True)`` writes it: a string
+    through the same C escaper, anything else (a list, a number read back from a store) by
+    json.dumps itself."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return _json_str(value)
+    if value.__class__ is list and not value:
+        return "[]"  # (most records: no images, videos, news or alternates)
+    return json.dumps(value)
+
+
+def record_json(r: UrlRecord) -> str:
+    """A record's JSON line, the same text as json.dumps of its dict (UrlWriter's keys, in
+    order) plus a newline, without building the dict: the output of a re-exploration's
+    unchanged file and of the explorer's export is made of these lines."""
+    return (
+        f'{{"loc": {_jv(r.loc)}, "lastmod": {_jv(r.lastmod)}, "changefreq": {_jv(r.changefreq)}, '
+        f'"priority": {_jv(r.priority)}, "sitemap": {_jv(r.sitemap)}, "sitemap_lastmod": {_jv(r.sitemap_lastmod)}, '
+        f'"images": {_jv(r.images)}, "videos": {_jv(r.videos)}, "news": {_jv(r.news)}, '
+        f'"alternates": {_jv(r.alternates)}}}\n'
+    )
+
+
 def is_url(loc: str | None) -> bool:
     """A record without a usable loc is no URL and is never written, in any format."""
     return bool(loc) and not loc.isspace()  # type: ignore[union-attr]
@@ -249,6 +274,11 @@ class UrlWriter:
             rows = [self._csv_row(r) for r in records]
             self._csv.writerows(rows)
             self.count += len(rows)
+        elif not self.issues and not self.audit:
+            lines = [record_json(r) for r in records]
+            if lines:
+                out.write("".join(lines))
+            self.count += len(lines)
         else:
             n = 0
             dumps = json.dumps
