@@ -141,11 +141,17 @@ def record_json(r: UrlRecord) -> str:
     """A record's JSON line, the same text as json.dumps of its dict (UrlWriter's keys, in
     order) plus a newline, without building the dict: the output of a re-exploration's
     unchanged file and of the explorer's export is made of these lines."""
+    loc, lastmod, changefreq, priority, sitemap, sitemap_lastmod = [
+        _json_str(v) if v.__class__ is str else _jv(v)
+        for v in (r.loc, r.lastmod, r.changefreq, r.priority, r.sitemap, r.sitemap_lastmod)
+    ]
+    images, videos, news, alternates = [
+        _jv(v) if v or v.__class__ is not list else "[]" for v in (r.images, r.videos, r.news, r.alternates)
+    ]
     return (
-        f'{{"loc": {_jv(r.loc)}, "lastmod": {_jv(r.lastmod)}, "changefreq": {_jv(r.changefreq)}, '
-        f'"priority": {_jv(r.priority)}, "sitemap": {_jv(r.sitemap)}, "sitemap_lastmod": {_jv(r.sitemap_lastmod)}, '
-        f'"images": {_jv(r.images)}, "videos": {_jv(r.videos)}, "news": {_jv(r.news)}, '
-        f'"alternates": {_jv(r.alternates)}}}\n'
+        f'{{"loc": {loc}, "lastmod": {lastmod}, "changefreq": {changefreq}, "priority": {priority}, '
+        f'"sitemap": {sitemap}, "sitemap_lastmod": {sitemap_lastmod}, "images": {images}, '
+        f'"videos": {videos}, "news": {news}, "alternates": {alternates}}}\n'
     )
 
 
@@ -340,20 +346,26 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
         rules = rule_ids_for(store.conn, rows) if issues else {}
         audits = audit_values_for(store.conn, rows) if audit else {}
         for r in rows:
-            if r.node_id not in nodes:
-                node = store.node(r.node_id)
-                nodes[r.node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
-            sitemap, sitemap_lastmod = nodes[r.node_id]
-            images, videos, news = ext.get(r.id, ([], [], []))
+            rid = r.id
+            node_id = r.node_id
+            if node_id not in nodes:
+                node = store.node(node_id)
+                nodes[node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
+            sitemap, sitemap_lastmod = nodes[node_id]
+            # most rows have no extension and no alternate: no lookups, no empty comprehensions
+            if r.n_images or r.n_videos or r.n_news:
+                images, videos, news = ext.get(rid, ((), (), ()))
+                image_list = [image_record(*i) for i in images]
+                video_list = [video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos]
+                news_list = [news_record(*n) for n in news]
+            else:
+                image_list, video_list, news_list = [], [], []
+            links = [alternate_record(*link) for link in alts.get(rid, ())] if r.n_alternates else []
             yield UrlRecord(
-                loc=r.loc, lastmod=r.lastmod_raw, changefreq=r.changefreq_raw, priority=r.priority_raw,
-                sitemap=sitemap, sitemap_lastmod=sitemap_lastmod,
-                images=[image_record(*i) for i in images],
-                videos=[video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos],
-                news=[news_record(*n) for n in news],
-                alternates=[alternate_record(*link) for link in alts.get(r.id, [])],
-                issues=rules.get(r.id, []),
-                audit=audits.get(r.id),
+                r.loc, r.lastmod_raw, r.changefreq_raw, r.priority_raw, sitemap, sitemap_lastmod,
+                image_list, video_list, news_list, links,
+                rules.get(rid, []) if issues else [],
+                audits.get(rid) if audit else None,
             )
 
     for row in rows:
