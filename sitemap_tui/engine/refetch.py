@@ -38,14 +38,16 @@ class Refetch:
     (those of the stages that run over the whole new store: cross-file, deep, the tree's own)."""
 
     previous: PreviousExploration
-    skip_rules: frozenset[str] = frozenset()
+    # or what makes them, called for the first carried file that has issues: a clean file's
+    # copy is the same whatever they are, and making them loads the rule registry (40 ms)
+    skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
     # the rules a file's own checks put on the index that lists it: carried with the file
     parent_rules: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
 
     @classmethod
-    def open(cls, path: str | Path, skip_rules: frozenset[str] = frozenset(),
+    def open(cls, path: str | Path, skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
              parent_rules: frozenset[str] = frozenset()) -> Refetch:
         """Raises StoreError when the previous store cannot be read."""
         return cls(PreviousExploration(path), skip_rules, parent_rules)
@@ -66,10 +68,12 @@ class Refetch:
             self._note(node, "answered 304 Not Modified to a request without validators")
             return None
         try:
-            carried = self.previous.carried(old, self.skip_rules | self.parent_rules)
+            carried = self.previous.carried(old, self.parent_rules)
+            skip = self._skipped(carried.rules)
+            carried.rules -= skip
             count, issues = carried.count, 0
             if store is not None:
-                count, issues = self.previous.copy(store, old, node.id, self.skip_rules, parent_rules=self.parent_rules,
+                count, issues = self.previous.copy(store, old, node.id, skip, parent_rules=self.parent_rules,
                                                    url=node.url, new_parent=node.parent_id)
                 self.previous.mark(store, node.id, carried.unchanged_since)
             left_out = 0
@@ -83,6 +87,15 @@ class Refetch:
             return None
         self.carried += 1
         return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
+
+    def _skipped(self, rules: set[str]) -> frozenset[str]:
+        """The rules not carried, for a file whose issues (but those of ``parent_rules``) are of
+        ``rules``: none to work out when it has none, since only its own issues are filtered."""
+        if not rules:
+            return frozenset()
+        if callable(self.skip_rules):
+            self.skip_rules = self.skip_rules()
+        return self.skip_rules
 
     def _note(self, node: Node, why: str) -> None:
         self.notes.append(f"{display(node.url)} {why}: fetched again in full")
