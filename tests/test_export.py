@@ -283,3 +283,34 @@ def test_export_prefs_round_trip_atomically(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("")
     assert "not saved" in (save_export_prefs(ExportPrefs(), blocked / "state.json") or "")
+
+
+def test_stored_jsonl_is_what_the_record_writer_writes(tmp_path: Path) -> None:
+    """A re-exploration's unchanged file is written from its stored rows' columns (stored_jsonl):
+    the same lines as its records through UrlWriter, extensions, alternates, hostile text and
+    URLs that are not http(s) included, in id order, with this run's sitemap and lastmod."""
+    from sitemap_tui.engine.formats import records_from_rows, stored_jsonl
+    from sitemap_tui.engine.model import FileStats, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import EntryFilter, Store
+    from sitemap_tui.engine.store.carry import PreviousExploration
+
+    entries = [*MORE, Entry(loc="mailto:a@example.com"), *(Entry(loc=f"https://example.com/{i}") for i in range(5))]
+    store = Store(tmp_path / "x.db")
+    node = Node(id=1, url="https://example.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE,
+                stats=FileStats(etag='"1"'))
+    store.add_node(node)
+    store.update_node(node)  # (the stats, the etag among them)
+    store.add_entries(1, [e for e in entries if e.loc and not e.loc.isspace()])
+    store.close()
+    previous = PreviousExploration(tmp_path / "x.db")
+    old = previous.validators("https://example.com/s.xml")
+    assert old is not None
+    for sitemap, lastmod in (("https://example.com/moved.xml", None), ("https://example.com/s.xml\u202e", "2024")):
+        fast = "".join(stored_jsonl(previous.reads, rows, sitemap, lastmod) for rows in previous.record_rows(old, size=3))
+        records = list(records_from_rows(previous.reads, previous.reads.iter_entries(EntryFilter(node_ids=[old.id]))))
+        for r in records:
+            r.sitemap, r.sitemap_lastmod = sitemap, lastmod
+        buf = io.StringIO()
+        UrlWriter(buf, "jsonl").write(records)
+        assert fast == buf.getvalue() and fast.count("\n") == len(entries) - 2
+    previous.close()

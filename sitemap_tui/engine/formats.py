@@ -352,18 +352,9 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
                 node = store.node(node_id)
                 nodes[node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
             sitemap, sitemap_lastmod = nodes[node_id]
-            # most rows have no extension and no alternate: no lookups, no empty comprehensions
-            if r.n_images or r.n_videos or r.n_news:
-                images, videos, news = ext.get(rid, ((), (), ()))
-                image_list = [image_record(*i) for i in images]
-                video_list = [video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos]
-                news_list = [news_record(*n) for n in news]
-            else:
-                image_list, video_list, news_list = [], [], []
-            links = [alternate_record(*link) for link in alts.get(rid, ())] if r.n_alternates else []
             yield UrlRecord(
                 r.loc, r.lastmod_raw, r.changefreq_raw, r.priority_raw, sitemap, sitemap_lastmod,
-                image_list, video_list, news_list, links,
+                *_extra_lists(rid, r.n_images or r.n_videos or r.n_news, r.n_alternates, ext, alts),
                 rules.get(rid, []) if issues else [],
                 audits.get(rid) if audit else None,
             )
@@ -375,3 +366,53 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
             batch = []
     if batch:
         yield from emit(batch)
+
+
+def _extra_lists(rid: int, has_ext: Any, has_alt: Any, ext: dict[int, Any],
+                 alts: dict[int, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """A stored entry's images, videos, news and alternates as a record holds them, from the
+    store's extensions_for / alternates_for; most rows have none: no lookup, no comprehension."""
+    if has_ext:
+        images, videos, news = ext.get(rid, ((), (), ()))
+        image_list = [image_record(*i) for i in images]
+        video_list = [video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos]
+        news_list = [news_record(*n) for n in news]
+    else:
+        image_list, video_list, news_list = [], [], []
+    links = [alternate_record(*link) for link in alts.get(rid, ())] if has_alt else []
+    return image_list, video_list, news_list, links
+
+
+STORED_ROW = ("id", "loc", "lastmod_raw", "changefreq_raw", "priority_raw", "n_images", "n_videos", "n_news",
+              "n_alternates")
+"""The columns of a stored row that stored_jsonl reads, in order (store/carry.py record_rows)."""
+
+
+def stored_jsonl(store: Any, rows: list[tuple[Any, ...]], sitemap: str, sitemap_lastmod: str | None) -> str:
+    """The JSON lines of one file's stored rows (STORED_ROW tuples), as UrlWriter writes their
+    records with this ``sitemap`` and ``sitemap_lastmod``: a row without extension or alternate
+    straight from its columns, without an EntryRow, a record or a dict."""
+    alts = store.alternates_for([r[0] for r in rows if r[8]])
+    ext = store.extensions_for([r[0] for r in rows if r[5] or r[6] or r[7]])
+    sm = _jv(sitemap)
+    sm_lastmod = _jv(sitemap_lastmod)
+    out: list[str] = []
+    for rid, loc, lastmod, changefreq, priority, n_images, n_videos, n_news, n_alternates in rows:
+        if not is_url(loc):
+            continue
+        loc, lastmod, changefreq, priority = [
+            _json_str(v) if v.__class__ is str else _jv(v) for v in (loc, lastmod, changefreq, priority)
+        ]
+        if n_images or n_videos or n_news or n_alternates:
+            images, videos, news, links = [
+                _jv(v) if v else "[]"
+                for v in _extra_lists(rid, n_images or n_videos or n_news, n_alternates, ext, alts)
+            ]
+        else:
+            images = videos = news = links = "[]"
+        out.append(
+            f'{{"loc": {loc}, "lastmod": {lastmod}, "changefreq": {changefreq}, "priority": {priority}, '
+            f'"sitemap": {sm}, "sitemap_lastmod": {sm_lastmod}, "images": {images}, '
+            f'"videos": {videos}, "news": {news}, "alternates": {links}}}\n'
+        )
+    return "".join(out)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
 from sitemap_tui.engine.filejob import JobDone, has_http_scheme
-from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
+from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows, stored_jsonl
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store
@@ -133,6 +133,14 @@ class Refetch:
                     text = "\n".join(display(line, max_len=1 << 30) for line in lines)
                 if lines:
                     on_output(text + "\n")
+            return left_out
+        if fmt == "jsonl":  # straight from the rows' columns, as the entries' are (format_entries)
+            for rows in self.previous.record_rows(old):
+                kept = rows if keep_non_http else [r for r in rows if has_http_scheme(r[1])]
+                left_out += len(rows) - len(kept)
+                text = stored_jsonl(self.previous.reads, kept, sitemap, node.lastmod_raw)
+                if text:
+                    on_output(text)
             return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)
