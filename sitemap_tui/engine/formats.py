@@ -139,8 +139,8 @@ def _jv(value: Any) -> str:
 
 def record_json(r: UrlRecord) -> str:
     """A record's JSON line, the same text as json.dumps of its dict (UrlWriter's keys, in
-    order) plus a newline, without building the dict: the output of a re-exploration's
-    unchanged file and of the explorer's export is made of these lines."""
+    order) plus a newline, without building the dict (the explorer's JSON Lines export; a
+    re-exploration's unchanged file is written from its rows, stored_jsonl)."""
     loc, lastmod, changefreq, priority, sitemap, sitemap_lastmod = [
         _json_str(v) if v.__class__ is str else _jv(v)
         for v in (r.loc, r.lastmod, r.changefreq, r.priority, r.sitemap, r.sitemap_lastmod)
