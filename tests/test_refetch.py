@@ -359,26 +359,3 @@ def test_the_previous_exploration_is_never_the_runs_own_store(site: Site) -> Non
             assert previous.previous.path == expected
         finally:
             previous.close()
-
-
-def test_a_clean_unchanged_file_is_carried_without_the_rule_registry(site: Site, tmp_path: Path) -> None:
-    """`urls` run again on a file that answered 304 and has no issue: the rules a carry leaves
-    behind (cross-file, deep, the tree's own) filter nothing, so the rule registry (40 ms of
-    imports, a tenth of such a run) is not loaded for them; the output is the first run's."""
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from sitemap_tui import cli\n"
-        f"assert cli.main(['urls', {site.base + '/b.xml'!r}, '--format', 'jsonl', '--workers', '0']) == 0\n"
-        "print('registry' if 'sitemap_tui.validate.registry' in sys.modules else 'no registry', file=sys.stderr)\n"
-    )
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "SITEMAP_TUI_CONFIG": str(tmp_path / "c.toml")}
-    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert "1 file unchanged since the previous exploration" in second.stderr, second.stderr
-    assert second.stdout == first.stdout and first.stdout.count("\n") == 2
-    assert site.bodies["/b.xml"] == 1
-    assert "no registry" in first.stderr and "no registry" in second.stderr, second.stderr

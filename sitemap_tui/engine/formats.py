@@ -346,17 +346,20 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
         rules = rule_ids_for(store.conn, rows) if issues else {}
         audits = audit_values_for(store.conn, rows) if audit else {}
         for r in rows:
-            rid = r.id
-            node_id = r.node_id
-            if node_id not in nodes:
-                node = store.node(node_id)
-                nodes[node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
-            sitemap, sitemap_lastmod = nodes[node_id]
+            if r.node_id not in nodes:
+                node = store.node(r.node_id)
+                nodes[r.node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
+            sitemap, sitemap_lastmod = nodes[r.node_id]
+            images, videos, news = ext.get(r.id, ([], [], []))
             yield UrlRecord(
-                r.loc, r.lastmod_raw, r.changefreq_raw, r.priority_raw, sitemap, sitemap_lastmod,
-                *_extra_lists(rid, r.n_images or r.n_videos or r.n_news, r.n_alternates, ext, alts),
-                rules.get(rid, []) if issues else [],
-                audits.get(rid) if audit else None,
+                loc=r.loc, lastmod=r.lastmod_raw, changefreq=r.changefreq_raw, priority=r.priority_raw,
+                sitemap=sitemap, sitemap_lastmod=sitemap_lastmod,
+                images=[image_record(*i) for i in images],
+                videos=[video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos],
+                news=[news_record(*n) for n in news],
+                alternates=[alternate_record(*link) for link in alts.get(r.id, [])],
+                issues=rules.get(r.id, []),
+                audit=audits.get(r.id),
             )
 
     for row in rows:

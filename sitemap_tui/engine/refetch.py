@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
 from sitemap_tui.engine.filejob import JobDone, has_http_scheme
-from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows, stored_jsonl
+from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store
@@ -38,9 +38,9 @@ class Refetch:
     (those of the stages that run over the whole new store: cross-file, deep, the tree's own)."""
 
     previous: PreviousExploration
-    # or what makes them, called for the first carried file that has issues: a clean file's
-    # copy is the same whatever they are, and making them loads the rule registry (40 ms)
-    skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
+    # the skip rules, or what makes them (the rule registry: 40 ms of imports), called when a
+    # carried file has issues; a clean file's copy is the same whatever they are
+    skip_source: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
     # the rules a file's own checks put on the index that lists it: carried with the file
     parent_rules: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
@@ -51,6 +51,12 @@ class Refetch:
              parent_rules: frozenset[str] = frozenset()) -> Refetch:
         """Raises StoreError when the previous store cannot be read."""
         return cls(PreviousExploration(path), skip_rules, parent_rules)
+
+    @property
+    def skip_rules(self) -> frozenset[str]:
+        if callable(self.skip_source):
+            self.skip_source = self.skip_source()
+        return self.skip_source
 
     def close(self) -> None:
         self.previous.close()
@@ -69,7 +75,8 @@ class Refetch:
             return None
         try:
             carried = self.previous.carried(old, self.parent_rules)
-            skip = self._skipped(carried.rules)
+            # only the file's own issues are filtered: none, nothing to skip
+            skip = self.skip_rules if carried.rules else frozenset()
             carried.rules -= skip
             count, issues = carried.count, 0
             if store is not None:
@@ -87,15 +94,6 @@ class Refetch:
             return None
         self.carried += 1
         return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
-
-    def _skipped(self, rules: set[str]) -> frozenset[str]:
-        """The rules not carried, for a file whose issues (but those of ``parent_rules``) are of
-        ``rules``: none to work out when it has none, since only its own issues are filtered."""
-        if not rules:
-            return frozenset()
-        if callable(self.skip_rules):
-            self.skip_rules = self.skip_rules()
-        return self.skip_rules
 
     def _note(self, node: Node, why: str) -> None:
         self.notes.append(f"{display(node.url)} {why}: fetched again in full")
@@ -123,6 +121,16 @@ class Refetch:
         """The old file's URL records, as the file's job would have formatted them; returns how
         many were left out (not http(s))."""
         left_out = 0
+        if fmt == "jsonl":  # straight from the rows' columns, as the parsed entries' (format_entries)
+            from sitemap_tui.engine.formats import stored_jsonl
+
+            for rows in self.previous.record_rows(old):
+                kept = rows if keep_non_http else [r for r in rows if has_http_scheme(r[1])]
+                left_out += len(rows) - len(kept)
+                text = stored_jsonl(self.previous.reads, kept, sitemap, node.lastmod_raw)
+                if text:
+                    on_output(text)
+            return left_out
         if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
             for locs in self.previous.locs(old):
                 lines = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
@@ -133,14 +141,6 @@ class Refetch:
                     text = "\n".join(display(line, max_len=1 << 30) for line in lines)
                 if lines:
                     on_output(text + "\n")
-            return left_out
-        if fmt == "jsonl":  # straight from the rows' columns, as the entries' are (format_entries)
-            for rows in self.previous.record_rows(old):
-                kept = rows if keep_non_http else [r for r in rows if has_http_scheme(r[1])]
-                left_out += len(rows) - len(kept)
-                text = stored_jsonl(self.previous.reads, kept, sitemap, node.lastmod_raw)
-                if text:
-                    on_output(text)
             return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)
