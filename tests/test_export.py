@@ -44,6 +44,36 @@ def test_fast_formatter_matches_record_writer(fmt: str) -> None:
         assert fast == slow
 
 
+def _dumps_line(r: UrlRecord) -> str:
+    """The JSON line as json.dumps writes it (what the record writer wrote before its fast path)."""
+    record = {"loc": r.loc, "lastmod": r.lastmod, "changefreq": r.changefreq, "priority": r.priority,
+              "sitemap": r.sitemap, "sitemap_lastmod": r.sitemap_lastmod, "images": r.images,
+              "videos": r.videos, "news": r.news, "alternates": r.alternates}
+    return json.dumps(record, ensure_ascii=True) + "\n"
+
+
+def test_record_writer_jsonl_is_json_dumps() -> None:
+    """The record writer's JSON lines (a re-exploration's unchanged file, the explorer's export)
+    are built without a dict per record: byte for byte what json.dumps wrote, for hostile text
+    (controls, bidi, quotes, lone surrogates, non-ASCII) and for values that are not strings."""
+    records = [UrlRecord.from_entry(e, "https://example.com/s.xml\u202e", lm) for e in MORE for lm in (None, "2024")]
+    odd = ["\x00\x1f\x7f\x85\u2028\"\\/", "\ud800", "\U0001f600", ""]
+    records += [
+        UrlRecord(loc=v, lastmod=v, changefreq=None, priority=v, sitemap=v, sitemap_lastmod=v,
+                  images=[{"loc": v, "title": None}], alternates=[{"hreflang": v, "href": None}])
+        for v in odd
+    ]
+    # a value read back from a store need not be a string
+    records.append(UrlRecord(loc="https://example.com/n", lastmod=20240101, changefreq=None,  # type: ignore[arg-type]
+                             priority=0.5, sitemap="s", news=[{"n": 1.25, "b": True}]))  # type: ignore[arg-type]
+    buf = io.StringIO()
+    UrlWriter(buf, "jsonl").write(records)
+    assert buf.getvalue() == "".join(_dumps_line(r) for r in records if r.loc and not r.loc.isspace())
+    assert format_entries(MORE, "https://example.com/s.xml", "jsonl", "2024") == "".join(
+        _dumps_line(UrlRecord.from_entry(e, "https://example.com/s.xml", "2024")) for e in MORE
+        if e.loc and not e.loc.isspace())
+
+
 def test_an_entry_without_a_url_is_written_in_no_format() -> None:
     for fmt in FORMATS:
         text = format_entries(MORE, "s", fmt)
@@ -253,3 +283,34 @@ def test_export_prefs_round_trip_atomically(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("")
     assert "not saved" in (save_export_prefs(ExportPrefs(), blocked / "state.json") or "")
+
+
+def test_stored_jsonl_is_what_the_record_writer_writes(tmp_path: Path) -> None:
+    """A re-exploration's unchanged file is written from its stored rows' columns (stored_jsonl):
+    the same lines as its records through UrlWriter, extensions, alternates, hostile text and
+    URLs that are not http(s) included, in id order, with this run's sitemap and lastmod."""
+    from sitemap_tui.engine.formats import records_from_rows, stored_jsonl
+    from sitemap_tui.engine.model import FileStats, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import EntryFilter, Store
+    from sitemap_tui.engine.store.carry import PreviousExploration
+
+    entries = [*MORE, Entry(loc="mailto:a@example.com"), *(Entry(loc=f"https://example.com/{i}") for i in range(5))]
+    store = Store(tmp_path / "x.db")
+    node = Node(id=1, url="https://example.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE,
+                stats=FileStats(etag='"1"'))
+    store.add_node(node)
+    store.update_node(node)  # (the stats, the etag among them)
+    store.add_entries(1, [e for e in entries if e.loc and not e.loc.isspace()])
+    store.close()
+    previous = PreviousExploration(tmp_path / "x.db")
+    old = previous.validators("https://example.com/s.xml")
+    assert old is not None
+    for sitemap, lastmod in (("https://example.com/moved.xml", None), ("https://example.com/s.xml\u202e", "2024")):
+        fast = "".join(stored_jsonl(previous.reads, rows, sitemap, lastmod) for rows in previous.record_rows(old, size=3))
+        records = list(records_from_rows(previous.reads, previous.reads.iter_entries(EntryFilter(node_ids=[old.id]))))
+        for r in records:
+            r.sitemap, r.sitemap_lastmod = sitemap, lastmod
+        buf = io.StringIO()
+        UrlWriter(buf, "jsonl").write(records)
+        assert fast == buf.getvalue() and fast.count("\n") == len(entries) - 2
+    previous.close()

@@ -124,6 +124,37 @@ def _js(value: str | None) -> str:
     return "null" if value is None else _json_str(value)
 
 
+def _jv(value: Any) -> str:
+    """One value of a record as ``json.dumps(record, ensure_ascii=True)`` writes it: a string
+    through the same C escaper, anything else (a list, a number read back from a store) by
+    json.dumps itself."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return _json_str(value)
+    if value.__class__ is list and not value:
+        return "[]"  # (most records: no images, videos, news or alternates)
+    return json.dumps(value)
+
+
+def record_json(r: UrlRecord) -> str:
+    """A record's JSON line, the same text as json.dumps of its dict (UrlWriter's keys, in
+    order) plus a newline, without building the dict (the explorer's JSON Lines export; a
+    re-exploration's unchanged file is written from its rows, stored_jsonl)."""
+    loc, lastmod, changefreq, priority, sitemap, sitemap_lastmod = [
+        _json_str(v) if v.__class__ is str else _jv(v)
+        for v in (r.loc, r.lastmod, r.changefreq, r.priority, r.sitemap, r.sitemap_lastmod)
+    ]
+    images, videos, news, alternates = [
+        _jv(v) if v or v.__class__ is not list else "[]" for v in (r.images, r.videos, r.news, r.alternates)
+    ]
+    return (
+        f'{{"loc": {loc}, "lastmod": {lastmod}, "changefreq": {changefreq}, "priority": {priority}, '
+        f'"sitemap": {sitemap}, "sitemap_lastmod": {sitemap_lastmod}, "images": {images}, '
+        f'"videos": {videos}, "news": {news}, "alternates": {alternates}}}\n'
+    )
+
+
 def is_url(loc: str | None) -> bool:
     """A record without a usable loc is no URL and is never written, in any format."""
     return bool(loc) and not loc.isspace()  # type: ignore[union-attr]
@@ -249,6 +280,11 @@ class UrlWriter:
             rows = [self._csv_row(r) for r in records]
             self._csv.writerows(rows)
             self.count += len(rows)
+        elif not self.issues and not self.audit:
+            lines = [record_json(r) for r in records]
+            if lines:
+                out.write("".join(lines))
+            self.count += len(lines)
         else:
             n = 0
             dumps = json.dumps
@@ -335,3 +371,53 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
             batch = []
     if batch:
         yield from emit(batch)
+
+
+def _extra_lists(rid: int, has_ext: Any, has_alt: Any, ext: dict[int, Any],
+                 alts: dict[int, Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """A stored entry's images, videos, news and alternates as a record holds them, from the
+    store's extensions_for / alternates_for; most rows have none: no lookup, no comprehension."""
+    if has_ext:
+        images, videos, news = ext.get(rid, ((), (), ()))
+        image_list = [image_record(*i) for i in images]
+        video_list = [video_record(v.get("fields", {}), v.get("multi", {}), v.get("attrs", {})) for v in videos]
+        news_list = [news_record(*n) for n in news]
+    else:
+        image_list, video_list, news_list = [], [], []
+    links = [alternate_record(*link) for link in alts.get(rid, ())] if has_alt else []
+    return image_list, video_list, news_list, links
+
+
+STORED_ROW = ("id", "loc", "lastmod_raw", "changefreq_raw", "priority_raw", "n_images", "n_videos", "n_news",
+              "n_alternates")
+"""The columns of a stored row that stored_jsonl reads, in order (store/carry.py record_rows)."""
+
+
+def stored_jsonl(store: Any, rows: list[tuple[Any, ...]], sitemap: str, sitemap_lastmod: str | None) -> str:
+    """The JSON lines of one file's stored rows (STORED_ROW tuples), as UrlWriter writes their
+    records with this ``sitemap`` and ``sitemap_lastmod``: a row without extension or alternate
+    straight from its columns, without an EntryRow, a record or a dict."""
+    alts = store.alternates_for([r[0] for r in rows if r[8]])
+    ext = store.extensions_for([r[0] for r in rows if r[5] or r[6] or r[7]])
+    sm = _jv(sitemap)
+    sm_lastmod = _jv(sitemap_lastmod)
+    out: list[str] = []
+    for rid, loc, lastmod, changefreq, priority, n_images, n_videos, n_news, n_alternates in rows:
+        if not is_url(loc):
+            continue
+        loc, lastmod, changefreq, priority = [
+            _json_str(v) if v.__class__ is str else _jv(v) for v in (loc, lastmod, changefreq, priority)
+        ]
+        if n_images or n_videos or n_news or n_alternates:
+            images, videos, news, links = [
+                _jv(v) if v else "[]"
+                for v in _extra_lists(rid, n_images or n_videos or n_news, n_alternates, ext, alts)
+            ]
+        else:
+            images = videos = news = links = "[]"
+        out.append(
+            f'{{"loc": {loc}, "lastmod": {lastmod}, "changefreq": {changefreq}, "priority": {priority}, '
+            f'"sitemap": {sm}, "sitemap_lastmod": {sm_lastmod}, "images": {images}, '
+            f'"videos": {videos}, "news": {news}, "alternates": {links}}}\n'
+        )
+    return "".join(out)

@@ -38,17 +38,25 @@ class Refetch:
     (those of the stages that run over the whole new store: cross-file, deep, the tree's own)."""
 
     previous: PreviousExploration
-    skip_rules: frozenset[str] = frozenset()
+    # the skip rules, or what makes them (the rule registry: 40 ms of imports), called when a
+    # carried file has issues; a clean file's copy is the same whatever they are
+    skip_source: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
     # the rules a file's own checks put on the index that lists it: carried with the file
     parent_rules: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
 
     @classmethod
-    def open(cls, path: str | Path, skip_rules: frozenset[str] = frozenset(),
+    def open(cls, path: str | Path, skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
              parent_rules: frozenset[str] = frozenset()) -> Refetch:
         """Raises StoreError when the previous store cannot be read."""
         return cls(PreviousExploration(path), skip_rules, parent_rules)
+
+    @property
+    def skip_rules(self) -> frozenset[str]:
+        if callable(self.skip_source):
+            self.skip_source = self.skip_source()
+        return self.skip_source
 
     def close(self) -> None:
         self.previous.close()
@@ -66,10 +74,13 @@ class Refetch:
             self._note(node, "answered 304 Not Modified to a request without validators")
             return None
         try:
-            carried = self.previous.carried(old, self.skip_rules | self.parent_rules)
+            carried = self.previous.carried(old, self.parent_rules)
+            # only the file's own issues are filtered: none, nothing to skip
+            skip = self.skip_rules if carried.rules else frozenset()
+            carried.rules -= skip
             count, issues = carried.count, 0
             if store is not None:
-                count, issues = self.previous.copy(store, old, node.id, self.skip_rules, parent_rules=self.parent_rules,
+                count, issues = self.previous.copy(store, old, node.id, skip, parent_rules=self.parent_rules,
                                                    url=node.url, new_parent=node.parent_id)
                 self.previous.mark(store, node.id, carried.unchanged_since)
             left_out = 0
@@ -110,6 +121,16 @@ class Refetch:
         """The old file's URL records, as the file's job would have formatted them; returns how
         many were left out (not http(s))."""
         left_out = 0
+        if fmt == "jsonl":  # straight from the rows' columns, as the parsed entries' (format_entries)
+            from sitemap_tui.engine.formats import stored_jsonl
+
+            for rows in self.previous.record_rows(old):
+                kept = rows if keep_non_http else [r for r in rows if has_http_scheme(r[1])]
+                left_out += len(rows) - len(kept)
+                text = stored_jsonl(self.previous.reads, kept, sitemap, node.lastmod_raw)
+                if text:
+                    on_output(text)
+            return left_out
         if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
             for locs in self.previous.locs(old):
                 lines = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]

@@ -148,6 +148,6 @@ def open_previous(target: Target, checks: str, *, exclude: Path | None = None) -
     if latest.summary.problem is not None:
         return None, f"cannot use the previous exploration {latest.path} ({latest.summary.problem}): every file is fetched in full"
     try:
-        return Refetch.open(latest.path, carried_rules(), PARENT_RULES), None
+        return Refetch.open(latest.path, carried_rules, PARENT_RULES), None
     except StoreError as exc:
         return None, f"cannot use the previous exploration ({exc}): every file is fetched in full"

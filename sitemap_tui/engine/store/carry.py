@@ -139,6 +139,16 @@ class PreviousExploration:
         """The old file's entries, in id order (the URL records of ``urls``)."""
         return self.reads.iter_entries(EntryFilter(node_ids=[old.id]))
 
+    def record_rows(self, old: OldFile, size: int = 2000) -> Iterator[list[tuple[Any, ...]]]:
+        """The old file's entries in id order as plain tuples (formats.STORED_ROW), ``size`` at a
+        time: ``urls``' JSON lines are written straight from them (an EntryRow and a record per
+        URL were half the CPU time of a carried 50k file)."""
+        cur = self.reads.conn.execute(
+            "SELECT id, loc, lastmod_raw, changefreq_raw, priority_raw, n_images, n_videos, n_news, n_alternates"
+            " FROM entries WHERE node_id = ? ORDER BY id", (old.id,))
+        while rows := cur.fetchmany(size):
+            yield rows
+
     # -- the copy -------------------------------------------------------------------------------
     def attach(self, store: Store) -> None:
         """ATTACH this exploration to ``store``'s connection, read-only (outside a transaction,
