@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -132,13 +133,19 @@ def main() -> int:
             statements(old, new, Path(tmp) / "scratch.db")
             return 0
         out = Path(tmp) / "diff.json"
+        load_before = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "sitemap_tui", "diff", str(old), str(new), "--format", "json",
                         "--output", str(out)], check=True)
         elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         summary = json.loads(out.read_text())["summary"]
         print(json.dumps({"urls": args.urls, "build_s": round(built, 1), "diff_s": round(elapsed, 1),
+                          "diff_cpu_s": round(cpu, 1), "load_before": round(load_before, 2),
+                          "load_after": round(os.getloadavg()[0], 2),
                           "diff_peak_rss_mib": round(rss_mib, 1), "report_mib": round(out.stat().st_size / 2**20, 1),
                           "summary": {k: v for k, v in summary.items() if v}}, indent=2))
     return 0

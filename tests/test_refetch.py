@@ -359,3 +359,26 @@ def test_the_previous_exploration_is_never_the_runs_own_store(site: Site) -> Non
             assert previous.previous.path == expected
         finally:
             previous.close()
+
+
+def test_carried_txt_lines_are_the_first_runs_odd_urls_included(site: Site) -> None:
+    """The txt output of a carried file is read per chunk (store/carry.py, engine/refetch.py):
+    a scheme the first run leaves out, an upper-case scheme it keeps, a character it escapes
+    and one it prints as it is come out the same, in the same order."""
+    pages = ["d1", "d2"]
+    extras = ("<url><loc>ftp://files.example/d3</loc></url>"  # not http(s): left out, said
+              f"<url><loc>HTTP://{site.base[7:]}/d4</loc></url>"  # kept (the scheme's case)
+              f"<url><loc>{site.base}/d5\u202egnp.exe</loc></url>"  # bidi override: escaped
+              f"<url><loc>{site.base}/d6\u00a0x</loc></url>")  # NBSP: not printable, shown as is
+    site.put("/c.xml", urlset(site.base, pages, extras=extras), etag=False)
+    target = f"{site.base}/index.xml"
+    code, first, err1 = run("urls", target)
+    assert code == 0
+    assert "\\u202e" in first and "\u00a0" in first and "ftp://" not in first and "HTTP://" in first
+    code, second, err2 = run("urls", target)
+    assert code == 0 and "4 files unchanged" in err2
+    # (files may finish in another order; one file's lines keep theirs)
+    assert sorted(second.splitlines()) == sorted(first.splitlines())
+    assert [x for x in second.splitlines() if "/d" in x] == [x for x in first.splitlines() if "/d" in x]
+    assert [line for line in err1.splitlines() if "left out" in line] \
+        == [line for line in err2.splitlines() if "left out" in line] != []

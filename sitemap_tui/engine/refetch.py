@@ -13,13 +13,14 @@ import io
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
-from sitemap_tui.engine.filejob import JobDone, has_http_scheme
+from sitemap_tui.engine.filejob import _HTTP, JobDone, has_http_scheme
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
-from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.sanitize import display, needs_escaping
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.carry import Carried, OldFile, PreviousExploration
 
@@ -112,11 +113,14 @@ class Refetch:
         left_out = 0
         if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
             for locs in self.previous.locs(old):
-                lines = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                # (checks per chunk first, as most are clean: a million calls were most of a
+                # carried run; every character display() escapes is one isprintable() refuses)
+                clean = keep_non_http or all(map(str.startswith, locs, repeat(_HTTP)))
+                lines = locs if clean else [loc for loc in locs if has_http_scheme(loc)]
                 left_out += len(locs) - len(lines)
                 text = "\n".join(lines)
                 flat = text.replace("\n", " ")
-                if display(flat, max_len=len(flat) + 1) != flat:  # (one check per chunk: most are clean)
+                if not flat.isprintable() and needs_escaping(flat):
                     text = "\n".join(display(line, max_len=1 << 30) for line in lines)
                 if lines:
                     on_output(text + "\n")
