@@ -382,3 +382,75 @@ def test_carried_txt_lines_are_the_first_runs_odd_urls_included(site: Site) -> N
     assert [x for x in second.splitlines() if "/d" in x] == [x for x in first.splitlines() if "/d" in x]
     assert [line for line in err1.splitlines() if "left out" in line] \
         == [line for line in err2.splitlines() if "left out" in line] != []
+
+
+def crossfile_spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the cross-file passes run (they are looked up at each call)."""
+    from sitemap_tui.validate import crossfile
+
+    calls: list[int] = []
+    real = crossfile.run_crossfile
+
+    def spy(*args: object, **kwargs: object) -> int:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crossfile, "run_crossfile", spy)
+    return calls
+
+
+def report(text: str) -> dict:
+    out = json.loads(text)
+    out.pop("elapsed", None)
+    out.pop("generated", None)
+    return out
+
+
+def test_an_unchanged_tree_carries_its_cross_file_findings(site: Site, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file answered 304 on the same day: the cross-file findings are the previous
+    exploration's, copied, not decided again (that pass was most of a carried validate)."""
+    target = f"{site.base}/index.xml"
+    calls = crossfile_spy(monkeypatch)
+    code, first, _ = run("validate", target, "--format", "json")
+    assert code == 1 and len(calls) == 1
+    code, second, err = run("validate", target, "--format", "json")
+    assert code == 1, err
+    assert len(calls) == 1  # not run again
+    assert report(second) == report(first)
+    assert "cross-duplicate-url" in {i["rule"] for i in report(second)["issues"]}
+    old, new = sorted((tmp_path / "xdg-cache").rglob("*.db"))
+    o, n = Store(old, readonly=True), Store(new, readonly=True)
+    try:  # the entries' issue counts take the copied findings in
+        q = "SELECT loc, n_issues FROM entries ORDER BY loc, n_issues"
+        assert n.conn.execute(q).fetchall() == o.conn.execute(q).fetchall()
+        assert n.conn.execute("SELECT sum(n_issues) FROM entries").fetchone()[0] \
+            == n.conn.execute("SELECT count(*) FROM issues WHERE entry_id IS NOT NULL").fetchone()[0]
+    finally:
+        o.close()
+        n.close()
+
+
+def test_a_changed_file_or_another_day_decides_the_cross_file_findings_again(
+        site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = f"{site.base}/index.xml"
+    calls = crossfile_spy(monkeypatch)
+    run("validate", target, "--format", "json")
+    site.put("/c.xml", urlset(site.base, ["c1", "b1"]), etag=False)  # b1 now in two files
+    code, out, _ = run("validate", target, "--format", "json")
+    assert len(calls) == 2
+    dups = {i["url"] for i in report(out)["issues"] if i["rule"] == "cross-duplicate-url"}
+    assert f"{site.base}/b1" in dups
+    # the same tree again, but the previous exploration's findings were decided another day
+    for path in (tmp_path / "xdg-cache").rglob("*.db"):
+        store = Store(path)
+        try:
+            marker = store.get_meta("crossfile_from")
+            assert marker["day"] is not None
+            store.set_meta("crossfile_from", {**marker, "day": marker["day"] - 1})
+            store.commit()
+        finally:
+            store.close()
+    code, again, _ = run("validate", target, "--format", "json")
+    assert len(calls) == 3
+    assert report(again)["issues"] == report(out)["issues"]

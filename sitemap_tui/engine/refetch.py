@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import io
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
+from typing import Any
 
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
 from sitemap_tui.engine.filejob import _HTTP, JobDone, has_http_scheme
@@ -78,12 +79,24 @@ class Refetch:
                 sitemap = done.outcome.final_url or node.url
                 left_out = self._output(node, old, sitemap, output_format, keep_non_http, on_output)
         except sqlite3.DatabaseError as exc:
+            self.previous.moved.pop(old.id, None)
             if store is not None:
                 store.delete_node_data([node.id])  # nothing half-copied stays
             self._note(node, f"its previous copy could not be read ({exc})")
             return None
         self.carried += 1
         return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
+
+    def carry_crossfile(self, store: Store, rules: Iterable[str], marker: Any) -> int | None:
+        """The cross-file issues of ``rules`` (those the files' carry left out) copied from the
+        previous exploration, when they were decided there from the same ``marker`` over the
+        same tree and rows; None when they cannot be (store/carry.py says when)."""
+        try:
+            return self.previous.carry_crossfile(store, set(rules) & self.skip_rules, marker)
+        except sqlite3.DatabaseError as exc:
+            self.notes.append(f"the cross-file findings of the previous exploration could not be read ({exc}):"
+                              " decided again")
+            return None
 
     def _note(self, node: Node, why: str) -> None:
         self.notes.append(f"{display(node.url)} {why}: fetched again in full")
