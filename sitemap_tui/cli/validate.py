@@ -157,6 +157,9 @@ def _validate(opts: ValidateOptions) -> int:
         validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True, previous=explorer.previous)
         for note in explorer.previous.notes[said:] if explorer.previous is not None else ():
             print(f"sitemap-tui: {display(note)}", file=sys.stderr)
+        if explorer.previous is not None and explorer.previous.crossfile_carried is not None:
+            print("sitemap-tui: the cross-file findings are the previous exploration's too (the same files,"
+                  " robots.txt and day)", file=sys.stderr)
         if opts.deep:
             from sitemap_tui.validate.deep import DeepOptions
 

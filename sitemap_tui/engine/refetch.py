@@ -45,6 +45,7 @@ class Refetch:
     parent_rules: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
+    crossfile_carried: int | None = None  # cross-file issues copied (None: decided by this run)
 
     @classmethod
     def open(cls, path: str | Path, skip_rules: frozenset[str] = frozenset(),
@@ -92,7 +93,8 @@ class Refetch:
         previous exploration, when they were decided there from the same ``marker`` over the
         same tree and rows; None when they cannot be (store/carry.py says when)."""
         try:
-            return self.previous.carry_crossfile(store, set(rules) & self.skip_rules, marker)
+            self.crossfile_carried = self.previous.carry_crossfile(store, set(rules) & self.skip_rules, marker)
+            return self.crossfile_carried
         except sqlite3.DatabaseError as exc:
             self.notes.append(f"the cross-file findings of the previous exploration could not be read ({exc}):"
                               " decided again")
