@@ -75,14 +75,14 @@ class _Timed:
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
-        self.times: list[tuple[float, str]] = []
+        self.times: list[tuple[float, float, str]] = []  # (wall s, CPU s, statement)
 
     def execute(self, sql: str, *params: Any) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         cursor = self.conn.execute(sql, *params)
         elapsed = time.perf_counter() - started
         if elapsed > 0.05:
-            self.times.append((elapsed, " ".join(sql.split())))
+            self.times.append((elapsed, time.process_time() - cpu, " ".join(sql.split())))
         return cursor
 
     def __getattr__(self, name: str) -> Any:
@@ -101,17 +101,18 @@ def statements(old: Path, new: Path, scratch: Path) -> None:
         self.conn = _Timed(self.conn)
 
     queries.DiffQueries.__init__ = timed_init  # type: ignore[method-assign]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = compare(old, new, scratch)
-    total = time.perf_counter() - started
+    total, cpu = time.perf_counter() - started, time.process_time() - cpu
     timed = result.queries.conn
-    for elapsed, sql in sorted(timed.times, reverse=True):
-        print(f"{elapsed:7.2f} s  {sql[:160]}")
+    print("   wall     CPU")
+    for elapsed, used, sql in sorted(timed.times, reverse=True):
+        print(f"{elapsed:7.2f} s {used:6.2f} s  {sql[:150]}")
         if sql.startswith("INSERT") and " SELECT " in sql and " ON CONFLICT" not in sql:
             plan = timed.conn.execute("EXPLAIN QUERY PLAN " + sql[sql.index(" SELECT ") + 1:]).fetchall()
             for row in plan:
                 print(f"{'':12}{row[-1]}")
-    print(f"{total:7.2f} s  compare (build and counts)")
+    print(f"{total:7.2f} s {cpu:6.2f} s  compare (build and counts), load average {os.getloadavg()[0]:.2f}")
     result.close()
 
 
