@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -74,14 +75,14 @@ class _Timed:
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
-        self.times: list[tuple[float, str]] = []
+        self.times: list[tuple[float, float, str]] = []  # (wall s, CPU s, statement)
 
     def execute(self, sql: str, *params: Any) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         cursor = self.conn.execute(sql, *params)
         elapsed = time.perf_counter() - started
         if elapsed > 0.05:
-            self.times.append((elapsed, " ".join(sql.split())))
+            self.times.append((elapsed, time.process_time() - cpu, " ".join(sql.split())))
         return cursor
 
     def __getattr__(self, name: str) -> Any:
@@ -100,17 +101,18 @@ def statements(old: Path, new: Path, scratch: Path) -> None:
         self.conn = _Timed(self.conn)
 
     queries.DiffQueries.__init__ = timed_init  # type: ignore[method-assign]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = compare(old, new, scratch)
-    total = time.perf_counter() - started
+    total, cpu = time.perf_counter() - started, time.process_time() - cpu
     timed = result.queries.conn
-    for elapsed, sql in sorted(timed.times, reverse=True):
-        print(f"{elapsed:7.2f} s  {sql[:160]}")
+    print("   wall     CPU")
+    for elapsed, used, sql in sorted(timed.times, reverse=True):
+        print(f"{elapsed:7.2f} s {used:6.2f} s  {sql[:150]}")
         if sql.startswith("INSERT") and " SELECT " in sql and " ON CONFLICT" not in sql:
             plan = timed.conn.execute("EXPLAIN QUERY PLAN " + sql[sql.index(" SELECT ") + 1:]).fetchall()
             for row in plan:
                 print(f"{'':12}{row[-1]}")
-    print(f"{total:7.2f} s  compare (build and counts)")
+    print(f"{total:7.2f} s {cpu:6.2f} s  compare (build and counts), load average {os.getloadavg()[0]:.2f}")
     result.close()
 
 
@@ -132,13 +134,19 @@ def main() -> int:
             statements(old, new, Path(tmp) / "scratch.db")
             return 0
         out = Path(tmp) / "diff.json"
+        load_before = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "sitemap_tui", "diff", str(old), str(new), "--format", "json",
                         "--output", str(out)], check=True)
         elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         summary = json.loads(out.read_text())["summary"]
         print(json.dumps({"urls": args.urls, "build_s": round(built, 1), "diff_s": round(elapsed, 1),
+                          "diff_cpu_s": round(cpu, 1), "load_before": round(load_before, 2),
+                          "load_after": round(os.getloadavg()[0], 2),
                           "diff_peak_rss_mib": round(rss_mib, 1), "report_mib": round(out.stat().st_size / 2**20, 1),
                           "summary": {k: v for k, v in summary.items() if v}}, indent=2))
     return 0

@@ -31,19 +31,24 @@ sys.path.insert(0, str(HERE))
 from server import BackgroundServer  # noqa: E402
 
 
-def run(command: str, url: str, out: Path, cache: Path, extra: list[str]) -> tuple[float, str]:
+def run(command: str, url: str, out: Path, cache: Path, extra: list[str]) -> tuple[float, float, str]:
+    """One run: (wall s, CPU s of the whole process tree (user+sys, the parser processes too:
+    waited for, their times are the child's), its stderr)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     args = [sys.executable, "-m", "sitemap_tui", command, url, "--output", str(out), *extra]
     if command == "validate":
         args += ["--format", "json", "--fail-on", "never"]
     elif command == "stats":
         args += ["--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(args, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode not in (0, 1):
         sys.exit(f"{command} failed ({done.returncode}): {done.stderr}")
-    return elapsed, done.stderr.strip()
+    return elapsed, cpu, done.stderr.strip()
 
 
 def main() -> int:
@@ -59,9 +64,11 @@ def main() -> int:
         cache = Path(tmp) / "cache"
         first_out, second_out = Path(tmp) / "first.out", Path(tmp) / "second.out"
         url = f"{base}/{args.index}"
-        first_s, _ = run(args.command, url, first_out, cache, extra)
+        load_before = os.getloadavg()[0]
+        first_s, first_cpu, _ = run(args.command, url, first_out, cache, extra)
         after_first = dict(_counts(server))
-        second_s, said = run(args.command, url, second_out, cache, extra)
+        second_s, second_cpu, said = run(args.command, url, second_out, cache, extra)
+        load_after = os.getloadavg()[0]
         after_second = dict(_counts(server))
         same = _lines(first_out, args.command) == _lines(second_out, args.command)
         rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -69,6 +76,9 @@ def main() -> int:
             "command": args.command, "index": args.index,
             "first_s": round(first_s, 2), "second_s": round(second_s, 2),
             "ratio": round(second_s / first_s, 3) if first_s else None,
+            "first_cpu_s": round(first_cpu, 2), "second_cpu_s": round(second_cpu, 2),
+            "cpu_ratio": round(second_cpu / first_cpu, 3) if first_cpu else None,
+            "load_before": round(load_before, 2), "load_after": round(load_after, 2),
             "bodies_first": after_first.get("200", 0),
             "bodies_second": after_second.get("200", 0) - after_first.get("200", 0),
             "not_modified_second": after_second.get("304", 0) - after_first.get("304", 0),

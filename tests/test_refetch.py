@@ -359,3 +359,99 @@ def test_the_previous_exploration_is_never_the_runs_own_store(site: Site) -> Non
             assert previous.previous.path == expected
         finally:
             previous.close()
+
+
+def test_carried_txt_lines_are_the_first_runs_odd_urls_included(site: Site) -> None:
+    """The txt output of a carried file is read per chunk (store/carry.py, engine/refetch.py):
+    a scheme the first run leaves out, an upper-case scheme it keeps, a character it escapes
+    and one it prints as it is come out the same, in the same order."""
+    pages = ["d1", "d2"]
+    extras = ("<url><loc>ftp://files.example/d3</loc></url>"  # not http(s): left out, said
+              f"<url><loc>HTTP://{site.base[7:]}/d4</loc></url>"  # kept (the scheme's case)
+              f"<url><loc>{site.base}/d5\u202egnp.exe</loc></url>"  # bidi override: escaped
+              f"<url><loc>{site.base}/d6\u00a0x</loc></url>")  # NBSP: not printable, shown as is
+    site.put("/c.xml", urlset(site.base, pages, extras=extras), etag=False)
+    target = f"{site.base}/index.xml"
+    code, first, err1 = run("urls", target)
+    assert code == 0
+    assert "\\u202e" in first and "\u00a0" in first and "ftp://" not in first and "HTTP://" in first
+    code, second, err2 = run("urls", target)
+    assert code == 0 and "4 files unchanged" in err2
+    # (files may finish in another order; one file's lines keep theirs)
+    assert sorted(second.splitlines()) == sorted(first.splitlines())
+    assert [x for x in second.splitlines() if "/d" in x] == [x for x in first.splitlines() if "/d" in x]
+    assert [line for line in err1.splitlines() if "left out" in line] \
+        == [line for line in err2.splitlines() if "left out" in line] != []
+
+
+def crossfile_spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the cross-file passes run (they are looked up at each call)."""
+    from sitemap_tui.validate import crossfile
+
+    calls: list[int] = []
+    real = crossfile.run_crossfile
+
+    def spy(*args: object, **kwargs: object) -> int:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crossfile, "run_crossfile", spy)
+    return calls
+
+
+def report(text: str) -> dict:
+    out = json.loads(text)
+    out.pop("elapsed", None)
+    out.pop("generated", None)
+    return out
+
+
+def test_an_unchanged_tree_carries_its_cross_file_findings(site: Site, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file answered 304 on the same day: the cross-file findings are the previous
+    exploration's, copied, not decided again (that pass was most of a carried validate)."""
+    target = f"{site.base}/index.xml"
+    calls = crossfile_spy(monkeypatch)
+    code, first, _ = run("validate", target, "--format", "json")
+    assert code == 1 and len(calls) == 1
+    code, second, err = run("validate", target, "--format", "json")
+    assert code == 1, err
+    assert len(calls) == 1  # not run again, and said
+    assert "the cross-file findings are the previous exploration's too" in err
+    assert report(second) == report(first)
+    assert "cross-duplicate-url" in {i["rule"] for i in report(second)["issues"]}
+    old, new = sorted((tmp_path / "xdg-cache").rglob("*.db"))
+    o, n = Store(old, readonly=True), Store(new, readonly=True)
+    try:  # the entries' issue counts take the copied findings in
+        q = "SELECT loc, n_issues FROM entries ORDER BY loc, n_issues"
+        assert n.conn.execute(q).fetchall() == o.conn.execute(q).fetchall()
+        assert n.conn.execute("SELECT sum(n_issues) FROM entries").fetchone()[0] \
+            == n.conn.execute("SELECT count(*) FROM issues WHERE entry_id IS NOT NULL").fetchone()[0]
+    finally:
+        o.close()
+        n.close()
+
+
+def test_a_changed_file_or_another_day_decides_the_cross_file_findings_again(
+        site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = f"{site.base}/index.xml"
+    calls = crossfile_spy(monkeypatch)
+    run("validate", target, "--format", "json")
+    site.put("/c.xml", urlset(site.base, ["c1", "b1"]), etag=False)  # b1 now in two files
+    code, out, err = run("validate", target, "--format", "json")
+    assert len(calls) == 2 and "cross-file findings are" not in err
+    dups = {i["url"] for i in report(out)["issues"] if i["rule"] == "cross-duplicate-url"}
+    assert f"{site.base}/b1" in dups
+    # the same tree again, but the previous exploration's findings were decided another day
+    for path in (tmp_path / "xdg-cache").rglob("*.db"):
+        store = Store(path)
+        try:
+            marker = store.get_meta("crossfile_from")
+            assert marker["day"] is not None
+            store.set_meta("crossfile_from", {**marker, "day": marker["day"] - 1})
+            store.commit()
+        finally:
+            store.close()
+    code, again, _ = run("validate", target, "--format", "json")
+    assert len(calls) == 3
+    assert report(again)["issues"] == report(out)["issues"]

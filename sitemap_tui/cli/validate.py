@@ -153,7 +153,13 @@ def _validate(opts: ValidateOptions) -> int:
                                    checks="all" if everything else "selected")
         problem = target_problem(explorer)
         # the store is closed right after the report: its temporary tables need no DROP
-        validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)
+        said = len(explorer.previous.notes) if explorer.previous is not None else 0
+        validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True, previous=explorer.previous)
+        for note in explorer.previous.notes[said:] if explorer.previous is not None else ():
+            print(f"sitemap-tui: {display(note)}", file=sys.stderr)
+        if explorer.previous is not None and explorer.previous.crossfile_carried is not None:
+            print("sitemap-tui: the cross-file findings are the previous exploration's too (the same files,"
+                  " robots.txt and day)", file=sys.stderr)
         if opts.deep:
             from sitemap_tui.validate.deep import DeepOptions
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import io
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
+from typing import Any
 
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
-from sitemap_tui.engine.filejob import JobDone, has_http_scheme
+from sitemap_tui.engine.filejob import _HTTP, JobDone, has_http_scheme
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
-from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.sanitize import display, needs_escaping
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.carry import Carried, OldFile, PreviousExploration
 
@@ -45,6 +47,7 @@ class Refetch:
     parent_rules: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
+    crossfile_carried: int | None = None  # cross-file issues copied (None: decided by this run)
 
     @classmethod
     def open(cls, path: str | Path, skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
@@ -88,12 +91,25 @@ class Refetch:
                 sitemap = done.outcome.final_url or node.url
                 left_out = self._output(node, old, sitemap, output_format, keep_non_http, on_output)
         except sqlite3.DatabaseError as exc:
+            self.previous.moved.pop(old.id, None)
             if store is not None:
                 store.delete_node_data([node.id])  # nothing half-copied stays
             self._note(node, f"its previous copy could not be read ({exc})")
             return None
         self.carried += 1
         return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
+
+    def carry_crossfile(self, store: Store, rules: Iterable[str], marker: Any) -> int | None:
+        """The cross-file issues of ``rules`` (those the files' carry left out) copied from the
+        previous exploration, when they were decided there from the same ``marker`` over the
+        same tree and rows; None when they cannot be (store/carry.py says when)."""
+        try:
+            self.crossfile_carried = self.previous.carry_crossfile(store, set(rules) & self.skip_rules, marker)
+            return self.crossfile_carried
+        except sqlite3.DatabaseError as exc:
+            self.notes.append(f"the cross-file findings of the previous exploration could not be read ({exc}):"
+                              " decided again")
+            return None
 
     def _note(self, node: Node, why: str) -> None:
         self.notes.append(f"{display(node.url)} {why}: fetched again in full")
@@ -133,11 +149,14 @@ class Refetch:
             return left_out
         if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
             for locs in self.previous.locs(old):
-                lines = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                # (checks per chunk first, as most are clean: a million calls were most of a
+                # carried run; every character display() escapes is one isprintable() refuses)
+                clean = keep_non_http or all(map(str.startswith, locs, repeat(_HTTP)))
+                lines = locs if clean else [loc for loc in locs if has_http_scheme(loc)]
                 left_out += len(locs) - len(lines)
                 text = "\n".join(lines)
                 flat = text.replace("\n", " ")
-                if display(flat, max_len=len(flat) + 1) != flat:  # (one check per chunk: most are clean)
+                if not flat.isprintable() and needs_escaping(flat):
                     text = "\n".join(display(line, max_len=1 << 30) for line in lines)
                 if lines:
                     on_output(text + "\n")

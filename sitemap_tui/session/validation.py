@@ -5,10 +5,12 @@ the cross-file rules over the store, then the deep checks of a sample of pages."
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.session.exits import UsageError
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from sitemap_tui.engine.fetch import FetchConfig
     from sitemap_tui.engine.findings import Finding, Judge
     from sitemap_tui.engine.model import Issue, Severity
+    from sitemap_tui.engine.refetch import Refetch
     from sitemap_tui.engine.robots import RobotsFile
     from sitemap_tui.engine.store import Store
     from sitemap_tui.validate.checker import Checker
@@ -55,15 +58,39 @@ class Validation:
 
     def crossfile(self, store: Store, *, robots: dict[str, RobotsFile] | None,
                   cancel: threading.Event | None = None, on_step: Callable[[str], None] | None = None,
-                  keep_temp: bool = False) -> int:
+                  keep_temp: bool = False, previous: Refetch | None = None) -> int:
         """The cross-file rules over everything stored, replacing their earlier issues; returns
         the issues kept. ``keep_temp``: the store is closed right after, its temporary tables
-        need no DROP."""
-        from sitemap_tui.validate.crossfile import run_crossfile
+        need no DROP. ``previous``: the exploration a re-exploration asked against; when every
+        file answered 304 and the rules were decided there from the same rules, robots.txt and
+        day, its issues are copied instead (engine/refetch.py): the whole-tree pass was most of
+        a carried validate. The store records what they were decided from, for the next run."""
+        from sitemap_tui.engine.store.carry import CROSSFILE_KEY
+        from sitemap_tui.validate.crossfile import CROSSFILE_RULES, run_crossfile
 
         with store.guarded():  # (they write through the store's connection directly)
-            return run_crossfile(store, enabled=self._set(), robots=robots, cancel=cancel,
-                                 keep_temp=keep_temp, on_step=on_step)
+            marker = self._crossfile_marker(store, robots)
+            rules = [r for r in CROSSFILE_RULES if self.enabled is None or r in self.enabled]
+            kept = None if previous is None else previous.carry_crossfile(store, rules, marker)
+            if kept is None:
+                kept = run_crossfile(store, enabled=self._set(), robots=robots, cancel=cancel,
+                                     keep_temp=keep_temp, on_step=on_step)
+            store.set_meta(CROSSFILE_KEY, marker)
+            return kept
+
+    def _crossfile_marker(self, store: Store, robots: dict[str, RobotsFile] | None) -> dict[str, Any]:
+        """What the cross-file rules decide from besides the tree and its rows: the rules, the
+        robots.txt files (those kept in the store when none are given, as the rules read
+        them), the day the exploration started (lastmod-all-identical compares with it) and
+        the version that decided them."""
+        from sitemap_tui import __version__
+        from sitemap_tui.engine.store.access import robots_texts
+        from sitemap_tui.validate.crossfile_values import fetch_day
+
+        texts = sorted((url, f.text) for url, f in robots.items()) if robots is not None else robots_texts(store.conn)
+        digest = hashlib.sha256(json.dumps(texts).encode("utf-8", "surrogatepass")).hexdigest()
+        rules = None if self.enabled is None else sorted(self.enabled)
+        return {"version": __version__, "rules": rules, "robots": digest, "day": fetch_day(store)}
 
     async def deep(self, store: Store, fetch_config: FetchConfig | None, options: DeepOptions | None = None, *,
                    node_ids: Sequence[int] | None = None, cancel_event: asyncio.Event | None = None,

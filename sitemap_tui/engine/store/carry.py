@@ -26,6 +26,11 @@ from sitemap_tui.engine.store.search import SEARCH_UPTO
 from sitemap_tui.engine.store.writer import Store
 
 ALIAS = "prev"
+# meta: what a store's cross-file issues were decided from (session/validation.py words it)
+CROSSFILE_KEY = "crossfile_from"
+# what the cross-file rules read of a node besides its rows: equal on both sides to carry them
+NODE_FACTS = ("url", "kind", "state", "found_by", "depth", "line", "lastmod_raw", "error", "final_url",
+              "last_modified", "url_count")
 NOT_FILES = ("site", "directory", "robots")  # no rows of their own to carry (robots: read anew)
 # the entries columns of every store version; the keys (key, alt_n, alt_h) came later
 ENTRY_COLUMNS = ("loc", "line", "lastmod_raw", "lastmod", "changefreq_raw", "changefreq", "priority_raw",
@@ -95,9 +100,21 @@ class PreviousExploration:
             self.reads.close()
             raise StoreError(self.path, f"cannot be read ({exc})") from exc
         self._attached: Store | None = None
+        self._main_for: Store | None = None
+        self.moved: dict[int, tuple[int, int]] = {}  # old file id -> (new node id, id offset of its rows)
+        self._main: dict[str, set[str]] = {}
 
     def _columns(self, schema: str, table: str) -> set[str]:
         return {row[1] for row in self.reads.conn.execute(f"PRAGMA {schema}.table_info({table})")}
+
+    def _main_columns(self, store: Store, table: str) -> set[str]:
+        """The columns of ``store``'s ``table``, asked once per table (a PRAGMA per file and
+        table was a tenth of a carried file's fixed cost)."""
+        if self._main_for is not store:
+            self._main_for, self._main = store, {}
+        if table not in self._main:
+            self._main[table] = {row[1] for row in store.conn.execute(f"PRAGMA main.table_info({table})")}
+        return self._main[table]
 
     def close(self) -> None:
         self.reads.close()
@@ -193,7 +210,11 @@ class PreviousExploration:
             "SELECT MAX(COALESCE((SELECT MAX(id) FROM main.entries), 0),"
             " COALESCE((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = ?), 0)) + 1",
             (SEARCH_UPTO,)).fetchone()[0])
-        lo, n = c.execute(f"SELECT min(id), count(*) FROM {ALIAS}.entries WHERE node_id = ?", (old.id,)).fetchone()
+        # one pass over the file's rows: its first id, its size and which extension tables it
+        # has rows in (a table none of its entries counts is not read: 4 lookups per entry saved)
+        lo, n, *extended = c.execute(
+            f"SELECT min(id), count(*), {', '.join(f'max({x})' for x in EXTENSION_COUNTS.values())}"
+            f" FROM {ALIAS}.entries WHERE node_id = ?", (old.id,)).fetchone()
         # the old ids shifted by one offset: their order kept, no id map to build or join (the
         # gaps other files' rows left between them stay gaps, harmless in a rowid)
         delta = first - (lo or first)
@@ -203,8 +224,10 @@ class PreviousExploration:
                   f" {', '.join(k if k == 'NULL' else 'e.' + k for k in keys)}"
                   f" FROM {ALIAS}.entries e WHERE e.node_id = :old ORDER BY e.id",
                   {"delta": delta, "node": new_id, "old": old.id})
-        for table, cols in EXTENSION_TABLES.items():
-            have = self._columns("main", table)  # (alternates' lang, tgt, media came later)
+        for (table, cols), most in zip(EXTENSION_TABLES.items(), extended, strict=True):
+            if not most:
+                continue
+            have = self._main_columns(store, table)  # (alternates' lang, tgt, media came later)
             picked = [f"x.{col}" if col in have else "NULL" for col in cols]
             # only the entries that have some: the count on the row saves a lookup per entry
             c.execute(f"INSERT INTO main.{table}(entry_id, {', '.join(cols)})"
@@ -236,6 +259,7 @@ class PreviousExploration:
         c.execute("UPDATE main.entries SET n_issues = max(0, n_issues - (SELECT n FROM temp.carry_n k"
                   " WHERE k.entry_id = entries.id)) WHERE id IN (SELECT entry_id FROM temp.carry_n)")
         c.execute("DELETE FROM temp.carry_n")
+        self.moved[old.id] = (new_id, delta)
         issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
         if theirs and new_parent is not None:
             issues += int(c.execute(f"SELECT count(*) FROM main.issues WHERE node_id = ? AND url = ? AND rule IN"
@@ -246,3 +270,72 @@ class PreviousExploration:
         """The node's "unchanged since" date, kept with it in the new store."""
         store.conn.execute("UPDATE nodes SET unchanged_since = ? WHERE id = ?", (since, node_id))
 
+
+    # -- the cross-file issues ------------------------------------------------------------------
+    def carry_crossfile(self, store: Store, rules: Iterable[str], marker: Any) -> int | None:
+        """Copy the issues of the cross-file ``rules`` from the previous exploration when nothing
+        they are decided from can differ: it decided them from the same ``marker`` (its meta
+        CROSSFILE_KEY: the rules, robots.txt, the day; session/validation.py) and this run's
+        tree is its tree node for node (NODE_FACTS equal, the same parents, in the same order),
+        every file with rows carried from it. Returns the issues copied; None when it cannot
+        (then the caller runs the rules over the new store)."""
+        if self._attached is not store or not self.moved:
+            return None
+        c = store.conn
+        if {row[1] for row in c.execute("PRAGMA database_list")} & {ALIAS} != {ALIAS}:
+            return None
+        row = c.execute(f"SELECT value FROM {ALIAS}.meta WHERE key = ?", (CROSSFILE_KEY,)).fetchone()
+        if row is None or json.loads(row[0]) != marker:
+            return None
+        same = " AND ".join(f"o.{col} IS n.{col}" for col in NODE_FACTS)
+        pairs = c.execute(f"SELECT o.id, n.id, o.parent_id, n.parent_id FROM main.nodes n"
+                          f" JOIN {ALIAS}.nodes o ON {same} ORDER BY o.id").fetchall()
+        to_new = {o: n for o, n, _, _ in pairs}
+        counts = c.execute(f"SELECT (SELECT count(*) FROM main.nodes), (SELECT count(*) FROM {ALIAS}.nodes)").fetchone()
+        news = [n for _, n, _, _ in pairs]
+        if (len(pairs) != len(to_new) or len(set(news)) != len(news) or counts != (len(news), len(news))
+                or news != sorted(news)  # (files are ordered by id)
+                or any(to_new.get(op) != np for _, _, op, np in pairs if op is not None or np is not None)
+                or any(to_new.get(o) != n for o, (n, _) in self.moved.items())):
+            return None
+        # rows: the carried files' are the old ones by construction; no other node has any
+        others = [o for o in to_new if o not in self.moved]
+        for side, ids in ((ALIAS, others), ("main", [to_new[o] for o in others])):
+            for at in range(0, len(ids), 500):
+                part = ids[at:at + 500]
+                if c.execute(f"SELECT EXISTS(SELECT 1 FROM {side}.entries WHERE node_id IN"
+                             f" ({','.join('?' * len(part))}))", part).fetchone()[0]:
+                    return None
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_nodes(old INTEGER PRIMARY KEY, new INTEGER NOT NULL,"
+                  " delta INTEGER)")
+        c.execute("DELETE FROM temp.carry_nodes")
+        c.executemany("INSERT INTO temp.carry_nodes VALUES (?, ?, ?)",
+                      [(o, n, self.moved[o][1] if o in self.moved else None) for o, n in to_new.items()])
+        wanted = sorted(set(rules))
+        after = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM main.issues").fetchone()[0])
+        c.execute("SAVEPOINT carry_crossfile")  # all or nothing: the rules run over what is left
+        try:
+            copied = self._copy_crossfile(store, wanted, after)
+        except sqlite3.DatabaseError:
+            c.execute("ROLLBACK TO carry_crossfile")
+            raise
+        finally:
+            c.execute("RELEASE carry_crossfile")
+        return copied
+
+    def _copy_crossfile(self, store: Store, wanted: list[str], after: int) -> int:
+        c = store.conn
+        c.execute("INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
+                  " SELECT i.rule, i.severity, m.new, i.entry_id + em.delta, i.line, i.col, i.url, i.message"
+                  f" FROM {ALIAS}.issues i LEFT JOIN temp.carry_nodes m ON m.old = i.node_id"
+                  f" LEFT JOIN {ALIAS}.entries e ON e.id = i.entry_id LEFT JOIN temp.carry_nodes em ON em.old = e.node_id"
+                  f" WHERE i.rule IN ({','.join('?' * len(wanted))}) ORDER BY i.id", wanted)
+        # each entry's count of its issues, as the rules' writes keep it (Store.add_issues)
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_n(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        c.execute("DELETE FROM temp.carry_n")
+        c.execute("INSERT INTO temp.carry_n SELECT entry_id, count(*) FROM main.issues"
+                  " WHERE id > ? AND entry_id IS NOT NULL GROUP BY entry_id", (after,))
+        c.execute("UPDATE main.entries SET n_issues = n_issues + (SELECT n FROM temp.carry_n k"
+                  " WHERE k.entry_id = entries.id) WHERE id IN (SELECT entry_id FROM temp.carry_n)")
+        c.execute("DELETE FROM temp.carry_n")
+        return int(c.execute("SELECT count(*) FROM main.issues WHERE id > ?", (after,)).fetchone()[0])

@@ -187,7 +187,9 @@ class DiffQueries:
                       f" WHERE NOT EXISTS (SELECT 1 FROM {other}_first b WHERE b.k = a.k)")
         # moved: in both trees, but no sitemap file lists it in both
         c.execute("CREATE TABLE moved(k TEXT PRIMARY KEY) WITHOUT ROWID")
-        c.execute("INSERT INTO moved SELECT c.k FROM common c WHERE NOT EXISTS ("
+        # (a URL first listed by the same file in both lists that file in both: not moved, and
+        # that is nearly every URL, which then costs no lookup in the pair tables)
+        c.execute("INSERT INTO moved SELECT c.k FROM common c WHERE c.ofk IS NOT c.nfk AND NOT EXISTS ("
                   " SELECT 1 FROM o_pairs p JOIN n_pairs q ON q.k = p.k AND q.fk = p.fk WHERE p.k = c.k)")
         self._build_entry_changes()
         self._build_extensions()
