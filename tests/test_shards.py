@@ -96,14 +96,13 @@ def test_copying_a_shard_stores_exactly_what_add_rows_stores(tmp_path: Path) -> 
             (Issue("loc-rule", Severity.INFO, "again", url="u"), 0),
             (Issue("other", Severity.WARNING, "last", node_id=10 + k), len(rows.entries) - 1),
         ]
-        ids = direct.add_rows(10 + k, rows)
         for iss, _ in issues:  # as the explorer's _add_issues does
             iss.node_id = 10 + k if iss.node_id is None else iss.node_id
-        direct.add_issues([i for i, _ in issues], [None if idx is None else ids[idx] for _, idx in issues])
-        direct_ids.append(ids)
-        for iss, _ in issues[:1]:
-            iss.node_id = None  # the worker's: the shard fills in the file's node
-        copied_ids.append(copied.copy_rows(10 + k, writer.write(10 + k, rows, issues)))
+        for store, got in ((direct, direct_ids), (copied, copied_ids)):
+            # the explorer maps each issue's index in the batch to the ids the store returned
+            ids = store.add_rows(10 + k, rows) if store is direct else store.copy_rows(10 + k, writer.write(10 + k, rows))
+            store.add_issues([i for i, _ in issues], [None if idx is None else ids[idx] for _, idx in issues])
+            got.append(ids)
     writer.close()
     assert copied_ids == direct_ids
     for name in TABLES:

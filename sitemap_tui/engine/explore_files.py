@@ -183,15 +183,10 @@ class FileProcessing(RobotsReading):
     def _apply_batch(self, node: Node, batch: JobBatch) -> None:
         issues = [i for i, _ in batch.issues]
         entry_ids: list[int | None] = [None] * len(issues)
-        copied_issues = False  # the worker wrote them into its shard with the rows
         if self.store is not None and (batch.rows is not None or batch.shard is not None):
             try:
-                if batch.rows is not None:
-                    ids = self.store.add_rows(node.id, batch.rows)
-                else:
-                    assert batch.shard is not None
-                    ids = self.store.copy_rows(node.id, batch.shard)
-                    copied_issues = batch.shard.issues[1] >= batch.shard.issues[0]
+                ids = (self.store.add_rows(node.id, batch.rows) if batch.rows is not None
+                       else self.store.copy_rows(node.id, batch.shard) if batch.shard is not None else [])
             except ShardGone:
                 # its worker died and its files went with it: the file fails with that death
                 # (WorkerDied, _process), which is what it says; the issues stay, on no entry
@@ -209,10 +204,7 @@ class FileProcessing(RobotsReading):
                     self._unparsable.setdefault(node.id, iss)
             if iss.rule in CUT_RULES:
                 self._cut.setdefault(node.id, CUT_RULES[iss.rule])
-        if copied_issues:
-            self.events.emit(IssuesAdded(node.id, len(issues)))
-        else:
-            self._add_issues(node, issues, entry_ids)
+        self._add_issues(node, issues, entry_ids)
         if batch.agg is not None:
             self._aggs[node.id] = batch.agg
         self._changed(node, agg=batch.agg)

@@ -280,9 +280,7 @@ class FileJob:
             if run.spec.want_rows:
                 rows = entry_rows(entries, run.spec.signature_key)
                 if self.shard is not None:
-                    # the issues go with the rows (their entries' ids are the shard's); the
-                    # batch still names them for the explorer's account of the file
-                    shard, rows = self.shard.write(run.spec.node_id, rows, issues), None
+                    shard, rows = self.shard.write(run.spec.node_id, rows), None
             if self._format is not None:
                 sitemap = run.final_url or run.spec.url
                 shown = entries

@@ -1,7 +1,6 @@
 """Shards: the store rows a worker process builds, written by that worker into a SQLite file of its
 own and copied from there into the store with ``INSERT … SELECT`` (issue 19, docs/scale.md "What
-the store's process costs"); the batch's issues too, with their entries' ``n_issues`` counted in
-the worker (the store's UPDATE per entry is not needed: the entries are new).
+the store's process costs").
 
 Why: the store's process is the single SQLite writer. Receiving pickled row batches and
 ``executemany``-ing them cost it ~4.4 s of CPU per million entry rows; copying rows another
@@ -32,11 +31,10 @@ import os
 import re
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.store.rows import EntryRows
 from sitemap_tui.engine.store.schema import SCHEMA
 
@@ -45,8 +43,7 @@ _ENTRY_VALUES = ("loc, line, lastmod_raw, lastmod, changefreq_raw, changefreq, p
 _ENTRY_COLUMNS = f"node_id, {_ENTRY_VALUES}"
 # the extension tables, in the order add_rows writes them
 _EXTENSIONS = ("images", "videos", "news", "alternates")
-_TABLES = ("entries", *_EXTENSIONS, "issues")
-_ISSUE_COLUMNS = "rule, severity, node_id, entry_id, line, col, url, message"
+_TABLES = ("entries", *_EXTENSIONS)
 ROTATE = 50_000  # entry rows per shard file before its worker starts the next one
 MAX_ATTACHED = 8  # shard files attached to the store at once (SQLite allows 10 by default)
 
@@ -80,7 +77,6 @@ class ShardRows:
     first: int
     count: int
     spans: tuple[tuple[int, int], ...]  # (first rowid, last rowid) per extension table; (1, 0) none
-    issues: tuple[int, int] = (1, 0)  # the batch's issues' ids, (1, 0): none (then the batch sent them)
 
     @property
     def last(self) -> int:
@@ -104,7 +100,6 @@ class ShardWriter:
         self.rotate = max(1, rotate)
         self._next_id = 1  # local entry ids run on across a worker's files: the watermark is one number
         self._next_rowid = [1] * len(_EXTENSIONS)
-        self._next_issue = 1
         self._generation = 0
         self._conn: sqlite3.Connection | None = None
         self._path = ""
@@ -144,9 +139,7 @@ class ShardWriter:
             path, _ = self._sealed.pop(0)
             remove_shard(path)
 
-    def write(self, node_id: int, rows: EntryRows, issues: Sequence[tuple[Issue, int | None]] = ()) -> ShardRows:
-        """Write a batch: its rows, and its issues (each with the index of its entry in the
-        batch, or None) when given; the entries' ``n_issues`` count them, as add_issues would."""
+    def write(self, node_id: int, rows: EntryRows) -> ShardRows:
         self._forget_copied()
         if self._conn is not None and self._in_file >= self.rotate:
             self._seal()
@@ -155,15 +148,10 @@ class ShardWriter:
         c = self._conn
         assert c is not None
         first = self._next_id
-        n = len(rows.entries)
-        per_entry: dict[int, int] = {}
-        for _, idx in issues:
-            if idx is not None and idx < n:
-                per_entry[idx] = per_entry.get(idx, 0) + 1
         c.execute("BEGIN")
         c.executemany(
-            f"INSERT INTO entries(id, {_ENTRY_COLUMNS}, n_issues) VALUES({','.join('?' * 19)})",
-            [(first + i, node_id, *row, per_entry.get(i, 0)) for i, row in enumerate(rows.entries)],
+            f"INSERT INTO entries(id, {_ENTRY_COLUMNS}) VALUES({','.join('?' * 18)})",
+            [(first + i, node_id, *row) for i, row in enumerate(rows.entries)],
         )
         spans = []
         for k, (table, items) in enumerate(zip(
@@ -176,21 +164,10 @@ class ShardWriter:
                 )
             self._next_rowid[k] = start + len(items)
             spans.append((start, start + len(items) - 1))
-        span = (1, 0)
-        if issues:
-            start = self._next_issue
-            c.executemany(
-                f"INSERT INTO issues(id, {_ISSUE_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?)",
-                [(start + j, iss.rule, iss.severity.value, node_id if iss.node_id is None else iss.node_id,
-                  None if idx is None or idx >= n else first + idx, iss.line, iss.column, iss.url, iss.message)
-                 for j, (iss, idx) in enumerate(issues)],
-            )
-            self._next_issue = start + len(issues)
-            span = (start, self._next_issue - 1)
         c.execute("COMMIT")
         self._next_id = first + len(rows.entries)
         self._in_file += len(rows.entries)
-        return ShardRows(self._path, self.worker, first, len(rows.entries), tuple(spans), span)
+        return ShardRows(self._path, self.worker, first, len(rows.entries), tuple(spans))
 
     def close(self) -> None:
         """Close the current file (the pool removes the folder)."""
@@ -255,7 +232,7 @@ class ShardCopier:
         alias = self._alias(shard)
         shift = first - shard.first
         c = self.conn
-        sql = (f"INSERT INTO entries(id, {_ENTRY_COLUMNS}, n_issues) SELECT id + ?, ?, {_ENTRY_VALUES}, n_issues"
+        sql = (f"INSERT INTO entries(id, {_ENTRY_COLUMNS}) SELECT id + ?, ?, {_ENTRY_VALUES}"
                f" FROM {alias}.entries WHERE id BETWEEN ? AND ? ORDER BY id")
         params = (shift, node_id, shard.first, shard.last)
         try:
@@ -275,14 +252,6 @@ class ShardCopier:
                         f" FROM {alias}.{table} WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
                         (shift, lo, hi),
                     )
-            lo, hi = shard.issues
-            if hi >= lo:
-                # entry ids shifted like the entries'; the store numbers the issues itself
-                c.execute(
-                    f"INSERT INTO main.issues({_ISSUE_COLUMNS}) SELECT rule, severity, node_id, entry_id + ?,"
-                    f" line, col, url, message FROM {alias}.issues WHERE id BETWEEN ? AND ? ORDER BY id",
-                    (shift, lo, hi),
-                )
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
                 raise ShardGone(f"shard file {shard.path} is gone") from exc
