@@ -50,13 +50,22 @@ COMMANDS = {
 
 
 # -- the probe: one command in this process, then its rusage -----------------------------------
-def probe(out: Path, argv: list[str]) -> int:
+def probe(out: Path, argv: list[str], profile: Path | None = None) -> int:
     from sitemap_tui.main import main
 
+    profiler = None
+    if profile is not None:  # the store's process under cProfile (its CPU time is inflated then)
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     try:
         rc = main(argv)
     except SystemExit as exc:  # argparse and the commands' own exits
         rc = exc.code if isinstance(exc.code, int) else 1
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     out.write_text(json.dumps({
@@ -109,12 +118,13 @@ def command_line(command: str, target: str, workers: int, per_host: bool) -> lis
 
 
 def one_run(py: str, command: str, target: str, workers: int, per_host: bool, env: dict[str, str],
-            cap: float, work: Path) -> Point:
+            cap: float, work: Path, profile: Path | None = None) -> Point:
     argv = command_line(command, target, workers, per_host)
     rusage = work / "rusage.json"
     rusage.unlink(missing_ok=True)
     stderr = work / f"{command}-{workers}.stderr"
-    got = harness.measure([py, str(Path(__file__).resolve()), "--probe", str(rusage), "--", *argv],
+    prof = ["--profile", f"{profile}-{command}-{workers}.prof"] if profile is not None else []
+    got = harness.measure([py, str(Path(__file__).resolve()), "--probe", str(rusage), *prof, "--", *argv],
                           stdout=None, stderr=stderr, env=env, cap_s=cap, mem_cap=None)
     ok = got.status == "ok" and got.rc in (0, 1) and rusage.exists()
     if not ok:
@@ -141,10 +151,13 @@ def render(points: list[Point], urls: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--probe"]:  # the child: --probe FILE -- sitemap-tui arguments
+    if argv[:1] == ["--probe"]:  # the child: --probe FILE [--profile PROF] -- sitemap-tui arguments
+        prof = None
+        if argv[2:3] == ["--profile"] and len(argv) > 3:
+            prof, argv = Path(argv[3]), argv[:2] + argv[4:]
         if len(argv) < 3 or argv[2] != "--":
-            raise SystemExit("usage: scale.py --probe FILE -- ARGS...")
-        return probe(Path(argv[1]), argv[3:])
+            raise SystemExit("usage: scale.py --probe FILE [--profile PROF] -- ARGS...")
+        return probe(Path(argv[1]), argv[3:], prof)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0,
                     help="data scale, as bench/run.py's (default 1: 200 children x 50,000 URLs)")
@@ -160,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="interpreter with sitemap-tui installed (default .venv/bin/python)")
     ap.add_argument("--cap", type=float, default=1800, help="time cap per run in seconds (default 1800)")
     ap.add_argument("--json", type=Path, help="also write the points here")
+    ap.add_argument("--profile", type=Path,
+                    help="cProfile the store's process of each run into PROFILE-COMMAND-N.prof (inflates its CPU time)")
     a = ap.parse_args(argv)
     commands = [c for c in a.commands.split(",") if c]
     if unknown := [c for c in commands if c not in COMMANDS]:
@@ -196,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                 one_run(py, "urls", target, counts[-1], per_host, env, a.cap, work)
             for command in commands:
                 for n in counts:
-                    runs = [one_run(py, command, target, n, per_host, env, a.cap, work) for _ in range(a.runs)]
+                    runs = [one_run(py, command, target, n, per_host, env, a.cap, work, a.profile)
+                            for _ in range(a.runs)]
                     point = sorted(runs, key=lambda p: p.wall)[len(runs) // 2]
                     if a.runs > 1:
                         point.wall = statistics.median(p.wall for p in runs)

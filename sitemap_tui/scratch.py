@@ -9,7 +9,8 @@ removes one only when both say its owner is gone: no process has that pid, and t
 The pid alone is not enough (a pid from another container's namespace looks dead here), nor the
 lock alone (it is taken a moment after the name exists).
 
-The headless commands and the TUI use it; the engine does not (it writes no temp files)."""
+The headless commands and the TUI use it, and the engine's worker pool for the folder of its
+shard files (engine/workers.py)."""
 
 from __future__ import annotations
 

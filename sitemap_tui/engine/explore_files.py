@@ -41,7 +41,7 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.parse_xml import PARSE_STOPPED
 from sitemap_tui.engine.stats import Aggregate
-from sitemap_tui.engine.store import StoreError
+from sitemap_tui.engine.store import ShardGone, StoreError
 from sitemap_tui.engine.workers import WorkerPool
 from sitemap_tui.words import plural
 
@@ -183,8 +183,14 @@ class FileProcessing(RobotsReading):
     def _apply_batch(self, node: Node, batch: JobBatch) -> None:
         issues = [i for i, _ in batch.issues]
         entry_ids: list[int | None] = [None] * len(issues)
-        if batch.rows is not None and self.store is not None:
-            ids = self.store.add_rows(node.id, batch.rows)
+        if self.store is not None and (batch.rows is not None or batch.shard is not None):
+            try:
+                ids = (self.store.add_rows(node.id, batch.rows) if batch.rows is not None
+                       else self.store.copy_rows(node.id, batch.shard) if batch.shard is not None else [])
+            except ShardGone:
+                # its worker died and its files went with it: the file fails with that death
+                # (WorkerDied, _process), which is what it says; the issues stay, on no entry
+                ids = []
             entry_ids = [ids[idx] if idx is not None and idx < len(ids) else None for _, idx in batch.issues]
         if batch.text and self.on_output is not None:
             self.on_output(batch.text)

@@ -57,6 +57,8 @@ class Explorer(FileProcessing):
         if self._target_robots is not None and not self._target_robots.done():
             self._target_robots.cancel()  # opened, never expanded: nothing waits for it
         if self._pool is not None:
+            if self.store is not None and self.store.failure is None:
+                self.store.detach_shards()  # before the pool removes the files
             await self._pool.aclose()
             self._pool = None
         if self._fetcher is not None:

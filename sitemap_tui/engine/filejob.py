@@ -21,7 +21,7 @@ from sitemap_tui.engine.findings import Finding, Judge, PlainJudge
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import FileAccumulator
-from sitemap_tui.engine.store import EntryRows, entry_rows
+from sitemap_tui.engine.store import EntryRows, ShardRows, ShardWriter, entry_rows
 from sitemap_tui.engine.validator import Validator
 
 
@@ -99,6 +99,9 @@ class JobBatch:
     # findings of rules the user did not select: not stored, but the explorer's account of
     # the file (where parsing stopped, what was cut) still reads them
     unselected: list[Issue] = field(default_factory=list)
+    # in a worker process: where it wrote the rows (its shard, engine/store/shard.py) instead
+    # of sending them; ``rows`` is None then
+    shard: ShardRows | None = None
 
 
 @dataclass(slots=True)
@@ -142,8 +145,10 @@ class FileJob:
         checker: Validator | None = None,
         cancelled: Callable[[], bool] | None = None,
         pace: Callable[[], Awaitable[None]] | None = None,
+        shard: ShardWriter | None = None,
     ) -> None:
         self.spec = spec
+        self.shard = shard  # a worker's: the rows go there, not into the message
         self.emit = emit
         self.pace = pace  # awaited between network reads: the receiver's backpressure
         self.checker = checker if spec.ctx is not None else None
@@ -254,6 +259,7 @@ class FileJob:
             return
         text = None
         rows = None
+        shard = None
         left_out = 0
         if entries:
             if self.checker is not None:
@@ -273,6 +279,8 @@ class FileJob:
             run.count += len(entries)
             if run.spec.want_rows:
                 rows = entry_rows(entries, run.spec.signature_key)
+                if self.shard is not None:
+                    shard, rows = self.shard.write(run.spec.node_id, rows), None
             if self._format is not None:
                 sitemap = run.final_url or run.spec.url
                 shown = entries
@@ -284,7 +292,7 @@ class FileJob:
             return
         run.last_flush = time.monotonic()
         self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json(), left_out,
-                           unselected))
+                           unselected, shard))
 
     def _done(self, run: _Run, outcome: FetchOutcome) -> JobDone:
         s = outcome.stats

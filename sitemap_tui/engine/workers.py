@@ -29,11 +29,15 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from sitemap_tui import scratch
 from sitemap_tui.engine.fetch import FetchConfig
-from sitemap_tui.engine.filejob import JobDone, JobMessage, JobProgress, JobSpec
+from sitemap_tui.engine.filejob import JobBatch, JobDone, JobMessage, JobProgress, JobSpec
 from sitemap_tui.engine.limits import Lease, Limiter
+from sitemap_tui.engine.store import ShardWriter, remove_shard
+from sitemap_tui.engine.store.shard import ROTATE, shard_dir_files
 from sitemap_tui.engine.validator import Validator
 
 RESULT_QUEUE_SIZE = 64
@@ -226,7 +230,8 @@ class RemoteSlots:
 
 
 def _worker_main(
-    worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Validator | None, parent: int
+    worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Validator | None,
+    parent: int, shard_dir: str, copied: Any, rotate: int,
 ) -> None:
     import gc
 
@@ -240,6 +245,9 @@ def _worker_main(
 
     # the creator's pid comes as an argument: it may be gone before this process got this far
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+    # the rows of this worker's batches go into its shard files, which the store copies
+    shard = ShardWriter(Path(shard_dir), worker, lambda: copied[worker], rotate)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -255,7 +263,7 @@ def _worker_main(
                 job = FileJob(
                     spec, lambda msg: outbox.put(msg, node_id), checker,
                     cancelled=lambda: cancel.is_set() or node_id in stopped,
-                    pace=lambda: outbox.pace(node_id),
+                    pace=lambda: outbox.pace(node_id), shard=shard,
                 )
                 outbox.put(await job.run(fetcher))
             except Exception as exc:  # the explorer turns this into a node error
@@ -296,6 +304,7 @@ def _worker_main(
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())
+    shard.close()
 
 
 @dataclass
@@ -309,10 +318,19 @@ class WorkerPool:
     """Started lazily; ``run(spec, emit)`` awaits one file's JobDone, routing its messages.
 
     ``limiter`` is the exploration's (the Explorer's Fetcher uses the same one): workers'
-    requests take their slots from it."""
+    requests take their slots from it.
 
-    def __init__(self, size: int, fetch_config: FetchConfig, checker: Validator | None = None, limiter: Limiter | None = None) -> None:
+    Workers write their batches' rows into shard files (engine/store/shard.py) in a temp
+    directory of the pool's (``shard_dir``), removed when the pool closes; ``copied`` tells
+    each worker how far the store took its rows, so that it deletes what was copied;
+    ``rotate`` is how many entry rows a shard file takes before its worker starts the next."""
+
+    def __init__(self, size: int, fetch_config: FetchConfig, checker: Validator | None = None,
+                 limiter: Limiter | None = None, rotate: int = ROTATE) -> None:
         self.size = max(1, size)
+        self.rotate = rotate
+        self.shard_dir: Path | None = None
+        self._copied: Any = None
         self._ctx = mp.get_context("spawn")  # never fork a process that may run threads
         self._inboxes: list[Any] = []
         self._results: Any = self._ctx.Queue(RESULT_QUEUE_SIZE)
@@ -331,11 +349,18 @@ class WorkerPool:
 
     def _start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        # named after this process and removed when it ends, even on a signal; a later run
+        # removes it when this process was killed outright (sitemap_tui.scratch)
+        self.shard_dir = scratch.temp_dir()
+        # per worker, the last of its local entry ids the store has taken (shared memory: the
+        # workers only read it, each its own slot)
+        self._copied = self._ctx.RawArray("q", self.size)
         for worker in range(self.size):
             inbox = self._ctx.Queue()
             proc = self._ctx.Process(
                 target=_worker_main,
-                args=(worker, inbox, self._results, self._cancel, self._fetch_config, self._checker, os.getpid()),
+                args=(worker, inbox, self._results, self._cancel, self._fetch_config, self._checker, os.getpid(),
+                      str(self.shard_dir), self._copied, self.rotate),
                 daemon=True,
             )
             proc.start()
@@ -372,6 +397,15 @@ class WorkerPool:
             self._give_back((msg.worker, msg.ticket))
             return
         route = self._routes.get(msg.node_id)
+        if isinstance(msg, JobBatch) and msg.shard is not None:
+            try:
+                if route is not None:
+                    route.emit(msg)
+            finally:
+                # applied, or dropped (its file was given up): either way its worker may
+                # delete these rows now (messages of one worker arrive in order)
+                self._copied[msg.shard.worker] = msg.shard.last
+            return
         if route is None:
             return
         if isinstance(msg, JobDone):
@@ -405,6 +439,13 @@ class WorkerPool:
         its slots, so nothing waits for it forever."""
         new = dead - self._dead
         self._dead |= new
+        if self.shard_dir is not None:
+            # what a dead worker wrote is no use to anyone: its files go now (the messages it
+            # sent were all delivered before its death was noticed, see _read)
+            for worker in new:
+                for path in shard_dir_files(self.shard_dir, worker):
+                    if path.suffix == ".db":
+                        remove_shard(path)
         for key in [k for k in self._held if k[0] in new]:
             self._give_back(key)
         for route in list(self._routes.values()):
@@ -468,3 +509,6 @@ class WorkerPool:
         if self._reader is not None:
             self._reader.join(timeout=2)
         self._procs.clear()
+        if self.shard_dir is not None:
+            scratch.remove(self.shard_dir)
+            self.shard_dir = None

@@ -7,8 +7,8 @@ page does not grow with its position.
 The package, bottom up: ``file`` (what a path holds, the lock, replacing a store), ``schema``
 (tables, connection), ``search`` (the URL search index), ``rows`` (row types), ``base`` (the
 connection's lifecycle), ``reads`` and ``writer`` (the Store class), ``run`` (a headless run's
-store); one query module per client beside them (``crossfile``, ``deep``, ...), so no SQL on
-these tables lives outside this package.
+store), ``shard`` (the rows a worker writes for the store to copy); one query module per client
+beside them (``crossfile``, ``deep``, ...), so no SQL on these tables lives outside this package.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from sitemap_tui.engine.store.search import (
     search_candidates,
     search_glob,
 )
+from sitemap_tui.engine.store.shard import ShardGone, ShardRows, ShardWriter, remove_shard
 from sitemap_tui.engine.store.writer import Store
 
 __all__ = [
@@ -63,6 +64,9 @@ __all__ = [
     "EntryRows",
     "IssueRow",
     "IssueScope",
+    "ShardGone",
+    "ShardRows",
+    "ShardWriter",
     "Store",
     "StoreError",  # the one error of the store layer
     "StoreLock",
@@ -71,6 +75,7 @@ __all__ = [
     "entry_rows",
     "inspect_store",
     "priority_bucket",
+    "remove_shard",
     "search_candidates",
     "search_glob",
 ]

@@ -15,12 +15,15 @@ from sitemap_tui.engine.store.reads import StoreReads
 from sitemap_tui.engine.store.rows import EntryRows, IssueScope, entry_rows
 from sitemap_tui.engine.store.schema import INDEXES, NODE_STAT_COLUMNS
 from sitemap_tui.engine.store.search import SEARCH_SQL, SEARCH_TABLE, SEARCH_UPTO
+from sitemap_tui.engine.store.shard import ShardCopier, ShardRows
 
 
 class Store(StoreReads):
     """One store file: the writer side, plus the read queries (StoreReads; readers open their
     own Store, read-only). Which files it opens, and what a write SQLite refuses does: see
     StoreBase."""
+
+    _shards: ShardCopier | None = None  # the worker shards attached (engine/store/shard.py)
 
     # -- nodes -----------------------------------------------------------------------------
     @writes
@@ -98,12 +101,7 @@ class Store(StoreReads):
         if not rows.entries:
             return []
         c = self.conn
-        # ids are never reused below what the search index covers (a reload deletes rows)
-        first = int(c.execute(
-            "SELECT MAX(COALESCE((SELECT MAX(id) FROM entries), 0),"
-            " COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0))",
-            (SEARCH_UPTO,),
-        ).fetchone()[0]) + 1
+        first = self._next_entry_id()
         c.executemany(
             "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw,"
             " changefreq, priority_raw, priority, n_images, n_videos, n_news, n_alternates, title,"
@@ -122,6 +120,34 @@ class Store(StoreReads):
                     [(first + item[0], *item[1:]) for item in items],
                 )
         return list(range(first, first + len(rows.entries)))
+
+    def _next_entry_id(self) -> int:
+        # ids are never reused below what the search index covers (a reload deletes rows)
+        return int(self.conn.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(id) FROM entries), 0),"
+            " COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0))",
+            (SEARCH_UPTO,),
+        ).fetchone()[0]) + 1
+
+    def copy_rows(self, node_id: int, shard: ShardRows) -> list[int]:
+        """Insert a batch a worker wrote into its shard (engine/store/shard.py), as add_rows
+        would have inserted it; returns the new entry ids in order. Raises ShardGone when the
+        shard file is no longer there (its worker died)."""
+        if shard.count == 0:
+            return []
+        if self._shards is None:
+            self._shards = ShardCopier(self.conn, self.commit, self.begin)
+        with self.guarded():
+            return self._shards.copy(node_id, shard, self._next_entry_id())
+
+    def detach_shards(self) -> None:
+        """Let go of the shard files (before their folder is removed); commits what is pending."""
+        if self._shards is not None:
+            in_tx = self._in_tx
+            self.commit()
+            self._shards.detach_all()
+            if in_tx:
+                self.begin()
 
     # -- the substring search index -----------------------------------------------------------
     @writes
