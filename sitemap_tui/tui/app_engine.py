@@ -33,6 +33,7 @@ from sitemap_tui.tui.messages import (
     SearchProgress,
 )
 from sitemap_tui.tui.screens.error import StoreErrorScreen
+from sitemap_tui.tui.strip_cycles import patch_strips
 from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree, short_name, since_text
 from sitemap_tui.words import plural
 
@@ -53,6 +54,7 @@ class EngineLink(PaneSync):
 
     # -- lifecycle ------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        patch_strips()  # before the first frame: every line drawn is freed by reference counting
         cfg = self.config
         if cfg.theme:
             if cfg.theme in self.available_themes:
