@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,10 @@ import pytest
 from app_helpers import settle, wait_started
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.strip import Strip
 
+from sitemap_tui.engine.store.rows import EntryRow
 from sitemap_tui.tui import strip_cycles
 
 SIZES = [(200, 50), (80, 24)]
@@ -41,6 +44,7 @@ def patched(monkeypatch: pytest.MonkeyPatch) -> None:
     """The patch for one test, undone after it (the app test must see whether the app installs it)."""
     monkeypatch.setattr(Strip, "divide", Strip.divide)
     monkeypatch.setattr(Strip, "crop_extend", Strip.crop_extend)
+    monkeypatch.setattr(LRUCache, "clear", LRUCache.clear)
     strip_cycles.patch_strips()
 
 
@@ -81,6 +85,20 @@ def test_whole_strip_divide_and_crop_leave_no_cycle(patched: None) -> None:
     assert not refers_to_itself(s)
 
 
+def test_a_cleared_lru_cache_leaves_no_cycle(patched: None) -> None:
+    cache: LRUCache[int, Strip] = LRUCache(8)
+    with cyclic_garbage() as garbage:
+        for round_ in range(20):
+            for i in range(12):  # past its size: the oldest are dropped on the way
+                cache.set(i, _strip())
+            assert cache.get(11) is not None and cache.get(0) is None
+            cache.clear()
+            assert len(cache) == 0 and cache.get(11) is None
+            cache.set(round_, _strip())  # and it works on after a clear
+            assert cache.get(round_) is not None
+    assert not [o for o in garbage if isinstance(o, Strip)]
+
+
 @pytest.mark.parametrize("cuts", [[13], [13, 20], [3, 13], [5], [0, 13], [2, 7, 13], []])
 def test_divide_answers_as_textual_does(patched: None, cuts: list[int]) -> None:
     s = _strip()
@@ -106,7 +124,7 @@ async def test_exploring_renders_no_line_only_the_cyclic_collector_frees(demo_se
         await wait_started(app, pilot)
         with cyclic_garbage() as garbage:
             await pilot.press("e")  # expand all: the tree and the panes redraw as files arrive
-            for key in ("5", "1", "down", "down", "3", "2"):
+            for key in ("5", "1", "down", "down", "3", "2", "5", "up"):
                 await pilot.press(key)
                 await pilot.pause()
             await settle(app, pilot)
@@ -114,3 +132,50 @@ async def test_exploring_renders_no_line_only_the_cyclic_collector_frees(demo_se
         # cycle is Textual's DOM, and widgets are few)
         strips = [o for o in garbage if isinstance(o, Strip) and refers_to_itself(o)]
         assert not strips, f"{len(strips)} rendered lines were cyclic garbage by themselves"
+        rows = [o for o in garbage if isinstance(o, EntryRow)]
+        assert not rows, f"{len(rows)} URL-table rows were cyclic garbage"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_large_batch_is_applied_in_slices_with_the_loop_running_between(
+        demo_server, make_app, size, monkeypatch: pytest.MonkeyPatch):
+    from sitemap_tui.engine.events import NodeChanged
+    from sitemap_tui.tui import app_engine
+    from sitemap_tui.tui.messages import EngineEvents
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        # as if the slice took its whole share of the frame, every time
+        monkeypatch.setattr(app_engine, "APPLY_SLICE_SECONDS", 0.0)
+        turns = [0]
+        slices: list[int] = []  # the loop turns seen when each slice was applied
+        apply = app.tree.apply_events
+
+        def counting(events):
+            slices.append(turns[0])
+            return apply(events)
+
+        monkeypatch.setattr(app.tree, "apply_events", counting)
+        stop = asyncio.Event()
+
+        async def ticker() -> None:
+            while not stop.is_set():
+                turns[0] += 1
+                await asyncio.sleep(0)
+
+        tick = asyncio.create_task(ticker())
+        nodes = list(app.tree.model.nodes.values())
+        batch = [NodeChanged(nodes[i % len(nodes)]) for i in range(3 * app_engine.APPLY_SLICE_EVENTS + 1)]
+        app.post_message(EngineEvents(batch))
+        await pilot.pause()
+        await settle(app, pilot)
+        stop.set()
+        await tick
+        assert len(slices) == 4
+        assert slices[0] < slices[1] < slices[2] < slices[3], slices  # the loop ran between slices
+        await pilot.press("down")  # and the explorer still answers keys
+        await settle(app, pilot)
+        assert app.selected_id == app.tree.cursor_node.data
