@@ -1,8 +1,8 @@
 """The app's side of the engine: starting it, and what its messages change in the app.
 
 The engine runs in its own process (``bridge.EngineProcess``; or on a thread,
-``bridge.EngineBridge``) and reports in event batches; the tree applies each batch at once, the
-panes follow at their steady rate (``app_panes``). A saved exploration (``sitemap-tui open``)
+``bridge.EngineBridge``) and reports in event batches; the tree applies each batch (in 8 ms
+slices when it is large), the panes follow at their steady rate (``app_panes``). A saved exploration (``sitemap-tui open``)
 gets an engine that fetches nothing and only runs the store-only work.
 """
 
