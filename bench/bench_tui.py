@@ -12,12 +12,17 @@ Serves the generated index (bench/generate.py: ``tui`` = 20 gzipped children x 5
   how many exceed 50 and 100 ms (a stall is the time past the 5 ms the ticker asked to sleep);
 - a histogram of those stalls, and the GC pauses of every thread of the UI's process (a collection in
   a worker thread holds the interpreter lock, so it stalls the UI loop as much as one on the UI thread);
+- the same stalls in CPU time: what the UI's process itself computed (``time.process_time``, all its
+  threads) while the loop did not tick. On a busy machine a stall's wall time is mostly waiting for a
+  core; its CPU time is the part this process causes, and it is repeatable under load;
 - afterwards, on the URL table of the whole index: page down, jump to the end, a substring filter's
   first screen (``--stream-only`` stops after the expand-all, to compare stalls quickly).
 
 ``--trace`` samples the UI thread's stack from a watchdog thread while a stall is under way and prints
 where the stalled time went (the watchdog needs the GIL too, so a stall caused by another thread holding
-it shows up as the UI thread waiting in the interpreter's switch points).
+it shows up as the UI thread waiting in the interpreter's switch points). ``--garbage`` counts, by type,
+the objects that only the cyclic collector frees (it collects every 2 s itself meanwhile, keeping what it
+finds for a moment: a diagnosis, its stalls say nothing).
 """
 
 from __future__ import annotations
@@ -81,6 +86,18 @@ class StallTrace:
             self.samples[key] += 1
 
 
+def _census(counts: collections.Counter[str]) -> None:
+    """Collect everything, counting by type what only the cyclic collector could free."""
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        counts.update(type(o).__qualname__ for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    gc.collect()  # now free them
+
+
 def histogram(stalls: list[float]) -> dict[str, int]:
     """How many stalls fall in each bin of STALL_BINS (and above the last)."""
     out: dict[str, int] = {}
@@ -104,7 +121,8 @@ def start_server(root: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], children: int,
-                  trace: bool, engine_process: bool, filter_text: str, stream_only: bool) -> dict[str, object]:
+                  trace: bool, engine_process: bool, filter_text: str, stream_only: bool,
+                  garbage: bool = False) -> dict[str, object]:
     from sitemap_tui.engine.discover import Target
     from sitemap_tui.engine.explorer import ExploreOptions
     from sitemap_tui.engine.model import NodeState
@@ -114,6 +132,7 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
 
     out: dict[str, object] = {}
     gc_pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+    gc_freed: dict[int, list[int]] = {0: [], 1: [], 2: []}
     other_pauses: list[float] = []  # collections in the process's other threads (they hold the GIL too)
     gc_start = [0.0]
 
@@ -122,6 +141,7 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             gc_start[0] = time.perf_counter()
         elif threading.get_ident() == ui_thread:
             gc_pauses[info.get("generation", 2)].append(time.perf_counter() - gc_start[0])
+            gc_freed[info.get("generation", 2)].append(info.get("collected", 0))
         else:
             other_pauses.append(time.perf_counter() - gc_start[0])
 
@@ -135,16 +155,24 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
                          engine_process=engine_process, tune_gc=True)
         async with app.run_test(size=size) as pilot:
             out["first frame"] = time.perf_counter() - t0
-            gaps: list[tuple[float, float]] = []
+            gaps: list[tuple[float, float, float]] = []  # (wall stall, CPU time in it, when)
             stop = asyncio.Event()
+            census: collections.Counter[str] = collections.Counter()
 
             async def ticker() -> None:
                 last = time.perf_counter()
+                last_cpu = time.process_time()
+                next_census = last + 2.0
                 while not stop.is_set():
                     await asyncio.sleep(TICK)
                     now = time.perf_counter()
-                    gaps.append((max(0.0, now - last - TICK), now))
-                    last = now
+                    cpu = time.process_time()
+                    gaps.append((max(0.0, now - last - TICK), cpu - last_cpu, now))
+                    if garbage and now >= next_census:
+                        next_census = now + 2.0
+                        _census(census)
+                        now, cpu = time.perf_counter(), time.process_time()
+                    last, last_cpu = now, cpu
                     if tracer is not None:
                         tracer.last_tick = now
 
@@ -172,7 +200,8 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             await tick
             if tracer is not None:
                 tracer.stop()
-            streaming = [g for g, at in gaps if t1 <= at <= t2]
+            streaming = [g for g, _cpu, at in gaps if t1 <= at <= t2]
+            cpu_stalls = sorted(c for _g, c, at in gaps if t1 <= at <= t2)
             urls = model.totals()[3]
             streaming.sort()
             out["expand all"] = t2 - t1
@@ -185,9 +214,15 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             out["ticks"] = len(streaming)
             for key, n in histogram(streaming).items():
                 out[f"  {key}"] = n
+            out["CPU stall max"] = cpu_stalls[-1] if cpu_stalls else 0.0
+            out["CPU stall p99"] = cpu_stalls[int(len(cpu_stalls) * 0.99)] if cpu_stalls else 0.0
+            out["CPU stalls > 33 ms"] = sum(1 for g in cpu_stalls if g > 0.033)
+            for key, n in histogram(cpu_stalls).items():
+                out[f"  CPU {key}"] = n
             for gen, pauses in gc_pauses.items():
                 out[f"gen-{gen} GC pauses (max)"] = max(pauses, default=0.0)
                 out[f"  gen-{gen} collections"] = len(pauses)
+                out[f"  gen-{gen} objects freed (mean)"] = round(statistics.mean(gc_freed[gen])) if gc_freed[gen] else 0
             out["GC pauses in other threads (max)"] = max(other_pauses, default=0.0)
             out["  collections in other threads"] = len(other_pauses)
             out["objects tracked by the GC"] = len(gc.get_objects())
@@ -201,6 +236,8 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             if trace:
                 kinds = collections.Counter(type(o).__name__ for o in gc.get_objects())
                 print("most common objects:", kinds.most_common(12))
+            if garbage:
+                print("what the cyclic collector freed while streaming:", census.most_common(20))
             if stream_only:
                 gc.callbacks.remove(on_gc)
                 _print_trace(tracer)
@@ -280,6 +317,8 @@ def main() -> None:
                     help="where the engine runs: its own process (as sitemap-tui runs it) or a thread of the UI's")
     ap.add_argument("--filter", help="substring for the filter measurement (default: a rare one near the end)")
     ap.add_argument("--trace", action="store_true", help="sample the UI thread's stack during stalls")
+    ap.add_argument("--garbage", action="store_true",
+                    help="count by type what the cyclic collector frees while streaming (a diagnosis)")
     ap.add_argument("--stream-only", action="store_true",
                     help="stop after the expand-all (stalls and GC only, no URL table measurements)")
     ap.add_argument("--results", type=Path, help="also append the results as a Markdown section to this file")
@@ -302,7 +341,7 @@ def main() -> None:
             results.append(asyncio.run(one_run(f"{base}/{args.set}/index.xml", workers, args.tab, (width, height),
                                                children, args.trace, args.engine == "process",
                                                args.filter or f"{args.set}{children - 1}-4999",
-                                               args.stream_only)))
+                                               args.stream_only, args.garbage)))
     finally:
         server.terminate()
         server.wait()

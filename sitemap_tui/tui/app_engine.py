@@ -1,21 +1,24 @@
 """The app's side of the engine: starting it, and what its messages change in the app.
 
 The engine runs in its own process (``bridge.EngineProcess``; or on a thread,
-``bridge.EngineBridge``) and reports in event batches; the tree applies each batch at once, the
-panes follow at their steady rate (``app_panes``). A saved exploration (``sitemap-tui open``)
+``bridge.EngineBridge``) and reports in event batches; the tree applies each batch (in 8 ms
+slices when it is large), the panes follow at their steady rate (``app_panes``). A saved exploration (``sitemap-tui open``)
 gets an engine that fetches nothing and only runs the store-only work.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import sqlite3
+import time
 from pathlib import Path
 
 from textual import on, work
 from textual.theme import Theme
 
+from sitemap_tui.engine.events import Event, ExplorationDone
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.app_base import STOPPED_ENGINE, STOPPED_STORE
@@ -33,6 +36,7 @@ from sitemap_tui.tui.messages import (
     SearchProgress,
 )
 from sitemap_tui.tui.screens.error import StoreErrorScreen
+from sitemap_tui.tui.strip_cycles import patch_strips
 from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree, short_name, since_text
 from sitemap_tui.words import plural
 
@@ -43,6 +47,12 @@ the store cannot be written), where a toast that vanishes after seconds could go
 AUTO_CROSSFILE_URLS = 200_000
 """After an expand-all of at most this many URLs the cross-file checks run by themselves (about a
 second of SQL); above it they wait for k, since they hold the store (~30 s on 10 M URLs)."""
+APPLY_SLICE_EVENTS = 256
+"""Events of one batch applied to the tree between two looks at the clock."""
+APPLY_SLICE_SECONDS = 0.008
+"""A batch that takes longer to apply (thousands of sitemaps listed by one index, a reload) hands
+the event loop back after this long, a quarter of a 30 fps frame, so the screen is drawn and keys
+are read between its slices."""
 
 
 class EngineLink(PaneSync):
@@ -53,6 +63,7 @@ class EngineLink(PaneSync):
 
     # -- lifecycle ------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        patch_strips()  # before the first frame: every line drawn is freed by reference counting
         cfg = self.config
         if cfg.theme:
             if cfg.theme in self.available_themes:
@@ -210,6 +221,13 @@ class EngineLink(PaneSync):
         # only now: this runs after a refresh, and moves the cursor (tests and screenshots wait
         # for it before they move the cursor themselves)
         self._root_opened = True
+        self._phase_done()
+
+    def _phase_done(self) -> None:
+        """A large phase ended (the exploration opened, an expand-all finished): what it left alive
+        leaves the collector's sight, after the next frame (see :func:`settle_gc`)."""
+        if self.tune_gc:
+            self.call_after_refresh(settle_gc)
 
     # -- the tree asks --------------------------------------------------------------------------
     @on(SitemapTree.FetchRequested)
@@ -228,16 +246,21 @@ class EngineLink(PaneSync):
             self.bridge.open(self.target)
 
     @on(EngineEvents)
-    def _engine_events(self, message: EngineEvents) -> None:
+    async def _engine_events(self, message: EngineEvents) -> None:
+        # the app's other messages wait for this handler (so batches apply in order), the
+        # screen and the other widgets do not
         if self.quitting:
             return
-        changed, issue_nodes, done = self.tree.apply_events(message.events)
-        self._dirty |= changed
-        self._issue_dirty |= issue_nodes
-        # an issue about a child (e.g. an unfetchable sitemap) may be filed under its parent
-        model = self.tree.model
-        self._issue_dirty |= {p for n in issue_nodes if (node := model.nodes.get(n)) is not None and (p := node.parent_id) is not None}
-        self._events_seen = True
+        events = message.events
+        done: list[ExplorationDone] = []
+        began = time.perf_counter()
+        for start in range(0, len(events), APPLY_SLICE_EVENTS):
+            if start and time.perf_counter() - began >= APPLY_SLICE_SECONDS:
+                await asyncio.sleep(0)
+                if self.quitting:
+                    return
+                began = time.perf_counter()
+            done += self._apply_events(events[start:start + APPLY_SLICE_EVENTS])
         if done:
             self.recount_issues()
         for ev in done:
@@ -248,7 +271,18 @@ class EngineLink(PaneSync):
                     self.notify("Expand all cancelled.", markup=False)
                 else:
                     self._expand_all_done(ev.files)
+                self._phase_done()
         self.update_header()
+
+    def _apply_events(self, events: list[Event]) -> list[ExplorationDone]:
+        changed, issue_nodes, done = self.tree.apply_events(events)
+        self._dirty |= changed
+        self._issue_dirty |= issue_nodes
+        # an issue about a child (e.g. an unfetchable sitemap) may be filed under its parent
+        model = self.tree.model
+        self._issue_dirty |= {p for n in issue_nodes if (node := model.nodes.get(n)) is not None and (p := node.parent_id) is not None}
+        self._events_seen = True
+        return done
 
     def _expand_all_done(self, files: int) -> None:
         urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
@@ -447,14 +481,34 @@ class EngineLink(PaneSync):
         self.update_header()
 
 
+YOUNG_GC_OBJECTS = 5_000
+"""New tracked objects between two young-generation passes: a pass walks them (~1 µs each), so
+this bounds each pass to a few milliseconds."""
+MIDDLE_GC_PASSES = 1_000
+"""Young passes between two middle-generation passes: while an index streams, none. What survives a
+young pass is alive (rendered lines and rows are no cyclic garbage any more, strip_cycles.py) and
+leaves by reference counting; the middle generation is collected once a phase ends (settle_gc)."""
+
+
 def quiet_gc() -> None:
     """Keep the cyclic garbage collector from stalling the UI loop.
 
     A full collection walks every tracked object: with Textual, the widgets and their caches that is
     over 100,000 objects and 80-120 ms on a slow core, a visible freeze. Objects alive now (modules,
     widgets) are moved out of the collector's sight (they are freed by reference counting as usual),
-    and the young generations are kept small: a collection costs about a microsecond per object it
-    walks, so 50,000 young objects meant 45-55 ms pauses, while 10,000 (and the middle generation
-    collected every third time) keeps each pass under ~15 ms (bench/bench_tui.py, GC pauses)."""
+    and only the young generation is collected as the app runs: 50,000 young objects meant 45-55 ms
+    pauses, a middle generation collected every third pass 18-28 ms (bench/bench_tui.py, GC pauses).
+    The oldest generation's pass (threshold 100 middle passes) then never comes in a session."""
     gc.freeze()
-    gc.set_threshold(10_000, 3, 100)
+    gc.set_threshold(YOUNG_GC_OBJECTS, MIDDLE_GC_PASSES, 100)
+
+
+def settle_gc() -> None:
+    """After a large phase: collect the young generations once (their garbage is small: rendered
+    lines are freed by reference counting, strip_cycles.py), then freeze what survived, as at
+    start-up. The tree, its labels and the panes' caches built by the phase are then never walked
+    again by a collection while the next phase streams; what of them dies later is freed by
+    reference counting as usual (a cycle among them stays until the process ends: the price of
+    never walking them)."""
+    gc.collect(1)
+    gc.freeze()
