@@ -28,10 +28,12 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -87,7 +89,22 @@ def _tree_rss(root: int) -> int:
 
 def measure(argv: list[str], *, stdout: Path | None, stderr: Path, env: dict[str, str], cap_s: float,
             mem_cap: int | None) -> Run:
-    """Run argv in a new session; return wall/CPU/RSS. Kills the whole group on the time or memory cap."""
+    """Run argv in a new session; return wall/CPU/RSS. Kills the whole group on the time or memory cap.
+
+    Every run gets an empty cache folder of its own (XDG_CACHE_HOME), removed after it: with one
+    cache for all runs, sitemap-tui's second run of a workload would re-explore against the first
+    one's kept exploration and bench/server.py would answer 304, so the batch would time the carry
+    of unchanged files (bench/bench_refetch.py's measure) instead of a first exploration."""
+    cache = tempfile.mkdtemp(prefix="sitemap-tui-bench-cache-")
+    try:
+        return _measure(argv, stdout=stdout, stderr=stderr, env={**env, "XDG_CACHE_HOME": cache},
+                        cap_s=cap_s, mem_cap=mem_cap)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _measure(argv: list[str], *, stdout: Path | None, stderr: Path, env: dict[str, str], cap_s: float,
+             mem_cap: int | None) -> Run:
     out_f = open(stdout, "wb") if stdout else open(os.devnull, "wb")  # noqa: SIM115
     err_f = open(stderr, "wb")  # noqa: SIM115
     peak = [0]
