@@ -148,11 +148,19 @@ def record_json(r: UrlRecord) -> str:
     images, videos, news, alternates = [
         _jv(v) if v or v.__class__ is not list else "[]" for v in (r.images, r.videos, r.news, r.alternates)
     ]
-    return (
-        f'{{"loc": {loc}, "lastmod": {lastmod}, "changefreq": {changefreq}, "priority": {priority}, '
-        f'"sitemap": {sitemap}, "sitemap_lastmod": {sitemap_lastmod}, "images": {images}, '
-        f'"videos": {videos}, "news": {news}, "alternates": {alternates}}}\n'
-    )
+    return _json_line(loc, lastmod, changefreq, priority, sitemap, sitemap_lastmod, images, videos, news, alternates)
+
+
+def _json_line(*values: str) -> str:
+    """One record's JSON line from its values already encoded, in UrlWriter's key order: the one
+    template record_json and stored_jsonl share."""
+    return _LINE.format(*values)
+
+
+_LINE = (
+    '{{"loc": {}, "lastmod": {}, "changefreq": {}, "priority": {}, "sitemap": {}, "sitemap_lastmod": {}, '
+    '"images": {}, "videos": {}, "news": {}, "alternates": {}}}\n'
+)
 
 
 def is_url(loc: str | None) -> bool:
@@ -415,9 +423,5 @@ def stored_jsonl(store: Any, rows: list[tuple[Any, ...]], sitemap: str, sitemap_
             ]
         else:
             images = videos = news = links = "[]"
-        out.append(
-            f'{{"loc": {loc}, "lastmod": {lastmod}, "changefreq": {changefreq}, "priority": {priority}, '
-            f'"sitemap": {sm}, "sitemap_lastmod": {sm_lastmod}, "images": {images}, '
-            f'"videos": {videos}, "news": {news}, "alternates": {links}}}\n'
-        )
+        out.append(_json_line(loc, lastmod, changefreq, priority, sm, sm_lastmod, images, videos, news, links))
     return "".join(out)
