@@ -1,5 +1,6 @@
-"""The worker's outbox: its loop never blocks on the explorer's bounded results queue, and a
-file whose messages pile up pauses alone while the other files of the worker go on."""
+"""The worker's outbox: its loop never blocks on its results pipe when the explorer stops
+reading, and a file whose messages pile up pauses alone while the other files of the worker go
+on."""
 
 from __future__ import annotations
 
@@ -9,8 +10,15 @@ import queue
 from sitemap_tui.engine.workers import FILE_BACKLOG, _Outbox
 
 
+class Pipe(queue.Queue[object]):
+    """A results pipe whose reader is the test: ``send`` blocks while it is full."""
+
+    def send(self, obj: object) -> None:
+        self.put(obj)
+
+
 async def test_a_full_results_queue_pauses_only_the_file_that_filled_it() -> None:
-    results: queue.Queue[object] = queue.Queue(maxsize=1)  # the explorer is not reading
+    results = Pipe(maxsize=1)  # the explorer is not reading
     outbox = _Outbox(results, asyncio.get_running_loop())
     for i in range(FILE_BACKLOG + 3):
         outbox.put(("batch", 1, i), node_id=1)  # returns at once: the loop is never held
@@ -28,7 +36,7 @@ async def test_a_full_results_queue_pauses_only_the_file_that_filled_it() -> Non
 async def test_progress_reports_never_pause_a_file_and_wait_one_at_a_time() -> None:
     from sitemap_tui.engine.filejob import JobProgress
 
-    results: queue.Queue[object] = queue.Queue(maxsize=1)
+    results = Pipe(maxsize=1)
     outbox = _Outbox(results, asyncio.get_running_loop())
     for wire in range(1, FILE_BACKLOG * 4):
         outbox.put(JobProgress(7, wire * 65536, None), node_id=7)

@@ -4,10 +4,14 @@ the explorer's event loop.
 Each worker owns its own event loop, Fetcher and checker copy, and runs several files at once:
 the explorer keeps ``files_in_flight`` files going (``--concurrency``, or the number of workers
 when that is higher, so that no worker waits for a file), and hands each new file to the worker
-with the fewest. Messages come back through one bounded queue: when
-the explorer (the single SQLite writer) falls behind, workers block instead of piling batches up
-in memory. Each worker has a queue of its own for what the explorer sends it: files, "stop this
-file", and request slots.
+with the fewest. Messages come back through a pipe of each worker's own: when the explorer
+falls behind, a worker's sends block once its pipe is full instead of piling batches up in
+memory. One pipe per worker, not one queue shared by all: a worker killed (out of memory,
+SIGKILL) in the middle of a message on a shared queue died holding its write lock, and every
+other worker, and the reader waiting for the rest of that message, then waited forever. A dead
+worker's pipe ends (EOF) after its last whole message, so its death is noticed right there.
+Each worker has a queue of its own for what the explorer sends it: files, "stop this file",
+and request slots.
 
 Request slots: a worker's Fetcher takes no slot of its own. For each request it asks the
 explorer's ``Limiter`` (``RemoteSlots``: a ``_SlotAsk`` up the results queue, a grant down the
@@ -23,6 +27,7 @@ import asyncio
 import contextlib
 import itertools
 import multiprocessing as mp
+import multiprocessing.connection as mp_connection
 import os
 import queue
 import threading
@@ -40,7 +45,6 @@ from sitemap_tui.engine.store import ShardWriter, remove_shard
 from sitemap_tui.engine.store.shard import ROTATE, shard_dir_files
 from sitemap_tui.engine.validator import Validator
 
-RESULT_QUEUE_SIZE = 64
 # messages of one file that may wait in a worker's outbox before that file pauses its download
 FILE_BACKLOG = 8
 
@@ -83,10 +87,10 @@ class _Grant:
 
 
 class _Outbox:
-    """Everything a worker sends to the explorer, put on the bounded results queue by one thread.
+    """Everything a worker sends to the explorer, sent down its results pipe by one thread.
 
     A worker runs several files on one loop. Were the loop itself to block on the full results
-    queue (the explorer writing rows behind), every file of the worker would stop reading its
+    pipe (the explorer writing rows behind), every file of the worker would stop reading its
     socket, and servers drop a client that stops reading (seen: a 50 MiB file cut off by the
     test server's 5 s send timeout while a sibling's batches waited). Here the loop never blocks:
     the thread keeps the order of all messages, and each file with more than ``FILE_BACKLOG``
@@ -123,8 +127,8 @@ class _Outbox:
             if msg is _CLOSE:
                 return
             try:
-                self._results.put(msg)
-            except (OSError, ValueError):  # the queue was closed under us: the pool is gone
+                self._results.send(msg)
+            except (OSError, ValueError):  # the pipe was closed under us: the pool is gone
                 return
             if isinstance(msg, JobProgress):
                 self._progress.discard(msg.node_id)  # (set ops are atomic under the GIL)
@@ -233,6 +237,9 @@ def _worker_main(
     worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Validator | None,
     parent: int, shard_dir: str, copied: Any, rotate: int,
 ) -> None:
+    """``results`` is the sending end of this worker's pipe; ``cancel`` a shared flag read
+    without a lock (an ``mp.Event`` has one, and a worker killed while holding it would hang
+    ``cancel_running`` and every other worker)."""
     import gc
 
     from sitemap_tui.engine.fetch import Fetcher
@@ -262,7 +269,7 @@ def _worker_main(
             try:
                 job = FileJob(
                     spec, lambda msg: outbox.put(msg, node_id), checker,
-                    cancelled=lambda: cancel.is_set() or node_id in stopped,
+                    cancelled=lambda: bool(cancel.value) or node_id in stopped,
                     pace=lambda: outbox.pace(node_id), shard=shard,
                 )
                 outbox.put(await job.run(fetcher))
@@ -333,8 +340,9 @@ class WorkerPool:
         self._copied: Any = None
         self._ctx = mp.get_context("spawn")  # never fork a process that may run threads
         self._inboxes: list[Any] = []
-        self._results: Any = self._ctx.Queue(RESULT_QUEUE_SIZE)
-        self._cancel: Any = self._ctx.Event()
+        self._channels: list[Any] = []  # per worker, the reading end of its results pipe
+        self._cancel: Any = self._ctx.RawValue("b", 0)
+        self._closing = False
         self._procs: list[Any] = []
         self._load: list[int] = []  # files in flight per worker
         self._fetch_config = fetch_config
@@ -349,6 +357,7 @@ class WorkerPool:
 
     def _start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._closing = False
         # named after this process and removed when it ends, even on a signal; a later run
         # removes it when this process was killed outright (sitemap_tui.scratch)
         self.shard_dir = scratch.temp_dir()
@@ -357,13 +366,16 @@ class WorkerPool:
         self._copied = self._ctx.RawArray("q", self.size)
         for worker in range(self.size):
             inbox = self._ctx.Queue()
+            receive, send = self._ctx.Pipe(duplex=False)
             proc = self._ctx.Process(
                 target=_worker_main,
-                args=(worker, inbox, self._results, self._cancel, self._fetch_config, self._checker, os.getpid(),
+                args=(worker, inbox, send, self._cancel, self._fetch_config, self._checker, os.getpid(),
                       str(self.shard_dir), self._copied, self.rotate),
                 daemon=True,
             )
             proc.start()
+            send.close()  # the worker holds the only sending end: its exit ends the pipe
+            self._channels.append(receive)
             self._inboxes.append(inbox)
             self._procs.append(proc)
             self._load.append(0)
@@ -371,22 +383,22 @@ class WorkerPool:
         self._reader.start()
 
     def _read(self) -> None:
+        """Hand every worker's messages to the loop, in each worker's order; a pipe that ends
+        (its worker exited, or was killed, mid-message too) is that worker's death, noticed
+        after all it sent in whole was delivered."""
         assert self._loop is not None
-        while True:
-            try:
-                msg = self._results.get(timeout=0.5)
-            except queue.Empty:
-                dead = {i for i, p in enumerate(self._procs) if not p.is_alive()}
-                if dead - self._dead:
-                    self._loop.call_soon_threadsafe(self._workers_died, dead)
-                if len(dead) == len(self._procs):
-                    return
-                continue
-            except (EOFError, OSError):
-                return
-            if msg is None:
-                return
-            self._loop.call_soon_threadsafe(self._deliver, msg)
+        open_ = {conn: worker for worker, conn in enumerate(self._channels)}
+        while open_:
+            for ready in mp_connection.wait(list(open_), timeout=0.5):
+                conn: Any = ready
+                try:
+                    msg = conn.recv()
+                except (EOFError, OSError):
+                    worker = open_.pop(conn)
+                    if not self._closing:
+                        self._loop.call_soon_threadsafe(self._workers_died, {worker})
+                    continue
+                self._loop.call_soon_threadsafe(self._deliver, msg)
 
     def _deliver(self, msg: Any) -> None:
         if isinstance(msg, _SlotAsk):
@@ -439,6 +451,9 @@ class WorkerPool:
         its slots, so nothing waits for it forever."""
         new = dead - self._dead
         self._dead |= new
+        for worker in new:
+            # nobody reads its inbox any more: what is put there must not hold this process's exit
+            self._inboxes[worker].cancel_join_thread()
         if self.shard_dir is not None:
             # what a dead worker wrote is no use to anyone: its files go now (the messages it
             # sent were all delivered before its death was noticed, see _read)
@@ -483,10 +498,10 @@ class WorkerPool:
 
     def cancel_running(self) -> None:
         """Ask the running files to stop at their next chunk (they report back as cancelled)."""
-        self._cancel.set()
+        self._cancel.value = 1
 
     def resume(self) -> None:
-        self._cancel.clear()
+        self._cancel.value = 0
 
     async def aclose(self) -> None:
         """Stop lending slots, then close the processes (off the event loop: joins block)."""
@@ -495,6 +510,7 @@ class WorkerPool:
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     def close(self) -> None:
+        self._closing = True
         for inbox in self._inboxes:
             inbox.put(None)
         # one deadline for all of them: waiting 2 s for each in turn made a slow pool (workers
@@ -505,9 +521,11 @@ class WorkerPool:
         for proc in self._procs:
             if proc.is_alive():
                 proc.terminate()
-        self._results.put(None)
         if self._reader is not None:
             self._reader.join(timeout=2)
+        for conn in self._channels:
+            conn.close()
+        self._channels.clear()
         self._procs.clear()
         if self.shard_dir is not None:
             scratch.remove(self.shard_dir)
