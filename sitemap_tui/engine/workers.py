@@ -14,7 +14,7 @@ Each worker has a queue of its own for what the explorer sends it: files, "stop 
 and request slots.
 
 Request slots: a worker's Fetcher takes no slot of its own. For each request it asks the
-explorer's ``Limiter`` (``RemoteSlots``: a ``_SlotAsk`` up the results queue, a grant down the
+explorer's ``Limiter`` (``RemoteSlots``: a ``_SlotAsk`` up the results pipe, a grant down the
 worker's queue, a ``_SlotFree`` when the response is read, and the same again around each
 parse of a chunk, see ``limits.Lease``), so ``--concurrency`` and
 ``--per-host`` hold for the whole exploration, in-process fetches included. The round trip

@@ -12,7 +12,7 @@ into one file until it holds ``rotate`` entry rows, then seals it and starts the
 pool tells each worker, through a shared counter, the last of its local entry ids the store has
 copied (set after the batch was applied, or dropped); a sealed file whose rows are all copied is
 deleted by its worker before its next write. So a worker's files hold at most the rows still in
-flight (the bounded results queue and the per-file backlog) plus one file's worth.
+flight (its results pipe and the per-file backlog) plus one file's worth.
 
 The store attaches at most ``MAX_ATTACHED`` shard files at once (SQLite's limit is 10 by default;
 64 workers take turns: least recently used first, and a worker's older file as soon as it writes
