@@ -19,6 +19,7 @@ from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import ordered_rows
+from sitemap_tui.tui import gc_tuning
 from sitemap_tui.tui.app_audit import AuditLink
 from sitemap_tui.tui.palette import PaletteCommand
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
@@ -63,6 +64,8 @@ class Actions(AuditLink):
             return
         self.jobs.expand_all_node = node_id
         self.tree.open_as_they_arrive(node_id if scope is None else scope)
+        if self.tune_gc:
+            gc_tuning.streaming(True)  # until it ends (_phase_done)
         self.update_header()
 
     def work_running(self) -> bool:

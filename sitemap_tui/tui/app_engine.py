@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import sqlite3
 import time
 from pathlib import Path
@@ -21,10 +20,12 @@ from textual.theme import Theme
 from sitemap_tui.engine.events import Event, ExplorationDone
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.tui import gc_tuning
 from sitemap_tui.tui.app_base import STOPPED_ENGINE, STOPPED_STORE
 from sitemap_tui.tui.app_panes import PaneSync
 from sitemap_tui.tui.bridge import EngineBridge, EngineProcess, make_checker
 from sitemap_tui.tui.config import save_theme
+from sitemap_tui.tui.gc_tuning import quiet_gc, settle_gc
 from sitemap_tui.tui.messages import (
     CommandDone,
     CrossfileProgress,
@@ -111,6 +112,8 @@ class EngineLink(PaneSync):
 
     def on_unmount(self) -> None:
         self.shutdown_engine()
+        if self.tune_gc:
+            gc_tuning.stop()
 
     def shutdown_engine(self) -> None:
         if self.bridge is not None:
@@ -479,36 +482,3 @@ class EngineLink(PaneSync):
                 markup=False,
             )
         self.update_header()
-
-
-YOUNG_GC_OBJECTS = 5_000
-"""New tracked objects between two young-generation passes: a pass walks them (~1 µs each), so
-this bounds each pass to a few milliseconds."""
-MIDDLE_GC_PASSES = 1_000
-"""Young passes between two middle-generation passes: while an index streams, none. What survives a
-young pass is alive (rendered lines and rows are no cyclic garbage any more, strip_cycles.py) and
-leaves by reference counting; the middle generation is collected once a phase ends (settle_gc)."""
-
-
-def quiet_gc() -> None:
-    """Keep the cyclic garbage collector from stalling the UI loop.
-
-    A full collection walks every tracked object: with Textual, the widgets and their caches that is
-    over 100,000 objects and 80-120 ms on a slow core, a visible freeze. Objects alive now (modules,
-    widgets) are moved out of the collector's sight (they are freed by reference counting as usual),
-    and only the young generation is collected as the app runs: 50,000 young objects meant 45-55 ms
-    pauses, a middle generation collected every third pass 18-28 ms (bench/bench_tui.py, GC pauses).
-    The oldest generation's pass (threshold 100 middle passes) then never comes in a session."""
-    gc.freeze()
-    gc.set_threshold(YOUNG_GC_OBJECTS, MIDDLE_GC_PASSES, 100)
-
-
-def settle_gc() -> None:
-    """After a large phase: collect the young generations once (their garbage is small: rendered
-    lines are freed by reference counting, strip_cycles.py), then freeze what survived, as at
-    start-up. The tree, its labels and the panes' caches built by the phase are then never walked
-    again by a collection while the next phase streams; what of them dies later is freed by
-    reference counting as usual (a cycle among them stays until the process ends: the price of
-    never walking them)."""
-    gc.collect(1)
-    gc.freeze()

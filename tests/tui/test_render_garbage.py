@@ -179,3 +179,26 @@ async def test_a_large_batch_is_applied_in_slices_with_the_loop_running_between(
         await pilot.press("down")  # and the explorer still answers keys
         await settle(app, pilot)
         assert app.selected_id == app.tree.cursor_node.data
+
+
+def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_nothing() -> None:
+    from sitemap_tui.tui import gc_tuning
+
+    thresholds = gc.get_threshold()
+    gc.collect()
+    try:
+        gc_tuning.quiet_gc()  # the app's first frame: a streaming phase starts
+        frozen = gc.get_freeze_count()
+        kept = [[i] for i in range(4 * gc_tuning.YOUNG_GC_OBJECTS)]  # several young passes
+        assert gc.get_freeze_count() - frozen >= 3 * gc_tuning.YOUNG_GC_OBJECTS
+        assert len(gc.get_objects(generation=1)) < gc_tuning.YOUNG_GC_OBJECTS // 10
+
+        gc_tuning.settle_gc()  # the phase ended: survivors of young passes stay in the middle
+        more = [[i] for i in range(4 * gc_tuning.YOUNG_GC_OBJECTS)]
+        assert len(gc.get_objects(generation=1)) >= 2 * gc_tuning.YOUNG_GC_OBJECTS
+        assert len(kept) == len(more)
+    finally:
+        gc_tuning.stop()
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        gc.collect()

@@ -1,0 +1,72 @@
+"""How the explorer keeps Python's cyclic garbage collector from stalling its UI loop.
+
+A collection walks every object of the generations it collects. Measured on the 1 M expand-all
+(bench/bench_tui.py, issue 19): a full collection of Textual's widgets and caches took 80-120 ms on a
+slow core; 50,000 young objects per young pass meant 45-55 ms pauses; a middle-generation pass, which
+walks everything that survived the young passes since the last one, 18-28 ms and still up to 24 ms
+with it made rare (one per 1,000 young passes). Hence:
+
+- at start-up, what is alive (modules, widgets) is frozen (moved out of the collector's sight; it is
+  still freed by reference counting), and young passes are kept small (``YOUNG_GC_OBJECTS``);
+- while a large phase streams (the exploration opening, an expand-all), what survives each young pass
+  is frozen right after it: it is the tree, its labels and the panes' rows, alive for the session, so
+  the middle generation stays empty and its passes cost nothing;
+- when the phase ends, one young+middle pass, then everything alive is frozen again.
+
+The price: a cycle among frozen objects that dies later stays until the process ends (rendered lines
+and rows form none any more, strip_cycles.py; the tree's nodes live as long as the app).
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+YOUNG_GC_OBJECTS = 5_000
+"""New tracked objects between two young-generation passes: a pass walks them (~1 µs each), so
+this bounds each pass to a few milliseconds."""
+MIDDLE_GC_PASSES = 1_000
+"""Young passes between two middle-generation passes (outside a streaming phase)."""
+
+_streaming = False
+
+
+def _freeze_survivors(phase: str, info: dict[str, Any]) -> None:
+    """gc callback: after a young pass during a streaming phase, freeze what survived it (a list
+    splice: O(1)). The pass has just freed the young generation's unreachable cycles, so nothing
+    unreachable is frozen with it."""
+    if _streaming and phase == "stop" and info.get("generation") == 0:
+        gc.freeze()
+
+
+def quiet_gc() -> None:
+    """From the app's first frame: freeze what is alive, keep young passes small, and start the
+    first streaming phase (the exploration opening)."""
+    gc.freeze()
+    gc.set_threshold(YOUNG_GC_OBJECTS, MIDDLE_GC_PASSES, 100)
+    if _freeze_survivors not in gc.callbacks:
+        gc.callbacks.append(_freeze_survivors)
+    streaming(True)
+
+
+def streaming(on: bool) -> None:
+    """A large phase starts (True) or ends (False)."""
+    global _streaming
+    _streaming = on
+
+
+def settle_gc() -> None:
+    """After a large phase: collect the young generations once (their garbage is small: rendered
+    lines are freed by reference counting, strip_cycles.py), then freeze what survived, as at
+    start-up. The tree, its labels and the panes' caches built by the phase are then never walked
+    again by a collection while the next phase streams."""
+    streaming(False)
+    gc.collect(1)
+    gc.freeze()
+
+
+def stop() -> None:
+    """The app ends (tests run many apps in one process): the callback goes."""
+    streaming(False)
+    if _freeze_survivors in gc.callbacks:
+        gc.callbacks.remove(_freeze_survivors)
