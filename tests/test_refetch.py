@@ -223,7 +223,8 @@ def test_carried_rows_are_in_the_new_store_not_appended_to_the_old(site: Site, t
 
 
 def test_worker_processes_carry_the_same(site: Site) -> None:
-    """The 304 reaches the explorer from a worker process (the pool path) as from inline."""
+    """With workers the output is the same (the 304s are asked for in the explorer's process
+    until a file needs parsing; test_refetch_pool.py has them come from a worker too)."""
     target = f"{site.base}/index.xml"
     _, first, _ = run("urls", target, "--format", "csv", "--workers", "2")
     code, second, err = run("urls", target, "--format", "csv", "--workers", "2")
