@@ -385,6 +385,20 @@ def test_carried_txt_lines_are_the_first_runs_odd_urls_included(site: Site) -> N
         == [line for line in err2.splitlines() if "left out" in line] != []
 
 
+def test_a_carried_url_holding_a_line_break_is_one_escaped_line(site: Site) -> None:
+    """The txt lines of a carried file come from SQLite as one text per chunk: a URL holding a
+    line break (a character reference in the XML) must stay one line, escaped as the first run
+    escapes it, never two lines that could pass for two URLs."""
+    extras = f"<url><loc>{site.base}/d7&#10;{site.base}/forged</loc></url>"
+    site.put("/c.xml", urlset(site.base, ["d1"], extras=extras), etag=False)
+    target = f"{site.base}/index.xml"
+    code, first, _ = run("urls", target)
+    assert code == 0 and f"{site.base}/forged" not in first.splitlines()
+    code, second, err = run("urls", target)
+    assert code == 0 and "4 files unchanged" in err
+    assert sorted(second.splitlines()) == sorted(first.splitlines())
+
+
 def crossfile_spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the cross-file passes run (they are looked up at each call)."""
     from sitemap_tui.validate import crossfile

@@ -13,7 +13,6 @@ import io
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -148,18 +147,21 @@ class Refetch:
                     on_output(text)
             return left_out
         if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
-            for locs in self.previous.locs(old):
-                # (checks per chunk first, as most are clean: a million calls were most of a
-                # carried run; every character display() escapes is one isprintable() refuses)
-                clean = keep_non_http or all(map(str.startswith, locs, repeat(_HTTP)))
-                lines = locs if clean else [loc for loc in locs if has_http_scheme(loc)]
-                left_out += len(locs) - len(lines)
-                text = "\n".join(lines)
-                flat = text.replace("\n", " ")
-                if not flat.isprintable() and needs_escaping(flat):
-                    text = "\n".join(display(line, max_len=1 << 30) for line in lines)
-                if lines:
+            for chunk in self.previous.loc_text(old):
+                # checked per chunk of lines, in C, as nearly all are clean: every URL http(s)
+                # (a line that starts otherwise may still be, HTTP:// say), none holding a line
+                # break, and no character display() escapes (each one isprintable() refuses)
+                text, lines = chunk.text, chunk.lines
+                if ((keep_non_http or text.startswith(_HTTP) + text.count("\nhttps://") + text.count("\nhttp://") == lines)
+                        and text.count("\n") == lines - 1
+                        and (text.replace("\n", " ").isprintable() or not needs_escaping(text.replace("\n", " ")))):
                     on_output(text + "\n")
+                    continue
+                locs = self.previous.locs(old, chunk)
+                kept = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                left_out += len(locs) - len(kept)
+                if kept:
+                    on_output("\n".join(display(loc, max_len=1 << 30) for loc in kept) + "\n")
             return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)

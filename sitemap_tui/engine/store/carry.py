@@ -69,6 +69,16 @@ class Carried:
     unchanged_since: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LocText:
+    """A run of a file's URLs as lines (no newline after the last)."""
+
+    text: str
+    lines: int  # URLs in ``text``: one more than its newlines, unless a URL holds one
+    after: int  # the URLs are those of ids in (after, last]
+    last: int
+
+
 def _started(reads: StoreReads) -> str | None:
     value = reads.get_meta("started")
     return value if isinstance(value, str) else None
@@ -146,11 +156,25 @@ class PreviousExploration:
         rules = {r for (r,) in self.reads.conn.execute("SELECT DISTINCT rule FROM issues WHERE node_id = ?", (old.id,))}
         return Carried(row[0], row[1], stats, agg, children, count, rules - skip, self.since(old))
 
-    def locs(self, old: OldFile, size: int = 5000) -> Iterator[list[str]]:
-        """The old file's URLs in id order, ``size`` at a time (``urls``' txt records)."""
-        cur = self.reads.conn.execute("SELECT loc FROM entries WHERE node_id = ? ORDER BY id", (old.id,))
-        while rows := cur.fetchmany(size):
-            yield [loc for (loc,) in rows if loc]
+    def loc_text(self, old: OldFile, size: int = 20_000) -> Iterator[LocText]:
+        """The old file's URLs in id order (``urls``' txt records), ``size`` at a time as one
+        text of lines, joined by SQLite (a string and a tuple per URL cost more than the line);
+        an empty loc is no URL."""
+        after = -1 << 62
+        while True:
+            last, lines, text = self.reads.conn.execute(
+                "SELECT max(id), count(*), group_concat(loc, char(10)) FROM (SELECT id, loc FROM entries"
+                " WHERE node_id = ? AND id > ? AND loc <> '' ORDER BY id LIMIT ?)", (old.id, after, size)).fetchone()
+            if last is None:
+                return
+            yield LocText(text, lines, after, last)
+            after = last
+
+    def locs(self, old: OldFile, chunk: LocText) -> list[str]:
+        """The URLs of one ``chunk`` of :meth:`loc_text`, one string each."""
+        return [loc for (loc,) in self.reads.conn.execute(
+            "SELECT loc FROM entries WHERE node_id = ? AND id > ? AND id <= ? AND loc <> '' ORDER BY id",
+            (old.id, chunk.after, chunk.last))]
 
     def rows(self, old: OldFile) -> Iterator[EntryRow]:
         """The old file's entries, in id order (the URL records of ``urls``)."""
@@ -210,11 +234,13 @@ class PreviousExploration:
             "SELECT MAX(COALESCE((SELECT MAX(id) FROM main.entries), 0),"
             " COALESCE((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = ?), 0)) + 1",
             (SEARCH_UPTO,)).fetchone()[0])
-        # one pass over the file's rows: its first id, its size and which extension tables it
-        # has rows in (a table none of its entries counts is not read: 4 lookups per entry saved)
-        lo, n, *extended = c.execute(
-            f"SELECT min(id), count(*), {', '.join(f'max({x})' for x in EXTENSION_COUNTS.values())}"
-            f" FROM {ALIAS}.entries WHERE node_id = ?", (old.id,)).fetchone()
+        # the file's first id and its size, from the index alone (not a row read), and which
+        # extension tables have rows in its id range (a table with none is not joined: 4
+        # lookups per entry saved; another file's rows in the range only cost the join)
+        lo, hi, n = c.execute(f"SELECT min(id), max(id), count(*) FROM {ALIAS}.entries WHERE node_id = ?",
+                              (old.id,)).fetchone()
+        extended = [n and c.execute(f"SELECT EXISTS(SELECT 1 FROM {ALIAS}.{table} WHERE entry_id BETWEEN ? AND ?)",
+                                    (lo, hi)).fetchone()[0] for table in EXTENSION_TABLES]
         # the old ids shifted by one offset: their order kept, no id map to build or join (the
         # gaps other files' rows left between them stay gaps, harmless in a rowid)
         delta = first - (lo or first)
