@@ -22,7 +22,8 @@ from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
 from sitemap_tui.engine.sanitize import display, needs_escaping
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.carry import Carried, OldFile, PreviousExploration
+from sitemap_tui.engine.store.carry import Carried, OldFile, Pending, PreviousExploration
+from sitemap_tui.engine.store.file import StoreError
 
 
 @dataclass(slots=True)
@@ -47,6 +48,10 @@ class Refetch:
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
     crossfile_carried: int | None = None  # cross-file issues copied (None: decided by this run)
+    # a headless run reads no rows before its exploration ends: the copies wait for settle(),
+    # which copies the previous exploration's tables whole when every file answered 304
+    defer_rows: bool = False
+    _pending: list[Pending] = field(default_factory=list)
 
     @classmethod
     def open(cls, path: str | Path, skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
@@ -81,7 +86,12 @@ class Refetch:
             skip = self.skip_rules if carried.rules else frozenset()
             carried.rules -= skip
             count, issues = carried.count, 0
-            if store is not None:
+            if store is not None and self.defer_rows:
+                pending = Pending(old, node.id, skip, self.parent_rules, node.url, node.parent_id)
+                issues = self.previous.copy_issues(store, pending)
+                self._pending.append(pending)
+                self.previous.mark(store, node.id, carried.unchanged_since)
+            elif store is not None:
                 count, issues = self.previous.copy(store, old, node.id, skip, parent_rules=self.parent_rules,
                                                    url=node.url, new_parent=node.parent_id)
                 self.previous.mark(store, node.id, carried.unchanged_since)
@@ -97,6 +107,17 @@ class Refetch:
             return None
         self.carried += 1
         return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
+
+    def settle(self, store: Store) -> None:
+        """The rows of the files carried with ``defer_rows``, copied into ``store`` now; raises
+        StoreError when they cannot be (the run's store then lacks them: it must not be kept)."""
+        pending, self._pending = self._pending, []
+        try:
+            self.previous.copy_all(store, pending)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(self.previous.path, f"its rows could not be copied into the new exploration ({exc})") from exc
 
     def carry_crossfile(self, store: Store, rules: Iterable[str], marker: Any) -> int | None:
         """The cross-file issues of ``rules`` (those the files' carry left out) copied from the
