@@ -470,3 +470,46 @@ def test_a_changed_file_or_another_day_decides_the_cross_file_findings_again(
     code, again, _ = run("validate", target, "--format", "json")
     assert len(calls) == 3
     assert report(again)["issues"] == report(out)["issues"]
+
+
+def _issue_rows(path: Path, files: tuple[str, ...]) -> list[tuple]:
+    """The entries of ``files`` with their counts of issues, and their issues with the URL of
+    the entry each is on; the cross-file ones aside (decided again over the new store, they
+    may fall on the other copy of a URL listed twice)."""
+    s = Store(path, readonly=True)
+    of = f"(SELECT id FROM nodes WHERE url IN ({','.join('?' * len(files))}))"
+    try:
+        return [*s.conn.execute(
+            "SELECT i.rule, i.line, i.message, e.loc FROM issues i JOIN entries e ON e.id = i.entry_id"
+            f" WHERE e.node_id IN {of} AND i.rule NOT LIKE 'cross-%' ORDER BY 1, 2, 3, 4", files).fetchall(),
+            *s.conn.execute(f"SELECT loc, n_issues - (SELECT count(*) FROM issues i WHERE i.entry_id = entries.id"
+                            f" AND i.rule LIKE 'cross-%') FROM entries WHERE node_id IN {of} ORDER BY 1, 2",
+                            files).fetchall()]
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_rows_copied_at_the_end_keep_their_issues_on_the_right_entries(
+        site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: bool) -> None:
+    """A headless run copies the carried rows once its exploration ended: every file answered
+    304 (the previous exploration's tables copied whole), or one changed (the others copied
+    file by file after its new rows, their ids moved, and their issues with them)."""
+    from sitemap_tui.engine.store import carry
+
+    whole: list[bool] = []
+    real = carry.PreviousExploration._whole
+    monkeypatch.setattr(carry.PreviousExploration, "_whole", lambda *a: whole.append(real(*a)) or whole[-1])
+    target = f"{site.base}/index.xml"
+    run("validate", target)
+    [old] = list((tmp_path / "xdg-cache").rglob("*.db"))
+    if changed:
+        site.put("/b.xml", urlset(site.base, ["b1", "a1", "b2"]))
+    code, _, err = run("validate", target)
+    assert code == 1, err
+    assert whole == [not changed]
+    [new] = [p for p in (tmp_path / "xdg-cache").rglob("*.db") if p != old]
+    carried = (f"{site.base}/a.xml", f"{site.base}/c.xml")
+    rows = _issue_rows(new, carried)
+    assert rows == _issue_rows(old, carried)
+    assert ("priority-invalid", 2, "priority '7' is not a number from 0.0 to 1.0", f"{site.base}/a3") in rows
