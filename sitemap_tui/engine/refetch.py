@@ -89,8 +89,8 @@ class Refetch:
             if store is not None and self.defer_rows:
                 pending = Pending(old, node.id, skip, self.parent_rules, node.url, node.parent_id)
                 issues = self.previous.copy_issues(store, pending)
-                self._pending.append(pending)
                 self.previous.mark(store, node.id, carried.unchanged_since)
+                self._pending.append(pending)  # (last: a failure above fetches the file in full)
             elif store is not None:
                 count, issues = self.previous.copy(store, old, node.id, skip, parent_rules=self.parent_rules,
                                                    url=node.url, new_parent=node.parent_id)
@@ -173,16 +173,17 @@ class Refetch:
                 # (a line that starts otherwise may still be, HTTP:// say), none holding a line
                 # break, and no character display() escapes (each one isprintable() refuses)
                 text, lines = chunk.text, chunk.lines
-                if ((keep_non_http or text.startswith(_HTTP) + text.count("\nhttps://") + text.count("\nhttp://") == lines)
-                        and text.count("\n") == lines - 1
-                        and (text.replace("\n", " ").isprintable() or not needs_escaping(text.replace("\n", " ")))):
-                    on_output(text + "\n")
-                    continue
+                if (keep_non_http or text.startswith(_HTTP) + text.count("\nhttps://") + text.count("\nhttp://") == lines) \
+                        and text.count("\n") == lines - 1:
+                    flat = text.replace("\n", " ")
+                    if flat.isprintable() or not needs_escaping(flat):
+                        on_output(text + "\n")
+                        continue
                 locs = self.previous.locs(old, chunk)
-                kept = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
-                left_out += len(locs) - len(kept)
-                if kept:
-                    on_output("\n".join(display(loc, max_len=1 << 30) for loc in kept) + "\n")
+                urls = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                left_out += len(locs) - len(urls)
+                if urls:
+                    on_output("\n".join(display(loc, max_len=1 << 30) for loc in urls) + "\n")
             return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)
