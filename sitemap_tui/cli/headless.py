@@ -112,6 +112,8 @@ def run_exploration(
         previous, problem = open_previous(target, checks)
         if problem:
             print(f"sitemap-tui: {display(problem)}", file=sys.stderr)
+        if previous is not None:
+            previous.defer_rows = True  # nothing here reads the rows before the exploration ends
     import gc
 
     gc.set_threshold(100_000, 50, 100)  # entry batches are acyclic: collect less often
@@ -124,6 +126,8 @@ def run_exploration(
             if started is not None:
                 started(explorer)
             await explorer.explore(target)
+            if previous is not None and store is not None:
+                previous.settle(store)
             return explorer
 
     try:

@@ -47,6 +47,11 @@ from sitemap_tui.words import plural
 
 
 class FileProcessing(RobotsReading):
+    # a re-exploration's file answered with a body: the files after it go to the worker pool
+    # (until then a file the previous exploration has validators for is asked for here: a 304
+    # is never parsed, and a pool started for nothing costs a fresh interpreter per worker)
+    _body_seen: bool = False
+
     # -- one file --------------------------------------------------------------------------
     async def _process(self, node: Node) -> None:
         if self.files_started >= self.options.max_files:
@@ -108,7 +113,7 @@ class FileProcessing(RobotsReading):
         if node.url.startswith("file:") and spec.local_path is None:
             raise Refused("file: URLs are only read when given on the command line")
         apply = self._store_guard(self._applier(node))
-        if self._use_pool(node):
+        if self._use_pool(node, spec):
             assert self._pool is not None
             try:
                 done = await self._pool.run(spec, apply)
@@ -147,11 +152,16 @@ class FileProcessing(RobotsReading):
             self.events.emit(IssuesAdded(node.id, carried.issues))
         return carried.done
 
-    def _use_pool(self, node: Node) -> bool:
-        """Worker processes pay off for many files; a single file is parsed right here."""
+    def _use_pool(self, node: Node, spec: JobSpec) -> bool:
+        """Worker processes pay off for many files; a single file is parsed right here, and so
+        is a re-exploration's file asked for conditionally while no file of it needed parsing
+        (every file answering 304: no process started; the first that answers with a body is
+        parsed here, the pool takes those after it)."""
         if self.options.workers <= 0:
             return False
         if node.parent_id is None:
+            return False
+        if self._pool is None and spec.conditional is not None and not self._body_seen:
             return False
         if self._pool is not None and not self._pool.alive:
             return False  # every worker died: parse here, as with --workers 0
@@ -168,6 +178,8 @@ class FileProcessing(RobotsReading):
             elif isinstance(msg, JobProgress):
                 self.events.emit(Progress(node.id, msg.wire_bytes, msg.total))
             elif isinstance(msg, JobAnswered):
+                if node.parent_id is not None and msg.http_status is not None and 200 <= msg.http_status < 300:
+                    self._body_seen = True  # (an index that changed may list only 304s)
                 node.stats.http_status = msg.http_status
                 node.stats.content_type = msg.content_type
                 self._changed(node)

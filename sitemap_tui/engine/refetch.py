@@ -13,7 +13,6 @@ import io
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,8 @@ from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
 from sitemap_tui.engine.sanitize import display, needs_escaping
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.carry import Carried, OldFile, PreviousExploration
+from sitemap_tui.engine.store.carry import Carried, OldFile, Pending, PreviousExploration
+from sitemap_tui.engine.store.file import StoreError
 
 
 @dataclass(slots=True)
@@ -48,6 +48,10 @@ class Refetch:
     notes: list[str] = field(default_factory=list)  # what went wrong, in words, for stderr
     carried: int = 0  # files that answered 304 and were carried over
     crossfile_carried: int | None = None  # cross-file issues copied (None: decided by this run)
+    # a headless run reads no rows before its exploration ends: the copies wait for settle(),
+    # which copies the previous exploration's tables whole when every file answered 304
+    defer_rows: bool = False
+    _pending: list[Pending] = field(default_factory=list)
 
     @classmethod
     def open(cls, path: str | Path, skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
@@ -82,7 +86,12 @@ class Refetch:
             skip = self.skip_rules if carried.rules else frozenset()
             carried.rules -= skip
             count, issues = carried.count, 0
-            if store is not None:
+            if store is not None and self.defer_rows:
+                pending = Pending(old, node.id, skip, self.parent_rules, node.url, node.parent_id)
+                issues = self.previous.copy_issues(store, pending)
+                self.previous.mark(store, node.id, carried.unchanged_since)
+                self._pending.append(pending)  # (last: a failure above fetches the file in full)
+            elif store is not None:
                 count, issues = self.previous.copy(store, old, node.id, skip, parent_rules=self.parent_rules,
                                                    url=node.url, new_parent=node.parent_id)
                 self.previous.mark(store, node.id, carried.unchanged_since)
@@ -98,6 +107,17 @@ class Refetch:
             return None
         self.carried += 1
         return CarryResult(self._done(node, done.outcome, carried, count), carried.rules, issues, left_out)
+
+    def settle(self, store: Store) -> None:
+        """The rows of the files carried with ``defer_rows``, copied into ``store`` now; raises
+        StoreError when they cannot be (the run's store then lacks them: it must not be kept)."""
+        pending, self._pending = self._pending, []
+        try:
+            self.previous.copy_all(store, pending)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(self.previous.path, f"its rows could not be copied into the new exploration ({exc})") from exc
 
     def carry_crossfile(self, store: Store, rules: Iterable[str], marker: Any) -> int | None:
         """The cross-file issues of ``rules`` (those the files' carry left out) copied from the
@@ -148,18 +168,22 @@ class Refetch:
                     on_output(text)
             return left_out
         if fmt == "txt":  # the URLs alone: straight from SQL, without records (10 M a night)
-            for locs in self.previous.locs(old):
-                # (checks per chunk first, as most are clean: a million calls were most of a
-                # carried run; every character display() escapes is one isprintable() refuses)
-                clean = keep_non_http or all(map(str.startswith, locs, repeat(_HTTP)))
-                lines = locs if clean else [loc for loc in locs if has_http_scheme(loc)]
-                left_out += len(locs) - len(lines)
-                text = "\n".join(lines)
-                flat = text.replace("\n", " ")
-                if not flat.isprintable() and needs_escaping(flat):
-                    text = "\n".join(display(line, max_len=1 << 30) for line in lines)
-                if lines:
-                    on_output(text + "\n")
+            for chunk in self.previous.loc_text(old):
+                # checked per chunk of lines, in C, as nearly all are clean: every URL http(s)
+                # (a line that starts otherwise may still be, HTTP:// say), none holding a line
+                # break, and no character display() escapes (each one isprintable() refuses)
+                text, lines = chunk.text, chunk.lines
+                if (keep_non_http or text.startswith(_HTTP) + text.count("\nhttps://") + text.count("\nhttp://") == lines) \
+                        and text.count("\n") == lines - 1:
+                    flat = text.replace("\n", " ")
+                    if flat.isprintable() or not needs_escaping(flat):
+                        on_output(text + "\n")
+                        continue
+                locs = self.previous.locs(old, chunk)
+                urls = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
+                left_out += len(locs) - len(urls)
+                if urls:
+                    on_output("\n".join(display(loc, max_len=1 << 30) for loc in urls) + "\n")
             return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)

@@ -69,6 +69,28 @@ class Carried:
     unchanged_since: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LocText:
+    """A run of a file's URLs as lines (no newline after the last)."""
+
+    text: str
+    lines: int  # URLs in ``text``: one more than its newlines, unless a URL holds one
+    after: int  # the URLs are those of ids in (after, last]
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A carried file whose rows are copied at the end of the run (PreviousExploration.copy_all)."""
+
+    old: OldFile
+    new_id: int
+    skip_rules: frozenset[str]
+    parent_rules: frozenset[str]
+    url: str
+    new_parent: int | None
+
+
 def _started(reads: StoreReads) -> str | None:
     value = reads.get_meta("started")
     return value if isinstance(value, str) else None
@@ -146,11 +168,25 @@ class PreviousExploration:
         rules = {r for (r,) in self.reads.conn.execute("SELECT DISTINCT rule FROM issues WHERE node_id = ?", (old.id,))}
         return Carried(row[0], row[1], stats, agg, children, count, rules - skip, self.since(old))
 
-    def locs(self, old: OldFile, size: int = 5000) -> Iterator[list[str]]:
-        """The old file's URLs in id order, ``size`` at a time (``urls``' txt records)."""
-        cur = self.reads.conn.execute("SELECT loc FROM entries WHERE node_id = ? ORDER BY id", (old.id,))
-        while rows := cur.fetchmany(size):
-            yield [loc for (loc,) in rows if loc]
+    def loc_text(self, old: OldFile, size: int = 20_000) -> Iterator[LocText]:
+        """The old file's URLs in id order (``urls``' txt records), ``size`` at a time as one
+        text of lines, joined by SQLite (a string and a tuple per URL cost more than the line);
+        an empty loc is no URL."""
+        after = -1 << 62
+        while True:
+            last, lines, text = self.reads.conn.execute(
+                "SELECT max(id), count(*), group_concat(loc, char(10)) FROM (SELECT id, loc FROM entries"
+                " WHERE node_id = ? AND id > ? AND loc <> '' ORDER BY id LIMIT ?)", (old.id, after, size)).fetchone()
+            if last is None:
+                return
+            yield LocText(text, lines, after, last)
+            after = last
+
+    def locs(self, old: OldFile, chunk: LocText) -> list[str]:
+        """The URLs of one ``chunk`` of :meth:`loc_text`, one string each."""
+        return [loc for (loc,) in self.reads.conn.execute(
+            "SELECT loc FROM entries WHERE node_id = ? AND id > ? AND id <= ? AND loc <> '' ORDER BY id",
+            (old.id, chunk.after, chunk.last))]
 
     def rows(self, old: OldFile) -> Iterator[EntryRow]:
         """The old file's entries, in id order (the URL records of ``urls``)."""
@@ -202,6 +238,13 @@ class PreviousExploration:
         that lists it, with its ``url``): they go with the file, from its old parent to
         ``new_parent``, and never with the parent."""
         self.attach(store)
+        n, delta = self._copy_rows(store, old, new_id)
+        issues = self._insert_issues(store, old, new_id, delta, skip_rules, parent_rules, url, new_parent)
+        self._fix_counts(store, old, new_id, delta, set(skip_rules) | set(parent_rules))
+        return n, issues
+
+    def _copy_rows(self, store: Store, old: OldFile, new_id: int) -> tuple[int, int]:
+        """The entries and extension rows of :meth:`copy`; returns (entries, the ids' shift)."""
         c = store.conn
         same_key = store.signature_key().hex() == self.signature
         keys = [k if k in self.entry_columns and same_key else "NULL" for k in KEY_COLUMNS]
@@ -210,11 +253,13 @@ class PreviousExploration:
             "SELECT MAX(COALESCE((SELECT MAX(id) FROM main.entries), 0),"
             " COALESCE((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = ?), 0)) + 1",
             (SEARCH_UPTO,)).fetchone()[0])
-        # one pass over the file's rows: its first id, its size and which extension tables it
-        # has rows in (a table none of its entries counts is not read: 4 lookups per entry saved)
-        lo, n, *extended = c.execute(
-            f"SELECT min(id), count(*), {', '.join(f'max({x})' for x in EXTENSION_COUNTS.values())}"
-            f" FROM {ALIAS}.entries WHERE node_id = ?", (old.id,)).fetchone()
+        # the file's first id and its size, from the index alone (not a row read), and which
+        # extension tables have rows in its id range (a table with none is not joined: 4
+        # lookups per entry saved; another file's rows in the range only cost the join)
+        lo, hi, n = c.execute(f"SELECT min(id), max(id), count(*) FROM {ALIAS}.entries WHERE node_id = ?",
+                              (old.id,)).fetchone()
+        extended = [n and c.execute(f"SELECT EXISTS(SELECT 1 FROM {ALIAS}.{table} WHERE entry_id BETWEEN ? AND ?)",
+                                    (lo, hi)).fetchone()[0] for table in EXTENSION_TABLES]
         # the old ids shifted by one offset: their order kept, no id map to build or join (the
         # gaps other files' rows left between them stay gaps, harmless in a rowid)
         delta = first - (lo or first)
@@ -234,12 +279,18 @@ class PreviousExploration:
                       f" SELECT x.entry_id + :delta, {', '.join(picked)} FROM {ALIAS}.entries e"
                       f" JOIN {ALIAS}.{table} x ON x.entry_id = e.id WHERE e.node_id = :old AND e.{EXTENSION_COUNTS[table]} > 0",
                       {"delta": delta, "old": old.id})
+        return int(n), delta
+
+    def _insert_issues(self, store: Store, old: OldFile, new_id: int, delta: int, skip_rules: Iterable[str],
+                       parent_rules: Iterable[str], url: str, new_parent: int | None) -> int:
+        """The file's issues of :meth:`copy`, on entries whose ids moved by ``delta``; returns
+        how many the node (and its line on ``new_parent``) has."""
+        c = store.conn
         skip = sorted(set(skip_rules) | set(parent_rules))
-        marks = ",".join("?" * len(skip))
         c.execute(
             "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
             " SELECT rule, severity, ?, entry_id + ?, line, col, url, message"
-            f" FROM {ALIAS}.issues WHERE node_id = ? AND rule NOT IN ({marks}) ORDER BY id",
+            f" FROM {ALIAS}.issues WHERE node_id = ? AND rule NOT IN ({','.join('?' * len(skip))}) ORDER BY id",
             (new_id, delta, old.id, *skip))
         theirs = sorted(set(parent_rules))
         if theirs and new_parent is not None:
@@ -249,22 +300,70 @@ class PreviousExploration:
                 f" WHERE node_id = (SELECT parent_id FROM {ALIAS}.nodes WHERE id = ?) AND url = ?"
                 f" AND entry_id IS NULL AND rule IN ({','.join('?' * len(theirs))}) ORDER BY id",
                 (new_parent, old.id, url, *theirs))
-        # the entries' counts came with them: take off those of the issues left behind, counted
-        # per entry first (issues has no index on entry_id, as Store.forget_issues says)
+        issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
+        if theirs and new_parent is not None:
+            issues += int(c.execute(f"SELECT count(*) FROM main.issues WHERE node_id = ? AND url = ? AND rule IN"
+                                    f" ({','.join('?' * len(theirs))})", (new_parent, url, *theirs)).fetchone()[0])
+        return issues
+
+    def _fix_counts(self, store: Store, old: OldFile, new_id: int, delta: int, skipped: set[str]) -> None:
+        """The copied entries' issue counts came with them: take off those of the issues left
+        behind, counted per entry first (issues has no index on entry_id, as
+        Store.forget_issues says)."""
+        c = store.conn
+        skip = sorted(skipped)
         c.execute("CREATE TEMP TABLE IF NOT EXISTS carry_n(entry_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
         c.execute("DELETE FROM temp.carry_n")
         c.execute(f"INSERT INTO temp.carry_n SELECT entry_id + ?, count(*) FROM {ALIAS}.issues"
-                  f" WHERE node_id = ? AND entry_id IS NOT NULL AND rule IN ({marks}) GROUP BY entry_id",
+                  f" WHERE node_id = ? AND entry_id IS NOT NULL AND rule IN ({','.join('?' * len(skip))}) GROUP BY entry_id",
                   (delta, old.id, *skip))
         c.execute("UPDATE main.entries SET n_issues = max(0, n_issues - (SELECT n FROM temp.carry_n k"
                   " WHERE k.entry_id = entries.id)) WHERE id IN (SELECT entry_id FROM temp.carry_n)")
         c.execute("DELETE FROM temp.carry_n")
         self.moved[old.id] = (new_id, delta)
-        issues = int(c.execute("SELECT count(*) FROM main.issues WHERE node_id = ?", (new_id,)).fetchone()[0])
-        if theirs and new_parent is not None:
-            issues += int(c.execute(f"SELECT count(*) FROM main.issues WHERE node_id = ? AND url = ? AND rule IN"
-                                    f" ({','.join('?' * len(theirs))})", (new_parent, url, *theirs)).fetchone()[0])
-        return n, issues
+
+    def copy_issues(self, store: Store, f: Pending) -> int:
+        """A file's issues copied now, its rows later (:meth:`copy_all`): the issues keep their
+        place in the store's order, on the entries' old ids until the rows are in."""
+        self.attach(store)
+        return self._insert_issues(store, f.old, f.new_id, 0, f.skip_rules, f.parent_rules, f.url, f.new_parent)
+
+    def copy_all(self, store: Store, files: list[Pending]) -> None:
+        """The rows of the files whose issues :meth:`copy_issues` copied, copied now. When they
+        are the whole previous exploration, under the same node ids, into a store that has no
+        rows yet, its tables are copied whole: SQLite then moves their records as they are
+        (its transfer optimisation: half the CPU time of a copy row by row at a million URLs);
+        else file by file as :meth:`copy`, the issues moved onto the entries' new ids."""
+        if not files:
+            return
+        self.attach(store)
+        c = store.conn
+        whole = self._whole(store, files)
+        if whole:
+            for table in ("entries", *EXTENSION_TABLES):
+                # (exactly this form: a whole table into an empty one of the same shape)
+                c.execute(f"INSERT INTO main.{table} SELECT * FROM {ALIAS}.{table}")
+        for f in files:
+            delta = 0
+            if not whole:
+                _, delta = self._copy_rows(store, f.old, f.new_id)
+                if delta:
+                    c.execute("UPDATE main.issues SET entry_id = entry_id + ? WHERE node_id = ? AND entry_id IS NOT NULL",
+                              (delta, f.new_id))
+            self._fix_counts(store, f.old, f.new_id, delta, set(f.skip_rules) | set(f.parent_rules))
+
+    def _whole(self, store: Store, files: list[Pending]) -> bool:
+        c = store.conn
+        if any(f.old.id != f.new_id for f in files) or store.signature_key().hex() != self.signature:
+            return False
+        if c.execute("SELECT value FROM main.meta WHERE key = ?", (SEARCH_UPTO,)).fetchone() is not None:
+            return False
+        for table in ("entries", *EXTENSION_TABLES):
+            if (list(c.execute(f"PRAGMA main.table_info({table})")) != list(c.execute(f"PRAGMA {ALIAS}.table_info({table})"))
+                    or c.execute(f"SELECT EXISTS(SELECT 1 FROM main.{table})").fetchone()[0]):
+                return False
+        having = {nid for (nid,) in c.execute(f"SELECT DISTINCT node_id FROM {ALIAS}.entries")}
+        return having <= {f.old.id for f in files}
 
     def mark(self, store: Store, node_id: int, since: str | None) -> None:
         """The node's "unchanged since" date, kept with it in the new store."""
