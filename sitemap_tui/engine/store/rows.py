@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemap_tui.engine.keys import entry_columns, link_columns
+from sitemap_tui.engine.keys import entry_columns, link_columns, stored_key, url_key
 from sitemap_tui.engine.model import Entry, FileStats, FoundBy, Node, NodeKind, NodeState
 from sitemap_tui.engine.store.schema import NODE_STAT_COLUMNS
 
@@ -160,6 +160,16 @@ def entry_rows(entries: Sequence[Entry], signature_key: bytes) -> EntryRows:
     rows, images, videos, news, alternates = out.entries, out.images, out.videos, out.news, out.alternates
     for i, e in enumerate(entries):
         lm = e.lastmod
+        if not (e.alternates or e.images or e.videos or e.news):
+            # the common row, as below with no extension rows (entry_columns with no links):
+            # written out, since this runs for every URL a store keeps
+            loc = e.loc
+            rows.append((
+                loc, e.line, e.lastmod_raw, int(lm.timestamp()) if lm is not None else None,
+                e.changefreq_raw, e.changefreq, e.priority_raw, e.priority, 0, 0, 0, 0, e.title,
+                stored_key(url_key(loc), loc), 0, None,
+            ))
+            continue
         links: list[tuple[str, str]] = []
         for a in e.alternates:
             link, lang, tgt = link_columns(a.rel, a.hreflang, a.href)
