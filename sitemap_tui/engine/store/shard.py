@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitemap_tui.engine.store.rows import EntryRows
+from sitemap_tui.engine.store.rows import EntryRows, insert_entries
 from sitemap_tui.engine.store.schema import SCHEMA
 
 _ENTRY_VALUES = ("loc, line, lastmod_raw, lastmod, changefreq_raw, changefreq, priority_raw, priority,"
@@ -44,11 +44,6 @@ _ENTRY_COLUMNS = f"node_id, {_ENTRY_VALUES}"
 # the extension tables, in the order add_rows writes them
 _EXTENSIONS = ("images", "videos", "news", "alternates")
 _TABLES = ("entries", *_EXTENSIONS)
-# the values after the first eight of a plain entry row (rows.entry_rows): n_images, n_videos,
-# n_news, n_alternates, title, key (NULL: the loc itself), alt_n, alt_h
-_PLAIN_TAIL = (0, 0, 0, 0, None, None, 0, None)
-_INSERT_PLAIN = ("INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw, changefreq,"
-                 " priority_raw, priority, alt_n) VALUES(?,?,?,?,?,?,?,?,?,?,0)")
 ROTATE = 50_000  # entry rows per shard file before its worker starts the next one
 MAX_ATTACHED = 8  # shard files attached to the store at once (SQLite allows 10 by default)
 
@@ -153,21 +148,8 @@ class ShardWriter:
         c = self._conn
         assert c is not None
         first = self._next_id
-        # Most rows are plain: no extension, no title, their key is their loc and they list no
-        # hreflang link. Those bind 10 values instead of 18 (the columns left out take their
-        # defaults, alt_n its 0): binding is most of executemany's cost, and this write is the
-        # largest part of what keeping the history adds to `urls` (docs/scale.md).
-        plain, rich = [], []
-        for i, row in enumerate(rows.entries):
-            if row[8:] == _PLAIN_TAIL:
-                plain.append((first + i, node_id, *row[:8]))
-            else:
-                rich.append((first + i, node_id, *row))
         c.execute("BEGIN")
-        if plain:
-            c.executemany(_INSERT_PLAIN, plain)
-        if rich:
-            c.executemany(f"INSERT INTO entries(id, {_ENTRY_COLUMNS}) VALUES({','.join('?' * 18)})", rich)
+        insert_entries(c, node_id, rows, first)
         spans = []
         for k, (table, items) in enumerate(zip(
                 _EXTENSIONS, (rows.images, rows.videos, rows.news, rows.alternates), strict=True)):
