@@ -46,6 +46,9 @@ import run as harness  # noqa: E402
 COMMANDS = {
     "urls": ["urls", "{target}", "--format", "txt"],  # as workload f: one line per URL to /dev/null
     "validate": ["validate", "{target}"],  # exit 1 (findings) counts as success
+    # the same listing without the history store every headless run keeps by default (issue
+    # 20 §3): with urls in one batch, the history's cost (printed under the table)
+    "urls-no-history": ["urls", "{target}", "--format", "txt", "--no-history"],
 }
 
 
@@ -149,6 +152,17 @@ def render(points: list[Point], urls: int) -> str:
     return "\n".join(lines)
 
 
+def history_cost(points: list[Point]) -> str:
+    """The history's cost per worker count: urls over urls-no-history, in CPU s of the whole
+    tree and in wall time (the task's target: CPU ≤ 1.25×)."""
+    plain = {p.workers: p for p in points if p.command == "urls-no-history"}
+    lines = [f"# history kept by urls, --workers {p.workers}: CPU {p.cpu:.1f} s against {plain[p.workers].cpu:.1f} s "
+             f"without ({p.cpu / plain[p.workers].cpu:.2f}×), wall {p.wall / plain[p.workers].wall:.2f}×, "
+             f"store process {p.store_cpu:.1f} s"
+             for p in points if p.command == "urls" and p.workers in plain and plain[p.workers].cpu]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--probe"]:  # the child: --probe FILE [--profile PROF] -- sitemap-tui arguments
@@ -164,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--children", type=int, help="children of the index (overrides --scale)")
     ap.add_argument("--urls", type=int, help="URLs per child (overrides --scale)")
     ap.add_argument("--workers", help="comma-separated worker counts (default 1, 2, 4, ... up to the usable cores)")
-    ap.add_argument("--commands", default="urls,validate", help="comma-separated, of urls,validate (default both)")
+    ap.add_argument("--commands", default="urls,validate",
+                    help="comma-separated, of urls,validate,urls-no-history (default urls,validate; "
+                         "urls,urls-no-history gives the history's cost to urls)")
     ap.add_argument("--runs", type=int, default=1, help="timed runs per point; the median wall time is kept (default 1)")
     ap.add_argument("--no-warmup", action="store_true", help="skip the untimed first run (page cache, bytecode)")
     ap.add_argument("--default-per-host", action="store_true",
@@ -224,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         server.wait()
     print(f"# load average after {os.getloadavg()[0]:.2f}")
     print(render(points, urls))
+    if cost := history_cost(points):
+        print(cost)
     if a.json:
         a.json.write_text(json.dumps([{**p.__dict__, "share": p.share} for p in points], indent=1))
     return 0

@@ -99,6 +99,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
         try:
             UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
             options = explore_options(opts.tree, output_format=fmt, keep_non_http=opts.keep_non_http)
+            options.live_stats = False  # nothing shows a file's statistics while it streams
             explorer = run_exploration(
                 opts.fetch, options, target, store=db.store if db else None, on_output=on_output,
                 started=running.append, cache=opts.tree.cache,

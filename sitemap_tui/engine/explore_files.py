@@ -97,6 +97,7 @@ class FileProcessing(RobotsReading):
             output_format=self.options.output_format,
             want_rows=self.store is not None,
             want_stats=self.options.file_stats and (self.store is not None or not self.options.output_format),
+            live_stats=self.options.live_stats,
             batch_size=self.options.batch_size,
             interval=self.options.event_interval,
             now=self.now,

@@ -80,6 +80,9 @@ class ExploreOptions:
     # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
     # after `validate` needs none, and they cost about a tenth of a worker's time there
     file_stats: bool = True
+    # with file_stats: a snapshot of a file's aggregates with each of its batches (the panes
+    # show a file while it streams); False: at its end only (a headless run reads no more)
+    live_stats: bool = True
     # other hosts whose robots.txt is read to settle cross-submissions (with a checker only;
     # 0: none, every location finding stays)
     cross_submit_hosts: int = 100

@@ -36,6 +36,9 @@ class JobSpec:
     output_format: str | None = None  # "txt" / "csv" / "jsonl": format URL records here
     want_rows: bool = True  # entries are stored
     want_stats: bool = True  # per-file aggregates (not needed when only printing URLs)
+    # a snapshot of the aggregates with every batch, for panes that show a file while it
+    # streams; False: only the file's final ones (JobDone), which is all a headless run reads
+    live_stats: bool = True
     batch_size: int = 2000
     interval: float = 0.15
     now: datetime | None = None
@@ -291,8 +294,10 @@ class FileJob:
         if not entries and not issues and not unselected:
             return
         run.last_flush = time.monotonic()
-        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, run.acc.agg.to_json(), left_out,
-                           unselected, shard))
+        # (a snapshot is a copy of every counter, by_day's thousands of days included, pickled
+        # and stored as JSON by the explorer: not made for nobody)
+        agg = run.acc.agg.to_json() if run.spec.live_stats else None
+        self.emit(JobBatch(run.spec.node_id, run.count, rows, issues, text, agg, left_out, unselected, shard))
 
     def _done(self, run: _Run, outcome: FetchOutcome) -> JobDone:
         s = outcome.stats

@@ -98,11 +98,15 @@ class FileAccumulator:
         self._seen: set[int] = set()
         self._now = int((now or datetime.now(UTC)).timestamp())
         self._dates: dict[str, tuple[int, str]] = {}  # raw lastmod -> (ts, "YYYY-MM-DD")
+        self._day_names: dict[float, str] = {}  # day number since 1970 -> "YYYY-MM-DD"
+        self._buckets: dict[float, str] = {}  # priority -> its one-decimal bucket
 
     def add(self, entries: list[Entry]) -> None:
         agg = self.agg
         seen = self._seen
         dates = self._dates
+        day_names = self._day_names
+        buckets = self._buckets
         by_day: dict[str, int] = {}
         changefreq = agg.changefreq
         priority = agg.priority
@@ -116,7 +120,15 @@ class FileAccumulator:
                 raw = e.lastmod_raw or ""
                 cached = dates.get(raw)
                 if cached is None:
-                    cached = (int(lm.timestamp()), f"{lm.year:04d}-{lm.month:02d}-{lm.day:02d}")
+                    # a site whose every lastmod differs misses the cache on every URL: its day
+                    # then comes from a cache of the few thousand days (POSIX days are whole
+                    # 86,400 s, so the day number is the UTC date lm's own fields give)
+                    t = lm.timestamp()
+                    number = t // 86400
+                    name = day_names.get(number)
+                    if name is None:
+                        name = day_names[number] = f"{lm.year:04d}-{lm.month:02d}-{lm.day:02d}"
+                    cached = (int(t), name)
                     if len(dates) > 4096:
                         dates.clear()
                     dates[raw] = cached
@@ -138,7 +150,10 @@ class FileAccumulator:
             changefreq[cf] += 1
             pr = e.priority
             if pr is not None:
-                priority[f"{pr:.1f}"] += 1
+                bucket = buckets.get(pr)
+                if bucket is None:
+                    bucket = buckets[pr] = f"{pr:.1f}"
+                priority[bucket] += 1
             else:
                 priority["missing" if e.priority_raw is None else "invalid"] += 1
             if e.images:

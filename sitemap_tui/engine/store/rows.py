@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemap_tui.engine.keys import entry_columns, link_columns
+from sitemap_tui.engine.keys import entry_columns, link_columns, stored_key, url_key
 from sitemap_tui.engine.model import Entry, FileStats, FoundBy, Node, NodeKind, NodeState
 from sitemap_tui.engine.store.schema import NODE_STAT_COLUMNS
 
@@ -153,6 +153,38 @@ class EntryRows:
     alternates: list[tuple[Any, ...]] = field(default_factory=list)
 
 
+ENTRY_INSERT = (
+    "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw, changefreq, priority_raw,"
+    " priority, n_images, n_videos, n_news, n_alternates, title, key, alt_n, alt_h)"
+    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+# A plain row (most of them): no extension, no title, its key is its loc (NULL) and it lists no
+# hreflang link (alt_n 0, alt_h NULL): these are the values after its first eight. It binds 10
+# values instead of 18, the columns left out taking their defaults: binding is most of what
+# executemany costs, and these writes are most of what keeping the history adds to `urls`.
+PLAIN_TAIL = (0, 0, 0, 0, None, None, 0, None)
+PLAIN_INSERT = (
+    "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw, changefreq, priority_raw,"
+    " priority, alt_n) VALUES(?,?,?,?,?,?,?,?,?,?,0)"
+)
+
+
+def insert_entries(conn: Any, node_id: int, rows: EntryRows, first: int) -> None:
+    """Insert a batch's entry rows as ids ``first`` … (its extension rows are the caller's):
+    the plain ones through PLAIN_INSERT, the others through ENTRY_INSERT."""
+    plain: list[tuple[Any, ...]] = []
+    rich: list[tuple[Any, ...]] = []
+    for i, row in enumerate(rows.entries):
+        if row[8:] == PLAIN_TAIL:
+            plain.append((first + i, node_id, *row[:8]))
+        else:
+            rich.append((first + i, node_id, *row))
+    if plain:
+        conn.executemany(PLAIN_INSERT, plain)
+    if rich:
+        conn.executemany(ENTRY_INSERT, rich)
+
+
 def entry_rows(entries: Sequence[Entry], signature_key: bytes) -> EntryRows:
     """The rows of a batch, with the keys the cross-file rules join on (engine.keys);
     ``signature_key`` is the store's (Store.signature_key)."""
@@ -160,6 +192,16 @@ def entry_rows(entries: Sequence[Entry], signature_key: bytes) -> EntryRows:
     rows, images, videos, news, alternates = out.entries, out.images, out.videos, out.news, out.alternates
     for i, e in enumerate(entries):
         lm = e.lastmod
+        if not (e.alternates or e.images or e.videos or e.news):
+            # the common row, as below with no extension rows (entry_columns with no links):
+            # written out, since this runs for every URL a store keeps
+            loc = e.loc
+            rows.append((
+                loc, e.line, e.lastmod_raw, int(lm.timestamp()) if lm is not None else None,
+                e.changefreq_raw, e.changefreq, e.priority_raw, e.priority, 0, 0, 0, 0, e.title,
+                stored_key(url_key(loc), loc), 0, None,
+            ))
+            continue
         links: list[tuple[str, str]] = []
         for a in e.alternates:
             link, lang, tgt = link_columns(a.rel, a.hreflang, a.href)

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitemap_tui.engine.store.rows import EntryRows
+from sitemap_tui.engine.store.rows import EntryRows, insert_entries
 from sitemap_tui.engine.store.schema import SCHEMA
 
 _ENTRY_VALUES = ("loc, line, lastmod_raw, lastmod, changefreq_raw, changefreq, priority_raw, priority,"
@@ -149,10 +149,7 @@ class ShardWriter:
         assert c is not None
         first = self._next_id
         c.execute("BEGIN")
-        c.executemany(
-            f"INSERT INTO entries(id, {_ENTRY_COLUMNS}) VALUES({','.join('?' * 18)})",
-            [(first + i, node_id, *row) for i, row in enumerate(rows.entries)],
-        )
+        insert_entries(c, node_id, rows, first)
         spans = []
         for k, (table, items) in enumerate(zip(
                 _EXTENSIONS, (rows.images, rows.videos, rows.news, rows.alternates), strict=True)):

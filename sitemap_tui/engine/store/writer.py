@@ -12,7 +12,7 @@ from sitemap_tui.engine.model import Entry, Issue, Node
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.base import writes
 from sitemap_tui.engine.store.reads import StoreReads
-from sitemap_tui.engine.store.rows import EntryRows, IssueScope, entry_rows
+from sitemap_tui.engine.store.rows import EntryRows, IssueScope, entry_rows, insert_entries
 from sitemap_tui.engine.store.schema import INDEXES, NODE_STAT_COLUMNS
 from sitemap_tui.engine.store.search import SEARCH_SQL, SEARCH_TABLE, SEARCH_UPTO
 from sitemap_tui.engine.store.shard import ShardCopier, ShardRows
@@ -102,12 +102,7 @@ class Store(StoreReads):
             return []
         c = self.conn
         first = self._next_entry_id()
-        c.executemany(
-            "INSERT INTO entries(id, node_id, loc, line, lastmod_raw, lastmod, changefreq_raw,"
-            " changefreq, priority_raw, priority, n_images, n_videos, n_news, n_alternates, title,"
-            " key, alt_n, alt_h) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(first + i, node_id, *row) for i, row in enumerate(rows.entries)],
-        )
+        insert_entries(c, node_id, rows, first)
         for table, marks, items in (
             ("images", "?,?,?,?,?,?,?", rows.images),
             ("videos", "?,?,?", rows.videos),
