@@ -174,8 +174,9 @@ class ShardWriter:
 
 
 def remove_shard(path: Path) -> None:
-    """A shard file and SQLite's files beside it."""
-    for suffix in ("", "-wal", "-shm"):
+    """A shard file and SQLite's files beside it (a -journal too: a worker killed while its new
+    file switched to WAL leaves the rollback journal of that switch)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")
 
