@@ -459,8 +459,8 @@ class WorkerPool:
             # sent were all delivered before its death was noticed, see _read)
             for worker in new:
                 for path in shard_dir_files(self.shard_dir, worker):
-                    if path.suffix == ".db":
-                        remove_shard(path)
+                    # each database with its -wal/-shm/-journal, and any of those left alone
+                    remove_shard(path.with_name(path.name.partition(".db")[0] + ".db"))
         for key in [k for k in self._held if k[0] in new]:
             self._give_back(key)
         for route in list(self._routes.values()):
