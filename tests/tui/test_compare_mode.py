@@ -16,8 +16,9 @@ from app_helpers import screen_text, settle, wait_for, wait_started
 from pytest_httpserver import HTTPServer
 
 from sitemap_tui import cli
-from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.diff_view import is_removed
+from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.engine.store.summary import read_summary
 from sitemap_tui.session.recent import list_saved
 
@@ -121,6 +122,16 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
         assert all(is_removed(r.id) for r in removed)
         assert sorted(r.loc.rsplit("/", 1)[-1] for r in removed) == ["0", "1", "x"]
         assert "− " in screen_text(app)  # marked as removed in the table's gutter
+        # one removed row marked (space) is what the export and copy read: OLD's row, from the
+        # comparison (an id list read from NEW's entries alone found nothing)
+        await pilot.press("home", "space")
+        first = table.grid.row_at(0)
+        store = Store(new, readonly=True)
+        try:
+            assert [r.loc for r in ordered_rows(store, table.marked_filter)] == [first.loc]
+            assert count_rows(store, table.marked_filter) == 1
+        finally:
+            store.conn.close()
         await pilot.press("enter")  # the detail of a removed row says what it is
         await wait_for(pilot, lambda: table.detail_open, what="the detail")
         assert "Removed:" in screen_text(app)
