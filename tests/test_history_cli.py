@@ -11,10 +11,12 @@ import io
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from pytest_httpserver import HTTPServer
 
 from sitemap_tui import cli
 
@@ -79,21 +81,25 @@ def test_two_urls_runs_then_history_lists_both_newest_first(httpserver, cache: P
     assert code == 0 and out.count("\n") == 3  # the command's own output is unchanged
     assert [p.suffix for p in kept(cache)] == [".db", ".db"]
     report = history(target)
-    assert report["site"] == "127.0.0.1"
+    # a site is its host and, off the scheme's default port, its port: the port is part of the
+    # key since the demo's runs (a new port each) were compared as one site (+419 -419)
+    assert report["site"] == f"127.0.0.1:{httpserver.port}"
     rows = report["explorations"]
     assert [r["urls"] for r in rows] == [3, 2]  # newest first
     assert [r["files"] for r in rows] == [1, 1]
     assert all(r["command"] == "urls" and r["bytes"] > 0 for r in rows)
     assert rows[0]["started"] > rows[1]["started"]
-    # the site key is the host: the same site however it is named
+    # the same site however it is named; the bare host finds its only port's, and says so
+    assert history(f"127.0.0.1:{httpserver.port}")["explorations"] == rows
     assert history("127.0.0.1")["explorations"] == rows
+    assert f"127.0.0.1 has none on the default port: those of 127.0.0.1:{httpserver.port}" in run("history", "127.0.0.1")[2]
     assert history(httpserver.url_for("/other.xml"))["explorations"] == rows
     code, out, err = run("history", target)
     assert code == 0
     lines = out.splitlines()
     assert len(lines) == 3 and lines[0].split()[:2] == ["date", "URLs"]
     assert lines[1].split()[2:4] == ["3", "1"] and lines[2].split()[2:4] == ["2", "1"]
-    assert "2 explorations of 127.0.0.1" in err
+    assert f"2 explorations of 127.0.0.1:{httpserver.port}" in err
 
 
 def test_stats_and_validate_are_kept_too_with_their_findings(httpserver, cache: Path) -> None:
@@ -229,3 +235,73 @@ def test_diff_of_one_kept_exploration_alone_says_what_is_missing(httpserver, cac
     assert explore("urls", target)[0] == 0
     code, _, err = explore("diff", f"{target}~0")
     assert code == 2 and "name the other side too" in err
+
+
+@pytest.fixture()
+def other_port() -> Iterator[HTTPServer]:
+    """A second server on 127.0.0.1, on a port of its own: another site."""
+    server = HTTPServer(host="127.0.0.1", port=0)
+    server.no_handler_status_code = 404
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()
+
+
+def test_a_site_on_another_port_is_another_site(httpserver, other_port: HTTPServer, cache: Path) -> None:
+    # (as `sitemap-tui demo` is, a new port each run: its URLs all differ, so one site's history
+    # compared them as +419 -419)
+    one = serve(httpserver, "a", "b")
+    two = serve(other_port, "a")
+    assert explore("urls", one)[0] == 0
+    assert explore("urls", two)[0] == 0
+    assert [r["urls"] for r in history(one)["explorations"]] == [2]
+    assert [r["urls"] for r in history(two)["explorations"]] == [1]
+    assert history(f"127.0.0.1:{other_port.port}")["site"] == f"127.0.0.1:{other_port.port}"
+    # a bare host with explorations on several ports and none on the default one: which, in one line
+    keys = [f"127.0.0.1:{port}" for port in sorted((httpserver.port, other_port.port))]
+    for args in (("history", "127.0.0.1"), ("diff", "127.0.0.1~0", f"{two}~0")):
+        code, out, err = run(*args)
+        assert code == 2 and out == "", args
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        assert f"127.0.0.1 has explorations on several ports ({', '.join(keys)}): name one as HOST:PORT" in err
+    # diff SITE explores SITE now (its default port): the latest kept is of that exact site
+    code, _, err = explore("diff", "http://127.0.0.1/sitemap.xml")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"no saved exploration of 127.0.0.1 in the cache ({', '.join(keys)} are other sites)" in err
+
+
+def test_a_bare_host_prefers_the_default_port_and_names_the_others(cache: Path) -> None:
+    from sitemap_tui.engine.store import Store
+
+    cache.mkdir(parents=True)
+    for day, target in ((1, "https://example.com/sitemap.xml"), (2, "https://example.com:8443/sitemap.xml")):
+        store = Store(cache / f"example.com-2026010{day}-000000.db")  # (an exploration of nothing)
+        store.set_meta("target", target)
+        store.set_meta("started", f"2026-01-0{day}T00:00:00+00:00")
+        store.close()
+    code, out, err = run("history", "example.com", "--json")
+    assert code == 0
+    assert [r["target"] for r in json.loads(out)["explorations"]] == ["https://example.com/sitemap.xml"]
+    assert "example.com also has explorations on example.com:8443 (another site: name it as HOST:PORT)" in err
+
+
+def test_an_old_run_s_bare_host_key_is_read_with_its_target_s_port(httpserver, cache: Path) -> None:
+    """Runs before the port joined the key wrote the host alone into their store: they are
+    found under the site their target names."""
+    from sitemap_tui.engine.store import Store
+
+    target = serve(httpserver, "a")
+    assert explore("urls", target)[0] == 0
+    (db,) = kept(cache)
+    store = Store(db)
+    store.set_meta("site", "127.0.0.1")  # as an older run wrote it
+    store.close()
+    report = history(target)
+    assert report["site"] == f"127.0.0.1:{httpserver.port}" and len(report["explorations"]) == 1
+    serve(httpserver, "a", "b")
+    code, out, err = explore("diff", target, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]["urls_added"] == 1

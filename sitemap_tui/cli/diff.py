@@ -155,17 +155,18 @@ def _saved(label: str, raw: str) -> Source | None:
     return None
 
 
-def _kept(label: str, site: str, back: int, raw: str) -> Source:
-    """The exploration of SITE kept ``back`` before the latest (0: the latest)."""
+def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False) -> Source:
+    """The exploration of SITE kept ``back`` before the latest (0: the latest); ``exact``: of the
+    site SITE names alone, never another port's (session/history.find_site)."""
     from sitemap_tui.cli.history import site_of
-    from sitemap_tui.session.history import explorations_of
 
-    key = site_of(site)
-    found = explorations_of(key)
+    site_found = site_of(site, exact=exact)
+    key, found = site_found.key, site_found.explorations
     if back >= len(found):
         if not found:
-            raise UsageError(f"{label} {display(raw)}: no saved exploration of {display(key)} in the cache "
-                             f"(`sitemap-tui history {display(site)}` lists them)")
+            why = (f"({display(site_found.note)})" if site_found.note
+                   else f"(`sitemap-tui history {display(site)}` lists them)")
+            raise UsageError(f"{label} {display(raw)}: no saved exploration of {display(key)} in the cache {why}")
         raise UsageError(f"{label} {display(raw)}: {display(key)} has {len(found)} saved exploration"
                          f"{'s' * (len(found) != 1)} (~0 to ~{len(found) - 1})")
     s = found[back]
@@ -186,7 +187,7 @@ def _latest(raw: str) -> Source:
 
     parse_target(raw)  # a bad SITE is said as a bad TARGET is, before the cache is touched
     prune_at_start()
-    return _kept("OLD", raw, 0, raw)
+    return _kept("OLD", raw, 0, raw, exact=True)
 
 
 def _explore_kept(raw: str, opts: DiffOptions, scratch_db: Path) -> Source:

@@ -1,8 +1,9 @@
 """``sitemap-tui history SITE``: the explorations of a site kept in the cache, newest first (date,
 URLs, files, findings by severity, size, the command that made it), as text or ``--json``.
 
-SITE is read as a TARGET and matched by its site key (session/history.py): the host of a URL,
-the absolute path of a local file or folder. Nothing kept is no error: the list is empty and
+SITE is read as a TARGET and matched by its site key (session/history.py): the host of a URL
+(``host:port`` off the default port; a host named without one finds its only port's), the
+absolute path of a local file or folder. Nothing kept is no error: the list is empty and
 stderr says where it looked."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sitemap_tui.engine.discover import TargetError
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.summary import issue_counts
 from sitemap_tui.session.exits import EXIT_OK, UsageError
-from sitemap_tui.session.history import explorations_of, key_of_argument
+from sitemap_tui.session.history import SiteError, SiteFound, find_site
 from sitemap_tui.session.recent import Saved, cache_folder, format_size
 
 
@@ -31,12 +32,16 @@ def options(ns: argparse.Namespace) -> HistoryOptions:
     return HistoryOptions(ns.target, ns.json)
 
 
-def site_of(raw: str) -> str:
-    """The site key of SITE; one that is no target is a usage error."""
+def site_of(raw: str, *, exact: bool = False) -> SiteFound:
+    """SITE's explorations (session/history.find_site), what the user is told said on stderr;
+    one that is no target, or a host with several ports' explorations, is a usage error."""
     try:
-        return key_of_argument(raw)
-    except TargetError as exc:
+        found = find_site(raw, exact=exact)
+    except (TargetError, SiteError) as exc:
         raise UsageError(f"SITE {display(raw)}: {exc}") from exc
+    if found.note and (found.explorations or not exact):
+        print(f"sitemap-tui: {display(found.note)}", file=sys.stderr)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +68,9 @@ HEADER = f"{'date':<16}  {'URLs':>9} {'files':>6} {'errors':>7} {'warnings':>9} 
 
 
 def cmd_history(opts: HistoryOptions) -> int:
-    key = site_of(opts.site)
-    rows = [Row(s, issue_counts(s.path)) for s in explorations_of(key)]
+    found = site_of(opts.site)
+    key = found.key
+    rows = [Row(s, issue_counts(s.path)) for s in found.explorations]
     folder = cache_folder()
     if opts.json:
         print(json.dumps({"site": key, "folder": str(folder), "explorations": [r.json() for r in rows]}, indent=2))

@@ -565,7 +565,8 @@ def _history_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
         epilog="examples:\n  sitemap-tui history example.com\n  sitemap-tui history ./public/sitemap.xml --json\n"
                "\nurls, stats, validate, diff SITE and the explorer keep each exploration in the cache\n"
                "(--no-history opts out). SITE is read as a TARGET and matched by its site key: the host\n"
-               "of a URL (the port is not part of it; https://example.com/a.xml is example.com), or the\n"
+               "of a URL (https://example.com/a.xml is example.com), with :PORT off the default port\n"
+               "(example.com:8080 is another site; a host alone finds its only port's), or the\n"
                "absolute path of a local file or folder. The errors and warnings of a urls or stats run\n"
                "are the parser's and fetcher's only: those commands check no rules.")
     p.add_argument("target", metavar="SITE")

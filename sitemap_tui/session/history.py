@@ -2,14 +2,15 @@
 and the store a headless run writes straight into the cache to join them.
 
 The site key is the host of an http(s) target (``https://example.com/a.xml`` and ``example.com``
-are one site; the port is not part of it, as in the recent list), and the absolute path of a
-local file or folder. A headless run writes its key into the store's meta; an exploration
-without one (the explorer's own) is keyed by its target's host, else by its file name's host
-(session/recent.py ``Saved.site``)."""
+are one site), with ``:port`` off the scheme's default port (``127.0.0.1:8080``: a server on
+another port is another site), and the absolute path of a local file or folder. A headless run
+writes its key into the store's meta; an exploration without one (the explorer's own) is keyed
+by its target's host and port, else by its file name's host (session/recent.py ``Saved.site``)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +20,15 @@ from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
 from sitemap_tui.session.paths import file_prefix
-from sitemap_tui.session.recent import Saved, cache_folder, list_saved, newest_named
+from sitemap_tui.session.recent import (
+    Saved,
+    cache_folder,
+    key_host,
+    key_port,
+    list_saved,
+    newest_named,
+    url_site_key,
+)
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.refetch import Refetch
@@ -28,10 +37,11 @@ INDEX = re.compile(r"^(?P<site>.+)~(?P<back>\d{1,6})$")  # SITE~N: N exploration
 
 
 def site_key(target: Target) -> str:
-    """The key of ``target``'s site: its host, or a local target's absolute path."""
+    """The key of ``target``'s site: its host (and port, off the default), or a local target's
+    absolute path."""
     parts = urlsplit(target.url)
     if parts.scheme in ("http", "https"):
-        return parts.hostname or target.url
+        return url_site_key(target.url) or target.url
     return unquote(parts.path)
 
 
@@ -52,6 +62,47 @@ def explorations_of(key: str, saved: list[Saved] | None = None) -> list[Saved]:
     """The readable explorations of the site ``key`` in the cache, newest first."""
     items = list_saved() if saved is None else saved
     return [s for s in items if s.site == key and s.summary.problem is None]
+
+
+class SiteError(ValueError):
+    """A SITE that names no one site's history (one line: what to name instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SiteFound:
+    key: str  # the site whose explorations these are
+    explorations: list[Saved]  # newest first
+    note: str | None = None  # what the user is told (stderr): another port's were taken, or exist
+
+
+def find_site(raw: str, saved: list[Saved] | None = None, *, exact: bool = False) -> SiteFound:
+    """The explorations a SITE argument names. A host named without a port means its default
+    port's site; when it has none there, the one other port's are taken (and said), and with
+    several SiteError lists them. ``exact``: the default port's alone (``diff SITE`` explores
+    that site now; another port's history is no earlier version of it), the others named.
+    Raises TargetError for no target."""
+    key = key_of_argument(raw)
+    items = list_saved() if saved is None else saved
+    found = explorations_of(key, items)
+    if "/" in key or key_port(key) is not None:  # a local path, or a port named: that site alone
+        return SiteFound(key, found)
+    ports = sorted({s.site for s in items if s.summary.problem is None and key_port(s.site) is not None
+                    and key_host(s.site) == key}, key=lambda k: key_port(k) or 0)
+    named = ", ".join(ports)
+    if found or exact:
+        if not ports:
+            return SiteFound(key, found)
+        many = len(ports) > 1
+        if found:
+            return SiteFound(key, found, f"{key} also has explorations on {named} "
+                                         f"(another site{'s' * many}: name {'one' if many else 'it'} as HOST:PORT)")
+        return SiteFound(key, found, f"{named} {'are other sites' if many else 'is another site'}")
+    if len(ports) > 1:
+        raise SiteError(f"{key} has explorations on several ports ({named}): name one as HOST:PORT")
+    if ports:
+        return SiteFound(ports[0], explorations_of(ports[0], items),
+                         f"{key} has none on the default port: those of {ports[0]}")
+    return SiteFound(key, found)
 
 
 def sweep_partials(folder: Path) -> None:
@@ -140,9 +191,10 @@ def open_previous(target: Target, checks: str, *, exclude: Path | None = None) -
     mine = exclude.resolve() if exclude is not None else None
     # newest first; a damaged one is said, not passed over (its judging cannot be read)
     # the headless runs' files are named after the host (HistoryRun): those alone are read
+    # (a damaged one knows no target: its file name's host is all it says of its site)
     latest = next((s for s in newest_named(prefix=f"{file_prefix(target)}-")
-                   if s.site == key and s.path.resolve() != mine
-                   and (s.summary.problem or s.summary.checks == checks)), None)
+                   if (s.site == key or (s.summary.problem and s.site == key_host(key)))
+                   and s.path.resolve() != mine and (s.summary.problem or s.summary.checks == checks)), None)
     if latest is None:
         return None, None
     if latest.summary.problem is not None:

@@ -34,6 +34,44 @@ def cache_folder() -> Path:
     return Path(user_cache_dir("sitemap-tui")) / "explorations"
 
 
+# -- the site key --------------------------------------------------------------------------------
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_PORTED = re.compile(r"(?:\[(?P<v6>[^\]]+)\]|(?P<host>[^:/\[\]]+)):(?P<port>\d+)")
+
+
+def url_site_key(url: str, *, bare: bool = False) -> str | None:
+    """The site key of an http(s) URL: its host, with ``:port`` when the port is not its scheme's
+    default (a server on another port is another site: the demo's runs, a new port each, shared
+    one history and compared as every URL changed). None for any other URL; ``bare``: a URL
+    without a scheme is read as a TARGET reads it (https)."""
+    text = url.strip()
+    if bare and "://" not in text:
+        text = "https://" + text
+    parts = urlsplit(text)
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:  # not a port: the host alone, as before the port was in the key
+        port = None
+    if port is None or port == DEFAULT_PORTS[parts.scheme]:
+        return parts.hostname
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{host}:{port}"
+
+
+def key_host(key: str) -> str:
+    """The host of a site key (``host:port`` or ``[v6]:port`` without its port)."""
+    m = _PORTED.fullmatch(key)
+    return key if m is None else (m["v6"] or m["host"])
+
+
+def key_port(key: str) -> int | None:
+    """The port a site key names, None for a default port's (or a local path's) key."""
+    m = _PORTED.fullmatch(key)
+    return None if m is None else int(m["port"])
+
+
 # -- the limits ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class CacheLimits:
@@ -95,13 +133,18 @@ class Saved:
     @property
     def site(self) -> str:
         """The key of a site's history (session/history.py): the one a headless run wrote, else
-        the target's host, else the file name's (an explorer's local target: "local")."""
+        the target's host (and port), else the file name's (an explorer's local target: "local")."""
         if self.summary.site:
+            # runs before the port joined the key wrote the host alone: their target has the port
+            if self.summary.target and "/" not in self.summary.site:
+                key = url_site_key(self.summary.target, bare=True)
+                if key is not None and key_host(key) == self.summary.site:
+                    return key
             return self.summary.site
         if self.summary.target:
-            host = urlsplit(self.summary.target).hostname
-            if host:
-                return host
+            key = url_site_key(self.summary.target)
+            if key:
+                return key
         stem = self.path.stem
         return re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", stem) or stem  # (-N: a second run in that second)
 

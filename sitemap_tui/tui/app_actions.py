@@ -18,7 +18,7 @@ from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store.exports import ordered_rows
+from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui import gc_tuning
 from sitemap_tui.tui.app_audit import AuditLink
 from sitemap_tui.tui.palette import PaletteCommand
@@ -258,10 +258,10 @@ class Actions(AuditLink):
             store = Store(self.db_path, readonly=True)
             try:
                 fit = fit_urls(r.loc for r in ordered_rows(store, marked, sort, descending=descending))
-                total = count if count is not None else store.count(marked)
+                total = count if count is not None else count_rows(store, marked)
             finally:
                 store.conn.close()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError) as exc:
             self.notify(f"Cannot read the marked rows: {display(str(exc))}", severity="error", markup=False)
             return
         if not fit.urls:

@@ -11,6 +11,7 @@ lastmod|lastmod-back|attrs|ext`` name the groups the other panes count; the audi
 and URL list, so a
 drill-through (``messages.ShowUrls``) lands on a filter the user can read and edit. :func:`row_matches` evaluates a filter on one row in Python (the marks of "all
 filtered rows" are shown without a query per row). No Textual here: the widget only calls it.
+Each word is named once, in :data:`WORDS`, with its parser and the help screen's line.
 """
 
 from __future__ import annotations
@@ -70,129 +71,193 @@ def _period(text: str, *, end: bool) -> int:
     return int(start.timestamp())
 
 
-@dataclasses.dataclass(slots=True)
-class UserFilter:
-    """What the filter bar asks for (combined with the scope the app gives in ``show``)."""
+class UserFilter(EntryFilter):
+    """What the filter bar asks for: the EntryFilter fields its words set, combined with the
+    scope the app gives in ``show`` (:func:`combine`); the scope's own fields (node_ids,
+    entry_ids, diff_db) stay unset. An EntryFilter itself, so no field is named twice."""
 
-    substring: str | None = None
-    regex: str | None = None
-    lastmod_from: int | None = None
-    lastmod_to: int | None = None
-    has_issue: bool = False
-    extension: str | None = None
-    lastmod_state: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    rule: str | None = None
-    diff: str | None = None
-    status: str | None = None
-    indexable: bool | None = None
-    reason: str | None = None
-    canonical: str | None = None
-    blocked: str | None = None
-    allowed: str | None = None
-    orphan: bool | None = None
-    coverage: str | None = None
+    __slots__ = ()
 
     @property
     def empty(self) -> bool:
         return self == UserFilter()
 
 
+Parser = Callable[[UserFilter, str, int | None], None]
+"""Sets a word's fields from what follows its ``NAME:`` (as typed), and ``now`` (unix seconds,
+None: the clock); raises ValueError with a one-line message for the user."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Word:
+    """One filter word: ``name:VALUE``, its parser and the help line the help screen shows."""
+
+    name: str
+    syntax: str  # as the help writes it
+    help: str
+    parse: Parser
+
+
+def _regex(uf: UserFilter, value: str, now: int | None) -> None:
+    if value:
+        uf.regex = value
+
+
+def _lastmod(uf: UserFilter, spec: str, now: int | None) -> None:
+    if spec.lower() in _STATES:
+        uf.lastmod_state = spec.lower()
+    elif spec.lower() == "future":
+        start = (int(datetime.now(UTC).timestamp()) if now is None else now) + FUTURE_SLACK + 1
+        uf.lastmod_from = start if uf.lastmod_from is None else max(uf.lastmod_from, start)
+    elif ".." in spec:
+        a, b = spec.split("..", 1)
+        uf.lastmod_from = _period(a, end=False) if a else None
+        uf.lastmod_to = _period(b, end=True) if b else None
+    elif spec:
+        uf.lastmod_from = _period(spec, end=False)
+        uf.lastmod_to = _period(spec, end=True)
+
+
+def _has(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what in ("issue", "issues", "!"):
+        uf.has_issue = True
+    elif what in _EXT_ALIASES:
+        uf.extension = _EXT_ALIASES[what]
+    else:
+        raise ValueError(f"has:{what}? use has:issue, has:image, has:video, has:news or has:hreflang")
+
+
+def _changefreq(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what not in _STATES and parse_changefreq(what) is None:
+        raise ValueError(f"changefreq:{what}? use one of {', '.join(CHANGEFREQS)}, missing or invalid")
+    uf.changefreq = what
+
+
+def _priority(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what in _STATES:
+        uf.priority = what
+    elif _NUMBER_RE.match(what) and 0.0 <= (number := float(what)) <= 1.0:
+        uf.priority = priority_bucket(number)  # "0.50" and ".5" read as the Overview's "0.5"
+    else:
+        raise ValueError(f"priority:{what}? use a value from 0.0 to 1.0, missing or invalid")
+
+
+def _rule(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if not _RULE_RE.match(what):
+        raise ValueError(f"rule:{what}? use a rule id such as rule:url-not-absolute")
+    uf.rule = what
+
+
+def _diff(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what not in MARKS:
+        raise ValueError(f"diff:{what}? use {', '.join('diff:' + m for m in MARKS)}")
+    uf.diff = what
+
+
+def _status(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if not _STATUS_RE.match(what):
+        raise ValueError(f"status:{what}? use a status (status:404), a class (status:3xx) or status:none")
+    uf.status = what
+
+
+def _indexable(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what not in _YES_NO:
+        raise ValueError(f"indexable:{what}? use indexable:yes or indexable:no")
+    uf.indexable = _YES_NO[what]
+
+
+def _reason(uf: UserFilter, value: str, now: int | None) -> None:
+    if not (what := value.lower()):
+        raise ValueError("reason:? add a word of the reason, e.g. reason:noindex")
+    uf.reason = what
+
+
+def _canonical(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what not in CANONICALS:
+        raise ValueError(f"canonical:{what}? use canonical:other, canonical:self or canonical:none")
+    uf.canonical = what
+
+
+def _agent(name: str) -> Parser:
+    """``blocked:AGENT`` / ``allowed:AGENT`` (the field of the same name)."""
+
+    def parse(uf: UserFilter, value: str, now: int | None) -> None:
+        what = value.lower()
+        if not _AGENT_RE.match(what):
+            raise ValueError(f"{name}:{what}? name a crawler, e.g. {name}:GPTBot")
+        setattr(uf, name, what)
+
+    return parse
+
+
+def _orphan(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if not _YES_NO.get(what, False):
+        raise ValueError(f"orphan:{what}? use orphan:yes (listed URLs no crawled page links to)")
+    uf.orphan = True
+
+
+def _coverage(uf: UserFilter, value: str, now: int | None) -> None:
+    what = value.lower()
+    if what not in COVERAGE_WORDS:
+        raise ValueError(f"coverage:{what}? use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}")
+    uf.coverage = what
+
+
+WORDS: tuple[Word, ...] = (
+    Word("re", "re:PATTERN", "URLs matching a regular expression", _regex),
+    Word("lastmod", "lastmod:2024-01..2024-06", "lastmod in a period (YYYY[-MM[-DD]], either end open),"
+         " or lastmod:missing, invalid, future", _lastmod),
+    Word("has", "has:WHAT", "URLs with an issue (has:issue) or an extension: image, video, news, hreflang", _has),
+    Word("changefreq", "changefreq:WORD", f"changefreq {', '.join(CHANGEFREQS)}, missing or invalid", _changefreq),
+    Word("priority", "priority:0.5|missing|invalid", "priority, as the Overview rounds it", _priority),
+    Word("rule", "rule:RULE-ID", "URLs with an issue of that rule", _rule),
+    Word("diff", "diff:CHANGE", f"compare mode, what changed since the earlier exploration: {', '.join(MARKS)}",
+         _diff),
+    Word("status", "status:404|3xx|none", "the audit's HTTP status: a code, a class, or no answer", _status),
+    Word("indexable", "indexable:yes|no", "the audit's indexability verdict", _indexable),
+    Word("reason", "reason:WORD", "a word of the audit's reason (noindex, redirect, canonical, robots, ...)",
+         _reason),
+    Word("canonical", f"canonical:{'|'.join(CANONICALS)}", "the page's canonical: another URL, itself, none",
+         _canonical),
+    Word("blocked", "blocked:AGENT", "URLs robots.txt shuts that crawler out of (e.g. blocked:GPTBot)",
+         _agent("blocked")),
+    Word("allowed", "allowed:AGENT", "URLs robots.txt lets that crawler fetch", _agent("allowed")),
+    Word("orphan", "orphan:yes", "listed URLs no page of the link crawl links to (audit --crawl)", _orphan),
+    Word("coverage", f"coverage:{'|'.join(COVERAGE_WORDS)}", "pages of no sitemap (audit --crawl or"
+         " --compare-list), listed URLs your list lacks", _coverage),
+)
+"""The filter words: each named once, with its parser and its help line (the help screen)."""
+_BY_NAME = {w.name: w for w in WORDS}
+
+
+def filter_help() -> list[tuple[str, str]]:
+    """The filter bar's language as (syntax, what it lists), plain words first."""
+    return [("WORDS", "a substring of the URL (a regex with the Regex box ticked)"),
+            *((w.syntax, w.help) for w in WORDS)]
+
+
 def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None) -> UserFilter:
     """Parse the filter bar. Raises ValueError with a message for the user.
 
-    Plain words are a substring (or a regex in regex mode); ``re:PATTERN`` is a regex;
-    ``lastmod:2024-01..2024-06`` (either end may be left out; ``lastmod:2024-03`` is one month)
-    a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang`` narrow further (see the
-    module docstring for the drill-through tokens). ``lastmod:future`` is measured from ``now``
-    (unix seconds; the clock when not given)."""
+    Plain words are a substring (or a regex in regex mode); ``NAME:VALUE`` is a word of
+    :data:`WORDS` (``re:PATTERN`` a regex, ``lastmod:2024-01..2024-06`` a lastmod range, ...).
+    ``lastmod:future`` is measured from ``now`` (unix seconds; the clock when not given)."""
     uf = UserFilter()
     plain: list[str] = []
     for tok in text.split():
-        low = tok.lower()
-        if low.startswith("re:"):
-            if tok[3:]:
-                uf.regex = tok[3:]
-        elif low.startswith("lastmod:"):
-            spec = tok[len("lastmod:") :]
-            if spec.lower() in _STATES:
-                uf.lastmod_state = spec.lower()
-            elif spec.lower() == "future":
-                start = (int(datetime.now(UTC).timestamp()) if now is None else now) + FUTURE_SLACK + 1
-                uf.lastmod_from = start if uf.lastmod_from is None else max(uf.lastmod_from, start)
-            elif ".." in spec:
-                a, b = spec.split("..", 1)
-                uf.lastmod_from = _period(a, end=False) if a else None
-                uf.lastmod_to = _period(b, end=True) if b else None
-            elif spec:
-                uf.lastmod_from = _period(spec, end=False)
-                uf.lastmod_to = _period(spec, end=True)
-        elif low.startswith("has:"):
-            what = low[4:]
-            if what in ("issue", "issues", "!"):
-                uf.has_issue = True
-            elif what in _EXT_ALIASES:
-                uf.extension = _EXT_ALIASES[what]
-            else:
-                raise ValueError(f"has:{what}? use has:issue, has:image, has:video, has:news or has:hreflang")
-        elif low.startswith("changefreq:"):
-            what = low[len("changefreq:") :]
-            if what not in _STATES and parse_changefreq(what) is None:
-                raise ValueError(f"changefreq:{what}? use one of {', '.join(CHANGEFREQS)}, missing or invalid")
-            uf.changefreq = what
-        elif low.startswith("priority:"):
-            what = low[len("priority:") :]
-            if what in _STATES:
-                uf.priority = what
-            elif _NUMBER_RE.match(what) and 0.0 <= (value := float(what)) <= 1.0:
-                uf.priority = priority_bucket(value)  # "0.50" and ".5" read as the Overview's "0.5"
-            else:
-                raise ValueError(f"priority:{what}? use a value from 0.0 to 1.0, missing or invalid")
-        elif low.startswith("rule:"):
-            what = low[len("rule:") :]
-            if not _RULE_RE.match(what):
-                raise ValueError(f"rule:{what}? use a rule id such as rule:url-not-absolute")
-            uf.rule = what
-        elif low.startswith("diff:"):
-            what = low[len("diff:") :]
-            if what not in MARKS:
-                raise ValueError(f"diff:{what}? use {', '.join('diff:' + m for m in MARKS)}")
-            uf.diff = what
-        elif low.startswith("status:"):
-            what = low[len("status:") :]
-            if not _STATUS_RE.match(what):
-                raise ValueError(f"status:{what}? use a status (status:404), a class (status:3xx) or status:none")
-            uf.status = what
-        elif low.startswith("indexable:"):
-            what = low[len("indexable:") :]
-            if what not in _YES_NO:
-                raise ValueError(f"indexable:{what}? use indexable:yes or indexable:no")
-            uf.indexable = _YES_NO[what]
-        elif low.startswith("reason:"):
-            if not (what := low[len("reason:") :]):
-                raise ValueError("reason:? add a word of the reason, e.g. reason:noindex")
-            uf.reason = what
-        elif low.startswith("canonical:"):
-            what = low[len("canonical:") :]
-            if what not in CANONICALS:
-                raise ValueError(f"canonical:{what}? use canonical:other, canonical:self or canonical:none")
-            uf.canonical = what
-        elif low.startswith(("blocked:", "allowed:")):
-            name, what = low.split(":", 1)
-            if not _AGENT_RE.match(what):
-                raise ValueError(f"{name}:{what}? name a crawler, e.g. {name}:GPTBot")
-            setattr(uf, name, what)
-        elif low.startswith("orphan:"):
-            what = low[len("orphan:") :]
-            if not _YES_NO.get(what, False):
-                raise ValueError(f"orphan:{what}? use orphan:yes (listed URLs no crawled page links to)")
-            uf.orphan = True
-        elif low.startswith("coverage:"):
-            what = low[len("coverage:") :]
-            if what not in COVERAGE_WORDS:
-                raise ValueError(f"coverage:{what}? use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}")
-            uf.coverage = what
+        name, colon, value = tok.partition(":")
+        word = _BY_NAME.get(name.lower()) if colon else None
+        if word is not None:
+            word.parse(uf, value, now)
         else:
             plain.append(tok)
     words = " ".join(plain)
@@ -211,24 +276,23 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
     return uf
 
 
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(UserFilter)}
+
+
 def combine(scope: EntryFilter, user: UserFilter) -> EntryFilter:
-    """The scope from the app narrowed by the user's filter-bar criteria."""
+    """The scope from the app narrowed by the user's filter-bar criteria: each field the user
+    set replaces the scope's, but a lastmod range is the two ranges' overlap."""
     f = dataclasses.replace(scope)
-    if user.substring:
-        f.substring = user.substring
-    if user.regex:
-        f.regex = user.regex
-    if user.lastmod_from is not None:
-        f.lastmod_from = user.lastmod_from if f.lastmod_from is None else max(f.lastmod_from, user.lastmod_from)
-    if user.lastmod_to is not None:
-        f.lastmod_to = user.lastmod_to if f.lastmod_to is None else min(f.lastmod_to, user.lastmod_to)
-    f.has_issue = f.has_issue or user.has_issue
-    if user.extension:
-        f.extension = user.extension
-    for name in ("lastmod_state", "changefreq", "priority", "rule", "diff", "status", "indexable", "reason",
-                 "canonical", "blocked", "allowed", "orphan", "coverage"):
-        if (value := getattr(user, name)) is not None:
-            setattr(f, name, value)
+    for name, default in _DEFAULTS.items():
+        value = getattr(user, name)
+        if value == default or value == "":  # (not asked; an empty text asks nothing)
+            continue
+        current = getattr(f, name)
+        if name == "lastmod_from" and current is not None:
+            value = max(current, value)
+        elif name == "lastmod_to" and current is not None:
+            value = min(current, value)
+        setattr(f, name, value)
     return f
 
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_helpers import screen_text, wait_for, wait_started
+from app_helpers import screen_text, settle, wait_for, wait_started
+from pytest_httpserver import HTTPServer
 
 from sitemap_tui import cli
-from sitemap_tui.engine.store import EntryFilter
+from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.diff_view import is_removed
+from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.engine.store.summary import read_summary
 from sitemap_tui.session.recent import list_saved
 
@@ -119,6 +122,16 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
         assert all(is_removed(r.id) for r in removed)
         assert sorted(r.loc.rsplit("/", 1)[-1] for r in removed) == ["0", "1", "x"]
         assert "− " in screen_text(app)  # marked as removed in the table's gutter
+        # one removed row marked (space) is what the export and copy read: OLD's row, from the
+        # comparison (an id list read from NEW's entries alone found nothing)
+        await pilot.press("home", "space")
+        first = table.grid.row_at(0)
+        store = Store(new, readonly=True)
+        try:
+            assert [r.loc for r in ordered_rows(store, table.marked_filter)] == [first.loc]
+            assert count_rows(store, table.marked_filter) == 1
+        finally:
+            store.conn.close()
         await pilot.press("enter")  # the detail of a removed row says what it is
         await wait_for(pilot, lambda: table.detail_open, what="the detail")
         assert "Removed:" in screen_text(app)
@@ -207,3 +220,33 @@ async def test_the_history_line_counts_a_live_exploration_once_it_is_expanded(ex
         await wait_for(pilot, lambda: app.site_history.url_counts == (7, 7), what="the history read again")
         await wait_for(pilot, lambda: ": +0 −0 URLs" in screen_text(app), what="the line redrawn")
         assert "Since" in screen_text(app)
+
+
+@pytest.fixture
+def other_port() -> Iterator[HTTPServer]:
+    """A second server on 127.0.0.1, on a port of its own (as each `sitemap-tui demo` run is)."""
+    server = HTTPServer(host="127.0.0.1", port=0)
+    server.no_handler_status_code = 404
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_the_history_line_leaves_out_the_same_host_on_another_port(explored_once, other_port, make_app,
+                                                                          size) -> None:
+    """Another port is another site (session/history.py's key): the demo, a new port each run,
+    showed "+419 −419" against its previous run, every URL differing by its port."""
+    app = make_app(serve(other_port, 1), site_history=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await wait_for(pilot, lambda: app.site_history is not None, what="the first history")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.site_history.url_counts == (7,), what="the history read again")
+        await settle(app, pilot)
+        assert app.site_history.since is None
+        assert "Since" not in screen_text(app) and "−7" not in screen_text(app)
+    assert read_summary(app.db_path).site == f"127.0.0.1:{other_port.port}"

@@ -131,3 +131,47 @@ def test_counts_agree_with_the_panes(store) -> None:
 def test_bad_tokens_say_what_to_write(bad: str) -> None:
     with pytest.raises(ValueError):
         parse_filter(bad)
+
+
+def test_each_word_is_named_once_and_parsed_by_its_own_entry() -> None:
+    from sitemap_tui.tui.url_filter import WORDS, filter_help
+
+    names = [w.name for w in WORDS]
+    assert len(names) == len(set(names))
+    help_lines = dict(filter_help())
+    for w in WORDS:
+        assert w.syntax.startswith(w.name + ":") and help_lines[w.syntax] == w.help
+        assert len(w.syntax) <= 28, w.syntax  # the help's word column fits beside its text at 80x24
+        # a word typed in any case is the word (the old chain compared lowercased prefixes)
+        assert parse_filter(f"{w.name.upper()}:{_SAMPLE[w.name]}", now=NOW) == parse_filter(
+            f"{w.name}:{_SAMPLE[w.name]}", now=NOW) != parse_filter("", now=NOW), w.name
+
+
+_SAMPLE = {"re": "x", "lastmod": "2024", "has": "issue", "changefreq": "daily", "priority": "0.5",
+           "rule": "loc-not-absolute", "diff": "added", "status": "404", "indexable": "no",
+           "reason": "noindex", "canonical": "other", "blocked": "GPTBot", "allowed": "GPTBot",
+           "orphan": "yes", "coverage": "missing"}
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_every_filter_word_is_in_the_help(demo_server, make_app, size) -> None:
+    """The help screen (?) lists the filter bar's words from the one table that parses them."""
+    from app_helpers import screen_text, static_text, wait_for, wait_started
+
+    from sitemap_tui.tui.screens.help import HelpScreen
+    from sitemap_tui.tui.url_filter import WORDS
+
+    app = make_app(demo_server.base_url + "/sitemap-video.xml")
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        text = static_text(app.screen.query_one("#help-filter"), width=size[0])
+        for w in WORDS:
+            assert w.syntax in text and w.help.split()[0] in text, (w.name, text)
+        app.screen.query_one("#help-scroll").scroll_end(animate=False)
+        await pilot.pause()
+        shown = screen_text(app)  # scrolled to its end: the last words, whole, on screen
+        assert WORDS[-1].syntax in shown and WORDS[-2].syntax in shown, shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help to close")

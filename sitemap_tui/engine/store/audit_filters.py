@@ -84,6 +84,11 @@ class AuditView:
         # the bitmask (0: no crawler blocked, first), or how many crawlers the audit's list names
         return "x.blocked" if self.agents is not None else "json_array_length(a.blocked_for)"
 
+    def sortable(self, sort: str) -> bool:
+        """Whether a listing can sort on audit column ``sort``: with the audit's results, or
+        the crawler-access table for ``blocked``."""
+        return self.audit or (sort == "blocked" and self.agents is not None)
+
     def sort_column(self, sort: str) -> str:
         if sort == "blocked":
             return self.blocked_sort()

@@ -47,12 +47,23 @@ MISSING_SOURCE = (
 class MissingView(AuditView):
     """The audit cells of ``coverage:missing`` rows: the verdict of the page's own fetch (the
     crawl's or the list's), read from :data:`MISSING_SOURCE`, no join (the audit table holds
-    only listed URLs). Not sortable on audit columns (``audit`` False)."""
+    only listed URLs). Sortable on every audit column: by the cells it shows (status,
+    indexable, reason), and the others, which it has none of, as unknown (NULL: by id)."""
 
     __slots__ = ()
 
     def columns(self) -> str:
         return "1, e.status, 0, e.indexable, e.reason, NULL, NULL, e.loc, NULL, NULL, NULL, NULL"
+
+    def sortable(self, sort: str) -> bool:
+        return True
+
+    def sort_column(self, sort: str) -> str:
+        return MISSING_SORTS.get(sort, "NULL")
+
+
+MISSING_SORTS = {"status": "e.status", "indexable": "e.indexable", "reason": "e.reason"}
+"""The audit sorts a ``coverage:missing`` row has a value for (:meth:`MissingView.columns`'s cells)."""
 
 
 MISSING_VIEW = MissingView(False, True, None)

@@ -18,6 +18,7 @@ from sitemap_tui.engine.store import EntryFilter, EntryRow, Store
 from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY
 from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
+from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.rows import chunks
 from sitemap_tui.engine.store.urls import END, Key, Query, row_key
 
@@ -27,12 +28,48 @@ PAGE_ROWS = 2000
 """Rows per keyset page of an export walk."""
 
 
+def marked_parts(flt: EntryFilter) -> list[EntryFilter]:
+    """``flt`` as one filter per source its rows are read from. Marked rows (an id list) may
+    be of three kinds, each listed from a source of its own (``Query.source``): the sitemaps'
+    entries, ``coverage:missing``'s pages of no sitemap and compare mode's removed rows (OLD's,
+    in the comparison's scratch database ``flt.diff_db``). An id list read from ``entries``
+    alone lost the other two, so a few missing pages marked exported nothing. Any other filter
+    is itself. Raises ValueError for removed rows without the comparison that lists them."""
+    ids = flt.entry_ids
+    if ids is None or flt.coverage is not None or flt.diff is not None:
+        return [flt]
+    unlisted = [i for i in ids if is_unlisted(i)]
+    removed = [i for i in ids if is_removed(i)]
+    if not unlisted and not removed:
+        return [flt]
+    parts = [dataclasses.replace(flt, entry_ids=entries)] if (entries := [i for i in ids if i > 0]) else []
+    if unlisted:
+        parts.append(dataclasses.replace(flt, entry_ids=unlisted, coverage="missing"))
+    if removed:
+        if not flt.diff_db:
+            raise ValueError(f"{len(removed):,} of the marked rows were removed since an earlier exploration,"
+                             " and no comparison lists them: open compare mode again")
+        parts.append(dataclasses.replace(flt, entry_ids=removed, diff="removed"))
+    return parts
+
+
+def count_rows(store: Store, flt: EntryFilter) -> int:
+    """How many rows ``flt`` lists, each kind counted from the source the table lists it from
+    (:func:`marked_parts`; ``Store.count`` reads the entries or the missing pages only)."""
+    return sum(Query(store, part).count(store.conn) for part in marked_parts(flt))
+
+
 def ordered_rows(store: Store, flt: EntryFilter, sort: str = "id", *, descending: bool = False) -> Iterator[EntryRow]:
     """Every row of ``flt`` in the URL table's order: (sort value, id) ascending, or both
     descending, with NULL sort values last either way (by id, in the same direction)."""
+    parts = marked_parts(flt)
+    if len(parts) > 1:  # rows of several sources: ordered together here
+        yield from _ordered_ids(store, parts, sort, descending)
+        return
+    flt = parts[0]
     ids = flt.entry_ids
     if ids is not None and len(ids) > ID_CHUNK:
-        yield from _ordered_ids(store, flt, sort, descending)
+        yield from _ordered_ids(store, [flt], sort, descending)
         return
     query = Query(store, flt, sort)
     conn = store.conn
@@ -56,19 +93,26 @@ def ordered_rows(store: Store, flt: EntryFilter, sort: str = "id", *, descending
     yield from nulls
 
 
-def _ordered_ids(store: Store, flt: EntryFilter, sort: str, descending: bool) -> Iterator[EntryRow]:
+def _ordered_ids(store: Store, parts: list[EntryFilter], sort: str, descending: bool) -> Iterator[EntryRow]:
+    """The rows of id lists (one filter per source: :func:`marked_parts`) in the table's order."""
     conn = store.conn
     keys: list[Key] = []
-    for chunk in chunks(sorted(set(flt.entry_ids or ())), ID_CHUNK):
-        part = Query(store, dataclasses.replace(flt, entry_ids=chunk), sort)
-        for batch in part.key_batches(conn):
-            keys.extend((k[0], k[1]) for k in batch)
+    source: dict[int, EntryFilter] = {}  # each id's filter (the ids of the parts never overlap)
+    for flt in parts:
+        for chunk in chunks(sorted(set(flt.entry_ids or ())), ID_CHUNK):
+            part = Query(store, dataclasses.replace(flt, entry_ids=chunk), sort)
+            for batch in part.key_batches(conn):
+                keys.extend((k[0], k[1]) for k in batch)
+                source.update((k[1], flt) for k in batch)
     # the table's order: (value, id) with NULL values last, by id, both ways reversible
     values = sorted((k for k in keys if k[0] is not None), reverse=descending)
     nulls = sorted((k for k in keys if k[0] is None), key=lambda k: k[1], reverse=descending)
     for chunk in chunks([k[1] for k in values + nulls], ID_CHUNK):
-        part = Query(store, dataclasses.replace(flt, entry_ids=chunk), "id")
-        by_id = {r.id: r for r in part.rows(conn, limit=len(chunk))}
+        by_id: dict[int, EntryRow] = {}
+        for flt in {id(source[i]): source[i] for i in chunk}.values():
+            ids = [i for i in chunk if source[i] is flt]
+            part = Query(store, dataclasses.replace(flt, entry_ids=ids), "id")
+            by_id.update((r.id, r) for r in part.rows(conn, limit=len(ids)))
         yield from (by_id[i] for i in chunk if i in by_id)  # a row deleted meanwhile is skipped
 
 

@@ -120,7 +120,7 @@ class Query:
         self._joins = self.view.joins()
         self._columns = f"{ROW_COLUMNS}, {self.view.columns()}"
         if sort in SORT_KEYS:
-            if not self.view.audit and not (sort == "blocked" and self.view.agents is not None):
+            if not self.view.sortable(sort):
                 raise ValueError(f"no audit results to sort by {sort}: run sitemap-tui audit first")
             self.col: str | None = self.view.sort_column(sort)
         else:

@@ -32,7 +32,7 @@ from sitemap_tui.engine.formats import EXPORT_FORMATS, MEDIA_FORMATS, UrlRecord,
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.audit_filters import AuditView
-from sitemap_tui.engine.store.exports import ID_CHUNK, ordered_rows
+from sitemap_tui.engine.store.exports import ID_CHUNK, count_rows, ordered_rows
 from sitemap_tui.session.urlfile import missing_dir, write_atomic
 from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
 
@@ -212,10 +212,10 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
                 if flt.entry_ids is not None and len(flt.entry_ids) > ID_CHUNK:
                     n: int | None = len(set(flt.entry_ids))
                 else:
-                    n = store.count(flt)
+                    n = count_rows(store, flt)
             finally:
                 store.conn.close()
-        except sqlite3.Error:
+        except (sqlite3.Error, ValueError):
             n = None
         self.post_message(_Counted(scope, n))
 
@@ -320,7 +320,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             return
         try:
             ids = flt.entry_ids
-            total = len(set(ids)) if ids is not None and len(ids) > ID_CHUNK else store.count(flt)
+            total = len(set(ids)) if ids is not None and len(ids) > ID_CHUNK else count_rows(store, flt)
             self.post_message(_Progress(0, total))
             audit = AuditView.of(store.conn).any  # the audit columns, when the store has results
 

@@ -1,4 +1,5 @@
-"""The help screen: the key bindings that are active right now (remapped keys included)."""
+"""The help screen: the key bindings that are active right now (remapped keys included), and
+the words the URL table's filter bar takes (tui/url_filter.WORDS)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sitemap_tui.tui.screens import SafeActions
+from sitemap_tui.tui.url_filter import filter_help
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class HelpScreen(SafeActions, ModalScreen[None]):
     HelpScreen #help-intro { padding: 0 1 1 1; color: $text-muted; }
     HelpScreen VerticalScroll { height: 1fr; }
     HelpScreen #help-foot { color: $text-muted; padding: 0 1; }
+    HelpScreen #help-filter-title { padding: 1 0 0 0; }
     """
     BINDINGS = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help.close"),
@@ -57,6 +60,9 @@ class HelpScreen(SafeActions, ModalScreen[None]):
             yield Static(Text(INTRO), id="help-intro")
             with VerticalScroll(id="help-scroll"):
                 yield Static(self._table(), id="help-table")
+                yield Static(Text("Filter words (the URL table's filter bar, /): combine any, "
+                                  "separated by spaces", style="bold"), id="help-filter-title")
+                yield Static(self._filter_table(), id="help-filter")
             foot = "escape closes this screen"
             if self.config_path:
                 foot += f" · keymap file: {self.config_path}"
@@ -70,6 +76,15 @@ class HelpScreen(SafeActions, ModalScreen[None]):
         table.add_column("Binding id", no_wrap=True, style="dim")
         for e in self.entries:
             table.add_row(Text(e.keys), Text(e.description), Text(e.where), Text(e.binding_id))
+        return table
+
+    @staticmethod
+    def _filter_table() -> Table:
+        table = Table(box=None, padding=(0, 2), show_edge=False, show_header=False, expand=True)
+        table.add_column("Word", no_wrap=True, style="bold cyan")  # (none over 28 columns)
+        table.add_column("Lists", ratio=1)
+        for syntax, what in filter_help():
+            table.add_row(Text(syntax), Text(what))
         return table
 
     async def action_dismiss(self, result: None = None) -> None:

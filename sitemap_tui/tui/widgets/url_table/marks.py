@@ -233,13 +233,16 @@ class MarkedListing(Listing):
     @property
     def marked_filter(self) -> EntryFilter | None:
         """The marks as a filter for export: the "all filtered" filter itself when there are no
-        exceptions (no id list at all), else the materialised ids."""
+        exceptions (no id list at all), else the materialised ids, with the comparison that lists
+        compare mode's removed rows (the export reads each kind of row from its own source:
+        store/exports.marked_parts)."""
         m = self.marks
         if m.empty:
             return None
         if m.all_filter is not None and not m.added and not m.removed:
             return dataclasses.replace(m.all_filter)
-        return EntryFilter(entry_ids=sorted(self.marked_ids))
+        diff_db = self.filter.diff_db or (m.all_filter.diff_db if m.all_filter is not None else None)
+        return EntryFilter(entry_ids=sorted(self.marked_ids), diff_db=diff_db)
 
     @property
     def marked_count(self) -> int | None:
