@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import compileall
 import fcntl
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -89,9 +89,7 @@ TESTS = Path(__file__).resolve().parent
 USER_DIR_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
 # a developer's own override would bypass XDG_CONFIG_HOME; tests that want a config set it themselves
 CLEARED_VARS = ("SITEMAP_TUI_CONFIG",)
-BYTECODE_VARS = ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
 _ENV_KEY = pytest.StashKey[tuple[Path, Path, dict[str, str | None]]]()
-_BYTECODE_KEY = pytest.StashKey[tuple[str | None, bool]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -99,7 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # later with this environment, are covered too; each worker then makes its own directories.
     real_home = Path.home()
     root = Path(tempfile.mkdtemp(prefix="sitemap-tui-tests-home-"))
-    saved = {name: os.environ.get(name) for name in (*USER_DIR_VARS, *CLEARED_VARS, *BYTECODE_VARS)}
+    saved = {name: os.environ.get(name) for name in (*USER_DIR_VARS, *CLEARED_VARS)}
     for name in USER_DIR_VARS:
         path = root / name.lower()
         path.mkdir()
@@ -107,31 +105,27 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in CLEARED_VARS:
         os.environ.pop(name, None)
     config.stash[_ENV_KEY] = (root, real_home, saved)
-    if not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's cache
-        _bytecode_cache(config, root / "pycache")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # the controller did it for its workers
+        _compile_package()
 
 
-def _bytecode_cache(config: pytest.Config, cache: Path) -> None:
-    """One bytecode cache for the run, in its temporary directory (nothing written in the checkout).
+def _compile_package() -> None:
+    """The package's modules compiled to bytecode once, before the run (into its git-ignored
+    __pycache__ folders; a module whose bytecode is up to date is skipped).
 
-    With PYTHONDONTWRITEBYTECODE set (as on the CI box) and the package installed editable, every
-    process compiled the package's modules from source again: each CLI subprocess and each of its
-    parser workers paid ~0.25 s of CPU for it, over a thousand of them in a run. Now the first
-    process to import a module compiles it into this cache and the others load it; the code that
-    runs is the same."""
-    config.stash[_BYTECODE_KEY] = (sys.pycache_prefix, sys.dont_write_bytecode)
-    os.environ["PYTHONPYCACHEPREFIX"] = str(cache)  # xdist workers and every subprocess
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    sys.pycache_prefix = str(cache)  # this process, for what it imports from now on
-    sys.dont_write_bytecode = False
+    Installed editable, the package is never compiled by pip, and with PYTHONDONTWRITEBYTECODE
+    set (as on the CI box) no process writes its bytecode: every process compiled it from source
+    again, each CLI subprocess and each of its parser workers ~0.25 s of CPU, over a thousand of
+    them in a run. Reading bytecode that exists is allowed; the code that runs is the same."""
+    import sitemap_tui
+
+    compileall.compile_dir(Path(sitemap_tui.__file__).parent, quiet=2)  # unwritable: left as it is
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _ENV_KEY not in config.stash:
         return
     root, _, saved = config.stash[_ENV_KEY]
-    if _BYTECODE_KEY in config.stash:
-        sys.pycache_prefix, sys.dont_write_bytecode = config.stash[_BYTECODE_KEY]
     for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)
