@@ -114,7 +114,7 @@ class DiffQueries:
         try:
             self.conn.create_function("urlkey", 1, url_key, deterministic=True)
             self.mapped = map_host is not None
-            self.pairs_listed: tuple[int, ...] = (0, 0)  # (key, file) pairs of OLD, NEW (build)
+            self.pairs = 0  # rows of ``pairs`` (build)
             if map_host is not None:
                 self.conn.create_function("maphost", 1, map_host, deterministic=True)
             self.conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
@@ -153,9 +153,12 @@ class DiffQueries:
         files = self.conn.execute(
             f"SELECT count(*) FROM {side}.nodes WHERE kind NOT IN {NOT_FILES} AND state IN ('done', 'failed')"
         ).fetchone()[0]
-        # the keys a tree lists: its (key, file) pairs less the listings beyond a key's first file
-        more = self.conn.execute(f"SELECT COALESCE(sum({side[0]}_more), 0) FROM delta").fetchone()[0]
-        return int(files), self.pairs_listed[SIDES.index(side)] - int(more)
+        # the keys a tree lists: all keys (the pairs less those beyond a key's first) less the
+        # other tree's own (the keys without this tree's first listing)
+        keys = self.pairs - int(self.conn.execute("SELECT COALESCE(sum(more), 0) FROM delta").fetchone()[0])
+        mine = "oe" if side == "old" else "ne"
+        return int(files), keys - int(self.conn.execute(f"SELECT count(*) FROM delta WHERE {mine} IS NULL")
+                                      .fetchone()[0])
 
     def load_files(self, side: str, keys: Iterable[tuple[int, str]]) -> None:
         """Each node's file key (``(node id, key)``), from the caller. Each distinct file key of
@@ -216,7 +219,8 @@ class DiffQueries:
         for side in SIDES:
             s = side[0]
             source = (f"SELECT {self._m(_key('e', 'key' in self.columns[side]['entries']))} AS k, f.f AS f,"
-                      f" e.id AS id FROM {side}.entries e JOIN {s}_files f ON f.id = e.node_id")
+                      f" e.id AS id FROM {side}.entries e NOT INDEXED JOIN {s}_files f ON f.id = e.node_id")
+            # (NOT INDEXED: read in table order, not through entries_node and a row lookup each)
             # sorted by entry id within a (key, file): a file's first listing of a URL goes in first
             # and its later ones are ignored (the old tree) or leave ``ne`` as it is (the new one)
             rows = f"SELECT k, f, id FROM ({source}) WHERE k IS NOT NULL ORDER BY k, f, id"
@@ -230,15 +234,15 @@ class DiffQueries:
         c.execute("INSERT INTO pair_counts SELECT x.fk, p.added, p.removed FROM (SELECT f, sum(oe IS NULL) AS added,"
                   " sum(ne IS NULL) AS removed FROM pairs WHERE oe IS NULL OR ne IS NULL GROUP BY f) p"
                   " CROSS JOIN fks x ON x.f = p.f")
-        self.pairs_listed = tuple(int(n) for n in c.execute("SELECT count(oe), count(ne) FROM pairs").fetchone())
+        self.pairs = int(c.execute("SELECT count(*) FROM pairs").fetchone()[0])
 
     def _build_delta(self) -> None:
         """One pass over ``pairs`` in key order, each URL key's rows grouped (its first listing in
         each tree: the least entry id, packed with its file as ``id << FILE_BITS | file``), and
         the two first entries looked up by id: ``delta`` keeps the keys that changed in any way
         (added, removed, moved, lastmod, changefreq, priority, extension elements on either side)
-        or that a tree lists in more than one file (``o_more`` / ``n_more``: the listings beyond
-        the first, for the totals). The tables of each category are read from it."""
+        or that have more than one pair (``more``: the pairs beyond the first, for the totals).
+        The tables of each category are read from it."""
         c = self.conn
         # the parsed value when there is one ('0.5' and '0.50' are one priority), else the raw text
         differs = {what: (f"CASE WHEN o.{what} IS NULL AND n.{what} IS NULL"
@@ -247,21 +251,22 @@ class DiffQueries:
         counts = ("n_images", "n_videos", "n_news", "n_alternates")
         c.execute("CREATE TABLE delta(k TEXT PRIMARY KEY, oe INTEGER, ne INTEGER, of INTEGER, nf INTEGER,"
                   " moved INTEGER, lastmod TEXT, changefreq INTEGER, priority INTEGER, ext INTEGER,"
-                  " o_more INTEGER, n_more INTEGER) WITHOUT ROWID")
+                  " more INTEGER) WITHOUT ROWID")
         both = "g.o IS NOT NULL AND g.n IS NOT NULL"
+        # three aggregates a key (each costs as much as the lookups): whether a file lists the
+        # URL in both trees is asked only of a key first listed by two different files
+        moved = (f"{both} AND g.o & {FILE_MASK} <> g.n & {FILE_MASK} AND NOT EXISTS (SELECT 1 FROM pairs p"
+                 " WHERE p.k = g.k AND p.oe IS NOT NULL AND p.ne IS NOT NULL)")
         c.execute(
             "INSERT INTO delta SELECT * FROM (SELECT g.k AS k, g.o >> {b} AS oe, g.n >> {b} AS ne,"
-            " g.o & {m} AS of, g.n & {m} AS nf, {both} AND NOT g.shared AS mv,"
+            " g.o & {m} AS of, g.n & {m} AS nf, {moved} AS mv,"
             " CASE WHEN NOT ({both}) OR o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
             " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward' ELSE 'backward' END AS lm,"
-            " {both} AND {cf} AS cf, {both} AND {pr} AS pr, {both} AND ({ext}) > 0 AS ext,"
-            " g.o_more AS om, g.n_more AS nm"
-            " FROM (SELECT k, min(oe << {b} | f) AS o, min(ne << {b} | f) AS n,"
-            "  max(oe IS NOT NULL AND ne IS NOT NULL) AS shared,"
-            "  max(count(oe) - 1, 0) AS o_more, max(count(ne) - 1, 0) AS n_more FROM pairs GROUP BY k) g"
+            " {both} AND {cf} AS cf, {both} AND {pr} AS pr, {both} AND ({ext}) > 0 AS ext, g.c - 1 AS more"
+            " FROM (SELECT k, min(oe << {b} | f) AS o, min(ne << {b} | f) AS n, count(*) AS c FROM pairs GROUP BY k) g"
             " LEFT JOIN old.entries o ON o.id = g.o >> {b} LEFT JOIN new.entries n ON n.id = g.n >> {b})"
-            " WHERE oe IS NULL OR ne IS NULL OR mv OR lm IS NOT NULL OR cf OR pr OR ext OR om OR nm".format(
-                b=FILE_BITS, m=FILE_MASK, both=both, cf=differs["changefreq"], pr=differs["priority"],
+            " WHERE oe IS NULL OR ne IS NULL OR more OR mv OR lm IS NOT NULL OR cf OR pr OR ext".format(
+                b=FILE_BITS, m=FILE_MASK, both=both, moved=moved, cf=differs["changefreq"], pr=differs["priority"],
                 ext=" + ".join(f"o.{n} + n.{n}" for n in counts)))
 
     def _identity(self, kind: str, x: str, side: str) -> str:
