@@ -40,6 +40,7 @@ SIDES = ("old", "new")
 NOT_FILES = ("site", "directory")  # synthetic roots: no file of their own
 NOT_SITEMAPS = ("site", "directory", "robots")
 CACHE_KIB = 16_384  # SQLite's page cache per database: the comparison's memory, whatever the size
+SCRATCH_PAGE = 16_384
 FILE_BITS = 24  # a first listing is (entry id << FILE_BITS | file): one min() per tree finds both
 FILE_MASK = (1 << FILE_BITS) - 1
 
@@ -120,6 +121,9 @@ class DiffQueries:
             self.conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             self.conn.execute("PRAGMA temp_store=FILE")  # sorts spill to disk rather than grow
             self.conn.execute("PRAGMA journal_mode=OFF")  # scratch: nothing to recover
+            # (before its first table: 16 KiB pages make the B-trees shallower and the pair
+            # table's sorted inserts fewer page writes; measured 3.9 -> 3.6 CPU s at 1 M URLs)
+            self.conn.execute(f"PRAGMA main.page_size={SCRATCH_PAGE}")
             for side in SIDES:
                 uri = self.paths[side].resolve().as_uri() + "?mode=ro"
                 self.conn.execute(f"ATTACH DATABASE ? AS {side}", (uri,))
