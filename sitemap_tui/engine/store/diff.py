@@ -259,19 +259,27 @@ class DiffQueries:
         both = "g.o IS NOT NULL AND g.n IS NOT NULL"
         # three aggregates a key (each costs as much as the lookups): whether a file lists the
         # URL in both trees is asked only of a key first listed by two different files
-        moved = (f"{both} AND g.o & {FILE_MASK} <> g.n & {FILE_MASK} AND NOT EXISTS (SELECT 1 FROM pairs p"
-                 " WHERE p.k = g.k AND p.oe IS NOT NULL AND p.ne IS NOT NULL)")
+        column = {
+            "moved": f"{both} AND g.o & {FILE_MASK} <> g.n & {FILE_MASK} AND NOT EXISTS (SELECT 1 FROM pairs p"
+                     " WHERE p.k = g.k AND p.oe IS NOT NULL AND p.ne IS NOT NULL)",
+            "lastmod": f"CASE WHEN NOT ({both}) OR o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
+                       " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward'"
+                       " ELSE 'backward' END",
+            "changefreq": f"{both} AND {differs['changefreq']}",
+            "priority": f"{both} AND {differs['priority']}",
+            "ext": f"{both} AND ({' + '.join(f'o.{n} + n.{n}' for n in counts)}) > 0",
+        }
+        # the condition spelled out, not a WHERE over the named columns of a subquery: SQLite
+        # then computes every column of every key before it filters (1.7 -> 1.2 CPU s at 1 M URLs)
+        changed = " OR ".join(f"({column[name]})" for name in ("moved", "changefreq", "priority", "ext"))
         c.execute(
-            "INSERT INTO delta SELECT * FROM (SELECT g.k AS k, g.o >> {b} AS oe, g.n >> {b} AS ne,"
-            " g.o & {m} AS of, g.n & {m} AS nf, {moved} AS mv,"
-            " CASE WHEN NOT ({both}) OR o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
-            " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward' ELSE 'backward' END AS lm,"
-            " {both} AND {cf} AS cf, {both} AND {pr} AS pr, {both} AND ({ext}) > 0 AS ext, g.c - 1 AS more"
-            " FROM (SELECT k, min(oe << {b} | f) AS o, min(ne << {b} | f) AS n, count(*) AS c FROM pairs GROUP BY k) g"
-            " LEFT JOIN old.entries o ON o.id = g.o >> {b} LEFT JOIN new.entries n ON n.id = g.n >> {b})"
-            " WHERE oe IS NULL OR ne IS NULL OR more OR mv OR lm IS NOT NULL OR cf OR pr OR ext".format(
-                b=FILE_BITS, m=FILE_MASK, both=both, moved=moved, cf=differs["changefreq"], pr=differs["priority"],
-                ext=" + ".join(f"o.{n} + n.{n}" for n in counts)))
+            f"INSERT INTO delta SELECT g.k, g.o >> {FILE_BITS}, g.n >> {FILE_BITS}, g.o & {FILE_MASK},"
+            f" g.n & {FILE_MASK}, {column['moved']}, {column['lastmod']}, {column['changefreq']},"
+            f" {column['priority']}, {column['ext']}, g.c - 1"
+            f" FROM (SELECT k, min(oe << {FILE_BITS} | f) AS o, min(ne << {FILE_BITS} | f) AS n, count(*) AS c"
+            "  FROM pairs GROUP BY k) g"
+            f" LEFT JOIN old.entries o ON o.id = g.o >> {FILE_BITS} LEFT JOIN new.entries n ON n.id = g.n >> {FILE_BITS}"
+            f" WHERE g.o IS NULL OR g.n IS NULL OR g.c > 1 OR ({column['lastmod']}) IS NOT NULL OR {changed}")
 
     def _identity(self, kind: str, x: str, side: str) -> str:
         """What tells two of an entry's extension elements apart (one per kind)."""
