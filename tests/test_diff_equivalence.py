@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import diff_reference
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,10 +35,11 @@ from sitemap_tui.engine.model import (
     Severity,
     Video,
 )
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import Store, StoreError
+from sitemap_tui.engine.store import diff as queries
 from sitemap_tui.engine.store.diff import DiffQueries
 from sitemap_tui.engine.store.diff_view import build_view
-from sitemap_tui.session.diff import HostMap, _same_root, file_keys
+from sitemap_tui.session.diff import HostMap, _same_root, compare, file_keys
 
 HOST = "https://h.example"
 # several spellings of one key (case, dot segments, default port, escapes), and near misses
@@ -164,3 +166,14 @@ def test_the_generated_pairs_reach_every_category(tmp_path: Path) -> None:
         ("a.xml", "changed"), ("b.xml", "removed"), ("c.xml", "added"), ("index.xml", "same")]
     with sqlite3.connect(tmp_path / "s.db") as conn:
         assert conn.execute("SELECT count(*) FROM v_removed").fetchone()[0] == 1
+
+
+def test_more_files_than_the_packing_holds_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first listing's file is packed into FILE_BITS bits: a pair of trees with more files is
+    refused with a StoreError (one line, exit 2), never compared wrongly. (2**24 files in
+    practice; 3 here.)"""
+    monkeypatch.setattr(queries, "FILE_MASK", 3)
+    write(tmp_path / "old.db", {name: (False, [Entry(f"{HOST}/a")], []) for name in FILES[:2]})
+    write(tmp_path / "new.db", {name: (False, [Entry(f"{HOST}/a")], []) for name in FILES[2:]})
+    with pytest.raises(StoreError, match="5 sitemap files: a comparison takes at most 3"):
+        compare(tmp_path / "old.db", tmp_path / "new.db", tmp_path / "s.db")
