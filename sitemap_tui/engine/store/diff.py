@@ -3,16 +3,19 @@
 A scratch database (a temporary file the caller names) ATTACHes both stores read-only as
 ``old`` and ``new`` and holds the comparison's tables, built once by :meth:`DiffQueries.build`:
 
-- ``o_pairs`` / ``n_pairs``: one row per (URL key, sitemap file key), with the first entry id
-  listing it there; ``o_first`` / ``n_first``: each URL key's first listing in the tree;
-- ``common``: the URL keys in both trees, with both first listings; from it ``moved`` and
-  ``touched`` (those whose entries differ or carry extensions), and from that ``lastmod``,
-  ``attrs`` (changefreq, priority) and ``ext`` (extension changes);
-- ``added`` / ``removed``: the URL keys of one tree only;
+- ``fks``: each sitemap file key of either tree as a small integer (``o_files`` / ``n_files``:
+  each node's key and integer);
+- ``pairs``: one row per (URL key, file) of either tree, with each tree's first entry listing it
+  there; ``pair_counts``: per file, the listings the other tree's same file lacks;
+- ``delta``: from one pass over ``pairs`` in key order, the URL keys that changed in any way,
+  with each tree's first listing (entry, file); from it ``added`` / ``removed`` (the keys of one
+  tree only), ``moved``, ``lastmod``, ``attrs`` (changefreq, priority) and ``ext`` (extension
+  changes);
 - ``o_iss`` / ``n_iss``: findings counted by (rule, file key, URL key).
 
-The tables are B-trees on disk with SQLite's page cache capped, so two 1 M-URL stores compare
-in bounded memory; the lists are streamed back in key order.
+The tables are B-trees on disk with SQLite's page cache capped, so two 10 M-URL stores compare
+in bounded memory; the unchanged keys (nearly all) are written nowhere but ``pairs``, and the
+lists are streamed back in key order.
 
 URL keys are the stores' own ``entries.key`` (engine.keys.url_key, the key the duplicate rules
 join on); rows of a store written before the key existed get it from the ``urlkey`` function.
@@ -37,6 +40,9 @@ SIDES = ("old", "new")
 NOT_FILES = ("site", "directory")  # synthetic roots: no file of their own
 NOT_SITEMAPS = ("site", "directory", "robots")
 CACHE_KIB = 16_384  # SQLite's page cache per database: the comparison's memory, whatever the size
+SCRATCH_PAGE = 16_384
+FILE_BITS = 24  # a first listing is (entry id << FILE_BITS | file): one min() per tree finds both
+FILE_MASK = (1 << FILE_BITS) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +115,15 @@ class DiffQueries:
         try:
             self.conn.create_function("urlkey", 1, url_key, deterministic=True)
             self.mapped = map_host is not None
+            self.pairs = 0  # rows of ``pairs`` (build)
             if map_host is not None:
                 self.conn.create_function("maphost", 1, map_host, deterministic=True)
             self.conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             self.conn.execute("PRAGMA temp_store=FILE")  # sorts spill to disk rather than grow
             self.conn.execute("PRAGMA journal_mode=OFF")  # scratch: nothing to recover
+            # (before its first table: 16 KiB pages make the B-trees shallower and the pair
+            # table's sorted inserts fewer page writes; measured 3.9 -> 3.6 CPU s at 1 M URLs)
+            self.conn.execute(f"PRAGMA main.page_size={SCRATCH_PAGE}")
             for side in SIDES:
                 uri = self.paths[side].resolve().as_uri() + "?mode=ro"
                 self.conn.execute(f"ATTACH DATABASE ? AS {side}", (uri,))
@@ -147,80 +157,130 @@ class DiffQueries:
         files = self.conn.execute(
             f"SELECT count(*) FROM {side}.nodes WHERE kind NOT IN {NOT_FILES} AND state IN ('done', 'failed')"
         ).fetchone()[0]
-        urls = self.conn.execute(f"SELECT count(*) FROM {side[0]}_first").fetchone()[0]
-        return int(files), int(urls)
+        # the keys a tree lists: all keys (the pairs less those beyond a key's first) less the
+        # other tree's own (the keys without this tree's first listing)
+        keys = self.pairs - int(self.conn.execute("SELECT COALESCE(sum(more), 0) FROM delta").fetchone()[0])
+        mine = "oe" if side == "old" else "ne"
+        return int(files), keys - int(self.conn.execute(f"SELECT count(*) FROM delta WHERE {mine} IS NULL")
+                                      .fetchone()[0])
 
     def load_files(self, side: str, keys: Iterable[tuple[int, str]]) -> None:
-        """Each node's file key (``(node id, key)``), from the caller."""
+        """Each node's file key (``(node id, key)``), from the caller. Each distinct file key of
+        either side gets a small integer (``fks.f``): the pair table carries that, not the key."""
         s = side[0]
-        self.conn.execute(f"CREATE TABLE {s}_files(id INTEGER PRIMARY KEY, fk TEXT NOT NULL)")
-        self.conn.executemany(f"INSERT INTO {s}_files VALUES(?, ?)", keys)
+        c = self.conn
+        c.execute("CREATE TABLE IF NOT EXISTS fks(f INTEGER PRIMARY KEY, fk TEXT NOT NULL UNIQUE)")
+        c.execute(f"CREATE TABLE {s}_files(id INTEGER PRIMARY KEY, fk TEXT NOT NULL, f INTEGER)")
+        c.executemany(f"INSERT INTO {s}_files(id, fk) VALUES(?, ?)", keys)
+        c.execute(f"INSERT OR IGNORE INTO fks(fk) SELECT fk FROM {s}_files ORDER BY id")
+        c.execute(f"UPDATE {s}_files SET f = (SELECT x.f FROM fks x WHERE x.fk = {s}_files.fk)")
+        files = c.execute("SELECT count(*) FROM fks").fetchone()[0]
+        if files > FILE_MASK:  # the first listing's file is packed beside its entry id (build)
+            raise StoreError(self.paths[side], f"{files:,} sitemap files: a comparison takes at most {FILE_MASK:,}")
 
     # -- the comparison ----------------------------------------------------------------------------
     def build(self) -> None:
         """Every table of the comparison (module docstring); load_files first, for both sides."""
         c = self.conn
         c.execute("BEGIN")
+        self._build_pairs()
+        self._build_delta()
         for side in SIDES:
             s = side[0]
-            has_key = "key" in self.columns[side]["entries"]
-            c.execute(f"CREATE TABLE {s}_pairs(k TEXT, fk TEXT, e INTEGER, PRIMARY KEY(k, fk)) WITHOUT ROWID")
-            # entries are scanned in id order: OR IGNORE keeps a file's first listing of a URL
-            c.execute(
-                f"INSERT OR IGNORE INTO {s}_pairs SELECT k, fk, id FROM ("
-                f" SELECT {self._m(_key('e', has_key))} AS k, f.fk AS fk, e.id AS id"
-                f" FROM {side}.entries e JOIN {s}_files f ON f.id = e.node_id ORDER BY e.id)"
-                " WHERE k IS NOT NULL")
-            c.execute(f"CREATE TABLE {s}_first(k TEXT PRIMARY KEY, e INTEGER, fk TEXT) WITHOUT ROWID")
-            # (SQLite takes a bare column from the row that holds the min())
-            c.execute(f"INSERT INTO {s}_first SELECT k, min(e), fk FROM {s}_pairs GROUP BY k")
             c.execute(f"CREATE TABLE {s}_sm(fk TEXT PRIMARY KEY, id INTEGER, url TEXT, kind TEXT, state TEXT,"
                       " urls INTEGER, error TEXT) WITHOUT ROWID")
             c.execute(f"INSERT OR IGNORE INTO {s}_sm SELECT f.fk, n.id, n.url, n.kind, n.state, n.url_count, n.error"
                       f" FROM {side}.nodes n JOIN {s}_files f ON f.id = n.id"
                       f" WHERE n.kind NOT IN {NOT_SITEMAPS} ORDER BY n.id")
-        c.execute("CREATE TABLE common(k TEXT PRIMARY KEY, oe INTEGER, ne INTEGER, ofk TEXT, nfk TEXT) WITHOUT ROWID")
-        c.execute("INSERT INTO common SELECT o.k, o.e, n.e, o.fk, n.fk FROM o_first o JOIN n_first n ON n.k = o.k")
         for table, one, other in (("added", "n", "o"), ("removed", "o", "n")):
             c.execute(f"CREATE TABLE {table}(k TEXT PRIMARY KEY, e INTEGER, fk TEXT) WITHOUT ROWID")
-            c.execute(f"INSERT INTO {table} SELECT k, e, fk FROM {one}_first a"
-                      f" WHERE NOT EXISTS (SELECT 1 FROM {other}_first b WHERE b.k = a.k)")
+            c.execute(f"INSERT INTO {table} SELECT d.k, d.{one}e, x.fk FROM delta d CROSS JOIN fks x"
+                      f" ON x.f = d.{one}f WHERE d.{other}e IS NULL")
         # moved: in both trees, but no sitemap file lists it in both
         c.execute("CREATE TABLE moved(k TEXT PRIMARY KEY) WITHOUT ROWID")
-        # (a URL first listed by the same file in both lists that file in both: not moved, and
-        # that is nearly every URL, which then costs no lookup in the pair tables)
-        c.execute("INSERT INTO moved SELECT c.k FROM common c WHERE c.ofk IS NOT c.nfk AND NOT EXISTS ("
-                  " SELECT 1 FROM o_pairs p JOIN n_pairs q ON q.k = p.k AND q.fk = p.fk WHERE p.k = c.k)")
-        self._build_entry_changes()
+        c.execute("INSERT INTO moved SELECT k FROM delta WHERE moved")
+        c.execute("CREATE TABLE lastmod(k TEXT PRIMARY KEY, direction TEXT) WITHOUT ROWID")
+        c.execute("INSERT INTO lastmod SELECT k, lastmod FROM delta WHERE lastmod IS NOT NULL")
+        c.execute("CREATE TABLE attrs(k TEXT, what TEXT, PRIMARY KEY(what, k)) WITHOUT ROWID")
+        for what in ("changefreq", "priority"):
+            c.execute(f"INSERT INTO attrs SELECT k, '{what}' FROM delta WHERE {what}")
         self._build_extensions()
         self._build_issues()
         c.execute("COMMIT")
 
-    def _build_entry_changes(self) -> None:
-        """One pass over the URLs in both trees (two entry lookups each) keeps those whose lastmod,
-        changefreq or priority differ, or that have extension elements on either side; the
-        tables below read only those."""
+    def _build_pairs(self) -> None:
+        """``pairs``: one row per (URL key, file) of either tree, with each tree's first entry
+        listing it there (``oe``, ``ne``; NULL: that tree's file does not list it), and from it
+        ``pair_counts``: per file key, its listings that the other tree's same file lacks.
+
+        Both trees go into the one table, each sorted by key first (SQLite's external sort, in
+        bounded memory): the B-tree then grows at its end and the second tree's rows find the
+        first's in order, where inserting in entry order would visit a random page per row once
+        the table outgrows the page cache."""
+        c = self.conn
+        c.execute("CREATE TABLE pairs(k TEXT NOT NULL, f INTEGER NOT NULL, oe INTEGER, ne INTEGER,"
+                  " PRIMARY KEY(k, f)) WITHOUT ROWID")
+        for side in SIDES:
+            s = side[0]
+            source = (f"SELECT {self._m(_key('e', 'key' in self.columns[side]['entries']))} AS k, f.f AS f,"
+                      f" e.id AS id FROM {side}.entries e NOT INDEXED JOIN {s}_files f ON f.id = e.node_id")
+            # (NOT INDEXED: read in table order, not through entries_node and a row lookup each)
+            # sorted by entry id within a (key, file): a file's first listing of a URL goes in first
+            # and its later ones are ignored (the old tree) or leave ``ne`` as it is (the new one)
+            rows = f"SELECT k, f, id FROM ({source}) WHERE k IS NOT NULL ORDER BY k, f, id"
+            if side == "old":
+                c.execute(f"INSERT OR IGNORE INTO pairs(k, f, oe) {rows}")
+            else:
+                c.execute(f"INSERT INTO pairs(k, f, ne) {rows}"
+                          " ON CONFLICT(k, f) DO UPDATE SET ne = excluded.ne WHERE ne IS NULL")
+        c.execute("CREATE TABLE pair_counts(fk TEXT PRIMARY KEY, added INTEGER, removed INTEGER) WITHOUT ROWID")
+        # one scan of the pairs; only the one-sided ones (a few per cent) are grouped
+        c.execute("INSERT INTO pair_counts SELECT x.fk, p.added, p.removed FROM (SELECT f, sum(oe IS NULL) AS added,"
+                  " sum(ne IS NULL) AS removed FROM pairs WHERE oe IS NULL OR ne IS NULL GROUP BY f) p"
+                  " CROSS JOIN fks x ON x.f = p.f")
+        self.pairs = int(c.execute("SELECT count(*) FROM pairs").fetchone()[0])
+
+    def _build_delta(self) -> None:
+        """One pass over ``pairs`` in key order, each URL key's rows grouped (its first listing in
+        each tree: the least entry id, packed with its file as ``id << FILE_BITS | file``), and
+        the two first entries looked up by id: ``delta`` keeps the keys that changed in any way
+        (added, removed, moved, lastmod, changefreq, priority, extension elements on either side)
+        or that have more than one pair (``more``: the pairs beyond the first, for the totals).
+        The tables of each category are read from it."""
         c = self.conn
         # the parsed value when there is one ('0.5' and '0.50' are one priority), else the raw text
         differs = {what: (f"CASE WHEN o.{what} IS NULL AND n.{what} IS NULL"
                           f" THEN trim(o.{what}_raw) IS NOT trim(n.{what}_raw) ELSE o.{what} IS NOT n.{what} END")
                    for what in ("changefreq", "priority")}
         counts = ("n_images", "n_videos", "n_news", "n_alternates")
-        c.execute("CREATE TABLE touched(k TEXT PRIMARY KEY, oe INTEGER, ne INTEGER, lastmod TEXT,"
-                  " changefreq INTEGER, priority INTEGER, ext INTEGER) WITHOUT ROWID")
+        c.execute("CREATE TABLE delta(k TEXT PRIMARY KEY, oe INTEGER, ne INTEGER, of INTEGER, nf INTEGER,"
+                  " moved INTEGER, lastmod TEXT, changefreq INTEGER, priority INTEGER, ext INTEGER,"
+                  " more INTEGER) WITHOUT ROWID")
+        both = "g.o IS NOT NULL AND g.n IS NOT NULL"
+        # three aggregates a key (five cost 0.3 CPU s more per 1 M keys, as much as the two
+        # lookups): whether a file lists the URL in both trees is asked only of a key first
+        # listed by two different files, the one way it can have moved
+        column = {
+            "moved": f"{both} AND g.o & {FILE_MASK} <> g.n & {FILE_MASK} AND NOT EXISTS (SELECT 1 FROM pairs p"
+                     " WHERE p.k = g.k AND p.oe IS NOT NULL AND p.ne IS NOT NULL)",
+            "lastmod": f"CASE WHEN NOT ({both}) OR o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
+                       " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward'"
+                       " ELSE 'backward' END",
+            "changefreq": f"{both} AND {differs['changefreq']}",
+            "priority": f"{both} AND {differs['priority']}",
+            "ext": f"{both} AND ({' + '.join(f'o.{n} + n.{n}' for n in counts)}) > 0",
+        }
+        # the condition spelled out, not a WHERE over the named columns of a subquery: SQLite
+        # then computes every column of every key before it filters (1.7 -> 1.2 CPU s at 1 M URLs)
+        changed = " OR ".join(f"({column[name]})" for name in ("moved", "changefreq", "priority", "ext"))
         c.execute(
-            "INSERT INTO touched SELECT * FROM (SELECT c.k, c.oe, c.ne,"
-            " CASE WHEN o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
-            " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward' ELSE 'backward' END AS lm,"
-            f" {differs['changefreq']} AS cf, {differs['priority']} AS pr,"
-            f" ({' + '.join(f'o.{n} + n.{n}' for n in counts)}) > 0 AS ext"
-            " FROM common c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne)"
-            " WHERE lm IS NOT NULL OR cf OR pr OR ext")
-        c.execute("CREATE TABLE lastmod(k TEXT PRIMARY KEY, direction TEXT) WITHOUT ROWID")
-        c.execute("INSERT INTO lastmod SELECT k, lastmod FROM touched WHERE lastmod IS NOT NULL")
-        c.execute("CREATE TABLE attrs(k TEXT, what TEXT, PRIMARY KEY(what, k)) WITHOUT ROWID")
-        for what in ("changefreq", "priority"):
-            c.execute(f"INSERT INTO attrs SELECT k, '{what}' FROM touched WHERE {what}")
+            f"INSERT INTO delta SELECT g.k, g.o >> {FILE_BITS}, g.n >> {FILE_BITS}, g.o & {FILE_MASK},"
+            f" g.n & {FILE_MASK}, {column['moved']}, {column['lastmod']}, {column['changefreq']},"
+            f" {column['priority']}, {column['ext']}, g.c - 1"
+            f" FROM (SELECT k, min(oe << {FILE_BITS} | f) AS o, min(ne << {FILE_BITS} | f) AS n, count(*) AS c"
+            "  FROM pairs GROUP BY k) g"
+            f" LEFT JOIN old.entries o ON o.id = g.o >> {FILE_BITS} LEFT JOIN new.entries n ON n.id = g.n >> {FILE_BITS}"
+            f" WHERE g.o IS NULL OR g.n IS NULL OR g.c > 1 OR ({column['lastmod']}) IS NOT NULL OR {changed}")
 
     def _identity(self, kind: str, x: str, side: str) -> str:
         """What tells two of an entry's extension elements apart (one per kind)."""
@@ -250,7 +310,7 @@ class DiffQueries:
                 f"  (SELECT {yo} FROM old.{table} y WHERE y.entry_id = c.oe AND {yo} IS NOT NULL)) AS a,"
                 f" (SELECT count(DISTINCT {xo}) FROM old.{table} x WHERE x.entry_id = c.oe AND {xo} NOT IN"
                 f"  (SELECT {yn} FROM new.{table} y WHERE y.entry_id = c.ne AND {yn} IS NOT NULL)) AS r"
-                f" FROM touched c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
+                f" FROM delta c JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
                 f" WHERE c.ext AND (o.{count} > 0 OR n.{count} > 0)) WHERE a > 0 OR r > 0")
 
     def _build_issues(self) -> None:
@@ -306,29 +366,30 @@ class DiffQueries:
 
     def moved(self, limit: int | None = None) -> Iterator[tuple[str, str, str]]:
         """(key, OLD's sitemap file key, NEW's)."""
-        return self._stream("SELECT m.k, c.ofk, c.nfk FROM moved m JOIN common c ON c.k = m.k ORDER BY m.k",
-                            limit=limit)
+        return self._stream("SELECT m.k, x.fk, y.fk FROM moved m JOIN delta c ON c.k = m.k"
+                            " JOIN fks x ON x.f = c.of JOIN fks y ON y.f = c.nf ORDER BY m.k", limit=limit)
 
     def lastmod(self, direction: str | None = None, limit: int | None = None) -> Iterator[tuple[Any, ...]]:
         """(key, direction, old raw, new raw, old unix s, new unix s, NEW's sitemap file key)."""
         where = "WHERE l.direction = ?" if direction else ""
         return self._stream(
-            "SELECT l.k, l.direction, o.lastmod_raw, n.lastmod_raw, o.lastmod, n.lastmod, c.nfk FROM lastmod l"
-            " JOIN common c ON c.k = l.k JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
+            "SELECT l.k, l.direction, o.lastmod_raw, n.lastmod_raw, o.lastmod, n.lastmod, y.fk FROM lastmod l"
+            " JOIN delta c ON c.k = l.k JOIN fks y ON y.f = c.nf"
+            " JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
             f" {where} ORDER BY l.k", (direction,) if direction else (), limit)
 
     def attrs(self, what: str, limit: int | None = None) -> Iterator[tuple[Any, ...]]:
         """(key, old raw, new raw, NEW's sitemap file key) of a changefreq or priority change."""
         return self._stream(
-            f"SELECT a.k, o.{what}_raw, n.{what}_raw, c.nfk FROM attrs a JOIN common c ON c.k = a.k"
-            " JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
+            f"SELECT a.k, o.{what}_raw, n.{what}_raw, y.fk FROM attrs a JOIN delta c ON c.k = a.k"
+            " JOIN fks y ON y.f = c.nf JOIN old.entries o ON o.id = c.oe JOIN new.entries n ON n.id = c.ne"
             " WHERE a.what = ? ORDER BY a.k", (what,), limit)
 
     def extensions(self, kind: str | None = None, limit: int | None = None) -> Iterator[tuple[Any, ...]]:
         """(key, kind, added, removed, NEW's sitemap file key)."""
         where = "WHERE x.kind = ?" if kind else ""
-        return self._stream(f"SELECT x.k, x.kind, x.added, x.removed, c.nfk FROM ext x JOIN common c ON c.k = x.k"
-                            f" {where} ORDER BY x.k, x.kind", (kind,) if kind else (), limit)
+        return self._stream(f"SELECT x.k, x.kind, x.added, x.removed, y.fk FROM ext x JOIN delta c ON c.k = x.k"
+                            f" JOIN fks y ON y.f = c.nf {where} ORDER BY x.k, x.kind", (kind,) if kind else (), limit)
 
     def issues(self, new: bool, limit: int | None = None) -> Iterator[tuple[Any, ...]]:
         """(rule, severity, file key, URL key, how many more, message) of findings new (or
@@ -342,15 +403,6 @@ class DiffQueries:
 
     def sitemaps(self) -> Iterator[SitemapChange]:
         """Every sitemap file of either tree, by file key, with its listings added and removed."""
-        c = self.conn
-        c.execute("CREATE TEMP TABLE IF NOT EXISTS pair_counts(fk TEXT PRIMARY KEY, added INTEGER, removed INTEGER)"
-                  " WITHOUT ROWID")
-        c.execute("DELETE FROM pair_counts")
-        for one, other, column in (("n", "o", "added"), ("o", "n", "removed")):
-            c.execute(
-                f"INSERT INTO pair_counts(fk, {column}) SELECT fk, count(*) FROM {one}_pairs p"
-                f" WHERE NOT EXISTS (SELECT 1 FROM {other}_pairs q WHERE q.k = p.k AND q.fk = p.fk) GROUP BY fk"
-                f" ON CONFLICT(fk) DO UPDATE SET {column} = excluded.{column}")
         rows = self._stream(
             "SELECT k.fk, o.url, n.url, o.state, n.state, o.urls, n.urls,"
             " COALESCE(p.added, 0), COALESCE(p.removed, 0), COALESCE(n.error, o.error)"

@@ -5,7 +5,7 @@ ATTACHed, its tables built) and adds what the explorer reads afterwards, so that
 own connections need only the scratch file (ATTACHed as ``cmp`` by :func:`attach`), never OLD:
 
 - ``v_marks(what, e)``: NEW's entry ids in each change category (:data:`MARKS`), the rows a
-  ``diff:WHAT`` filter lists. A URL is marked on each file's first listing of it (``n_pairs``);
+  ``diff:WHAT`` filter lists. A URL is marked on each file's first listing of it (``pairs.ne``);
   a removed URL's rows are those of ``v_removed``;
 - ``v_removed``: OLD's listings of the removed URLs, in the columns of NEW's ``entries``, so the
   URL table pages through them as it does through NEW's rows. Each is filed under NEW's node of
@@ -43,27 +43,27 @@ def build_view(conn: sqlite3.Connection) -> None:
                        ("lastmod", "SELECT k FROM lastmod"),
                        ("lastmod-back", "SELECT k FROM lastmod WHERE direction = 'backward'"),
                        ("attrs", "SELECT k FROM attrs"), ("ext", "SELECT k FROM ext")):
-        c.execute(f"INSERT OR IGNORE INTO v_marks SELECT '{what}', p.e FROM n_pairs p WHERE p.k IN ({keys})")
+        c.execute(f"INSERT OR IGNORE INTO v_marks SELECT '{what}', p.ne FROM pairs p"
+                  f" WHERE p.k IN ({keys}) AND p.ne IS NOT NULL")
     root = "(SELECT min(id) FROM new.nodes WHERE parent_id IS NULL)"
     c.execute("CREATE TABLE v_removed(id INTEGER PRIMARY KEY, node_id INTEGER, loc TEXT, line INTEGER,"
               " lastmod_raw TEXT, lastmod INTEGER, changefreq_raw TEXT, priority_raw TEXT, n_images INTEGER,"
               " n_videos INTEGER, n_news INTEGER, n_alternates INTEGER, n_issues INTEGER, priority REAL)")
     c.execute(
-        f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.fk = p.fk),"
+        f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.f = p.f),"
         f" {root}), o.loc, o.line, o.lastmod_raw, o.lastmod, o.changefreq_raw, o.priority_raw,"
         " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority"
-        " FROM o_pairs p JOIN removed r ON r.k = p.k JOIN old.entries o ON o.id = p.e")
+        " FROM removed r JOIN pairs p ON p.k = r.k JOIN old.entries o ON o.id = p.oe")
     for column in ("loc", "lastmod", "priority", "node_id"):  # the URL table's sort orders walk these
         c.execute(f"CREATE INDEX v_removed_{column} ON v_removed({column}, id)")
     c.execute("INSERT INTO v_marks SELECT 'removed', id FROM v_removed")
     c.execute("CREATE TABLE v_files(id INTEGER PRIMARY KEY, added INTEGER, removed INTEGER, changed INTEGER)")
     c.execute("INSERT INTO v_files(id, added, removed, changed) SELECT id, 0, 0, 0 FROM new.nodes")
-    per_fk = {
-        "added": "SELECT p.fk, count(*) AS n FROM n_pairs p WHERE NOT EXISTS"
-                 " (SELECT 1 FROM o_pairs q WHERE q.k = p.k AND q.fk = p.fk) GROUP BY p.fk",
-        "removed": "SELECT p.fk, count(*) AS n FROM o_pairs p WHERE NOT EXISTS"
-                   " (SELECT 1 FROM n_pairs q WHERE q.k = p.k AND q.fk = p.fk) GROUP BY p.fk",
-        "changed": f"SELECT p.fk, count(*) AS n FROM n_pairs p WHERE p.k IN ({changed_keys}) GROUP BY p.fk",
+    per_fk = {  # (the listings a file gained and lost are the diff's pair_counts)
+        "added": "SELECT fk, added AS n FROM pair_counts WHERE added",
+        "removed": "SELECT fk, removed AS n FROM pair_counts WHERE removed",
+        "changed": "SELECT x.fk, y.n FROM (SELECT p.f AS f, count(*) AS n FROM pairs p"
+                   f" WHERE p.k IN ({changed_keys}) AND p.ne IS NOT NULL GROUP BY p.f) y CROSS JOIN fks x ON x.f = y.f",
     }
     c.execute("CREATE TEMP TABLE v_fk(fk TEXT, what TEXT, n INTEGER)")
     for what, sql in per_fk.items():
