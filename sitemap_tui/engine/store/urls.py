@@ -306,6 +306,13 @@ class Query:
         sql, p = self._sql("1", "e.id = ?", [entry_id], None)
         return conn.execute(sql, p).fetchone() is not None
 
+    def row(self, conn: sqlite3.Connection, entry_id: int) -> list[EntryRow]:
+        """The listing's row of ``entry_id`` as its pages hold it (from its source, with its
+        audit cells), or none: a ``coverage:missing`` page or a removed row is no entry."""
+        self._ready(conn)
+        sql, p = self._sql(self._columns, "e.id = ?", [entry_id], None)
+        return [self._row(r) for r in conn.execute(sql, p).fetchall()]
+
 
 @contextmanager
 def time_budget(conn: sqlite3.Connection, seconds: float | None) -> Iterator[None]:

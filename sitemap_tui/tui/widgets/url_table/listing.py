@@ -38,7 +38,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from sitemap_tui.engine.store import EntryFilter, EntryRow, Store, connect
-from sitemap_tui.engine.store.urls import END, PAGE, Key, Query, row_by_id, row_key, time_budget
+from sitemap_tui.engine.store.urls import END, PAGE, Key, Query, row_key, time_budget
 from sitemap_tui.tui.widgets.url_table.messages import Located, PageLoaded, Scanned, Searched
 from sitemap_tui.tui.widgets.url_table.scan import ANCHOR_EVERY, ScanJob, scan_listing
 
@@ -471,7 +471,9 @@ class Listing(ScrollView):
                 return
             base = (pos // PAGE) * PAGE
             before = query.rows(conn, before=key, limit=pos - base)
-            me = row_by_id(conn, entry_id)
+            # through the listing: a pseudo-row (a missing page, a removed URL) is in no entries
+            # table, and an entry's audit cells come with it
+            me = query.row(conn, entry_id)
             after = query.rows(conn, after=key, limit=PAGE - len(before) - 1)
             rows = before + me + after
             if len(before) != pos - base:
