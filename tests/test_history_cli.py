@@ -11,7 +11,6 @@ import io
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -237,31 +236,18 @@ def test_diff_of_one_kept_exploration_alone_says_what_is_missing(httpserver, cac
     assert code == 2 and "name the other side too" in err
 
 
-@pytest.fixture()
-def other_port() -> Iterator[HTTPServer]:
-    """A second server on 127.0.0.1, on a port of its own: another site."""
-    server = HTTPServer(host="127.0.0.1", port=0)
-    server.no_handler_status_code = 404
-    server.start()
-    try:
-        yield server
-    finally:
-        server.clear()
-        server.stop()
-
-
-def test_a_site_on_another_port_is_another_site(httpserver, other_port: HTTPServer, cache: Path) -> None:
+def test_a_site_on_another_port_is_another_site(httpserver, threaded_httpserver: HTTPServer, cache: Path) -> None:
     # (as `sitemap-tui demo` is, a new port each run: its URLs all differ, so one site's history
     # compared them as +419 -419)
     one = serve(httpserver, "a", "b")
-    two = serve(other_port, "a")
+    two = serve(threaded_httpserver, "a")
     assert explore("urls", one)[0] == 0
     assert explore("urls", two)[0] == 0
     assert [r["urls"] for r in history(one)["explorations"]] == [2]
     assert [r["urls"] for r in history(two)["explorations"]] == [1]
-    assert history(f"127.0.0.1:{other_port.port}")["site"] == f"127.0.0.1:{other_port.port}"
+    assert history(f"127.0.0.1:{threaded_httpserver.port}")["site"] == f"127.0.0.1:{threaded_httpserver.port}"
     # a bare host with explorations on several ports and none on the default one: which, in one line
-    keys = [f"127.0.0.1:{port}" for port in sorted((httpserver.port, other_port.port))]
+    keys = [f"127.0.0.1:{port}" for port in sorted((httpserver.port, threaded_httpserver.port))]
     for args in (("history", "127.0.0.1"), ("diff", "127.0.0.1~0", f"{two}~0")):
         code, out, err = run(*args)
         assert code == 2 and out == "", args

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from app_helpers import screen_text, settle, wait_for, wait_started
-from pytest_httpserver import HTTPServer
 
 from sitemap_tui import cli
 from sitemap_tui.engine.store import EntryFilter, Store
@@ -222,25 +220,12 @@ async def test_the_history_line_counts_a_live_exploration_once_it_is_expanded(ex
         assert "Since" in screen_text(app)
 
 
-@pytest.fixture
-def other_port() -> Iterator[HTTPServer]:
-    """A second server on 127.0.0.1, on a port of its own (as each `sitemap-tui demo` run is)."""
-    server = HTTPServer(host="127.0.0.1", port=0)
-    server.no_handler_status_code = 404
-    server.start()
-    try:
-        yield server
-    finally:
-        server.clear()
-        server.stop()
-
-
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)])
-async def test_the_history_line_leaves_out_the_same_host_on_another_port(explored_once, other_port, make_app,
+async def test_the_history_line_leaves_out_the_same_host_on_another_port(explored_once, threaded_httpserver, make_app,
                                                                           size) -> None:
     """Another port is another site (session/history.py's key): the demo, a new port each run,
     showed "+419 −419" against its previous run, every URL differing by its port."""
-    app = make_app(serve(other_port, 1), site_history=True)
+    app = make_app(serve(threaded_httpserver, 1), site_history=True)
     async with app.run_test(size=size) as pilot:
         await wait_started(app, pilot)
         await wait_for(pilot, lambda: app.site_history is not None, what="the first history")
@@ -249,4 +234,4 @@ async def test_the_history_line_leaves_out_the_same_host_on_another_port(explore
         await settle(app, pilot)
         assert app.site_history.since is None
         assert "Since" not in screen_text(app) and "−7" not in screen_text(app)
-    assert read_summary(app.db_path).site == f"127.0.0.1:{other_port.port}"
+    assert read_summary(app.db_path).site == f"127.0.0.1:{threaded_httpserver.port}"
