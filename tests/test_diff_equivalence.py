@@ -39,7 +39,7 @@ from sitemap_tui.engine.store import Store, StoreError
 from sitemap_tui.engine.store import diff as queries
 from sitemap_tui.engine.store.diff import DiffQueries
 from sitemap_tui.engine.store.diff_view import build_view
-from sitemap_tui.session.diff import HostMap, _same_root, compare, file_keys
+from sitemap_tui.session.diff import HostMap, build, compare
 
 HOST = "https://h.example"
 # several spellings of one key (case, dot segments, default port, escapes), and near misses
@@ -109,17 +109,7 @@ def compared(cls: Any, view: Any, old: Path, new: Path, scratch: Path, mapper: H
     """session.diff.compare's steps, with either implementation, then compare mode's tables."""
     q = cls(old, new, scratch, map_host=mapper)
     try:
-        keyed = {}
-        for side in ("old", "new"):
-            nodes = q.nodes(side)
-            keys = dict(file_keys(nodes))
-            if mapper is not None:
-                keys = {nid: mapper(k) or k for nid, k in keys.items()}
-            keyed[side] = (nodes, keys)
-        _same_root(*keyed["old"], *keyed["new"])
-        for side in ("old", "new"):
-            q.load_files(side, keyed[side][1].items())
-        q.build()
+        build(q, mapper)
         out = everything(q)
         view(q.conn)
         for table, order in (("v_marks", "what, e"), ("v_removed", "id"), ("v_files", "id"), ("v_badges", "id")):

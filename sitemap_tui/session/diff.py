@@ -133,6 +133,22 @@ class Diff:
         return self.summary[ALIASES.get(name, name)]
 
 
+def build(q: Any, mapper: HostMap | None) -> None:
+    """Key both trees' files (hosts mapped), check they are one site's, and build the
+    comparison's tables in ``q`` (a DiffQueries, or the reference tests hold it to)."""
+    keyed = {}
+    for side in ("old", "new"):
+        nodes = q.nodes(side)
+        keys = dict(file_keys(nodes))
+        if mapper is not None:
+            keys = {nid: mapper(k) or k for nid, k in keys.items()}
+        keyed[side] = (nodes, keys)
+    _same_root(*keyed["old"], *keyed["new"])
+    for side in ("old", "new"):
+        q.load_files(side, keyed[side][1].items())
+    q.build()
+
+
 def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None) -> Diff:
     """OLD against NEW; ``scratch`` is a new file for the comparison's tables (the caller
     removes it). Raises StoreError for a file that is not an exploration."""
@@ -144,17 +160,7 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
             raise
         raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
     try:
-        keyed = {}
-        for side in ("old", "new"):
-            nodes = q.nodes(side)
-            keys = dict(file_keys(nodes))
-            if mapper is not None:
-                keys = {nid: mapper(k) or k for nid, k in keys.items()}
-            keyed[side] = (nodes, keys)
-        _same_root(*keyed["old"], *keyed["new"])
-        for side in ("old", "new"):
-            q.load_files(side, keyed[side][1].items())
-        q.build()
+        build(q, mapper)
         diff = Diff(q, q.totals("old"), q.totals("new"))
         diff.old_target, diff.new_target = _target(q.meta("old", "target")), _target(q.meta("new", "target"))
         diff.sitemaps = list(q.sitemaps())
