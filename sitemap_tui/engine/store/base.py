@@ -164,6 +164,29 @@ class StoreBase:
         self._in_tx = False
         self.begin()
 
+    @contextlib.contextmanager
+    def appending(self) -> Iterator[None]:
+        """One transaction of rows appended to empty tables (a carried exploration's whole
+        tables, ``store/carry.py``), under a rollback journal instead of the WAL when no other
+        connection has the file open. Pages added past the file's end are not journaled, so each
+        is written once; the WAL writes every page twice (the log, then the checkpoint): 170 MB
+        more for 1 M URLs, ~0.3 s of the 2.3 s CPU of a re-run whose files all answered 304.
+        Safe for the headless store, a partial file renamed into place only when its run is
+        complete. With another connection open SQLite keeps the WAL, and the copy runs in it."""
+        self.commit()
+        with self.guarded():
+            try:
+                switched = self.conn.execute("PRAGMA main.journal_mode=DELETE").fetchone()[0] == "delete"
+            except sqlite3.OperationalError:  # "database is locked": another connection reads it
+                switched = False
+        self.begin()
+        yield  # (a failed copy leaves the transaction open: its run's store is dropped)
+        self.commit()
+        if switched:
+            with self.guarded():
+                self.conn.execute("PRAGMA main.journal_mode=WAL")
+        self.begin()
+
     @writes
     def publish(self) -> None:
         """Commit what is pending, so other connections see it, and go on in a transaction."""

@@ -340,9 +340,10 @@ class PreviousExploration:
         c = store.conn
         whole = self._whole(store, files)
         if whole:
-            for table in ("entries", *EXTENSION_TABLES):
-                # (exactly this form: a whole table into an empty one of the same shape)
-                c.execute(f"INSERT INTO main.{table} SELECT * FROM {ALIAS}.{table}")
+            with store.appending():
+                for table in ("entries", *EXTENSION_TABLES):
+                    # (exactly this form: a whole table into an empty one of the same shape)
+                    c.execute(f"INSERT INTO main.{table} SELECT * FROM {ALIAS}.{table}")
         for f in files:
             delta = 0
             if not whole:
