@@ -36,7 +36,9 @@ from sitemap_tui.session.validation import Validation
 from sitemap_tui.validate.baseline import identity, portable
 
 if TYPE_CHECKING:
+    from sitemap_tui.engine.model import Severity
     from sitemap_tui.validate.baseline import Baseline
+    from sitemap_tui.validate.report import Summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,25 +167,37 @@ def _validate(opts: ValidateOptions) -> int:
 
             asyncio.run(validation.deep(store, fetch_config(opts.fetch), DeepOptions(sample=opts.sample, rate=opts.rate)))
         store.commit()
+        def shown(rule: str, severity: str) -> str | None:
+            """The severity a finding is reported with, or None when it is left out (a rule not
+            selected, or below the floor once the overrides applied)."""
+            if enabled is not None and rule not in enabled:
+                return None
+            if rule in overrides:
+                severity = overrides[rule]
+            elif not overrides:
+                return severity  # the store's query applied the floor already
+            return severity if Severity(severity).rank >= floor.rank else None
+
         def selected() -> Iterator[Any]:
-            # streamed from the store (counts, then the report): millions of issues never sit
+            # streamed from the store (the report, the baseline): millions of issues never sit
             # in memory at once
             rows = store.iter_issues(min_severity=None if overrides else floor)
             for i in rows:
-                if enabled is not None and i.rule not in enabled:
+                severity = shown(i.rule, i.severity)
+                if severity is None:
                     continue
-                if i.rule in overrides:
-                    i = replace(i, severity=overrides[i.rule])
-                    if Severity(i.severity).rank < floor.rank:
-                        continue
-                elif overrides and Severity(i.severity).rank < floor.rank:
-                    continue
-                yield i
+                yield i if severity == i.severity else replace(i, severity=severity)
 
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
         counted = _Counted(selected(), baseline, _root(opts))
-        summary = Summary.of(counted, files=files, urls=urls, notes=run_notes(explorer))
+        notes = run_notes(explorer)
+        if baseline is None:
+            # counted per (rule, severity) in the store: the report reads the issues once
+            summary = _summary(store.rule_counts(), shown, floor if not overrides else None,
+                               files=files, urls=urls, notes=notes)
+        else:  # which findings the baseline knows is only known issue by issue
+            summary = Summary.of(counted, files=files, urls=urls, notes=notes)
         signals.check()  # stopped by a signal: no report, the previous one stays
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
         with open_result(out_path, opts.output) as report:
@@ -211,6 +225,25 @@ def _validate(opts: ValidateOptions) -> int:
         "never": 0,
     }[fail_on]
     return report_left_out(explorer, opts.strict, EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def _summary(counts: Iterable[tuple[str, str, int]], shown: Callable[[str, str], str | None],
+             floor: Severity | None, *, files: int, urls: int, notes: Iterable[str]) -> Summary:
+    """``Summary.of`` over the findings ``selected()`` yields, from the store's counts per
+    (rule, severity) (``floor``: the store query's --min-severity, None when it read them all)."""
+    from sitemap_tui.engine.model import Severity
+    from sitemap_tui.validate.report import Summary
+
+    allowed = None if floor is None else {s.value for s in Severity if s.rank >= floor.rank}
+    by: dict[str, int] = {"error": 0, "warning": 0, "info": 0}
+    for rule, severity, n in counts:
+        if allowed is not None and severity not in allowed:
+            continue
+        got = shown(rule, severity)
+        if got is not None and str(got) in by:
+            by[str(got)] += n
+    return Summary(files=files, urls=urls, errors=by["error"], warnings=by["warning"], info=by["info"],
+                   notes=tuple(notes))
 
 
 class _Counted:

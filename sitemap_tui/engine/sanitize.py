@@ -71,7 +71,9 @@ def display(s: str | None, max_len: int = 2048) -> str:
     if not isinstance(s, str):  # defensive: callers sometimes pass ints/bytes by mistake
         s = str(s)
     max_len = max(1, max_len)
-    if _BAD_RE.search(s) is None:  # fast path: the common clean URL
+    # fast paths: printable ASCII (the common URL and message: a flag and one scan in C, no
+    # regex) holds none of _RANGES' characters; else the regex tells
+    if (s.isascii() and s.isprintable()) or _BAD_RE.search(s) is None:
         if len(s) <= max_len:
             return s
         return s[: max_len - 1] + ELLIPSIS

@@ -45,6 +45,7 @@ SARIF_SCHEMA = (
 SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 SRCROOT = "%SRCROOT%"
+CHUNK = 1000  # text lines per write
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,15 +193,25 @@ def display_location(sitemap: str | None, base: Path) -> str:
 
 def _text(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path) -> None:
     where_cache: dict[str | None, str] = {}
+    # "severity rule" of each (severity, rule): a few dozen distinct pairs in a report of millions
+    heads: dict[tuple[str, str], str] = {}
+    chunk: list[str] = []  # written CHUNK lines at a time: one write call per line cost more
     for issue in issues:
         where = where_cache.get(issue.sitemap)
         if where is None:
             where = where_cache[issue.sitemap] = display_location(issue.sitemap, base)
         line = _line(issue)
         at = f"{where}:{line}" if line is not None else where
-        message = _with_url(display(issue.message), issue)
-        out.write(f"{at}: {display(str(issue.severity))} {display(issue.rule)} {message}\n")
-    out.write("".join(line + "\n" for line in summary.lines()))
+        pair = (str(issue.severity), issue.rule)
+        head = heads.get(pair)
+        if head is None:
+            head = heads[pair] = f"{display(pair[0])} {display(pair[1])}"
+        chunk.append(f"{at}: {head} {_with_url(display(issue.message), issue)}\n")
+        if len(chunk) >= CHUNK:
+            out.write("".join(chunk))
+            chunk.clear()
+    chunk.extend(line + "\n" for line in summary.lines())
+    out.write("".join(chunk))
 
 
 # -- json --------------------------------------------------------------------------------------
