@@ -23,8 +23,12 @@ from sitemap_tui.validate.urlcheck import (
     _HOSTPORT_RE,
     HTTP_SCHEMES,
     MAX_LOC_LEN,
+    _COMMON_RE,
     URI_RE,
+    LocFinding,
     absolute_url_problem,
+    analyze_loc,
+    analyze_loc_full,
     bad_char,
     describe_char,
     split_hostport,
@@ -306,3 +310,69 @@ def test_ascii_bad_char_search_finds_what_the_full_set_finds() -> None:
         assert (None if full is None else (full.start(), full.group())) == (
             None if fast is None else (fast.start(), fast.group())
         ), repr(s)
+
+
+# URLs of the common shape (``_COMMON_RE``) and their near misses: each character that takes a
+# URL off the shortcut, in the host, the path and the query, and each verdict the shortcut
+# still gives itself (private and staging hosts, invalid host names, dot segments)
+_COMMON_SHAPES = [
+    "https://www.example.com/products/fast-steel-victor-red-0",
+    "http://example.com/a/b.html",
+    "https://example.com/",
+    "https://example.com/a@b:c!$&'()*+,=~_",
+    "https://example.com/p?ref=sitemap&page=11&sort=asc",
+    "https://example.com/p?utm_source=x&gclid=1",
+    "https://example.com/p?sid=1",
+    "https://example.com/p;jsessionid=1",
+    "https://example.com/a?b=c/d?e",
+    "https://example.com/p?",
+    "https://example.com/a/./b",
+    "https://example.com/a/../b",
+    "https://example.com/.hidden/x",
+    "https://example.com/a/.",
+    "https://example.com/a.b/c..d/e.",
+    "https://localhost/a",
+    "https://app.localhost/a",
+    "https://printer.local/a",
+    "https://staging.example.com/a",
+    "https://dev.example.com/a",
+    "http://10.0.0.1/x",
+    "http://127.0.0.1/x",
+    "http://169.254.1.1/x",
+    "http://8.8.8.8/x",
+    "http://1.2.3/x",
+    "https://example.com./a",
+    "https://-example.com/a",
+    "https://.example.com/a",
+    "https://example..com/a",
+    "https://a/b",
+    "https://example.com/" + "a" * (MAX_LOC_LEN - 20),
+    "https://example.com/" + "a" * (MAX_LOC_LEN - 19),
+    "https://example.com/" + "a" * (MAX_LOC_LEN - 21) + "?",
+]
+_COMMON_SHAPES += [f"https://example.com/a{chr(c)}b" for c in range(128)]
+_COMMON_SHAPES += [f"https://example.com/a?b{chr(c)}c" for c in range(128)]
+_COMMON_SHAPES += [f"https://exa{chr(c)}mple.com/a" for c in range(128)]
+_COMMON_SHAPES += [f"http{s}://example.com/a{c}" for s in ("", "s", "S") for c in ("é", "%C3%A9", "%c3%a9", "#f", "")]
+
+
+@pytest.mark.parametrize("url", URLS + _COMMON_SHAPES)
+def test_common_shape_shortcut_answers_what_the_full_analysis_answers(url: str) -> None:
+    fast: list[LocFinding] = []
+    full: list[LocFinding] = []
+    assert analyze_loc(url, fast) == analyze_loc_full(url, full)
+    assert fast == full
+    assert url_problem_and_host(url) == _reference_url_problem_and_host(url)
+    assert absolute_url_problem(url) == _reference_absolute_url_problem(url)
+
+
+def test_common_shape_shortcut_is_taken_for_plain_urls() -> None:
+    # the equivalence above must cover the shortcut itself, not only the full path
+    taken = [u for u in _COMMON_SHAPES if _COMMON_RE.match(u)]
+    assert len(taken) > 100
+    assert _COMMON_RE.match("https://www.example.com/products/fast-steel-victor-red-0")
+    assert _COMMON_RE.match("https://example.com/p?ref=sitemap&page=11") is not None
+    for near in ("https://Example.com/a", "HTTPS://example.com/a", "https://example.com:8080/a",
+                 "https://u@example.com/a", "https://example.com", "https://example.com/a%20b",
+                 "https://example.com/a#f", "https://example.com/a;b", "https://example.com/é"):
+        assert _COMMON_RE.match(near) is None, near
