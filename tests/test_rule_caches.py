@@ -376,3 +376,20 @@ def test_common_shape_shortcut_is_taken_for_plain_urls() -> None:
                  "https://u@example.com/a", "https://example.com", "https://example.com/a%20b",
                  "https://example.com/a#f", "https://example.com/a;b", "https://example.com/é"):
         assert _COMMON_RE.match(near) is None, near
+
+
+def test_per_file_reminders_count_every_url_and_keep_the_first() -> None:
+    # location and image-host reminders count on without re-merging their fields: each file
+    # starts again from its own first entry
+    def other(n: int, host: str) -> Entry:
+        e = Entry(loc=f"https://{host}/p{n}", line=n)
+        e.images = [Image(loc=f"https://img.example.net/{n}-{k}.jpg", line=n + k + 1) for k in range(2)]
+        return e
+
+    for _ in range(2):
+        issues = run([entry(1), other(2, "a.example.org"), other(5, "b.example.org"), other(8, "a.example.org")])
+        hosts = sorted((i.line, i.url, i.message.split(" ")[0]) for i in issues if i.rule == "location-different-host")
+        assert hosts == [(2, "https://a.example.org/p2", "2"), (5, "https://b.example.org/p5", "1")]
+        images = [i for i in issues if i.rule == "image-loc-other-host"]
+        assert [(i.line, i.url) for i in images] == [(3, "https://a.example.org/p2")]
+        assert "images: 6" in images[0].message

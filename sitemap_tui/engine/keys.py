@@ -65,6 +65,13 @@ def url_key(loc: str | None) -> str | None:
     return normalize(s)
 
 
+def normalized(s: str) -> str:
+    """``urlpolicy.normalize(s)`` of a stripped loc, through ``_simple_key`` when the loc has its
+    shape (the checker's duplicate key of a loc that is not its own normal form)."""
+    key = _simple_key(s)
+    return normalize(s) if key is None else key
+
+
 def _simple_key(s: str) -> str | None:
     """normalize(s) for a loc of the _SIMPLE_RE shape, or None to take the full path."""
     m = _SIMPLE_RE.match(s)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.keys import normalized
 from sitemap_tui.engine.model import (
     ChildRef,
     Entry,
@@ -364,7 +365,7 @@ class Checker:
                 out.append(make_issue(f.rule, node_id=nid, line=loc_line, url=url, **f.fields))
             if parts is not None and st.base is not None:
                 check_location(ctx, st, parts, loc_line, url, out)
-            key = hash(s if normal else urlpolicy.normalize(s))
+            key = hash(s if normal else normalized(s))
             first = st.seen.get(key)
             if first is None:
                 st.seen[key] = entry.line
