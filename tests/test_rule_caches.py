@@ -393,3 +393,22 @@ def test_per_file_reminders_count_every_url_and_keep_the_first() -> None:
         images = [i for i in issues if i.rule == "image-loc-other-host"]
         assert [(i.line, i.url) for i in images] == [(3, "https://a.example.org/p2")]
         assert "images: 6" in images[0].message
+
+
+def test_urls_only_keeps_an_all_http_batch_as_it_is_and_maps_the_others() -> None:
+    from sitemap_tui.engine.filejob import urls_only
+
+    plain = [Entry(loc=f"{PAGE}/{n}", line=n) for n in range(3)] + [Entry(loc="http://example.com/x", line=4)]
+    kept, kept_at = urls_only(plain, SITEMAP)
+    assert kept is plain and kept_at is None
+    # any other loc in the batch takes the full pass: blanks dropped, relative locs resolved,
+    # an upper-case scheme or a leading space kept as written or resolved as before
+    for odd in ("", "   ", None, "rel/page", "HTTPS://example.com/U", " https://example.com/s", "mailto:x@y"):
+        batch = [Entry(loc=f"{PAGE}/a", line=1), Entry(loc=odd, line=2), Entry(loc=f"{PAGE}/b", line=3)]
+        kept, kept_at = urls_only(batch, SITEMAP)
+        assert kept_at is not None
+        if odd is None or not odd.strip():
+            assert [e.line for e in kept] == [1, 3] and kept_at == {0: 0, 2: 1}
+        else:
+            assert [e.line for e in kept] == [1, 2, 3] and kept_at == {0: 0, 1: 1, 2: 2}
+    assert [e.loc for e in urls_only([Entry(loc="rel/page", line=1)], SITEMAP)[0]] == ["https://example.com/rel/page"]
