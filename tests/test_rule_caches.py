@@ -20,10 +20,10 @@ from sitemap_tui.validate.rules.image import image_tags_verdict
 from sitemap_tui.validate.urlcheck import (
     _BAD_CHAR_RE,
     _BAD_PCT_RE,
+    _COMMON_RE,
     _HOSTPORT_RE,
     HTTP_SCHEMES,
     MAX_LOC_LEN,
-    _COMMON_RE,
     URI_RE,
     LocFinding,
     absolute_url_problem,
