@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sitemap_tui.engine import keys
 from sitemap_tui.engine.keys import hreflang_link, set_signature, stored_key, url_key
 
 SECRET = bytes(range(16))
@@ -68,3 +71,15 @@ def test_different_sets_differ(a: list[tuple[str, str]], b: list[tuple[str, str]
 def test_signature_depends_on_the_secret() -> None:
     links = [("en", "https://a.com/1"), ("de", "https://a.com/2")]
     assert set_signature(links, SECRET)[1] != set_signature(links, bytes(16))[1]
+
+
+@given(pairs, st.sampled_from([SECRET, bytes(16), b"\xff" * 16]))
+def test_signature_is_the_keyed_blake2b_of_the_sorted_set(links: list[tuple[str, str]], secret: bytes) -> None:
+    # the value stores keep (alt_h): the keyed state reused across calls must give exactly the
+    # digest of a fresh keyed hash, call after call, whatever secret came before
+    text = "\n".join(f"{lang} {target}" for lang, target in sorted(set(links)))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8, key=secret).digest()
+    expected = (len(set(links)), int.from_bytes(digest, "little") >> 2)
+    assert set_signature(links, secret) == expected
+    assert set_signature(links, secret) == expected
+    assert keys._keyed(secret).copy().digest() == hashlib.blake2b(digest_size=8, key=secret).digest()

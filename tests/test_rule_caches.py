@@ -20,11 +20,15 @@ from sitemap_tui.validate.rules.image import image_tags_verdict
 from sitemap_tui.validate.urlcheck import (
     _BAD_CHAR_RE,
     _BAD_PCT_RE,
+    _COMMON_RE,
     _HOSTPORT_RE,
     HTTP_SCHEMES,
     MAX_LOC_LEN,
     URI_RE,
+    LocFinding,
     absolute_url_problem,
+    analyze_loc,
+    analyze_loc_full,
     bad_char,
     describe_char,
     split_hostport,
@@ -306,3 +310,105 @@ def test_ascii_bad_char_search_finds_what_the_full_set_finds() -> None:
         assert (None if full is None else (full.start(), full.group())) == (
             None if fast is None else (fast.start(), fast.group())
         ), repr(s)
+
+
+# URLs of the common shape (``_COMMON_RE``) and their near misses: each character that takes a
+# URL off the shortcut, in the host, the path and the query, and each verdict the shortcut
+# still gives itself (private and staging hosts, invalid host names, dot segments)
+_COMMON_SHAPES = [
+    "https://www.example.com/products/fast-steel-victor-red-0",
+    "http://example.com/a/b.html",
+    "https://example.com/",
+    "https://example.com/a@b:c!$&'()*+,=~_",
+    "https://example.com/p?ref=sitemap&page=11&sort=asc",
+    "https://example.com/p?utm_source=x&gclid=1",
+    "https://example.com/p?sid=1",
+    "https://example.com/p;jsessionid=1",
+    "https://example.com/a?b=c/d?e",
+    "https://example.com/p?",
+    "https://example.com/a/./b",
+    "https://example.com/a/../b",
+    "https://example.com/.hidden/x",
+    "https://example.com/a/.",
+    "https://example.com/a.b/c..d/e.",
+    "https://localhost/a",
+    "https://app.localhost/a",
+    "https://printer.local/a",
+    "https://staging.example.com/a",
+    "https://dev.example.com/a",
+    "http://10.0.0.1/x",
+    "http://127.0.0.1/x",
+    "http://169.254.1.1/x",
+    "http://8.8.8.8/x",
+    "http://1.2.3/x",
+    "https://example.com./a",
+    "https://-example.com/a",
+    "https://.example.com/a",
+    "https://example..com/a",
+    "https://a/b",
+    "https://example.com/" + "a" * (MAX_LOC_LEN - 20),
+    "https://example.com/" + "a" * (MAX_LOC_LEN - 19),
+    "https://example.com/" + "a" * (MAX_LOC_LEN - 21) + "?",
+]
+_COMMON_SHAPES += [f"https://example.com/a{chr(c)}b" for c in range(128)]
+_COMMON_SHAPES += [f"https://example.com/a?b{chr(c)}c" for c in range(128)]
+_COMMON_SHAPES += [f"https://exa{chr(c)}mple.com/a" for c in range(128)]
+_COMMON_SHAPES += [f"http{s}://example.com/a{c}" for s in ("", "s", "S") for c in ("é", "%C3%A9", "%c3%a9", "#f", "")]
+
+
+@pytest.mark.parametrize("url", URLS + _COMMON_SHAPES)
+def test_common_shape_shortcut_answers_what_the_full_analysis_answers(url: str) -> None:
+    fast: list[LocFinding] = []
+    full: list[LocFinding] = []
+    assert analyze_loc(url, fast) == analyze_loc_full(url, full)
+    assert fast == full
+    assert url_problem_and_host(url) == _reference_url_problem_and_host(url)
+    assert absolute_url_problem(url) == _reference_absolute_url_problem(url)
+
+
+def test_common_shape_shortcut_is_taken_for_plain_urls() -> None:
+    # the equivalence above must cover the shortcut itself, not only the full path
+    taken = [u for u in _COMMON_SHAPES if _COMMON_RE.match(u)]
+    assert len(taken) > 100
+    assert _COMMON_RE.match("https://www.example.com/products/fast-steel-victor-red-0")
+    assert _COMMON_RE.match("https://example.com/p?ref=sitemap&page=11") is not None
+    for near in ("https://Example.com/a", "HTTPS://example.com/a", "https://example.com:8080/a",
+                 "https://u@example.com/a", "https://example.com", "https://example.com/a%20b",
+                 "https://example.com/a#f", "https://example.com/a;b", "https://example.com/é"):
+        assert _COMMON_RE.match(near) is None, near
+
+
+def test_per_file_reminders_count_every_url_and_keep_the_first() -> None:
+    # location and image-host reminders count on without re-merging their fields: each file
+    # starts again from its own first entry
+    def other(n: int, host: str) -> Entry:
+        e = Entry(loc=f"https://{host}/p{n}", line=n)
+        e.images = [Image(loc=f"https://img.example.net/{n}-{k}.jpg", line=n + k + 1) for k in range(2)]
+        return e
+
+    for _ in range(2):
+        issues = run([entry(1), other(2, "a.example.org"), other(5, "b.example.org"), other(8, "a.example.org")])
+        hosts = sorted((i.line, i.url, i.message.split(" ")[0]) for i in issues if i.rule == "location-different-host")
+        assert hosts == [(2, "https://a.example.org/p2", "2"), (5, "https://b.example.org/p5", "1")]
+        images = [i for i in issues if i.rule == "image-loc-other-host"]
+        assert [(i.line, i.url) for i in images] == [(3, "https://a.example.org/p2")]
+        assert "images: 6" in images[0].message
+
+
+def test_urls_only_keeps_an_all_http_batch_as_it_is_and_maps_the_others() -> None:
+    from sitemap_tui.engine.filejob import urls_only
+
+    plain = [Entry(loc=f"{PAGE}/{n}", line=n) for n in range(3)] + [Entry(loc="http://example.com/x", line=4)]
+    kept, kept_at = urls_only(plain, SITEMAP)
+    assert kept is plain and kept_at is None
+    # any other loc in the batch takes the full pass: blanks dropped, relative locs resolved,
+    # an upper-case scheme or a leading space kept as written or resolved as before
+    for odd in ("", "   ", None, "rel/page", "HTTPS://example.com/U", " https://example.com/s", "mailto:x@y"):
+        batch = [Entry(loc=f"{PAGE}/a", line=1), Entry(loc=odd, line=2), Entry(loc=f"{PAGE}/b", line=3)]
+        kept, kept_at = urls_only(batch, SITEMAP)
+        assert kept_at is not None
+        if odd is None or not odd.strip():
+            assert [e.line for e in kept] == [1, 3] and kept_at == {0: 0, 2: 1}
+        else:
+            assert [e.line for e in kept] == [1, 2, 3] and kept_at == {0: 0, 1: 1, 2: 2}
+    assert [e.loc for e in urls_only([Entry(loc="rel/page", line=1)], SITEMAP)[0]] == ["https://example.com/rel/page"]

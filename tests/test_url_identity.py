@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_tui.engine.keys import url_key
+from sitemap_tui.engine.keys import normalized, url_key
 from sitemap_tui.engine.model import Entry, FileStats, NodeKind
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.sniff import ParseInfo
@@ -159,3 +159,12 @@ def test_case_of_scheme_and_host_across_files_and_for_scope(httpserver) -> None:
     dups = [i for i in issues if i["rule"] == "cross-duplicate-url"]
     assert len(dups) == 1 and dups[0]["url"].lower() == f"{base}/page".lower()
     assert not [i for i in issues if i["rule"].startswith("location-")]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(["http", "https", "HTTP", "hTtPs"]), _hosts, _ports, _paths)
+def test_normalized_is_normalize_for_every_url(scheme: str, host: str, port: str, path: str) -> None:
+    """keys.normalized (the checker's duplicate key) takes url_key's shortcut and still gives
+    exactly what normalize() gives, fetchable or not."""
+    s = f"{scheme}://{host}{port}{path}".strip()
+    assert normalized(s) == normalize(s)

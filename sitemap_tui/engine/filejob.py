@@ -272,9 +272,8 @@ class FileJob:
                 for idx, entry in enumerate(entries):
                     for found in check(ctx, entry):
                         issues.append((found, idx))
-            parsed = len(entries)
             entries, kept_at = urls_only(entries, run.final_url or run.spec.url)
-            if len(entries) != parsed:  # an issue's entry index points into the kept entries
+            if kept_at is not None:  # an issue's entry index points into the kept entries
                 issues = [(i, None if idx is None else kept_at.get(idx)) for i, idx in issues]
         if entries:
             if run.spec.want_stats:
@@ -330,13 +329,19 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _HTTP = ("https://", "http://")
 
 
-def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int]]:
+def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int] | None]:
     """The entries that are URLs, with relative locs resolved against the file's URL, and the
-    new position of each kept entry by its old one.
+    new position of each kept entry by its old one (None: every entry kept where it was).
 
     An entry without a usable loc (empty, blank, a feed item without a link) is not a URL: it
     is neither stored, counted nor printed, and stays visible as the checker's finding. A
     relative loc is resolved as an index's children are, so every output agrees."""
+    for e in entries:  # the common batch: every loc absolute http(s), nothing to drop or map
+        loc = e.loc
+        if not (loc and loc.startswith(_HTTP)):
+            break
+    else:
+        return entries, None
     kept: list[Entry] = []
     kept_at: dict[int, int] = {}
     for i, e in enumerate(entries):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
 
 from sitemap_tui.engine.urlpolicy import (
     MAX_FETCH_URL_LEN,
@@ -63,6 +65,13 @@ def url_key(loc: str | None) -> str | None:
     if unfetchable_reason(s) is not None:
         return None
     return normalize(s)
+
+
+def normalized(s: str) -> str:
+    """``urlpolicy.normalize(s)`` of a stripped loc, through ``_simple_key`` when the loc has its
+    shape (the checker's duplicate key of a loc that is not its own normal form)."""
+    key = _simple_key(s)
+    return normalize(s) if key is None else key
 
 
 def _simple_key(s: str) -> str | None:
@@ -146,6 +155,13 @@ def set_signature(pairs: Iterable[tuple[str, str]], secret: bytes) -> tuple[int,
     store holds the key), and a site cannot craft two different sets that collide to hide an
     inconsistent cluster."""
     distinct = sorted(set(pairs))
-    text = "\n".join(f"{lang} {target}" for lang, target in distinct)
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8, key=secret).digest()
-    return len(distinct), int.from_bytes(digest, "little") >> 2  # fits SQLite's signed 64 bits
+    h = _keyed(secret).copy()
+    h.update("\n".join([f"{lang} {target}" for lang, target in distinct]).encode("utf-8", "surrogatepass"))
+    return len(distinct), int.from_bytes(h.digest(), "little") >> 2  # fits SQLite's signed 64 bits
+
+
+@lru_cache(maxsize=8)  # one store's key per run, in practice
+def _keyed(secret: bytes) -> Any:
+    """The keyed BLAKE2b state before any data, copied for each set: keying a fresh one costs
+    as much as hashing a three-link set."""
+    return hashlib.blake2b(digest_size=8, key=secret)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.keys import normalized
 from sitemap_tui.engine.model import (
     ChildRef,
     Entry,
@@ -318,7 +319,7 @@ class Checker:
         s = loc.strip() if loc else ""
         url = s or None
 
-        if kind is NodeKind.INDEX:
+        if kind is _INDEX:
             out.append(
                 make_issue(
                     "index-wrong-children",
@@ -330,10 +331,10 @@ class Checker:
                 )
             )
             return self._keep(out)
-        feed = kind is NodeKind.RSS or kind is NodeKind.ATOM
+        feed = kind is _RSS or kind is _ATOM
 
         tags = entry.tags
-        if tags and not feed and kind is not NodeKind.TEXT and tuple(tags) not in _PLAIN_TAGS:
+        if tags and not feed and kind is not _TEXT and tuple(tags) not in _PLAIN_TAGS:
             check_tags(ctx, st, tags, line, url, out)
 
         parts: UrlParts | None = None
@@ -364,7 +365,7 @@ class Checker:
                 out.append(make_issue(f.rule, node_id=nid, line=loc_line, url=url, **f.fields))
             if parts is not None and st.base is not None:
                 check_location(ctx, st, parts, loc_line, url, out)
-            key = hash(s if normal else urlpolicy.normalize(s))
+            key = hash(s if normal else normalized(s))
             first = st.seen.get(key)
             if first is None:
                 st.seen[key] = entry.line
@@ -377,7 +378,7 @@ class Checker:
 
         if feed:
             check_feed_date(ctx, st, entry, line, url, out)
-        elif kind is not NodeKind.TEXT:
+        elif kind is not _TEXT:
             # value rules point at the element holding the value (lastmod-missing at <url>)
             check_lastmod(ctx, st, entry, entry.lastmod_line or line, url, out)
             raw = entry.changefreq_raw
@@ -550,6 +551,9 @@ class Checker:
         """The robots rules that depend on the robots.txt alone."""
         return self._keep(check_robots(robots, ctx))
 
+
+# check_entry runs for every URL: the kinds it tests, as module names (no enum lookup per URL)
+_INDEX, _RSS, _ATOM, _TEXT = NodeKind.INDEX, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT
 
 #: Location findings that a cross-submission voids (sitemaps.org "Sitemaps & Cross Submits").
 CROSS_SUBMIT_RULES = frozenset(

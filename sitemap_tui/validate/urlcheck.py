@@ -25,6 +25,13 @@ URI_RE = re.compile(
 # The common case, a lower-case http(s) URL: only the authority needs a regex (URI_RE scans the
 # whole URL with five groups, about six times slower); the rest is split with str.partition.
 _HTTP_AUTH_RE = re.compile(r"https?://([^/?#]*)")
+# The common shape of a sitemap URL: lower-case http(s), a lower-case ASCII host name (no port,
+# no userinfo), a path of characters sent as they are, perhaps a query of the same; no escape,
+# fragment, ';' or character to escape. Every syntax test but the host's (cached per host) and,
+# for a <loc>, the dot segments' passes for it, so one match answers (``_common_parts``).
+_COMMON_RE = re.compile(
+    r"(https?)://([a-z0-9.\-]+)(/[A-Za-z0-9\-._~!$&'()*+,=:@/]*)(\?[A-Za-z0-9\-._~!$&'()*+,=:@/?]*)?\Z"
+)
 # "www.example.com:8080/page", "localhost:80": a host and port, not a scheme
 _HOSTPORT_RE = re.compile(r"[A-Za-z0-9.\-]+:\d+(?:[/?#]|$)")
 # Characters never allowed raw in a URI/IRI: controls, space, C1, <>"{}|\^` and Unicode spaces
@@ -148,6 +155,9 @@ def url_problem_and_host(s: str) -> tuple[str | None, str | None]:
         return "empty", None
     if len(s) >= MAX_LOC_LEN:
         return f"{len(s):,} characters long (2,048 or more)", None
+    m = _COMMON_RE.match(s)
+    if m is not None:  # no character, escape or userinfo to judge: only the host
+        return _host_verdict(m.group(2))
     auth = _http_authority(s)
     if auth is None:
         m = URI_RE.match(s)
@@ -182,6 +192,10 @@ def absolute_url_problem(s: str, schemes: frozenset[str] = HTTP_SCHEMES) -> str 
     such as ``None`` written by a CMS must not pass."""
     if not s:
         return "empty"
+    if schemes is HTTP_SCHEMES:
+        m = _COMMON_RE.match(s)
+        if m is not None:
+            return split_hostport(m.group(2))[2]
     auth = _http_authority(s) if schemes is HTTP_SCHEMES else None
     if auth is None:
         m = URI_RE.match(s)
@@ -238,6 +252,30 @@ def analyze_loc(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
     http(s) URL with a valid host, so the location rules cannot run) and whether ``s`` is
     already in normal form (then it is its own duplicate key).
     """
+    if len(s) < MAX_LOC_LEN:
+        m = _COMMON_RE.match(s)
+        if m is not None and m.group(4) is None:
+            scheme, host, path, _ = m.groups()
+            private = _common_host(host)
+            # a dot segment is a finding; a query has the session and tracking tests
+            if private is not None and not ("." in path and _DOT_SEG_RE.search(path)):
+                if private:
+                    out.append(LocFinding("loc-private-host", {"host": host, "reason": private}))
+                return UrlParts(scheme, host, None, path, None, None), True
+    return analyze_loc_full(s, out)
+
+
+@lru_cache(maxsize=4096)
+def _common_host(host: str) -> str | None:
+    """For a host name of ``_COMMON_RE``'s shape: ``None`` when it is invalid (the full analysis
+    words why), else why it looks private (``private_host_reason``), ``""`` when it does not."""
+    if split_hostport(host)[2] is not None:
+        return None
+    return private_host_reason(host) or ""
+
+
+def analyze_loc_full(s: str, out: list[LocFinding]) -> tuple[UrlParts | None, bool]:
+    """:func:`analyze_loc` for every shape of URL (what its shortcut answers for the common one)."""
     if len(s) >= MAX_LOC_LEN:
         out.append(LocFinding("loc-too-long", {"length": len(s)}))
     groups = split_uri(s)

@@ -219,9 +219,13 @@ class XsdValidator:
         unlink its siblings through it: it belongs to the validator (its former parent simply
         no longer contains it). False: nothing happened (not a root this validator checks).
         """
-        if not self._active or self._finished or not isinstance(element.tag, str):
+        tag = element.tag  # (each read of an lxml property builds a new string)
+        if not self._active or self._finished or not isinstance(tag, str):
             return False
-        if not self._admit(element):
+        primary = tag == self._child_tag
+        if primary:
+            self._primary_added = True  # _admit's verdict for a <url>/<sitemap>
+        elif not self._admit(element):
             parent = element.getparent()
             if parent is not None:
                 parent.remove(element)
@@ -229,7 +233,13 @@ class XsdValidator:
         chunk = self._chunk if self._chunk is not None else self._open_chunk(element)
         line = element.sourceline
         chunk.root.append(element)
-        self._queued(chunk, element, line)
+        # the parsed node itself moved, its line with it: nothing to set (``_queued``)
+        chunk.children.append(element)
+        chunk.lines.append(line)
+        if primary:
+            chunk.has_primary = True
+        if len(chunk.children) >= self.chunk_size:
+            self._flush()
         return True
 
     def _admit(self, element: Any) -> bool:

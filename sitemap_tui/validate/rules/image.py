@@ -139,15 +139,19 @@ def check_images(ctx: FileContext,
                     )
                 )
             elif page is not None and host and host != page.host:
-                tally(
-                    st,
-                    "image-loc-other-host",
-                    host,
-                    iline,
-                    url,
-                    host=host,
-                    page_host=page.host,
-                )
+                t = st.tallies.get(("image-loc-other-host", host))
+                if t is not None and t.count:
+                    t.count += 1  # counted before in this file: no fields to merge for a count
+                else:
+                    tally(
+                        st,
+                        "image-loc-other-host",
+                        host,
+                        iline,
+                        url,
+                        host=host,
+                        page_host=page.host,
+                    )
         tags = img.tags
         if tags:
             bad_order, deprecated = image_tags_verdict(tuple(tags))

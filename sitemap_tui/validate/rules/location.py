@@ -406,8 +406,13 @@ def check_location(ctx: FileContext,
                 robots_url=robots_url,
             )
         )
+    tallies = st.tallies
     for rule, key, note, fields in found:
-        tally(st, rule, key, line, url, note=note, **fields)
+        t = tallies.get((rule, key))
+        if t is not None and t.count:
+            t.count += 1  # counted before in this file: no fields to merge for a count
+        else:
+            tally(st, rule, key, line, url, note=note, **fields)
 
 
 def _location_verdict(
