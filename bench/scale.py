@@ -35,7 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -59,8 +59,11 @@ def probe(out: Path, argv: list[str], profile: Path | None = None) -> int:
     profiler = None
     if profile is not None:  # the store's process under cProfile (its CPU time is inflated then)
         import cProfile
+        import time
 
-        profiler = cProfile.Profile()
+        # the main thread's CPU clock: a wall clock counts the loop's waits for the workers
+        # (epoll) as the profile's biggest item, and another thread's work never shows
+        profiler = cProfile.Profile(time.thread_time)
         profiler.enable()
     try:
         rc = main(argv)
@@ -75,6 +78,11 @@ def probe(out: Path, argv: list[str], profile: Path | None = None) -> int:
         "self": own.ru_utime + own.ru_stime,
         "children": kids.ru_utime + kids.ru_stime,
         "self_maxrss": own.ru_maxrss * 1024,
+        # where a growth of CPU from 1 to N workers goes: user vs system time (IPC, syscalls),
+        # and how often the processes waited (voluntary) or were preempted (involuntary)
+        "detail": {"self_user": own.ru_utime, "self_sys": own.ru_stime,
+                   "children_user": kids.ru_utime, "children_sys": kids.ru_stime,
+                   "nvcsw": own.ru_nvcsw + kids.ru_nvcsw, "nivcsw": own.ru_nivcsw + kids.ru_nivcsw},
     }))
     sys.stdout.flush()
     return rc
@@ -92,6 +100,7 @@ class Point:
     sumrss: int
     store_rss: int
     rc: int | None
+    detail: dict[str, float] = field(default_factory=dict)
 
     @property
     def share(self) -> float:
@@ -136,7 +145,7 @@ def one_run(py: str, command: str, target: str, workers: int, per_host: bool, en
                          f"{got.note}\n{tail}")
     use = json.loads(rusage.read_text())
     return Point(command, workers, got.wall, got.cpu, use["self"], use["children"], got.sumrss,
-                 use["self_maxrss"], got.rc)
+                 use["self_maxrss"], got.rc, use.get("detail", {}))
 
 
 def render(points: list[Point], urls: int) -> str:
@@ -149,6 +158,29 @@ def render(points: list[Point], urls: int) -> str:
             f"| {p.command} | {p.workers} | {p.wall:.2f} | {base[p.command] / p.wall:.2f}× | "
             f"{urls / p.wall:,.0f} | {p.cpu:.1f} | {p.store_cpu:.1f} | {p.share:.0%} | "
             f"{p.sumrss / 2**20:.0f} |")
+    return "\n".join(lines)
+
+
+def cpu_detail(points: list[Point], cores: int) -> str:
+    """Per point, the CPU split (user/system, store/workers) and the context switches; and, for
+    a loaded machine where wall times mean little, the speed-up the CPU times alone predict:
+    one worker's run takes as long as its worker's CPU (the store overlaps it on another core),
+    N workers' at best the tree's CPU spread over min(N, cores) cores (wall = max(that, the
+    busiest process, i.e. the store's CPU))."""
+    lines = []
+    one = {p.command: p for p in points if p.workers == 1}
+    for p in points:
+        d = p.detail
+        if not d:
+            continue
+        line = (f"# {p.command} --workers {p.workers}: store user {d['self_user']:.1f} s sys {d['self_sys']:.1f} s, "
+                f"workers user {d['children_user']:.1f} s sys {d['children_sys']:.1f} s, context switches "
+                f"{d['nvcsw']:,.0f} voluntary {d['nivcsw']:,.0f} involuntary")
+        base = one.get(p.command)
+        if base is not None and p.workers > 1 and base.worker_cpu:
+            busy = max((p.store_cpu + p.worker_cpu) / min(p.workers, cores), p.store_cpu)
+            line += f"; CPU-model speed-up over 1 worker {base.worker_cpu / busy:.2f}×"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -190,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cap", type=float, default=1800, help="time cap per run in seconds (default 1800)")
     ap.add_argument("--json", type=Path, help="also write the points here")
     ap.add_argument("--profile", type=Path,
-                    help="cProfile the store's process of each run into PROFILE-COMMAND-N.prof (inflates its CPU time)")
+                    help="cProfile the store's process (its main thread, CPU clock) of each run into "
+                         "PROFILE-COMMAND-N.prof (inflates its CPU time)")
     a = ap.parse_args(argv)
     commands = [c for c in a.commands.split(",") if c]
     if unknown := [c for c in commands if c not in COMMANDS]:
@@ -240,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         server.wait()
     print(f"# load average after {os.getloadavg()[0]:.2f}")
     print(render(points, urls))
+    if detail := cpu_detail(points, cores):
+        print(detail)
     if cost := history_cost(points):
         print(cost)
     if a.json:

@@ -29,6 +29,12 @@ from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
 
+# a file's rows per batch in a headless run, and the longest wait between two of its batches: 2.5x
+# the live view's 2,000 / 0.15 s (measured, docs/scale.md "urls on 2 workers, round 3": 10,000
+# rows cut the store's per-batch cost further but added ~50 MiB of entries waiting in a worker)
+HEADLESS_BATCH = 5000
+HEADLESS_FLUSH_S = 0.5
+
 
 @dataclass(frozen=True, slots=True)
 class UrlsOptions:
@@ -65,7 +71,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
             db.finish(False)
         raise
     out = result.file
-    count = 0
+    wrote = False  # any URL written (whether the run listed nothing, not how much)
     running: list[Explorer] = []
     closed = False
     failed: list[OutputError] = []
@@ -77,7 +83,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
             ex.cancel()
 
     def on_output(text: str) -> None:
-        nonlocal count
+        nonlocal wrote
         if closed:
             return
         try:
@@ -92,7 +98,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
             failed.append(exc)
             stop()
             return
-        count += text.count("\n")
+        wrote = True  # (a batch's text holds one URL a line at least: it is sent only then)
 
     complete = False
     with result:  # no commit: the previous output stays as it was
@@ -100,6 +106,9 @@ def cmd_urls(opts: UrlsOptions) -> int:
             UrlWriter(out, fmt)  # the CSV header; the rows are formatted where they are parsed
             options = explore_options(opts.tree, output_format=fmt, keep_non_http=opts.keep_non_http)
             options.live_stats = False  # nothing shows a file's statistics while it streams
+            # nothing shows the rows while they stream either: fewer, larger batches cost the
+            # store's process less per URL (a commit, the node's row, the message, per batch)
+            options.batch_size, options.flush_interval = HEADLESS_BATCH, HEADLESS_FLUSH_S
             explorer = run_exploration(
                 opts.fetch, options, target, store=db.store if db else None, on_output=on_output,
                 started=running.append, cache=opts.tree.cache,
@@ -114,14 +123,14 @@ def cmd_urls(opts: UrlsOptions) -> int:
         if closed:
             return EXIT_OK
         problem = target_problem(explorer)
-        if not (problem and count == 0):
+        if not (problem and not wrote):
             result.commit()
     report_failures(explorer)
     if explorer.output_left_out:
         n = explorer.output_left_out
         print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"
               " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
-    if problem and count == 0:  # nothing to list: the previous output was kept
+    if problem and not wrote:  # nothing to list: the previous output was kept
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
     return report_left_out(explorer, opts.strict, EXIT_OK)

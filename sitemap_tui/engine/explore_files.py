@@ -99,7 +99,8 @@ class FileProcessing(RobotsReading):
             want_stats=self.options.file_stats and (self.store is not None or not self.options.output_format),
             live_stats=self.options.live_stats,
             batch_size=self.options.batch_size,
-            interval=self.options.event_interval,
+            interval=(self.options.event_interval if self.options.flush_interval is None
+                      else self.options.flush_interval),
             now=self.now,
             body_cache=str(self.options.body_cache) if self.options.body_cache else None,
             max_decoded=self.fetch_config.max_decoded,

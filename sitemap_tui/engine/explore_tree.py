@@ -73,6 +73,9 @@ class ExploreOptions:
     follow_cross_host: bool = False  # index children on another host
     batch_size: int = 2000
     event_interval: float = 0.15
+    # a file's batch also goes out this long after its last one (None: event_interval, what
+    # a live view wants); a headless run, where nothing watches, sends fewer, larger batches
+    flush_interval: float | None = None
     now: datetime | None = None  # injectable clock for checks and stats
     body_cache: Path | None = None  # keep decoded bodies here (the TUI's source view)
     output_format: str | None = None  # "txt"/"csv"/"jsonl": URL records go to on_output
