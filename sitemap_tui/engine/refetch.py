@@ -20,7 +20,7 @@ from sitemap_tui.engine.fetch_outcome import FetchOutcome
 from sitemap_tui.engine.filejob import _HTTP, JobDone, has_http_scheme
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
-from sitemap_tui.engine.sanitize import display, needs_escaping
+from sitemap_tui.engine.sanitize import display, lines_need_escaping
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.carry import Carried, OldFile, Pending, PreviousExploration
 from sitemap_tui.engine.store.file import StoreError
@@ -171,14 +171,12 @@ class Refetch:
             for chunk in self.previous.loc_text(old):
                 # checked per chunk of lines, in C, as nearly all are clean: every URL http(s)
                 # (a line that starts otherwise may still be, HTTP:// say), none holding a line
-                # break, and no character display() escapes (each one isprintable() refuses)
+                # break, and no character display() escapes
                 text, lines = chunk.text, chunk.lines
                 if (keep_non_http or text.startswith(_HTTP) + text.count("\nhttps://") + text.count("\nhttp://") == lines) \
-                        and text.count("\n") == lines - 1:
-                    flat = text.replace("\n", " ")
-                    if flat.isprintable() or not needs_escaping(flat):
-                        on_output(text + "\n")
-                        continue
+                        and text.count("\n") == lines - 1 and not lines_need_escaping(text):
+                    on_output(text + "\n")
+                    continue
                 locs = self.previous.locs(old, chunk)
                 urls = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
                 left_out += len(locs) - len(urls)
