@@ -22,7 +22,9 @@ Serves the generated index (bench/generate.py: ``tui`` = 20 gzipped children x 5
 where the stalled time went (the watchdog needs the GIL too, so a stall caused by another thread holding
 it shows up as the UI thread waiting in the interpreter's switch points). ``--garbage`` counts, by type,
 the objects that only the cyclic collector frees (it collects every 2 s itself meanwhile, keeping what it
-finds for a moment: a diagnosis, its stalls say nothing).
+finds for a moment: a diagnosis, its stalls say nothing). ``--explain`` lists every stall over 20 ms with
+what overlapped it on the UI thread (callbacks, message handlers, GC passes, a late wake-up) and each
+thread's CPU time in it, then sums the causes (bench/stall_explain.py).
 """
 
 from __future__ import annotations
@@ -122,7 +124,9 @@ def start_server(root: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], children: int,
                   trace: bool, engine_process: bool, filter_text: str, stream_only: bool,
-                  garbage: bool = False) -> dict[str, object]:
+                  garbage: bool = False, explain: bool = False) -> dict[str, object]:
+    from stall_explain import StallLog
+
     from sitemap_tui.engine.discover import Target
     from sitemap_tui.engine.explorer import ExploreOptions
     from sitemap_tui.engine.model import NodeState
@@ -158,6 +162,9 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             gaps: list[tuple[float, float, float]] = []  # (wall stall, CPU time in it, when)
             stop = asyncio.Event()
             census: collections.Counter[str] = collections.Counter()
+            explainer = StallLog() if explain else None
+            if explainer is not None:
+                explainer.install(asyncio.get_running_loop())
 
             async def ticker() -> None:
                 last = time.perf_counter()
@@ -172,6 +179,8 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
                         next_census = now + 2.0
                         _census(census)
                         now, cpu = time.perf_counter(), time.process_time()
+                    if explainer is not None:
+                        explainer.tick(last, now, TICK)
                     last, last_cpu = now, cpu
                     if tracer is not None:
                         tracer.last_tick = now
@@ -200,6 +209,10 @@ async def one_run(url: str, workers: int, tab: str, size: tuple[int, int], child
             await tick
             if tracer is not None:
                 tracer.stop()
+            if explainer is not None:
+                explainer.uninstall()
+                explainer.report([(at - g - TICK, at, c) for g, c, at in gaps
+                                  if t1 <= at <= t2 and g > explainer.threshold])
             streaming = [g for g, _cpu, at in gaps if t1 <= at <= t2]
             cpu_stalls = sorted(c for _g, c, at in gaps if t1 <= at <= t2)
             urls = model.totals()[3]
@@ -319,6 +332,8 @@ def main() -> None:
     ap.add_argument("--trace", action="store_true", help="sample the UI thread's stack during stalls")
     ap.add_argument("--garbage", action="store_true",
                     help="count by type what the cyclic collector frees while streaming (a diagnosis)")
+    ap.add_argument("--explain", action="store_true",
+                    help="list each stall over 20 ms with what overlapped it, and sum the causes (a diagnosis)")
     ap.add_argument("--stream-only", action="store_true",
                     help="stop after the expand-all (stalls and GC only, no URL table measurements)")
     ap.add_argument("--results", type=Path, help="also append the results as a Markdown section to this file")
@@ -341,7 +356,7 @@ def main() -> None:
             results.append(asyncio.run(one_run(f"{base}/{args.set}/index.xml", workers, args.tab, (width, height),
                                                children, args.trace, args.engine == "process",
                                                args.filter or f"{args.set}{children - 1}-4999",
-                                               args.stream_only, args.garbage)))
+                                               args.stream_only, args.garbage, args.explain)))
     finally:
         server.terminate()
         server.wait()
