@@ -161,6 +161,9 @@ class CompareLink(EngineLink):
     def _entry_filter(self, sel: Any) -> Any:
         flt = super()._entry_filter(sel)
         if self.comparison is not None:
+            # the nodes named even at the root: OLD's removed rows are filed under NEW's nodes
+            # and the root (engine.store.diff_view), and only the files' show, as before
+            flt.node_ids = sel.file_ids
             flt.diff_db = str(self.comparison.scratch)
         return flt
 

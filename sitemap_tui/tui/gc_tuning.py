@@ -1,4 +1,5 @@
-"""How the explorer keeps Python's cyclic garbage collector from stalling its UI loop.
+"""How the explorer keeps Python's cyclic garbage collector (and its other threads) from stalling
+its UI loop.
 
 A collection walks every object of the generations it collects. Measured on the 1 M expand-all
 (bench/bench_tui.py, issue 19): a full collection of Textual's widgets and caches took 80-120 ms on a
@@ -15,11 +16,17 @@ with it made rare (one per 1,000 young passes). Hence:
 
 The price: a cycle among frozen objects that dies later stays until the process ends (rendered lines
 and rows form none any more, strip_cycles.py; the tree's nodes live as long as the app).
+
+The other threads of the process (the URL table's page reads and scans, the engine's reader) hold
+the interpreter lock while they run Python: the UI loop, waking for a frame, waits until the holder
+is asked to let go, after ``sys.getswitchinterval()`` (5 ms by default), and again at each later
+wake-up in the same frame. While the app runs that interval is ``SWITCH_SECONDS``.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from typing import Any
 
 YOUNG_GC_OBJECTS = 5_000
@@ -27,8 +34,12 @@ YOUNG_GC_OBJECTS = 5_000
 this bounds each pass to a few milliseconds."""
 MIDDLE_GC_PASSES = 1_000
 """Young passes between two middle-generation passes (outside a streaming phase)."""
+SWITCH_SECONDS = 0.001
+"""How long the UI thread waits for the interpreter lock before its holder is asked to let go
+(Python's default: 5 ms, a sixth of a 30 fps frame per wait)."""
 
 _streaming = False
+_switch_before: float | None = None
 
 
 def _freeze_survivors(phase: str, info: dict[str, Any]) -> None:
@@ -42,8 +53,12 @@ def _freeze_survivors(phase: str, info: dict[str, Any]) -> None:
 def quiet_gc() -> None:
     """From the app's first frame: freeze what is alive, keep young passes small, and start the
     first streaming phase (the exploration opening)."""
+    global _switch_before
     gc.freeze()
     gc.set_threshold(YOUNG_GC_OBJECTS, MIDDLE_GC_PASSES, 100)
+    if _switch_before is None:
+        _switch_before = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)
     if _freeze_survivors not in gc.callbacks:
         gc.callbacks.append(_freeze_survivors)
     streaming(True)
@@ -66,7 +81,12 @@ def settle_gc() -> None:
 
 
 def stop() -> None:
-    """The app ends (tests run many apps in one process): the callback goes."""
+    """The app ends (tests run many apps in one process): the callback goes, the switch interval
+    is what it was."""
+    global _switch_before
     streaming(False)
+    if _switch_before is not None:
+        sys.setswitchinterval(_switch_before)
+        _switch_before = None
     if _freeze_survivors in gc.callbacks:
         gc.callbacks.remove(_freeze_survivors)

@@ -202,3 +202,24 @@ def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         gc.collect()
+
+
+def test_while_the_app_runs_other_threads_hand_the_interpreter_lock_over_within_a_millisecond() -> None:
+    import sys
+
+    from sitemap_tui.tui import gc_tuning
+
+    thresholds = gc.get_threshold()
+    before = sys.getswitchinterval()
+    try:
+        gc_tuning.quiet_gc()  # the app's first frame
+        # a thread worker running Python makes the waking UI loop wait this long for the lock
+        assert sys.getswitchinterval() == gc_tuning.SWITCH_SECONDS <= 0.001
+        gc_tuning.quiet_gc()  # (again: what it restores stays the first value)
+        gc_tuning.stop()  # the app ends: as it was
+        assert sys.getswitchinterval() == before
+    finally:
+        gc_tuning.stop()
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        gc.collect()

@@ -40,7 +40,12 @@ from textual.worker import get_current_worker
 from sitemap_tui.engine.store import EntryFilter, EntryRow, Store, connect
 from sitemap_tui.engine.store.urls import END, PAGE, Key, Query, row_key, time_budget
 from sitemap_tui.tui.widgets.url_table.messages import Located, PageLoaded, Scanned, Searched
-from sitemap_tui.tui.widgets.url_table.scan import ANCHOR_EVERY, ScanJob, scan_listing
+from sitemap_tui.tui.widgets.url_table.scan import (
+    ANCHOR_EVERY,
+    ScanJob,
+    resumes_safely,
+    scan_listing,
+)
 
 PAGES_CACHED = 100
 UI_QUERY_BUDGET = 0.03
@@ -191,7 +196,10 @@ class Listing(ScrollView):
             and not flt.has_issue
             and not flt.rule
             and self.total is not None
-            and time.monotonic() - self._last_full_scan < 5.0
+            # a listing whose rows only come at its end resumes as long as its anchors hold (the
+            # scan checks them): a full rescan of 1 M rows every few seconds while an index streams
+            # kept a thread busy for 100-250 ms of CPU, and the UI loop's longest stalls came then
+            and (resumes_safely(flt) or time.monotonic() - self._last_full_scan < 5.0)
         )
         if resumable:
             self._start_scan(full=False, progressive=False)
@@ -226,7 +234,8 @@ class Listing(ScrollView):
     def _scan(self, gen: int, data_gen: int, query: Query, search: Query | None, start_j: int, start_key: Key | None, progressive: bool) -> None:
         worker = get_current_worker()
         scan_listing(
-            ScanJob(self.db_path, gen, data_gen, query, search, start_j, start_key, progressive, SCAN_FIRST_BUDGET),
+            ScanJob(self.db_path, gen, data_gen, query, search, start_j, start_key, progressive, SCAN_FIRST_BUDGET,
+                    verify=resumes_safely(self.filter)),
             self.post_message,
             lambda: worker.is_cancelled,
         )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from textual.message import Message
 
-from sitemap_tui.engine.store import EntryRow, connect
+from sitemap_tui.engine.store import EntryFilter, EntryRow, connect
 from sitemap_tui.engine.store.urls import PAGE, Key, Query, time_budget
 from sitemap_tui.tui.widgets.url_table.messages import PageLoaded, Scanned, Searched
 
@@ -40,6 +40,28 @@ class ScanJob:
     first_budget: float
     """Seconds to fill the first page walking the listing's order before the search index or
     a table scan + sort is considered (0: go straight to them)."""
+    verify: bool = False
+    """A resumed scan (``start_j`` > 0) of a listing whose rows only come at its end
+    (:func:`resumes_safely`): first check that the anchors before ``start_j`` still hold, and
+    start over when they do not (rows were removed)."""
+
+
+def resumes_safely(flt: EntryFilter) -> bool:
+    """Whether a new row of this filter's id-ordered listing can only come at its end: a scope
+    of nodes and nothing else (an entry's node never changes and new entries get higher ids;
+    an issue, an audit result or a comparison can put a row anywhere)."""
+    return flt == EntryFilter(node_ids=flt.node_ids)
+
+
+def _anchors_hold(conn: sqlite3.Connection, query: Query, start_j: int, start_key: Key | None, total: int) -> bool:
+    """The rows up to anchor ``start_j`` are still ``start_j * ANCHOR_EVERY`` rows: those after
+    it and those add up to the count (rows removed before it leave fewer). One OFFSET over the
+    rows after the anchor, in C: the rows a resumed scan hops over anyway."""
+    before = start_j * ANCHOR_EVERY
+    if total < before:
+        return False
+    _key, after = query.hop(conn, start_key, total - before + 1)
+    return before + after == total
 
 
 def scan_listing(job: ScanJob, post: Callable[[Message], object], is_cancelled: Callable[[], bool]) -> None:
@@ -81,6 +103,9 @@ def scan_listing(job: ScanJob, post: Callable[[Message], object], is_cancelled: 
                 rows = query.rows(conn, limit=PAGE, scan=scan)
             post(PageLoaded(gen, job.data_gen, 0, plan, rows))
         total = query.count(conn)
+        start_key = job.start_key
+        if job.verify and not full and not _anchors_hold(conn, query, start_j, start_key, total):
+            start_j, start_key, first, full = 0, None, 1, True
         post(Scanned(gen, first, [], total, True, False, full, time.perf_counter() - t0))
         last_post = time.perf_counter()
         wanted = total // ANCHOR_EVERY  # anchors[1..wanted]; none needed below ANCHOR_EVERY rows
@@ -88,7 +113,7 @@ def scan_listing(job: ScanJob, post: Callable[[Message], object], is_cancelled: 
             pass
         elif not scan and not query.searched:
             # hop ANCHOR_EVERY rows at a time with LIMIT 1 OFFSET n-1 (the skipping is in C)
-            key = job.start_key
+            key = start_key
             for _j in range(first, wanted + 1):
                 if is_cancelled():
                     break
@@ -106,7 +131,7 @@ def scan_listing(job: ScanJob, post: Callable[[Message], object], is_cancelled: 
             # sorted and filtered: one table scan + sort beats walking the index
             count = start_j * ANCHOR_EVERY
             # (an index lookup is one query too: each hop would repeat it)
-            for batch in query.key_batches(conn, after=job.start_key, scan=scan):
+            for batch in query.key_batches(conn, after=start_key, scan=scan):
                 if is_cancelled():
                     break
                 i0 = (ANCHOR_EVERY - 1 - count) % ANCHOR_EVERY
