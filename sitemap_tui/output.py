@@ -22,6 +22,7 @@ replaces (a rename does not cross file systems).
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
@@ -93,6 +94,22 @@ class Stream:
         except OSError as exc:
             raise self._fail(exc) from exc
 
+    def write_utf8(self, data: bytes) -> None:
+        """Text already in UTF-8 (a re-run's carried URLs, as SQLite joined them): straight to
+        the binary buffer under a UTF-8 text stream, after what the text layer holds, instead of
+        decoding it to write it encoded again (0.15 s of CPU per million URLs); decoded and
+        written as text to any other stream."""
+        raw = self._target()
+        buffer = getattr(raw, "buffer", None)
+        if buffer is None or codecs.lookup(getattr(raw, "encoding", None) or "ascii").name != "utf-8":
+            self.write(data.decode("utf-8"))
+            return
+        try:
+            raw.flush()
+            buffer.write(data)
+        except OSError as exc:
+            raise self._fail(exc) from exc
+
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
@@ -110,6 +127,15 @@ class Stream:
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self._target(), name)
+
+
+def write_utf8(file: IO[str], data: bytes) -> None:
+    """``data`` (UTF-8) written to one of this module's outputs as its bytes, to any other text
+    file decoded."""
+    if isinstance(file, Stream):
+        file.write_utf8(data)
+    else:
+        file.write(data.decode("utf-8"))
 
 
 class Output:

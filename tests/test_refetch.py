@@ -513,3 +513,28 @@ def test_rows_copied_at_the_end_keep_their_issues_on_the_right_entries(
     rows = _issue_rows(new, carried)
     assert rows == _issue_rows(old, carried)
     assert ("priority-invalid", 2, "priority '7' is not a number from 0.0 to 1.0", f"{site.base}/a3") in rows
+
+
+def test_carried_txt_lines_written_as_utf8_bytes_are_the_first_runs(site: Site, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean carried file's txt lines go from SQLite to the output file as UTF-8 bytes
+    (never decoded and encoded again), after and before text written by other files; the file
+    holds what the first run wrote, non-ASCII URLs included."""
+    from sitemap_tui import output
+
+    through: list[int] = []
+    real = output.Stream.write_utf8
+    monkeypatch.setattr(output.Stream, "write_utf8", lambda self, data: through.append(len(data)) or real(self, data))
+    site.put("/c.xml", urlset(site.base, ["d1", "caf\u00e9", "stra\u00dfe", "\u0645\u062b\u0627\u0644", "d\u00a0x"]),
+             etag=False)
+    target = f"{site.base}/index.xml"
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    code, _, _ = run("urls", target, "--output", str(first))
+    assert code == 0 and not through
+    site.put("/b.xml", urlset(site.base, ["b1", "a1"]))  # a new ETag: its lines come as text
+    code, _, err = run("urls", target, "--output", str(second))
+    assert code == 0 and "unchanged" in err and through
+    old, new = first.read_bytes().decode("utf-8").splitlines(), second.read_bytes().decode("utf-8").splitlines()
+    assert f"{site.base}/caf\u00e9" in new and site.bodies["/b.xml"] == 2
+    assert sorted(new) == sorted(old)
+    assert [x for x in new if "/d" in x or "caf" in x] == [x for x in old if "/d" in x or "caf" in x]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_tui.engine.sanitize import ELLIPSIS, display, lines_need_escaping, needs_escaping
+from sitemap_tui.engine.sanitize import ELLIPSIS, display, needs_escaping, utf8_lines_need_escaping
 
 C0 = [chr(c) for c in range(0x00, 0x20)]
 C1 = [chr(c) for c in range(0x80, 0xA0)]
@@ -147,14 +147,18 @@ def test_property_clean_text_unchanged(s: str):
                                            st.sampled_from("\x85\u202e\u200b\ufeffé…"))), max_size=6))
 @settings(max_examples=400)
 def test_lines_need_escaping_is_needs_escaping_of_any_line(lines: list[str]) -> None:
-    """The one-pass check of a text of lines (a re-run's carried URLs) answers what asking each
-    line does, ASCII (the bytes fast path) or not."""
+    """The check of UTF-8 lines at once (a re-run's carried URLs, as SQLite joins them) answers
+    what asking each line does, ASCII or not."""
     lines = [line.replace("\n", "") for line in lines]
-    text = "\n".join(lines)
-    assert lines_need_escaping(text) == any(needs_escaping(line) for line in lines)
+    data = "\n".join(lines).encode()
+    assert utf8_lines_need_escaping(data) == any(needs_escaping(line) for line in lines)
 
 
 @pytest.mark.parametrize("bad", ["\x00", "\t", "\r", "\x1b", "\x7f"])
 def test_each_ascii_control_but_the_line_feed_needs_escaping_in_a_text_of_lines(bad: str) -> None:
-    assert lines_need_escaping(f"https://a/\nhttps://b/{bad}x\nhttps://c/")
-    assert not lines_need_escaping("https://a/\nhttps://b/x\nhttps://c/")
+    assert utf8_lines_need_escaping(f"https://a/\nhttps://b/{bad}x\nhttps://c/".encode())
+    assert not utf8_lines_need_escaping("https://a/\nhttps://b/x\nhttps://c/é".encode())
+
+
+def test_utf8_that_is_no_utf8_needs_escaping() -> None:
+    assert utf8_lines_need_escaping(b"https://a/\xff\nhttps://b/")

@@ -91,7 +91,7 @@ def run_exploration(
     *,
     store: Store | None,
     checker: Any = None,
-    on_output: Callable[[str], None] | None = None,
+    on_output: Callable[[str | bytes], None] | None = None,
     started: Callable[[Explorer], None] | None = None,
     validation: Validation = ALL_RULES,
     cache: bool = False,

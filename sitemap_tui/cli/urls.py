@@ -24,7 +24,7 @@ from sitemap_tui.cli.verdict import (
     target_problem,
 )
 from sitemap_tui.engine.explorer import Explorer
-from sitemap_tui.output import OutputError, silence_stdout
+from sitemap_tui.output import OutputError, silence_stdout, write_utf8
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
@@ -82,12 +82,15 @@ def cmd_urls(opts: UrlsOptions) -> int:
         for ex in running:
             ex.cancel()
 
-    def on_output(text: str) -> None:
+    def on_output(text: str | bytes) -> None:
         nonlocal wrote
         if closed:
             return
         try:
-            out.write(text)
+            if isinstance(text, bytes):
+                write_utf8(out, text)
+            else:
+                out.write(text)
         except BrokenPipeError:
             # the reader went away (| head): stop quietly, it is not the sitemap's fault
             silence_stdout()

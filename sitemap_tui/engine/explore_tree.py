@@ -120,7 +120,7 @@ class ExplorerState:
         options: ExploreOptions | None = None,
         checker: Validator | None = None,
         on_events: Callable[[list[Event]], None] | None = None,
-        on_output: Callable[[str], None] | None = None,
+        on_output: Callable[[str | bytes], None] | None = None,
         judge: Judge | None = None,
         previous: Refetch | None = None,
     ) -> None:

@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
-from sitemap_tui.engine.filejob import _HTTP, JobDone, has_http_scheme
+from sitemap_tui.engine.filejob import JobDone, has_http_scheme
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
-from sitemap_tui.engine.sanitize import display, lines_need_escaping
+from sitemap_tui.engine.sanitize import display, utf8_lines_need_escaping
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.carry import Carried, OldFile, Pending, PreviousExploration
 from sitemap_tui.engine.store.file import StoreError
+
+_HTTP_UTF8 = (b"https://", b"http://")  # filejob._HTTP, as the stored URLs' bytes start
 
 
 @dataclass(slots=True)
@@ -73,7 +75,7 @@ class Refetch:
         return None if old is None else (old.etag, old.last_modified)
 
     def carry(self, node: Node, done: JobDone, store: Store | None, *, output_format: str | None = None,
-              keep_non_http: bool = True, on_output: Callable[[str], None] | None = None) -> CarryResult | None:
+              keep_non_http: bool = True, on_output: Callable[[str | bytes], None] | None = None) -> CarryResult | None:
         """The 304 of ``node`` settled from the previous exploration; None when it cannot be
         (then the caller fetches the file in full, as ``notes`` says)."""
         old = self.previous.validators(node.url)
@@ -153,7 +155,7 @@ class Refetch:
         return JobDone(node.id, kind, outcome, carried.children, [], None, carried.agg or {}, count, 0.0)
 
     def _output(self, node: Node, old: OldFile, sitemap: str, fmt: str, keep_non_http: bool,
-                on_output: Callable[[str], None]) -> int:
+                on_output: Callable[[str | bytes], None]) -> int:
         """The old file's URL records, as the file's job would have formatted them; returns how
         many were left out (not http(s))."""
         left_out = 0
@@ -172,10 +174,10 @@ class Refetch:
                 # checked per chunk of lines, in C, as nearly all are clean: every URL http(s)
                 # (a line that starts otherwise may still be, HTTP:// say), none holding a line
                 # break, and no character display() escapes
-                text, lines = chunk.text, chunk.lines
-                if (keep_non_http or text.startswith(_HTTP) + text.count("\nhttps://") + text.count("\nhttp://") == lines) \
-                        and text.count("\n") == lines - 1 and not lines_need_escaping(text):
-                    on_output(text + "\n")
+                data, lines = chunk.data, chunk.lines
+                if (keep_non_http or data.startswith(_HTTP_UTF8) + data.count(b"\nhttps://") + data.count(b"\nhttp://") == lines) \
+                        and data.count(b"\n") == lines - 1 and not utf8_lines_need_escaping(data):
+                    on_output(data + b"\n")
                     continue
                 locs = self.previous.locs(old, chunk)
                 urls = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]

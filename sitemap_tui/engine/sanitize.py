@@ -61,17 +61,25 @@ def needs_escaping(s: str) -> bool:
 
 # the ASCII characters display() escapes, less the line feed: a text of lines is checked at once
 _ASCII_BAD_BUT_LF = bytes(cp for first, last in _RANGES for cp in range(first, min(last, 0x7F) + 1) if cp != 0x0A)
+_ASCII = bytes(range(0x80))
 
 
-def lines_need_escaping(text: str) -> bool:
-    """True when a line of ``text`` (lines joined by line feeds) holds a character
-    :func:`display` would escape. An ASCII text (CPython knows that without a scan) is checked
-    in one pass of ``bytes.translate`` in C: a third of the time of joining the lines with
-    spaces and asking ``isprintable`` (a re-run's 1 M carried URLs: 0.06 against 0.17 s)."""
-    if text.isascii():
-        return len(text.encode("ascii").translate(None, _ASCII_BAD_BUT_LF)) != len(text)
-    flat = text.replace("\n", " ")
-    return not flat.isprintable() and needs_escaping(flat)
+def utf8_lines_need_escaping(data: bytes) -> bool:
+    """True when a line of ``data`` (UTF-8 lines joined by line feeds) holds a character
+    :func:`display` would escape, or is no UTF-8. Two passes of ``bytes.translate`` in C: the
+    ASCII ones deleted from a copy (a length that changed found one), then every ASCII byte
+    deleted, leaving the other characters' bytes whole and in order, few in a URL, for the
+    sanitiser's own search. A re-run's 1 M carried URLs: 0.07 s, against 0.17 s to decode
+    them, join the lines with spaces and ask ``isprintable``."""
+    if len(data.translate(None, _ASCII_BAD_BUT_LF)) != len(data):
+        return True
+    rest = data.translate(None, _ASCII)
+    if not rest:
+        return False
+    try:
+        return needs_escaping(rest.decode("utf-8"))
+    except UnicodeDecodeError:
+        return True
 
 
 def display(s: str | None, max_len: int = 2048) -> str:

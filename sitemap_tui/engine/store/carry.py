@@ -71,9 +71,10 @@ class Carried:
 
 @dataclass(frozen=True, slots=True)
 class LocText:
-    """A run of a file's URLs as lines (no newline after the last)."""
+    """A run of a file's URLs as lines (no newline after the last), in UTF-8 as SQLite holds
+    them: written out as they are, never decoded into a str and encoded again."""
 
-    text: str
+    data: bytes
     lines: int  # URLs in ``text``: one more than its newlines, unless a URL holds one
     after: int  # the URLs are those of ids in (after, last]
     last: int
@@ -174,12 +175,12 @@ class PreviousExploration:
         an empty loc is no URL."""
         after = -1 << 62
         while True:
-            last, lines, text = self.reads.conn.execute(
-                "SELECT max(id), count(*), group_concat(loc, char(10)) FROM (SELECT id, loc FROM entries"
+            last, lines, data = self.reads.conn.execute(
+                "SELECT max(id), count(*), CAST(group_concat(loc, char(10)) AS BLOB) FROM (SELECT id, loc FROM entries"
                 " WHERE node_id = ? AND id > ? AND loc <> '' ORDER BY id LIMIT ?)", (old.id, after, size)).fetchone()
             if last is None:
                 return
-            yield LocText(text, lines, after, last)
+            yield LocText(data, lines, after, last)
             after = last
 
     def locs(self, old: OldFile, chunk: LocText) -> list[str]:
