@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import asyncio.events
 import collections
+import contextlib
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,18 +51,24 @@ class StallLog:
         items = self.items
         perf, tcpu = time.perf_counter, time.thread_time
 
+        @contextlib.contextmanager
+        def timed(kind: str, label: Callable[[], str]) -> Iterator[None]:
+            """What runs inside, kept as an Item when it took more than MIN_ITEM."""
+            a, c = perf(), tcpu()
+            try:
+                yield
+            finally:
+                d = perf() - a
+                if d > MIN_ITEM:
+                    items.append(Item(a, a + d, tcpu() - c, kind, label()))
+
         orig_run = asyncio.events.Handle._run
 
         def _run(handle: asyncio.Handle) -> None:
             if threading.get_ident() != ui:
                 return orig_run(handle)
-            a, c = perf(), tcpu()
-            try:
+            with timed("handle", lambda: _handle_label(handle)):
                 return orig_run(handle)
-            finally:
-                d = perf() - a
-                if d > MIN_ITEM:
-                    items.append(Item(a, a + d, tcpu() - c, "handle", _handle_label(handle)))
 
         asyncio.events.Handle._run = _run  # type: ignore[method-assign]
         self._undo.append(lambda: setattr(asyncio.events.Handle, "_run", orig_run))
@@ -68,14 +76,8 @@ class StallLog:
         orig_dispatch = MessagePump._dispatch_message
 
         async def _dispatch(pump: MessagePump, message: Any) -> Any:
-            a, c = perf(), tcpu()
-            try:
+            with timed("message", lambda: f"{type(pump).__name__} <- {_message_label(message)}"):
                 return await orig_dispatch(pump, message)
-            finally:
-                d = perf() - a
-                if d > MIN_ITEM:
-                    items.append(Item(a, a + d, tcpu() - c, "message",
-                                      f"{type(pump).__name__} <- {_message_label(message)}"))
 
         MessagePump._dispatch_message = _dispatch  # type: ignore[method-assign]
         self._undo.append(lambda: setattr(MessagePump, "_dispatch_message", orig_dispatch))
@@ -106,14 +108,8 @@ class StallLog:
         orig_render = Widget.render_lines
 
         def render_lines(widget: Widget, crop: Any) -> Any:
-            a, c = perf(), tcpu()
-            try:
+            with timed("render", lambda: f"{type(widget).__name__} {crop.height} lines"):
                 return orig_render(widget, crop)
-            finally:
-                d = perf() - a
-                if d > MIN_ITEM:
-                    items.append(Item(a, a + d, tcpu() - c, "render",
-                                      f"{type(widget).__name__} {crop.height} lines"))
 
         Widget.render_lines = render_lines  # type: ignore[method-assign]
         self._undo.append(lambda: setattr(Widget, "render_lines", orig_render))
