@@ -146,7 +146,7 @@ def test_property_clean_text_unchanged(s: str):
 @given(st.lists(st.text(alphabet=st.one_of(st.characters(max_codepoint=0x7F),
                                            st.sampled_from("\x85\u202e\u200b\ufeffé…"))), max_size=6))
 @settings(max_examples=400)
-def test_lines_need_escaping_is_needs_escaping_of_any_line(lines: list[str]) -> None:
+def test_utf8_lines_need_escaping_is_needs_escaping_of_any_line(lines: list[str]) -> None:
     """The check of UTF-8 lines at once (a re-run's carried URLs, as SQLite joins them) answers
     what asking each line does, ASCII or not."""
     lines = [line.replace("\n", "") for line in lines]
