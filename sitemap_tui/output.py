@@ -366,8 +366,47 @@ def guarded_stdout() -> Iterator[None]:
     works or ends the command with an OutputError naming stdout (a closed stdout included,
     which ``print`` would otherwise skip without a word)."""
     original = sys.stdout
+    escaping = _escape_unencodable(original)
     sys.stdout = cast(Any, Stream(original, STDOUT, quiet_epipe=True, on_error=silence_stdout))
     try:
         yield
     finally:
         sys.stdout = original
+        if escaping is not None:
+            with contextlib.suppress(Exception):
+                cast(Any, original).reconfigure(errors=escaping)
+        if _ESCAPED:
+            _ESCAPED.clear()
+            encoding = getattr(original, "encoding", "?")
+            print(f"sitemap-tui: stdout's encoding ({encoding}) cannot show some characters of the output:"
+                  " written as \\x, \\u or \\U escapes (--output FILE writes UTF-8)", file=sys.stderr)
+
+
+# not empty once a character stdout's encoding could not encode was escaped (_escape_unencodable)
+_ESCAPED: list[int] = []
+_ESCAPE_HANDLER = "sitemap-tui-escaped"
+
+
+def _escaped(exc: UnicodeError) -> tuple[str | bytes, int]:
+    if not _ESCAPED:
+        _ESCAPED.append(1)
+    return codecs.backslashreplace_errors(exc)
+
+
+codecs.register_error(_ESCAPE_HANDLER, _escaped)
+
+
+def _escape_unencodable(stream: Any) -> str | None:
+    """A stdout whose encoding is not UTF-8 (a Latin-1 locale, PYTHONIOENCODING) cannot encode
+    every URL: such a character becomes an escape, as Python's stderr writes it, and the
+    command says so once at the end, instead of failing the file being listed with a
+    UnicodeEncodeError. Returns the error handler to restore (None: nothing changed)."""
+    encoding = getattr(stream, "encoding", None)
+    errors = getattr(stream, "errors", None)
+    if not encoding or errors != "strict" or codecs.lookup(encoding).name == "utf-8" or not hasattr(stream, "reconfigure"):
+        return None
+    try:
+        stream.reconfigure(errors=_ESCAPE_HANDLER)
+    except Exception:  # (a stream that cannot be reconfigured keeps its own way)
+        return None
+    return errors

@@ -594,3 +594,22 @@ def test_a_folder_whose_lock_is_held_is_kept_though_its_pid_looks_dead(tmp_path:
         os.close(fd)  # the owner ends: its lock goes with it
     assert scratch.sweep_dirs(tmp_path) == [held]
     assert not held.exists()
+
+
+def test_a_stdout_that_is_not_utf8_gets_escapes_said_once_not_a_failed_file(httpserver, tmp_path: Path) -> None:
+    """A stdout in Latin-1 (a locale, PYTHONIOENCODING) cannot encode an Arabic URL: it is
+    written as Python's stderr writes such a character, the run lists every URL and says once
+    why some are escaped, instead of failing the file with a UnicodeEncodeError."""
+    base = httpserver.url_for("").rstrip("/")
+    body = ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            f"<url><loc>{base}/caf\u00e9</loc></url><url><loc>{base}/\u0645\u062b\u0627\u0644</loc></url>"
+            f"<url><loc>{base}/plain</loc></url></urlset>")
+    httpserver.expect_request("/s.xml").respond_with_data(body.encode(), content_type="application/xml")
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run(cli("urls", f"{base}/s.xml"), capture_output=True, timeout=180, env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode("latin-1").splitlines()
+    assert lines == [f"{base}/caf\u00e9", f"{base}/\\u0645\\u062b\\u0627\\u0644", f"{base}/plain"]
+    said = proc.stderr.decode()
+    assert "Traceback" not in said and "internal error" not in said
+    assert said.count("cannot show some characters") == 1
