@@ -145,71 +145,28 @@ def _priority(uf: UserFilter, value: str, now: int | None) -> None:
         raise ValueError(f"priority:{what}? use a value from 0.0 to 1.0, missing or invalid")
 
 
-def _rule(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if not _RULE_RE.match(what):
-        raise ValueError(f"rule:{what}? use a rule id such as rule:url-not-absolute")
-    uf.rule = what
+def _checked(name: str, ok: Callable[[str], object], hint: str, value: Callable[[str], object] = str) -> Parser:
+    """``name:VALUE``, lower-cased: the field of that name set to ``value(VALUE)`` when ``ok``
+    accepts it, else "name:VALUE? hint" for the user."""
+
+    def parse(uf: UserFilter, raw: str, now: int | None) -> None:
+        what = raw.lower()
+        if not ok(what):
+            raise ValueError(f"{name}:{what}? {hint}")
+        setattr(uf, name, value(what))
+
+    return parse
 
 
-def _diff(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if what not in MARKS:
-        raise ValueError(f"diff:{what}? use {', '.join('diff:' + m for m in MARKS)}")
-    uf.diff = what
-
-
-def _status(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if not _STATUS_RE.match(what):
-        raise ValueError(f"status:{what}? use a status (status:404), a class (status:3xx) or status:none")
-    uf.status = what
-
-
-def _indexable(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if what not in _YES_NO:
-        raise ValueError(f"indexable:{what}? use indexable:yes or indexable:no")
-    uf.indexable = _YES_NO[what]
+def _agent(name: str) -> Parser:
+    """``blocked:AGENT`` / ``allowed:AGENT`` (the field of the same name)."""
+    return _checked(name, _AGENT_RE.match, f"name a crawler, e.g. {name}:GPTBot")
 
 
 def _reason(uf: UserFilter, value: str, now: int | None) -> None:
     if not (what := value.lower()):
         raise ValueError("reason:? add a word of the reason, e.g. reason:noindex")
     uf.reason = what
-
-
-def _canonical(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if what not in CANONICALS:
-        raise ValueError(f"canonical:{what}? use canonical:other, canonical:self or canonical:none")
-    uf.canonical = what
-
-
-def _agent(name: str) -> Parser:
-    """``blocked:AGENT`` / ``allowed:AGENT`` (the field of the same name)."""
-
-    def parse(uf: UserFilter, value: str, now: int | None) -> None:
-        what = value.lower()
-        if not _AGENT_RE.match(what):
-            raise ValueError(f"{name}:{what}? name a crawler, e.g. {name}:GPTBot")
-        setattr(uf, name, what)
-
-    return parse
-
-
-def _orphan(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if not _YES_NO.get(what, False):
-        raise ValueError(f"orphan:{what}? use orphan:yes (listed URLs no crawled page links to)")
-    uf.orphan = True
-
-
-def _coverage(uf: UserFilter, value: str, now: int | None) -> None:
-    what = value.lower()
-    if what not in COVERAGE_WORDS:
-        raise ValueError(f"coverage:{what}? use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}")
-    uf.coverage = what
 
 
 WORDS: tuple[Word, ...] = (
@@ -219,21 +176,27 @@ WORDS: tuple[Word, ...] = (
     Word("has", "has:WHAT", "URLs with an issue (has:issue) or an extension: image, video, news, hreflang", _has),
     Word("changefreq", "changefreq:WORD", f"changefreq {', '.join(CHANGEFREQS)}, missing or invalid", _changefreq),
     Word("priority", "priority:0.5|missing|invalid", "priority, as the Overview rounds it", _priority),
-    Word("rule", "rule:RULE-ID", "URLs with an issue of that rule", _rule),
+    Word("rule", "rule:RULE-ID", "URLs with an issue of that rule",
+         _checked("rule", _RULE_RE.match, "use a rule id such as rule:url-not-absolute")),
     Word("diff", "diff:CHANGE", f"compare mode, what changed since the earlier exploration: {', '.join(MARKS)}",
-         _diff),
-    Word("status", "status:404|3xx|none", "the audit's HTTP status: a code, a class, or no answer", _status),
-    Word("indexable", "indexable:yes|no", "the audit's indexability verdict", _indexable),
+         _checked("diff", MARKS.__contains__, f"use {', '.join('diff:' + m for m in MARKS)}")),
+    Word("status", "status:404|3xx|none", "the audit's HTTP status: a code, a class, or no answer",
+         _checked("status", _STATUS_RE.match, "use a status (status:404), a class (status:3xx) or status:none")),
+    Word("indexable", "indexable:yes|no", "the audit's indexability verdict",
+         _checked("indexable", _YES_NO.__contains__, "use indexable:yes or indexable:no", _YES_NO.__getitem__)),
     Word("reason", "reason:WORD", "a word of the audit's reason (noindex, redirect, canonical, robots, ...)",
          _reason),
     Word("canonical", f"canonical:{'|'.join(CANONICALS)}", "the page's canonical: another URL, itself, none",
-         _canonical),
+         _checked("canonical", CANONICALS.__contains__, "use canonical:other, canonical:self or canonical:none")),
     Word("blocked", "blocked:AGENT", "URLs robots.txt shuts that crawler out of (e.g. blocked:GPTBot)",
          _agent("blocked")),
     Word("allowed", "allowed:AGENT", "URLs robots.txt lets that crawler fetch", _agent("allowed")),
-    Word("orphan", "orphan:yes", "listed URLs no page of the link crawl links to (audit --crawl)", _orphan),
+    Word("orphan", "orphan:yes", "listed URLs no page of the link crawl links to (audit --crawl)",
+         _checked("orphan", lambda w: _YES_NO.get(w, False),
+                  "use orphan:yes (listed URLs no crawled page links to)", lambda w: True)),
     Word("coverage", f"coverage:{'|'.join(COVERAGE_WORDS)}", "pages of no sitemap (audit --crawl or"
-         " --compare-list), listed URLs your list lacks", _coverage),
+         " --compare-list), listed URLs your list lacks",
+         _checked("coverage", COVERAGE_WORDS.__contains__, f"use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}")),
 )
 """The filter words: each named once, with its parser and its help line (the help screen)."""
 _BY_NAME = {w.name: w for w in WORDS}
