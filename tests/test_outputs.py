@@ -17,6 +17,8 @@ system's /dev/null with it."""
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import os
 import signal
 import stat
@@ -30,6 +32,8 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
+
+from sitemap_tui.output import JSON_CHUNK, write_json
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 PREVIOUS = b"the previous export\r\nwith bytes \xff\x00 that must survive\n"
@@ -613,3 +617,29 @@ def test_a_stdout_that_is_not_utf8_gets_escapes_said_once_not_a_failed_file(http
     said = proc.stderr.decode()
     assert "Traceback" not in said and "internal error" not in said
     assert said.count("cannot show some characters") == 1
+
+
+class _CountingFile(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, s: str) -> int:
+        self.writes += 1
+        return super().write(s)
+
+
+@pytest.mark.parametrize("options", [{"ensure_ascii": True, "indent": 2}, {"indent": None}, {}])
+def test_write_json_is_json_dump_in_a_few_writes(options: dict[str, object]) -> None:
+    """A stats tree of 10,000 nodes was written by json.dump one token at a time (~880,000
+    writes, 4.6 of 6.2 s); write_json gives the same text in ~64 KiB chunks."""
+    tree = {"nodes": [{"url": f"https://example.com/s{i}.xml", "é": i, "children": [{"n": None}]}
+                      for i in range(10_000)]}
+    expected = json.dumps(tree, **options)  # type: ignore[arg-type]
+    out = _CountingFile()
+    write_json(out, tree, **options)
+    assert out.getvalue() == expected
+    assert out.writes <= len(expected) // JSON_CHUNK + 2
+    small = _CountingFile()
+    write_json(small, [], **options)
+    assert (small.getvalue(), small.writes) == ("[]", 1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from dataclasses import dataclass, field
 
@@ -15,6 +14,7 @@ from sitemap_tui.cli.verdict import report_left_out, target_problem
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.output import write_json
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
@@ -50,7 +50,8 @@ def cmd_discover(opts: DiscoverOptions) -> int:
     records = explorer.discovery
     if opts.json:
         robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
-        json.dump(
+        write_json(
+            sys.stdout,
             {
                 "site": target.url,
                 "robots": None if robots is None else {"url": robots.url, "state": robots.state.value, "error": robots.error},
@@ -59,7 +60,7 @@ def cmd_discover(opts: DiscoverOptions) -> int:
                     for r in records
                 ],
             },
-            sys.stdout, ensure_ascii=True, indent=2,
+            ensure_ascii=True, indent=2,
         )
         sys.stdout.write("\n")
     else:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from typing import Any
 
+from sitemap_tui.output import write_json
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.words import plural
 
@@ -32,14 +32,14 @@ def cmd_rules(opts: RulesOptions) -> int:
             hint = f" (did you mean {', '.join(close[:5])}?)" if close else ""
             raise UsageError(f"unknown rule {opts.rule!r}{hint}")
         if opts.json:
-            json.dump(_rule_json(rule), sys.stdout, indent=2)
+            write_json(sys.stdout, _rule_json(rule), indent=2)
             sys.stdout.write("\n")
         else:
             print(f"{rule.id}  ({rule.scope}, {rule.severity.value}{', deep check' if rule.deep else ''})")
             print(f"\n{rule.title}\n\n{rule.explanation}\n\nSource: {rule.source}")
         return EXIT_OK
     if opts.json:
-        json.dump([_rule_json(r) for r in RULES.values()], sys.stdout, indent=2)
+        write_json(sys.stdout, [_rule_json(r) for r in RULES.values()], indent=2)
         sys.stdout.write("\n")
         return EXIT_OK
     width = max(len(r) for r in RULES)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,6 +23,7 @@ from sitemap_tui.cli.verdict import files_read, report_left_out, target_answered
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.localmap import read_from
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.output import write_json
 from sitemap_tui.session.exits import EXIT_OK
 from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
@@ -119,7 +119,7 @@ def cmd_stats(opts: StatsOptions) -> int:
             roots = explorer.children.get(None, [])
             tree = [node_json(explorer, r) for r in roots]
             if opts.json:
-                json.dump({"nodes": tree}, out, ensure_ascii=True, indent=2)
+                write_json(out, {"nodes": tree}, ensure_ascii=True, indent=2)
                 out.write("\n")
             else:
                 total_urls = 0
