@@ -70,10 +70,12 @@ class StoreBase:
                 identify(self.conn, self.shown)
             else:
                 with self.guarded():
-                    self.conn.execute("PRAGMA journal_mode=WAL")
                     # The store is a cache of what the web said: durability across power loss
-                    # is not worth the fsyncs.
+                    # is not worth the fsyncs. Set before the switch to WAL, which on a new file
+                    # otherwise writes its first page through a synced rollback journal (~40 % of
+                    # making an empty store, measured on this box's disk).
                     self.conn.execute("PRAGMA synchronous=OFF")
+                    self.conn.execute("PRAGMA journal_mode=WAL")
                     self.conn.executescript(SCHEMA)
                     self._add_missing_columns()
                     self.set_meta("schema", SCHEMA_VERSION)
