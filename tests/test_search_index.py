@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -88,12 +87,10 @@ def test_reload_keeps_the_index_right(tmp_path: Path) -> None:
 
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.text(min_size=0, max_size=12), min_size=1, max_size=8), st.text(min_size=1, max_size=6), st.integers(0, 30))
-def test_search_matches_scan_for_any_text(locs: list[str], sub: str, built: int) -> None:
-    # a plain temporary folder: pytest's numbered mktemp lists every earlier one (1,500 here)
-    with tempfile.TemporaryDirectory(prefix="search-") as tmp:
-        store, _ = _store(Path(tmp), [f"https://h.com/{s}" for s in locs], files=2)
-        if built:
-            store.extend_search(built)
-        scan, indexed = _both(store, sub)
-        store.close()
+def test_search_matches_scan_for_any_text(tmp_path_factory, locs: list[str], sub: str, built: int) -> None:
+    store, _ = _store(tmp_path_factory.mktemp("h"), [f"https://h.com/{s}" for s in locs], files=2)
+    if built:
+        store.extend_search(built)
+    scan, indexed = _both(store, sub)
     assert scan == indexed
+    store.close()
