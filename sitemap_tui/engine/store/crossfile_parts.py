@@ -12,9 +12,12 @@ Which part a key falls in is a function of the key that every pair a rule compar
   share a part);
 * host, scheme and www counts are per-part counts that add up.
 
-The part is then a cheap mix of that trimmed key's length and last characters, modulo the
-number of parts: SQLite has no hash function of its own, and a Python one would be called
-once per URL in every child (~0.5 µs each, more than the copy of the key costs).
+The part is the length of that trimmed key modulo the number of parts. It is what measured
+cheapest on 1 M keys (a child's filtered read of the entries 0.45 s against 0.17 s for the read
+alone; mixing in the last character costs 0.5 s more per child, five characters 1.9 s, a Python
+CRC32 called per row 0.5 s) and shares generated and real URLs out evenly enough (1 M bench keys:
+49.98 % / 50.02 % over 2 parts, 51,273 to 81,678 keys over 16). A set whose URLs all have one
+length falls in one part: the same issues, without the parallelism.
 """
 
 from __future__ import annotations
@@ -30,11 +33,7 @@ TRIM_CHARS = "/.dehilmnptx"
 
 def part_sql(key: str, parts: int) -> str:
     """SQL for the part (0 .. parts-1) of the key expression ``key``."""
-    t = f"rtrim({key}, '{TRIM_CHARS}')"
-    mix = " + ".join(
-        f"{m} * COALESCE(unicode(substr({t}, -{i}, 1)), 0)" for i, m in ((1, 1), (2, 7), (3, 31), (4, 131))
-    )
-    return f"((length({t}) + {mix}) % {int(parts)})"
+    return f"(length(rtrim({key}, '{TRIM_CHARS}')) % {int(parts)})"
 
 
 _KEYS = "SELECT id, node_id, COALESCE(key, loc) AS k FROM entries WHERE key IS NULL OR key <> ''"
@@ -106,6 +105,8 @@ class HreflangQueries(CrossFileQueries):
             " WHERE a.lang IS NOT NULL AND (e.key IS NULL OR e.key <> '')"
         )
         self.check()
+        if self.conn.execute("SELECT 1 FROM temp.cf_alt LIMIT 1").fetchone() is None:
+            return  # no hreflang link: nothing to look up (and no read of every entry)
         self.conn.execute("CREATE INDEX temp.cf_alt_entry ON cf_alt(entry_id, lang, tgt, src)")
         self.conn.execute("CREATE INDEX temp.cf_alt_src ON cf_alt(src, tgt)")
         self.conn.execute(
@@ -114,8 +115,6 @@ class HreflangQueries(CrossFileQueries):
         )
         self.conn.execute("CREATE INDEX temp.cf_sig_src ON cf_sig(src)")
         self.conn.execute("INSERT OR IGNORE INTO temp.cf_tgt SELECT tgt FROM temp.cf_alt")
-        if self.conn.execute("SELECT 1 FROM temp.cf_tgt LIMIT 1").fetchone() is None:
-            return  # no hreflang link: no entry to look up (and no scan of the entries)
         self.check()
         self.conn.execute(
             "INSERT INTO temp.cf_keys(entry_id, node_id, key) SELECT id, node_id, k"
