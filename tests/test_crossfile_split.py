@@ -265,3 +265,41 @@ def test_headless_validate_splits_with_workers_and_not_without(tmp_path: Path, c
         os.chdir(cwd)
     assert parts_asked == [1]  # --workers 1: split (over 2 parts); --workers 0: in this process
     assert "cross-duplicate-url" in outs[0] and outs[0] == outs[1]
+
+
+def test_an_interrupt_while_the_children_work_stops_every_one(tmp_path: Path) -> None:
+    """Ctrl-C or SIGTERM in a headless run raise in the parent's wait (signals.headless): no child
+    is left running."""
+    store = _store(tmp_path / "x.db")
+    waits = [0]
+
+    def check() -> None:
+        waits[0] += 1
+        if waits[0] == 2:  # the children have started, the first wait is over
+            raise KeyboardInterrupt
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_split(store, {"cross-duplicate-url", "lastmod-all-identical"}, 10, check, lambda _: None, parts=2)
+        assert multiprocessing.active_children() == []
+    finally:
+        store.close()
+
+
+def test_a_store_without_keys_has_them_filled_in_before_the_children_read(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows stored without their keys (an earlier version's store) get them in the store's
+    process, committed, before the children build their tables from them."""
+    one, split = _two(tmp_path)
+    monkeypatch.setattr(crossfile_split, "SPLIT_MIN_ENTRIES", 1)
+    try:
+        run_crossfile(one, robots=ROBOTS)
+        split.conn.execute("UPDATE entries SET key=NULL, alt_n=NULL, alt_h=NULL")
+        split.conn.execute("UPDATE alternates SET lang=NULL, tgt=NULL")
+        steps: list[str] = []
+        run_crossfile(split, robots=ROBOTS, parts=2, on_step=steps.append)
+        assert "the cross-file rules in 3 processes" in steps
+        assert _issues(split) == _issues(one)
+    finally:
+        one.close()
+        split.close()
