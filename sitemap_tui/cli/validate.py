@@ -156,7 +156,9 @@ def _validate(opts: ValidateOptions) -> int:
         problem = target_problem(explorer)
         # the store is closed right after the report: its temporary tables need no DROP
         said = len(explorer.previous.notes) if explorer.previous is not None else 0
-        validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True, previous=explorer.previous)
+        # with parser workers, a large set's cross-file rules are split across as many processes
+        validation.crossfile(store, robots=explorer.checked_robots(), keep_temp=True, previous=explorer.previous,
+                             parts=explorer.options.workers, on_note=_note)
         for note in explorer.previous.notes[said:] if explorer.previous is not None else ():
             print(f"sitemap-tui: {display(note)}", file=sys.stderr)
         if explorer.previous is not None and explorer.previous.crossfile_carried is not None:
@@ -342,6 +344,10 @@ def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]],
             out.commit()
             print(f"sitemap-tui: wrote a baseline of {summary.errors + summary.warnings + summary.info:,} "
                   f"findings to {display(raw)}", file=sys.stderr)
+
+
+def _note(text: str) -> None:
+    print(f"sitemap-tui: {display(text)}", file=sys.stderr)
 
 
 def _split(value: str | None) -> list[str] | None:

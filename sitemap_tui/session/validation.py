@@ -58,13 +58,17 @@ class Validation:
 
     def crossfile(self, store: Store, *, robots: dict[str, RobotsFile] | None,
                   cancel: threading.Event | None = None, on_step: Callable[[str], None] | None = None,
-                  keep_temp: bool = False, previous: Refetch | None = None) -> int:
+                  keep_temp: bool = False, previous: Refetch | None = None, parts: int = 0,
+                  on_note: Callable[[str], None] | None = None) -> int:
         """The cross-file rules over everything stored, replacing their earlier issues; returns
         the issues kept. ``keep_temp``: the store is closed right after, its temporary tables
         need no DROP. ``previous``: the exploration a re-exploration asked against; when every
         file answered 304 and the rules were decided there from the same rules, robots.txt and
         day, its issues are copied instead (engine/refetch.py): the whole-tree pass was most of
-        a carried validate. The store records what they were decided from, for the next run."""
+        a carried validate. The store records what they were decided from, for the next run.
+        ``parts``: on a large set, the rules over the URL keys run split across this many child
+        processes (the run's parser workers; 0: all in this process, as the TUI runs them); a
+        child that fails is said through ``on_note`` and the rules run here instead."""
         from sitemap_tui.engine.store.carry import CROSSFILE_KEY
         from sitemap_tui.validate.crossfile import CROSSFILE_RULES, run_crossfile
 
@@ -72,6 +76,15 @@ class Validation:
             marker = self._crossfile_marker(store, robots)
             rules = [r for r in CROSSFILE_RULES if self.enabled is None or r in self.enabled]
             kept = None if previous is None else previous.carry_crossfile(store, rules, marker)
+            if kept is None and parts > 0:
+                from sitemap_tui.validate.crossfile_split import CrossFileFailed
+
+                try:
+                    kept = run_crossfile(store, enabled=self._set(), robots=robots, cancel=cancel,
+                                         keep_temp=keep_temp, on_step=on_step, parts=parts)
+                except CrossFileFailed as exc:
+                    if on_note is not None:
+                        on_note(f"the cross-file checks' process {exc}; they ran in this process instead")
             if kept is None:
                 kept = run_crossfile(store, enabled=self._set(), robots=robots, cancel=cancel,
                                      keep_temp=keep_temp, on_step=on_step)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile
@@ -38,6 +38,9 @@ from sitemap_tui.validate.crossfile_robots import (
 from sitemap_tui.validate.crossfile_values import fetch_day, lastmod_identical, priority_equal
 from sitemap_tui.validate.registry import RULES, format_message, make_issue, template_fields
 from sitemap_tui.words import noun, plural
+
+if TYPE_CHECKING:
+    from sitemap_tui.validate.crossfile_split import Found, Split
 
 __all__ = [
     "CROSSFILE_RULES",
@@ -72,6 +75,20 @@ ROBOTS_BATCH = 5000  # entries per keyset batch for robots-url-disallowed
 COUNT_CHUNK = 10_000  # rows read at a time when counting what is over the cap
 INDEX_NAMES = ("index.html", "index.htm", "index.php")  # /dir/ vs /dir/index.html
 MOBILE_PREFIXES = ("m.", "mobile.")
+HREFLANG_RULES = (  # in the order they are reported
+    "hreflang-target-not-in-sitemaps",
+    "hreflang-no-return-link",
+    "hreflang-cluster-inconsistent",
+)
+URL_RULES = (  # the rules that need the URL keys
+    "cross-duplicate-url",
+    "cross-duplicate-conflicting",
+    "cross-mixed-scheme",
+    "cross-mixed-www",
+    "cross-trailing-slash-variants",
+    "cross-mobile-and-desktop",
+    *HREFLANG_RULES,
+)
 
 
 
@@ -175,6 +192,7 @@ class _CrossFile:
         cancel: threading.Event | None = None,
         keep_temp: bool = False,
         on_step: Callable[[str], None] | None = None,
+        split: Split | None = None,
     ) -> None:
         self.store = store
         self.cancel = cancel
@@ -182,8 +200,15 @@ class _CrossFile:
         self.on_step = on_step
         self.rules = {r for r in CROSSFILE_RULES if enabled is None or r in enabled}
         self.robots = robots
-        self.sink = _Sink(store, cap)
-        self.db = CrossFileQueries(store, self.check_cancel)
+        self.sink = self.make_sink(store, cap)
+        self.db = self.make_queries(store)
+        self.split = split
+
+    def make_sink(self, store: Store, cap: int) -> _Sink:
+        return _Sink(store, cap)
+
+    def make_queries(self, store: Store) -> CrossFileQueries:
+        return CrossFileQueries(store, self.check_cancel)
 
     # -- plumbing ----------------------------------------------------------------------------
     def on(self, *rules: str) -> bool:
@@ -226,54 +251,51 @@ class _CrossFile:
         if self.on("priority-all-equal"):
             side.append("priority")
         try:
-            self.db.start(side)
-            self._forget_previous()
-            url_rules = (
-                "cross-duplicate-url",
-                "cross-duplicate-conflicting",
-                "cross-mixed-scheme",
-                "cross-mixed-www",
-                "cross-trailing-slash-variants",
-                "cross-mobile-and-desktop",
-                "hreflang-no-return-link",
-                "hreflang-cluster-inconsistent",
-                "hreflang-target-not-in-sitemaps",
-            )
-            if self.on(*url_rules):
+            found = self._run_split() if self.split is not None else None
+            if found is None:
+                self.db.start(side)
+                self._forget_previous()
+            if found is None and self.on(*URL_RULES):
                 self.step("normalising the URLs")
                 self.db.fill_keys()
                 self.db.build_keys()
-            if self.on(
-                "hreflang-no-return-link",
-                "hreflang-cluster-inconsistent",
-                "hreflang-target-not-in-sitemaps",
-                "cross-duplicate-conflicting",
-            ):
+            if found is None and self.on(*HREFLANG_RULES, "cross-duplicate-conflicting"):
                 self.step("collecting the hreflang links")
                 self.db.build_alternates()
             if self.on("cross-duplicate-url", "cross-duplicate-conflicting"):
                 self.step("duplicate URLs")
-                self._duplicates()
+                if found is None:
+                    self._duplicates()
+                else:
+                    found.give(self.sink, "cross-duplicate-url", "cross-duplicate-conflicting")
             if self.on("cross-mixed-scheme", "cross-mixed-www", "cross-mobile-and-desktop"):
                 self.step("hosts and schemes")
-                self._hosts()
+                self._hosts(None if found is None else found.origins)
             if self.on("cross-trailing-slash-variants"):
                 self.step("trailing-slash variants")
-                self._trailing_slash()
-            if self.on(
-                "hreflang-no-return-link",
-                "hreflang-cluster-inconsistent",
-                "hreflang-target-not-in-sitemaps",
-            ):
+                if found is None:
+                    self._trailing_slash()
+                else:
+                    found.give(self.sink, "cross-trailing-slash-variants")
+            if self.on(*HREFLANG_RULES):
                 self.step("hreflang return links")
-                self._hreflang()
+                if found is None:
+                    self._hreflang()
+                else:
+                    found.give(self.sink, *HREFLANG_RULES)
             if self.on("lastmod-all-identical"):
                 self.step("lastmod and priority")
-                for found in lastmod_identical(self.db, fetch_day(self.store)):
-                    self.sink.add(found)
+                if found is None:
+                    for got in lastmod_identical(self.db, fetch_day(self.store)):
+                        self.sink.add(got)
+                else:
+                    found.give(self.sink, "lastmod-all-identical")
             if self.on("priority-all-equal"):
-                for found in priority_equal(self.db):
-                    self.sink.add(found)
+                if found is None:
+                    for got in priority_equal(self.db):
+                        self.sink.add(got)
+                else:
+                    found.give(self.sink, "priority-all-equal")
             if self.on("index-gsc-limit"):
                 self._gsc_limit()
             if self.on(
@@ -283,9 +305,24 @@ class _CrossFile:
             ):
                 self.step("robots.txt rules")
                 self._robots()
-            return self.sink.finish(self.db.root_node())
+            return self.finish()
         finally:
             self.db.finish(self.keep_temp)
+
+    def finish(self) -> int:
+        return self.sink.finish(self.db.root_node())
+
+    def _run_split(self) -> Found:
+        """The rules over every key, in the split's processes (validate/crossfile_split.py); the
+        rows they read are committed first, the earlier issues forgotten after, so a cancel
+        (a rollback) keeps them."""
+        assert self.split is not None
+        if self.on(*URL_RULES):
+            self.step("normalising the URLs")
+            self.db.fill_keys()  # a store of an earlier version: the children read the keys
+        self.store.publish()
+        self._forget_previous()
+        return self.split(self.store, self.rules, self.sink.cap, self.check_cancel, self.step)
 
     def _forget_previous(self) -> None:
         """Drop issues of these rules from an earlier run."""
@@ -381,8 +418,11 @@ class _CrossFile:
         return order
 
     # -- hosts -------------------------------------------------------------------------------
-    def _hosts(self) -> None:
-        rows = self.db.origin_counts()
+    def _hosts(self, rows: Iterable[tuple[str, str, int, int]] | None = None) -> None:
+        """``rows``: (scheme, host, keys, first entry id) per origin, summed here when an
+        origin comes in several rows (one per part of a split run); None: counted here."""
+        if rows is None:
+            rows = self.db.origin_counts()
         # bare host -> scheme -> [count, first entry id]
         hosts: dict[str, dict[str, list[int]]] = defaultdict(dict)
         for scheme, hostport, n, first in rows:
@@ -516,6 +556,7 @@ def run_crossfile(
     cancel: threading.Event | None = None,
     keep_temp: bool = False,
     on_step: Callable[[str], None] | None = None,
+    parts: int = 0,
 ) -> int:
     """Run every enabled cross-file rule over the store; store the issues and return how many.
 
@@ -528,5 +569,13 @@ def run_crossfile(
     the temporary tables for the connection's close to discard (a DROP walks every page: ~5 s
     for the key table of 10 M URLs; closing deletes the file at once); the next run replaces them.
     ``on_step``: called with a short label as each step starts (progress for a long run).
+    ``parts``: split the rules over the URL keys across this many child processes (at least
+    2) when the set is large (validate/crossfile_split.py, which may raise its
+    ``CrossFileFailed``); 0 runs them all in this process.
     """
-    return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp, on_step).run()
+    split = None
+    if parts > 0:
+        from sitemap_tui.validate.crossfile_split import splitter
+
+        split = splitter(store, parts)
+    return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp, on_step, split).run()

@@ -25,7 +25,7 @@ from typing import Any
 from sitemap_tui.engine.keys import entry_columns, link_columns
 from sitemap_tui.engine.store import Store, connect
 
-__all__ = ["CrossFileQueries", "SideQueries"]
+__all__ = ["CrossFileQueries", "SideQueries", "entry_id_bound"]
 
 FILL_BATCH = 5000  # entries per keyset batch when filling in missing keys
 ORIGIN_WALK = 2000  # origins counted range by range before one GROUP BY does the rest
@@ -49,6 +49,13 @@ PRIORITY_SQL = (
     " FROM entries GROUP BY node_id ORDER BY node_id"
 )
 SIDE_SQL = {"lastmod": LASTMOD_SQL, "priority": PRIORITY_SQL}
+
+
+def entry_id_bound(store: Store) -> int:
+    """The highest entry id: the entries held, or more (ids are not reused), read off the end of
+    the table's B-tree without counting."""
+    row = store.conn.execute("SELECT MAX(id) FROM entries").fetchone()
+    return int(row[0] or 0)
 
 
 class SideQueries:
