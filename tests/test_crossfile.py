@@ -339,6 +339,44 @@ def test_mobile_and_desktop(store: Store) -> None:
     assert len(issues) == 1 and issues[0].url == "https://m.a.com/1"
 
 
+@pytest.mark.parametrize("ids_follow_the_listing", [True, False])
+def test_host_rules_name_the_url_listed_first_not_the_first_parsed(
+    store: Store, ids_follow_the_listing: bool
+) -> None:
+    """The URL a host rule names is the host's first in the listing: with several workers the
+    files' rows arrive in any order, and the lowest entry id named another file's URL from one
+    run to the next (a baseline then saw a new finding)."""
+    a, b = (2, 3) if ids_follow_the_listing else (3, 2)
+    _listed(store, a, "a.xml", line=3)
+    _listed(store, b, "b.xml", line=4)
+    store.add_entries(b, [E("https://a.com/b1", line=3), E("http://www.a.com/b2", line=4),
+                          E("https://m.a.com/b3", line=5)])  # parsed first
+    store.add_entries(a, [E("https://www.a.com/a1", line=3), E("http://www.a.com/a2", line=4),
+                          E("https://m.a.com/a3", line=5), E("https://www.a.com/a4", line=6),
+                          E("https://www.a.com/a5", line=7)])
+    found = run(store, "cross-mixed-scheme", "cross-mixed-www", "cross-mobile-and-desktop")
+    named = {i.rule: (i.node_id, i.url) for i in found}
+    assert named == {
+        "cross-mixed-scheme": (a, "http://www.a.com/a2"),  # http is www.a.com's rarer scheme
+        "cross-mixed-www": (b, "https://a.com/b1"),  # a.com is only in b.xml
+        "cross-mobile-and-desktop": (a, "https://m.a.com/a3"),
+    }
+
+
+@pytest.mark.parametrize("ids_follow_the_listing", [True, False])
+def test_trailing_slash_names_the_copies_listed_first(store: Store, ids_follow_the_listing: bool) -> None:
+    """/x and /x/ each listed in two files: the finding names each side's first copy in the
+    listing, whichever file's rows came first."""
+    a, b = (2, 3) if ids_follow_the_listing else (3, 2)
+    _listed(store, a, "a.xml", line=3)
+    _listed(store, b, "b.xml", line=4)
+    store.add_entries(b, [E("https://a.com/x/", line=3), E("https://a.com/x", line=4)])  # parsed first
+    store.add_entries(a, [E("https://a.com/y", line=3), E("https://a.com/x/", line=4),
+                          E("https://a.com/x", line=5)])
+    (issue,) = of(run(store, "cross-trailing-slash-variants"), "cross-trailing-slash-variants")
+    assert (issue.node_id, issue.line, issue.url) == (a, 4, "https://a.com/x/")
+
+
 def test_mobile_near_miss(store: Store) -> None:
     add_file(store, "a.xml", "https://www.a.com/1", "https://m.b.com/1", "https://mail.a.com/x")
     assert of(run(store, "cross-mobile-and-desktop"), "cross-mobile-and-desktop") == []

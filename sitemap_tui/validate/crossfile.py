@@ -202,6 +202,7 @@ class _CrossFile:
         self.robots = robots
         self.sink = self.make_sink(store, cap)
         self.db = self.make_queries(store)
+        self._order: list[int] | None = None  # the listing order of the files (_node_order)
         self.split = split
 
     def make_sink(self, store: Store, cap: int) -> _Sink:
@@ -401,7 +402,12 @@ class _CrossFile:
     def _node_order(self) -> list[int]:
         """Each file's place in the listing, a stable order whatever order the files were
         parsed in: parents before their children, siblings in the order their parent lists
-        them (its line), then by id (a folder's files are added sorted)."""
+        them (its line), then by id (a folder's files are added sorted). Worked out once a run."""
+        if self._order is None:
+            self._order = self._listing_order()
+        return self._order
+
+    def _listing_order(self) -> list[int]:
         children: dict[int | None, list[tuple[bool, int, int]]] = defaultdict(list)
         ids: list[int] = []
         for nid, parent, line in self.db.node_tree():
@@ -423,33 +429,40 @@ class _CrossFile:
         origin comes in several rows (one per part of a split run); None: counted here."""
         if rows is None:
             rows = self.db.origin_counts()
-        # bare host -> scheme -> [count, first entry id]
-        hosts: dict[str, dict[str, list[int]]] = defaultdict(dict)
+        # bare host -> scheme -> [count, lowest entry id, its hosts with their ports]
+        hosts: dict[str, dict[str, tuple[list[int], set[str]]]] = defaultdict(dict)
         for scheme, hostport, n, first in rows:
             host = _bare_host(hostport or "")
             if not host:
                 continue
-            slot = hosts[host].setdefault(scheme, [0, first])
+            slot, ports = hosts[host].setdefault(scheme, ([0, first], set()))
             slot[0] += n
             slot[1] = min(slot[1], first)
-        totals = {
-            h: (sum(v[0] for v in s.values()), min(v[1] for v in s.values()))
-            for h, s in hosts.items()
-        }
+            ports.add(hostport)
+        totals = {h: sum(v[0][0] for v in s.values()) for h, s in hosts.items()}
+
+        def first_listed(host: str, scheme: str | None = None) -> int:
+            """The host's (and scheme's) first URL in the listing's order, which is the same
+            whatever order the files were parsed in: the lowest entry id is not (with several
+            workers, ids follow the order the files' rows arrived in)."""
+            picked = [(sch, v) for sch, v in hosts[host].items() if scheme is None or sch == scheme]
+            prefixes = [f"{sch}://{hp}/" for sch, (_, ports) in picked for hp in sorted(ports)]
+            lowest = min(v[0][1] for _, v in picked)
+            return self.db.first_listed(prefixes, self._node_order(), lowest)
+
         if self.on("cross-mixed-scheme"):
             for host in sorted(hosts):
                 schemes = hosts[host]
                 if "http" in schemes and "https" in schemes:
-                    minority = "http" if schemes["http"][0] <= schemes["https"][0] else "https"
-                    self.add_for_entry("cross-mixed-scheme", schemes[minority][1], host=host)
+                    minority = "http" if schemes["http"][0][0] <= schemes["https"][0][0] else "https"
+                    self.add_for_entry("cross-mixed-scheme", first_listed(host, minority), host=host)
         if self.on("cross-mixed-www"):
             for host in sorted(totals):
                 if not host.startswith("www.") or host[4:] not in totals:
                     continue
                 bare = host[4:]
-                (nw, fw), (nb, fb) = totals[host], totals[bare]
-                minority, majority, first = (host, bare, fw) if nw <= nb else (bare, host, fb)
-                self.add_for_entry("cross-mixed-www", first, host=minority, other_host=majority)
+                minority, majority = (host, bare) if totals[host] <= totals[bare] else (bare, host)
+                self.add_for_entry("cross-mixed-www", first_listed(minority), host=minority, other_host=majority)
         if self.on("cross-mobile-and-desktop"):
             for host in sorted(totals):
                 for prefix in MOBILE_PREFIXES:
@@ -460,7 +473,7 @@ class _CrossFile:
                     if desktop is not None:
                         self.add_for_entry(
                             "cross-mobile-and-desktop",
-                            totals[host][1],
+                            first_listed(host),
                             host=host,
                             other_host=desktop,
                         )
@@ -468,7 +481,8 @@ class _CrossFile:
 
     def _trailing_slash(self) -> None:
         rule = "cross-trailing-slash-variants"
-        for variant_id, plain_id in self.capped(rule, self.db.slash_variants(INDEX_NAMES)):
+        variants = self.db.slash_variants(INDEX_NAMES, self._node_order())
+        for variant_id, plain_id in self.capped(rule, variants):
             node_id, line, loc = self.db.entry(variant_id)
             other = self.db.entry(plain_id)[2]
             self.sink.add(

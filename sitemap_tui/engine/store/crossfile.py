@@ -31,6 +31,8 @@ FILL_BATCH = 5000  # entries per keyset batch when filling in missing keys
 ORIGIN_WALK = 2000  # origins counted range by range before one GROUP BY does the rest
 SIDE_SAMPLE = 100_000  # keys looked at to pick the rarer side of trailing-slash pairs
 DAY = 86400
+ID_BITS = 40  # entry ids below 2**40 leave a file's rank 23 bits of SQLite's signed 64
+ID_MASK = (1 << ID_BITS) - 1
 
 # lastmod-all-identical and priority-all-equal read the entries table only. Calendar day in
 # UTC; the modulo dance keeps days before 1970 right. Per file: (node, top day, its count,
@@ -319,15 +321,21 @@ class CrossFileQueries:
             "cf_first",
             "CREATE TEMP TABLE cf_first(key TEXT PRIMARY KEY, first_id INTEGER NOT NULL)",
         )
-        self.temp("cf_rank", "CREATE TEMP TABLE cf_rank(node_id INTEGER PRIMARY KEY, rank INTEGER)")
-        self.conn.executemany(
-            "INSERT INTO temp.cf_rank VALUES(?, ?)", ((nid, i) for i, nid in enumerate(node_order))
-        )
+        self.build_rank(node_order)
         # SQLite takes entry_id from the row that has the MIN.
         self.conn.execute(
             "INSERT INTO temp.cf_first SELECT key, entry_id FROM (SELECT d.key AS key,"
             " d.entry_id AS entry_id, MIN(r.rank) FROM temp.cf_dup d"
             " JOIN temp.cf_rank r ON r.node_id = d.node_id GROUP BY d.key)"
+        )
+
+    def build_rank(self, node_order: Sequence[int]) -> None:
+        """``cf_rank``: each file's place in ``node_order`` (once per run)."""
+        if "cf_rank" in self._temp:
+            return
+        self.temp("cf_rank", "CREATE TEMP TABLE cf_rank(node_id INTEGER PRIMARY KEY, rank INTEGER)")
+        self.conn.executemany(
+            "INSERT INTO temp.cf_rank VALUES(?, ?)", ((nid, i) for i, nid in enumerate(node_order))
         )
 
     _DUP_BASE = (
@@ -418,10 +426,35 @@ class CrossFileQueries:
         )
         return rows
 
-    def slash_variants(self, index_names: Sequence[str]) -> sqlite3.Cursor:
+    def first_listed(self, prefixes: Sequence[str], node_order: Sequence[int], lowest: int) -> int:
+        """The first entry in the listing's order (the files in ``node_order``, each in its own
+        order) whose key starts with one of ``prefixes`` (each ``scheme://host/``); ``lowest``
+        is the lowest such entry id, so only the files listed before its file are looked at,
+        each through ``entries_node`` up to its first match (a file without one is read
+        whole: the price of an answer that does not depend on which file's rows came first)."""
+        ranges = [(p, p[:-1] + "0") for p in prefixes]  # "0" is the character after "/"
+        match = " OR ".join("(COALESCE(key, loc) >= ? AND COALESCE(key, loc) < ?)" for _ in ranges)
+        sql = (
+            "SELECT id FROM entries INDEXED BY entries_node WHERE node_id = ?"
+            f" AND (key IS NULL OR key <> '') AND ({match}) ORDER BY id LIMIT 1"
+        )
+        bounds = [b for r in ranges for b in r]
+        (hint_node,) = self._q("SELECT node_id FROM entries WHERE id = ?", (lowest,))[0]
+        for node_id in node_order:
+            if node_id == hint_node:
+                break
+            got = self._q(sql, (node_id, *bounds))
+            if got:
+                return int(got[0][0])
+        return lowest
+
+    def slash_variants(self, index_names: Sequence[str], node_order: Sequence[int]) -> sqlite3.Cursor:
         """(variant entry id, plain entry id) per pair of keys that differ only by a trailing
         slash (``/a`` and ``/a/``) or by an index page (``/dir/`` and ``/dir/<index name>``),
-        one per pair of keys, by variant."""
+        one per pair of keys, by variant. A key listed more than once is named by its first
+        copy in the listing (``node_order``, then the file's own order), not by its lowest
+        entry id, which follows the order the files' rows arrived in."""
+        self.build_rank(node_order)
         # Each pair is found by probing the key index from one side. Probing from every key costs
         # a B-tree descent per URL (35 s on 10 M URLs); a site's URLs mostly either end in "/" or
         # do not, so probe from the rarer side, and for /dir/ vs /dir/index.html from the index
@@ -433,13 +466,15 @@ class CrossFileQueries:
         )[0]
         if slashed <= total - slashed:
             plain_pairs = (
-                " SELECT b.entry_id AS v, a.entry_id AS p, a.key AS ak, b.key AS bk"
+                " SELECT b.entry_id AS v, a.entry_id AS p, b.node_id AS vn, a.node_id AS pn,"
+                " a.key AS ak, b.key AS bk"
                 " FROM temp.cf_keys b JOIN temp.cf_keys a ON a.key = substr(b.key, 1, length(b.key) - 1)"
                 " WHERE substr(b.key, -1) = '/' AND substr(a.key, -1) <> '/' AND instr(a.key, '?') = 0"
             )
         else:
             plain_pairs = (
-                " SELECT b.entry_id AS v, a.entry_id AS p, a.key AS ak, b.key AS bk"
+                " SELECT b.entry_id AS v, a.entry_id AS p, b.node_id AS vn, a.node_id AS pn,"
+                " a.key AS ak, b.key AS bk"
                 " FROM temp.cf_keys a JOIN temp.cf_keys b ON b.key = a.key || '/'"
                 " WHERE substr(a.key, -1) <> '/' AND instr(a.key, '?') = 0"
             )
@@ -448,13 +483,17 @@ class CrossFileQueries:
             f"WHEN substr(key, -{len(name) + 1}) = '/{name}' THEN {len(name)}" for name in index_names
         )
         index_pairs = (
-            " SELECT b.entry_id, a.entry_id, a.key, b.key"
-            f" FROM (SELECT entry_id, key, CASE {cut} END AS cut FROM temp.cf_keys) b"
+            " SELECT b.entry_id, a.entry_id, b.node_id, a.node_id, a.key, b.key"
+            f" FROM (SELECT entry_id, node_id, key, CASE {cut} END AS cut FROM temp.cf_keys) b"
             " JOIN temp.cf_keys a ON a.key = substr(b.key, 1, length(b.key) - b.cut)"
             " WHERE b.cut IS NOT NULL AND substr(a.key, -1) = '/' AND instr(a.key, '?') = 0"
         )
+        # each side's first copy: the lowest (rank, entry id), packed in one integer
         return self._cursor(
-            f"SELECT MIN(v), MIN(p) FROM ({plain_pairs} UNION ALL {index_pairs}) GROUP BY ak, bk ORDER BY 1"
+            f"SELECT MIN((rv.rank << {ID_BITS}) | v) & {ID_MASK}, MIN((rp.rank << {ID_BITS}) | p) & {ID_MASK}"
+            f" FROM ({plain_pairs} UNION ALL {index_pairs})"
+            " JOIN temp.cf_rank rv ON rv.node_id = vn JOIN temp.cf_rank rp ON rp.node_id = pn"
+            " GROUP BY ak, bk ORDER BY 1"
         )
 
     # -- hreflang ----------------------------------------------------------------------------
