@@ -275,6 +275,8 @@ class EngineLink(PaneSync):
                 else:
                     self._expand_all_done(ev.files)
                 self._phase_done()
+        if done:
+            self.refetches.settled()
         self.update_header()
 
     def _apply_events(self, events: list[Event]) -> list[ExplorationDone]:
@@ -349,6 +351,7 @@ class EngineLink(PaneSync):
             self.call_after_refresh(self._open_roots, roots)
         elif message.what == "expand" and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
+            self.refetches.settled()
             self.recount_issues()
         elif message.what in ("reload", "refetch") and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)

@@ -5,7 +5,9 @@ added at the end, under new ids. The URL table's rescans count only the rows add
 last anchor while nothing was removed (issue 19: counting the whole listing each few seconds was
 the UI process's heaviest work while an index streamed in), so the app tells it: from the moment
 a refetch is asked for (or seen in the engine's events) until it is over, every rescan counts the
-whole listing; once the last one is over, one more does (its deletion is committed by then).
+whole listing; once the last one is over, one more does (a command's refetch: its deletion is
+committed by then), and again when the engine finishes the command that a refetch seen in the
+events was part of (an expand-all: a file's last event comes just before its last commit).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ class Refetches:
     _seen: set[int] = field(default_factory=set)
     """Seen in the events (a node DONE or FAILED going back to PENDING or fetching): over when it
     is neither any more, or gone from the tree."""
+    _unsettled: bool = False
+    """A refetch was seen in the events since the engine last finished a command: a file's last
+    event comes just before its last commit, so :meth:`settled` tells the table once more."""
 
     @property
     def ongoing(self) -> bool:
@@ -46,6 +51,7 @@ class Refetches:
         finished (or forgotten) are over."""
         was = self.ongoing
         self._seen.update(node_ids)
+        self._unsettled = self._unsettled or bool(self._seen)
         self._seen = {n for n in self._seen if (node := nodes.get(n)) is not None
                       and (node.state == NodeState.PENDING or node.state in ACTIVE)}
         self._changed(was)
@@ -56,11 +62,19 @@ class Refetches:
         self._by_command.discard(node_id)
         self._changed(was)
 
+    def settled(self) -> None:
+        """The engine finished a command (an expand-all, an expansion): what it wrote is
+        committed, so a refetch seen in it is counted after its last commit."""
+        if self._unsettled and not self.ongoing:
+            self._unsettled = False
+            self.tell(False)
+
     def clear(self) -> None:
         """No more work will finish (a new exploration, the engine stopped)."""
         was = self.ongoing
         self._by_command.clear()
         self._seen.clear()
+        self._unsettled = False
         self._changed(was)
 
     def _changed(self, was: bool) -> None:

@@ -23,6 +23,8 @@ def test_a_refetch_asked_for_lasts_until_its_command_is_done() -> None:
     assert told == [True]
     r.done(5)
     assert told == [True, False]
+    r.settled()  # (seen in the events too: the expansion's end tells once more)
+    assert told == [True, False, False]
 
 
 def test_a_refetch_seen_in_the_events_lasts_until_the_file_is_done_or_gone() -> None:
@@ -34,6 +36,11 @@ def test_a_refetch_seen_in_the_events_lasts_until_the_file_is_done_or_gone() -> 
     assert told == [True]
     r.seen([], {})  # 7 forgotten (its parent fetched again)
     assert told == [True, False]
+    # the command that fetched them ends: its last commit is in, one more whole count
+    r.settled()
+    assert told == [True, False, False]
+    r.settled()
+    assert told == [True, False, False]
     r.seen([9], {9: node(9, NodeState.PENDING)})
     r.clear()  # the engine stopped: nothing more finishes
-    assert told == [True, False, True, False]
+    assert told == [True, False, False, True, False]
