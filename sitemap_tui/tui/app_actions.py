@@ -93,7 +93,8 @@ class Actions(AuditLink):
             self.notify("This file is being fetched right now.", markup=False)
             return
         assert self.bridge is not None
-        self.bridge.reload(node.id)
+        if self.bridge.reload(node.id):
+            self.refetches.asked(node.id)  # its rows go: the URL table counts them all again
         self.notify(f"Reloading {short_name(node)}…", markup=False)
 
     def action_export(self) -> None:
@@ -364,6 +365,7 @@ class Actions(AuditLink):
         self._root_opened = False
         self._stored_target = None
         self.jobs.stopped = None
+        self.refetches.clear()
         self.forget_comparison()  # another exploration: the comparison was of the one shown
         for pane in self.query(NodePane):
             pane.show(None)
@@ -554,6 +556,7 @@ class Actions(AuditLink):
         elif node.state in ACTIVE:
             said.append(f"{short_name(node)} is being fetched: press r once it is done.")
         elif self.bridge.refetch(node.id):
+            self.refetches.asked(node.id)
             self.tree.model.notes[node.id] = "other hosts followed" if on else "other hosts not followed"
             self.tree.refresh_label(node.id)
             said.append(f"Fetching {short_name(node)} again…")

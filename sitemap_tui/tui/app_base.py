@@ -31,6 +31,7 @@ from sitemap_tui.tui.config import TuiConfig, load_config
 from sitemap_tui.tui.footer import NARROW_COLUMNS, AppFooter
 from sitemap_tui.tui.keymap_check import check_keymap
 from sitemap_tui.tui.keymap_specs import binding_specs
+from sitemap_tui.tui.refetches import Refetches
 from sitemap_tui.tui.screens import SafeActions
 from sitemap_tui.tui.widgets import Selection
 from sitemap_tui.tui.widgets.changes_pane import ChangesPane
@@ -160,6 +161,7 @@ class AppBase(App[int]):
         self._root_opened = False
         self._stored_target: str | None = None
         self._counting = False
+        self.refetches = Refetches(self._rows_removed)
         self._tree = SitemapTree(id="tree")
         self._tree_chosen: dict[bool, int] = {}  # the user's tree width ([ / ]), narrow or wide terminal
         if self.config.keymap:
@@ -211,6 +213,13 @@ class AppBase(App[int]):
     def url_table(self) -> Any:
         widget = self.query_one_optional("#url-table")
         return widget if hasattr(widget, "show") else None
+
+    def _rows_removed(self, ongoing: bool) -> None:
+        """Files are being fetched again (``ongoing``), or the last one is over: the URL table
+        counts its whole listing again (tui/refetches.py)."""
+        table = self.url_table
+        if table is not None:
+            table.rows_removed(ongoing=ongoing)
 
     @property
     def issues_pane(self) -> Any:

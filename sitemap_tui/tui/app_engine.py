@@ -275,6 +275,8 @@ class EngineLink(PaneSync):
                 else:
                     self._expand_all_done(ev.files)
                 self._phase_done()
+        if done:
+            self.refetches.settled()
         self.update_header()
 
     def _apply_events(self, events: list[Event]) -> list[ExplorationDone]:
@@ -285,6 +287,8 @@ class EngineLink(PaneSync):
         model = self.tree.model
         self._issue_dirty |= {p for n in issue_nodes if (node := model.nodes.get(n)) is not None and (p := node.parent_id) is not None}
         self._events_seen = True
+        refetched, self.tree.refetched = self.tree.refetched, set()
+        self.refetches.seen(refetched, model.nodes)
         return done
 
     def _expand_all_done(self, files: int) -> None:
@@ -347,9 +351,11 @@ class EngineLink(PaneSync):
             self.call_after_refresh(self._open_roots, roots)
         elif message.what == "expand" and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
+            self.refetches.settled()
             self.recount_issues()
         elif message.what in ("reload", "refetch") and message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
+            self.refetches.done(message.node_id)
             self.recount_issues()
             if message.result is False:
                 node = self.tree.model.nodes.get(message.node_id)
@@ -459,6 +465,7 @@ class EngineLink(PaneSync):
         self.jobs.crossfile = False
         self.jobs.crossfile_step = None
         self.jobs.search = None
+        self.refetches.clear()  # (no refetch finishes now: what they deleted is counted)
         stopped = self.tree.engine_stopped(display(marker))
         self._dirty.update(stopped)
         self._events_seen = True

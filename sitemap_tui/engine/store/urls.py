@@ -240,10 +240,18 @@ class Query:
         anchors are known)."""
         return self.rows(conn, limit=limit, skip=offset, scan=scan)
 
-    def count(self, conn: sqlite3.Connection) -> int:
+    def count(self, conn: sqlite3.Connection, after: Key | None = None) -> int:
+        """The listing's rows; ``after``: only those after that key (a resumed count reads the
+        rows added since, not the whole listing again)."""
         self._ready(conn)
-        sql, p = self._sql("COUNT(*)", "", [], None)
-        return int(conn.execute(sql, p).fetchone()[0])
+        if after is None:
+            sql, p = self._sql("COUNT(*)", "", [], None)
+            return int(conn.execute(sql, p).fetchone()[0])
+        n = 0
+        for extra, params, _order in self._asc(after):
+            sql, p = self._sql("COUNT(*)", extra, params, None)
+            n += int(conn.execute(sql, p).fetchone()[0])
+        return n
 
     def key_batches(self, conn: sqlite3.Connection, after: Key | None = None, batch: int = 20000, scan: bool = False) -> Iterator[list[Key]]:
         """Every key after ``after`` in order, in batches."""

@@ -168,6 +168,8 @@ class SitemapTree(TreeNavigation, Tree[int]):
         self._queue: deque[tuple[int | None, int]] = deque()
         self._draining = False
         self._requested: set[int] = set()
+        self.refetched: set[int] = set()
+        """Files seen fetched again in the events (their rows deleted): the app takes them."""
         self._frame = 0
         self.read_only = False
         self._init_opening()
@@ -272,6 +274,7 @@ class SitemapTree(TreeNavigation, Tree[int]):
                         changed.add(gone)
                     model.issues.pop(node.id, None)
                     self._remove_tree_children(node.id)
+                    self.refetched.add(node.id)
                 model.nodes[node.id] = node
                 if node.state not in ACTIVE:
                     model.progress.pop(node.id, None)
@@ -471,6 +474,7 @@ class SitemapTree(TreeNavigation, Tree[int]):
         self._placeholders.clear()
         self._queue.clear()
         self._requested.clear()
+        self.refetched.clear()
         self.read_only = False
         self.stop_opening()
 

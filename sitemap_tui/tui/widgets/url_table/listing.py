@@ -92,6 +92,12 @@ class Listing(ScrollView):
         self._last_full_scan = 0.0
         self._last_full_seconds = 0.0
         self._scan_timer: Timer | None = None
+        # rows removed (rows_removed): each time told, and the last of those times a whole count
+        # has covered; ``_removing`` while the removal may not be committed yet
+        self._told = 0
+        self._recounted = 0
+        self._removing = False
+        self._scan_told: int | None = None  # the scan under way counts the whole listing: _told then
 
     # -- store -----------------------------------------------------------------------------
     def _open(self) -> Store | None:
@@ -185,6 +191,18 @@ class Listing(ScrollView):
         self.refresh()
         self._request_scan()
 
+    def rows_removed(self, *, ongoing: bool = False) -> None:
+        """The app's word that rows of the store may have gone (a file fetched again: its rows
+        are deleted, the new ones come at the end). Until then a rescan of a listing whose rows
+        only come at its end counts only the rows after its last anchor (``ScanJob.added_only``);
+        now the next one counts the whole listing and checks its anchors (starting over when
+        they moved), and so does every one while ``ongoing`` (the deletion may not be committed
+        yet: a rescan before it would see the old rows)."""
+        self._told += 1
+        self._removing = ongoing
+        if not ongoing:
+            self.data_changed()
+
     def _request_scan(self) -> None:
         if self.scanning:
             self._rescan = True
@@ -228,17 +246,19 @@ class Listing(ScrollView):
         self._scan_brings_first_page = progressive
         # the index-or-scan choice is made once per listing, by its first (progressive) scan
         search = self.search_listing if progressive or self.searched else None
-        self._scan(self.gen, self.data_gen, self.listing, search, start_j, start_key, progressive)
+        verify = resumes_safely(self.filter)
+        added_only = verify and start_j > 0 and not self._removing and self._recounted == self._told
+        self._scan_told = None if added_only else self._told
+        job = ScanJob(self.db_path, self.gen, self.data_gen, self.listing, search, start_j, start_key, progressive,
+                      SCAN_FIRST_BUDGET, verify=verify, added_only=added_only,
+                      first_key=self.anchors[1] if added_only else None,
+                      prev_key=self.anchors[start_j - 1] if added_only else None)
+        self._scan(job)
 
     @work(thread=True, exclusive=True, group="url-scan", exit_on_error=False, description="count URLs")
-    def _scan(self, gen: int, data_gen: int, query: Query, search: Query | None, start_j: int, start_key: Key | None, progressive: bool) -> None:
+    def _scan(self, job: ScanJob) -> None:
         worker = get_current_worker()
-        scan_listing(
-            ScanJob(self.db_path, gen, data_gen, query, search, start_j, start_key, progressive, SCAN_FIRST_BUDGET,
-                    verify=resumes_safely(self.filter)),
-            self.post_message,
-            lambda: worker.is_cancelled,
-        )
+        scan_listing(job, self.post_message, lambda: worker.is_cancelled)
 
     @on(Scanned)
     def _on_scanned(self, msg: Scanned) -> None:
@@ -258,6 +278,8 @@ class Listing(ScrollView):
                 self.call_after_refresh(self.action_last)
         if msg.done:
             self.scanning = False
+            if self._scan_told is not None and not msg.error:
+                self._recounted = self._scan_told
             if msg.full:
                 self._last_full_scan = time.monotonic()
                 self._last_full_seconds = msg.seconds

@@ -128,6 +128,11 @@ class UrlTable(Vertical):
         self.grid.data_changed()
         self._dc_timer = self.set_timer(0.3, self._dc_fire)
 
+    def rows_removed(self, *, ongoing: bool = False) -> None:
+        """Rows may have gone from the store (files fetched again; ``ongoing``: until told
+        again): the grid counts its whole listing again (``Listing.rows_removed``)."""
+        self.grid.rows_removed(ongoing=ongoing)
+
     def _dc_fire(self) -> None:
         self._dc_timer = None
         if self._dc_dirty:
