@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import threading
 from pathlib import Path
 
 import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Response
 
 from sitemap_tui.demo.server import serve_directory
-from sitemap_tui.engine.events import EntriesAdded, ExplorationDone, NodeAdded
+from sitemap_tui.engine.events import EntriesAdded, ExplorationDone, NodeAdded, NodeChanged
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.model import FoundBy, NodeKind, NodeState
@@ -216,3 +219,34 @@ async def test_worker_processes_give_the_same_tree(demo_url: str, tmp_path: Path
         store.close()
     assert results[0] == results[1]
     assert len(results[0][0]) == 436
+
+
+async def test_a_finished_files_events_come_while_another_file_is_silent(httpserver: HTTPServer) -> None:
+    """The event buffer hands over what it holds a slice after it came, not when the next
+    event comes: a small file's end reached the front end only once a slow sibling answered."""
+    release = threading.Event()
+    released_by_the_event = threading.Event()
+
+    def slow(_request: object) -> Response:
+        if release.wait(8):
+            released_by_the_event.set()
+        return Response(urlset(httpserver.url_for("/late")), content_type="application/xml")
+
+    httpserver.expect_request("/index.xml").respond_with_data(
+        index(httpserver.url_for("/fast.xml"), httpserver.url_for("/slow.xml")), content_type="application/xml")
+    httpserver.expect_request("/fast.xml").respond_with_data(urlset(httpserver.url_for("/p")),
+                                                             content_type="application/xml")
+    httpserver.expect_request("/slow.xml").respond_with_handler(slow)
+
+    def seen(events: list) -> None:
+        if any(isinstance(e, NodeChanged) and e.node.url.endswith("/fast.xml") and e.node.state == NodeState.DONE
+               for e in events):
+            release.set()  # the slow file answers only once the fast one's end was delivered
+
+    config = FetchConfig(total_timeout=20, retries=0)
+    try:
+        async with Explorer(fetch_config=config, on_events=seen) as ex:
+            await ex.explore(httpserver.url_for("/index.xml"))
+    finally:
+        release.set()
+    assert released_by_the_event.is_set(), "the fast file's end was held back until the slow file answered"

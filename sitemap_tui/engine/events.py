@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,7 +55,10 @@ Event = NodeAdded | NodeChanged | Progress | EntriesAdded | IssuesAdded | Explor
 
 @dataclass
 class EventBuffer:
-    """Collects events and hands them over at most every ``interval`` seconds.
+    """Collects events and hands them over at most every ``interval`` seconds, and at the
+    latest ``interval`` after they came: an event held back waits for a timer on the running
+    loop, not for the next event (a file's last events waited while the other files in flight
+    were silent, up to a slow server's timeout, and the panes with them).
 
     Repeated NodeChanged / Progress / EntriesAdded events for one node collapse to the latest,
     so a flood of updates costs the front end one message per slice."""
@@ -64,6 +68,7 @@ class EventBuffer:
     _events: list[Event] = field(default_factory=list)
     _latest: dict[tuple[str, int | None], int] = field(default_factory=dict)
     _last: float = field(default_factory=time.monotonic)
+    _timer: asyncio.TimerHandle | None = None
 
     def emit(self, event: Event) -> None:
         if self.deliver is None:
@@ -79,10 +84,20 @@ class EventBuffer:
             if key is not None:
                 self._latest[key] = len(self._events)
             self._events.append(event)
-        if isinstance(event, ExplorationDone) or time.monotonic() - self._last >= self.interval:
+        waited = time.monotonic() - self._last
+        if isinstance(event, ExplorationDone) or waited >= self.interval:
             self.flush()
+        elif self._timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop here (a synchronous caller): the next event flushes
+                return
+            self._timer = loop.call_later(self.interval - waited, self.flush)
 
     def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._last = time.monotonic()
         if not self._events or self.deliver is None:
             return
