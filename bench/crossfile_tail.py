@@ -35,7 +35,12 @@ def one(source: Path, parts: int, work: Path) -> tuple[float, float, float, int,
     shutil.copyfile(source, copy)
     store = Store(copy)
     try:
-        kw = {"parts": parts} if parts else {}
+        if parts:  # (a checkout without the split takes --parts 0 only)
+            from sitemap_tui.validate.crossfile_split import splitter
+
+            kw = {"split": splitter(store, parts)}
+        else:
+            kw = {}
         self0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         n = run_crossfile(store, keep_temp=True, **kw)

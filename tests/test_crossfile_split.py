@@ -28,7 +28,12 @@ from sitemap_tui.main import main
 from sitemap_tui.session.validation import Validation
 from sitemap_tui.validate import crossfile_split
 from sitemap_tui.validate.crossfile import INDEX_NAMES, CrossFileCancelled, run_crossfile
-from sitemap_tui.validate.crossfile_split import CrossFileFailed, run_split, splitter
+from sitemap_tui.validate.crossfile_split import (
+    CrossFileFailed,
+    run_crossfile_parts,
+    run_split,
+    splitter,
+)
 
 HOST = "https://a.com"
 DAY = datetime(2024, 1, 2, tzinfo=UTC)
@@ -98,7 +103,7 @@ def test_split_stores_the_same_issues_in_the_same_order(tmp_path: Path, parts: i
     monkeypatch.setattr(crossfile_split, "SPLIT_MIN_ENTRIES", 1)  # this store is small
     try:
         n_one = run_crossfile(one, robots=ROBOTS, cap=cap)
-        n_split = run_crossfile(split, robots=ROBOTS, cap=cap, parts=parts, on_step=steps.append)
+        n_split = run_crossfile_parts(split, robots=ROBOTS, cap=cap, parts=parts, on_step=steps.append)
         want = _issues(one)
         assert _issues(split) == want and n_split == n_one
         assert f"the cross-file rules in {min(parts, crossfile_split.MAX_PARTS) + 1} processes" in steps  # it split
@@ -121,7 +126,7 @@ def test_a_rule_selection_splits_only_what_it_needs(tmp_path: Path, monkeypatch:
     rules = {"cross-trailing-slash-variants", "priority-all-equal"}
     try:
         run_crossfile(one, enabled=rules)
-        run_crossfile(split, enabled=rules, parts=2, on_step=steps.append)
+        run_crossfile_parts(split, enabled=rules, parts=2, on_step=steps.append)
         assert _issues(split) == _issues(one) != []
         assert "the cross-file rules in 3 processes" in steps
     finally:
@@ -226,7 +231,7 @@ def test_a_cancel_mid_tail_stops_the_children_and_keeps_the_old_issues(tmp_path:
                 cancel.set()
 
         with pytest.raises(CrossFileCancelled):
-            run_crossfile(store, robots=ROBOTS, parts=2, cancel=cancel, on_step=step)
+            run_crossfile_parts(store, robots=ROBOTS, parts=2, cancel=cancel, on_step=step)
         assert multiprocessing.active_children() == []
         store.rollback()  # what the caller does
         assert _issues(store) == before != []
@@ -297,7 +302,7 @@ def test_a_store_without_keys_has_them_filled_in_before_the_children_read(tmp_pa
         split.conn.execute("UPDATE entries SET key=NULL, alt_n=NULL, alt_h=NULL")
         split.conn.execute("UPDATE alternates SET lang=NULL, tgt=NULL")
         steps: list[str] = []
-        run_crossfile(split, robots=ROBOTS, parts=2, on_step=steps.append)
+        run_crossfile_parts(split, robots=ROBOTS, parts=2, on_step=steps.append)
         assert "the cross-file rules in 3 processes" in steps
         assert _issues(split) == _issues(one)
     finally:

@@ -77,11 +77,14 @@ class Validation:
             rules = [r for r in CROSSFILE_RULES if self.enabled is None or r in self.enabled]
             kept = None if previous is None else previous.carry_crossfile(store, rules, marker)
             if kept is None and parts > 0:
-                from sitemap_tui.validate.crossfile_split import CrossFileFailed
+                from sitemap_tui.validate.crossfile_split import (
+                    CrossFileFailed,
+                    run_crossfile_parts,
+                )
 
                 try:
-                    kept = run_crossfile(store, enabled=self._set(), robots=robots, cancel=cancel,
-                                         keep_temp=keep_temp, on_step=on_step, parts=parts)
+                    kept = run_crossfile_parts(store, enabled=self._set(), robots=robots, cancel=cancel,
+                                               keep_temp=keep_temp, on_step=on_step, parts=parts)
                 except CrossFileFailed as exc:
                     if on_note is not None:
                         on_note(f"the cross-file checks' process {exc}; they ran in this process instead")

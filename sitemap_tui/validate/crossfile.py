@@ -20,7 +20,7 @@ import sqlite3
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile
@@ -39,8 +39,17 @@ from sitemap_tui.validate.crossfile_values import fetch_day, lastmod_identical, 
 from sitemap_tui.validate.registry import RULES, format_message, make_issue, template_fields
 from sitemap_tui.words import noun, plural
 
-if TYPE_CHECKING:
-    from sitemap_tui.validate.crossfile_split import Found, Split
+
+class SplitFound(Protocol):
+    """What a split run (validate/crossfile_split.py) found, as this module takes it."""
+
+    origins: list[tuple[str, str, int, int]]
+
+    def give(self, sink: _Sink, *rules: str) -> None: ...
+
+
+# (store, rules, cap, check for a cancel, step) -> what the children found
+Split = Callable[[Store, set[str], int, Callable[[], None], Callable[[str], None]], SplitFound]
 
 __all__ = [
     "CROSSFILE_RULES",
@@ -313,7 +322,7 @@ class _CrossFile:
     def finish(self) -> int:
         return self.sink.finish(self.db.root_node())
 
-    def _run_split(self) -> Found:
+    def _run_split(self) -> SplitFound:
         """The rules over every key, in the split's processes (validate/crossfile_split.py); the
         rows they read are committed first, the earlier issues forgotten after, so a cancel
         (a rollback) keeps them."""
@@ -570,7 +579,7 @@ def run_crossfile(
     cancel: threading.Event | None = None,
     keep_temp: bool = False,
     on_step: Callable[[str], None] | None = None,
-    parts: int = 0,
+    split: Split | None = None,
 ) -> int:
     """Run every enabled cross-file rule over the store; store the issues and return how many.
 
@@ -583,13 +592,7 @@ def run_crossfile(
     the temporary tables for the connection's close to discard (a DROP walks every page: ~5 s
     for the key table of 10 M URLs; closing deletes the file at once); the next run replaces them.
     ``on_step``: called with a short label as each step starts (progress for a long run).
-    ``parts``: split the rules over the URL keys across this many child processes (at least
-    2) when the set is large (validate/crossfile_split.py, which may raise its
-    ``CrossFileFailed``); 0 runs them all in this process.
+    ``split``: runs the rules over the URL keys in child processes (validate/crossfile_split.py's
+    ``splitter``, which may raise its ``CrossFileFailed``); None runs them all in this process.
     """
-    split = None
-    if parts > 0:
-        from sitemap_tui.validate.crossfile_split import splitter
-
-        split = splitter(store, parts)
     return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp, on_step, split).run()

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from sitemap_tui.validate.crossfile import _Sink
     from sitemap_tui.validate.crossfile_part import Part
 
-__all__ = ["CrossFileFailed", "Found", "MAX_PARTS", "SPLIT_MIN_ENTRIES", "Split", "run_split", "splitter"]
+__all__ = ["CrossFileFailed", "Found", "MAX_PARTS", "SPLIT_MIN_ENTRIES", "run_crossfile_parts", "run_split", "splitter"]
 
 SPLIT_MIN_ENTRIES = 200_000  # below this the whole tail costs less than starting the children
 # Each part child reads every entry (~0.45 s of CPU per 1 M URLs) besides its share of the keys
@@ -92,10 +92,15 @@ def _entry_id(row: tuple[int | None, Issue]) -> int:
     return row[0] or 0
 
 
-Split = Callable[[Store, set[str], int, Callable[[], None], Callable[[str], None]], Found]
+def run_crossfile_parts(store: Store, *, parts: int, **options: Any) -> int:
+    """``run_crossfile(store, **options)`` with the rules over the URL keys split across
+    ``parts`` children when :func:`splitter` says the set is large enough."""
+    from sitemap_tui.validate.crossfile import run_crossfile
+
+    return run_crossfile(store, split=splitter(store, parts), **options)
 
 
-def splitter(store: Store, parts: int, minimum: int | None = None) -> Split | None:
+def splitter(store: Store, parts: int, minimum: int | None = None) -> Callable[..., Found] | None:
     """The split run for ``store`` over ``parts`` part children (at least 2, at most
     :data:`MAX_PARTS`), or None when the rules run in this process: a store without a file
     other processes can open, or fewer than ``minimum`` (default :data:`SPLIT_MIN_ENTRIES`)
