@@ -70,9 +70,16 @@ def httpserver(make_httpserver: HTTPServer) -> HTTPServer:
     500: the engine retries a 5xx (3.5 s of backoff), and the probes of common paths and
     robots.txt asked for it in every test that explores a bare server (172 s of the suite's
     sleeping). A test that wants a 5xx serves one."""
-    make_httpserver.clear()
-    make_httpserver.no_handler_status_code = 404
-    return make_httpserver
+    server = make_httpserver
+    if "clear" not in vars(server):  # once per session server
+
+        def clear() -> None:  # a test's own clear() resets it to 500 (pytest-httpserver's default)
+            HTTPServer.clear(server)
+            server.no_handler_status_code = 404
+
+        server.clear = clear  # type: ignore[method-assign]
+    server.clear()
+    return server
 
 
 # The suite's ground rules, which hold however it is run (serial, or in parallel with xdist):
