@@ -60,13 +60,16 @@ __all__ = [
 ]
 
 #: The rules this module produces (index-cycle comes from the explorer).
-CROSSFILE_RULES: tuple[str, ...] = (
+KEY_RULES = (  # the rules over the URL keys alone
     "cross-duplicate-url",
     "cross-duplicate-conflicting",
     "cross-mixed-scheme",
     "cross-mixed-www",
     "cross-trailing-slash-variants",
     "cross-mobile-and-desktop",
+)
+CROSSFILE_RULES: tuple[str, ...] = (
+    *KEY_RULES,
     "hreflang-no-return-link",
     "hreflang-cluster-inconsistent",
     "hreflang-target-not-in-sitemaps",
@@ -89,15 +92,7 @@ HREFLANG_RULES = (  # in the order they are reported
     "hreflang-no-return-link",
     "hreflang-cluster-inconsistent",
 )
-URL_RULES = (  # the rules that need the URL keys
-    "cross-duplicate-url",
-    "cross-duplicate-conflicting",
-    "cross-mixed-scheme",
-    "cross-mixed-www",
-    "cross-trailing-slash-variants",
-    "cross-mobile-and-desktop",
-    *HREFLANG_RULES,
-)
+URL_RULES = (*KEY_RULES, *HREFLANG_RULES)  # the rules that need the URL keys
 
 
 

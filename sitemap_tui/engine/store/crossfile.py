@@ -31,6 +31,13 @@ FILL_BATCH = 5000  # entries per keyset batch when filling in missing keys
 ORIGIN_WALK = 2000  # origins counted range by range before one GROUP BY does the rest
 SIDE_SAMPLE = 100_000  # keys looked at to pick the rarer side of trailing-slash pairs
 DAY = 86400
+# the temporary tables the rules read (built here, or per part in crossfile_parts.py)
+CF_KEYS = "CREATE TEMP TABLE cf_keys(entry_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL, key TEXT NOT NULL)"
+CF_ALT = (
+    "CREATE TEMP TABLE cf_alt(entry_id INTEGER NOT NULL, src TEXT NOT NULL,"
+    " lang TEXT NOT NULL, tgt TEXT NOT NULL, href TEXT)"
+)
+CF_SIG = "CREATE TEMP TABLE cf_sig(entry_id INTEGER PRIMARY KEY, src TEXT NOT NULL, n INTEGER NOT NULL, h INTEGER NOT NULL)"
 ID_BITS = 40  # entry ids below 2**40 leave a file's rank 23 bits of SQLite's signed 64
 ID_MASK = (1 << ID_BITS) - 1
 
@@ -263,11 +270,7 @@ class CrossFileQueries:
 
     def build_keys(self) -> None:
         """``cf_keys``: every entry's URL key (its loc when it has none), indexed on the key."""
-        self.temp(
-            "cf_keys",
-            "CREATE TEMP TABLE cf_keys(entry_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL,"
-            " key TEXT NOT NULL)",
-        )
+        self.temp("cf_keys", CF_KEYS)
         self.conn.execute(
             "INSERT INTO temp.cf_keys(entry_id, node_id, key)"
             " SELECT id, node_id, COALESCE(key, loc) FROM entries WHERE key IS NULL OR key <> ''"
@@ -277,16 +280,8 @@ class CrossFileQueries:
     def build_alternates(self) -> None:
         """``cf_alt``: the hreflang links of each entry (engine.keys.hreflang_link), with the
         entry's own key as ``src``; ``cf_sig``: per entry, the signature of its set of links."""
-        self.temp(
-            "cf_alt",
-            "CREATE TEMP TABLE cf_alt(entry_id INTEGER NOT NULL, src TEXT NOT NULL,"
-            " lang TEXT NOT NULL, tgt TEXT NOT NULL, href TEXT)",
-        )
-        self.temp(
-            "cf_sig",
-            "CREATE TEMP TABLE cf_sig(entry_id INTEGER PRIMARY KEY, src TEXT NOT NULL,"
-            " n INTEGER NOT NULL, h INTEGER NOT NULL)",
-        )
+        self.temp("cf_alt", CF_ALT)
+        self.temp("cf_sig", CF_SIG)
         self.conn.execute(
             "INSERT INTO temp.cf_alt(entry_id, src, lang, tgt, href)"
             " SELECT a.entry_id, k.key, a.lang, COALESCE(a.tgt, a.href), trim(a.href)"

@@ -23,7 +23,7 @@ length falls in one part: the same issues, without the parallelism.
 from __future__ import annotations
 
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.crossfile import CrossFileQueries
+from sitemap_tui.engine.store.crossfile import CF_ALT, CF_KEYS, CF_SIG, CrossFileQueries
 
 __all__ = ["HreflangQueries", "PartQueries", "TRIM_CHARS", "part_sql"]
 
@@ -49,11 +49,7 @@ class PartQueries(CrossFileQueries):
         self.part, self.parts = part, parts
 
     def build_keys(self) -> None:
-        self.temp(
-            "cf_keys",
-            "CREATE TEMP TABLE cf_keys(entry_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL,"
-            " key TEXT NOT NULL)",
-        )
+        self.temp("cf_keys", CF_KEYS)
         self.conn.execute(
             "INSERT INTO temp.cf_keys(entry_id, node_id, key) SELECT id, node_id, k"
             f" FROM ({_KEYS}) WHERE {part_sql('k', self.parts)} = ?",
@@ -63,11 +59,7 @@ class PartQueries(CrossFileQueries):
 
     def build_alternates(self) -> None:
         """Only ``cf_sig`` (the conflicting copies compare their hreflang sets)."""
-        self.temp(
-            "cf_sig",
-            "CREATE TEMP TABLE cf_sig(entry_id INTEGER PRIMARY KEY, src TEXT NOT NULL,"
-            " n INTEGER NOT NULL, h INTEGER NOT NULL)",
-        )
+        self.temp("cf_sig", CF_SIG)
         self.conn.execute(
             "INSERT INTO temp.cf_sig SELECT k.entry_id, k.key, e.alt_n, e.alt_h FROM entries e"
             " JOIN temp.cf_keys k ON k.entry_id = e.id WHERE alt_n > 0"
@@ -80,21 +72,9 @@ class HreflangQueries(CrossFileQueries):
     link points at (what the rules look up in it), so no index over every key is sorted."""
 
     def build_keys(self) -> None:
-        self.temp(
-            "cf_alt",
-            "CREATE TEMP TABLE cf_alt(entry_id INTEGER NOT NULL, src TEXT NOT NULL,"
-            " lang TEXT NOT NULL, tgt TEXT NOT NULL, href TEXT)",
-        )
-        self.temp(
-            "cf_sig",
-            "CREATE TEMP TABLE cf_sig(entry_id INTEGER PRIMARY KEY, src TEXT NOT NULL,"
-            " n INTEGER NOT NULL, h INTEGER NOT NULL)",
-        )
-        self.temp(
-            "cf_keys",
-            "CREATE TEMP TABLE cf_keys(entry_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL,"
-            " key TEXT NOT NULL)",
-        )
+        self.temp("cf_alt", CF_ALT)
+        self.temp("cf_sig", CF_SIG)
+        self.temp("cf_keys", CF_KEYS)
         self.temp("cf_tgt", "CREATE TEMP TABLE cf_tgt(key TEXT PRIMARY KEY) WITHOUT ROWID")
         # the same rows as CrossFileQueries.build_alternates: src is the entry's key, an entry
         # with an empty key is left out as the key table leaves it out
