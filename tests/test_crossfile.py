@@ -211,6 +211,28 @@ def test_duplicate_first_is_the_file_listed_first_not_the_first_parsed(
         assert "https://a.com/a.xml (line 5)" in issue.message
 
 
+@pytest.mark.parametrize("ids_follow_the_listing", [True, False])
+def test_over_the_cap_the_first_listed_findings_are_kept(store: Store, ids_follow_the_listing: bool) -> None:
+    """A rule over its cap keeps the findings listed first (files in the listing's order, then
+    each file's own), not the lowest entry ids: with several workers those follow the order the
+    rows arrived in, and which 3 of 8 were listed changed from run to run."""
+    first, a, b = (2, 3, 4) if ids_follow_the_listing else (4, 3, 2)
+    _listed(store, first, "first.xml", line=3)
+    _listed(store, a, "a.xml", line=4)
+    _listed(store, b, "b.xml", line=5)
+    urls = [f"https://a.com/p{i}" for i in range(4)]
+    for nid in (first, a, b) if ids_follow_the_listing else (b, a, first):  # parsed in this order
+        store.add_entries(nid, [E(u, line=10 + i) for i, u in enumerate(urls)])
+    rf = parse_robots(b"User-agent: *\nDisallow: /p\n", "https://a.com/robots.txt")
+    found = run(store, "cross-duplicate-url", "robots-url-disallowed", cap=3,
+                robots={"https://a.com/robots.txt": rf})
+    for rule, nid, more in (("cross-duplicate-url", a, 5), ("robots-url-disallowed", first, 9)):
+        kept = sorted((i.node_id, i.line) for i in of(found, rule) if i.line is not None)
+        assert kept == [(nid, 10), (nid, 11), (nid, 12)], rule  # a is listed before b
+        (summary,) = [i for i in of(found, rule) if i.line is None]
+        assert f"{more} more {rule} issues not listed" in summary.message
+
+
 def test_duplicate_conflicting_lastmod_priority_changefreq(store: Store) -> None:
     t = datetime(2024, 5, 1, tzinfo=UTC)
     add_file(

@@ -119,6 +119,39 @@ def test_split_stores_the_same_issues_in_the_same_order(tmp_path: Path, parts: i
         split.close()
 
 
+@pytest.mark.parametrize("parts", [0, 2])
+def test_over_the_cap_the_first_in_the_listing_are_kept(tmp_path: Path, parts: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """This store's files are listed in the reverse of their ids (parsed last, listed first):
+    over the cap, in one process and split, each rule keeps its first findings in the listing
+    (the files' order, then each file's), which the uncapped run says."""
+    everything, capped = _two(tmp_path)
+    monkeypatch.setattr(crossfile_split, "SPLIT_MIN_ENTRIES", 1)
+    cap = 5
+    try:
+        run_crossfile(everything, robots=ROBOTS)
+        if parts:
+            run_crossfile_parts(capped, robots=ROBOTS, cap=cap, parts=parts)
+        else:
+            run_crossfile(capped, robots=ROBOTS, cap=cap)
+        rank = {2: 3, 3: 2, 4: 1, 5: 0, 6: 4}  # (the lines 8, 7, 6, 5 and 20 of the index)
+        over = 0
+        for rule in sorted({r[0] for r in _issues(everything)}):
+            found = [r for r in _issues(everything) if r[0] == rule and r[3] is not None]
+            kept = [r for r in _issues(capped) if r[0] == rule and r[3] is not None]
+            if len(found) <= cap:
+                assert kept == found, rule
+                continue
+            over += 1
+            # (entry ids are the same in both stores: one was copied from the other)
+            want = sorted(found, key=lambda r: (rank[r[2]], r[3]))[:cap]
+            assert kept == want, rule
+        assert over >= 4
+    finally:
+        everything.close()
+        capped.close()
+
+
 def test_a_rule_selection_splits_only_what_it_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     one, split = _two(tmp_path)
     steps: list[str] = []

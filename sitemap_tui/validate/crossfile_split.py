@@ -10,8 +10,9 @@ writes what they found.
   split by key; built from the entries and the targets only, without the whole key table) and
   the lastmod / priority groupings (over the entries table, beside the hreflang tables).
 
-Each child sends, per rule, its issues up to the cap in the rule's order (by entry id) and a
-count of the rest; the parent merges the parts by entry id, so it writes the same issues in the
+Each child sends, per rule, its issues up to the cap (all of them in the rule's order, by entry
+id, or over the cap its first ones in the listing's order: validate/crossfile_order.py) and a
+count of the rest; the parent merges the parts the same way, so it writes the same issues in the
 same order, and the same "N more" summaries, as the rules run in one process. The host rules
 (a few rows) and the robots.txt rules (Python over the entries, only when a robots.txt
 disallows something) stay in the parent.
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
     from sitemap_tui.engine.model import Issue
     from sitemap_tui.validate.crossfile import _Sink
+    from sitemap_tui.validate.crossfile_order import Positions
     from sitemap_tui.validate.crossfile_part import Part
 
 __all__ = ["CrossFileFailed", "Found", "MAX_PARTS", "SPLIT_MIN_ENTRIES", "run_crossfile_parts", "run_split", "splitter"]
@@ -74,18 +76,23 @@ class Found:
         self.extra.update(part.extra)
         self.origins += part.origins
 
-    def give(self, sink: _Sink, *rules: str) -> None:
-        """Each rule's issues to ``sink`` as the in-process run adds them: the parts merged by
-        entry id (a key, and so an entry, is in one part only), up to the cap, then how many
-        more there were."""
+    def give(self, sink: _Sink, *rules: str, position: Callable[[], Positions]) -> None:
+        """Each rule's issues to ``sink`` as the in-process run adds them, then how many more
+        there were: when all fit, the parts merged by entry id (a key, and so an entry, is in
+        one part only); over the cap, the first in the listing's order (``position``), which
+        are among each part's first (a part over the cap sent those)."""
         for rule in rules:
             lists = self.lists.get(rule, [])
-            merged = heapq.merge(*lists, key=_entry_id) if len(lists) > 1 else iter(lists[0] if lists else ())
-            taken = 0
-            for eid, issue in itertools.islice(merged, sink.room(rule)):
+            total = sum(map(len, lists)) + self.extra[rule]
+            room = sink.room(rule)
+            if total <= room:
+                merged = heapq.merge(*lists, key=_entry_id) if len(lists) > 1 else iter(lists[0] if lists else ())
+                kept = list(merged)
+            else:
+                kept = heapq.nsmallest(room, itertools.chain(*lists), key=position().of_column(0))
+            for eid, issue in kept:
                 sink.add(issue, eid)
-                taken += 1
-            sink.more(rule, sum(map(len, lists)) - taken + self.extra[rule])
+            sink.more(rule, total - len(kept))
 
 
 def _entry_id(row: tuple[int | None, Issue]) -> int:

@@ -187,6 +187,15 @@ class CrossFileQueries:
                 self._entry_cache[entry_id] = got
         return got
 
+    def entry_runs(self) -> list[tuple[int, int]]:
+        """(first entry id, node id) of each run of consecutive entry ids from one file, in id
+        order: the file of any entry id, by bisection. A file's rows arrive in batches of
+        thousands, so millions of entries make a few thousand runs."""
+        return self._q(
+            "SELECT id, node_id FROM (SELECT id, node_id, LAG(node_id) OVER (ORDER BY id) AS prev"
+            " FROM entries) WHERE prev IS NULL OR prev <> node_id"
+        )
+
     def root_node(self) -> int | None:
         row = self._q("SELECT id FROM nodes WHERE parent_id IS NULL ORDER BY id LIMIT 1")
         return row[0][0] if row else None
