@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from protego import Protego
 
 from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.robots_match import compile_rules
 
 MAX_ROBOTS_BYTES = 512_000  # Google reads 500 KiB of robots.txt and ignores the rest
 
@@ -62,6 +64,9 @@ class RobotsFile:
     # protego's parse is done lazily, on the first allowed() call, and cached.
     _rules: Protego | None = field(default=None, init=False, repr=False, compare=False)
     _rules_failed: bool = field(default=False, init=False, repr=False, compare=False)
+    # per user agent: its rules as one pattern (robots_match), None where protego answers
+    _matchers: dict[str, Callable[[str], bool] | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def sitemap_urls(self) -> list[str]:
@@ -82,6 +87,12 @@ class RobotsFile:
         if rules is None:
             return True
         try:
+            if user_agent in self._matchers:
+                matcher = self._matchers[user_agent]
+            else:
+                matcher = self._matchers[user_agent] = compile_rules(rules, user_agent)
+            if matcher is not None:
+                return matcher(url)
             return bool(rules.can_fetch(url, user_agent))
         except Exception:
             return True

@@ -1,0 +1,93 @@
+"""One crawler's robots.txt rules as one regular expression: protego's answer, faster.
+
+protego (0.7) tries a crawler's rules one by one in their priority order, and the first that
+matches decides; a rule with a ``*`` is matched in Python (``_URLPattern._match_wildcard``),
+~1.7 µs each. A large robots.txt has dozens of such rules per crawler (github.com's: 52 for
+Googlebot), so ``robots-url-disallowed`` cost 36 µs a URL there, six minutes over 10 M URLs.
+
+Here a path that starts as no rule does is allowed at once (one ``str.startswith`` over the
+rules' text before their first ``*``, as protego does for its rules without one), and the same
+rules, in the same order, become the alternatives of one pattern anchored at the
+path's start: Python's ``re`` tries alternatives in order at that position, so the first that
+matches is the rule protego would have picked (a wildcard part is found where protego's
+leftmost search finds it, and kept there: :func:`_regex`; a trailing ``$``, the end). The URL is normalised by protego's own function.
+
+This reads protego's internals (the matched rule set, its sorted rules, their patterns): when
+they are not there (another protego), :func:`compile_rules` answers None and the caller asks
+protego itself. ``tests/test_robots_match.py`` compares the two on generated and real files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+__all__ = ["compile_rules"]
+
+
+_END = r"\Z"
+
+
+def _regex(body: str, anchored: bool) -> str:
+    r"""One rule's pattern (``body`` without its trailing ``$``; ``anchored``: it had one).
+
+    Each wildcard part is found where protego's ``str.find`` finds it, the leftmost place
+    after the previous one, and kept there: an atomic group ``(?>.*?part)``. Plain ``.*``
+    between parts would backtrack through every placement, and a robots.txt with a few ``*``
+    in a rule then took minutes on one long URL (a denial of service by robots.txt). The
+    last part has nothing after it to retry, so it is a plain ``.*last`` (``.*last\Z`` when
+    anchored, as protego matches it from the end): one pass, and 3x faster than the atomic
+    form on github.com's rules, whose wildcard is mostly their only one (``/*/pulse``)."""
+    first, *rest = body.split("*")
+    rx = re.escape(first)
+    if not rest:
+        return rx + (_END if anchored else "")
+    *middle, last = rest
+    rx += "".join(f"(?>.*?{re.escape(part)})" for part in middle if part)
+    if anchored:
+        return rx + f".*{re.escape(last)}{_END}"
+    return rx + (f".*{re.escape(last)}" if last else "")
+
+
+def _allow_all(url: str) -> bool:
+    return True
+
+
+def compile_rules(parsed: Any, user_agent: str) -> Callable[[str], bool] | None:
+    """``url -> allowed`` for ``user_agent`` under ``parsed`` (a ``Protego``), the same as
+    ``parsed.can_fetch(url, user_agent)``; None when protego's internals are not as expected."""
+    try:
+        from protego._utils import _quote_path
+
+        rule_set = parsed._get_matching_rule_set(user_agent)
+        if rule_set is None:
+            return _allow_all
+        alternatives: list[str] = []
+        disallow: list[bool] = []
+        prefixes: set[str] = set()  # what each rule's match starts with
+        for rule in rule_set._rules:
+            pattern: str = rule.value._pattern
+            anchored = pattern.endswith("$")
+            body = pattern[:-1] if anchored else pattern
+            prefixes.add(body.partition("*")[0])
+            alternatives.append(f"({_regex(body, anchored)})")
+            disallow.append(rule.field == "disallow")
+    except (AttributeError, ImportError, TypeError):
+        return None
+    if not alternatives:
+        return _allow_all
+    first_rule = re.compile("|".join(alternatives), re.DOTALL).match
+    starts = tuple(prefixes)
+
+    def allowed(url: str) -> bool:
+        if "/robots.txt" in url and urlparse(url).path == "/robots.txt":
+            return True  # (as protego: a robots.txt may always be read)
+        path = _quote_path(url)
+        if not path.startswith(starts):  # no rule can match (most URLs, on most sites)
+            return True
+        m = first_rule(path)
+        return m is None or not disallow[m.lastindex - 1]  # type: ignore[operator]
+
+    return allowed
