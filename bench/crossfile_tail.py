@@ -6,6 +6,7 @@ and a digest of the issues it stored in their order (equal digests: the same iss
 same order).
 
   .venv/bin/python bench/crossfile_tail.py STORE.db --parts 0,2 --runs 2
+  .venv/bin/python bench/crossfile_tail.py STORE.db --robots ROBOTS.TXT   # with robots-url-disallowed
 
 STORE.db: e.g. `sitemap-tui validate INDEX --workers 2 --db STORE.db` on the 1 M index
 (bench/scale.py --children 20 --urls 50000 serves it). A checkout without the split takes
@@ -22,12 +23,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def one(source: Path, parts: int, work: Path) -> tuple[float, float, float, int, str]:
+def one(source: Path, parts: int, work: Path, robots: dict[str, Any] | None = None
+        ) -> tuple[float, float, float, int, str]:
     from sitemap_tui.engine.store import Store
     from sitemap_tui.validate.crossfile import run_crossfile
 
@@ -43,7 +46,7 @@ def one(source: Path, parts: int, work: Path) -> tuple[float, float, float, int,
             kw = {}
         self0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        n = run_crossfile(store, keep_temp=True, **kw)
+        n = run_crossfile(store, keep_temp=True, robots=robots, **kw)
         store.commit()
         wall = time.perf_counter() - t0
         self1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -65,13 +68,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("store", type=Path)
     ap.add_argument("--parts", default="0,2", help="comma-separated part counts (0: in this process)")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--robots", type=Path, metavar="FILE",
+                    help="a robots.txt, as ROBOTS_URL's (default: the robots.txt files the store kept)")
+    ap.add_argument("--robots-url", default="https://www.example.com/robots.txt",
+                    help="where --robots stands (default: the bench sets' origin)")
     a = ap.parse_args(argv)
+    robots = None
+    if a.robots is not None:
+        from sitemap_tui.engine.robots import parse_robots
+
+        robots = {a.robots_url: parse_robots(a.robots.read_bytes(), a.robots_url)}
     print("| parts | wall s | store CPU s | children CPU s | issues | digest |")
     print("| --: | --: | --: | --: | --: | --- |")
     with tempfile.TemporaryDirectory(prefix="sitemap-tui-tail-", dir=a.store.parent) as tmp:
         for _ in range(a.runs):
             for parts in (int(p) for p in a.parts.split(",")):
-                wall, cpu, kids, n, digest = one(a.store, parts, Path(tmp))
+                wall, cpu, kids, n, digest = one(a.store, parts, Path(tmp), robots)
                 print(f"| {parts} | {wall:.2f} | {cpu:.2f} | {kids:.2f} | {n:,} | {digest} |", flush=True)
     return 0
 

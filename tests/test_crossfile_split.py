@@ -26,6 +26,7 @@ from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile_parts import TRIM_CHARS, part_sql
 from sitemap_tui.main import main
 from sitemap_tui.session.validation import Validation
+from sitemap_tui.validate import crossfile as crossfile_mod
 from sitemap_tui.validate import crossfile_split
 from sitemap_tui.validate.crossfile import INDEX_NAMES, CrossFileCancelled, run_crossfile
 from sitemap_tui.validate.crossfile_split import (
@@ -150,6 +151,27 @@ def test_over_the_cap_the_first_in_the_listing_are_kept(tmp_path: Path, parts: i
     finally:
         everything.close()
         capped.close()
+
+
+def test_the_part_children_check_the_entries_against_robots_txt(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """robots-url-disallowed (protego over every URL) runs in the part children, each over every
+    parts-th entry, not in the store's process after them; the same issues as in one process."""
+    one, split = _two(tmp_path)
+    monkeypatch.setattr(crossfile_split, "SPLIT_MIN_ENTRIES", 1)
+    rules = {"robots-url-disallowed"}
+    try:
+        run_crossfile(one, enabled=rules, robots=ROBOTS)
+
+        def not_here(*args: Any) -> Any:
+            raise AssertionError("robots-url-disallowed ran in the store's process")
+
+        monkeypatch.setattr(crossfile_mod, "disallowed_entries", not_here)  # (the children import their own)
+        run_crossfile_parts(split, enabled=rules, robots=ROBOTS, parts=2)
+        assert _issues(split) == _issues(one) != []
+    finally:
+        one.close()
+        split.close()
 
 
 def test_a_rule_selection_splits_only_what_it_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,8 +49,11 @@ class SplitFound(Protocol):
     def give(self, sink: _Sink, *rules: str, position: Callable[[], Positions]) -> None: ...
 
 
-# (store, rules, cap, check for a cancel, step) -> what the children found
-Split = Callable[[Store, set[str], int, Callable[[], None], Callable[[str], None]], SplitFound]
+# (store, rules, cap, check for a cancel, step, origin -> (url, text) of each robots.txt that
+# disallows something) -> what the children found
+Split = Callable[
+    [Store, set[str], int, Callable[[], None], Callable[[str], None], dict[str, tuple[str, str]]], SplitFound
+]
 
 __all__ = [
     "CROSSFILE_RULES",
@@ -230,14 +233,19 @@ class _CrossFile:
         if self.cancel is not None and self.cancel.is_set():
             raise CrossFileCancelled("cross-file checks cancelled")
 
-    def capped(self, rule: str, cursor: sqlite3.Cursor) -> list[tuple[Any, ...]]:
-        """Rows of ``cursor`` (entry id first) up to the rule's remaining room, the rest only
-        counted; over the cap, the first ones in the listing's order (crossfile_order).
+    def capped(self, rule: str, cursor: sqlite3.Cursor, node_column: int | None = None) -> list[tuple[Any, ...]]:
+        """Rows of ``cursor`` (entry id first, its file's id in ``node_column`` if the rows have
+        it) up to the rule's remaining room, the rest only counted; over the cap, the first
+        ones in the listing's order (crossfile_order).
 
         The rest is counted by reading on, not by a second ``SELECT COUNT(*)``: most of these
         queries group or join their way to every row before the first one comes out, so a
         second run cost as much as the first (1 M hreflang URLs: 3.2 s of 6.3 s)."""
-        rows, extra = first_listed(_rows(cursor), self.sink.room(rule), 0, self._position)
+        def key() -> Callable[[tuple[Any, ...]], tuple[int, int]]:
+            at = self._position()
+            return at.of_entry(0) if node_column is None else at.of_node(node_column, 0)
+
+        rows, extra = first_listed(_rows(cursor), self.sink.room(rule), key)
         self.sink.more(rule, extra)
         return rows
 
@@ -309,7 +317,7 @@ class _CrossFile:
                 "video-files-not-accessible",
             ):
                 self.step("robots.txt rules")
-                self._robots()
+                self._robots(found)
             return self.finish()
         finally:
             self.db.finish(self.keep_temp)
@@ -327,7 +335,10 @@ class _CrossFile:
             self.db.fill_keys()  # a store of an earlier version: the children read the keys
         self.store.publish()
         self._forget_previous()
-        return self.split(self.store, self.rules, self.sink.cap, self.check_cancel, self.step)
+        robots = {}
+        if self.on("robots-url-disallowed"):  # the part children check their share of the entries
+            robots = {origin: (rf.url, rf.text) for origin, rf in self._active_robots().items()}
+        return self.split(self.store, self.rules, self.sink.cap, self.check_cancel, self.step, robots)
 
     def _forget_previous(self) -> None:
         """Drop issues of these rules from an earlier run."""
@@ -346,7 +357,7 @@ class _CrossFile:
         self.db.build_duplicates(self._node_order())
         if self.on("cross-duplicate-url"):
             for eid, node_id, line, loc, other_url, other_line in self.capped(
-                "cross-duplicate-url", self.db.duplicate_copies()
+                "cross-duplicate-url", self.db.duplicate_copies(), node_column=1
             ):
                 self.sink.add(
                     make_issue(
@@ -359,7 +370,7 @@ class _CrossFile:
                     eid,
                 )
         if self.on("cross-duplicate-conflicting"):
-            rows = self.capped("cross-duplicate-conflicting", self.db.conflicting_copies())
+            rows = self.capped("cross-duplicate-conflicting", self.db.conflicting_copies(), node_column=1)
             for (
                 eid,
                 node_id,
@@ -411,10 +422,10 @@ class _CrossFile:
         return self._order
 
     def _position(self) -> Positions:
-        """Each entry's place in the listing; read from the store once a run, when a rule is
-        first over its cap."""
+        """Each entry's place in the listing (made once a run, when a rule is first over its
+        cap)."""
         if self._positions is None:
-            self._positions = Positions(self._node_order(), self.db.entry_runs())
+            self._positions = Positions(self._node_order(), self.db.entry_runs)
         return self._positions
 
     # -- hosts -------------------------------------------------------------------------------
@@ -535,23 +546,32 @@ class _CrossFile:
                 self.sink.add(make_issue("index-gsc-limit", node_id=ids[0], count=len(ids)))
 
     # -- robots.txt ----------------------------------------------------------------------------
-    def _robots(self) -> None:
+    def _active_robots(self) -> dict[str, RobotsFile]:
+        """Origin -> its robots.txt, of those that disallow something."""
         kept = self.db.robots_bodies() if self.robots is None else ()
-        active = disallowing(robots_by_origin(self.robots, kept))
+        return disallowing(robots_by_origin(self.robots, kept))
+
+    def _robots(self, found: SplitFound | None = None) -> None:
+        """``found``: a split run's, which checked the entries against robots.txt."""
+        active = self._active_robots()
         if not active:
             return
         if self.on("robots-sitemap-file-disallowed"):
-            for found in disallowed_files(active, self.db.sitemap_files()):
-                self.sink.add(found)
+            for got in disallowed_files(active, self.db.sitemap_files()):
+                self.sink.add(got)
         if self.on("video-files-not-accessible"):
             self._add_capped("video-files-not-accessible",
                              disallowed_videos(active, self.db.video_batches(ROBOTS_BATCH)))
         if self.on("robots-url-disallowed"):
-            self._add_capped("robots-url-disallowed", disallowed_entries(active, self.db.entry_batches(ROBOTS_BATCH)))
+            if found is not None:
+                found.give(self.sink, "robots-url-disallowed", position=self._position)
+            else:
+                self._add_capped("robots-url-disallowed",
+                                 disallowed_entries(active, self.db.entry_batches(ROBOTS_BATCH)))
 
     def _add_capped(self, rule: str, found: Iterable[tuple[Issue, int]]) -> None:
         """``found`` ((issue, entry id) each, in id order) to the sink, capped as :meth:`capped`."""
-        kept, extra = first_listed(found, self.sink.room(rule), 1, self._position)
+        kept, extra = first_listed(found, self.sink.room(rule), lambda: self._position().of_issue(0, 1))
         for issue, eid in kept:
             self.sink.add(issue, eid)
         self.sink.more(rule, extra)

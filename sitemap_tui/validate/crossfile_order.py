@@ -44,35 +44,59 @@ def listing_order(tree: Iterable[tuple[int, int | None, int | None]]) -> list[in
 
 
 class Positions:
-    """An entry's place in the listing, ``(its file's rank, its id)``, from the files' order
-    and the runs of consecutive entry ids of one file (CrossFileQueries.entry_runs)."""
+    """An entry's place in the listing, ``(its file's rank, its id)``: from its file's id where
+    the row has it, else from the runs of consecutive entry ids of one file (``runs``, read
+    from the store when first needed: CrossFileQueries.entry_runs, ~0.6 s per 1 M entries).
+    Each ``of_*`` gives the key of one kind of row: one call a row, which runs for every
+    finding past a cap (millions, on a large set)."""
 
-    def __init__(self, order: list[int], runs: list[tuple[int, int]]) -> None:
-        rank = {nid: i for i, nid in enumerate(order)}
-        self._starts = [first for first, _ in runs]
-        self._ranks = [rank.get(nid, len(rank)) for _, nid in runs]
+    def __init__(self, order: list[int], runs: Callable[[], list[tuple[int, int]]]) -> None:
+        self._rank = {nid: i for i, nid in enumerate(order)}
+        self._read_runs = runs
+        self._runs: tuple[list[int], list[int]] | None = None
 
-    def of_column(self, column: int) -> Callable[[Any], tuple[int, int]]:
-        """The place of a row whose entry id is its ``column``: one call a row (this runs for
-        every finding past a cap, millions on a large set: 0.3 µs a row)."""
-        starts, ranks = self._starts, self._ranks
+    def of_node(self, node_column: int, entry_column: int) -> Callable[[Any], tuple[int, int]]:
+        """Rows with their file's id and their entry id."""
+        rank, last = self._rank, len(self._rank)
+
+        def key(row: Any) -> tuple[int, int]:
+            return (rank.get(row[node_column], last), row[entry_column])
+
+        return key
+
+    def of_issue(self, issue_column: int, entry_column: int) -> Callable[[Any], tuple[int, int]]:
+        """Rows with an issue (its node is the entry's file) and the entry id."""
+        rank, last = self._rank, len(self._rank)
+
+        def key(row: Any) -> tuple[int, int]:
+            eid = row[entry_column]
+            if eid is None:  # a file's own finding (lastmod-all-identical): first, as they came
+                return (-1, 0)
+            return (rank.get(row[issue_column].node_id, last), eid)
+
+        return key
+
+    def of_entry(self, column: int) -> Callable[[Any], tuple[int, int]]:
+        """Rows with only the entry id (its file found among the runs)."""
+        if self._runs is None:
+            runs = self._read_runs()
+            last = len(self._rank)
+            self._runs = ([first for first, _ in runs], [self._rank.get(nid, last) for _, nid in runs])
+        starts, ranks = self._runs
 
         def key(row: Any) -> tuple[int, int]:
             eid = row[column]
-            if eid is None:
-                return (-1, 0)
             i = bisect_right(starts, eid) - 1
             return (ranks[i] if i >= 0 else -1, eid)
 
         return key
 
 
-def first_listed(rows: Iterable[T], room: int, column: int,
-                 positions: Callable[[], Positions]) -> tuple[list[T], int]:
+def first_listed(rows: Iterable[T], room: int,
+                 key: Callable[[], Callable[[T], tuple[int, int]]]) -> tuple[list[T], int]:
     """At most ``room`` of ``rows`` and how many were left out. Rows that fit are kept as they
-    come (the query's order); over the cap, the ``room`` first in the listing's order (the
-    entry id is each row's ``column``), in that order. ``positions`` is asked for only then:
-    it reads the store."""
+    come (the query's order); over the cap, the ``room`` first in the listing's order (``key()``
+    gives a row's place: asked for only then, as it may read the store), in that order."""
     it = iter(rows)
     head = list(itertools.islice(it, room))
     peek = list(itertools.islice(it, 1))
@@ -88,5 +112,5 @@ def first_listed(rows: Iterable[T], room: int, column: int,
             total += 1
             yield row
 
-    kept = heapq.nsmallest(room, itertools.chain(head, peek, counted()), key=positions().of_column(column))
+    kept = heapq.nsmallest(room, itertools.chain(head, peek, counted()), key=key())
     return kept, total - len(kept)

@@ -7,7 +7,8 @@ a count of the rest. Two kinds of child:
 
 * a *part* (``PartQueries``): the keys whose part is this child's; duplicates, conflicting
   copies and trailing-slash variants, plus the per-origin key counts of the host rules (the
-  parent adds them up and decides those few issues itself);
+  parent adds them up and decides those few issues itself); and every ``parts``-th entry
+  checked against the robots.txt files the parent passes (those that disallow something);
 * the *side* child (``HreflangQueries``): the hreflang rules, which need every entry's links and
   every linked key, and the lastmod / priority groupings (on a second connection, in a thread,
   beside the hreflang tables, as the store's process ran them before).
@@ -25,6 +26,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sitemap_tui.engine.model import Issue
+from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
 from sitemap_tui.engine.store.crossfile_parts import HreflangQueries, PartQueries
@@ -38,6 +40,7 @@ PART_RULES = (
     "cross-duplicate-conflicting",
     "cross-trailing-slash-variants",
     *HOST_RULES,
+    "robots-url-disallowed",  # every parts-th entry (PartQueries.entry_batches)
 )
 SIDE_RULES = (*HREFLANG_RULES, "lastmod-all-identical", "priority-all-equal")
 
@@ -87,9 +90,20 @@ class _ChildRules(_CrossFile):
 
 
 class _PartRules(_ChildRules):
-    def __init__(self, store: Store, rules: set[str], cap: int, part: int, parts: int) -> None:
+    def __init__(self, store: Store, rules: set[str], cap: int, part: int, parts: int,
+                 robots: dict[str, tuple[str, str]]) -> None:
         self.part, self.parts = part, parts  # (before make_queries runs)
         super().__init__(store, rules, None, cap, keep_temp=True)
+        self._robots_texts = robots
+
+    def _active_robots(self) -> dict[str, RobotsFile]:
+        """The parent's (origin -> (URL, text)), parsed again: the whole text, as the parent
+        read it (no cap: it was capped when fetched)."""
+        out: dict[str, RobotsFile] = {}
+        for origin, (url, text) in self._robots_texts.items():
+            data = text.encode("utf-8")
+            out[origin] = parse_robots(data, url, max_bytes=len(data))
+        return out
 
     def make_queries(self, store: Store) -> CrossFileQueries:
         return PartQueries(store, self.part, self.parts)
@@ -103,13 +117,14 @@ class _SideRules(_ChildRules):
         return HreflangQueries(store, self.check_cancel)
 
 
-def run_child(path: str, kind: str, part: int, parts: int, rules: Iterable[str], cap: int) -> Part:
+def run_child(path: str, kind: str, part: int, parts: int, rules: Iterable[str], cap: int,
+              robots: dict[str, tuple[str, str]] | None = None) -> Part:
     """The child's work, in this process (``kind``: "part" or "side")."""
     store = Store(path, readonly=True)
     try:
         rules_run: _ChildRules
         if kind == "part":
-            rules_run = _PartRules(store, set(rules), cap, part, parts)
+            rules_run = _PartRules(store, set(rules), cap, part, parts, robots or {})
         else:
             rules_run = _SideRules(store, set(rules), None, cap, keep_temp=True)
         rules_run.run()
@@ -119,13 +134,13 @@ def run_child(path: str, kind: str, part: int, parts: int, rules: Iterable[str],
 
 
 def child_main(path: str, kind: str, part: int, parts: int, rules: list[str], cap: int,
-               send: Connection) -> None:
+               robots: dict[str, tuple[str, str]], send: Connection) -> None:
     """A child's entry point: its :class:`Part`, or its error with the traceback, sent back."""
     # Ctrl-C reaches the whole process group: the parent decides, and stops the children
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     got: tuple[str, Any]
     try:
-        got = ("ok", run_child(path, kind, part, parts, rules, cap))
+        got = ("ok", run_child(path, kind, part, parts, rules, cap, robots))
     except BaseException as exc:  # said by the parent
         got = ("error", (f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     with contextlib.suppress(OSError):  # a parent that stopped first has closed its end

@@ -5,7 +5,8 @@ writes what they found.
 * ``parts`` *part* children (crossfile_part.py): each builds the key table of the keys in its
   part (engine/store/crossfile_parts.py: a function of the key that the duplicates and the
   trailing-slash pairs agree on) and reports its part's duplicates, conflicting copies and
-  trailing-slash variants, and its per-origin key counts;
+  trailing-slash variants, and its per-origin key counts; then checks every ``parts``-th entry
+  against robots.txt (``robots-url-disallowed``: protego over each URL, 3–12 µs a URL);
 * one *side* child: the hreflang rules (they look up every linked key, so they cannot be
   split by key; built from the entries and the targets only, without the whole key table) and
   the lastmod / priority groupings (over the entries table, beside the hreflang tables).
@@ -14,8 +15,8 @@ Each child sends, per rule, its issues up to the cap (all of them in the rule's 
 id, or over the cap its first ones in the listing's order: validate/crossfile_order.py) and a
 count of the rest; the parent merges the parts the same way, so it writes the same issues in the
 same order, and the same "N more" summaries, as the rules run in one process. The host rules
-(a few rows) and the robots.txt rules (Python over the entries, only when a robots.txt
-disallows something) stay in the parent.
+(a few rows) and the robots.txt rules over the files and the videos (few rows) stay in the
+parent.
 
 Small sets (``SPLIT_MIN_ENTRIES``) and in-memory stores keep the in-process run: a child costs a
 fresh interpreter (~0.2 s of CPU) and each part child reads every entry.
@@ -89,7 +90,7 @@ class Found:
                 merged = heapq.merge(*lists, key=_entry_id) if len(lists) > 1 else iter(lists[0] if lists else ())
                 kept = list(merged)
             else:
-                kept = heapq.nsmallest(room, itertools.chain(*lists), key=position().of_column(0))
+                kept = heapq.nsmallest(room, itertools.chain(*lists), key=position().of_issue(1, 0))
             for eid, issue in kept:
                 sink.add(issue, eid)
             sink.more(rule, total - len(kept))
@@ -119,11 +120,14 @@ def splitter(store: Store, parts: int, minimum: int | None = None) -> Callable[.
 
 
 def run_split(store: Store, rules: set[str], cap: int, check: Callable[[], None],
-              step: Callable[[str], None], *, parts: int, path: str | None = None) -> Found:
+              step: Callable[[str], None], robots: dict[str, tuple[str, str]] | None = None, *,
+              parts: int, path: str | None = None) -> Found:
     """Run the children for ``rules`` over ``store``'s committed rows and gather what they found.
     ``check`` is called while they work (it raises to cancel: the children are stopped);
     a child that fails raises :class:`CrossFileFailed` (the others are stopped).
-    ``path``: the file the children open (default the store's)."""
+    ``robots``: origin -> (URL, text) of each robots.txt that disallows something, for the
+    part children's share of ``robots-url-disallowed``. ``path``: the file the children open
+    (default the store's)."""
     from sitemap_tui.validate.crossfile_part import PART_RULES, SIDE_RULES, child_main
 
     jobs: list[tuple[str, int, list[str]]] = []
@@ -144,7 +148,8 @@ def run_split(store: Store, rules: set[str], cap: int, check: Callable[[], None]
         for kind, part, job_rules in jobs:
             receive, send = ctx.Pipe(duplex=False)
             name = f"sitemap-tui-crossfile-{kind}{part if kind == 'part' else ''}"
-            child = ctx.Process(target=child_main, args=(target, kind, part, parts, job_rules, cap, send),
+            child = ctx.Process(target=child_main,
+                                args=(target, kind, part, parts, job_rules, cap, robots or {}, send),
                                 name=name, daemon=True)
             child.start()
             send.close()

@@ -22,6 +22,9 @@ length falls in one part: the same issues, without the parallelism.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import CF_ALT, CF_KEYS, CF_SIG, CrossFileQueries
 
@@ -56,6 +59,14 @@ class PartQueries(CrossFileQueries):
             (self.part,),
         )
         self.conn.execute("CREATE INDEX temp.cf_keys_key ON cf_keys(key, node_id)")
+
+    def entry_batches(self, size: int) -> Iterator[list[tuple[Any, ...]]]:
+        """(id, node_id, line, loc) of this part's share of the entries for the robots.txt
+        rule: every ``parts``-th id (an even share, whatever the URLs look like)."""
+        return self._batches(
+            f"SELECT id, node_id, line, loc FROM entries WHERE id > ? AND id % {int(self.parts)} = {int(self.part)}"
+            " ORDER BY id LIMIT ?", size
+        )
 
     def build_alternates(self) -> None:
         """Only ``cf_sig`` (the conflicting copies compare their hreflang sets)."""
