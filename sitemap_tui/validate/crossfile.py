@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -36,9 +36,10 @@ from sitemap_tui.validate.crossfile_robots import (
     disallowing,
     robots_by_origin,
 )
+from sitemap_tui.validate.crossfile_sink import Sink
 from sitemap_tui.validate.crossfile_values import fetch_day, lastmod_identical, priority_equal
 from sitemap_tui.validate.registry import RULES, format_message, make_issue, template_fields
-from sitemap_tui.words import noun, plural
+from sitemap_tui.words import plural
 
 
 class SplitFound(Protocol):
@@ -46,7 +47,7 @@ class SplitFound(Protocol):
 
     origins: list[tuple[str, str, int, int]]
 
-    def give(self, sink: _Sink, *rules: str, position: Callable[[], Positions]) -> None: ...
+    def give(self, sink: Sink, *rules: str, position: Callable[[], Positions]) -> None: ...
 
 
 # (store, rules, cap, check for a cancel, step, origin -> (url, text) of each robots.txt that
@@ -135,57 +136,6 @@ def _bare_host(hostport: str) -> str:
     return h.partition(":")[0]
 
 
-class _Sink:
-    """Issues on their way to the store: capped per rule, written in batches."""
-
-    def __init__(self, store: Store, cap: int) -> None:
-        self.store = store
-        self.cap = cap
-        self.count: Counter[str] = Counter()
-        self.extra: Counter[str] = Counter()
-        self.written = 0
-        self._issues: list[Issue] = []
-        self._ids: list[int | None] = []
-
-    def room(self, rule: str) -> int:
-        return max(0, self.cap - self.count[rule])
-
-    def add(self, issue: Issue, entry_id: int | None = None) -> None:
-        if self.count[issue.rule] >= self.cap:
-            self.extra[issue.rule] += 1
-            return
-        self.count[issue.rule] += 1
-        self._issues.append(issue)
-        self._ids.append(entry_id)
-        if len(self._issues) >= 2000:
-            self.flush()
-
-    def more(self, rule: str, n: int) -> None:
-        if n > 0:
-            self.extra[rule] += n
-
-    def flush(self) -> None:
-        if self._issues:
-            self.store.add_issues(self._issues, self._ids)
-            self.written += len(self._issues)
-            self._issues, self._ids = [], []
-
-    def finish(self, node_id: int | None) -> int:
-        for rule_id, n in sorted(self.extra.items()):
-            rule = RULES[rule_id]
-            self._issues.append(
-                Issue(
-                    rule=rule_id,
-                    severity=rule.severity,
-                    message=f"{n:,} more {rule_id} {noun(n, 'issue')} not listed (at most {self.cap:,} per rule)",
-                    node_id=node_id,
-                )
-            )
-            self._ids.append(None)
-        self.flush()
-        return self.written
-
-
 class CrossFileCancelled(Exception):
     """``cancel`` was set: the run stopped between two steps (the caller rolls back)."""
 
@@ -214,8 +164,8 @@ class _CrossFile:
         self._positions: Positions | None = None  # the entries' places in it (_position)
         self.split = split
 
-    def make_sink(self, store: Store, cap: int) -> _Sink:
-        return _Sink(store, cap)
+    def make_sink(self, store: Store, cap: int) -> Sink:
+        return Sink(store, cap)
 
     def make_queries(self, store: Store) -> CrossFileQueries:
         return CrossFileQueries(store, self.check_cancel)

@@ -30,7 +30,8 @@ from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
 from sitemap_tui.engine.store.crossfile_parts import HreflangQueries, PartQueries
-from sitemap_tui.validate.crossfile import HREFLANG_RULES, _CrossFile, _Sink
+from sitemap_tui.validate.crossfile import HREFLANG_RULES, _CrossFile
+from sitemap_tui.validate.crossfile_sink import Sink
 
 __all__ = ["PART_RULES", "SIDE_RULES", "HOST_RULES", "Part", "child_main"]
 
@@ -55,7 +56,7 @@ class Part:
     origins: list[tuple[str, str, int, int]] = field(default_factory=list)
 
 
-class _Collect(_Sink):
+class _Collect(Sink):
     """A sink that keeps the issues (capped and counted as the store's sink does)."""
 
     def __init__(self, cap: int) -> None:
@@ -73,7 +74,7 @@ class _ChildRules(_CrossFile):
 
     origins: list[tuple[str, str, int, int]]
 
-    def make_sink(self, store: Store, cap: int) -> _Sink:
+    def make_sink(self, store: Store, cap: int) -> Sink:
         return _Collect(cap)
 
     def _forget_previous(self) -> None:

@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
     from sitemap_tui.engine.model import Issue
-    from sitemap_tui.validate.crossfile import _Sink
     from sitemap_tui.validate.crossfile_order import Positions
     from sitemap_tui.validate.crossfile_part import Part
+    from sitemap_tui.validate.crossfile_sink import Sink
 
 __all__ = ["CrossFileFailed", "Found", "MAX_PARTS", "SPLIT_MIN_ENTRIES", "run_crossfile_parts", "run_split", "splitter"]
 
@@ -77,7 +77,7 @@ class Found:
         self.extra.update(part.extra)
         self.origins += part.origins
 
-    def give(self, sink: _Sink, *rules: str, position: Callable[[], Positions]) -> None:
+    def give(self, sink: Sink, *rules: str, position: Callable[[], Positions]) -> None:
         """Each rule's issues to ``sink`` as the in-process run adds them, then how many more
         there were: when all fit, the parts merged by entry id (a key, and so an entry, is in
         one part only); over the cap, the first in the listing's order (``position``), which
