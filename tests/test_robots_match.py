@@ -123,3 +123,23 @@ def test_without_protegos_internals_protego_answers() -> None:
     robots = parse_robots(b"User-agent: *\nDisallow: /private\n", "https://a.com/robots.txt")
     robots._rules = Other()  # type: ignore[assignment]  # a protego without the internals
     assert robots.allowed("https://a.com/public", "Googlebot") is False  # (what Other says)
+
+
+def test_a_matcher_that_fails_leaves_the_answer_to_protego(monkeypatch) -> None:
+    """A pattern ``re`` cannot take, or a match that raises, is never read as "allowed"."""
+    import sitemap_tui.engine.robots as robots_mod
+
+    def cannot(parsed, agent):
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(robots_mod, "compile_rules", cannot)
+    robots = parse_robots(b"User-agent: *\nDisallow: /private\n", "https://a.com/robots.txt")
+    assert robots.allowed("https://a.com/private/x", "Googlebot") is False
+
+    def raising(url):
+        raise ValueError("no")
+
+    monkeypatch.setattr(robots_mod, "compile_rules", lambda parsed, agent: raising)
+    robots = parse_robots(b"User-agent: *\nDisallow: /private\n", "https://a.com/robots.txt")
+    assert robots.allowed("https://a.com/private/x", "Googlebot") is False
+    assert robots.allowed("https://a.com/public", "Googlebot") is True

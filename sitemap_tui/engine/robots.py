@@ -86,13 +86,20 @@ class RobotsFile:
         rules = self._protego()
         if rules is None:
             return True
-        try:
-            if user_agent in self._matchers:
-                matcher = self._matchers[user_agent]
-            else:
-                matcher = self._matchers[user_agent] = compile_rules(rules, user_agent)
-            if matcher is not None:
+        if user_agent in self._matchers:
+            matcher = self._matchers[user_agent]
+        else:
+            try:
+                matcher = compile_rules(rules, user_agent)
+            except Exception:  # (a pattern re cannot take): protego answers
+                matcher = None
+            self._matchers[user_agent] = matcher
+        if matcher is not None:
+            try:
                 return matcher(url)
+            except Exception:
+                self._matchers[user_agent] = None  # protego answers from now on
+        try:
             return bool(rules.can_fetch(url, user_agent))
         except Exception:
             return True
