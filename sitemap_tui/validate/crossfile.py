@@ -195,7 +195,9 @@ class _CrossFile:
             at = self._position()
             return at.of_entry(0) if node_column is None else at.of_node(node_column, 0)
 
-        rows, extra = first_listed(_rows(cursor), self.sink.room(rule), key)
+        # (every capped query is in entry id order)
+        rows, extra = first_listed(_rows(cursor), self.sink.room(rule), key,
+                                   lambda: self._position().ids_follow_listing())
         self.sink.more(rule, extra)
         return rows
 
@@ -375,7 +377,7 @@ class _CrossFile:
         """Each entry's place in the listing (made once a run, when a rule is first over its
         cap)."""
         if self._positions is None:
-            self._positions = Positions(self._node_order(), self.db.entry_runs)
+            self._positions = Positions(self._node_order(), self.db.entry_runs, self.db.node_id_ranges)
         return self._positions
 
     # -- hosts -------------------------------------------------------------------------------
@@ -511,17 +513,19 @@ class _CrossFile:
                 self.sink.add(got)
         if self.on("video-files-not-accessible"):
             self._add_capped("video-files-not-accessible",
-                             disallowed_videos(active, self.db.video_batches(ROBOTS_BATCH)))
+                             disallowed_videos(active, self.db.video_batches(ROBOTS_BATCH)), in_id_order=False)
         if self.on("robots-url-disallowed"):
             if found is not None:
                 found.give(self.sink, "robots-url-disallowed", position=self._position)
             else:
                 self._add_capped("robots-url-disallowed",
-                                 disallowed_entries(active, self.db.entry_batches(ROBOTS_BATCH)))
+                                 disallowed_entries(active, self.db.entry_batches(ROBOTS_BATCH)), in_id_order=True)
 
-    def _add_capped(self, rule: str, found: Iterable[tuple[Issue, int]]) -> None:
-        """``found`` ((issue, entry id) each, in id order) to the sink, capped as :meth:`capped`."""
-        kept, extra = first_listed(found, self.sink.room(rule), lambda: self._position().of_issue(0, 1))
+    def _add_capped(self, rule: str, found: Iterable[tuple[Issue, int]], in_id_order: bool) -> None:
+        """``found`` ((issue, entry id) each; ``in_id_order``: by entry id) to the sink, capped as
+        :meth:`capped`."""
+        kept, extra = first_listed(found, self.sink.room(rule), lambda: self._position().of_issue(0, 1),
+                                   (lambda: self._position().ids_follow_listing()) if in_id_order else None)
         for issue, eid in kept:
             self.sink.add(issue, eid)
         self.sink.more(rule, extra)

@@ -50,10 +50,23 @@ class Positions:
     Each ``of_*`` gives the key of one kind of row: one call a row, which runs for every
     finding past a cap (millions, on a large set)."""
 
-    def __init__(self, order: list[int], runs: Callable[[], list[tuple[int, int]]]) -> None:
+    def __init__(self, order: list[int], runs: Callable[[], list[tuple[int, int]]],
+                 ranges: Callable[[], list[tuple[int, int, int]]]) -> None:
         self._rank = {nid: i for i, nid in enumerate(order)}
         self._read_runs = runs
         self._runs: tuple[list[int], list[int]] | None = None
+        self._read_ranges = ranges
+        self._follow: bool | None = None
+
+    def ids_follow_listing(self) -> bool:
+        """Whether the entry ids are already in the listing's order: each file's ids above
+        the ids of every file listed before it (one file, or files parsed one after the other
+        in their order; ``ranges``: (node id, lowest id, highest) of each file)."""
+        if self._follow is None:
+            last = len(self._rank)
+            spans = sorted((self._rank.get(nid, last), low, high) for nid, low, high in self._read_ranges())
+            self._follow = all(a[2] < b[1] and a[0] < b[0] for a, b in zip(spans, spans[1:], strict=False))
+        return self._follow
 
     def of_node(self, node_column: int, entry_column: int) -> Callable[[Any], tuple[int, int]]:
         """Rows with their file's id and their entry id."""
@@ -92,11 +105,13 @@ class Positions:
         return key
 
 
-def first_listed(rows: Iterable[T], room: int,
-                 key: Callable[[], Callable[[T], tuple[int, int]]]) -> tuple[list[T], int]:
+def first_listed(rows: Iterable[T], room: int, key: Callable[[], Callable[[T], tuple[int, int]]],
+                 in_listing_order: Callable[[], bool] | None = None) -> tuple[list[T], int]:
     """At most ``room`` of ``rows`` and how many were left out. Rows that fit are kept as they
     come (the query's order); over the cap, the ``room`` first in the listing's order (``key()``
-    gives a row's place: asked for only then, as it may read the store), in that order."""
+    gives a row's place: asked for only then, as it may read the store), in that order.
+    ``in_listing_order()``: whether the rows already come in it (rows in entry id order, ids
+    that follow the listing): then the first ones are kept as they come, with no sort."""
     it = iter(rows)
     head = list(itertools.islice(it, room))
     peek = list(itertools.islice(it, 1))
@@ -105,6 +120,8 @@ def first_listed(rows: Iterable[T], room: int,
     if room <= 0:
         return [], sum(1 for _ in it) + 1
     total = len(head) + 1
+    if in_listing_order is not None and in_listing_order():
+        return head, total - len(head) + sum(1 for _ in it)
 
     def counted() -> Iterable[T]:
         nonlocal total

@@ -86,9 +86,9 @@ class Found:
             lists = self.lists.get(rule, [])
             total = sum(map(len, lists)) + self.extra[rule]
             room = sink.room(rule)
-            if total <= room:
+            if total <= room or position().ids_follow_listing():
                 merged = heapq.merge(*lists, key=_entry_id) if len(lists) > 1 else iter(lists[0] if lists else ())
-                kept = list(merged)
+                kept = list(itertools.islice(merged, room))
             else:
                 kept = heapq.nsmallest(room, itertools.chain(*lists), key=position().of_issue(1, 0))
             for eid, issue in kept:

