@@ -143,3 +143,19 @@ def test_a_matcher_that_fails_leaves_the_answer_to_protego(monkeypatch) -> None:
     robots = parse_robots(b"User-agent: *\nDisallow: /private\n", "https://a.com/robots.txt")
     assert robots.allowed("https://a.com/private/x", "Googlebot") is False
     assert robots.allowed("https://a.com/public", "Googlebot") is True
+
+
+_URL_PIECES = st.sampled_from(["https://", "HTTP://", "ftp://", " ", "a.com", "A.COM", ":443", ":80", ":8080",
+                               "@", "user:pw", "/", "?", "#", "bücher.de", "[::1]", "//", "x", "://"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(_URL_PIECES, max_size=8).map("".join), min_size=1, max_size=20))
+def test_the_origin_cache_answers_as_origin(urls: list[str]) -> None:
+    """robots-url-disallowed finds each URL's robots.txt by its origin, looked up by the URL's
+    text up to the first / after its ://: the same origin as worked out for each URL alone."""
+    from sitemap_tui.validate.crossfile_robots import OriginCache, _origin
+
+    cached = OriginCache()
+    for url in urls + urls[::-1]:
+        assert cached(url) == _origin(url), url
