@@ -6,11 +6,14 @@ matches decides; a rule with a ``*`` is matched in Python (``_URLPattern._match_
 Googlebot), so ``robots-url-disallowed`` cost 36 µs a URL there, six minutes over 10 M URLs.
 
 Here a path that starts as no rule does is allowed at once (one ``str.startswith`` over the
-rules' text before their first ``*``, as protego does for its rules without one), and the same
-rules, in the same order, become the alternatives of one pattern anchored at the
-path's start: Python's ``re`` tries alternatives in order at that position, so the first that
+rules' text before their first ``*``, as protego does for its rules without one); otherwise the
+rules it could match, in protego's order, are the alternatives of one pattern anchored at the
+path's start. Python's ``re`` tries alternatives in order at that position, so the first that
 matches is the rule protego would have picked (a wildcard part is found where protego's
-leftmost search finds it, and kept there: :func:`_regex`; a trailing ``$``, the end). The URL is normalised by protego's own function.
+leftmost search finds it, and kept there: :func:`_regex`; a trailing ``$``, the end). "Could
+match": a rule whose text starts ``/x`` only matches a path that does, so there is one pattern
+per second character of the path, of the rules naming it and those that name none (73 rules
+of cambridge.org's: 3.95 -> 2.1 µs a URL). The URL is normalised by protego's own function.
 
 This reads protego's internals (the matched rule set, its sorted rules, their patterns): when
 they are not there (another protego), :func:`compile_rules` answers None and the caller asks
@@ -64,22 +67,30 @@ def compile_rules(parsed: Any, user_agent: str) -> Callable[[str], bool] | None:
         rule_set = parsed._get_matching_rule_set(user_agent)
         if rule_set is None:
             return _allow_all
-        alternatives: list[str] = []
-        disallow: list[bool] = []
-        prefixes: set[str] = set()  # what each rule's match starts with
+        rules: list[tuple[str, str, bool]] = []  # (the path's 2nd character it needs, or "", regex, disallow)
+        literals: set[str] = set()  # what each rule's match starts with
         for rule in rule_set._rules:
             pattern: str = rule.value._pattern
             anchored = pattern.endswith("$")
             body = pattern[:-1] if anchored else pattern
-            prefixes.add(body.partition("*")[0])
-            alternatives.append(f"({_regex(body, anchored)})")
-            disallow.append(rule.field == "disallow")
+            literal = body.partition("*")[0]
+            literals.add(literal)
+            rules.append((literal[1:2] if len(literal) > 1 else "", _regex(body, anchored), rule.field == "disallow"))
     except (AttributeError, ImportError, TypeError):
         return None
-    if not alternatives:
+    if not rules:
         return _allow_all
-    first_rule = re.compile("|".join(alternatives), re.DOTALL).match
-    starts = tuple(prefixes)
+    starts = tuple(literals)
+    # A rule whose text starts "/x" can only match a path starting "/x": one pattern per second
+    # character, of those rules and the ones that do not name it (in protego's order), so a
+    # path is tried against the few rules it could match.
+    buckets: dict[str, tuple[Callable[[str], Any], list[bool]]] = {}
+    for char in {c for c, _, _ in rules}:
+        picked = [(rx, no) for c, rx, no in rules if c in ("", char)]
+        buckets[char] = (re.compile("|".join(f"({rx})" for rx, _ in picked), re.DOTALL).match,
+                         [no for _, no in picked])
+    if "" not in buckets:
+        buckets[""] = (_no_match, [])
 
     def allowed(url: str) -> bool:
         if "/robots.txt" in url and urlparse(url).path == "/robots.txt":
@@ -87,7 +98,12 @@ def compile_rules(parsed: Any, user_agent: str) -> Callable[[str], bool] | None:
         path = _quote_path(url)
         if not path.startswith(starts):  # no rule can match (most URLs, on most sites)
             return True
+        first_rule, disallow = buckets.get(path[1:2]) or buckets[""]
         m = first_rule(path)
-        return m is None or not disallow[m.lastindex - 1]  # type: ignore[operator]
+        return m is None or not disallow[m.lastindex - 1]
 
     return allowed
+
+
+def _no_match(path: str) -> None:
+    return None
