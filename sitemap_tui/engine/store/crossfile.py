@@ -37,6 +37,11 @@ CF_ALT = (
     "CREATE TEMP TABLE cf_alt(entry_id INTEGER NOT NULL, src TEXT NOT NULL,"
     " lang TEXT NOT NULL, tgt TEXT NOT NULL, href TEXT)"
 )
+# what the hreflang rules look up in cf_alt: an entry's links, and who links what
+CF_ALT_INDEXES = (
+    "CREATE INDEX temp.cf_alt_entry ON cf_alt(entry_id, lang, tgt, src)",
+    "CREATE INDEX temp.cf_alt_src ON cf_alt(src, tgt)",
+)
 CF_SIG = "CREATE TEMP TABLE cf_sig(entry_id INTEGER PRIMARY KEY, src TEXT NOT NULL, n INTEGER NOT NULL, h INTEGER NOT NULL)"
 ID_BITS = 40  # entry ids below 2**40 leave a file's rank 23 bits of SQLite's signed 64
 ID_MASK = (1 << ID_BITS) - 1
@@ -302,8 +307,8 @@ class CrossFileQueries:
             " FROM alternates a JOIN temp.cf_keys k ON k.entry_id = a.entry_id"
             " WHERE a.lang IS NOT NULL"
         )
-        self.conn.execute("CREATE INDEX temp.cf_alt_entry ON cf_alt(entry_id, lang, tgt, src)")
-        self.conn.execute("CREATE INDEX temp.cf_alt_src ON cf_alt(src, tgt)")
+        for index in CF_ALT_INDEXES:
+            self.conn.execute(index)
         self.conn.execute(
             "INSERT INTO temp.cf_sig SELECT k.entry_id, k.key, e.alt_n, e.alt_h FROM entries e"
             " JOIN temp.cf_keys k ON k.entry_id = e.id WHERE alt_n > 0"

@@ -26,7 +26,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.crossfile import CF_ALT, CF_KEYS, CF_SIG, CrossFileQueries
+from sitemap_tui.engine.store.crossfile import (
+    CF_ALT,
+    CF_ALT_INDEXES,
+    CF_KEYS,
+    CF_SIG,
+    CrossFileQueries,
+)
 
 __all__ = ["HreflangQueries", "PartQueries", "TRIM_CHARS", "part_sql"]
 
@@ -98,8 +104,8 @@ class HreflangQueries(CrossFileQueries):
         self.check()
         if self.conn.execute("SELECT 1 FROM temp.cf_alt LIMIT 1").fetchone() is None:
             return  # no hreflang link: nothing to look up (and no read of every entry)
-        self.conn.execute("CREATE INDEX temp.cf_alt_entry ON cf_alt(entry_id, lang, tgt, src)")
-        self.conn.execute("CREATE INDEX temp.cf_alt_src ON cf_alt(src, tgt)")
+        for index in CF_ALT_INDEXES:
+            self.conn.execute(index)
         self.conn.execute(
             "INSERT INTO temp.cf_sig SELECT id, COALESCE(key, loc), alt_n, alt_h FROM entries"
             " WHERE alt_n > 0 AND (key IS NULL OR key <> '')"
