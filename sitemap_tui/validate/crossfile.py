@@ -162,6 +162,7 @@ class _CrossFile:
         self.db = self.make_queries(store)
         self._order: list[int] | None = None  # the listing order of the files (_node_order)
         self._positions: Positions | None = None  # the entries' places in it (_position)
+        self._active: dict[str, RobotsFile] | None = None  # (_active_robots)
         self.split = split
 
     def make_sink(self, store: Store, cap: int) -> Sink:
@@ -499,9 +500,12 @@ class _CrossFile:
 
     # -- robots.txt ----------------------------------------------------------------------------
     def _active_robots(self) -> dict[str, RobotsFile]:
-        """Origin -> its robots.txt, of those that disallow something."""
-        kept = self.db.robots_bodies() if self.robots is None else ()
-        return disallowing(robots_by_origin(self.robots, kept))
+        """Origin -> its robots.txt, of those that disallow something (read once a run: a split
+        run passes them to its children first, then checks the files and videos here)."""
+        if self._active is None:
+            kept = self.db.robots_bodies() if self.robots is None else ()
+            self._active = disallowing(robots_by_origin(self.robots, kept))
+        return self._active
 
     def _robots(self, found: SplitFound | None = None) -> None:
         """``found``: a split run's, which checked the entries against robots.txt."""
