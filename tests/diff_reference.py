@@ -1,7 +1,11 @@
 """The comparison's SQL as it was before the one-pass rewrite (engine/store/diff.py and
 diff_view.build_view at 04d0c77), kept verbatim as the reference that
 tests/test_diff_equivalence.py holds the rewrite to: every count, list and compare-mode table
-the same on generated pairs of explorations. Not used by the program."""
+the same on generated pairs of explorations. Not used by the program.
+
+One change since: a URL's first listing in a tree is the one in the file first in the listing's
+order (the caller's order of load_files, OLD's files first), not the least entry id, which
+varied with the order files were parsed in (``franks``)."""
 # ruff: noqa
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ class NodeRow:
     url: str
     kind: str
     parent_id: int | None
+    line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +127,7 @@ class DiffQueries:
 
     def nodes(self, side: str) -> list[NodeRow]:
         return [NodeRow(*row) for row in self.conn.execute(
-            f"SELECT id, url, kind, parent_id FROM {side}.nodes ORDER BY id")]
+            f"SELECT id, url, kind, parent_id, line FROM {side}.nodes ORDER BY id")]
 
     def totals(self, side: str) -> tuple[int, int]:
         """(files fetched or failed, entries with a URL key)."""
@@ -136,7 +141,11 @@ class DiffQueries:
         """Each node's file key (``(node id, key)``), from the caller."""
         s = side[0]
         self.conn.execute(f"CREATE TABLE {s}_files(id INTEGER PRIMARY KEY, fk TEXT NOT NULL)")
+        keys = list(keys)
         self.conn.executemany(f"INSERT INTO {s}_files VALUES(?, ?)", keys)
+        self.conn.execute("CREATE TABLE IF NOT EXISTS franks(fk TEXT PRIMARY KEY, r INTEGER)")
+        for _, fk in keys:
+            self.conn.execute("INSERT OR IGNORE INTO franks VALUES(?, (SELECT count(*) FROM franks))", (fk,))
 
     # -- the comparison ----------------------------------------------------------------------------
     def build(self) -> None:
@@ -154,8 +163,9 @@ class DiffQueries:
                 f" FROM {side}.entries e JOIN {s}_files f ON f.id = e.node_id ORDER BY e.id)"
                 " WHERE k IS NOT NULL")
             c.execute(f"CREATE TABLE {s}_first(k TEXT PRIMARY KEY, e INTEGER, fk TEXT) WITHOUT ROWID")
-            # (SQLite takes a bare column from the row that holds the min())
-            c.execute(f"INSERT INTO {s}_first SELECT k, min(e), fk FROM {s}_pairs GROUP BY k")
+            # (OR IGNORE keeps each key's row of the file first in the listing's order)
+            c.execute(f"INSERT OR IGNORE INTO {s}_first SELECT p.k, p.e, p.fk FROM {s}_pairs p"
+                      " JOIN franks r ON r.fk = p.fk ORDER BY p.k, r.r")
             c.execute(f"CREATE TABLE {s}_sm(fk TEXT PRIMARY KEY, id INTEGER, url TEXT, kind TEXT, state TEXT,"
                       " urls INTEGER, error TEXT) WITHOUT ROWID")
             c.execute(f"INSERT OR IGNORE INTO {s}_sm SELECT f.fk, n.id, n.url, n.kind, n.state, n.url_count, n.error"

@@ -25,6 +25,7 @@ from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store import StoreError
 from sitemap_tui.engine.store.diff import DiffQueries, NodeRow, SitemapChange
 from sitemap_tui.engine.store.diff_view import build_view
+from sitemap_tui.engine.tree_order import listing_order
 from sitemap_tui.session.exits import UsageError
 
 SUMMARY_KEYS = (
@@ -144,8 +145,10 @@ def build(q: Any, mapper: HostMap | None) -> None:
             keys = {nid: mapper(k) or k for nid, k in keys.items()}
         keyed[side] = (nodes, keys)
     _same_root(*keyed["old"], *keyed["new"])
-    for side in ("old", "new"):
-        q.load_files(side, keyed[side][1].items())
+    for side in ("old", "new"):  # in the listing's order: it picks a URL's first listing
+        nodes, keys = keyed[side]
+        order = listing_order((n.id, n.parent_id, n.line) for n in nodes)
+        q.load_files(side, [(nid, keys[nid]) for nid in order if nid in keys])
     q.build()
 
 

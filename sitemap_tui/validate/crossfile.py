@@ -26,8 +26,9 @@ from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.store import IssueScope, Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
+from sitemap_tui.engine.tree_order import listing_order
 from sitemap_tui.engine.urlpolicy import host_of
-from sitemap_tui.validate.crossfile_order import Positions, first_listed, listing_order
+from sitemap_tui.validate.crossfile_order import Positions, first_listed
 from sitemap_tui.validate.crossfile_robots import (
     VIDEO_REASON,
     disallowed_entries,
@@ -368,7 +369,7 @@ class _CrossFile:
                 )
 
     def _node_order(self) -> list[int]:
-        """Each file's place in the listing (crossfile_order.listing_order), a stable order
+        """Each file's place in the listing (engine.tree_order.listing_order), a stable order
         whatever order the files were parsed in. Worked out once a run."""
         if self._order is None:
             self._order = listing_order(self.db.node_tree())

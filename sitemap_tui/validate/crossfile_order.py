@@ -3,9 +3,9 @@ must not depend on the order the files were parsed in.
 
 Entry ids follow the order the parsed rows reached the store, and with several workers that
 varies from run to run; within one file they follow the file's own order. So an entry's place in
-the listing is its file's place in the tree (:func:`listing_order`), then its id; and a rule with
-more findings than its cap keeps the first ones in that order (:func:`first_listed`), not the
-lowest ids, so the same run gives the same report and a baseline sees no new finding.
+the listing is its file's place in the tree (engine.tree_order.listing_order), then its id; and
+a rule with more findings than its cap keeps the first ones in that order (:func:`first_listed`),
+not the lowest ids, so the same run gives the same report and a baseline sees no new finding.
 """
 
 from __future__ import annotations
@@ -13,34 +13,12 @@ from __future__ import annotations
 import heapq
 import itertools
 from bisect import bisect_right
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-__all__ = ["Positions", "first_listed", "listing_order"]
+__all__ = ["Positions", "first_listed"]
 
 T = TypeVar("T")
-
-
-def listing_order(tree: Iterable[tuple[int, int | None, int | None]]) -> list[int]:
-    """The node ids of ``tree`` ((id, parent id, line in the parent) each) in the listing's
-    order: parents before their children, siblings in the order their parent lists them (its
-    line), then by id (a folder's files are added sorted); a node whose parent is not in the
-    tree last, by id."""
-    children: dict[int | None, list[tuple[bool, int, int]]] = defaultdict(list)
-    ids: list[int] = []
-    for nid, parent, line in tree:
-        children[parent].append((line is None, line or 0, nid))
-        ids.append(nid)
-    order: list[int] = []
-    stack = sorted(children.get(None, ()), reverse=True)
-    while stack:
-        nid = stack.pop()[2]
-        order.append(nid)
-        stack.extend(sorted(children.get(nid, ()), reverse=True))
-    seen = set(order)
-    order += sorted(n for n in ids if n not in seen)
-    return order
 
 
 class Positions:

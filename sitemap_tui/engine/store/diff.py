@@ -8,7 +8,8 @@ A scratch database (a temporary file the caller names) ATTACHes both stores read
 - ``pairs``: one row per (URL key, file) of either tree, with each tree's first entry listing it
   there; ``pair_counts``: per file, the listings the other tree's same file lacks;
 - ``delta``: from one pass over ``pairs`` in key order, the URL keys that changed in any way,
-  with each tree's first listing (entry, file); from it ``added`` / ``removed`` (the keys of one
+  with each tree's first listing (entry, file): in the file first in the listing's order that
+  lists the key, its first entry there; from it ``added`` / ``removed`` (the keys of one
   tree only), ``moved``, ``lastmod``, ``attrs`` (changefreq, priority) and ``ext`` (extension
   changes);
 - ``o_iss`` / ``n_iss``: findings counted by (rule, file key, URL key).
@@ -20,7 +21,10 @@ lists are streamed back in key order.
 URL keys are the stores' own ``entries.key`` (engine.keys.url_key, the key the duplicate rules
 join on); rows of a store written before the key existed get it from the ``urlkey`` function.
 File keys are the caller's (a local tree's files are keyed by their path under its folder), given
-to :meth:`DiffQueries.load_files`. ``map_host``, when given, rewrites every key (URL, file,
+to :meth:`DiffQueries.load_files` in the listing's order (engine.tree_order), OLD's first: a
+file's place in that order, not its id (ids follow the order files were parsed in, which varies
+with several workers), picks a URL's first listing, so the same two explorations compare the
+same every time and a URL two files list is compared in the same file on both sides. ``map_host``, when given, rewrites every key (URL, file,
 image, hreflang target) before it is compared.
 """
 
@@ -41,8 +45,10 @@ NOT_FILES = ("site", "directory")  # synthetic roots: no file of their own
 NOT_SITEMAPS = ("site", "directory", "robots")
 CACHE_KIB = 16_384  # SQLite's page cache per database: the comparison's memory, whatever the size
 SCRATCH_PAGE = 16_384
-FILE_BITS = 24  # a first listing is (entry id << FILE_BITS | file): one min() per tree finds both
+FILE_BITS = 24  # a first listing is (file << ENTRY_BITS | entry id): one min() per tree finds both
 FILE_MASK = (1 << FILE_BITS) - 1
+ENTRY_BITS = 63 - FILE_BITS  # (SQLite's integers are signed 64-bit)
+ENTRY_MASK = (1 << ENTRY_BITS) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,7 @@ class NodeRow:
     url: str
     kind: str
     parent_id: int | None
+    line: int | None = None  # its line in its parent (the listing's order: engine.tree_order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +157,7 @@ class DiffQueries:
 
     def nodes(self, side: str) -> list[NodeRow]:
         return [NodeRow(*row) for row in self.conn.execute(
-            f"SELECT id, url, kind, parent_id FROM {side}.nodes ORDER BY id")]
+            f"SELECT id, url, kind, parent_id, line FROM {side}.nodes ORDER BY id")]
 
     def totals(self, side: str) -> tuple[int, int]:
         """(files fetched or failed, entries with a URL key)."""
@@ -165,14 +172,17 @@ class DiffQueries:
                                       .fetchone()[0])
 
     def load_files(self, side: str, keys: Iterable[tuple[int, str]]) -> None:
-        """Each node's file key (``(node id, key)``), from the caller. Each distinct file key of
-        either side gets a small integer (``fks.f``): the pair table carries that, not the key."""
+        """Each node's file key (``(node id, key)``), from the caller in the listing's order,
+        OLD's first. Each distinct file key of either side gets a small integer (``fks.f``) in
+        that order: the pair table carries that, not the key, and the least ``f`` of a URL's
+        files is the first to list it."""
         s = side[0]
         c = self.conn
         c.execute("CREATE TABLE IF NOT EXISTS fks(f INTEGER PRIMARY KEY, fk TEXT NOT NULL UNIQUE)")
-        c.execute(f"CREATE TABLE {s}_files(id INTEGER PRIMARY KEY, fk TEXT NOT NULL, f INTEGER)")
-        c.executemany(f"INSERT INTO {s}_files(id, fk) VALUES(?, ?)", keys)
-        c.execute(f"INSERT OR IGNORE INTO fks(fk) SELECT fk FROM {s}_files ORDER BY id")
+        c.execute(f"CREATE TABLE {s}_files(id INTEGER PRIMARY KEY, fk TEXT NOT NULL, f INTEGER, pos INTEGER)")
+        c.executemany(f"INSERT INTO {s}_files(id, fk, pos) VALUES(?, ?, ?)",
+                      ((nid, fk, pos) for pos, (nid, fk) in enumerate(keys)))
+        c.execute(f"INSERT OR IGNORE INTO fks(fk) SELECT fk FROM {s}_files ORDER BY pos")
         c.execute(f"UPDATE {s}_files SET f = (SELECT x.f FROM fks x WHERE x.fk = {s}_files.fk)")
         files = c.execute("SELECT count(*) FROM fks").fetchone()[0]
         if files > FILE_MASK:  # the first listing's file is packed beside its entry id (build)
@@ -182,6 +192,10 @@ class DiffQueries:
     def build(self) -> None:
         """Every table of the comparison (module docstring); load_files first, for both sides."""
         c = self.conn
+        for side in SIDES:  # a first listing's entry id is packed beside its file (_build_delta)
+            top = c.execute(f"SELECT max(id) FROM {side}.entries").fetchone()[0]
+            if top is not None and top > ENTRY_MASK:
+                raise StoreError(self.paths[side], f"entry ids up to {top:,}: a comparison takes at most {ENTRY_MASK:,}")
         c.execute("BEGIN")
         self._build_pairs()
         self._build_delta()
@@ -242,7 +256,8 @@ class DiffQueries:
 
     def _build_delta(self) -> None:
         """One pass over ``pairs`` in key order, each URL key's rows grouped (its first listing in
-        each tree: the least entry id, packed with its file as ``id << FILE_BITS | file``), and
+        each tree: the least file, then that file's least entry id, packed as
+        ``file << ENTRY_BITS | id``), and
         the two first entries looked up by id: ``delta`` keeps the keys that changed in any way
         (added, removed, moved, lastmod, changefreq, priority, extension elements on either side)
         or that have more than one pair (``more``: the pairs beyond the first, for the totals).
@@ -261,7 +276,7 @@ class DiffQueries:
         # lookups): whether a file lists the URL in both trees is asked only of a key first
         # listed by two different files, the one way it can have moved
         column = {
-            "moved": f"{both} AND g.o & {FILE_MASK} <> g.n & {FILE_MASK} AND NOT EXISTS (SELECT 1 FROM pairs p"
+            "moved": f"{both} AND g.o >> {ENTRY_BITS} <> g.n >> {ENTRY_BITS} AND NOT EXISTS (SELECT 1 FROM pairs p"
                      " WHERE p.k = g.k AND p.oe IS NOT NULL AND p.ne IS NOT NULL)",
             "lastmod": f"CASE WHEN NOT ({both}) OR o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
                        " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward'"
@@ -274,12 +289,12 @@ class DiffQueries:
         # then computes every column of every key before it filters (1.7 -> 1.2 CPU s at 1 M URLs)
         changed = " OR ".join(f"({column[name]})" for name in ("moved", "changefreq", "priority", "ext"))
         c.execute(
-            f"INSERT INTO delta SELECT g.k, g.o >> {FILE_BITS}, g.n >> {FILE_BITS}, g.o & {FILE_MASK},"
-            f" g.n & {FILE_MASK}, {column['moved']}, {column['lastmod']}, {column['changefreq']},"
+            f"INSERT INTO delta SELECT g.k, g.o & {ENTRY_MASK}, g.n & {ENTRY_MASK}, g.o >> {ENTRY_BITS},"
+            f" g.n >> {ENTRY_BITS}, {column['moved']}, {column['lastmod']}, {column['changefreq']},"
             f" {column['priority']}, {column['ext']}, g.c - 1"
-            f" FROM (SELECT k, min(oe << {FILE_BITS} | f) AS o, min(ne << {FILE_BITS} | f) AS n, count(*) AS c"
+            f" FROM (SELECT k, min(f << {ENTRY_BITS} | oe) AS o, min(f << {ENTRY_BITS} | ne) AS n, count(*) AS c"
             "  FROM pairs GROUP BY k) g"
-            f" LEFT JOIN old.entries o ON o.id = g.o >> {FILE_BITS} LEFT JOIN new.entries n ON n.id = g.n >> {FILE_BITS}"
+            f" LEFT JOIN old.entries o ON o.id = g.o & {ENTRY_MASK} LEFT JOIN new.entries n ON n.id = g.n & {ENTRY_MASK}"
             f" WHERE g.o IS NULL OR g.n IS NULL OR g.c > 1 OR ({column['lastmod']}) IS NOT NULL OR {changed}")
 
     def _identity(self, kind: str, x: str, side: str) -> str:
