@@ -23,7 +23,14 @@ from hypothesis import strategies as st
 from sitemap_tui.engine.model import Alternate, Entry, FoundBy, Node, NodeKind, NodeState
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.crossfile_parts import TRIM_CHARS, part_sql
+from sitemap_tui.engine.store.crossfile_parts import (
+    TRIM_CHARS,
+    PartQueries,
+    choose_spread,
+    key_sample,
+    part_of,
+    part_sql,
+)
 from sitemap_tui.main import main
 from sitemap_tui.session.validation import Validation
 from sitemap_tui.validate import crossfile as crossfile_mod
@@ -193,15 +200,49 @@ _PATH = st.text(alphabet="/ab.indexhtmlp?=1", max_size=12)
 
 
 @settings(max_examples=300, deadline=None)
-@given(_PATH, st.sampled_from(["/", *INDEX_NAMES]), st.integers(min_value=2, max_value=17))
-def test_the_part_of_a_key_is_the_part_of_its_variants(path: str, suffix: str, parts: int) -> None:
-    """/a and /a/, /dir/ and /dir/index.html fall in the same part, whatever the parts."""
+@given(_PATH, st.sampled_from(["/", *INDEX_NAMES]), st.integers(min_value=2, max_value=17), st.booleans())
+def test_the_part_of_a_key_is_the_part_of_its_variants(path: str, suffix: str, parts: int, spread: bool) -> None:
+    """/a and /a/, /dir/ and /dir/index.html fall in the same part, whatever the parts, by the
+    length and by the last character alike."""
     conn = sqlite3.connect(":memory:")
     shorter = f"{HOST}/{path}" if suffix == "/" else f"{HOST}/{path.rstrip('/')}/"
     longer = shorter + suffix
-    got = conn.execute(f"SELECT {part_sql('?1', parts)}, {part_sql('?2', parts)}", (shorter, longer)).fetchone()
+    got = conn.execute(f"SELECT {part_sql('?1', parts, spread)}, {part_sql('?2', parts, spread)}",
+                       (shorter, longer)).fetchone()
     assert got[0] == got[1] and 0 <= got[0] < parts
     assert set("/" + "".join(INDEX_NAMES)) <= set(TRIM_CHARS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=12), st.integers(min_value=2, max_value=17), st.booleans())
+def test_the_part_in_python_is_the_part_in_sql(key: str, parts: int, spread: bool) -> None:
+    """choose_spread weighs a sample with part_of: it must be the children's SQL exactly (keys
+    of trim characters only, non-ASCII ones, empty ones)."""
+    key = key.replace("\x00", "")  # (SQLite's text ends at a NUL)
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute(f"SELECT {part_sql('?', parts, spread)}", (key,)).fetchone()[0] == part_of(key, parts, spread)
+
+
+def _numbered(n: int) -> list[str]:
+    """Product URLs numbered with fixed-width ids, a common shape: every key one length."""
+    return [f"{HOST}/p/{i:07d}" for i in range(1, n + 1)]
+
+
+def test_keys_of_one_length_are_shared_out_by_their_last_character() -> None:
+    """By length alone a set whose URLs all have one length falls in one part, and one child
+    does the work of all; choose_spread sees it in a sample and the last character shares such
+    keys out. The bench's URLs, whose lengths vary, keep the length (cheaper to compute)."""
+    keys = _numbered(4000)
+    for parts in (2, 3, 4):
+        assert {part_of(k, parts) for k in keys} == {part_of(keys[0], parts)}
+        assert choose_spread(keys, parts)
+        counts = [sum(part_of(k, parts, True) == p for k in keys) for p in range(parts)]
+        assert min(counts) >= 4000 / parts * 0.6
+    rng = random.Random(5)
+    varied = [f"{HOST}/blog/{'-'.join(rng.sample(['red', 'fast', 'glass', 'cotton', 'max'], rng.randint(1, 4)))}-{i}"
+              for i in range(4000)]
+    assert not any(choose_spread(varied, parts) for parts in (2, 3, 4))
+    assert not choose_spread(["https://a.com/x"] * 3, 2)  # one key: nothing spreads it
 
 
 def test_the_parts_share_the_keys_out(tmp_path: Path) -> None:
@@ -218,6 +259,50 @@ def test_the_parts_share_the_keys_out(tmp_path: Path) -> None:
         counts = dict(conn.execute(f"SELECT {part_sql('key', parts)} AS p, COUNT(*) FROM k GROUP BY p"))
         assert sorted(counts) == list(range(parts))
         assert min(counts.values()) > 4000 / parts / 3
+
+
+def test_a_set_of_one_url_length_is_split_evenly_with_the_same_issues(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixed-width ids with trailing-slash and index-page variants and copies in other files:
+    the parent's sample (scattered ids, not every n-th, whose URLs would be numbered in steps)
+    picks the last character, each part child gets a share of the keys, and the issues are
+    those of one process."""
+    one = Store(tmp_path / "one.db")
+    one.add_node(Node(id=1, url=f"{HOST}/sitemap_index.xml", kind=NodeKind.INDEX, state=NodeState.DONE))
+    rng = random.Random(11)
+    for nid in (2, 3):
+        one.add_node(Node(id=nid, url=f"{HOST}/s{nid}.xml", kind=NodeKind.URLSET, state=NodeState.DONE,
+                          found_by=FoundBy.INDEX, parent_id=1, depth=1, line=nid))
+        locs = [rng.choice([u, u + "/", u.replace("/p/", "/d/") + "/", u.replace("/p/", "/d/") + "/index.html"])
+                for u in _numbered(1500)]
+        one.add_entries(nid, [Entry(loc=loc, line=i + 3) for i, loc in enumerate(locs)])
+    one.commit()
+    one.close()
+    shutil.copy(tmp_path / "one.db", tmp_path / "split.db")
+    one, split = Store(tmp_path / "one.db"), Store(tmp_path / "split.db")
+    monkeypatch.setattr(crossfile_split, "SPLIT_MIN_ENTRIES", 1)
+    chosen: list[bool] = []
+    monkeypatch.setattr(crossfile_split, "choose_spread", lambda keys, parts: chosen.append(choose_spread(keys, parts))
+                        or chosen[-1])
+    try:
+        # 300 of 3,000: every 10th id would read ids 1, 11, 21…, numbered …1 in both files
+        sample = key_sample(split, 300)
+        assert len(set(sample)) == 300 and {k.rstrip(TRIM_CHARS)[-1] for k in sample} == set("0123456789")
+        rules = {"cross-duplicate-url", "cross-trailing-slash-variants"}
+        run_crossfile(one, enabled=rules)
+        run_crossfile_parts(split, enabled=rules, parts=2)
+        assert chosen == [True]
+        assert _issues(split) == _issues(one) and len(_issues(one)) > 100
+        shares = []
+        for part in (0, 1):
+            q = PartQueries(split, part, 2, spread=chosen[-1])  # as the children did
+            q.build_keys()
+            shares.append(q.conn.execute("SELECT count(*) FROM temp.cf_keys").fetchone()[0])
+            q.conn.execute("DROP TABLE temp.cf_keys")
+        assert sum(shares) == 3000 and min(shares) > 1000
+    finally:
+        one.close()
+        split.close()
 
 
 def test_small_sets_and_memory_stores_stay_in_process(tmp_path: Path) -> None:

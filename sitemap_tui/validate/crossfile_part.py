@@ -91,9 +91,9 @@ class _ChildRules(_CrossFile):
 
 
 class _PartRules(_ChildRules):
-    def __init__(self, store: Store, rules: set[str], cap: int, part: int, parts: int,
+    def __init__(self, store: Store, rules: set[str], cap: int, part: int, parts: int, spread: bool,
                  robots: dict[str, tuple[str, str]]) -> None:
-        self.part, self.parts = part, parts  # (before make_queries runs)
+        self.part, self.parts, self.spread = part, parts, spread  # (before make_queries runs)
         super().__init__(store, rules, None, cap, keep_temp=True)
         self._robots_texts = robots
 
@@ -107,7 +107,7 @@ class _PartRules(_ChildRules):
         return out
 
     def make_queries(self, store: Store) -> CrossFileQueries:
-        return PartQueries(store, self.part, self.parts)
+        return PartQueries(store, self.part, self.parts, self.spread)
 
     def _hosts(self, rows: Iterable[tuple[str, str, int, int]] | None = None) -> None:
         self.origins = self.db.origin_counts()  # the parent adds the parts up
@@ -118,14 +118,15 @@ class _SideRules(_ChildRules):
         return HreflangQueries(store, self.check_cancel)
 
 
-def run_child(path: str, kind: str, part: int, parts: int, rules: Iterable[str], cap: int,
+def run_child(path: str, kind: str, part: int, parts: int, spread: bool, rules: Iterable[str], cap: int,
               robots: dict[str, tuple[str, str]] | None = None) -> Part:
-    """The child's work, in this process (``kind``: "part" or "side")."""
+    """The child's work, in this process (``kind``: "part" or "side"; ``spread``: how keys are
+    shared out, crossfile_parts.choose_spread)."""
     store = Store(path, readonly=True)
     try:
         rules_run: _ChildRules
         if kind == "part":
-            rules_run = _PartRules(store, set(rules), cap, part, parts, robots or {})
+            rules_run = _PartRules(store, set(rules), cap, part, parts, spread, robots or {})
         else:
             rules_run = _SideRules(store, set(rules), None, cap, keep_temp=True)
         rules_run.run()
@@ -134,14 +135,14 @@ def run_child(path: str, kind: str, part: int, parts: int, rules: Iterable[str],
         store.discard()
 
 
-def child_main(path: str, kind: str, part: int, parts: int, rules: list[str], cap: int,
+def child_main(path: str, kind: str, part: int, parts: int, spread: bool, rules: list[str], cap: int,
                robots: dict[str, tuple[str, str]], send: Connection) -> None:
     """A child's entry point: its :class:`Part`, or its error with the traceback, sent back."""
     # Ctrl-C reaches the whole process group: the parent decides, and stops the children
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     got: tuple[str, Any]
     try:
-        got = ("ok", run_child(path, kind, part, parts, rules, cap, robots))
+        got = ("ok", run_child(path, kind, part, parts, spread, rules, cap, robots))
     except BaseException as exc:  # said by the parent
         got = ("error", (f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     with contextlib.suppress(OSError):  # a parent that stopped first has closed its end

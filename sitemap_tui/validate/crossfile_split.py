@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import entry_id_bound
+from sitemap_tui.engine.store.crossfile_parts import choose_spread, key_sample
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -133,8 +134,10 @@ def run_split(store: Store, rules: set[str], cap: int, check: Callable[[], None]
     jobs: list[tuple[str, int, list[str]]] = []
     part_rules = sorted(rules & set(PART_RULES))
     side_rules = sorted(rules & set(SIDE_RULES))
+    spread = False
     if part_rules:
         jobs += [("part", i, part_rules) for i in range(parts)]
+        spread = choose_spread(key_sample(store), parts)  # URLs of one length: see crossfile_parts
     if side_rules:
         jobs.append(("side", 0, side_rules))
     found = Found()
@@ -149,7 +152,7 @@ def run_split(store: Store, rules: set[str], cap: int, check: Callable[[], None]
             receive, send = ctx.Pipe(duplex=False)
             name = f"sitemap-tui-crossfile-{kind}{part if kind == 'part' else ''}"
             child = ctx.Process(target=child_main,
-                                args=(target, kind, part, parts, job_rules, cap, robots or {}, send),
+                                args=(target, kind, part, parts, spread, job_rules, cap, robots or {}, send),
                                 name=name, daemon=True)
             child.start()
             send.close()
