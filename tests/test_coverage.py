@@ -329,3 +329,39 @@ def test_no_page_crawled_judges_no_orphan(site: HTTPServer) -> None:
     assert "Orphans: not judged, no page was crawled\n" in out
     code, out, _ = audit(target, "--crawl", "10", "--format", "jsonl")
     assert [(r["orphan"], r["linked_from"]) for r in map(json.loads, out.splitlines())] == [(None, None), (None, None)]
+
+
+def test_a_url_two_sitemaps_list_is_reported_under_the_first_whatever_the_parse_order(tmp_path: Path) -> None:
+    """/both is listed by a.xml (node 2, 2024-01-01) and b.xml (node 3, 2024-02-01), and b.xml
+    was parsed first, as happens with several workers: its entries have the lower ids. The
+    coverage records report /both under a.xml with a.xml's lastmod, where the audit takes it
+    (sitemap by sitemap, then each file's order), and in that order; by the least entry id
+    they said b.xml, or a.xml, depending on which file a worker finished first."""
+    from datetime import UTC, datetime
+
+    from sitemap_tui.engine.model import Entry, FoundBy, Node, NodeKind, NodeState
+    from sitemap_tui.engine.store.audit import group_samples
+    from sitemap_tui.engine.store.coverage import coverage_records, coverage_samples
+
+    store = Store(tmp_path / "s.db")
+    base = "https://a.example"
+    store.add_node(Node(id=1, url=f"{base}/index.xml", kind=NodeKind.INDEX, state=NodeState.DONE))
+    for nid, name in ((2, "a.xml"), (3, "b.xml")):
+        store.add_node(Node(id=nid, url=f"{base}/{name}", kind=NodeKind.URLSET, state=NodeState.DONE,
+                            found_by=FoundBy.INDEX, parent_id=1, depth=1, line=nid))
+    day = {2: datetime(2024, 1, 1, tzinfo=UTC), 3: datetime(2024, 2, 1, tzinfo=UTC)}
+    for nid, locs in ((3, ["/b-only", "/both"]), (2, ["/a-only", "/both"])):  # b.xml parsed first
+        store.add_entries(nid, [Entry(loc=base + loc, lastmod=day[nid], lastmod_raw=day[nid].date().isoformat())
+                                for loc in locs])
+    store.commit()
+    try:
+        records = [(r.loc.removeprefix(base), r.sitemap.removeprefix(base), r.lastmod)
+                   for r in coverage_records(store)]
+        assert records == [("/a-only", "/a.xml", "2024-01-01"), ("/both", "/a.xml", "2024-01-01"),
+                           ("/b-only", "/b.xml", "2024-02-01")]
+        store.conn.execute("INSERT INTO coverage(key, loc, in_sitemaps, in_list) VALUES('x', 'x', 0, 1)")
+        assert coverage_samples(store, 5, listed=True, crawl=False)["not_in_list"] == [
+            f"{base}/a-only", f"{base}/both", f"{base}/b-only"]
+        assert group_samples(store, 5)["multiple_sitemaps"] == [(f"{base}/both", "in 2 sitemaps")]
+    finally:
+        store.close()

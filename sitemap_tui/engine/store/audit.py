@@ -32,6 +32,19 @@ __all__ = [
 ]
 
 _KEY = "COALESCE(e.key, e.loc)"
+# A URL's first listing as the audit takes the entries (todo_pages): sitemap by sitemap (node
+# id), then each file's own order (entry id); packed in one integer so one MIN() finds it.
+# Not the least entry id: entry ids follow the order files were parsed in, which varies with
+# several workers, so the sitemap a URL was reported under changed from run to run.
+_ID_BITS = 40
+FIRST_LISTING = f"MIN(e.node_id << {_ID_BITS} | e.id)"
+
+
+def first_entry(listing: str) -> str:
+    """SQL: the entry id of a FIRST_LISTING value."""
+    return f"({listing} & {(1 << _ID_BITS) - 1})"
+
+
 _COLUMNS = (
     "key, loc, entry_id, node_id, status, final_url, redirects, content_type, response_time,"
     " last_modified, robots, canonical, indexable, reason, error, note, blocked_for, fetched_at, page"
@@ -249,7 +262,7 @@ def group_samples(store: Store, limit: int) -> dict[str, list[tuple[str, str]]]:
     out["multiple_sitemaps"] = [
         (loc, f"in {n} sitemaps") for loc, n in store.conn.execute(
             f"SELECT MIN(e.loc), COUNT(DISTINCT e.node_id) AS n FROM entries e WHERE e.key IS NOT ''"
-            f" GROUP BY {_KEY} HAVING n > 1 ORDER BY MIN(e.id) LIMIT ?", (limit,))
+            f" GROUP BY {_KEY} HAVING n > 1 ORDER BY {FIRST_LISTING} LIMIT ?", (limit,))
     ]
     return out
 
