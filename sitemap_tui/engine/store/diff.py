@@ -24,8 +24,9 @@ File keys are the caller's (a local tree's files are keyed by their path under i
 to :meth:`DiffQueries.load_files` in the listing's order (engine.tree_order), OLD's first: a
 file's place in that order, not its id (ids follow the order files were parsed in, which varies
 with several workers), picks a URL's first listing, so the same two explorations compare the
-same every time and a URL two files list is compared in the same file on both sides. ``map_host``, when given, rewrites every key (URL, file,
-image, hreflang target) before it is compared.
+same every time and a URL two files list is compared in the same file on both sides.
+``map_host``, when given, rewrites every key (URL, file, image, hreflang target) before it is
+compared.
 """
 
 from __future__ import annotations
@@ -257,8 +258,7 @@ class DiffQueries:
     def _build_delta(self) -> None:
         """One pass over ``pairs`` in key order, each URL key's rows grouped (its first listing in
         each tree: the least file, then that file's least entry id, packed as
-        ``file << ENTRY_BITS | id``), and
-        the two first entries looked up by id: ``delta`` keeps the keys that changed in any way
+        ``file << ENTRY_BITS | id``), and the two first entries looked up by id: ``delta`` keeps the keys that changed in any way
         (added, removed, moved, lastmod, changefreq, priority, extension elements on either side)
         or that have more than one pair (``more``: the pairs beyond the first, for the totals).
         The tables of each category are read from it."""
