@@ -51,3 +51,23 @@ async def test_a_worker_killed_mid_message_fails_its_files_and_the_others_go_on(
     assert pool._dead == {0, 1}
     for inbox in pool._inboxes:
         inbox.close()
+
+
+async def test_a_slot_asked_for_while_the_pool_closes_is_neither_lent_nor_left_pending() -> None:
+    """A worker's ask can still be in its pipe when the pool closes (a SIGTERM mid-run): the
+    reader delivers it while the processes are joined. It was lent by a task that nothing
+    cancelled any more, and the loop's end printed asyncio's "Task was destroyed but it is
+    pending!" under the one-line "stopped by SIGTERM"."""
+    from sitemap_tui.engine.limits import Limiter
+    from sitemap_tui.engine.workers import _SlotAsk
+
+    limiter = Limiter(1, 1)
+    await limiter.acquire("h")  # every slot held: a lend would wait
+    pool = WorkerPool(1, FetchConfig(), limiter=limiter)
+    pool._loop = asyncio.get_running_loop()
+    pool._deliver(_SlotAsk(0, 1, "h"))
+    assert list(pool._asking) == [(0, 1)]  # lent once a slot frees, while the pool runs
+    await pool.aclose()
+    pool._deliver(_SlotAsk(0, 2, "h"))  # (what the reader still had)
+    await asyncio.sleep(0)
+    assert (0, 2) not in pool._asking and all(task.done() for task in pool._asking.values())

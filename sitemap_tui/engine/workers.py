@@ -402,6 +402,8 @@ class WorkerPool:
 
     def _deliver(self, msg: Any) -> None:
         if isinstance(msg, _SlotAsk):
+            if self._closing:  # (an ask still in the pipe: nothing will be lent any more)
+                return
             key = (msg.worker, msg.ticket)
             self._asking[key] = asyncio.get_running_loop().create_task(self._lend(key, msg.host))
             return
@@ -505,6 +507,10 @@ class WorkerPool:
 
     async def aclose(self) -> None:
         """Stop lending slots, then close the processes (off the event loop: joins block)."""
+        # closing from here on: an ask the reader delivers while the processes are joined is
+        # not lent (its task would be left pending when the loop ends: asyncio's "Task was
+        # destroyed but it is pending!" on stderr after a SIGTERM)
+        self._closing = True
         for task in list(self._asking.values()):
             task.cancel()
         await asyncio.get_running_loop().run_in_executor(None, self.close)
