@@ -257,8 +257,9 @@ class _SaysWhenNotKept:
             began = True
         self.run.finish(complete)
         if not complete and began:
-            print("sitemap-tui: this exploration is not kept in the history: the target never answered "
-                  "or the run was stopped", file=sys.stderr)
+            # (the cause itself is said on its own line: the target, the signal, the write)
+            print("sitemap-tui: this exploration is not kept in the history: the target never answered, "
+                  "the run was stopped or it could not write", file=sys.stderr)
 
 
 def run_store(tree: TreeOptions, target: Target, command: str,
