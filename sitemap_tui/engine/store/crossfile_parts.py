@@ -69,9 +69,9 @@ def part_of(key: str, parts: int, spread: bool = False) -> int:
 
 
 def choose_spread(keys: list[str], parts: int) -> bool:
-    """Whether the parts should mix in the last characters (module docstring): the length alone
-    leaves a part of ``keys`` (a sample) with :data:`UNEVEN` times its share, and spreading
-    leaves the largest part smaller."""
+    """Whether the parts should go by the trimmed key's last character rather than its length
+    (module docstring): the length leaves a part of ``keys`` (a sample) with :data:`UNEVEN`
+    times its share, and the last character leaves the largest part smaller."""
     if len(keys) < parts:
         return False
 
