@@ -29,6 +29,7 @@ from sitemap_tui.engine.store.search import (
     search_candidates,
     search_glob,
 )
+from sitemap_tui.engine.tree_order import generation_order
 
 
 class StoreReads(StoreBase):
@@ -364,11 +365,13 @@ class StoreReads(StoreBase):
         min_severity: Severity | None = None,
         limit: int | None = None,
     ) -> Iterator[IssueRow]:
-        """Issues in report order (node, line), streamed: a report of millions never sits in memory."""
+        """Issues in report order (file, line), streamed: a report of millions never sits in
+        memory. Files in the tree's order level by level (engine.tree_order.generation_order),
+        not by node id: under nested indexes the ids follow which index a worker finished
+        first, and the report's order changed from run to run. An issue of no file comes
+        first, one of a file the tree lacks last."""
         clauses: list[str] = []
         params: list[Any] = []
-        if node_ids is not None:
-            clauses.append(f"i.node_id IN ({','.join(str(int(n)) for n in node_ids) or 'NULL'})")
         if entry_id is not None:
             clauses.append("i.entry_id = ?")
             params.append(entry_id)
@@ -379,16 +382,34 @@ class StoreReads(StoreBase):
             allowed = [s.value for s in Severity if s.rank >= min_severity.rank]
             clauses.append(f"i.severity IN ({','.join('?' * len(allowed))})")
             params += allowed
-        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        sql = (
-            "SELECT i.id, i.rule, i.severity, i.node_id, i.entry_id, i.line, i.col, i.url, i.message,"
-            " COALESCE(n.final_url, n.url) FROM issues i LEFT JOIN nodes n ON n.id = i.node_id"
-            f"{where} ORDER BY i.node_id, i.line, i.id"
-        )
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        for r in self.conn.execute(sql, params):
-            yield IssueRow(*r)
+        select = ("SELECT i.id, i.rule, i.severity, i.node_id, i.entry_id, i.line, i.col, i.url, i.message,"
+                  " COALESCE(n.final_url, n.url) FROM issues i LEFT JOIN nodes n ON n.id = i.node_id WHERE ")
+        # one query per file, each through the issues_node index, in the tree's order: no sort
+        # of the whole report, and nothing left on the connection (a temporary rank table was)
+        groups: list[tuple[str, tuple[Any, ...]]] = []
+        if entry_id is not None:  # one entry: one file
+            groups.append(("1", ()))
+        else:
+            if node_ids is None:
+                groups.append(("i.node_id IS NULL", ()))
+            order = generation_order(self.conn.execute("SELECT id, parent_id, line FROM nodes"))
+            if node_ids is not None:
+                wanted = {int(n) for n in node_ids}
+                order = [nid for nid in order if nid in wanted]
+            groups += [("i.node_id = ?", (nid,)) for nid in order]
+            if node_ids is None:
+                groups.append(("i.node_id NOT IN (SELECT id FROM nodes)", ()))
+        left = limit
+        for condition, args in groups:
+            if left is not None and left <= 0:
+                return
+            sql = select + " AND ".join([condition, *clauses]) + " ORDER BY i.line, i.id"
+            if left is not None:
+                sql += f" LIMIT {int(left)}"
+            for r in self.conn.execute(sql, (*args, *params)):
+                if left is not None:
+                    left -= 1
+                yield IssueRow(*r)
 
     def issue_counts(self, node_ids: Sequence[int] | None = None) -> dict[str, int]:
         """Counts by severity over the given nodes (all when None)."""
