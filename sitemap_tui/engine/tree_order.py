@@ -20,47 +20,53 @@ from collections.abc import Iterable
 __all__ = ["generation_order", "listing_order"]
 
 
-def listing_order(tree: Iterable[tuple[int, int | None, int | None]]) -> list[int]:
-    """The node ids of ``tree`` ((id, parent id, line in the parent) each) in the listing's
-    order: parents before their children, siblings in the order their parent lists them (its
-    line), then by id (a folder's files are added sorted); a node whose parent is not in the
-    tree last, by id."""
+Tree = Iterable[tuple[int, int | None, int | None]]  # (id, parent id, line in the parent)
+
+
+def _siblings(tree: Tree) -> tuple[dict[int | None, list[int]], list[int]]:
+    """Each parent's children in its order (line, then id: a folder's files are added sorted;
+    a node without a line after those with one), and every id."""
     children: dict[int | None, list[tuple[bool, int, int]]] = defaultdict(list)
     ids: list[int] = []
     for nid, parent, line in tree:
         children[parent].append((line is None, line or 0, nid))
         ids.append(nid)
-    order: list[int] = []
-    stack = sorted(children.get(None, ()), reverse=True)
-    while stack:
-        nid = stack.pop()[2]
-        order.append(nid)
-        stack.extend(sorted(children.get(nid, ()), reverse=True))
+    return {parent: [nid for *_, nid in sorted(kids)] for parent, kids in children.items()}, ids
+
+
+def _rest(order: list[int], ids: list[int]) -> list[int]:
+    """``order`` and then the nodes it did not reach (a parent not in the tree), by id."""
     seen = set(order)
-    order += sorted(n for n in ids if n not in seen)
-    return order
+    return order + sorted(n for n in ids if n not in seen)
 
 
-def generation_order(tree: Iterable[tuple[int, int | None, int | None]]) -> list[int]:
-    """The node ids of ``tree`` ((id, parent id, line in the parent) each) level by level: the
-    roots, then their children, then theirs; within a level by the parent's place, then the
-    parent's order (line, then id); a node whose parent is not in the tree last, by id.
+def listing_order(tree: Tree) -> list[int]:
+    """The node ids of ``tree`` in the listing's order: parents before their children,
+    siblings in the order their parent lists them; a node whose parent is not in the tree
+    last, by id."""
+    children, ids = _siblings(tree)
+    order: list[int] = []
+    stack = children.get(None, [])[::-1]
+    while stack:
+        nid = stack.pop()
+        order.append(nid)
+        stack.extend(children.get(nid, [])[::-1])
+    return _rest(order, ids)
+
+
+def generation_order(tree: Tree) -> list[int]:
+    """The node ids of ``tree`` level by level: the roots, then their children, then theirs;
+    within a level by the parent's place, then the parent's order; a node whose parent is not
+    in the tree last, by id.
 
     This is the order of node ids wherever the explorer found each level before the next,
     which is not the case under nested indexes with several workers: an index's children get
     their ids when it is parsed, so two child indexes' files took turns by which one a worker
     finished first (a report listed a1, a2, b1, b2 in one run and b1, b2, a1, a2 in the next)."""
-    children: dict[int | None, list[tuple[bool, int, int]]] = defaultdict(list)
-    ids: list[int] = []
-    for nid, parent, line in tree:
-        children[parent].append((line is None, line or 0, nid))
-        ids.append(nid)
+    children, ids = _siblings(tree)
     order: list[int] = []
-    level = [nid for *_, nid in sorted(children.get(None, ()))]
+    level = children.get(None, [])
     while level:
         order += level
-        level = [nid for parent in level for *_, nid in sorted(children.get(parent, ()))]
-    seen = set(order)
-    order += sorted(n for n in ids if n not in seen)
-    return order
-
+        level = [nid for parent in level for nid in children.get(parent, [])]
+    return _rest(order, ids)
