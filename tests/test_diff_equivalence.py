@@ -185,9 +185,9 @@ def test_a_url_two_files_list_is_compared_in_the_same_file_whatever_the_parse_or
 
 
 def test_more_files_than_the_packing_holds_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A first listing's file is packed into FILE_BITS bits: a pair of trees with more files is
-    refused with a StoreError (one line, exit 2), never compared wrongly. (2**24 files in
-    practice; 3 here.)"""
+    """A first listing's file is packed beside its entry id (store/packed.py): a pair of trees
+    with more files is refused with a StoreError (one line, exit 2), never compared wrongly.
+    (2**23 files in practice; 3 here.)"""
     monkeypatch.setattr(queries, "FILE_MASK", 3)
     write(tmp_path / "old.db", {name: (False, [Entry(f"{HOST}/a")], []) for name in FILES[:2]})
     write(tmp_path / "new.db", {name: (False, [Entry(f"{HOST}/a")], []) for name in FILES[2:]})

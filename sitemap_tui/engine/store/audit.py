@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit_filters import ERROR_CONDITION
+from sitemap_tui.engine.store.packed import first_of
 
 __all__ = [
     "AuditRecord",
@@ -33,16 +34,10 @@ __all__ = [
 
 _KEY = "COALESCE(e.key, e.loc)"
 # A URL's first listing as the audit takes the entries (todo_pages): sitemap by sitemap (node
-# id), then each file's own order (entry id); packed in one integer so one MIN() finds it.
+# id), then each file's own order (entry id); packed (store/packed.py) so one MIN() finds it.
 # Not the least entry id: entry ids follow the order files were parsed in, which varies with
 # several workers, so the sitemap a URL was reported under changed from run to run.
-_ID_BITS = 40
-FIRST_LISTING = f"MIN(e.node_id << {_ID_BITS} | e.id)"
-
-
-def first_entry(listing: str) -> str:
-    """SQL: the entry id of a FIRST_LISTING value."""
-    return f"({listing} & {(1 << _ID_BITS) - 1})"
+FIRST_LISTING = first_of("e.node_id", "e.id")
 
 
 _COLUMNS = (

@@ -17,9 +17,10 @@ from typing import Any
 
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import _COLUMNS as _AUDIT_COLUMNS
-from sitemap_tui.engine.store.audit import FIRST_LISTING, AuditRow, first_entry
+from sitemap_tui.engine.store.audit import FIRST_LISTING, AuditRow
 from sitemap_tui.engine.store.coverage_filters import ORPHAN as _ORPHAN
 from sitemap_tui.engine.store.coverage_filters import orphan_condition
+from sitemap_tui.engine.store.packed import entry_of
 
 __all__ = [
     "CoverageRecord",
@@ -250,7 +251,7 @@ def coverage_records(store: Store) -> Iterator[CoverageRecord]:
         f" c.status, c.indexable, c.reason, c.note, c.depth IS 0, a.key IS NOT NULL, {cols}"
         f" FROM (SELECT {_KEY} AS k, {FIRST_LISTING} AS first, MIN(e.loc) AS loc FROM entries e"
         "   WHERE e.key IS NOT '' GROUP BY k) s"
-        f" JOIN entries e ON e.id = {first_entry('s.first')} JOIN nodes n ON n.id = e.node_id"
+        f" JOIN entries e ON e.id = {entry_of('s.first')} JOIN nodes n ON n.id = e.node_id"
         " LEFT JOIN coverage c ON c.key = s.k LEFT JOIN audit a ON a.key = s.k ORDER BY s.first"
     ):
         audit = AuditRow.of(row[11:]) if row[10] else None

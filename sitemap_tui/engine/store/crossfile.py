@@ -24,6 +24,7 @@ from typing import Any
 
 from sitemap_tui.engine.keys import entry_columns, link_columns
 from sitemap_tui.engine.store import Store, connect
+from sitemap_tui.engine.store.packed import entry_of, first_of
 
 __all__ = ["CrossFileQueries", "SideQueries", "entry_id_bound"]
 
@@ -43,8 +44,6 @@ CF_ALT_INDEXES = (
     "CREATE INDEX temp.cf_alt_src ON cf_alt(src, tgt)",
 )
 CF_SIG = "CREATE TEMP TABLE cf_sig(entry_id INTEGER PRIMARY KEY, src TEXT NOT NULL, n INTEGER NOT NULL, h INTEGER NOT NULL)"
-ID_BITS = 40  # entry ids below 2**40 leave a file's rank 23 bits of SQLite's signed 64
-ID_MASK = (1 << ID_BITS) - 1
 
 # lastmod-all-identical and priority-all-equal read the entries table only. Calendar day in
 # UTC; the modulo dance keeps days before 1970 right. Per file: (node, top day, its count,
@@ -504,7 +503,7 @@ class CrossFileQueries:
         )
         # each side's first copy: the lowest (rank, entry id), packed in one integer
         return self._cursor(
-            f"SELECT MIN((rv.rank << {ID_BITS}) | v) & {ID_MASK}, MIN((rp.rank << {ID_BITS}) | p) & {ID_MASK}"
+            f"SELECT {entry_of(first_of('rv.rank', 'v'))}, {entry_of(first_of('rp.rank', 'p'))}"
             f" FROM ({plain_pairs} UNION ALL {index_pairs})"
             " JOIN temp.cf_rank rv ON rv.node_id = vn JOIN temp.cf_rank rp ON rp.node_id = pn"
             " GROUP BY ak, bk ORDER BY 1"

@@ -39,6 +39,7 @@ from typing import Any
 
 from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store.file import StoreError, identify
+from sitemap_tui.engine.store.packed import ENTRY_MASK, PLACE_MAX, entry_of, first_of, place_of
 from sitemap_tui.engine.store.schema import connect
 
 SIDES = ("old", "new")
@@ -46,10 +47,7 @@ NOT_FILES = ("site", "directory")  # synthetic roots: no file of their own
 NOT_SITEMAPS = ("site", "directory", "robots")
 CACHE_KIB = 16_384  # SQLite's page cache per database: the comparison's memory, whatever the size
 SCRATCH_PAGE = 16_384
-FILE_BITS = 24  # a first listing is (file << ENTRY_BITS | entry id): one min() per tree finds both
-FILE_MASK = (1 << FILE_BITS) - 1
-ENTRY_BITS = 63 - FILE_BITS  # (SQLite's integers are signed 64-bit)
-ENTRY_MASK = (1 << ENTRY_BITS) - 1
+FILE_MASK = PLACE_MAX  # a first listing is its file and entry id packed (store/packed.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,9 +255,10 @@ class DiffQueries:
 
     def _build_delta(self) -> None:
         """One pass over ``pairs`` in key order, each URL key's rows grouped (its first listing in
-        each tree: the least file, then that file's least entry id, packed as
-        ``file << ENTRY_BITS | id``), and the two first entries looked up by id: ``delta`` keeps the keys that changed in any way
-        (added, removed, moved, lastmod, changefreq, priority, extension elements on either side)
+        each tree: the least file, then that file's least entry id, packed in one integer by
+        store/packed.py), and the two first entries looked up by id: ``delta`` keeps the keys
+        that changed in any way (added, removed, moved, lastmod, changefreq, priority, extension
+        elements on either side)
         or that have more than one pair (``more``: the pairs beyond the first, for the totals).
         The tables of each category are read from it."""
         c = self.conn
@@ -276,7 +275,7 @@ class DiffQueries:
         # lookups): whether a file lists the URL in both trees is asked only of a key first
         # listed by two different files, the one way it can have moved
         column = {
-            "moved": f"{both} AND g.o >> {ENTRY_BITS} <> g.n >> {ENTRY_BITS} AND NOT EXISTS (SELECT 1 FROM pairs p"
+            "moved": f"{both} AND {place_of('g.o')} <> {place_of('g.n')} AND NOT EXISTS (SELECT 1 FROM pairs p"
                      " WHERE p.k = g.k AND p.oe IS NOT NULL AND p.ne IS NOT NULL)",
             "lastmod": f"CASE WHEN NOT ({both}) OR o.lastmod IS n.lastmod THEN NULL WHEN o.lastmod IS NULL THEN 'set'"
                        " WHEN n.lastmod IS NULL THEN 'cleared' WHEN n.lastmod > o.lastmod THEN 'forward'"
@@ -289,12 +288,12 @@ class DiffQueries:
         # then computes every column of every key before it filters (1.7 -> 1.2 CPU s at 1 M URLs)
         changed = " OR ".join(f"({column[name]})" for name in ("moved", "changefreq", "priority", "ext"))
         c.execute(
-            f"INSERT INTO delta SELECT g.k, g.o & {ENTRY_MASK}, g.n & {ENTRY_MASK}, g.o >> {ENTRY_BITS},"
-            f" g.n >> {ENTRY_BITS}, {column['moved']}, {column['lastmod']}, {column['changefreq']},"
+            f"INSERT INTO delta SELECT g.k, {entry_of('g.o')}, {entry_of('g.n')}, {place_of('g.o')},"
+            f" {place_of('g.n')}, {column['moved']}, {column['lastmod']}, {column['changefreq']},"
             f" {column['priority']}, {column['ext']}, g.c - 1"
-            f" FROM (SELECT k, min(f << {ENTRY_BITS} | oe) AS o, min(f << {ENTRY_BITS} | ne) AS n, count(*) AS c"
+            f" FROM (SELECT k, {first_of('f', 'oe')} AS o, {first_of('f', 'ne')} AS n, count(*) AS c"
             "  FROM pairs GROUP BY k) g"
-            f" LEFT JOIN old.entries o ON o.id = g.o & {ENTRY_MASK} LEFT JOIN new.entries n ON n.id = g.n & {ENTRY_MASK}"
+            f" LEFT JOIN old.entries o ON o.id = {entry_of('g.o')} LEFT JOIN new.entries n ON n.id = {entry_of('g.n')}"
             f" WHERE g.o IS NULL OR g.n IS NULL OR g.c > 1 OR ({column['lastmod']}) IS NOT NULL OR {changed}")
 
     def _identity(self, kind: str, x: str, side: str) -> str:
