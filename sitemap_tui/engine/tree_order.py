@@ -8,8 +8,15 @@ their children, siblings in the order their parent lists them. The cross-file ru
 rest on it, so the same site gives the same report and the same comparison every run.
 
 Two orders, both of them the tree's: :func:`listing_order` goes depth first (a file, then what
-it lists); :func:`generation_order` goes level by level, the order node ids take when the
-explorer finds files one level after the other, which is what reports are sorted by.
+it lists); level by level is the order node ids take when the explorer finds files one level
+after the other, which is what reports and panes are sorted by. The store keeps each node's
+:func:`place` (its ancestors' and its own :func:`sibling_key`), so SQL gets both orders without
+this module: ``ORDER BY place`` is depth first, ``ORDER BY length(place), place`` level by level
+(store/schema.tree_order). Level by level is the order of node ids wherever the explorer found
+each level before the next, which is not the case under nested indexes with several workers: an
+index's children get their ids when it is parsed, so two child indexes' files took turns by
+which one a worker finished first (a report listed a1, a2, b1, b2 in one run and b1, b2, a1, a2
+in the next).
 """
 
 from __future__ import annotations
@@ -17,56 +24,52 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-__all__ = ["generation_order", "listing_order"]
+__all__ = ["KEY_WIDTH", "listing_order", "place", "places", "sibling_key"]
 
 
 Tree = Iterable[tuple[int, int | None, int | None]]  # (id, parent id, line in the parent)
 
-
-def _siblings(tree: Tree) -> tuple[dict[int | None, list[int]], list[int]]:
-    """Each parent's children in its order (line, then id: a folder's files are added sorted;
-    a node without a line after those with one), and every id."""
-    children: dict[int | None, list[tuple[bool, int, int]]] = defaultdict(list)
-    ids: list[int] = []
-    for nid, parent, line in tree:
-        children[parent].append((line is None, line or 0, nid))
-        ids.append(nid)
-    return {parent: [nid for *_, nid in sorted(kids)] for parent, kids in children.items()}, ids
+KEY_WIDTH = 23
+"""Characters of one :func:`sibling_key`: every level of a place is this long, so a place's
+length is its level (for ``ORDER BY length(place), place``)."""
+_LINE_MAX = 16**10 - 1
+_ID_MAX = 16**12 - 1
 
 
-def _rest(order: list[int], ids: list[int]) -> list[int]:
-    """``order`` and then the nodes it did not reach (a parent not in the tree), by id."""
-    seen = set(order)
-    return order + sorted(n for n in ids if n not in seen)
+def sibling_key(line: int | None, nid: int) -> str:
+    """A node's key among its siblings, as a string that sorts as (line is None, line, id)
+    does: a file's children by their line in it (ids break ties: children of one file get
+    theirs in its order), nodes without a line (a folder's files, added sorted) after them."""
+    flag = "1" if line is None else "0"
+    return f"{flag}{min(max(line or 0, 0), _LINE_MAX):010x}{min(max(nid, 0), _ID_MAX):012x}"
+
+
+def place(parent_place: str | None, line: int | None, nid: int) -> str:
+    """A node's place: its parent's (None or "": a root) and then its own sibling key."""
+    return (parent_place or "") + sibling_key(line, nid)
+
+
+def places(tree: Tree) -> dict[int, str]:
+    """Every node's :func:`place` (a node whose parent is not in the tree as a root): what a
+    store written before the column existed is given on opening."""
+    rows = list(tree)
+    ids = {nid for nid, _, _ in rows}
+    kids: dict[int | None, list[tuple[int, int | None]]] = defaultdict(list)
+    for nid, parent, line in rows:
+        kids[parent if parent in ids else None].append((nid, line))
+    out: dict[int, str] = {}
+    stack: list[tuple[int | None, str]] = [(None, "")]
+    while stack:
+        parent, prefix = stack.pop()
+        for nid, line in kids.get(parent, []):
+            out[nid] = place(prefix, line, nid)
+            stack.append((nid, out[nid]))
+    for nid, _, line in rows:  # a cycle no root reaches (not written by the explorer): roots
+        out.setdefault(nid, place(None, line, nid))
+    return out
 
 
 def listing_order(tree: Tree) -> list[int]:
     """The node ids of ``tree`` in the listing's order: parents before their children,
-    siblings in the order their parent lists them; a node whose parent is not in the tree
-    last, by id."""
-    children, ids = _siblings(tree)
-    order: list[int] = []
-    stack = children.get(None, [])[::-1]
-    while stack:
-        nid = stack.pop()
-        order.append(nid)
-        stack.extend(children.get(nid, [])[::-1])
-    return _rest(order, ids)
-
-
-def generation_order(tree: Tree) -> list[int]:
-    """The node ids of ``tree`` level by level: the roots, then their children, then theirs;
-    within a level by the parent's place, then the parent's order; a node whose parent is not
-    in the tree last, by id.
-
-    This is the order of node ids wherever the explorer found each level before the next,
-    which is not the case under nested indexes with several workers: an index's children get
-    their ids when it is parsed, so two child indexes' files took turns by which one a worker
-    finished first (a report listed a1, a2, b1, b2 in one run and b1, b2, a1, a2 in the next)."""
-    children, ids = _siblings(tree)
-    order: list[int] = []
-    level = children.get(None, [])
-    while level:
-        order += level
-        level = [nid for parent in level for nid in children.get(parent, [])]
-    return _rest(order, ids)
+    siblings in the order their parent lists them (``ORDER BY place``)."""
+    return [nid for nid, _ in sorted(places(tree).items(), key=lambda item: item[1])]

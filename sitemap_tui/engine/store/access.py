@@ -20,6 +20,8 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from sitemap_tui.engine.store.schema import tree_order
+
 BATCH = 20_000
 
 
@@ -171,7 +173,7 @@ class AccessTable:
         for row in self.conn.execute(
                 f"SELECT n.id, n.url, COUNT(*), COALESCE(SUM(a.unknown), 0){sums} "
                 f"FROM {self.schema}.access a JOIN entries e ON e.id = a.entry_id "
-                "JOIN nodes n ON n.id = e.node_id GROUP BY n.id ORDER BY n.id"):
+                f"JOIN nodes n ON n.id = e.node_id GROUP BY n.id ORDER BY {tree_order('n')}"):
             out.append((int(row[0]), str(row[1]),
                         AccessCounts(tuple(agents), int(row[2]), int(row[3]), tuple(int(v) for v in row[4:]))))
         return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit_filters import ERROR_CONDITION
 from sitemap_tui.engine.store.packed import first_of
+from sitemap_tui.engine.store.schema import NODE_RANKS, tree_order
 
 __all__ = [
     "AuditRecord",
@@ -33,11 +34,13 @@ __all__ = [
 ]
 
 _KEY = "COALESCE(e.key, e.loc)"
-# A URL's first listing as the audit takes the entries (todo_pages): sitemap by sitemap (node
-# id), then each file's own order (entry id); packed (store/packed.py) so one MIN() finds it.
-# Not the least entry id: entry ids follow the order files were parsed in, which varies with
-# several workers, so the sitemap a URL was reported under changed from run to run.
-FIRST_LISTING = first_of("e.node_id", "e.id")
+# A URL's first listing as the audit takes the entries (todo_pages): sitemap by sitemap in the
+# tree's order (schema.tree_order), then each file's own order (entry id); packed
+# (store/packed.py) so one MIN() finds it. Not the least entry id, nor the least node id: both
+# follow the order files were parsed in, which varies with several workers (node ids under
+# nested indexes), so the sitemap a URL was reported under changed from run to run.
+RANKED_ENTRIES = f"entries e JOIN {NODE_RANKS} r ON r.id = e.node_id"
+FIRST_LISTING = first_of("r.rk", "e.id")
 
 
 _COLUMNS = (
@@ -124,7 +127,7 @@ def todo_pages(store: Store, sample: int | None, size: int = 2000,
     row yet: the caller skips keys it has in flight. ``node_ids``: only these sitemaps' entries
     (the explorer's audit of one node's subtree); None: every sitemap."""
     nodes = store.conn.execute(
-        "SELECT node_id, COUNT(*) FROM entries GROUP BY node_id ORDER BY node_id"
+        f"SELECT e.node_id, COUNT(*) FROM {RANKED_ENTRIES} GROUP BY e.node_id ORDER BY MIN(r.rk)"
     ).fetchall()
     if node_ids is not None:
         wanted = set(node_ids)
@@ -203,7 +206,7 @@ def audit_records(store: Store) -> Iterator[AuditRecord]:
     for row in store.conn.execute(
         f"SELECT {cols}, n.url, e.lastmod_raw FROM audit a"
         " LEFT JOIN nodes n ON n.id = a.node_id LEFT JOIN entries e ON e.id = a.entry_id"
-        " ORDER BY a.node_id, a.entry_id"
+        f" ORDER BY {tree_order('n')}, a.node_id, a.entry_id"
     ):
         yield AuditRecord(AuditRow.of(row[:19]), row[19] or "", row[20])
 
@@ -252,11 +255,12 @@ def group_samples(store: Store, limit: int) -> dict[str, list[tuple[str, str]]]:
             continue
         out[name] = [
             (loc, reason) for loc, reason in store.conn.execute(
-                f"SELECT loc, reason FROM audit WHERE {cond} ORDER BY node_id, entry_id LIMIT ?", (limit,))
+                f"SELECT loc, reason FROM audit LEFT JOIN {NODE_RANKS} r ON r.id = audit.node_id WHERE {cond}"
+                " ORDER BY r.rk, node_id, entry_id LIMIT ?", (limit,))
         ]
     out["multiple_sitemaps"] = [
         (loc, f"in {n} sitemaps") for loc, n in store.conn.execute(
-            f"SELECT MIN(e.loc), COUNT(DISTINCT e.node_id) AS n FROM entries e WHERE e.key IS NOT ''"
+            f"SELECT MIN(e.loc), COUNT(DISTINCT e.node_id) AS n FROM {RANKED_ENTRIES} WHERE e.key IS NOT ''"
             f" GROUP BY {_KEY} HAVING n > 1 ORDER BY {FIRST_LISTING} LIMIT ?", (limit,))
     ]
     return out

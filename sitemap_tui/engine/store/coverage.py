@@ -17,10 +17,11 @@ from typing import Any
 
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import _COLUMNS as _AUDIT_COLUMNS
-from sitemap_tui.engine.store.audit import FIRST_LISTING, AuditRow
+from sitemap_tui.engine.store.audit import FIRST_LISTING, RANKED_ENTRIES, AuditRow
 from sitemap_tui.engine.store.coverage_filters import ORPHAN as _ORPHAN
 from sitemap_tui.engine.store.coverage_filters import orphan_condition
 from sitemap_tui.engine.store.packed import entry_of
+from sitemap_tui.engine.store.schema import tree_order
 
 __all__ = [
     "CoverageRecord",
@@ -194,7 +195,8 @@ def coverage_counts(store: Store, *, listed: bool, crawl: bool) -> dict[str, int
 def coverage_samples(store: Store, limit: int, *, listed: bool, crawl: bool) -> dict[str, list[str]]:
     """Up to ``limit`` URLs of each count, in the order they were found or listed."""
     c = store.conn
-    keys = (f"SELECT {_KEY} AS k, MIN(e.loc) AS loc, {FIRST_LISTING} AS first FROM entries e WHERE e.key IS NOT ''"
+    keys = (f"SELECT {_KEY} AS k, MIN(e.loc) AS loc, {FIRST_LISTING} AS first FROM {RANKED_ENTRIES}"
+            " WHERE e.key IS NOT ''"
             " GROUP BY k")
     out = {"missing_from_sitemaps": list(coverage_missing_limited(store, limit))}
     if listed:
@@ -219,7 +221,7 @@ def sitemap_coverage(store: Store) -> list[tuple[str, int, int]]:
         f" COUNT(DISTINCT CASE WHEN c.in_list = 1 THEN {_KEY} END)"
         " FROM entries e JOIN nodes n ON n.id = e.node_id"
         f" LEFT JOIN coverage c ON c.key = {_KEY}"
-        " WHERE e.key IS NOT '' GROUP BY e.node_id ORDER BY e.node_id")]
+        f" WHERE e.key IS NOT '' GROUP BY e.node_id ORDER BY {tree_order('n')}")]
 
 
 @dataclass(slots=True)
@@ -249,7 +251,7 @@ def coverage_records(store: Store) -> Iterator[CoverageRecord]:
     for row in store.conn.execute(
         f"SELECT s.loc, n.url, e.lastmod_raw, COALESCE(c.in_list, 0), {linked.format(k='s.k')},"
         f" c.status, c.indexable, c.reason, c.note, c.depth IS 0, a.key IS NOT NULL, {cols}"
-        f" FROM (SELECT {_KEY} AS k, {FIRST_LISTING} AS first, MIN(e.loc) AS loc FROM entries e"
+        f" FROM (SELECT {_KEY} AS k, {FIRST_LISTING} AS first, MIN(e.loc) AS loc FROM {RANKED_ENTRIES}"
         "   WHERE e.key IS NOT '' GROUP BY k) s"
         f" JOIN entries e ON e.id = {entry_of('s.first')} JOIN nodes n ON n.id = e.node_id"
         " LEFT JOIN coverage c ON c.key = s.k LEFT JOIN audit a ON a.key = s.k ORDER BY s.first"

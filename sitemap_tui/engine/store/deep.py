@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store.schema import tree_order
 
 __all__ = ["entry_alternates", "entry_counts", "entry_pages", "entry_videos"]
 
@@ -18,7 +19,7 @@ def entry_counts(store: Store, node_ids: Sequence[int] | None) -> list[tuple[int
     ids = (
         list(node_ids)
         if node_ids is not None
-        else [r[0] for r in store.conn.execute("SELECT id FROM nodes ORDER BY id")]
+        else [r[0] for r in store.conn.execute(f"SELECT id FROM nodes ORDER BY {tree_order()}")]
     )
     out = []
     for nid in ids:

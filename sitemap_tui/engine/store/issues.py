@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from sitemap_tui.engine.store import IssueRow
+from sitemap_tui.engine.store.schema import tree_order
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -55,8 +56,9 @@ def issue_groups(conn: sqlite3.Connection, flt: IssueFilter) -> list[tuple[str, 
 
 
 def rule_issues(conn: sqlite3.Connection, flt: IssueFilter, severity: str, rule: str, cap: int) -> tuple[list[IssueRow], int]:
-    """The first ``cap`` matching issues of one rule and severity (by node, line), each with its
-    sitemap's URL, and how many there are in all."""
+    """The first ``cap`` matching issues of one rule and severity (file by file in the tree's
+    order, as the report lists them; then by line), each with its sitemap's URL, and how many
+    there are in all."""
     where, params = flt.where()
     where += " AND i.rule = ? AND i.severity = ?"
     params += [rule, severity]
@@ -66,7 +68,7 @@ def rule_issues(conn: sqlite3.Connection, flt: IssueFilter, severity: str, rule:
         for r in conn.execute(
             "SELECT i.id, i.rule, i.severity, i.node_id, i.entry_id, i.line, i.col, i.url, i.message,"
             " COALESCE(n.final_url, n.url) FROM issues i LEFT JOIN nodes n ON n.id = i.node_id"
-            f" WHERE {where} ORDER BY i.node_id, i.line, i.id LIMIT {int(cap)}",
+            f" WHERE {where} ORDER BY {tree_order('n')}, i.node_id, i.line, i.id LIMIT {int(cap)}",
             params,
         )
     ]

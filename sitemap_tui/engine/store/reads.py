@@ -22,14 +22,19 @@ from sitemap_tui.engine.store.rows import (
     chunks,
     row_to_node,
 )
-from sitemap_tui.engine.store.schema import EXTENSIONS, NODE_STAT_COLUMNS, SORTS, compiled_regex
+from sitemap_tui.engine.store.schema import (
+    EXTENSIONS,
+    NODE_STAT_COLUMNS,
+    SORTS,
+    compiled_regex,
+    tree_order,
+)
 from sitemap_tui.engine.store.search import (
     SEARCH_TABLE,
     SEARCH_UPTO,
     search_candidates,
     search_glob,
 )
-from sitemap_tui.engine.tree_order import generation_order
 
 
 class StoreReads(StoreBase):
@@ -86,7 +91,7 @@ class StoreReads(StoreBase):
         return [
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM nodes WHERE substr(path, 1, ?) = ? ORDER BY id",
+                f"SELECT id FROM nodes WHERE substr(path, 1, ?) = ? ORDER BY {tree_order()}",
                 (len(row[0]), row[0]),
             )
         ]
@@ -366,8 +371,7 @@ class StoreReads(StoreBase):
         limit: int | None = None,
     ) -> Iterator[IssueRow]:
         """Issues in report order (file, line), streamed: a report of millions never sits in
-        memory. Files in the tree's order level by level (engine.tree_order.generation_order),
-        not by node id: under nested indexes the ids follow which index a worker finished
+        memory. Files in the tree's order level by level (schema.tree_order), not by node id: under nested indexes the ids follow which index a worker finished
         first, and the report's order changed from run to run. An issue of no file comes
         first, one of a file the tree lacks last."""
         clauses: list[str] = []
@@ -392,7 +396,7 @@ class StoreReads(StoreBase):
         else:
             if node_ids is None:
                 groups.append(("i.node_id IS NULL", ()))
-            order = generation_order(self.conn.execute("SELECT id, parent_id, line FROM nodes"))
+            order = [r[0] for r in self.conn.execute(f"SELECT id FROM nodes ORDER BY {tree_order()}")]
             if node_ids is not None:
                 wanted = {int(n) for n in node_ids}
                 order = [nid for nid in order if nid in wanted]

@@ -10,6 +10,20 @@ from sitemap_tui.engine.store.file import STORE_VERSION
 
 SCHEMA_VERSION = str(STORE_VERSION)
 
+def tree_order(alias: str = "") -> str:
+    """ORDER BY terms for nodes in the tree's order level by level, whatever order the files
+    were parsed in (engine/tree_order.py; ids last: a store whose places are not filled in, one
+    opened read-only from before the column, keeps the order of ids)."""
+    a = f"{alias}." if alias else ""
+    return f"length({a}place), {a}place, {a}id"
+
+
+NODE_RANKS = f"(SELECT id, ROW_NUMBER() OVER (ORDER BY {tree_order()}) AS rk FROM nodes)"
+"""Each node's rank in :func:`tree_order` as an integer (``rk``), for a first listing packed
+in one ``MIN()`` (store/packed.py): joined to a million entries it costs ~20 % of the query
+(0.30 s against 0.25 s of the grouping by node id, measured)."""
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS nodes(
@@ -30,7 +44,8 @@ CREATE TABLE IF NOT EXISTS nodes(
     gzipped INTEGER, xml_encoding TEXT, redirects INTEGER, ttfb REAL, fetch_time REAL,
     parse_time REAL, url_count INTEGER, child_count INTEGER, truncated_at TEXT,
     agg TEXT,                       -- JSON of stats.Aggregate for this file
-    unchanged_since TEXT            -- answered 304: its rows are the previous exploration's (store/carry.py)
+    unchanged_since TEXT,           -- answered 304: its rows are the previous exploration's (store/carry.py)
+    place TEXT                      -- its place in the tree (engine/tree_order.place): TREE_ORDER
 );
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY,

@@ -16,6 +16,7 @@ from sitemap_tui.engine.store.rows import EntryRows, IssueScope, entry_rows, ins
 from sitemap_tui.engine.store.schema import INDEXES, NODE_STAT_COLUMNS
 from sitemap_tui.engine.store.search import SEARCH_SQL, SEARCH_TABLE, SEARCH_UPTO
 from sitemap_tui.engine.store.shard import ShardCopier, ShardRows
+from sitemap_tui.engine.tree_order import place
 
 
 class Store(StoreReads):
@@ -28,19 +29,20 @@ class Store(StoreReads):
     # -- nodes -----------------------------------------------------------------------------
     @writes
     def add_node(self, node: Node) -> None:
-        parent_path = "/"
+        parent_path, parent_place = "/", None
         if node.parent_id is not None:
             row = self.conn.execute(
-                "SELECT path FROM nodes WHERE id=?", (node.parent_id,)
+                "SELECT path, place FROM nodes WHERE id=?", (node.parent_id,)
             ).fetchone()
-            parent_path = row[0] if row else "/"
+            if row:
+                parent_path, parent_place = row
         self.conn.execute(
             "INSERT INTO nodes(id, parent_id, path, url, kind, state, found_by, depth, line,"
-            " lastmod_raw, error, expandable) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+            " lastmod_raw, error, expandable, place) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 node.id, node.parent_id, f"{parent_path}{node.id}/", node.url, node.kind.value,
                 node.state.value, node.found_by.value, node.depth, node.line, node.lastmod_raw,
-                node.error, int(node.expandable),
+                node.error, int(node.expandable), place(parent_place, node.line, node.id),
             ),
         )
 
