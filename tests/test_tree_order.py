@@ -23,7 +23,7 @@ def generation_order(tree) -> list[int]:
     the store's ORDER BY length(place), place is held to."""
     rows = list(tree)
     kids: dict = {}
-    for nid, parent, line in sorted(rows, key=lambda r: (r[2] is None, r[2] or 0, r[0])):
+    for nid, parent, _line in sorted(rows, key=lambda r: (r[2] is None, r[2] or 0, r[0])):
         kids.setdefault(parent, []).append(nid)
     order, level = [], kids.get(None, [])
     while level:

@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
@@ -169,6 +170,15 @@ class AppBase(App[int]):
             applied, problems = check_keymap(self.config.keymap, binding_specs(type(self)), str(self.config.path or "config"))
             self.config.problems.extend(problems)
             self.set_keymap(applied)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        # Textual 8.2 leaves an expired toast painted where it was when the toasts overflowed
+        # their rack (an expand-all on 80x24 shows five): the screen is painted again just
+        # after each one expires (seen in tmux; a Pilot picture renders afresh and never shows it)
+        wait = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        self.set_timer(wait + 0.1, lambda: self.screen.refresh())
 
     # -- composition ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:

@@ -7,7 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from app_helpers import node_by_name, screen_text, select, settle, static_text, wait_started
+from app_helpers import (
+    node_by_name,
+    screen_text,
+    select,
+    settle,
+    static_text,
+    wait_for,
+    wait_started,
+)
 from textual.widgets import Static, TabbedContent
 
 SIZES = [(200, 50), (80, 24)]
@@ -267,3 +275,44 @@ async def test_footer_fits_again_after_a_resize(demo_server, make_app):
             await resize(app, pilot, width, height)
             line = footer(app)
             assert all(word in line for word in ("Help", "Export", "Filter", "Zoom", "palette")), line
+
+
+# -- the issues pane at 80x24 -------------------------------------------------------------------
+async def test_the_issues_list_takes_the_pane_until_a_rule_is_highlighted(demo_server, make_app):
+    """At 80x24 the list had 5 rows above an empty detail half (60 %) that only a highlighted
+    rule or issue fills: now the list takes the pane while there is nothing to explain, and
+    the detail comes back, as tall as its text (at most 60 %), on a rule."""
+    from sitemap_tui.tui.widgets.issues_pane import IssuesPane
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await explored(app, pilot)
+        await pilot.press("4")
+        pane = app.query_one(IssuesPane)
+        await wait_for(pilot, lambda: pane.is_current and bool(pane.issue_list.root.children))
+        detail = pane.query_one("#issues-detail")
+        await pilot.pause()
+        assert not detail.display
+        assert pane.issue_list.size.height >= 14
+        pane.issue_list.focus()
+        pane.issue_list.move_cursor(pane.issue_list.root.children[0].children[0])
+        await wait_for(pilot, lambda: bool(detail.display) and detail.size.height > 0)
+        await pilot.pause()
+        assert 0 < detail.outer_size.height <= pane.size.height * 0.6 + 1
+        assert pane.issue_list.size.height >= 8
+
+
+async def test_an_expired_toast_is_painted_over(demo_server, make_app, monkeypatch):
+    """Textual 8.2 leaves expired toasts painted in the terminal when several overflowed their
+    rack (an expand-all on 80x24, seen in tmux): the app paints its screen again once a
+    toast's time is up."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        repaints: list[float] = []
+        screen = app.screen
+        real = screen.refresh
+        monkeypatch.setattr(screen, "refresh", lambda *a, **k: (repaints.append(1), real(*a, **k))[1])
+        app.notify("one", timeout=0.2)
+        await pilot.pause(0.6)
+        assert repaints

@@ -286,6 +286,12 @@ async def test_markup_and_escape_safety(tmp_path: Path):
         for _ in range(2):
             for y in range(0, 12):
                 await pilot.click(Tree, offset=(12, y))
+            # (a click may fold a row or leave the cursor on one that shows no detail)
+            tree.root.children[0].expand()
+            node.expand()
+            await pilot.pause()
+            tree.move_cursor(node.children[0])
+            await wait_for(pilot, lambda: "│" in str(pane.query_one("#issues-source").render()))
             await pilot.click("#issues-explain", offset=(5, 0))
             await pilot.click("#issues-source", offset=(12, 2))
         await pilot.pause()

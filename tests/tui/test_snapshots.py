@@ -65,7 +65,7 @@ def test_scene(name, snap_compare, snap_server, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-@pytest.mark.parametrize("name", ["main", "urls", "audit"])
+@pytest.mark.parametrize("name", ["main", "issues", "urls", "audit"])
 def test_scene_80x24(name, snap_compare, snap_server, tmp_path):
     """The layout at 80 columns (issue 18): the tree narrowed, the panes readable, the footer's
     most needed keys in view."""

@@ -89,10 +89,11 @@ class IssuesPane(Vertical):
         #issues-bar Checkbox { width: auto; }
         #issues-tree { height: 1fr; min-height: 4; }
         #issues-status { height: 1; color: $text-muted; }
-        #issues-detail { height: 50%; border-top: solid $primary; }
+        #issues-detail { height: auto; max-height: 50%; border-top: solid $primary; }
         #issues-source { margin-top: 1; }
-        &.-compact #issues-detail { height: 60%; }
+        &.-compact #issues-detail { max-height: 60%; }
         &.-compact #issues-source { margin-top: 0; }
+        &.-no-detail #issues-detail { display: none; }
     }
     """
 
@@ -211,6 +212,7 @@ class IssuesPane(Vertical):
         return self.loaded_token == self._token
 
     def on_mount(self) -> None:
+        self.add_class("-no-detail")  # until a rule or an issue is highlighted
         self.reload()
 
     def on_resize(self) -> None:
@@ -387,6 +389,9 @@ class IssuesPane(Vertical):
         self.query_one("#issues-explain", Static).update(Text(""))
         self.query_one("#issues-source", Static).update(Text(""))
         self._source_for = None
+        # nothing to explain (a severity row, no issues): the list takes the whole pane, which
+        # on 80x24 is 14 rows where it was 5 above an empty half
+        self.add_class("-no-detail")
 
     @on(Tree.NodeHighlighted, "#issues-tree")
     def _highlighted(self, event: Tree.NodeHighlighted[_Item]) -> None:
@@ -398,6 +403,7 @@ class IssuesPane(Vertical):
         if item is None or item.kind == "severity":
             self._clear_detail()
             return
+        self.remove_class("-no-detail")
         explaining = self.explaining
         text = rule_text(item.rule or "") if explaining else rule_folded(item.rule or "")
         source = self.query_one("#issues-source", Static)
