@@ -774,3 +774,17 @@ def test_query_descending_matches_python_order(tmp_path: Path):
             assert [r.id for r in q.rows(conn, before=END, limit=3)] == [r.id for r in expected[-3:]]
     conn.close()
     store.close()
+
+
+def test_a_long_last_segment_keeps_the_paths_start():
+    """Tried at 80x24 (the demo's hreflang-cluster-inconsistent URLs): three rows all read
+    "…proof-vs-water-resistant", the /en/, /de/ and /fr/ copies of one post, since a last
+    segment longer than the cell kept only its end. The path's start keeps up to a third."""
+    from sitemap_tui.tui.widgets.url_table.columns import elide_middle
+
+    shown = [elide_middle(f"/{lang}/blog/waterproof-vs-water-resistant", 26) for lang in ("en", "de", "fr")]
+    assert len(set(shown)) == 3 and all(len(s) == 26 and "…" in s for s in shown)
+    assert shown[1].startswith("/de/blog…") and shown[1].endswith("water-resistant")
+    # a segment that fits is kept whole, as before
+    assert elide_middle("/products/category-with-a-long-name/red-shoe-44", 26).endswith("/red-shoe-44")
+    assert elide_middle("/x", 26) == "/x"

@@ -150,7 +150,12 @@ def elide_middle(text: str, width: int, keep_head: int = 0) -> str:
     tail = text[cut:] if cut > 0 else text[-(width // 2):]
     room = width - 1  # the ellipsis takes one cell
     if cell_len(tail) >= room and not keep_head:
-        return "…" + tail_cells(tail, room)
+        # the last segment alone does not fit: the path's start keeps up to a third of the
+        # room, so rows that differ only there (/de/… and /fr/… of one page) read apart
+        head_w = min(cell_len(text[:cut]) if cut > 0 else 0, room // 3)
+        if head_w < 2:
+            return "…" + tail_cells(tail, room)
+        return set_cell_size(text, head_w) + "…" + tail_cells(text, room - head_w)
     # the tail keeps its segment and at least half the room; the head (the path's start)
     # takes the rest
     tail_w = min(max(cell_len(tail), room // 2), room - 1, room - min(keep_head, room // 2))
