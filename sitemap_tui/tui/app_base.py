@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.containers import Horizontal
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
@@ -178,7 +178,15 @@ class AppBase(App[int]):
         # their rack (an expand-all on 80x24 shows five): the screen is painted again just
         # after each one expires (seen in tmux; a Pilot picture renders afresh and never shows it)
         wait = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
-        self.set_timer(wait + 0.1, lambda: self.screen.refresh())
+        self.set_timer(wait + 0.1, self.repaint_after_toast)
+
+    def repaint_after_toast(self) -> None:
+        """Paint the screen again (see :meth:`notify`); nothing once the app is closing."""
+        try:
+            screen = self.screen
+        except ScreenStackError:  # the timer outlived the screens (CI saw it on quitting)
+            return
+        screen.refresh()
 
     # -- composition ----------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
