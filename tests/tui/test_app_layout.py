@@ -319,3 +319,24 @@ async def test_an_expired_toast_is_painted_over(demo_server, make_app, monkeypat
     # a toast's timer that fires while the app closes finds no screen: it does nothing (CI saw
     # "ScreenStackError: No screens on stack" raised from it on quitting)
     app.repaint_after_toast()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_the_help_keeps_each_action_whole(demo_server, make_app, size):
+    """Tried in tmux at 80x24: four columns left the action 3 columns ("Expand" over "subtr…",
+    "Copy" over "URL"). Narrower than 100 columns, where and the binding id go under the
+    action; wide, they keep their columns."""
+    from sitemap_tui.tui.screens.help import HelpScreen
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "Expand subtree" in shown and "subtr…" not in shown, shown
+        if size[0] < 100:
+            assert "everywhere · expand_all" in shown, shown
+        else:
+            assert "Binding id" in shown, shown

@@ -68,15 +68,29 @@ class HelpScreen(SafeActions, ModalScreen[None]):
                 foot += f" · keymap file: {self.config_path}"
             yield Static(Text(foot), id="help-foot")
 
+    NARROW = 100
+    """Below this many terminal columns the table has two columns: the four left the action
+    about 3 columns on 80x24 ("Expand" over "subtr…"), so where and the binding id go under it."""
+
     def _table(self) -> Table:
         table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold", expand=True)
         table.add_column("Key", no_wrap=True, style="bold cyan")
+        if self.app.size.width < self.NARROW:
+            table.add_column("Action · where · binding id", ratio=1)
+            for e in self.entries:
+                action = Text(e.description)
+                action.append(f"\n{e.where} · {e.binding_id}", style="dim")
+                table.add_row(Text(e.keys), action)
+            return table
         table.add_column("Action")
         table.add_column("Where", no_wrap=True, style="dim")
         table.add_column("Binding id", no_wrap=True, style="dim")
         for e in self.entries:
             table.add_row(Text(e.keys), Text(e.description), Text(e.where), Text(e.binding_id))
         return table
+
+    def on_resize(self) -> None:
+        self.query_one("#help-table", Static).update(self._table())
 
     @staticmethod
     def _filter_table() -> Table:
