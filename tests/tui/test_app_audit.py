@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from app_helpers import capture_notes, settle, static_text, wait_for, wait_started
+from app_helpers import capture_notes, screen_text, settle, static_text, wait_for, wait_started
 from pytest_httpserver import HTTPServer
 from test_app_drill import filter_input
 from test_app_focus import active_tab
@@ -194,3 +194,26 @@ async def test_a_cancelled_audit_keeps_its_results_and_u_goes_on(httpserver: HTT
             assert any(f"{pages} of {pages} listed URLs audited" in line for line in labels), labels
     finally:
         release.set()
+
+
+async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_buttons(httpserver: HTTPServer, make_app):
+    """Tried in tmux at 80x24: u, then Right and Enter, answered No (Enter pressed the focused
+    button; the arrows moved nothing) and nothing said which keys the question takes."""
+    app = make_app(serve_site(httpserver))
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = capture_notes(app)
+        sitemap = await expanded(app, pilot)
+        assert app.tree.reveal(sitemap)
+        await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
+        await pilot.pause()
+        assert "y: Audit · n or escape: No" in screen_text(app)
+        await pilot.press("enter")  # the focused button is No: nothing is fetched
+        await wait_for(pilot, lambda: type(app.screen).__name__ != "ConfirmScreen", what="the question to close")
+        assert app.jobs.audit is None
+        await pilot.press("u")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
+        await pilot.press("right", "enter")
+        await wait_for(pilot, lambda: any(n.startswith("Audit done") for n in notes), what="the audit", timeout=60)
+        assert sum(n.startswith("Audit done") for n in notes) == 1, notes  # the first Enter started none

@@ -34,6 +34,10 @@ class ConfirmScreen(SafeActions, ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "yes", "Yes", id="confirm.yes"),
         Binding("n,escape", "no", "No", id="confirm.no"),
+        # (tried in tmux: Right then Enter on the audit's question answered No, the focused
+        # button, and nothing said so; the arrows now move between the buttons)
+        Binding("left", "app.focus_previous", show=False, id="confirm.previous"),
+        Binding("right", "app.focus_next", show=False, id="confirm.next"),
     ]
 
     def __init__(self, title: str, body: Text, *, yes: str = "Yes", no: str = "No") -> None:
@@ -47,6 +51,8 @@ class ConfirmScreen(SafeActions, ModalScreen[bool]):
         with Vertical():
             yield Label(Text(self._title), classes="title")
             yield Static(self._body, id="confirm-body")
+            yield Static(Text(f"y: {self._yes} · n or escape: {self._no} · ← → tab: move, enter: press"),
+                         classes="hint")
             with Horizontal(classes="buttons"):
                 yield Button(Text(self._no), id="no")
                 yield Button(Text(self._yes), id="yes", variant="primary")
