@@ -784,7 +784,26 @@ def test_a_long_last_segment_keeps_the_paths_start():
 
     shown = [elide_middle(f"/{lang}/blog/waterproof-vs-water-resistant", 26) for lang in ("en", "de", "fr")]
     assert len(set(shown)) == 3 and all(len(s) == 26 and "…" in s for s in shown)
-    assert shown[1].startswith("/de/blog…") and shown[1].endswith("water-resistant")
-    # a segment that fits is kept whole, as before
-    assert elide_middle("/products/category-with-a-long-name/red-shoe-44", 26).endswith("/red-shoe-44")
+    assert shown[1].startswith("/de…") and shown[1].endswith("water-resistant")
+    # a last segment that fits beside the first is kept whole
+    assert elide_middle("/products/category-with-a-long-name/red-shoe-44", 26) == "/products/cat…/red-shoe-44"
     assert elide_middle("/x", 26) == "/x"
+    # and one that would fit alone leaves the first segment its cells: the three copies of
+    # /LANG/blog/how-to-resole-hiking-boots read "/…/how-to-resole-hiking-boots" at 29 cells
+    shown = [elide_middle(f"/{lang}/blog/how-to-resole-hiking-boots", 29) for lang in ("en", "de", "fr")]
+    assert len(set(shown)) == 3 and shown[0].startswith("/en…") and shown[0].endswith("hiking-boots")
+
+
+def test_crawler_access_alone_does_not_push_out_the_lastmod():
+    """Tried at 80x24 after an expand-all (the crawler access is computed by itself): the URL
+    pane showed Blocked for (14 cells, empty on most rows) and no Last modified, since the first
+    two audit columns present were put first whatever they were. Status and indexable come
+    first; blocked-for after the lastmod and the issues, as the layout's comment says."""
+    from sitemap_tui.tui.widgets.url_table.columns import layout
+
+    keys = [c.key for c in layout(52, "id", frozenset({"blocked"}))]
+    assert keys == ["url", "lastmod", "issues"]
+    keys = [c.key for c in layout(52, "id", frozenset({"status", "indexable", "blocked"}))]
+    assert keys[:3] == ["url", "status", "indexable"] and "blocked" not in keys
+    wide = [c.key for c in layout(136, "id", frozenset({"blocked"}))]
+    assert wide.index("lastmod") < wide.index("blocked")

@@ -85,7 +85,10 @@ def layout(width: int, sort: str, audit: frozenset[str] = frozenset()) -> list[C
     # with audit results, status and indexable come first (a narrow pane shows them beside the
     # URL), the other audit columns after lastmod and issues
     shown = [c for c in AUDIT_OPTIONAL if c[0] in audit]
-    optional = [*shown[:2], *OPTIONAL[:2], *shown[2:], *OPTIONAL[2:]]
+    # (by key, not the first two shown: with the crawler access alone, blocked-for was taken
+    # first and left 80 columns without the lastmod)
+    first = [c for c in shown if c[0] in ("status", "indexable")]
+    optional = [*first, *OPTIONAL[:2], *[c for c in shown if c not in first], *OPTIONAL[2:]]
     # the sorted column first, then by priority: the order rows are in is always visible
     order = sorted(range(len(optional)), key=lambda i: (optional[i][5] != sort, i))
     for i in order:
@@ -137,8 +140,9 @@ def url_text(loc: str | None, origin: str | None, width: int) -> str:
 
 def elide_middle(text: str, width: int, keep_head: int = 0) -> str:
     """``text`` cut to ``width`` cells with a "…" in the middle: the tail keeps the last path
-    segment (or as much of its end as fits), the head at least ``keep_head`` cells (up to
-    half the width), and the head takes what is left."""
+    segment (or as much of its end as fits), the head at least ``keep_head`` cells (up to half
+    the width) or, without one, the path's first segment (up to a third: /en, /de or /news is
+    often all that tells two rows apart), and the head takes what is left."""
     if width <= 0:
         return ""
     if cell_len(text) <= width:
@@ -149,16 +153,15 @@ def elide_middle(text: str, width: int, keep_head: int = 0) -> str:
     cut = stripped.rfind("/")
     tail = text[cut:] if cut > 0 else text[-(width // 2):]
     room = width - 1  # the ellipsis takes one cell
-    if cell_len(tail) >= room and not keep_head:
-        # the last segment alone does not fit: the path's start keeps up to a third of the
-        # room, so rows that differ only there (/de/… and /fr/… of one page) read apart
-        head_w = min(cell_len(text[:cut]) if cut > 0 else 0, room // 3)
-        if head_w < 2:
-            return "…" + tail_cells(tail, room)
-        return set_cell_size(text, head_w) + "…" + tail_cells(text, room - head_w)
-    # the tail keeps its segment and at least half the room; the head (the path's start)
-    # takes the rest
-    tail_w = min(max(cell_len(tail), room // 2), room - 1, room - min(keep_head, room // 2))
+    if keep_head:
+        head_min = min(keep_head, room // 2)
+    else:
+        first = text.find("/", 1)
+        head_min = min(cell_len(text[:first]) if first > 0 else 0, room // 3)
+    if head_min < 2 and cell_len(tail) >= room:
+        return "…" + tail_cells(tail, room)
+    # the tail keeps its segment and at least half the room, less the head's least
+    tail_w = min(max(cell_len(tail), room // 2), room - max(head_min, 1))
     return set_cell_size(text, room - tail_w) + "…" + tail_cells(text, tail_w)
 
 
