@@ -340,3 +340,15 @@ async def test_the_help_keeps_each_action_whole(demo_server, make_app, size):
             assert "everywhere · expand_all" in shown, shown
         else:
             assert "Binding id" in shown, shown
+
+
+async def test_the_lastmod_cursor_is_in_view_the_first_time_the_pane_is_shown(demo_server, make_app):
+    """Tried in tmux at 80x24: 3 right after the expand-all showed 2019's empty months at the
+    top (72 months, one line each) and not the cursor on the latest one; going to 1 and back
+    to 3 showed it. The pane's data and height arrive after the focus the first time."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await explored(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        await wait_for(pilot, lambda: "▸ 2024-12" in screen_text(app), what="the cursor's line on screen")

@@ -182,6 +182,13 @@ class LastmodChart(Widget, can_focus=True):
         # the focus scrolls the chart's top into view; the cursor is what the keys act on
         self.call_after_refresh(self._cursor_in_view)
 
+    def on_resize(self) -> None:
+        # the first time the pane is shown its data and its height arrive after the focus, so
+        # the scroll above was made against no chart: 80x24 showed 2019's empty months, not
+        # the cursor on the latest (seen in tmux; from the second visit on it was right)
+        if self.has_focus:
+            self.call_after_refresh(self._cursor_in_view)
+
     def action_drill(self) -> None:
         period = self.cursor_period
         if period is not None:
