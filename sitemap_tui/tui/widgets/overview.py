@@ -182,7 +182,10 @@ class OverviewPane(NodePane):
     def on_mount(self) -> None:
         self._child_rows: list[tuple[str, tuple[Text, ...]]] = []
         table = self.query_one("#ov-children", DataTable)
-        for key, label in (("name", "Name"), ("kind", "Kind"), ("state", "State"), ("urls", "URLs"), ("size", "Size"), ("issues", "Issues")):
+        # the counts first after the name: at 80x24 the pane is ~52 columns and the name ~25,
+        # so kind and state (which the tree's icons and colours say too) came before the URL
+        # count and the issues did and pushed them out of view (seen in tmux)
+        for key, label in (("name", "Name"), ("urls", "URLs"), ("issues", "Issues"), ("state", "State"), ("size", "Size"), ("kind", "Kind")):
             table.add_column(Text(label), key=key)
 
     # -- data (worker thread) -----------------------------------------------------------------
@@ -371,11 +374,11 @@ class OverviewPane(NodePane):
             count_text = (f"{count:,}" if is_file else plural(count, "file")) if child.state == NodeState.DONE else "—"
             rows.append((str(child.id), (
                 Text(short_name(child)),
-                Text(child.kind.value),
-                state_text(child),
                 Text(count_text, justify="right"),
-                Text(fmt_size(child.stats.decoded_bytes) if child.stats.decoded_bytes else "—", justify="right"),
                 badge,
+                state_text(child),
+                Text(fmt_size(child.stats.decoded_bytes) if child.stats.decoded_bytes else "—", justify="right"),
+                Text(child.kind.value),
             )))
         if not rows:
             table.clear()
