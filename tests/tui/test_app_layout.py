@@ -352,3 +352,21 @@ async def test_the_lastmod_cursor_is_in_view_the_first_time_the_pane_is_shown(de
         await pilot.press("3")
         await settle(app, pilot)
         await wait_for(pilot, lambda: "▸ 2024-12" in screen_text(app), what="the cursor's line on screen")
+
+
+async def test_the_childrens_counts_are_in_view_at_80_columns(demo_server, make_app):
+    """Tried in tmux at 80x24: the index's children table showed Name, Kind and State and cut
+    the URL count and the issues off. The counts come right after the name now."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await explored(app, pilot)
+        index = node_by_name(app, "sitemap_index.xml")
+        await select(app, pilot, index)
+        await pilot.press("1")
+        await settle(app, pilot)
+        table = app.query_one("#ov-children")
+        await wait_for(pilot, lambda: table.row_count == 7, what="the children rows")
+        table.scroll_visible(animate=False)
+        await pilot.pause()
+        rows = [line for line in screen_text(app).splitlines() if "sitemap-products.xml.gz" in line and "▕" in line]
+        assert rows and "300" in rows[-1] and "●4" in rows[-1], rows
