@@ -235,3 +235,19 @@ def test_robots_fetch_failed() -> None:
     assert rules(checker.robots_fetch_failed(ctx, None, "connection refused")) == {"robots-fetch-error"}
     assert checker.robots_fetch_failed(ctx, 404, "HTTP 404") == []  # 4xx: no restrictions
     assert checker.robots_fetch_failed(ctx, 200, "") == []
+
+
+def test_a_url_written_as_the_sitemaps_text_is_quoted() -> None:
+    """crawler-commons keeps an index whose <sitemap>s hold the URL as their text: the finding
+    quotes it (the parser keeps it only where there is no <loc>); whitespace alone is no text."""
+    parser = SniffingParser("https://example.com/index.xml")
+    body = (b'<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            b"<sitemap>\n  https://example.com/a.xml\n</sitemap>\n<sitemap>\n  <lastmod>2024-05-01</lastmod>\n</sitemap>\n"
+            b"<sitemap><loc>https://example.com/b.xml</loc></sitemap>\n</sitemapindex>\n")
+    items = list(parser.feed(body)) + list(parser.close())
+    refs = [i for i in items if isinstance(i, ChildRef)]
+    assert [r.text for r in refs] == ["https://example.com/a.xml", None, None]
+    issues = [i for i in run_index(refs) if i.rule == "index-sitemap-loc-missing"]
+    assert len(issues) == 2
+    assert "only text ('https://example.com/a.xml')" in issues[0].message
+    assert issues[1].message == "<sitemap> has no <loc>, or it is empty"

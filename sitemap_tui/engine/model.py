@@ -140,6 +140,7 @@ class ChildRef:
     tags: list[str] = field(default_factory=list)
     loc_line: int | None = None  # lines of the first <loc>/<lastmod>, as in Entry
     lastmod_line: int | None = None
+    text: str | None = None  # a <sitemap> without <loc>: its own text, often the URL itself
 
 
 @dataclass(slots=True)

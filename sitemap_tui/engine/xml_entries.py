@@ -22,6 +22,7 @@ from .xml_prolog import _XML_WS, _deep_text, _split, _text
 from .xmlns import DC_NS, EXT_PREFIX, IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS
 
 _SPEC_CACHE_MAX = 512  # distinct child tags remembered per parser
+_TEXT_KEPT = 2048  # of a <sitemap>'s own text (a URL written without <loc>)
 
 
 def _positional(cls: Any, names: tuple[str, ...]) -> Any:
@@ -321,6 +322,10 @@ class _EntryReader:
                     ref.lastmod = parse_w3c_datetime(ref.lastmod_raw)
             elif code == _C_UNDECLARED:
                 self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
+        if not have_loc and el.text:
+            # <sitemap>https://…</sitemap>: some sites write the URL so (crawler-commons' tests
+            # keep one); the finding quotes it, the explorer still follows only a <loc>
+            ref.text = el.text.strip(_XML_WS)[:_TEXT_KEPT] or None
         out.append(ref)
 
     # -- feeds -------------------------------------------------------------------------------

@@ -477,8 +477,11 @@ class Checker:
                     )
                 )
         if not s:
+            at = child.loc_line or line
             out.append(
-                make_issue("index-sitemap-loc-missing", node_id=nid, line=child.loc_line or line)
+                make_issue("index-sitemap-loc-missing", node_id=nid, line=at, text=child.text)
+                if child.text
+                else make_issue("index-sitemap-loc-missing", node_id=nid, line=at)
             )
         else:
             why = url_problem(s)

@@ -14,6 +14,14 @@ from sitemap_tui.validate.rules.elements import report_order
 from sitemap_tui.validate.urlcheck import split_base
 
 
+def _loc_as_text(f: Fields) -> str | None:
+    text = f.get("text")
+    if isinstance(text, str) and text:
+        shown = text if len(text) <= 120 else text[:119] + "…"
+        return f"<sitemap> has no <loc>, only text ({shown!r}): a URL is read from a <loc> alone"
+    return None
+
+
 def _wrong_child(f: Fields) -> str | None:
     if "parent" in f:
         return f"<{f['element']}> inside a <{f['parent']}> (ignored)"
@@ -27,12 +35,17 @@ RULES: tuple[Rule, ...] = (
         severity=ERR,
         title="<sitemap> without <loc>",
         message="<sitemap> has no <loc>, or it is empty",
-        explanation="A `<sitemap>` has no `<loc>`, or its `<loc>` is empty.",
+        explanation=(
+            "A `<sitemap>` has no `<loc>`, or its `<loc>` is empty. A URL written as the "
+            "`<sitemap>`'s own text (`<sitemap>https://…</sitemap>`) is quoted in the message: "
+            "the protocol reads only `<loc>`, and neither does sitemap-tui follow it."
+        ),
         source=(
             "https://www.sitemaps.org/protocol.html#index ; "
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/large-sitemaps"
         ),
         decided_by=("checker",),
+        word=_loc_as_text,
     ),
     Rule(
         id="index-loc-invalid",
