@@ -9,17 +9,17 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.schema import tree_order
 
 __all__ = ["entry_alternates", "entry_counts", "entry_pages", "entry_videos"]
 
 
 def entry_counts(store: Store, node_ids: Sequence[int] | None) -> list[tuple[int, int]]:
-    """(node id, entry count) of the given nodes (None: every node, by id), those with entries."""
+    """(node id, entry count) of the given nodes (None: every node, in the tree's order), those
+    with entries."""
     ids = (
         list(node_ids)
         if node_ids is not None
-        else [r[0] for r in store.conn.execute(f"SELECT id FROM nodes ORDER BY {tree_order()}")]
+        else store.ids_in_tree_order()
     )
     out = []
     for nid in ids:

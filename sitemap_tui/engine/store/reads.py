@@ -96,6 +96,11 @@ class StoreReads(StoreBase):
             )
         ]
 
+    def ids_in_tree_order(self) -> list[int]:
+        """Every node's id, level by level in the tree's order (schema.tree_order): the order
+        the report, the audit and the deep checks take files in."""
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM nodes ORDER BY {tree_order()}")]
+
     def aggregate(self, node_ids: Iterable[int]) -> Aggregate:
         """Stats merged over the given nodes (each file's aggregate was kept while streaming)."""
         ids = list(node_ids)
@@ -371,9 +376,10 @@ class StoreReads(StoreBase):
         limit: int | None = None,
     ) -> Iterator[IssueRow]:
         """Issues in report order (file, line), streamed: a report of millions never sits in
-        memory. Files in the tree's order level by level (schema.tree_order), not by node id: under nested indexes the ids follow which index a worker finished
-        first, and the report's order changed from run to run. An issue of no file comes
-        first, one of a file the tree lacks last."""
+        memory. Files in the tree's order level by level (:meth:`ids_in_tree_order`), not by
+        node id: under nested indexes the ids follow which index a worker finished first, and
+        the report's order changed from run to run. An issue of no file comes first, one of a
+        file the tree lacks last."""
         clauses: list[str] = []
         params: list[Any] = []
         if entry_id is not None:
@@ -396,7 +402,7 @@ class StoreReads(StoreBase):
         else:
             if node_ids is None:
                 groups.append(("i.node_id IS NULL", ()))
-            order = [r[0] for r in self.conn.execute(f"SELECT id FROM nodes ORDER BY {tree_order()}")]
+            order = self.ids_in_tree_order()
             if node_ids is not None:
                 wanted = {int(n) for n in node_ids}
                 order = [nid for nid in order if nid in wanted]

@@ -10,10 +10,11 @@ from sitemap_tui.engine.store.file import STORE_VERSION
 
 SCHEMA_VERSION = str(STORE_VERSION)
 
+
 def tree_order(alias: str = "") -> str:
     """ORDER BY terms for nodes in the tree's order level by level, whatever order the files
-    were parsed in (engine/tree_order.py; ids last: a store whose places are not filled in, one
-    opened read-only from before the column, keeps the order of ids)."""
+    were parsed in (engine/tree_order.py). Places are unique; the id comes last for a node
+    without one (a LEFT JOIN that found no node)."""
     a = f"{alias}." if alias else ""
     return f"length({a}place), {a}place, {a}id"
 
@@ -45,7 +46,7 @@ CREATE TABLE IF NOT EXISTS nodes(
     parse_time REAL, url_count INTEGER, child_count INTEGER, truncated_at TEXT,
     agg TEXT,                       -- JSON of stats.Aggregate for this file
     unchanged_since TEXT,           -- answered 304: its rows are the previous exploration's (store/carry.py)
-    place TEXT                      -- its place in the tree (engine/tree_order.place): TREE_ORDER
+    place TEXT                      -- its place in the tree (engine/tree_order.place): tree_order()
 );
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY,
