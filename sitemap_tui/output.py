@@ -29,7 +29,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -170,9 +170,13 @@ class Output:
     def __init__(self, label: str) -> None:
         self.label = label
         self.committed = False
+        self.created_folders: list[Path] = []  # made by open_output, removed if discarded
+        self.on_commit: Callable[[], None] | None = None  # once the result is in place
 
     def commit(self) -> None:
         self.committed = True
+        if self.on_commit is not None:
+            self.on_commit()
 
     def discard(self) -> None:
         """Nothing more is written; what a stream already got stays with its reader."""
@@ -183,6 +187,7 @@ class Output:
     def __exit__(self, *exc: object) -> None:
         if not self.committed:
             self.discard()
+            _remove_folders(self.created_folders)
 
 
 class _Stdout(Output):
@@ -339,13 +344,66 @@ def resolve(path: Path, label: str) -> Path:
     raise OutputError(label, "cannot write there (too many levels of symbolic links)", errno.ELOOP)
 
 
-def open_output(path: Path | str | None, label: str | None = None) -> Output:
+def missing_folders(path: Path) -> list[Path]:
+    """The folders above ``path`` that do not exist yet, outermost first."""
+    missing: list[Path] = []
+    for folder in Path(os.path.abspath(path)).parents:
+        if os.path.lexists(folder):
+            break
+        missing.append(folder)
+    return missing[::-1]
+
+
+def check_folders(path: Path, label: str) -> None:
+    """Before any work: the folders ``path`` needs exist or can be made (the nearest one that
+    exists is a folder this user may write in), else an OutputError."""
+    missing = missing_folders(path)
+    above = missing[0].parent if missing else Path(os.path.abspath(path)).parent
+    if not above.is_dir():
+        raise OutputError(label, f"cannot write there: {display(str(above))} is not a folder", errno.ENOTDIR)
+    # (an existing folder is not asked: /dev/null's is not the user's to write in)
+    if missing and not os.access(above, os.W_OK | os.X_OK):
+        raise OutputError(label, f"cannot create its folder in {display(str(above))} (Permission denied)", errno.EACCES)
+
+
+def open_output(path: Path | str | None, label: str | None = None, *, create_folders: bool = False) -> Output:
     """The output for ``path`` (``None``: stdout), described in errors as ``label`` (default:
-    the path)."""
+    the path). ``create_folders``: the missing folders above a file are made, and removed again
+    (when still empty) if the output is discarded: a failed run leaves no trace."""
     if path is None:
         return _Stdout()
     path = Path(path)
     label = label or display(str(path))
+    created: list[Path] = []
+    if create_folders and _descriptor(path) is None:
+        for folder in missing_folders(path):
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                _remove_folders(created)
+                raise OutputError(label, f"cannot create its folder ({_why(exc)})", exc.errno) from exc
+            created.append(folder)
+    try:
+        out = _open_path(path, label)
+    except BaseException:
+        _remove_folders(created)
+        raise
+    out.created_folders = created
+    return out
+
+
+def _remove_folders(created: list[Path]) -> None:
+    """The folders an output made, innermost first, where nothing else was put in them."""
+    for folder in reversed(created):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def _open_path(path: Path, label: str) -> Output:
     fd = _descriptor(path)
     if fd is not None:
         try:

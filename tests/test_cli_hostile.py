@@ -3,6 +3,7 @@ traceback, and nothing left behind (no temp file, no database created)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import subprocess
@@ -155,3 +156,44 @@ def test_validate_output_in_a_missing_folder_is_created(httpserver, tmp_path: Pa
     assert proc.returncode in (0, 1), proc.stderr
     assert out.read_text().startswith("{")
     assert [p.name for p in out.parent.iterdir()] == ["r.json"]
+    # said, so that a mistyped folder is not made in silence
+    assert f"--output {out}: created the folder {tmp_path / 'missing'}" in proc.stderr, proc.stderr
+    assert f"created the folder {tmp_path / 'missing' / 'dir'}" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("command", ["urls", "validate"])
+def test_a_failed_run_leaves_no_folder_for_its_output(tmp_path: Path, command: str) -> None:
+    """Tried by hand: `validate http://127.0.0.1:1/x.xml --output /new/dir/r.json` made /new/dir
+    before the run, which then failed (exit 2) and left it behind. Folders are made when the
+    output opens, and removed again when it is discarded; `urls` opens it before the run."""
+    out = tmp_path / "new" / "dir" / "r.txt"
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there: the connection is refused
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemap_tui", command, f"http://127.0.0.1:{port}/s.xml", "--no-history",
+         "--output", str(out)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == [], proc.stderr
+
+
+def test_a_folder_that_cannot_be_made_is_a_usage_error_before_any_work(httpserver, tmp_path: Path) -> None:
+    httpserver.expect_request("/s.xml").respond_with_data(URLSET, content_type="application/xml")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "sitemap_tui", "validate", httpserver.url_for("/s.xml"), "--no-history",
+             "--write-baseline", str(locked / "a" / "b.json")], capture_output=True, text=True, timeout=60,
+        )
+    finally:
+        locked.chmod(0o700)
+    if os.geteuid() == 0:  # root may write anywhere: then the folder is made
+        assert (locked / "a" / "b.json").exists(), proc.stderr
+        return
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"sitemap-tui: error: --write-baseline {locked / 'a' / 'b.json'}: cannot create"), proc.stderr
+    assert httpserver.log == [] and list(locked.iterdir()) == []

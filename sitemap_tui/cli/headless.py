@@ -20,7 +20,7 @@ from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.refetch import Refetch
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreRun
-from sitemap_tui.output import Output, open_output
+from sitemap_tui.output import Output, OutputError, check_folders, open_output
 from sitemap_tui.session.exits import UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
@@ -195,25 +195,41 @@ def open_store(raw: str) -> StoreRun:
     return StoreRun(path)
 
 
-def output_path(raw: str | None) -> Path | None:
-    """Where ``--output`` writes, checked before any work: a folder or a path under a file is a
-    usage error; missing folders are created."""
+def output_path(raw: str | None, option: str = "--output") -> Path | None:
+    """Where ``--output`` (or ``option``) writes, checked before any work: a folder, or a path
+    whose missing folders cannot be made, is a usage error. The folders are made when the
+    output is opened (see :func:`open_result`), so that a run that fails first makes none."""
     if raw is None:
         return None
     path = Path(raw)
     if path.is_dir():
-        raise UsageError(f"--output {display(raw)}: is a folder; name a file")
+        raise UsageError(f"{option} {display(raw)}: is a folder; name a file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--output {display(raw)}: cannot create its folder ({exc.strerror})") from exc
+        check_folders(path, f"{option} {display(raw)}")
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
     return path
+
+
+def open_kept(path: Path | None, label: str | None) -> Output:
+    """``open_output`` for a command's file: its missing folders are made, and said on stderr
+    once the result is in place (a mistyped folder is not made in silence); a discarded
+    output removes them again."""
+    out = open_output(path, label=label, create_folders=True)
+
+    def say() -> None:
+        for folder in out.created_folders:
+            print(f"sitemap-tui: {label or display(str(path))}: created the folder {display(str(folder))}",
+                  file=sys.stderr)
+
+    out.on_commit = say
+    return out
 
 
 def open_result(path: Path | None, raw: str | None) -> Output:
     """Where a command writes its result: stdout, or ``--output`` through a temp file that
     replaces the previous file only on :meth:`Output.commit` (see sitemap_tui/output.py)."""
-    return open_output(path, label=f"--output {display(raw or str(path))}" if path is not None else None)
+    return open_kept(path, f"--output {display(raw or str(path))}" if path is not None else None)
 
 
 class KeptStore(Protocol):

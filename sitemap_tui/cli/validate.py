@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
+    open_kept,
     open_result,
     output_path,
     parse_target,
@@ -289,16 +290,7 @@ def _baseline(raw: str | None, base: Path) -> Baseline | None:
 
 def _baseline_path(raw: str | None) -> Path | None:
     """Where --write-baseline writes, checked before any work (as --output's)."""
-    if raw is None:
-        return None
-    path = Path(raw)
-    if path.is_dir():
-        raise UsageError(f"--write-baseline {display(raw)}: is a folder; name a file")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--write-baseline {display(raw)}: cannot create its folder ({exc.strerror})") from exc
-    return path
+    return output_path(raw, "--write-baseline")
 
 
 def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[Any]], summary: Any,
@@ -333,12 +325,11 @@ def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]],
                     failed: bool, base: Path) -> None:
     """Every current finding (known ones included) as a JSON report, through a temp file: a run
     that fails or is stopped leaves the previous baseline as it was."""
-    from sitemap_tui.output import open_output
     from sitemap_tui.validate.report import Summary, write_report
 
     summary = Summary.of(selected(), files=files, urls=urls)
     signals.check()
-    with open_output(path, label=f"--write-baseline {display(raw)}") as out:
+    with open_kept(path, f"--write-baseline {display(raw)}") as out:
         write_report("json", portable(selected(), base), summary, out.file)
         if not failed:
             out.commit()

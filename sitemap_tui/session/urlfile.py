@@ -33,11 +33,10 @@ def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrit
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists")
-    if create_dirs:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    elif (folder := missing_dir(path)) is not None:
+    if not create_dirs and (folder := missing_dir(path)) is not None:
         raise FileNotFoundError(f"the folder {folder} does not exist")
-    with open_output(path) as out:
+    # the folders made for it are removed again when the export fails
+    with open_output(path, create_folders=create_dirs) as out:
         writer = UrlWriter(out.file, fmt, issues=issues, audit=audit)
         batch: list[UrlRecord] = []
         for rec in records:

@@ -22,7 +22,7 @@ from textual.containers import Horizontal
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, TabPane
 
 from sitemap_tui.engine.discover import Target
 from sitemap_tui.engine.model import Node, NodeKind
@@ -39,6 +39,7 @@ from sitemap_tui.tui.widgets.changes_pane import ChangesPane
 from sitemap_tui.tui.widgets.extensions import ExtensionsPane
 from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.overview import OverviewPane
+from sitemap_tui.tui.widgets.pane_tabs import PaneTabs
 from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, SitemapTree, short_name
 from sitemap_tui.words import plural
 
@@ -196,7 +197,7 @@ class AppBase(App[int]):
         yield StatusHeader(Text(" sitemap-tui"), id="header")
         with Horizontal(id="main"):
             yield self._tree
-            with TabbedContent(id="tabs", initial="overview"):
+            with PaneTabs(id="tabs", initial="overview"):
                 with TabPane("Overview", id="overview"):
                     yield OverviewPane(self.db_path, id="overview-pane")
                 with TabPane("Extensions", id="extensions"):

@@ -370,3 +370,24 @@ async def test_the_childrens_counts_are_in_view_at_80_columns(demo_server, make_
         await pilot.pause()
         rows = [line for line in screen_text(app).splitlines() if "sitemap-products.xml.gz" in line and "▕" in line]
         assert rows and "300" in rows[-1] and "●4" in rows[-1], rows
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_every_tab_name_is_whole_beside_the_tree(demo_server, make_app, size):
+    """Tried in tmux at 80x24: beside the 28-column tree the six tabs needed 54 cells of 52, and
+    the bar scrolled to the active one ("verview … Changes", or "Overview … Change"). Tight,
+    they fit; with the room for it (the tree hidden, or 200 columns) they keep their padding."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        for key in ("1", "4", "6"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            bar = screen_text(app).splitlines()[1]
+            assert " Overview " in bar and " Changes" in bar.rstrip() + " ", (key, bar)
+            assert bar.rstrip().endswith("Changes"), (key, bar)
+        assert tabs(app).has_class("-tight") == (size[0] < 100)
+        await pilot.press("ctrl+b")
+        await settle(app, pilot)
+        assert not tabs(app).has_class("-tight")
+        assert " Overview  Extensions  Lastmod " in screen_text(app).splitlines()[1]

@@ -1,0 +1,28 @@
+"""The tab bar over the panes, which keeps every tab's name whole on a narrow terminal.
+
+At 80 columns beside the tree the panes get 52 cells, and the six tabs with Textual's padding
+(one cell each side) need 54: the bar scrolled, showing "verview" or "Change". Tight, each tab
+keeps one cell before its name only (48 cells).
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Tab, TabbedContent
+
+
+class PaneTabs(TabbedContent):
+    """TabbedContent that turns tight (class ``-tight``) when its tabs would not fit."""
+
+    DEFAULT_CSS = """
+    PaneTabs.-tight Tab {
+        padding: 0 0 0 1;
+    }
+    """
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < self.room_needed(), "-tight")
+
+    def room_needed(self) -> int:
+        """Cells the visible tabs take with the default padding."""
+        return sum(tab.label.cell_length + 2 for tab in self.query(Tab) if tab.display)
