@@ -391,3 +391,41 @@ async def test_every_tab_name_is_whole_beside_the_tree(demo_server, make_app, si
         await settle(app, pilot)
         assert not tabs(app).has_class("-tight")
         assert " Overview  Extensions  Lastmod " in screen_text(app).splitlines()[1]
+
+
+async def test_every_rule_row_shows_its_count_at_80_columns(demo_server, make_app):
+    """Tried in tmux at 80x24: "fetch-http-error Sitemap could not be fetche" — the count came
+    after the title and the pane cut it off on most rows. It comes right after the rule id."""
+    import re
+
+    from sitemap_tui.tui.widgets.issues_pane import IssuesPane
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await explored(app, pilot)
+        await pilot.press("4")
+        pane = app.query_one(IssuesPane)
+        await wait_for(pilot, lambda: pane.is_current and bool(pane.issue_list.root.children))
+        await pilot.pause()
+        rows = [line for line in screen_text(app).splitlines() if "── ▶ " in line]
+        assert len(rows) >= 10, rows
+        for row in rows:
+            assert re.search(r"▶ [a-z0-9-]+ \(\d+\)", row), row
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_the_hreflang_rows_keep_their_share(demo_server, make_app, size):
+    """Tried in tmux at 80x24: the hreflang table's long headings and 16-cell bars pushed the
+    share off the pane ("Share of UR", a lone "1") and cut x-default to "x-defau…"."""
+    import re
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await pilot.press("2")
+        await settle(app, pilot)
+        await wait_for(pilot, lambda: "hreflang languages" in screen_text(app), what="the hreflang table")
+        rows = {lang: line for line in screen_text(app).splitlines()
+                for lang in ("de", "x-default") if re.search(rf"▕\s+{lang}\s", line)}
+        assert re.search(r"▕\s+x-default\s+41\s+█+[▏▎▍▌▋▊▉]?\s+9%\s*$", rows["x-default"]), rows
+        assert re.search(r"▕\s+de\s+42\s+█+\s+10%\s*$", rows["de"]), rows

@@ -104,7 +104,7 @@ async def test_grouped_by_severity_then_rule(tmp_path: Path):
         tree = await ready(pilot, pane)
         assert labels(tree.root) == ["Errors (10)", "Warnings (1)", "Info (1)"]
         err_rules = labels(tree.root.children[0])
-        assert err_rules == ["lastmod-invalid-format lastmod is not W3C Datetime (10)"]
+        assert err_rules == ["lastmod-invalid-format (10) lastmod is not W3C Datetime"]
         assert labels(tree.root.children[2]) == ["x-custom-rule (1)"]  # not in the registry: the id
         node = await expand(pilot, tree, 0, 0)
         assert len(node.children) == 10

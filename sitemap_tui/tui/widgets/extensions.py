@@ -139,17 +139,32 @@ class ExtensionsPane(NodePane):
         langs = agg.hreflang
         if langs:
             parts.append(Text(f"hreflang languages ({len(langs):,})", style="bold underline"))
-            lt = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-            lt.add_column("hreflang", no_wrap=True, min_width=8)
-            lt.add_column("Alternates", justify="right", no_wrap=True, min_width=10)
-            lt.add_column("", no_wrap=True, width=16)
-            lt.add_column("Share of URLs", justify="right", no_wrap=True, min_width=13)
+            shown = sorted(langs.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_LANGS]
+            names = [display(lang, 40) for lang, _ in shown]
             top = max(langs.values())
-            for lang, n in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_LANGS]:
+            lt = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+            lt.add_column("hreflang", no_wrap=True, min_width=9)  # x-default whole
+            if self.size.width >= WIDE:
+                bar_w = 16
+                lt.add_column("Alternates", justify="right", no_wrap=True, min_width=10)
+                lt.add_column("", no_wrap=True, width=bar_w)
+                lt.add_column("Share of URLs", justify="right", no_wrap=True, min_width=13)
+            else:
+                # at 80 columns the long headings cut the share off: short ones, and the bar
+                # takes what the name and the numbers leave (as the extension rows above)
+                name_w = max(9, min(16, max(len(n) for n in names)))
+                numbers = max(5, len(f"{top:,}"))
+                # (each of the four columns is padded a cell each side; the body's margin)
+                bar_w = max(3, self.size.width - name_w - numbers - 5 - 4 * 2 - 2)
+                lt.columns[0].max_width = name_w
+                lt.add_column("Links", justify="right", no_wrap=True, min_width=numbers)
+                lt.add_column("", no_wrap=True, width=bar_w)
+                lt.add_column("Share", justify="right", no_wrap=True, min_width=5)
+            for name, (_lang, n) in zip(names, shown, strict=True):
                 lt.add_row(
-                    Text(display(lang, 40)),
+                    Text(name),
                     Text(f"{n:,}"),
-                    Text(bar(n / top if top else 0.0, 16).rstrip(), style="magenta"),
+                    Text(bar(n / top if top else 0.0, bar_w).rstrip(), style="magenta"),
                     Text(_share(n, urls), style="dim"),
                 )
             parts.append(lt)

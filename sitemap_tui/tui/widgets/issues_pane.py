@@ -295,11 +295,12 @@ class IssuesPane(Vertical):
             label = Text(f"{SEVERITY_TITLE.get(sev, display(sev))} ({total:,})", style=SEVERITY_STYLE.get(sev, "bold"))
             snode = tree.root.add(label, _Item("severity", sev, count=total), expand=True)
             for rule, n in rules:
+                # the count before the title, which a narrow pane cuts (at 80 columns most were)
                 rlabel = Text(display(rule), style="bold")
+                rlabel.append(f" ({n:,})", style="dim")
                 title = rule_title(rule)
                 if title:
                     rlabel.append(" " + display(title, 120))
-                rlabel.append(f" ({n:,})", style="dim")
                 rnode = snode.add(rlabel, _Item("rule", sev, rule, count=n), allow_expand=True)
                 self._rule_nodes[(sev, rule)] = rnode
                 if (sev, rule) in expanded:
