@@ -164,6 +164,11 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
         # (the Overview draws the line on its next refresh, after the history is in)
         await wait_for(pilot, lambda: f"Since {when}" in screen_text(app), what="the history line")
         assert ": +3 −3 URLs" in screen_text(app)
+        # (the sparkline's caption on its own line, whole at 80 columns, not "URLs   URLs over …")
+        lines = screen_text(app).splitlines()
+        since = next(i for i, line in enumerate(lines) if f"Since {when}" in line)
+        assert lines[since].rstrip().endswith(": +3 −3 URLs"), lines[since]
+        assert "URLs over 2 explorations (7 → 7):" in lines[since + 1], lines[since + 1]
         spark = app.query_one("#ov-spark")
         assert spark.display and list(spark.data) == [7, 7]
         assert "Compare with…" in {c.name for c in app.palette_commands()}

@@ -169,3 +169,22 @@ async def test_picking_a_damaged_exploration_names_it_and_keeps_the_one_shown(ta
         assert app.db_path == news and app.is_running
         assert app.tree.model.nodes.keys() == shown.keys()
         assert "cannot read the store" not in flat(app)
+
+
+def test_two_runs_in_one_minute_read_apart() -> None:
+    """Tried in tmux: two runs of the demo 45 seconds apart were two rows "2026-11-26 22:24
+    127.0.0.1:8811 436 URLs" told apart by their size alone. Rows give the second."""
+    from sitemap_tui.engine.store.summary import ExplorationSummary
+    from sitemap_tui.session.recent import Saved
+    from sitemap_tui.tui.screens.recent import row_text
+
+    def saved(started: str) -> Saved:
+        summary = ExplorationSummary(path=Path("/x/127.0.0.1-20261126-222402.db"), size=1, mtime=0.0,
+                                     target="http://127.0.0.1:8811/", started=started, files=13, urls=436)
+        return Saved(summary, 1000)
+
+    first = row_text(saved("2026-11-26T22:24:02+00:00"), 76).plain
+    second = row_text(saved("2026-11-26T22:24:47+00:00"), 76).plain
+    assert first.startswith("2026-11-26 22:24:02  127.0.0.1:8811"), first
+    assert second.startswith("2026-11-26 22:24:47  127.0.0.1:8811"), second
+    assert len(first) == 76 and "436 URLs" in first

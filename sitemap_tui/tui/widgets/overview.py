@@ -422,7 +422,9 @@ class OverviewPane(NodePane):
             text.append(f" −{removed:,}", style="bold red")
             text.append(" URLs", style="")
         if len(url_counts) > 1:
-            text.append(("   " if since else "") + f"URLs over {len(url_counts)} explorations "
+            # on a line of its own, just above its sparkline (after "+N −N URLs" it read
+            # "URLs   URLs over …" and wrapped mid-phrase at 80 columns)
+            text.append(("\n" if since else "") + f"URLs over {len(url_counts)} explorations "
                         f"({url_counts[0]:,} → {url_counts[-1]:,}):", style="dim")
         line.update(text)
         line.set_class(not text.plain, "-hidden")
