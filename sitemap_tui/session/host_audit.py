@@ -136,7 +136,8 @@ class AuditJobs:
             with store.guarded():
                 table = AccessTable(store.conn, publish=store.publish)
                 compute(table, DEFAULT_AGENTS, stop=stop.is_set)
-                return table.counts(DEFAULT_AGENTS).urls
+                counts = table.counts(DEFAULT_AGENTS)
+                return counts.urls - counts.unknown  # judged: their origin's robots.txt was read
 
         job = asyncio.get_running_loop().run_in_executor(None, work)
         try:

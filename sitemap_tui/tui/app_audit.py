@@ -125,8 +125,12 @@ class AuditLink(CompareLink):
                 self.notify("Crawler access cancelled; what was judged is kept.", markup=False)
             else:
                 n = message.result if isinstance(message.result, int) else 0
-                self.notify(f"Crawler access computed: {plural(n, 'listed URL')} × {len(DEFAULT_AGENTS)} crawlers, "
-                            "from robots.txt (Overview, 1).", markup=False)
+                if n:
+                    self.notify(f"Crawler access computed: {plural(n, 'listed URL')} × {len(DEFAULT_AGENTS)} "
+                                "crawlers, from robots.txt (Overview, 1).", markup=False)
+                else:  # (a local folder): "computed … from robots.txt" would claim what was not
+                    self.notify("Crawler access: no robots.txt was read for the listed URLs' origins, "
+                                "so none could be judged (Overview, 1).", markup=False)
         else:
             return
         self._audit_results_changed()

@@ -217,3 +217,31 @@ async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_button
         await pilot.press("right", "enter")
         await wait_for(pilot, lambda: any(n.startswith("Audit done") for n in notes), what="the audit", timeout=60)
         assert sum(n.startswith("Audit done") for n in notes) == 1, notes  # the first Enter started none
+
+
+async def test_a_folder_without_robots_txt_has_no_crawler_table_of_zeros(make_app, tmp_path) -> None:
+    """Tried in tmux on a folder of sitemap files: the expand-all's crawler access said
+    "computed: 68 listed URLs × 9 crawlers, from robots.txt" when no robots.txt had been read,
+    and the Overview listed nine crawlers with 0 allowed, 0 disallowed."""
+    from sitemap_tui.tui.widgets.overview import OverviewPane
+
+    folder = tmp_path / "build"
+    folder.mkdir()
+    urls = "".join(f"<url><loc>https://example.com/p{i}</loc></url>" for i in range(3))
+    (folder / "sitemap.xml").write_text(
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>')
+    app = make_app(str(folder))
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = capture_notes(app)
+        await wait_started(app, pilot)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: any(n.startswith("Crawler access") for n in notes),
+                       what="the automatic crawler access", timeout=60)
+        said = next(n for n in notes if n.startswith("Crawler access"))
+        assert "no robots.txt was read" in said and "computed" not in said, said
+        await settle(app, pilot)
+        pane = app.query_one(OverviewPane)
+        labels = [r.label.plain for r in pane.groups.rows]
+        access = [line for line in labels if line.startswith("Crawler access")]
+        assert access and "3 listed URLs, all unknown: no robots.txt read" in access[0], labels
+        assert not any(line.startswith("Googlebot") for line in labels), labels

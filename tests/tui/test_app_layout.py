@@ -429,3 +429,44 @@ async def test_the_hreflang_rows_keep_their_share(demo_server, make_app, size):
                 for lang in ("de", "x-default") if re.search(rf"▕\s+{lang}\s", line)}
         assert re.search(r"▕\s+x-default\s+41\s+█+[▏▎▍▌▋▊▉]?\s+9%\s*$", rows["x-default"]), rows
         assert re.search(r"▕\s+de\s+42\s+█+\s+10%\s*$", rows["de"]), rows
+
+
+URLSET_OF = ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+             '{}</urlset>\n')
+
+
+async def test_a_folders_long_file_names_leave_the_counts_in_view(make_app, tmp_path):
+    """Tried in tmux at 80x24 on a folder of corpus files: the children table showed only the
+    names (60 cells each) and pushed the URL counts and issues out of the pane. Names are cut
+    in the middle to what the counts leave; at 200 columns they are not."""
+    folder = tmp_path / "build"
+    folder.mkdir()
+    names = {"apache_incubator-stormcrawler__core_src_test_resources_links.xml": 6,
+             "crawler-commons_crawler-commons__src_test_resources_sitemap-links.xml": 3}
+    for name, n in names.items():
+        urls = "".join(f"<url><loc>https://example.com/{name[:6]}/{i}</loc></url>" for i in range(n))
+        (folder / name).write_text(URLSET_OF.format(urls))
+    app = make_app(str(folder))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("E")
+        await settle(app, pilot)
+        await select(app, pilot, app.tree.model.roots()[0])
+        await pilot.press("1")
+        await settle(app, pilot)
+        table = app.query_one("#ov-children")
+        await wait_for(pilot, lambda: table.row_count == 2, what="the children rows")
+        table.scroll_visible(animate=False)
+        await pilot.pause()
+        shown = screen_text(app)
+        for name, n in names.items():
+            rows = [line for line in shown.splitlines() if name[:8] in line and "…" in line and "▕" in line]
+            assert rows and f" {n} " in rows[-1].split("▕")[-1], (name, shown)
+        await resize(app, pilot, 200, 50)
+
+        def in_table(name: str, n: int) -> bool:  # (right of the tree's border)
+            return any(name[:25] in pane and name[-25:] in pane and f" {n} " in pane
+                       for pane in (line.split("▕")[-1] for line in screen_text(app).splitlines()))
+
+        # up to 60 cells, cut in the middle
+        await wait_for(pilot, lambda: all(in_table(name, n) for name, n in names.items()), what="the longer names")

@@ -128,7 +128,7 @@ async def test_cap_per_rule(tmp_path: Path):
         pane.show([1, 2])
         tree = await ready(pilot, pane)
         info = tree.root.children[2]
-        assert labels(info)[0].startswith("loc-tracking-params") and labels(info)[0].endswith("(1,005)")
+        assert labels(info)[0].startswith("loc-tracking-params (1,005) ")
         node = await expand(pilot, tree, 2, 0)
         assert len(node.children) == issues_pane.RULE_CAP + 1
         assert str(node.children[-1].label).startswith("… 5 more")

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -28,10 +28,15 @@ from sitemap_tui.tui.widgets.drill_list import DrillList, DrillRow
 from sitemap_tui.tui.widgets.overview_audit import audit_rows, fetch_audit
 from sitemap_tui.tui.widgets.side_by_side import SideBySide
 from sitemap_tui.tui.widgets.sitemap_tree import ICONS, short_name, since_text
+from sitemap_tui.tui.widgets.url_table.columns import elide_middle
 from sitemap_tui.words import plural
 
 CHANGEFREQ_ORDER = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never", "invalid", "missing"]
 MAX_CHILD_ROWS = 500
+# the cells the URL count and the issues take with their padding, the name's padding, the
+# table's margin and the scrollbar: at 80 columns the name gets the 27 they leave of the 52 (the
+# state comes next, as much of it as fits: the tree's icons and colours say it too)
+CHILD_COLUMNS_AFTER_NAME = 25
 UNIQUE_SQL_LIMIT = 200_000
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -181,6 +186,7 @@ class OverviewPane(NodePane):
 
     def on_mount(self) -> None:
         self._child_rows: list[tuple[str, tuple[Text, ...]]] = []
+        self._name_width = 0
         table = self.query_one("#ov-children", DataTable)
         # the counts first after the name: at 80x24 the pane is ~52 columns and the name ~25,
         # so kind and state (which the tree's icons and colours say too) came before the URL
@@ -360,8 +366,20 @@ class OverviewPane(NodePane):
             rows.append(("Truncated", Text(f"at line:col {display(s.truncated_at, 40)}", style="yellow")))
         return rows
 
+    def _children_name_width(self) -> int:
+        """The cells a child's name may take: what the URL count, the issues and the state
+        leave of the pane (at 80 columns a folder's long file names pushed them all out)."""
+        return min(60, max(16, self.size.width - CHILD_COLUMNS_AFTER_NAME))
+
+    def on_resize(self, event: events.Resize) -> None:
+        sel = self.selection
+        if sel is not None and self._child_rows and self._children_name_width() != self._name_width:
+            self._child_rows = []  # the names are cut anew: the rows are laid out again
+            self._fill_children(self.query_one("#ov-children", DataTable), sel)
+
     def _fill_children(self, table: DataTable[Any], sel: Selection) -> None:
         rows: list[tuple[str, tuple[Text, ...]]] = []
+        name_width = self._name_width = self._children_name_width()
         for child in sel.children[:MAX_CHILD_ROWS]:
             errors, warnings = sel.issues.get(child.id, (0, 0))
             badge = Text()
@@ -373,7 +391,8 @@ class OverviewPane(NodePane):
             count = child.stats.url_count if is_file else child.stats.child_count
             count_text = (f"{count:,}" if is_file else plural(count, "file")) if child.state == NodeState.DONE else "—"
             rows.append((str(child.id), (
-                Text(short_name(child)),
+                # cut once, in the middle: the end (.xml, -2024.xml.gz) tells files apart
+                Text(elide_middle(short_name(child, 500), name_width)),
                 Text(count_text, justify="right"),
                 badge,
                 state_text(child),

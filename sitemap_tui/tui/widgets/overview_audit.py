@@ -88,7 +88,11 @@ def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
 def _access(c: AccessCounts) -> list[DrillRow]:
     """One row per crawler: Enter lists its disallowed URLs, or its allowed ones when it has none."""
     head = Text("Crawler access", style="bold")
-    head.append(f"   robots.txt, {plural(c.urls, 'listed URL')}", style="dim")
+    head.append(f"   by robots.txt: {plural(c.urls, 'listed URL')}", style="dim")
+    if c.unknown and c.unknown >= c.urls:
+        # (a local folder, a site without robots.txt read): nine rows of zeros would say nothing
+        head.append(", all unknown: no robots.txt read for their origin", style="yellow")
+        return [DrillRow(head, None)]
     if c.unknown:
         head.append(f", {c.unknown:,} unknown (no robots.txt read)", style="yellow")
     name_w = max(len(a) for a in c.agents) + 1

@@ -56,21 +56,22 @@ ICONS: dict[NodeKind, str] = {
 SPINNER = "◐◓◑◒"
 
 
-def short_name(node: Node) -> str:
-    """A short, sanitised name: the last path segment (or the host for a site)."""
+def short_name(node: Node, limit: int = 60) -> str:
+    """A short, sanitised name: the last path segment (or the host for a site), cut at
+    ``limit`` cells."""
     try:
         parts = urlsplit(node.url)
     except ValueError:
-        return display(node.url, 60)
+        return display(node.url, limit)
     if node.kind == NodeKind.SITE:
-        return display(parts.netloc or node.url, 60)
+        return display(parts.netloc or node.url, limit)
     path = parts.path.rstrip("/") if node.kind == NodeKind.DIRECTORY else parts.path
     name = path.rsplit("/", 1)[-1]
     if not name:
         name = (parts.netloc or "") + "/"
     if parts.query:
         name += "?" + parts.query
-    return display(name, 60)
+    return display(name, limit)
 
 
 def human_bytes(n: int | None) -> str:
