@@ -41,6 +41,7 @@ from sitemap_tui.tui.widgets.lastmod_chart import LastmodPane
 from sitemap_tui.tui.widgets.overview import OverviewPane
 from sitemap_tui.tui.widgets.pane_tabs import PaneTabs
 from sitemap_tui.tui.widgets.sitemap_tree import ACTIVE, SitemapTree, short_name
+from sitemap_tui.tui.widgets.url_table.columns import elide_middle
 from sitemap_tui.words import plural
 
 REFRESH_SECONDS = 0.5
@@ -82,7 +83,7 @@ class StatusHeader(Static):
     """One line: app name, target, overall progress, what is running."""
 
     DEFAULT_CSS = """
-    StatusHeader { dock: top; height: 1; background: $panel; color: $foreground; }
+    StatusHeader { dock: top; height: 1; background: $panel; color: $foreground; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
 
@@ -284,8 +285,6 @@ class AppBase(App[int]):
             return
         done, total, active, urls = self.tree.model.totals()
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(" sitemap-tui ", style="bold reverse")
-        text.append("  ")
         target = self.header_target
         if target is None:
             if self.target is not None:
@@ -296,8 +295,6 @@ class AppBase(App[int]):
                 target = str(self.db_path)
             else:
                 target = ""
-        text.append(display(target, 80), style="bold")
-        text.append("   ")
         text.append(f"files {done:,}/{total:,}", style="")
         text.append(" · ")
         text.append(plural(urls, "URL"))
@@ -329,7 +326,16 @@ class AppBase(App[int]):
         if self.jobs.search is not None:
             covered, total = self.jobs.search
             text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
-        header.update(text, layout=False)  # one docked line: a layout pass per batch cost ~6 ms
+        # The target takes what the progress leaves, cut in the middle: a long path or URL
+        # wrapped to the line below (out of view) at 80 columns, and took the progress with it.
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(" sitemap-tui ", style="bold reverse")
+        line.append("  ")
+        room = (self.size.width or 80) - line.cell_len - text.cell_len - 3
+        line.append(elide_middle(display(target, 300), max(12, room)), style="bold")
+        line.append("   ")
+        line.append_text(text)
+        header.update(line, layout=False)  # one docked line: a layout pass per batch cost ~6 ms
 
     # -- helpers ----------------------------------------------------------------------------------
     def _cursor_node(self) -> Node | None:
@@ -408,6 +414,7 @@ class AppBase(App[int]):
     def _fit_tree(self) -> None:
         if self.tree_width:  # set at mount: a resize before it has nothing to fit
             self.tree_width = self._initial_tree_width()
+        self.update_header()  # the target is cut to the new width
 
     # -- hiding and zooming --------------------------------------------------------------------
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

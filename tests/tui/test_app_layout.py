@@ -470,3 +470,27 @@ async def test_a_folders_long_file_names_leave_the_counts_in_view(make_app, tmp_
 
         # up to 60 cells, cut in the middle
         await wait_for(pilot, lambda: all(in_table(name, n) for name, n in names.items()), what="the longer names")
+
+
+async def test_a_long_target_leaves_the_progress_in_the_header(make_app, tmp_path):
+    """Tried in tmux at 80x24 on a corpus file (an 85-character path): the header showed
+    " sitemap-tui" and nothing else, the target and the progress wrapped to a line below it,
+    out of view. The target takes what the progress leaves, cut in the middle."""
+    folder = tmp_path / "a-rather-long-folder-name-for-a-build-output" / "public"
+    folder.mkdir(parents=True)
+    sitemap = folder / "sitemap-for-the-whole-site-with-a-long-name.xml"
+    sitemap.write_text(URLSET_OF.format("<url><loc>https://example.com/</loc></url>"))
+    app = make_app(str(sitemap))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await settle(app, pilot)
+        header = screen_text(app).splitlines()[0]
+        assert header.startswith(" sitemap-tui   ") and "…" in header, header
+        assert header.rstrip().endswith("files 1/1 · 1 URL"), header
+        assert "with-a-long-name.xml   files" in header, header
+        await resize(app, pilot, 200, 50)
+        wide = screen_text(app).splitlines()[0]
+        # (the whole path where it fits: the test's own folder is longer under xdist)
+        whole = f"{sitemap}   files 1/1" in wide
+        assert whole or len(str(sitemap)) > 150, wide
+        assert "-for-a-build-output/public/sitemap-for-the-whole-site-with-a-long-name.xml   files 1/1" in wide
