@@ -21,7 +21,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui import gc_tuning
 from sitemap_tui.tui.app_audit import AuditLink
-from sitemap_tui.tui.palette import PaletteCommand
+from sitemap_tui.tui.palette import PaletteCommand, action_keys, with_keys
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
 from sitemap_tui.tui.widgets import NodePane
@@ -435,10 +435,10 @@ class Actions(AuditLink):
         cmds: list[PaletteCommand] = []
         name = short_name(node) if node is not None else ""
         if node is not None:
-            cmds.append(PaletteCommand("Expand subtree (e)", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
-        cmds.append(PaletteCommand("Expand everything (E)", "Fetch the whole exploration, whatever node is highlighted" + ("" if live else " (needs the live engine)"), "expand_everything"))
+            cmds.append(PaletteCommand("Expand subtree", f"Fetch the whole subtree of {name}" + ("" if live else " (needs the live engine)"), "expand_all"))
+        cmds.append(PaletteCommand("Expand everything", "Fetch the whole exploration, whatever node is highlighted" + ("" if live else " (needs the live engine)"), "expand_everything"))
         if self.work_running():
-            cmds.append(PaletteCommand("Cancel (x)", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
+            cmds.append(PaletteCommand("Cancel", "Stop expand-all, deep checks, cross-file checks and the fetches in progress", "cancel"))
         cmds.append(PaletteCommand("Export URLs", "Write URLs (marked or filtered rows, this node, subtree, an issue's) to txt / CSV / JSONL, or their image / video URLs", "export"))
         cmds.append(PaletteCommand("Filter URLs", "Filter the URL table (substring, regex, lastmod, issues, extensions)", "filter"))
         if node is not None and node.kind not in CONTAINERS:
@@ -452,19 +452,19 @@ class Actions(AuditLink):
                 cmds.append(PaletteCommand("Open in browser", "Open the highlighted http(s) URL (asks first)", "open_browser"))
         cmds.append(PaletteCommand("Cross-file checks", "Duplicate URLs across sitemaps, hreflang return links, robots.txt rules, mixed http/https and www" + ("" if live else " (needs the live engine)"), "check_files"))
         follow = "Stop following" if self.following_hosts() else "Follow"
-        cmds.append(PaletteCommand(f"{follow} other hosts (f)", "Index children on other hosts: toggle, and fetch the highlighted file again (-H headers stay on the site you named)", "follow_hosts"))
+        cmds.append(PaletteCommand(f"{follow} other hosts", "Index children on other hosts: toggle, and fetch the highlighted file again (-H headers stay on the site you named)", "follow_hosts"))
         cmds.append(PaletteCommand("Toggle theme", "Switch between the dark and the light theme", "toggle_theme"))
         cmds.append(PaletteCommand("Open file", "Explore a local sitemap / directory, or reopen a saved .db", "open_file"))
         cmds.append(PaletteCommand("Open recent", "Reopen an exploration kept in the cache (site, date, URLs, size)", "open_recent"))
         cmds.append(PaletteCommand("Compare with…", "Compare this exploration with an earlier one of the same site: "
                                    "tree badges +added −removed ~changed, the Changes tab (6)", "compare_with"))
         cmds.append(PaletteCommand("Lastmod: year / month / day", "Change the lastmod chart's period", "lastmod_mode"))
-        cmds.append(PaletteCommand("Zoom pane", "Give the focused pane (or the tree) the whole screen, or back (z)", "zoom"))
-        cmds.append(PaletteCommand("Hide / show tree", "Give the panes the tree's columns, or show it again (ctrl+b)", "toggle_tree"))
+        cmds.append(PaletteCommand("Zoom pane", "Give the focused pane (or the tree) the whole screen, or back", "zoom"))
+        cmds.append(PaletteCommand("Hide / show tree", "Give the panes the tree's columns, or show it again", "toggle_tree"))
         cmds.append(PaletteCommand("Help", "Show the key bindings", "help"))
         for tab in TABS:
             cmds.append(PaletteCommand(f"Show {tab} pane", f"Switch to the {tab} tab", f"tab_{tab}"))
-        return cmds
+        return with_keys(cmds, action_keys(self))
 
     def action_toggle_tree(self) -> None:
         """ctrl+b: hide the tree (its columns go to the panes) or show it; a hidden tree hands

@@ -31,7 +31,7 @@ class AuditLink(CompareLink):
     def audit_commands(self, name: str) -> list[PaletteCommand]:
         """The palette's entries for the highlighted node ``name``."""
         return [
-            PaletteCommand("Audit URLs of this node… (u)", f"Fetch the URLs under {name}: status, redirects, "
+            PaletteCommand("Audit URLs of this node…", f"Fetch the URLs under {name}: status, redirects, "
                            "noindex, canonical, indexability (resumable; x cancels)", "audit"),
             PaletteCommand("Crawler access", "Which crawlers (Googlebot, GPTBot, ClaudeBot, …) robots.txt lets "
                            "fetch each URL: nothing is fetched (Overview)", "crawler_access"),

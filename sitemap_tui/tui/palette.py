@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
@@ -37,3 +38,21 @@ class SitemapCommands(Provider):
             score = matcher.match(cmd.name)
             if score > 0:
                 yield Hit(score, matcher.highlight(cmd.name), self._runner(cmd.action), help=cmd.help)
+
+
+def action_keys(app: App[Any]) -> dict[str, str]:
+    """The first key of each of the app's own actions, the user's keymap applied."""
+    bindings = app._bindings.copy()
+    if app._keymap:
+        bindings.apply_keymap(app._keymap)  # (a clash was said at start)
+    keys: dict[str, str] = {}
+    for key, found in bindings.key_to_bindings.items():
+        for b in found:
+            keys.setdefault(b.action, app.get_key_display(replace(b, key=key)))
+    return keys
+
+
+def with_keys(cmds: list[PaletteCommand], keys: dict[str, str]) -> list[PaletteCommand]:
+    """Each command named with its key as the keymap has it now: a remapped expand_all is
+    not "(e)" (the names once said the default keys whatever the keymap)."""
+    return [replace(c, name=f"{c.name} ({keys[c.action]})") if c.action in keys else c for c in cmds]

@@ -53,6 +53,10 @@ async def test_keymap_and_theme_from_the_config_file(demo_server, make_app, tmp_
         assert "g" in screen_text(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help to close")
+        # the palette names the keys as the keymap has them (it said "(e)" whatever the keymap)
+        names = {c.name for c in app.palette_commands()}
+        assert "Expand subtree (g)" in names and "Help (f2)" in names, names
+        assert "Export URLs (w)" in names and "Expand everything (E)" in names, names
 
 
 async def test_a_broken_config_is_reported_not_fatal(demo_server, make_app, tmp_path, monkeypatch):
@@ -98,12 +102,12 @@ async def test_command_palette_runs_commands(demo_server, make_app):
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_started(app, pilot)
         names = {c.name for c in app.palette_commands()}
-        assert {"Expand subtree (e)", "Expand everything (E)", "Export URLs", "Filter URLs", "Reload node", "Validate deep", "Toggle theme",
-                "Open file", "Help", "Copy URL"} - {"Reload node"} <= names
+        assert {"Expand subtree (e)", "Expand everything (E)", "Export URLs (w)", "Filter URLs (/)", "Validate deep (v)",
+                "Toggle theme (t)", "Open file (^o)", "Help (?)", "Copy URL (c)", "Show overview pane (1)"} <= names, names
         # the site root is not a file: no reload there (context-aware)
-        assert "Reload node" not in names
+        assert "Reload node (r)" not in names
         await pilot.press("down")
-        await wait_for(pilot, lambda: "Reload node" in {c.name for c in app.palette_commands()}, what="context")
+        await wait_for(pilot, lambda: "Reload node (r)" in {c.name for c in app.palette_commands()}, what="context")
         # discover() lists them for an empty query
         from sitemap_tui.tui.palette import SitemapCommands
 
