@@ -122,6 +122,21 @@ def test_cache_list_shows_each_exploration_newest_first_with_site_urls_and_size(
     assert "3 explorations" in proc.stderr and str(cache) in proc.stderr
 
 
+def test_two_runs_in_one_minute_are_listed_apart(cache, saved_exploration):
+    """Tried by hand: two `urls` runs a second apart were listed as "2026-11-26 23:20" twice,
+    in `cache list` and `history` alike (and "1 files"). Dates go to the second."""
+    a = put(cache, saved_exploration, "example.com-20250101-000000", days_old=1.0, target="https://example.com/")
+    b = put(cache, saved_exploration, "example.com-20250101-000007", days_old=1.0 - 7 / DAY, target="https://example.com/")
+    listed = run("cache", "list").stdout.splitlines()
+    history = run("history", "example.com").stdout.splitlines()
+    for when, db in ((datetime.fromtimestamp(os.stat(p).st_mtime, UTC), p) for p in (a, b)):
+        stamp = when.strftime("%Y-%m-%d %H:%M:%S")
+        assert any(line.startswith(stamp) and str(db) in line for line in listed), (stamp, listed)
+        assert any(line.startswith(stamp) and str(db) in line for line in history), (stamp, history)
+    assert history[0].split()[:2] == ["date", "URLs"]
+    assert " 1 file " in listed[0] and "files" not in listed[0].split(str(cache))[0], listed
+
+
 def test_open_list_json_groups_the_explorations_by_site(cache, saved_exploration):
     put(cache, saved_exploration, "a-1", days_old=3, target="https://example.com/")
     put(cache, saved_exploration, "a-2", days_old=1, target="https://example.com/sitemap.xml")

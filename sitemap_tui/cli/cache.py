@@ -54,17 +54,14 @@ def limits_for(opts: CacheOptions) -> CacheLimits:
     return CacheLimits(size, age)
 
 
-def when_text(s: Saved) -> str:
-    return s.date.strftime("%Y-%m-%d %H:%M")
-
-
 def line_of(s: Saved) -> str:
     """One exploration on one line: date, site, URLs, files, size, path (or why it is unreadable)."""
     if s.summary.problem:
         what = f"unreadable: {display(s.summary.problem, 200)}"
     else:
-        what = f"{s.summary.urls:>9,} URLs {s.summary.files:>6,} files"
-    return f"{when_text(s)}  {display(s.site, 60):<28} {what}  {format_size(s.size):>10}  {display(str(s.path))}"
+        urls, files = s.summary.urls, s.summary.files
+        what = f"{urls:>9,} {'URL ' if urls == 1 else 'URLs'} {files:>6,} {'file ' if files == 1 else 'files'}"
+    return f"{s.date_text}  {display(s.site, 60):<28} {what}  {format_size(s.size):>10}  {display(str(s.path))}"
 
 
 def as_json(saved: list[Saved]) -> dict[str, object]:

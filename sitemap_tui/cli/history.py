@@ -59,12 +59,12 @@ class Row:
 
     def line(self) -> str:
         s = self.saved
-        return (f"{s.date.strftime('%Y-%m-%d %H:%M')}  {s.summary.urls:>9,} {s.summary.files:>6,} "
+        return (f"{s.date_text}  {s.summary.urls:>9,} {s.summary.files:>6,} "
                 f"{self.counts.get('error', 0):>7,} {self.counts.get('warning', 0):>9,} "
                 f"{format_size(s.size):>10}  {(s.summary.command or 'explorer'):<9} {display(str(s.path))}")
 
 
-HEADER = f"{'date':<16}  {'URLs':>9} {'files':>6} {'errors':>7} {'warnings':>9} {'size':>10}  {'by':<9} file"
+HEADER = f"{'date':<19}  {'URLs':>9} {'files':>6} {'errors':>7} {'warnings':>9} {'size':>10}  {'by':<9} file"
 
 
 def cmd_history(opts: HistoryOptions) -> int:

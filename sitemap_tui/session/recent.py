@@ -149,6 +149,12 @@ class Saved:
         return re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", stem) or stem  # (-N: a second run in that second)
 
     @property
+    def date_text(self) -> str:
+        """When it was started (UTC), to the second: two runs in one minute (a re-run after a
+        fix) read apart in every list."""
+        return self.date.strftime("%Y-%m-%d %H:%M:%S")
+
+    @property
     def date(self) -> datetime:
         """When the exploration was started (UTC), or last written when the file does not say."""
         if self.summary.started:

@@ -27,8 +27,7 @@ from sitemap_tui.tui.screens import SafeActions
 def row_text(s: Saved, width: int) -> Text:
     """One exploration on one line of ``width`` cells: the site keeps what the date, counts and
     size leave (an 80-column terminal shows all four)."""
-    # to the second: two runs of a site in one minute (a re-run after a fix) read alike otherwise
-    when = s.date.strftime("%Y-%m-%d %H:%M:%S")
+    when = s.date_text
     if s.summary.problem:
         tail = Text("unreadable", style="bold red")
     else:
