@@ -264,3 +264,20 @@ def test_explore_prunes_the_cache_to_its_limits_before_adding_an_exploration(cac
     old2 = put(cache, saved_exploration, "old2", days_old=100)
     assert cli_main(["explore", "https://example.com/", "--db", str(tmp_path / "mine.db")], launch=launch) == 0
     assert old2.exists()
+
+
+def test_a_sites_files_are_counted_as_the_explorer_counts_them(httpserver, tmp_path):
+    """Tried in tmux: the Compare with… and recent lists said "13 files" for the demo, whose
+    header says "files 12/12": the site's synthetic root was counted as a file."""
+    from sitemap_tui.engine.store.summary import read_summary
+
+    urls = "".join(f"<url><loc>{httpserver.url_for(f'/p{i}')}</loc></url>" for i in range(2))
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"Sitemap: {httpserver.url_for('/sitemap.xml')}\n", content_type="text/plain")
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        f'<?xml version="1.0"?><urlset {NS}>{urls}</urlset>', content_type="application/xml")
+    db = tmp_path / "site.db"
+    proc = run("urls", httpserver.url_for("/"), "--db", db, "--workers", "0")
+    assert proc.returncode == 0, proc.stderr
+    summary = read_summary(db)
+    assert (summary.files, summary.urls) == (2, 2), summary  # robots.txt and the sitemap

@@ -74,7 +74,11 @@ def read_summary(path: Path) -> ExplorationSummary:
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN"
                                  " ('target', 'started', 'site', 'command', 'checks')").fetchall())
-        files, urls = conn.execute("SELECT COUNT(*), COALESCE(SUM(url_count), 0) FROM nodes").fetchone()
+        # files as the explorer's header counts them: not the site's or a folder's synthetic
+        # root, not a file skipped (the picker said 13 files where the header said 12)
+        files, urls = conn.execute(
+            "SELECT COUNT(*) FILTER (WHERE kind NOT IN ('site', 'directory') AND state != 'skipped'),"
+            " COALESCE(SUM(url_count), 0) FROM nodes").fetchone()
     except sqlite3.Error as exc:
         return ExplorationSummary(path, size, mtime, problem=f"is damaged ({exc})")
     finally:
