@@ -227,10 +227,13 @@ def test_a_broken_target_is_a_finding_not_a_usage_error(httpserver) -> None:
 def test_an_unreachable_target_exits_2(httpserver) -> None:
     httpserver.expect_request("/gone.xml").respond_with_data("gone", status=404)
     url = httpserver.url_for("/gone.xml")
-    for command in ("urls", "stats", "validate"):
-        proc = run(command, url)
+    for command in ("urls", "stats", "validate", "audit"):
+        proc = run(command, url, "--no-history")
         assert proc.returncode == 2, (command, proc.stderr)
         assert "404" in proc.stderr and "Traceback" not in proc.stderr
+        # said once, as the error (urls and audit said it twice: as a failed file, then again)
+        assert proc.stderr.count("HTTP 404") == 1, (command, proc.stderr)
+        assert f"sitemap-tui: error: {url}: HTTP 404" in proc.stderr, (command, proc.stderr)
 
 
 # -- §7 shown nowhere: index lastmod, extension fields ---------------------------------------

@@ -139,8 +139,8 @@ def cmd_audit(opts: AuditCommand) -> int:
         try:
             explorer = run_exploration(opts.fetch, explore_options(opts.tree, file_stats=kept is not None),
                                        target, store=store)
-            report_failures(explorer)
             problem = target_problem(explorer)
+            report_failures(explorer, problem)
             complete = problem is None and target_answered(explorer)
         finally:
             if kept is not None:

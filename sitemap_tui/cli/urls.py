@@ -128,7 +128,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
         problem = target_problem(explorer)
         if not (problem and not wrote):
             result.commit()
-    report_failures(explorer)
+    report_failures(explorer, problem if problem and not wrote else None)
     if explorer.output_left_out:
         n = explorer.output_left_out
         print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"

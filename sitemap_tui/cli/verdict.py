@@ -134,7 +134,13 @@ def files_read(explorer: Explorer) -> int:
     )
 
 
-def report_failures(explorer: Explorer) -> None:
+def report_failures(explorer: Explorer, problem: TargetProblem | None = None) -> None:
+    """Each file that failed, one line on stderr; not the one the target's ``problem`` (said as
+    the run's error) already names: "x.xml: HTTP 404" came twice, once as a failure and once
+    as the error."""
+    said = problem.message if problem is not None else None
     for node in explorer.nodes.values():
         if node.state == NodeState.FAILED or (node.error and node.state == NodeState.DONE):
-            print(f"sitemap-tui: {display(node.url)}: {display(node.error)}", file=sys.stderr)
+            line = f"{display(node.url)}: {display(node.error)}"
+            if line != said:
+                print(f"sitemap-tui: {line}", file=sys.stderr)
