@@ -278,18 +278,24 @@ async def test_footer_fits_again_after_a_resize(demo_server, make_app):
 
 
 # -- the issues pane at 80x24 -------------------------------------------------------------------
+async def issues_shown(app: Any, pilot: Any) -> Any:
+    """The demo expanded and the Issues pane (4) showing its rules; the pane."""
+    from sitemap_tui.tui.widgets.issues_pane import IssuesPane
+
+    await explored(app, pilot)
+    await pilot.press("4")
+    pane = app.query_one(IssuesPane)
+    await wait_for(pilot, lambda: pane.is_current and bool(pane.issue_list.root.children))
+    return pane
+
+
 async def test_the_issues_list_takes_the_pane_until_a_rule_is_highlighted(demo_server, make_app):
     """At 80x24 the list had 5 rows above an empty detail half (60 %) that only a highlighted
     rule or issue fills: now the list takes the pane while there is nothing to explain, and
     the detail comes back, as tall as its text (at most 60 %), on a rule."""
-    from sitemap_tui.tui.widgets.issues_pane import IssuesPane
-
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(80, 24)) as pilot:
-        await explored(app, pilot)
-        await pilot.press("4")
-        pane = app.query_one(IssuesPane)
-        await wait_for(pilot, lambda: pane.is_current and bool(pane.issue_list.root.children))
+        pane = await issues_shown(app, pilot)
         detail = pane.query_one("#issues-detail")
         await pilot.pause()
         assert not detail.display
@@ -354,20 +360,24 @@ async def test_the_lastmod_cursor_is_in_view_the_first_time_the_pane_is_shown(de
         await wait_for(pilot, lambda: "▸ 2024-12" in screen_text(app), what="the cursor's line on screen")
 
 
+async def children_shown(app: Any, pilot: Any, node: int, rows: int) -> None:
+    """``node`` selected, its Overview (1) scrolled to its ``rows`` children."""
+    await select(app, pilot, node)
+    await pilot.press("1")
+    await settle(app, pilot)
+    table = app.query_one("#ov-children")
+    await wait_for(pilot, lambda: table.row_count == rows, what="the children rows")
+    table.scroll_visible(animate=False)
+    await pilot.pause()
+
+
 async def test_the_childrens_counts_are_in_view_at_80_columns(demo_server, make_app):
     """Tried in tmux at 80x24: the index's children table showed Name, Kind and State and cut
     the URL count and the issues off. The counts come right after the name now."""
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(80, 24)) as pilot:
         await explored(app, pilot)
-        index = node_by_name(app, "sitemap_index.xml")
-        await select(app, pilot, index)
-        await pilot.press("1")
-        await settle(app, pilot)
-        table = app.query_one("#ov-children")
-        await wait_for(pilot, lambda: table.row_count == 7, what="the children rows")
-        table.scroll_visible(animate=False)
-        await pilot.pause()
+        await children_shown(app, pilot, node_by_name(app, "sitemap_index.xml"), 7)
         rows = [line for line in screen_text(app).splitlines() if "sitemap-products.xml.gz" in line and "▕" in line]
         assert rows and "300" in rows[-1] and "●4" in rows[-1], rows
 
@@ -398,14 +408,9 @@ async def test_every_rule_row_shows_its_count_at_80_columns(demo_server, make_ap
     after the title and the pane cut it off on most rows. It comes right after the rule id."""
     import re
 
-    from sitemap_tui.tui.widgets.issues_pane import IssuesPane
-
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(80, 24)) as pilot:
-        await explored(app, pilot)
-        await pilot.press("4")
-        pane = app.query_one(IssuesPane)
-        await wait_for(pilot, lambda: pane.is_current and bool(pane.issue_list.root.children))
+        await issues_shown(app, pilot)
         await pilot.pause()
         rows = [line for line in screen_text(app).splitlines() if "── ▶ " in line]
         assert len(rows) >= 10, rows
@@ -451,13 +456,7 @@ async def test_a_folders_long_file_names_leave_the_counts_in_view(make_app, tmp_
         await wait_started(app, pilot)
         await pilot.press("E")
         await settle(app, pilot)
-        await select(app, pilot, app.tree.model.roots()[0])
-        await pilot.press("1")
-        await settle(app, pilot)
-        table = app.query_one("#ov-children")
-        await wait_for(pilot, lambda: table.row_count == 2, what="the children rows")
-        table.scroll_visible(animate=False)
-        await pilot.pause()
+        await children_shown(app, pilot, app.tree.model.roots()[0], 2)
         shown = screen_text(app)
         for name, n in names.items():
             rows = [line for line in shown.splitlines() if name[:8] in line and "…" in line and "▕" in line]
