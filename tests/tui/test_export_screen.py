@@ -315,3 +315,29 @@ async def test_rows_come_out_in_the_sort_given(tmp_path: Path):
     assert path.read_text().splitlines() == [f"https://example.com/p/{i}" for i in range(11, -1, -1)] + [
         'https://example.com/q?a=1,b="2"']
     store.close()
+
+
+async def test_a_scope_without_urls_is_said_and_writes_no_empty_file(tmp_path: Path):
+    """Tried in tmux: w on fetch-http-error (a rule about a sitemap file) offered "URLs with
+    rule fetch-http-error", counted 0 and wrote an empty file, "Exported 0 URLs"."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"URLs with rule xml-encoding": EntryFilter(node_ids=[1], rule="xml-encoding"),
+                             "this node": EntryFilter(node_ids=[1])}, tmp_path,
+                            scope="URLs with rule xml-encoding")
+        await pilot.pause()
+        count = screen.query_one("#export-count")
+        await wait_for(pilot, lambda: "0 URLs in this scope" in str(count.render()))
+        assert "reported on sitemap files, not on URLs" in str(count.render())
+        await pilot.click("#export-go")
+        await pilot.pause()
+        assert "Nothing to export" in str(screen.query_one("#export-error").render())
+        assert app.results == [] and list(tmp_path.glob("*.txt")) == []
+        radio(screen, "#export-scope", "this node").value = True  # another scope: it writes
+        await wait_for(pilot, lambda: "13 URLs" in str(count.render()))
+        await pilot.click("#export-go")
+        await wait_for(pilot, lambda: app.results)
+        assert app.results[-1] is not None and app.results[-1][0] == 13
+    store.close()

@@ -85,6 +85,12 @@ class _Finished(Message, bubble=False):
         self.count, self.path, self.error, self.exists = count, path, error, exists
 
 
+def nothing_to_export(scope: str) -> str:
+    """What the dialog says of a scope with no URL (a rule about files names none)."""
+    why = ": the rule is reported on sitemap files, not on URLs" if scope.startswith("URLs with rule") else ""
+    return f"0 URLs in this scope{why}. Nothing to export: pick another scope."
+
+
 class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
     """Choose what to export, in which format, where; then write it."""
 
@@ -141,6 +147,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
         self._writer: Worker[None] | None = None
         # the confirm step waiting for an answer: ("overwrite" | "create", the path)
         self._pending: tuple[str, Path] | None = None
+        self._counts: dict[str, int | None] = {}  # URLs in each scope, once counted
 
     # -- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -221,7 +228,11 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
 
     @on(_Counted)
     def _counted(self, msg: _Counted) -> None:
+        self._counts[msg.scope] = msg.count
         if msg.scope != self.scope:
+            return
+        if msg.count == 0:
+            self.query_one("#export-count", Static).update(Text(nothing_to_export(msg.scope)))
             return
         text = "cannot count" if msg.count is None else f"{msg.count:,} URL{'s' if msg.count != 1 else ''}"
         order = ("as found" if self.sort == "id" else f"by {self.sort}") + (", reversed" if self.descending else "")
@@ -245,6 +256,10 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
     @on(Input.Submitted, "#export-path")
     def action_export(self) -> None:
         if self._writer is not None:
+            return
+        if self._counts.get(self.scope, -1) == 0:
+            # (an empty file under the user's name said "Exported 0 URLs" as if that were done)
+            self.query_one("#export-error", Static).update(Text(nothing_to_export(self.scope)))
             return
         path = self._target()
         if path is None:
