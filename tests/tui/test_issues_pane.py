@@ -109,7 +109,8 @@ async def test_grouped_by_severity_then_rule(tmp_path: Path):
         node = await expand(pilot, tree, 0, 0)
         assert len(node.children) == 10
         # the part that varies first (the value, the URL within the sitemap's site), then the wording
-        assert str(node.children[0].label) == "'bad-0' /0 — lastmod 'bad-0' is not W3C Datetime · line 3"
+        # (and, the selection being a subtree, the sitemap it is in)
+        assert str(node.children[0].label) == "'bad-0' /0 — lastmod 'bad-0' is not W3C Datetime · sitemap-1.xml line 3"
         # one file only
         pane.show([2])
         tree = await ready(pilot, pane)
@@ -463,3 +464,28 @@ def big_body(n: int) -> bytes:
     head = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
     rows = "".join(f"  <url><loc>https://example.com/p/{i}</loc><lastmod>2024-01-01</lastmod></url>\n" for i in range(n))
     return (head + rows + "</urlset>\n").encode()
+
+
+async def test_a_subtrees_issue_names_its_sitemap_even_when_one_file_has_them_all(tmp_path: Path):
+    """Tried in tmux on the demo's site root: fetch-http-error's one issue read "HTTP 404 Not
+    Found", row and detail, and nothing said which of the twelve files it was."""
+    from urltui_helpers import SITEMAP
+
+    store, ids, cache = fixture(tmp_path)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])  # a subtree: both files
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 1, 0)  # loc-has-fragment: node 2's only
+        name = SITEMAP.format(n=2).rsplit("/", 1)[-1]
+        assert labels(node) == [f"URL has a #fragment · {name} line 4"], labels(node)
+        tree.move_cursor(node.children[0])
+        await pilot.pause()
+        detail = str(pane.query_one("#issues-explain").render())
+        assert f"in {SITEMAP.format(n=2)}" in detail, detail
+        pane.show([2])  # the file itself: the tree says which it is
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 0, 0)
+        assert labels(node) == ["URL has a #fragment · line 4"], labels(node)
+    store.close()

@@ -74,14 +74,17 @@ def rule_folded(rule_id: str) -> Text:
     return t
 
 
-def issue_text(iss: IssueRow, *, brief: bool = False) -> Text:
+def issue_text(iss: IssueRow, *, brief: bool = False, where: bool = False) -> Text:
     """The issue in the detail area; ``brief``: its message and line only (the row above shows
-    the URL, the tree the sitemap)."""
+    the URL, the tree the sitemap), and with ``where`` (a subtree's issue) its sitemap."""
     t = Text()
     if brief:
         if iss.line:
             t.append(f"line {iss.line}" + (f":{iss.col}" if iss.col else "") + " ", style="dim")
         t.append(display(iss.message, 4000))
+        if where and iss.sitemap:
+            t.append("\nin ", style="dim")
+            t.append(display(iss.sitemap))
         return t
     t.append(f"{iss.severity} ", style=SEVERITY_STYLE.get(iss.severity, ""))
     t.append(display(iss.message, 4000))

@@ -368,9 +368,11 @@ class IssuesPane(Vertical):
                 self._load_rule(self._token, msg.severity, msg.rule, self._filter())
             return
         node.remove_children()
-        multi_node = len({r.node_id for r in msg.rows}) > 1
+        # a subtree's rows name their sitemap, even when one file has them all: on the site's
+        # root, "fetch-http-error: HTTP 404 Not Found" said nowhere which file it was
+        with_sitemap = len(self.node_ids) > 1 or len({r.node_id for r in msg.rows}) > 1
         for iss in msg.rows:
-            node.add_leaf(issue_label(iss, multi_node), _Item("issue", msg.severity, msg.rule, iss))
+            node.add_leaf(issue_label(iss, with_sitemap), _Item("issue", msg.severity, msg.rule, iss))
         if msg.total > len(msg.rows):
             more = msg.total - len(msg.rows)
             node.add_leaf(
@@ -410,7 +412,7 @@ class IssuesPane(Vertical):
         source = self.query_one("#issues-source", Static)
         if item.kind == "issue" and item.issue is not None:
             text.append("\n\n" if explaining else "\n")
-            text.append_text(issue_text(item.issue, brief=not explaining))
+            text.append_text(issue_text(item.issue, brief=not explaining, where=len(self.node_ids) > 1))
             if read or self._source_for != item.issue.id:
                 self._show_source(item.issue)
         else:
