@@ -153,6 +153,20 @@ def test_diff_site_compares_a_fresh_exploration_with_the_latest_saved(httpserver
     assert "saved by `urls`" in err
 
 
+def test_the_text_reports_findings_line_says_when_a_side_checked_no_rules(httpserver, cache: Path) -> None:
+    """Tried by hand: `diff SITE` after a `urls` run read "findings 2486 new", the rules `urls`
+    never ran, with the reason on stderr only; the report's own line says it now."""
+    target = serve(httpserver, "a", "b")
+    assert explore("urls", target)[0] == 0
+    code, out, _ = explore("diff", target)
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("findings ")]
+    assert line.endswith("(not like for like: OLD was kept by `urls`, which checks no rules)"), line
+    code, out, _ = explore("diff", target)  # against the diff's own run, judged by every rule
+    (line,) = [line for line in out.splitlines() if line.startswith("findings ")]
+    assert line == "findings    0 new, 0 resolved", line
+
+
 def test_diff_site_without_a_saved_exploration_is_a_usage_error(httpserver, cache: Path) -> None:
     target = serve(httpserver, "a")
     code, out, err = explore("diff", target)

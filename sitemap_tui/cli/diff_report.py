@@ -37,6 +37,10 @@ class SourceLike(Protocol):
     def raw(self) -> str: ...
     @property
     def saved(self) -> bool: ...
+    @property
+    def checks(self) -> str | None: ...
+    @property
+    def command(self) -> str | None: ...
 
 
 def _iso(ts: int | None) -> str | None:
@@ -168,9 +172,21 @@ def summary_lines(diff: Diff, sources: Sequence[SourceLike]) -> list[str]:
         f"extensions  URLs changed: {ext}",
         f"sitemaps    +{s['sitemaps_added']} -{s['sitemaps_removed']}, {s['sitemaps_failing']} failing now, "
         f"{s['sitemaps_recovered']} recovered, {s['sitemaps_changed']} changed",
-        f"findings    {s['issues_new']} new, {s['issues_resolved']} resolved",
+        f"findings    {s['issues_new']} new, {s['issues_resolved']} resolved{_unlike_checks(sources)}",
     ]
     return lines
+
+
+def _unlike_checks(sources: Sequence[SourceLike]) -> str:
+    """Said on the findings line itself when a side was not judged by every rule: "2486 new"
+    against an exploration `urls` kept read as 2486 new faults (stderr alone said otherwise)."""
+    old, new = sources[0], sources[1]
+    for side in (old, new):
+        other = new if side is old else old
+        if side.checks in ("none", "selected") and side.checks != other.checks:
+            what = "checks no rules" if side.checks == "none" else "checked only some rules"
+            return f" (not like for like: {side.label} was kept by `{side.command or 'an earlier run'}`, which {what})"
+    return ""
 
 
 def _text(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: int) -> None:
