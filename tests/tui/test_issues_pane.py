@@ -489,3 +489,20 @@ async def test_a_subtrees_issue_names_its_sitemap_even_when_one_file_has_them_al
         node = await expand(pilot, tree, 0, 0)
         assert labels(node) == ["URL has a #fragment · line 4"], labels(node)
     store.close()
+
+
+def test_a_parsers_punctuation_does_not_lead_the_row():
+    """Tried in tmux on a corpus file with a raw '&': its row began "';' — EntityRef: expecting
+    ';'": libxml2's wording, quoted, taken for the user's value. A value leads only when it has
+    a letter or digit."""
+    from sitemap_tui.engine.store.rows import IssueRow
+    from sitemap_tui.tui.widgets.issue_rows import issue_label
+
+    def row(message: str) -> str:
+        iss = IssueRow(id=1, rule="r", severity="error", node_id=1, entry_id=None, line=75, col=72,
+                       url=None, message=message)
+        return issue_label(iss, False).plain
+
+    assert row("EntityRef: expecting ';' (parsing stopped here)") == "EntityRef: expecting ';' (parsing stopped here) · line 75"
+    assert row("lastmod '14/05/2023' is not W3C Datetime").startswith("'14/05/2023' — lastmod")
+    assert row("expected ';' after 'AT&T'").startswith("'AT&T' — expected")

@@ -125,9 +125,14 @@ def source_text(lines: list[tuple[int, bytes]], line: int, col: int | None = Non
 
 
 def message_value(message: str) -> str | None:
-    """The first quoted value of a message (``lastmod '14/05/2023' is not …``), quotes kept."""
-    m = _QUOTED.search(message)
-    return m.group(0) if m and len(m.group(0)) > 2 else None
+    """The first quoted value of a message (``lastmod '14/05/2023' is not …``), quotes kept;
+    not punctuation alone, which is the parser's wording, not the user's data (an unescaped
+    ``&`` led its row with ``';'`` from "EntityRef: expecting ';'")."""
+    for m in _QUOTED.finditer(message):
+        value = m.group(0)
+        if len(value) > 2 and any(c.isalnum() for c in value[1:-1]):
+            return value
+    return None
 
 
 def short_url(url: str, sitemap: str | None) -> str:
