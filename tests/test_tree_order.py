@@ -110,6 +110,32 @@ def test_an_earlier_versions_store_gets_its_places_on_opening(tmp_path: Path) ->
         store.close()
 
 
+def test_an_earlier_versions_store_opened_read_only_sorts_as_a_new_one(tmp_path: Path) -> None:
+    """A store from before nodes.place in a file this user cannot write is opened read-only
+    and never upgraded: every read that sorts by the tree raised "no such column: place". Its
+    places go to a TEMP copy of its nodes, and the file keeps its bytes."""
+    store = store_of(tmp_path, NESTED)
+    store.add_issues([Issue("priority-invalid", Severity.ERROR, "x", node_id=nid, line=5) for nid in (5, 4, 7, 6)],
+                     [None] * 4)
+    expected = store.ids_in_tree_order()
+    issues_order = [i.node_id for i in store.iter_issues()]
+    store.conn.execute("ALTER TABLE nodes DROP COLUMN place")  # as 8675f33 wrote it
+    store.commit()
+    store.close()
+    before = (tmp_path / "s.db").read_bytes()
+    reader = Store(tmp_path / "s.db", readonly=True)
+    try:
+        assert expected == generation_order(NESTED)
+        assert reader.ids_in_tree_order() == expected
+        assert [i.node_id for i in reader.iter_issues()] == issues_order == [6, 7, 4, 5]
+        rows, total = rule_issues(reader.conn, IssueFilter(node_ids=tuple(range(1, 8)), severities=("error",)),
+                                  "error", "priority-invalid", 10)
+        assert [r.node_id for r in rows] == [6, 7, 4, 5] and total == 4
+    finally:
+        reader.conn.close()
+    assert (tmp_path / "s.db").read_bytes() == before
+
+
 def test_the_report_lists_files_level_by_level_whatever_their_ids(tmp_path: Path) -> None:
     """Nested indexes with several workers: ib's files were parsed (and got their ids) before
     ia's. The report still lists ia's files first, as when ia was parsed first; by node id it

@@ -193,3 +193,42 @@ async def test_a_store_of_an_earlier_version_still_opens_and_is_upgraded_in_plac
         assert conn.execute("SELECT loc FROM entries").fetchall() == [("https://a.com/p",)]
     finally:
         conn.close()
+
+
+async def test_an_earlier_versions_store_that_cannot_be_written_shows_its_issues(make_app, tmp_path, monkeypatch):
+    """A store from before nodes.place in a file this user cannot write gets no engine, so it is
+    never upgraded: the Issues pane, which sorts by the tree, said "no such column: place"."""
+    import os
+
+    from sitemap_tui.engine.model import Entry, Issue, Node, NodeKind, NodeState, Severity
+    from sitemap_tui.engine.store import Store
+    from sitemap_tui.tui.widgets.issues_pane import IssuesPane
+
+    path = tmp_path / "old.db"
+    store = Store(path)
+    store.add_node(Node(id=1, url="https://a.com/s.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    store.add_entries(1, [Entry(loc="https://a.com/p")])
+    store.add_issues([Issue("priority-invalid", Severity.ERROR, "priority 'x' is not a number", node_id=1, line=3)],
+                     [None])
+    store.conn.execute("ALTER TABLE nodes DROP COLUMN place")
+    store.close()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(path) and mode & os.W_OK
+                        else real(p, mode, **kw))
+    app = make_app(None, db_path=path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: app.selected_id is not None, what="the first selection")
+        assert app.bridge is None  # read-only: no engine, nothing upgraded
+        await pilot.press("4")
+        pane = app.query_one(IssuesPane)
+        await wait_for(pilot, lambda: pane.is_current and bool(pane.issue_list.root.children), what="the rules")
+        rule = pane.issue_list.root.children[0].children[0]
+        rule.expand()
+        await wait_for(pilot, lambda: rule.children and "loading" not in str(rule.children[0].label),
+                       what="the rule's issues")
+        assert "priority 'x' is not a number" in str(rule.children[0].label)
+    conn = sqlite3.connect(path)
+    try:
+        assert "place" not in {r[1] for r in conn.execute("PRAGMA table_info(nodes)")}  # left as it was
+    finally:
+        conn.close()

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from sitemap_tui.engine.store.file import STORE_VERSION
+from sitemap_tui.engine.tree_order import places
 
 SCHEMA_VERSION = str(STORE_VERSION)
 
@@ -187,5 +188,24 @@ def connect(path: str | Path, *, readonly: bool = False, immutable: bool = False
     conn.create_function("REGEXP", 2, _regexp, deterministic=True)
     conn.create_function("PRIORITY_BUCKET", 1, priority_bucket, deterministic=True)
     conn.execute("PRAGMA busy_timeout=5000")
+    if readonly:
+        _shadow_missing_places(conn)
     return conn
+
+
+def _shadow_missing_places(conn: sqlite3.Connection) -> None:
+    """A store from before ``nodes.place`` read without writing (a file this user cannot write
+    is never upgraded): its tree order goes to a TEMP copy of its nodes, which unqualified names
+    find before main's, so every read sorts as in a store of this version. Without it each pane
+    said "no such column: place". (A few ms per thousand files, per reader.)"""
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA main.table_info(nodes)")}
+    except sqlite3.DatabaseError:
+        return  # not a database: identify() says what it is
+    if not columns or "place" in columns:
+        return  # not a store (said by identify), or one of this version
+    conn.execute("CREATE TEMP TABLE nodes AS SELECT *, NULL AS place FROM main.nodes")
+    conn.execute("CREATE INDEX temp.nodes_by_id ON nodes(id)")
+    tree = conn.execute("SELECT id, parent_id, line FROM main.nodes").fetchall()
+    conn.executemany("UPDATE temp.nodes SET place=? WHERE id=?", [(p, nid) for nid, p in places(tree).items()])
 
