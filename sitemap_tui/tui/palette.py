@@ -41,7 +41,8 @@ class SitemapCommands(Provider):
 
 
 def action_keys(app: App[Any]) -> dict[str, str]:
-    """The first key of each of the app's own actions, the user's keymap applied."""
+    """The first key of each of the app's own actions, the user's keymap applied (as
+    Screen._binding_chain applies it: Textual has no public call for one node's keys)."""
     bindings = app._bindings.copy()
     if app._keymap:
         bindings.apply_keymap(app._keymap)  # (a clash was said at start)

@@ -367,8 +367,8 @@ class OverviewPane(NodePane):
         return rows
 
     def _children_name_width(self) -> int:
-        """The cells a child's name may take: what the URL count, the issues and the state
-        leave of the pane (at 80 columns a folder's long file names pushed them all out)."""
+        """The cells a child's name may take: what the URL count and the issues leave of the
+        pane (at 80 columns a folder's long file names pushed them all out), at most 60."""
         return min(60, max(16, self.size.width - CHILD_COLUMNS_AFTER_NAME))
 
     def on_resize(self, event: events.Resize) -> None:
