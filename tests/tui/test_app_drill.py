@@ -138,6 +138,28 @@ async def test_changefreq_row_opens_its_urls_and_backspace_returns(demo_server, 
 
 
 @sizes
+async def test_enter_on_the_overview_goes_to_its_rows_then_lists_one(demo_server, make_app, size):
+    """Tried in tmux at 80x24: 1, then Enter did nothing, though the groups' heading says
+    "enter: list a row's URLs" (the focus was on the pane's body, the rows a tab away). Enter
+    now takes the focus to the rows; a second Enter lists the first row's URLs."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await select(app, pilot, node_by_name(app, "sitemap-products.xml.gz"))
+        await pilot.press("1")
+        await settle(app, pilot)
+        pane = app.query_one(OverviewPane)
+        groups = pane.groups
+        assert app.focused is pane.body
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.focused is groups, what="the rows focused")
+        first = groups.highlighted_row
+        assert first is not None and first.filter_text is not None
+        await pilot.press("enter")
+        await landed(app, pilot, first.filter_text)
+
+
+@sizes
 async def test_extension_row_opens_its_urls(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:

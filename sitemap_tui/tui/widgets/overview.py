@@ -371,6 +371,17 @@ class OverviewPane(NodePane):
         pane (at 80 columns a folder's long file names pushed them all out), at most 60."""
         return min(60, max(16, self.size.width - CHILD_COLUMNS_AFTER_NAME))
 
+    def on_key(self, event: events.Key) -> None:
+        """Enter on the body, where 1 leaves the focus: the rows that list URLs take it, on
+        their first row (their heading says "enter: list a row's URLs", and Enter did nothing
+        until a tab reached them). A second Enter lists that row's URLs."""
+        groups = self.groups
+        if event.key == "enter" and self.screen.focused is self.body and groups.option_count:
+            event.stop()
+            event.prevent_default()
+            groups.focus()
+            groups.scroll_visible(animate=False)
+
     def on_resize(self, event: events.Resize) -> None:
         sel = self.selection
         if sel is not None and self._child_rows and self._children_name_width() != self._name_width:
