@@ -96,15 +96,20 @@ async def test_lastmod_bar_opens_its_urls_and_esc_returns_to_the_chart(demo_serv
         assert app.focused is app.tree
 
 
+async def products_overview(app: Any, pilot: Any) -> OverviewPane:
+    """The demo expanded, sitemap-products.xml.gz selected and its Overview shown (1)."""
+    await explored(app, pilot)
+    await select(app, pilot, node_by_name(app, "sitemap-products.xml.gz"))
+    await pilot.press("1")
+    await settle(app, pilot)
+    return app.query_one(OverviewPane)
+
+
 @sizes
 async def test_changefreq_row_opens_its_urls_and_backspace_returns(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
-        await explored(app, pilot)
-        await select(app, pilot, node_by_name(app, "sitemap-products.xml.gz"))
-        await pilot.press("1")
-        await settle(app, pilot)
-        pane = app.query_one(OverviewPane)
+        pane = await products_overview(app, pilot)
         groups = pane.groups
         await press_until(pilot, "tab", lambda: app.focused is groups, "focus on the changefreq / priority groups", most=6)
         await press_until(pilot, "down", lambda: groups.highlighted_row is not None
@@ -144,11 +149,7 @@ async def test_enter_on_the_overview_goes_to_its_rows_then_lists_one(demo_server
     now takes the focus to the rows; a second Enter lists the first row's URLs."""
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
-        await explored(app, pilot)
-        await select(app, pilot, node_by_name(app, "sitemap-products.xml.gz"))
-        await pilot.press("1")
-        await settle(app, pilot)
-        pane = app.query_one(OverviewPane)
+        pane = await products_overview(app, pilot)
         groups = pane.groups
         assert app.focused is pane.body
         await pilot.press("enter")
