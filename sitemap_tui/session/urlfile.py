@@ -8,17 +8,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter
-from sitemap_tui.output import open_output
+from sitemap_tui.output import missing_folders, open_output
 
 
 def missing_dir(path: Path) -> Path | None:
     """The first folder of ``path``'s parents that does not exist (the one to create), or None."""
-    missing = None
-    for folder in Path(path).parents:
-        if folder.exists():
-            break
-        missing = folder
-    return missing
+    missing = missing_folders(Path(path))
+    return missing[0] if missing else None
 
 
 def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False,

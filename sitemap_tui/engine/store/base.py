@@ -15,8 +15,7 @@ from typing import Any, Self
 
 from sitemap_tui.engine.keys import SIGNATURE_KEY_BYTES
 from sitemap_tui.engine.store.file import StoreError, identify, inspect_store
-from sitemap_tui.engine.store.schema import SCHEMA, SCHEMA_VERSION, connect
-from sitemap_tui.engine.tree_order import places
+from sitemap_tui.engine.store.schema import SCHEMA, SCHEMA_VERSION, connect, fill_places
 
 SIGNATURE_KEY = "signature_key"  # meta: hex secret of the hreflang set signatures
 
@@ -115,9 +114,7 @@ class StoreBase:
         # the tree's order of an earlier version's files: from the tree itself (a few ms per
         # thousand files), so its panes and reports sort as a new store's do
         if self.conn.execute("SELECT 1 FROM nodes WHERE place IS NULL LIMIT 1").fetchone():
-            tree = self.conn.execute("SELECT id, parent_id, line FROM nodes").fetchall()
-            self.conn.executemany("UPDATE nodes SET place=? WHERE id=?",
-                                  [(p, nid) for nid, p in places(tree).items()])
+            fill_places(self.conn, "main.nodes")
         # finds the rows to fill in without a scan (and stays empty once they are)
         self.conn.execute("CREATE INDEX IF NOT EXISTS entries_nokey ON entries(id) WHERE alt_n IS NULL")
 

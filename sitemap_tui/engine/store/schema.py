@@ -206,6 +206,12 @@ def _shadow_missing_places(conn: sqlite3.Connection) -> None:
         return  # not a store (said by identify), or one of this version
     conn.execute("CREATE TEMP TABLE nodes AS SELECT *, NULL AS place FROM main.nodes")
     conn.execute("CREATE INDEX temp.nodes_by_id ON nodes(id)")
+    fill_places(conn, "temp.nodes")
+
+
+def fill_places(conn: sqlite3.Connection, table: str) -> None:
+    """Each node's place in ``table`` (main.nodes, or a TEMP copy), from the tree itself: an
+    earlier version's store has none (a few ms per thousand files)."""
     tree = conn.execute("SELECT id, parent_id, line FROM main.nodes").fetchall()
-    conn.executemany("UPDATE temp.nodes SET place=? WHERE id=?", [(p, nid) for nid, p in places(tree).items()])
+    conn.executemany(f"UPDATE {table} SET place=? WHERE id=?", [(p, nid) for nid, p in places(tree).items()])
 
