@@ -57,7 +57,8 @@ class AuditLink(CompareLink):
         body = Text()
         body.append(f"Fetch the {plural(urls, 'listed URL')} of {plural(len(ids), 'sitemap')} under ")
         body.append(display(short_name(node), 120), style="bold")
-        body.append(f"?\n\nAt most {rate:g} requests/s per host, robots.txt obeyed, only the sitemaps' hosts; "
+        body.append(f"?\n\nEach URL once (a URL listed twice is one request), at most {rate:g} requests/s per host, "
+                    "robots.txt obeyed, only the sitemaps' hosts; "
                     "the page's head is read for noindex and canonical. Results are kept as they arrive: "
                     "x stops, and u again goes on with the URLs not done.")
 

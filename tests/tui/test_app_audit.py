@@ -209,6 +209,7 @@ async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_button
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
         await pilot.pause()
         assert "y: Audit · n or escape: No" in screen_text(app)
+        assert "Each URL once" in screen_text(app)  # the header counts distinct URLs, fewer than listed
         await pilot.press("enter")  # the focused button is No: nothing is fetched
         await wait_for(pilot, lambda: type(app.screen).__name__ != "ConfirmScreen", what="the question to close")
         assert app.jobs.audit is None
