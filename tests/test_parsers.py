@@ -818,6 +818,23 @@ def test_a_robots_txt_where_a_sitemap_was_expected_is_named() -> None:
     assert issues(items)[0].message == "Neither XML nor a list of URLs"
 
 
+def test_a_robots_txt_with_a_bare_url_is_still_a_robots_txt() -> None:
+    """crawler-commons' sitemap-robots.txt: robots records and one bare URL line. It was read
+    as a text sitemap with an error on each of its 7 record lines; more robots records than
+    URLs make it a robots.txt (one issue). Near miss: a text sitemap whose first line is a
+    stray Sitemap: record is still a text sitemap, its URLs listed."""
+    doc = (b"# Sitemap can occur anywhere\nsitemap: http://domain.com/sitemap.xml\n\nUser-agent: *\n"
+           b"Disallow: \n\nhttp://domain.com/dir/my-sitemap.xml\n\nsitemap: http://domain.com/dir/M.xml\n")
+    for ctype in (None, "text/plain"):
+        parser, items = run(doc, content_type=ctype)
+        assert parser.kind == NodeKind.UNKNOWN and not entries(items), ctype
+        (issue,) = issues(items)
+        assert issue.message.startswith("This is a robots.txt file"), ctype
+    parser, items = run(b"Sitemap: https://e.com/sitemap.xml\nhttps://e.com/a\nhttps://e.com/b\n")
+    assert parser.kind == NodeKind.TEXT and [e.loc for e in entries(items)] == ["https://e.com/a", "https://e.com/b"]
+    assert rules(items)["text-line-not-url"] == 1
+
+
 def test_sniff_waits_then_decides_and_done_flag() -> None:
     parser = SniffingParser("https://e.com/sitemap.xml")
     assert parser.feed(b"   ") == [] and parser.kind is None and not parser.done

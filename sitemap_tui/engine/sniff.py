@@ -176,14 +176,19 @@ class SniffingParser:
     def _is_text(self, body: str, complete: bool) -> bool:
         if not body:
             return False
-        ctype = (self.content_type or "").split(";", 1)[0].strip().lower()
-        if ctype == "text/plain":
-            return True
         lines = body.splitlines()
         # Unless the whole body is here, the last line may be cut: ignore it unless alone.
-        candidates = lines if complete or len(lines) == 1 else lines[:-1]
+        candidates = lines[:20] if complete or len(lines) == 1 else lines[:-1][:20]
+        urls = sum(1 for line in candidates if looks_like_url(line.strip(" \t")))
+        # A robots.txt with a bare URL among its records (crawler-commons keeps one) is a
+        # robots.txt, said once, not a text sitemap with an error on every record line.
+        if urls <= sum(1 for line in candidates if _ROBOTS_LINE.match(line)):
+            urls = 0
+        ctype = (self.content_type or "").split(";", 1)[0].strip().lower()
+        if ctype == "text/plain" and (urls or not _ROBOTS_LINE.search(body)):
+            return True
         # A header line followed by URLs is still a (bad) text sitemap; the text parser reports it.
-        return any(looks_like_url(line.strip(" \t")) for line in candidates[:20])
+        return urls > 0
 
     def _finish(self, kind: NodeKind, fmt: str, finding: Finding) -> list[Item]:
         self._kind = kind
