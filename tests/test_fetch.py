@@ -516,8 +516,13 @@ async def test_503_every_time_gives_error(httpserver: HTTPServer) -> None:
     handler, seen = counter_handler([Response(b"down", status=503)])
     httpserver.expect_request("/s.xml").respond_with_handler(handler)
     out, _ = await get(httpserver.url_for("/s.xml"), cfg(retries=2))
-    assert out.error == "HTTP 503 Service Unavailable" and out.stats.http_status == 503
+    # the retries are said: a bare "HTTP 503" read as if none had been made
+    assert out.error == "HTTP 503 Service Unavailable (after 2 retries)" and out.stats.http_status == 503
     assert len(seen) == 3  # first attempt + 2 retries
+    handler, seen = counter_handler([Response(b"down", status=503)])
+    httpserver.expect_request("/t.xml").respond_with_handler(handler)
+    out, _ = await get(httpserver.url_for("/t.xml"), cfg(retries=0))
+    assert out.error == "HTTP 503 Service Unavailable" and len(seen) == 1  # none made, none said
 
 
 async def test_503_twice_then_ok(httpserver: HTTPServer) -> None:

@@ -368,6 +368,9 @@ class Fetcher:
                 run.watchdog.cancel()
             start = run.started if run.started is not None else called
             out.stats.fetch_time = time.perf_counter() - start
+        if out.error is not None and run.attempt and "last attempt:" not in out.error:
+            # a failure after retries: say they were made (--retries), not only the last answer
+            out.error += f" (after {run.attempt} {'retry' if run.attempt == 1 else 'retries'})"
         self._add_redirect_issue(out, run)
         return out
 
