@@ -108,6 +108,33 @@ def test_discover(demo_url: str) -> None:
     assert probed and all(not s["found"] for s in probed if s["url"].endswith("/sitemap.xml"))
 
 
+def test_discover_text_says_robots_txt_the_home_page_and_the_probes_left_out(httpserver) -> None:
+    """The text listed only sitemap candidates: a robots.txt that answered 404, a home page
+    without <link rel=sitemap> and the common paths left unprobed were said by --json alone."""
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    urlset = f"<urlset {ns}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request("/sitemap.xml").respond_with_data(urlset, content_type="application/xml")
+    httpserver.expect_request("/").respond_with_data("<html><head></head><body>hi</body></html>",
+                                                     content_type="text/html")
+    proc = run("discover", httpserver.url_for("/"), check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["no", "robots.txt", httpserver.url_for("/robots.txt"), "(HTTP", "404", "Not", "Found)"]
+    assert any(line.startswith("found  probe") and line.endswith("/sitemap.xml  (probed: urlset)") for line in lines)
+    assert lines[-1].endswith("(no <link rel=sitemap> in the home page)") and lines[-1].startswith("no     html-link")
+    assert "not probed" not in proc.stderr
+
+    httpserver.clear()
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"User-agent: *\nSitemap: {httpserver.url_for('/sitemap.xml')}\n", content_type="text/plain")
+    httpserver.expect_request("/sitemap.xml").respond_with_data(urlset, content_type="application/xml")
+    proc = run("discover", httpserver.url_for("/"), check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("read   robots.txt") and lines[0].endswith("(1 Sitemap: line)")
+    assert lines[1].startswith("found  robots ") and "probe" not in proc.stdout
+    assert lines[2].endswith("(home page: HTTP 404 Not Found)")
+    assert "common paths not probed: robots.txt lists sitemaps (--probe probes them too)" in proc.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -12,12 +12,13 @@ from sitemap_tui.cli.headless import explore_options, parse_target
 from sitemap_tui.cli.options import TreeOptions, fetch_options
 from sitemap_tui.cli.verdict import report_left_out, target_problem
 from sitemap_tui.engine.explorer import Explorer
-from sitemap_tui.engine.model import NodeKind
+from sitemap_tui.engine.model import FoundBy, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.output import write_json
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
+from sitemap_tui.words import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +65,18 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         )
         sys.stdout.write("\n")
     else:
+        robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
+        listed = sum(r.found_by == FoundBy.ROBOTS for r in records)
+        if robots is not None:  # read first; its Sitemap: lines are the rows below it
+            failed = robots.state == NodeState.FAILED
+            detail = display(robots.error or "failed") if failed else plural(listed, "Sitemap: line")
+            print(f"{'no' if failed else 'read':<6} {'robots.txt':<10} {display(robots.url)}  ({detail})")
         for r in records:
             mark = "found" if r.node_id is not None else "no"
             print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
+        if listed and not opts.tree.probe:
+            print("sitemap-tui: common paths not probed: robots.txt lists sitemaps (--probe probes them too)",
+                  file=sys.stderr)
     problem = target_problem(explorer)
     if problem:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)

@@ -327,7 +327,10 @@ class Explorer(FileProcessing):
                     self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, node.id))
                 else:
                     self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, None))
-        for url in await self._home_links(target):
+        links, home_detail = await self._home_links(target)
+        if not links:  # said like a probed path that held nothing (discover lists it)
+            self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))
+        for url in links:
             if urlpolicy.normalize(url) in self.visited:
                 self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "already found", self.visited[urlpolicy.normalize(url)]))
                 continue
@@ -357,7 +360,8 @@ class Explorer(FileProcessing):
             return True, f"probed: {parser.kind.value}"
         return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'})"
 
-    async def _home_links(self, target: Target) -> list[str]:
+    async def _home_links(self, target: Target) -> tuple[list[str], str]:
+        """The home page's <link rel=sitemap> URLs, and in words why there are none."""
         assert self._fetcher is not None
         buf = bytearray()
 
@@ -368,8 +372,9 @@ class Explorer(FileProcessing):
 
         outcome = await self._fetcher.fetch(target.url, sink)
         if outcome.error or not buf:
-            return []
-        return find_sitemap_links(bytes(buf), outcome.final_url or target.url)
+            return [], f"home page: {outcome.error or 'empty'}"
+        links = find_sitemap_links(bytes(buf), outcome.final_url or target.url)
+        return links, "no <link rel=sitemap> in the home page"
 
 
 def _discard(_chunk: bytes) -> None:
