@@ -199,6 +199,8 @@ def test_text_counts_first_then_samples(saved) -> None:
     lines = out.splitlines()
     assert lines[0].startswith("--- OLD ") and "(saved exploration of " in lines[0]
     assert lines[1].startswith("+++ NEW ")
+    # distinct URLs, as the diff counts them (history's column counts a URL listed twice twice)
+    assert lines[0].endswith(" distinct URLs") and lines[1].endswith(" distinct URLs"), lines[:2]
     assert lines[3] == "URLs        +4 -4, 1 moved to another sitemap"
     assert lines[4] == "lastmod     2 changed: 1 forward, 1 backward, 0 set, 0 cleared"
     assert "sitemaps    +1 -1, 1 failing now, 1 recovered, 2 changed" in lines

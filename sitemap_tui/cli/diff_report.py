@@ -161,7 +161,7 @@ def summary_lines(diff: Diff, sources: Sequence[SourceLike]) -> list[str]:
         how = "saved" if src.saved else "explored now"
         named = f" exploration of {display(target)}" if src.saved and target else ""
         lines.append(f"{mark} {src.label} {display(src.raw)} ({how}{named}): "
-                     f"{plural(totals[0], 'file')}, {plural(totals[1], 'URL')}")
+                     f"{plural(totals[0], 'file')}, {plural(totals[1], 'distinct URL')}")
     ext = ", ".join(f"{kind} {s[f'{kind}_changed']}" for kind in EXTENSION_KINDS)
     lines += [
         "",
