@@ -6,6 +6,7 @@ toast that vanishes. At 200x50 and 80x24, with real key presses."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -188,3 +189,8 @@ def test_two_runs_in_one_minute_read_apart() -> None:
     assert first.startswith("2026-11-26 22:24:02  127.0.0.1:8811"), first
     assert second.startswith("2026-11-26 22:24:47  127.0.0.1:8811"), second
     assert len(first) == 76 and "436 URLs" in first
+    # and the command that kept each: a urls run and a diff's in the same second read alike
+    diff = saved("2026-11-26T22:24:47+00:00")
+    diff = Saved(dataclasses.replace(diff.summary, command="diff"), 1000)
+    assert row_text(diff, 76).plain.rstrip().endswith("1000 B  diff"), row_text(diff, 76).plain
+    assert second.rstrip().endswith("1000 B  explorer"), second

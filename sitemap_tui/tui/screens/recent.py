@@ -25,13 +25,15 @@ from sitemap_tui.tui.screens import SafeActions
 
 
 def row_text(s: Saved, width: int) -> Text:
-    """One exploration on one line of ``width`` cells: the site keeps what the date, counts and
-    size leave (an 80-column terminal shows all four)."""
+    """One exploration on one line of ``width`` cells: the site keeps what the date, counts,
+    size and command leave (an 80-column terminal shows all five)."""
     when = s.date_text
     if s.summary.problem:
         tail = Text("unreadable", style="bold red")
     else:
-        tail = Text(f"{s.summary.urls:>9,} URLs {format_size(s.size):>10}")
+        # the command that kept it: a urls run and a diff's in one second read alike otherwise
+        by = (s.summary.command or "explorer")[:8]
+        tail = Text(f"{s.summary.urls:>9,} URLs {format_size(s.size):>10}  {by:<8}")
     site_width = max(8, width - len(when) - tail.cell_len - 4)
     site = display(s.site, 500)
     if len(site) > site_width:
