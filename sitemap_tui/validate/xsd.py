@@ -75,6 +75,7 @@ from sitemap_tui.validate.xsd_rules import (
     COVERED_BY,
     COVERING_RULES,
     KNOWN_NAMESPACES,
+    RETIRED_ELEMENTS,
     SEQUENCES,
     XSI_NS,
     XsdError,
@@ -388,7 +389,10 @@ class XsdValidator:
 
     def _reported_elsewhere(self, rec: XsdError) -> bool:
         """A namespace fault the engine's parser and Checker report once per file (unknown
-        namespaces, undeclared prefixes), when this validator leaves them to it."""
+        namespaces, undeclared prefixes), when this validator leaves them to it; a fault inside
+        a tag Google retired, whose own rule says it has no effect (RETIRED_ELEMENTS)."""
+        if (rec.namespace, rec.local) in RETIRED_ELEMENTS:
+            return True
         if self.namespace_info:
             return False
         return rec.unknown_namespace or (rec.namespace is None and ":" in (rec.local or ""))
