@@ -197,7 +197,7 @@ def test_a_robots_txt_beside_a_local_file_is_the_sites(capsys: pytest.CaptureFix
     (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n\nSitemap: https://example.com/sitemap.xml\n")
     code, report, err = run_json(capsys, str(sitemap))
     assert findings(report) == {("robots-url-disallowed", "https://example.com/private/b")}
-    assert report["summary"]["notes"] == [] and "robots" not in err
+    assert report["summary"]["notes"] == [] and "did not run" not in err
     # its site is known only from its Sitemap: lines
     (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
     code, report, err = run_json(capsys, str(sitemap))
@@ -344,26 +344,62 @@ def build_output(root: Path) -> Path:
     return root
 
 
-def test_a_build_folder_validates_its_sitemaps_and_says_what_it_skipped(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_build_folder_is_read_as_the_site_its_robots_txt_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A build folder whose robots.txt names one site is read as that site (as --map SITE=FOLDER
+    reads it): robots.txt first, what it and the index list, and the folder's sitemaps nothing
+    lists read as well, each said on stderr."""
     public = build_output(tmp_path / "public")
     code, report, err = run_json(capsys, str(public))
-    sitemaps = {Path(i["sitemap"]).name for i in report["issues"] if i["sitemap"]}
+    sitemaps = {i["sitemap"].rsplit("/", 1)[-1] for i in report["issues"] if i["sitemap"]}
     assert not sitemaps & {"ads.txt", "humans.txt", "browserconfig.xml", "index.html", "style.css"}
     assert "root-unknown" not in {i["rule"] for i in report["issues"]}
-    # robots.txt, the index, its two children, the gzipped urlset, the feed, the file robots.txt lists
+    assert all(i["sitemap"].startswith("https://example.com/") for i in report["issues"] if i["sitemap"])
+    # robots.txt, the index, its two children, the file robots.txt lists, the gzipped urlset, the feed
     assert report["summary"]["files"] == 7
     assert report["summary"]["urls"] == 6
     # the folder's robots.txt is the site's: its Disallow judges the URLs beside it
     assert ("robots-url-disallowed", "https://example.com/private/2") in findings(report)
+    assert f"{public} is read as https://example.com/ (the site its folder's robots.txt names" in err
+    assert (f"2 sitemap files in {public.resolve()} listed by neither its robots.txt nor an index there, "
+            "read as well: archive.xml.gz, feed.xml") in err
+    assert "not fetched" not in err and "could not be fetched" not in err
+    assert code == 0
+
+
+def test_a_build_folders_missing_child_and_foreign_urls_fail_as_on_the_site(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Read as files, the folder's index child on its own site was "on another host" (exit 0, a
+    hint to fetch it from the network) and the location rules had no site: a missing child and a
+    URL on another host passed CI. Near miss: the same folder given --map of another site."""
+    public = tmp_path / "public"
+    public.mkdir()
+    site = "https://shop.example"
+    (public / "robots.txt").write_text(f"Sitemap: {site}/sitemap_index.xml\n")
+    (public / "sitemap_index.xml").write_text(index(f"{site}/a.xml", f"{site}/missing.xml"))
+    (public / "a.xml").write_text(urlset(f"{site}/p", "https://other.example/x"))
+    code, report, err = run_json(capsys, str(public))
+    found = findings(report)
+    assert ("index-child-unfetchable", f"{site}/missing.xml") in found
+    assert ("location-different-host", "https://other.example/x") in found
+    assert "on another host" not in err and code == 1
+    for path in (str(public), str(public / "a.xml")):  # a file of the folder: the same verdict
+        code, report, _ = run_json(capsys, path)
+        assert ("location-different-host", "https://other.example/x") in findings(report), path
+    code, report, err = run_json(capsys, str(public), "--map", f"https://elsewhere.example/={public}")
+    assert "robots.txt names" not in err  # the user's map wins
+
+
+def test_a_folder_without_robots_txt_is_read_as_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    public = build_output(tmp_path / "public")
+    (public / "robots.txt").unlink()
+    code, report, err = run_json(capsys, str(public))
+    assert "is read as" not in err
     notes = report["summary"]["notes"]
     skipped = next(n for n in notes if "ads.txt" in n)
     assert skipped.startswith("3 files skipped") and "browserconfig.xml" in skipped and "humans.txt" in skipped
-    assert any(n.startswith("2 other files skipped") for n in notes)
+    assert any(n.startswith("3 other files skipped") for n in notes)  # extra.dat: no robots.txt lists it
     assert any("1 subfolder not searched" in n for n in notes)
     for note in notes:
         assert note in err
-    # what robots.txt and the index list is read from the folder, not fetched from the site
-    assert "not fetched" not in err
     assert code == 0
 
 

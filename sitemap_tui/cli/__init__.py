@@ -80,6 +80,8 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     command = ns.command
     if getattr(ns, "map", None):
         map_targets(ns)
+    elif command in ("urls", "stats", "explore") and hasattr(ns, "map"):
+        map_targets(ns, imply=True)  # (validate: after its project config, which may hold a map)
     if command == "urls":
         from sitemap_tui.cli import urls
 

@@ -24,6 +24,7 @@ class TreeOptions:
     workers: int | None = None  # None: one per usable core (engine.cores.default_workers)
     history: bool = True  # keep the exploration in the cache when no --db is named (--no-history)
     cache: bool = True  # ask conditionally against the site's latest exploration (--no-cache: not)
+    also: tuple[str, ...] = ()  # a build folder's sitemaps that nothing lists, read as the site's too
 
 
 def worker_count(ns: argparse.Namespace) -> int:
@@ -54,14 +55,16 @@ def tree_options(ns: argparse.Namespace, *, recursive: bool) -> TreeOptions:
     return TreeOptions(
         recursive=recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe, follow_cross_host=ns.follow_cross_host,
         db=ns.db, workers=worker_count(ns), history=not getattr(ns, "no_history", False),
-        cache=not getattr(ns, "no_cache", False),
+        cache=not getattr(ns, "no_cache", False), also=tuple(getattr(ns, "also", None) or ()),
     )
 
 
-def map_targets(ns: argparse.Namespace) -> None:
+def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
     """A local target inside a ``--map``ped directory becomes the URL it stands for, so the
     build is judged as the deployed site (its index children are on the same host); a bad
-    --map is a usage error here, before anything runs. ``validate``'s several TARGETs each."""
+    --map is a usage error here, before anything runs. ``validate``'s several TARGETs each.
+    ``imply``: with no --map, a local target whose folder's robots.txt names one site is read
+    as that site, as ``--map SITE=FOLDER`` would read it (said on stderr)."""
     import sys
     from pathlib import Path
 
@@ -72,6 +75,11 @@ def map_targets(ns: argparse.Namespace) -> None:
         maps = parse_maps(getattr(ns, "map", None) or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    why = "(--map)"
+    if not maps and imply:
+        ns.map = _implied_maps(ns)
+        maps = parse_maps(ns.map)
+        why = "(the site its folder's robots.txt names; --map URL=DIR names another)"
     if not maps:
         return
 
@@ -81,7 +89,7 @@ def map_targets(ns: argparse.Namespace) -> None:
         url = url_for_path(maps, Path(raw))
         if url is None:
             return raw
-        print(f"sitemap-tui: {raw} is read as {url} (--map)", file=sys.stderr)
+        print(f"sitemap-tui: {raw} is read as {url} {why}", file=sys.stderr)
         return url
 
     for name in ("target", "old", "new"):
@@ -90,3 +98,47 @@ def map_targets(ns: argparse.Namespace) -> None:
             setattr(ns, name, [mapped(r) for r in raw])
         elif raw is not None:
             setattr(ns, name, mapped(raw))
+
+
+def _implied_maps(ns: argparse.Namespace) -> list[str]:
+    """``SITE=FOLDER`` for each local target's folder whose robots.txt names one site (none when
+    two folders name the same site: which one stands for it is the user's choice, --map).
+    Without it, an index's children on that site were "on another host" and the location
+    rules had no site to judge by."""
+    import sys
+    from pathlib import Path
+    from urllib.parse import quote
+
+    from sitemap_tui.engine.localdir import NamedSite, named_site
+    from sitemap_tui.engine.sanitize import display
+    from sitemap_tui.words import plural
+
+    raws = ns.target if isinstance(ns.target, list) else [ns.target]
+    found: dict[str, NamedSite] = {}
+    for raw in raws:
+        if not isinstance(raw, str) or "://" in raw:
+            continue
+        path = Path(raw).expanduser()
+        if not path.exists():
+            continue
+        folder = (path if path.is_dir() else path.parent).resolve()
+        if folder in {s.folder for s in found.values()}:
+            continue
+        site = named_site(folder)
+        if site is None:
+            continue
+        if site.origin in found:
+            return []
+        found[site.origin] = site
+    # A folder target: its sitemaps that nothing lists are read beside what robots.txt names, as
+    # a folder's sitemaps were read before it was a site (a crawler would not find them: said).
+    if len(raws) == 1 and len(found) == 1 and Path(str(raws[0])).expanduser().is_dir():
+        site = next(iter(found.values()))
+        if site.unlisted:
+            ns.also = [site.origin + quote(name) for name in site.unlisted]
+            names = ", ".join(display(n, 100) for n in site.unlisted[:5])
+            more = f", and {len(site.unlisted) - 5:,} more" if len(site.unlisted) > 5 else ""
+            print(f"sitemap-tui: {plural(len(site.unlisted), 'sitemap file')} in {display(str(site.folder), 200)} "
+                  f"listed by neither its robots.txt nor an index there, read as well: {names}{more}",
+                  file=sys.stderr)
+    return [f"{origin}={site.folder}" for origin, site in found.items()]

@@ -81,6 +81,8 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
     if merged.map and not ns.map and not ns.show_config:  # the project config's map: as if given with --map
         ns.map = list(merged.map)
         map_targets(ns)
+    elif not ns.map and not ns.show_config:
+        map_targets(ns, imply=True)
     targets = list(ns.target or [])
     ns.target = targets[0] if targets else None  # the -H headers' origin (fetch_options) is the first's
     fetch = fetch_options(ns)

@@ -70,6 +70,9 @@ class ExploreOptions:
     max_children: int = 50_000  # per index / robots.txt
     max_entries: int = 50_000  # entries kept per file (the protocol's limit; tests inject less)
     probe: bool = False  # probe common paths even when robots.txt names sitemaps
+    # a site target's sitemaps read beside those discovery finds: a build folder's files that
+    # nothing lists (cli/options.py, when the folder is read as the site its robots.txt names)
+    also: tuple[str, ...] = ()
     follow_cross_host: bool = False  # index children on another host
     batch_size: int = 2000
     event_interval: float = 0.15

@@ -327,6 +327,11 @@ class Explorer(FileProcessing):
                     self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, node.id))
                 else:
                     self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, None))
+        for url in self.options.also:
+            if urlpolicy.normalize(url) in self.visited:
+                continue  # listed after all (an index read from robots.txt's)
+            node = self._add_child(root, url, FoundBy.USER)
+            self.discovery.append(DiscoveryRecord(url, FoundBy.USER, "in the build folder, listed by nothing there", node.id))
         links, home_detail = await self._home_links(target)
         if not links:  # said like a probed path that held nothing (discover lists it)
             self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))

@@ -200,6 +200,43 @@ def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
     return names
 
 
+@dataclass(frozen=True, slots=True)
+class NamedSite:
+    """The site a build folder's robots.txt names, and the folder's sitemaps that nothing there
+    lists (read as the site, a folder's sitemaps are found as a crawler finds them)."""
+
+    origin: str  # scheme://host[:port]/
+    folder: Path
+    unlisted: tuple[str, ...]  # file names: sitemaps by name or content, listed by nothing
+
+
+def named_site(folder: Path) -> NamedSite | None:
+    """The one site whose URLs the ``Sitemap:`` lines of ``folder``'s robots.txt name: the
+    folder is that site's root (robots.txt lives there). None without a robots.txt, without an
+    absolute http(s) ``Sitemap:`` line, or when the lines name several sites."""
+    robots = folder / "robots.txt"
+    try:
+        if not robots.is_file():
+            return None
+        with robots.open("rb") as fh:
+            data = fh.read(ROBOTS_MAX_BYTES + 1)
+    except OSError:
+        return None
+    origins = set()
+    for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
+        parts = urlsplit(line.url.strip())
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            return None  # a relative or odd line: which site it means is a guess
+        origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
+    if len(origins) != 1:
+        return None
+    scan = scan_folder(folder)
+    indexes = [p for p in scan.sitemaps if sniff_file(p)[0] == NodeKind.INDEX]
+    listed = _listed(scan.robots, indexes)
+    unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
+    return NamedSite(origins.pop(), folder, unlisted)
+
+
 def index_children(path: Path) -> list[str]:
     """The <loc> of every child an index lists (up to INDEX_MAX_BYTES decoded)."""
     parser = SniffingParser(path.as_uri())
