@@ -135,6 +135,29 @@ def test_discover_text_says_robots_txt_the_home_page_and_the_probes_left_out(htt
     assert "common paths not probed: robots.txt lists sitemaps (--probe probes them too)" in proc.stderr
 
 
+def test_a_robots_txt_and_a_home_page_over_their_caps_are_said(httpserver) -> None:
+    """Found from outside: a 509 KiB robots.txt (its last Sitemap: line past 500 KiB) and a
+    4.6 MB home page (its <link rel=sitemap> at the end) were cut without a word, and discover
+    said the home page had no sitemap link."""
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    urlset = f"<urlset {ns}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    pad = "# " + "x" * 98 + "\n"
+    robots = (f"User-agent: *\nSitemap: {httpserver.url_for('/a.xml')}\n" + pad * 5200
+              + f"Sitemap: {httpserver.url_for('/b.xml')}\n")
+    httpserver.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    httpserver.expect_request("/a.xml").respond_with_data(urlset, content_type="application/xml")
+    home = "<html><head>" + "<!-- " + "y" * (1100 * 1024) + " -->" + '<link rel="sitemap" href="/c.xml"></head></html>'
+    httpserver.expect_request("/").respond_with_data(home, content_type="text/html")
+    proc = run("discover", httpserver.url_for("/"), check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("(1 Sitemap: line; only the first 500 KiB read, as Google reads it: "
+                             "the lines after it are ignored)"), lines[0]
+    assert lines[-1].endswith("(no <link rel=sitemap> in the home page's first 1 MiB)"), lines[-1]
+    proc = run("urls", httpserver.url_for("/"), "--no-history", check=True)
+    assert (f"sitemap-tui: {httpserver.url_for('/robots.txt')}: only the first 500 KiB read, as Google "
+            "reads it: the lines after it are ignored") in proc.stderr.splitlines(), proc.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -70,6 +70,8 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         if robots is not None:  # read first; its Sitemap: lines are the rows below it
             failed = robots.state == NodeState.FAILED
             detail = display(robots.error or "failed") if failed else plural(listed, "Sitemap: line")
+            if not failed and robots.error:  # read in part (its cap)
+                detail += f"; {display(robots.error)}"
             print(f"{'no' if failed else 'read':<6} {'robots.txt':<10} {display(robots.url)}  ({detail})")
         for r in records:
             mark = "found" if r.node_id is not None else "no"

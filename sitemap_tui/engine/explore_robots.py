@@ -210,9 +210,10 @@ class RobotsReading(ExplorerState):
         buf = bytearray()
 
         def sink(chunk: bytes) -> None:
-            room = ROBOTS_MAX_BYTES - len(buf)
+            # one byte past the cap tells parse_robots that the file went on (its truncated)
+            room = ROBOTS_MAX_BYTES + 1 - len(buf)
             buf.extend(chunk[:room])
-            if len(buf) >= ROBOTS_MAX_BYTES:
+            if len(buf) > ROBOTS_MAX_BYTES:
                 raise StopFetch()
 
         outcome = await self._fetch(node, sink, max_decoded=ROBOTS_MAX_BYTES + 65536)
@@ -263,6 +264,9 @@ class RobotsReading(ExplorerState):
                             cause=LeftOut.FAN_OUT)
         node.stats.child_count = count
         node.state = NodeState.DONE
+        if robots.truncated:  # said on the node (stderr in headless runs), not only obeyed
+            node.error = (f"only the first {ROBOTS_MAX_BYTES // 1024} KiB read, as Google reads it: "
+                          "the lines after it are ignored")
         node.expandable = count > 0
         self._changed(node)
         self._commit()

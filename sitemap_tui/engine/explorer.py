@@ -379,6 +379,8 @@ class Explorer(FileProcessing):
         if outcome.error or not buf:
             return [], f"home page: {outcome.error or 'empty'}"
         links = find_sitemap_links(bytes(buf), outcome.final_url or target.url)
+        if len(buf) >= HOME_MAX_BYTES:  # a link further down is not seen: say how far it looked
+            return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB"
         return links, "no <link rel=sitemap> in the home page"
 
 
