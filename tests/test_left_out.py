@@ -134,3 +134,48 @@ async def test_the_account_is_structured(site: str) -> None:
     causes = {o.cause: o.count for o in ex.left_out()}
     assert causes.get(LeftOut.CANCELLED, 0) >= 1
     assert causes[LeftOut.CANCELLED] == sum(1 for n in ex.nodes.values() if n.url.endswith(".xml") and n.state.value == "pending")
+
+
+def test_a_download_cut_by_the_time_limit_is_said_and_strict(tmp_path: Path) -> None:
+    """Found from outside: a file that sent its first entries and then stalled ended at
+    --timeout with "1 entry kept" on the file's own line, no cut-short line, and --strict
+    exited 0. Near miss: the same server's complete file is neither."""
+    import socket
+    import threading
+
+    head = URLSET.split("{}")[0].encode() + b"  <url><loc>http://127.0.0.1/a</loc></url>\n"
+    whole = urlset("http://127.0.0.1/a").encode()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            request = conn.recv(65536)
+            body = head if b"GET /stall.xml" in request else whole
+            length = len(whole) + 100 if body is head else len(body)  # promises more than it sends
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n"
+                         + f"Content-Length: {length}\r\n\r\n".encode() + body)
+            if body is not head:
+                conn.close()
+            # the stalled connection stays open until the client gives up
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        proc = run("urls", f"{base}/stall.xml", "--timeout", "2", "--retries", "0", "--strict", "--no-history")
+        assert proc.stdout.splitlines() == ["http://127.0.0.1/a"]
+        assert ("sitemap-tui: 1 file cut short: the download failed part-way, the entries before it kept, "
+                f"first {base}/stall.xml (--timeout)") in proc.stderr.splitlines(), proc.stderr
+        assert proc.returncode == 1
+        proc = run("urls", f"{base}/whole.xml", "--timeout", "2", "--retries", "0", "--strict", "--no-history")
+        assert proc.returncode == 0 and "cut short" not in proc.stderr
+    finally:
+        stop.set()
+        listener.close()

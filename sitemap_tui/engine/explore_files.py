@@ -286,6 +286,8 @@ class FileProcessing(RobotsReading):
             problems = []
             if outcome.error:
                 problems.append(outcome.error)
+                # entries came before the failure: a part of the file, said and --strict's
+                self._cut.setdefault(node.id, LeftOut.CUT_FETCH)
             if s.truncated_at:
                 problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
             node.error = "; ".join(problems) or None

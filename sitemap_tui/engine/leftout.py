@@ -24,6 +24,7 @@ class LeftOut(StrEnum):
     CUT_ENTRIES = "cut-entries"  # read up to the entry cap (50,000), the rest ignored
     CUT_SIZE = "cut-size"  # read up to the decoded size cap (--max-size)
     CUT_PARSE = "cut-parse"  # parsing stopped at an XML error
+    CUT_FETCH = "cut-fetch"  # the download failed part-way (time limit, dropped connection)
     NOT_RECURSIVE = "not-recursive"  # listed sitemaps left alone under --no-recursive
     ROBOTS_CAP = "robots-cap"  # hosts whose robots.txt was not read for cross-submission
 
@@ -77,6 +78,10 @@ def describe(
             "--max-size", True,
         ),
         LeftOut.CUT_PARSE: (f"{files} cut short: parsing stopped at an XML error, the entries before it kept", None, True),
+        LeftOut.CUT_FETCH: (
+            f"{files} cut short: the download failed part-way, the entries before it kept{first}",
+            "--timeout", True,
+        ),
         LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),
         LeftOut.ROBOTS_CAP: (
             f"cross-submission not checked for {_n(count, 'host', 'hosts')}: robots.txt read on "
