@@ -535,3 +535,15 @@ def test_a_retired_tag_is_its_rule_alone_and_a_bad_percent_is_one_error() -> Non
     assert [(i.rule, i.line) for i in found if i.severity.value == "error"] == [
         ("loc-bad-percent-encoding", 5), ("xsd-invalid", 6)], [(i.rule, i.line, i.message) for i in found]
     assert "video:id" in next(i.message for i in found if i.rule == "xsd-invalid")
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("2024-05-01T24:00:00Z", "hour 24 (W3C Datetime's hours are 00-23: the next day's 00:00)"),
+    ("2024-05-01T10:00:00", "a time without a time zone is ambiguous"),
+])
+def test_the_reason_a_schema_valid_lastmod_is_not_w3c_is_its_own(value: str, reason: str) -> None:
+    """Found from outside: 24:00:00Z was said to lack a time zone; it has one (Z)."""
+    from sitemap_tui.validate.rules.dates import lastmod_findings
+
+    found, dt = lastmod_findings(value, None, NOW, "lastmod-invalid-format")
+    assert dt is None and found == [("lastmod-xsd-valid-but-not-w3c", {"value": value, "reason": reason})]

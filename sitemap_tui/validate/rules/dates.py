@@ -258,7 +258,14 @@ def lastmod_findings(
         if stripped != raw:
             why = "surrounding whitespace"
         elif "T" in stripped:
-            why = "a time without a time zone is ambiguous"
+            time = stripped.partition("T")[2]
+            zoned = time.endswith("Z") or (len(time) > 6 and time[-6] in "+-" and time[-3] == ":")
+            if time.startswith("24"):  # the XSD's end of the day; W3C's hours are 00-23
+                why = "hour 24 (W3C Datetime's hours are 00-23: the next day's 00:00)"
+            elif zoned:
+                why = "its time is not W3C Datetime's hh:mm[:ss[.s]]"
+            else:
+                why = "a time without a time zone is ambiguous"
         elif len(stripped) > 10 and stripped[4] == "-":
             why = "a date cannot carry a time zone"
         else:
