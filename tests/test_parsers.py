@@ -1086,3 +1086,16 @@ def test_sniff_decision_does_not_depend_on_chunking() -> None:
 
     assert entries(items_whole) == entries(items_byte)
     assert whole.kind == byte.kind
+
+
+def test_a_text_line_that_is_almost_a_url_says_what_is_wrong_with_it() -> None:
+    """Found from outside: "https://example.com/d e" was "not an absolute http(s) URL"; it is
+    one, with a space in it. Near miss: a comment line is still no URL at all."""
+    doc = b"https://e.com/a\nhttps://e.com/d e\nhttps://e.com/x https://e.com/y\n# comment\n"
+    _, items = run(doc, url="https://e.com/urls.txt")
+    said = {i.line: i.message for i in issues(items) if i.rule == "text-line-not-url"}
+    assert said == {
+        2: "whitespace inside the URL (a space is written %20): https://e.com/d e",
+        3: "2 URLs on one line (one per line): https://e.com/x https://e.com/y",
+        4: "not an absolute http(s) URL: # comment",
+    }

@@ -13,6 +13,16 @@ def _not_url(f: Fields) -> str | None:
         return f"{f['hidden']} more line(s) that are not absolute http(s) URLs (not listed)"
     if "longer_than" in f:
         return f"line longer than {f['longer_than']:,} bytes (skipped)"
+    value = str(f.get("value", ""))
+    words = value.split()
+    if len(words) > 1 and words[0].lower().startswith(("http://", "https://")):
+        # the line starts with a URL: say what is wrong with it, not that it is no URL
+        urls = sum(w.lower().startswith(("http://", "https://")) for w in words)
+        if urls == len(words):
+            return f"{urls} URLs on one line (one per line): {value}"
+        if urls > 1:
+            return f"URLs and other words on one line (one URL per line): {value}"
+        return f"whitespace inside the URL (a space is written %20): {value}"
     return None
 
 
