@@ -169,6 +169,8 @@ def test_a_local_file_says_that_robots_rules_did_not_run(capsys: pytest.CaptureF
     lines = out.splitlines()
     assert lines[-2].startswith("1 file, 2 URLs: 0 errors")
     assert "robots-based rules did not run" in lines[-1] and "no robots.txt beside" in lines[-1]
+    # that rule still judges a streaming-only or relative video URL, which needs no robots.txt
+    assert "video-files-not-accessible (its robots.txt part)" in lines[-1]
     assert lines[-1] in err
     assert code == 0
 

@@ -117,7 +117,10 @@ def run_notes(explorer: Explorer) -> list[str]:
     folder that are not sitemaps, and the robots-based rules that did not run (issue 16)."""
     notes = explorer.folder.notes() if explorer.folder is not None else []
     if explorer.robots_gaps:
-        rules = ", ".join(robots_based_rules())
+        # video-files-not-accessible also judges what needs no robots.txt (a streaming-only or
+        # relative URL), and does so: only its robots.txt part is what did not run
+        rules = ", ".join(f"{r} (its robots.txt part)" if r == "video-files-not-accessible" else r
+                          for r in robots_based_rules())
         notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
                   for gap in explorer.robots_gaps]
     # file names and a server's reason phrase are untrusted text
