@@ -101,10 +101,11 @@ RULES: tuple[Rule, ...] = (
         scope="robots",
         severity=INFO,
         title="Valid cross-submission via robots.txt",
-        message="URLs on {host!r} are accepted: {robots_url} names this sitemap (cross-submission)",
+        message="URLs on {host!r} are accepted: {robots_url} names this sitemap or an index that lists it (cross-submission)",
         explanation=(
             "A sitemap on host A lists URLs of host B, and B's robots.txt "
-            "(`<scheme>://B/robots.txt`) has a `Sitemap:` line naming that exact sitemap URL. "
+            "(`<scheme>://B/robots.txt`) has a `Sitemap:` line naming that exact sitemap URL, or an index "
+            "that lists it. "
             "This is a valid cross-submission, so location-different-host and "
             "location-outside-path are not reported for host B."
         ),
