@@ -133,6 +133,8 @@ def test_parser_entry_lastmod_is_reused() -> None:
         ("location-different-scheme", "http://example.com/sitemap.xml", "https://example.com/a", "HTTP://example.com/a"),
         ("location-outside-path", "https://example.com/catalog/sitemap.xml", "https://example.com/other/a", "https://example.com/catalog/a"),
         ("location-outside-path", "https://example.com/catalog/sitemap.xml", "https://example.com/catalog", "https://example.com/catalog/"),
+        # a dot-segment does not lift a URL into the directory: httpx requests /shop/d
+        ("location-outside-path", "https://example.com/catalog/sitemap.xml", "https://example.com/catalog/../shop/d", "https://example.com/shop/../catalog/d"),
         ("location-port-mismatch", "https://example.com:8080/sitemap.xml", "https://example.com/a", "https://example.com:8080/a"),
         ("location-port-mismatch", SITEMAP, "https://example.com:8443/a", "https://example.com:443/a"),
     ],

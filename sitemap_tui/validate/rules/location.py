@@ -324,6 +324,13 @@ RULES: tuple[Rule, ...] = (
 # -- checks (called by the streaming checker, validate/checker.py) --------------------
 
 
+def _path(p: UrlParts) -> str:
+    """The path a client requests: ``/blog/../shop/d`` is ``/shop/d`` (httpx resolves it), so a
+    dot-segment does not lift a URL into the sitemap's directory."""
+    path = p.path or "/"
+    return urlpolicy.remove_dot_segments(path) if "/." in path else path
+
+
 def location_rules(
     base: UrlParts, base_dir: str, robots_hosts: frozenset[str], p: UrlParts
 ) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
@@ -352,7 +359,7 @@ def location_rules(
                     {"port": p.port or "(default)", "sitemap_port": base.port or "(default)"},
                 )
             )
-        if not (p.path or "/").startswith(base_dir):
+        if not _path(p).startswith(base_dir):
             if p.host in robots_hosts:
                 cross = True
             else:
@@ -376,7 +383,7 @@ def check_location(ctx: FileContext,
         st.location_verdicts = {}
     # location_rules reads nothing of the URL but these: a file's URLs share a few shapes,
     # whose findings (and tally keys) are worked out once
-    path = p.path or "/"
+    path = _path(p)
     shape = (
         p.host,
         p.scheme,
