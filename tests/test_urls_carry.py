@@ -44,3 +44,38 @@ def test_a_clean_unchanged_file_is_carried_without_the_rule_registry(httpserver,
     assert second.stdout == first.stdout and first.stdout.count("\n") == 2
     assert bodies == ["/s.xml"]  # the second run got a 304
     assert "no registry" in first.stderr and "no registry" in second.stderr, second.stderr
+
+
+def test_a_file_an_earlier_run_cut_is_not_carried_as_whole_nor_a_whole_one_past_this_runs_cap(
+        httpserver, tmp_path: Path) -> None:
+    """Found from outside: after `--max-size 1` cut a 1.1 MiB file, the plain run got a 304 and
+    printed the cut list as the file (and said it was cut at 50 MiB); after a whole run,
+    `--max-size 1 --strict` carried every URL and exited 0. A file read in part, or larger
+    than this run's cap, is now asked for in full."""
+    urls = [f"https://example.com/product/{i:06d}-{'x' * 30}" for i in range(20_000)]
+    body = (f'<?xml version="1.0"?>\n<urlset {NS}>\n'
+            + "".join(f"<url><loc>{u}</loc></url>\n" for u in urls) + "</urlset>\n").encode()
+    assert 1024 * 1024 < len(body) < 2 * 1024 * 1024
+
+    def handle(request: Request) -> Response:
+        if request.headers.get("If-None-Match") == ETAG:
+            return Response(status=304, headers={"ETag": ETAG})
+        return Response(body, content_type="application/xml", headers={"ETag": ETAG})
+
+    httpserver.expect_request("/big.xml").respond_with_handler(handle)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "SITEMAP_TUI_CONFIG": str(tmp_path / "c.toml")}
+
+    def urls_run(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", httpserver.url_for("/big.xml"),
+                               "--workers", "0", *options], env=env, capture_output=True, text=True)
+
+    cut = urls_run("--max-size", "1")
+    assert 0 < len(cut.stdout.splitlines()) < len(urls) and "cut short" in cut.stderr
+    whole = urls_run()
+    assert whole.stdout.splitlines() == urls and "cut short" not in whole.stderr, whole.stderr
+    assert "unchanged since" not in whole.stderr  # fetched in full, not carried
+    again = urls_run()
+    assert "1 file unchanged since the previous exploration" in again.stderr  # a whole file: carried
+    capped = urls_run("--max-size", "1", "--strict")
+    assert len(capped.stdout.splitlines()) < len(urls) and "cut short" in capped.stderr
+    assert capped.returncode == 1

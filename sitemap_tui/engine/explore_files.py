@@ -109,7 +109,7 @@ class FileProcessing(RobotsReading):
             keep_non_http=self.options.keep_non_http,
             sitemap_lastmod=node.lastmod_raw,
             judge=self.judge,
-            conditional=(self.previous.conditional(node.url)
+            conditional=(self.previous.conditional(node.url, self.fetch_config.max_decoded)
                          if self.previous is not None and node.id not in self._in_full else None),
         )
         if node.url.startswith("file:") and spec.local_path is None:

@@ -70,9 +70,16 @@ class Refetch:
     def close(self) -> None:
         self.previous.close()
 
-    def conditional(self, url: str) -> tuple[str | None, str | None] | None:
+    def conditional(self, url: str, max_decoded: int | None = None) -> tuple[str | None, str | None] | None:
+        """The validators to ask ``url`` with, or None to fetch it in full: unknown, read in
+        part before, or larger than this run's ``max_decoded`` (a 304 would carry more than
+        this run reads: the same file is cut now)."""
         old = self.previous.validators(url)
-        return None if old is None else (old.etag, old.last_modified)
+        if old is None or old.read_in_part:
+            return None
+        if max_decoded is not None and (old.decoded_bytes or 0) > max_decoded:
+            return None
+        return old.etag, old.last_modified
 
     def carry(self, node: Node, done: JobDone, store: Store | None, *, output_format: str | None = None,
               keep_non_http: bool = True, on_output: Callable[[str | bytes], None] | None = None) -> CarryResult | None:

@@ -53,6 +53,8 @@ class OldFile:
     etag: str | None
     last_modified: str | None
     unchanged_since: str | None  # since when it has answered 304 (its own carried date), else None
+    decoded_bytes: int | None = None  # what it decoded to: over this run's --max-size, it is cut now
+    read_in_part: bool = False  # cut (a size cap, a failed download): its rows are not the whole file
 
 
 @dataclass(slots=True)
@@ -113,11 +115,16 @@ class PreviousExploration:
             node_columns = self._columns("main", "nodes")
             since = "unchanged_since" if "unchanged_since" in node_columns else "NULL"
             self.files: dict[str, OldFile] = {}
-            for nid, url, etag, modified, carried in self.reads.conn.execute(
-                f"SELECT id, url, etag, last_modified, {since} FROM nodes WHERE state = 'done'"
+            # a file read in part (an earlier run's --max-size, a download cut short) is asked
+            # for in full: carried, its rows would pass for the whole file
+            for nid, url, etag, modified, carried, decoded, in_part in self.reads.conn.execute(
+                f"SELECT id, url, etag, last_modified, {since}, decoded_bytes,"
+                " error IS NOT NULL OR truncated_at IS NOT NULL OR EXISTS("
+                "SELECT 1 FROM issues WHERE issues.node_id = nodes.id AND issues.rule = 'size-over-limit')"
+                " FROM nodes WHERE state = 'done'"
                 f" AND kind NOT IN {NOT_FILES} AND (etag IS NOT NULL OR last_modified IS NOT NULL) ORDER BY id"
             ):
-                self.files.setdefault(url, OldFile(nid, etag, modified, carried))
+                self.files.setdefault(url, OldFile(nid, etag, modified, carried, decoded, bool(in_part)))
             self.entry_columns = self._columns("main", "entries")
         except sqlite3.DatabaseError as exc:
             self.reads.close()
