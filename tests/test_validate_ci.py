@@ -305,6 +305,10 @@ def test_several_targets_one_result_options_refused(tmp_path: Path, many: Path) 
     assert run(tmp_path, "validate", "good.xml", "sitemap.xml").returncode == 1
     for option in ("--output", "--write-baseline"):
         one_error_line(run(tmp_path, "validate", "good.xml", "sitemap.xml", option, "out.json"), option, "2 TARGETs")
+    # found from outside: two JSON (or SARIF) documents one after the other on stdout
+    for fmt in ("json", "sarif"):
+        one_error_line(run(tmp_path, "validate", "good.xml", "sitemap.xml", "--format", fmt), f"--format {fmt}", "2 TARGETs")
+    assert run(tmp_path, "validate", "good.xml", "good.xml", "--format", "github").returncode == 0
 
 
 def test_a_baseline_matches_in_a_checkout_elsewhere(tmp_path: Path) -> None:

@@ -362,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     # several: the pre-commit hook passes the changed files; none: --show-config
     p.add_argument("target", metavar="TARGET", nargs="*",
                    help="what to check; several are checked one after the other (a pre-commit hook's "
-                        "files), the exit code the worst of theirs")
+                        "files), the exit code the worst of theirs; text or github format")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     _output_option(p, "the report")
     _ci_options(p)

@@ -110,6 +110,10 @@ def cmd_validate(opts: ValidateOptions) -> int:
                           ("--db", opts.tree.db)):
         if value is not None:
             raise UsageError(f"{option} takes one TARGET's result; {1 + len(opts.more_targets)} TARGETs given")
+    if opts.format in ("json", "sarif"):
+        # one document per TARGET, one after the other, is no JSON document at all
+        raise UsageError(f"--format {opts.format} writes one TARGET's report; {1 + len(opts.more_targets)} "
+                         "TARGETs given (run once per TARGET, or --format text or github)")
     codes = []
     for target in (opts.target, *opts.more_targets):
         # each with its own -H origin, as if run alone; a target that cannot be read does not
