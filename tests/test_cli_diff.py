@@ -288,6 +288,10 @@ def test_not_an_exploration_or_missing_file_or_unreachable_target(tmp_path: Path
         conn.execute("CREATE TABLE t(x)")
     code, _, err = run("diff", str(a), str(other))
     assert code == 2 and "NEW" in err and "not a sitemap-tui exploration" in err
+    for text in ("", "just words\n"):  # found from outside: read as a sitemap, exit 0
+        (tmp_path / "empty.db").write_text(text)
+        code, _, err = run("diff", str(tmp_path / "empty.db"), str(a))
+        assert code == 2 and "OLD" in err and "not a saved exploration" in err and err.count("\n") == 1, err
     httpserver.expect_request("/sitemap.xml").respond_with_data("", status=404)
     code, _, err = run("diff", str(a), httpserver.url_for("/sitemap.xml"))
     assert code == 2 and "NEW" in err and "404" in err

@@ -145,6 +145,8 @@ def _saved(label: str, raw: str) -> Source | None:
         except OSError as exc:
             raise UsageError(f"{label} {display(raw)}: cannot be read ({exc.strerror})") from exc
         if head != SQLITE_MAGIC:
+            if path.suffix.lower() == ".db":  # an empty or text *.db is no sitemap either
+                raise UsageError(f"{label} {display(raw)}: not a saved exploration (no SQLite database)")
             return None  # a local sitemap file: a TARGET
         problem = exploration_problem(path, must_exist=True)
         if problem:
