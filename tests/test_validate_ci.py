@@ -320,8 +320,12 @@ def test_a_baseline_matches_in_a_checkout_elsewhere(tmp_path: Path) -> None:
         (where / "public" / "sitemap.xml").write_text(sitemap(bad_lastmod("a")))
     run(laptop, "validate", "public/sitemap.xml", "--write-baseline", "base.json")
     run(laptop, "validate", "public/sitemap.xml", "--format", "sarif", "--output", "base.sarif")
+    # a --format json report, which names the file by its absolute URI on the laptop (found
+    # from outside: every finding was "new" on the runner)
+    run(laptop, "validate", "public/sitemap.xml", "--format", "json", "--output", "report.json")
+    assert json.loads((laptop / "report.json").read_text())["issues"][0]["sitemap"].startswith("file:///")
     assert json.loads((laptop / "base.json").read_text())["issues"][0]["sitemap"] == "public/sitemap.xml"
-    for name in ("base.json", "base.sarif"):
+    for name in ("base.json", "base.sarif", "report.json"):
         (runner / name).write_bytes((laptop / name).read_bytes())
         proc = run(runner, "validate", "public/sitemap.xml", "--baseline", name)
         assert proc.returncode == 0 and "0 new" in proc.stderr, (name, proc.stdout)

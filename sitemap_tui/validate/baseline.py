@@ -88,10 +88,20 @@ class Matcher:
     def __init__(self, baseline: Baseline) -> None:
         self._left = {k: list(v) for k, v in baseline.known.items()}
         self.matched = 0
+        # a --format json report names a local file by its absolute file: URI, written where
+        # the report was made: in a checkout elsewhere, its path's tail is what can match
+        self._absolute: dict[tuple[str, str], list[Key]] = {}
+        for key in self._left:
+            if key[1].startswith("/"):
+                self._absolute.setdefault((key[0], key[2]), []).append(key)
 
     def known(self, key: Key) -> bool:
         """Whether a current finding with ``key`` is in the baseline (it uses up one of them)."""
         left = self._left.get(key)
+        if not left and key[1] and not key[1].startswith("/") and "://" not in key[1]:
+            tail = "/" + key[1]
+            left = next((self._left[k] for k in self._absolute.get((key[0], key[2]), ())
+                         if k[1].endswith(tail) and self._left[k]), None)
         if not left:
             return False
         left.pop(0)
