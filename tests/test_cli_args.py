@@ -282,3 +282,15 @@ def test_headless_mistakes_are_one_line_and_exit_2(site: str, order: tuple[str, 
     assert proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and says in lines[0], proc.stderr
+
+
+def test_a_dash_is_stdout_for_output_and_no_target(site: str, tmp_path: Path) -> None:
+    """Found from outside: `-o -` wrote a file named "-"; `urls -` looked up a host named "-"
+    (three retries) before calling the site unreachable."""
+    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", site + "index.xml", "-o", "-",
+                           "--no-history"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == site + "page\n" and not (tmp_path / "-").exists()
+    proc = run("urls", "-")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "sitemap-tui: error: '-' (standard input) is not a target: save the sitemap to a file and give its path"]

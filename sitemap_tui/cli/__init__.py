@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
         if signum is not None:  # SIGTERM/SIGHUP, stopped as Ctrl-C stops
             print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
             return 128 + signum
-        print("interrupted", file=sys.stderr)
+        print("sitemap-tui: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # a closed pipe (| head) is the reader's choice, not an error

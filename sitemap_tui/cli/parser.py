@@ -229,9 +229,14 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
+def _stdout_dash(value: str) -> str | None:
+    """``-o -`` is stdout, as for curl and most tools (it wrote a file named "-")."""
+    return None if value == "-" else value
+
+
 def _output_option(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help=f"write {what} here instead of stdout. FILE is replaced only by a complete result "
+    p.add_argument("--output", "-o", metavar="FILE", type=_stdout_dash,
+                   help=f"write {what} here instead of stdout (- is stdout). FILE is replaced only by a complete result "
                         "(a temp file beside it, renamed over it; a failed or stopped run leaves it as it "
                         "was); a device or FIFO is written to, a symlink's file is replaced; missing "
                         "folders are created (docs/safety.md)")

@@ -34,6 +34,8 @@ class Target:
         text = raw.strip()
         if not text:
             raise TargetError("empty target")
+        if text == "-":  # read as a host named "-": a DNS lookup and three retries
+            raise TargetError("'-' (standard input) is not a target: save the sitemap to a file and give its path")
         path = Path(text).expanduser()
         if "://" not in text and path.exists():
             path = path.resolve()
