@@ -153,9 +153,12 @@ def test_a_robots_txt_and_a_home_page_over_their_caps_are_said(httpserver) -> No
     assert lines[0].endswith("(1 Sitemap: line; only the first 500 KiB read, as Google reads it: "
                              "the lines after it are ignored)"), lines[0]
     assert lines[-1].endswith("(no <link rel=sitemap> in the home page's first 1 MiB)"), lines[-1]
+    cut = (f"{httpserver.url_for('/robots.txt')}: only the first 500 KiB read, as Google reads it: "
+           "the lines after it are ignored")
     proc = run("urls", httpserver.url_for("/"), "--no-history", check=True)
-    assert (f"sitemap-tui: {httpserver.url_for('/robots.txt')}: only the first 500 KiB read, as Google "
-            "reads it: the lines after it are ignored") in proc.stderr.splitlines(), proc.stderr
+    assert proc.stderr.splitlines().count(f"sitemap-tui: {cut}") == 1, proc.stderr
+    proc = run("validate", httpserver.url_for("/"), "--no-history", "--format", "json")
+    assert cut in json.loads(proc.stdout)["summary"]["notes"] and f"sitemap-tui: {cut}" in proc.stderr
 
 
 @pytest.mark.parametrize(

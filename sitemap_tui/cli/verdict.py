@@ -116,6 +116,10 @@ def run_notes(explorer: Explorer) -> list[str]:
     """What the run did not do, in words, for stderr and a report's summary: the files of a
     folder that are not sitemaps, and the robots-based rules that did not run (issue 16)."""
     notes = explorer.folder.notes() if explorer.folder is not None else []
+    # a robots.txt read only up to its cap: its later Sitemap: and Disallow lines were not
+    # (validate's report said "no Sitemap: line" and nothing else)
+    notes += [f"{n.url}: {n.error}" for n in explorer.nodes.values()
+              if n.kind == NodeKind.ROBOTS and n.state == NodeState.DONE and n.error]
     if explorer.robots_gaps:
         # video-files-not-accessible also judges what needs no robots.txt (a streaming-only or
         # relative URL), and does so: only its robots.txt part is what did not run
@@ -143,6 +147,8 @@ def report_failures(explorer: Explorer, problem: TargetProblem | None = None) ->
     as the error."""
     said = problem.message if problem is not None else None
     for node in explorer.nodes.values():
+        if node.kind == NodeKind.ROBOTS and node.state == NodeState.DONE:
+            continue  # read in part: a run note (run_notes), said once
         if node.state == NodeState.FAILED or (node.error and node.state == NodeState.DONE):
             line = f"{display(node.url)}: {display(node.error)}"
             if line != said:
