@@ -229,13 +229,8 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
-def _stdout_dash(value: str) -> str | None:
-    """``-o -`` is stdout, as for curl and most tools (it wrote a file named "-")."""
-    return None if value == "-" else value
-
-
-def _output_option(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--output", "-o", metavar="FILE", type=_stdout_dash,
+def _output_option(p: argparse.ArgumentParser, what: str) -> None:  # -o - is stdout, as for curl
+    p.add_argument("--output", "-o", metavar="FILE", type=lambda v: None if v == "-" else v,
                    help=f"write {what} here instead of stdout (- is stdout). FILE is replaced only by a complete result "
                         "(a temp file beside it, renamed over it; a failed or stopped run leaves it as it "
                         "was); a device or FIFO is written to, a symlink's file is replaced; missing "
@@ -361,13 +356,13 @@ def build_parser() -> argparse.ArgumentParser:
                               "  sitemap-tui validate example.com --select lastmod-,loc- --min-severity warning\n"
                               "  sitemap-tui validate ./public --fail-on warning\n"
                               "\nThe site's robots.txt is read whatever TARGET is (a site, a sitemap or robots.txt URL);\n"
-                              "for local files, a robots.txt beside them is the site's, else the summary says that\n"
-                              "the robots-based rules did not run. A folder is a build output: its sitemaps are\n"
-                              "picked by name and content, and what was skipped is said.\n" + EXIT_HELP)
+                              "a local file or folder whose robots.txt names one site is read as that site (as --map\n"
+                              "would); without one the robots-based rules do not run, and a folder's sitemaps are\n"
+                              "picked by name and content. What was skipped is said.\n" + EXIT_HELP)
     # several: the pre-commit hook passes the changed files; none: --show-config
     p.add_argument("target", metavar="TARGET", nargs="*",
-                   help="what to check; several are checked one after the other (a pre-commit hook's "
-                        "files), the exit code the worst of theirs; text or github format")
+                   help="what to check; several (a pre-commit hook's files, text or github format) are "
+                        "checked one after the other, the exit code the worst of theirs")
     p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     _output_option(p, "the report")
     _ci_options(p)
