@@ -257,6 +257,11 @@ class _AtomicFile(Output):
         self.file = cast(IO[str], Stream(self._text, label, quiet_epipe=False))
 
     def commit(self) -> None:
+        if is_database(self.target):
+            # made while the run went on (--db X -o X): the exploration is not replaced
+            self.discard()
+            raise OutputError(self.label, "is an SQLite database (a saved exploration, or another "
+                                          "program's): not replaced; name another file", errno.EEXIST)
         try:
             self._text.flush()
             os.fsync(self._fd)  # the bytes are on disk before the name points at them
@@ -323,6 +328,18 @@ def _check_link(link: Path, link_stat: os.stat_result, label: str) -> None:
         raise OutputError(
             label, "is a symlink owned by another user in a shared sticky folder: not followed "
                    "(it could point anywhere; remove it or name the file it points to)", errno.EACCES)
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_database(path: Path) -> bool:
+    """Whether ``path`` is a regular file that starts as an SQLite database does."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
 
 
 def resolve(path: Path, label: str) -> Path:
@@ -419,6 +436,10 @@ def _open_path(path: Path, label: str) -> Output:
         raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise OutputError(label, "is a folder; name a file", errno.EISDIR)
+    if st is not None and stat.S_ISREG(st.st_mode) and is_database(target):
+        # a saved exploration (--db X -o X), or another program's database: never replaced
+        raise OutputError(label, "is an SQLite database (a saved exploration, or another program's): "
+                                 "not replaced; name another file", errno.EEXIST)
     if st is not None and not stat.S_ISREG(st.st_mode):
         try:
             # no O_TRUNC, no O_CREAT: a device or FIFO is written to as it is

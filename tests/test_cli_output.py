@@ -332,3 +332,31 @@ def test_an_empty_sitemap_is_a_finding_whether_served_or_local(httpserver, tmp_p
         assert proc.returncode == 1, (target, proc.stderr)
         assert "root-unknown" in {i["rule"] for i in json.loads(proc.stdout)["issues"]}
     assert run("validate", str(tmp_path / "missing.xml")).returncode == 2
+
+
+def test_an_sqlite_database_is_never_replaced_by_an_output(tmp_path: Path) -> None:
+    """README promises --output refuses a path that cannot hold what it writes (another
+    program's database) without touching it; found from outside, it replaced one, and
+    `--db X -o X` replaced the exploration it had just saved."""
+    import sqlite3
+
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                       "<url><loc>https://example.com/a</loc></url></urlset>")
+    other = tmp_path / "prog.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE important(a)")
+    before = other.read_bytes()
+    for command in (["validate", "--format", "json"], ["urls"], ["stats", "--json"]):
+        proc = run(*command, str(sitemap), "-o", str(other), "--no-history")
+        assert proc.returncode == 2 and other.read_bytes() == before, command
+        assert proc.stderr.splitlines() == [f"sitemap-tui: error: --output {other}: is an SQLite database "
+                                            "(a saved exploration, or another program's): not replaced; name another file"]
+    same = tmp_path / "same.db"
+    proc = run("urls", str(sitemap), "--db", str(same), "-o", str(same))
+    assert proc.returncode == 2 and "is an SQLite database" in proc.stderr
+    assert Store(same, readonly=True).get_meta("target") is not None  # the exploration is intact
+    near = tmp_path / "out.db"  # a name alone is no database: written as asked
+    near.write_text("old report\n")
+    assert run("urls", str(sitemap), "-o", str(near), "--no-history").returncode == 0
+    assert near.read_text() == "https://example.com/a\n"

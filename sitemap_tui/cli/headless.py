@@ -20,7 +20,14 @@ from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.refetch import Refetch
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreRun
-from sitemap_tui.output import Output, OutputError, check_folders, open_output
+from sitemap_tui.output import (
+    SQLITE_MAGIC,
+    Output,
+    OutputError,
+    check_folders,
+    is_database,
+    open_output,
+)
 from sitemap_tui.session.exits import UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
@@ -150,9 +157,6 @@ def _report_carried(previous: Refetch) -> None:
               " (304 Not Modified): carried over from it; --no-cache fetches every file in full", file=sys.stderr)
 
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
 def exploration_problem(path: Path, *, must_exist: bool) -> str | None:
     """Why ``path`` cannot hold an exploration, or None. Nothing is created or changed: a text
     file, a folder or someone else's database given by mistake stays as it was."""
@@ -202,9 +206,14 @@ def output_path(raw: str | None, option: str = "--output") -> Path | None:
     output is opened (see :func:`open_result`), so that a run that fails first makes none."""
     if raw is None:
         return None
+    if not raw:
+        raise UsageError(f"{option}: an empty file name")
     path = Path(raw)
     if path.is_dir():
         raise UsageError(f"{option} {display(raw)}: is a folder; name a file")
+    if path.is_file() and is_database(path):
+        raise UsageError(f"{option} {display(raw)}: is an SQLite database (a saved exploration, or "
+                         "another program's): not replaced; name another file")
     try:
         check_folders(path, f"{option} {display(raw)}")
     except OutputError as exc:
