@@ -157,6 +157,10 @@ def test_local_paths(base: Path) -> None:
     assert display_location(outside, base) == "/elsewhere/s.xml"
     assert local_path("https://example.com/s.xml") is None
     assert display_location(None, base) == "-"
+    # a name with %XX in it is decoded once (found from outside: q%41.xml was shown as qA.xml)
+    odd = (base / "public" / "q%41 %25.xml").as_uri()
+    assert local_path(odd) == base / "public" / "q%41 %25.xml"
+    assert display_location(odd, base) == "public/q%41 %25.xml"
 
 
 # -- json --------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 from urllib.request import url2pathname
 
 from sitemap_tui.engine.sanitize import display
@@ -165,7 +165,7 @@ def local_path(sitemap: str | None) -> Path | None:
     parts = urlsplit(sitemap)
     if parts.netloc not in ("", "localhost"):
         return None
-    return Path(url2pathname(unquote(parts.path)))
+    return Path(url2pathname(parts.path))  # (url2pathname decodes the %XX: once, not twice)
 
 
 def _relative(path: Path, base: Path) -> Path | None:
