@@ -133,6 +133,8 @@ def test_discover_text_says_robots_txt_the_home_page_and_the_probes_left_out(htt
     assert lines[1].startswith("found  robots ") and "probe" not in proc.stdout
     assert lines[2].endswith("(home page: HTTP 404 Not Found)")
     assert "common paths not probed: robots.txt lists sitemaps (--probe probes them too)" in proc.stderr
+    proc = run("discover", httpserver.url_for("/"), "--json", check=True)  # stderr whatever stdout is
+    assert "common paths not probed: robots.txt lists sitemaps (--probe probes them too)" in proc.stderr
 
 
 def test_a_robots_txt_and_a_home_page_over_their_caps_are_said(httpserver) -> None:

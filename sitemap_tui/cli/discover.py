@@ -76,9 +76,9 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         for r in records:
             mark = "found" if r.node_id is not None else "no"
             print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
-        if listed and not opts.tree.probe:
-            print("sitemap-tui: common paths not probed: robots.txt lists sitemaps (--probe probes them too)",
-                  file=sys.stderr)
+    if any(r.found_by == FoundBy.ROBOTS for r in records) and not opts.tree.probe:  # (text or JSON)
+        print("sitemap-tui: common paths not probed: robots.txt lists sitemaps (--probe probes them too)",
+              file=sys.stderr)
     problem = target_problem(explorer)
     if problem:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
