@@ -132,3 +132,15 @@ def test_a_store_without_robots_txt_says_so(site: str, tmp_path: Path) -> None:
     code, out, err = run("access", str(db), "--format", "jsonl")
     assert code == 0 and _total(out)["unknown"] == 7
     assert "kept no robots.txt" in err
+
+
+def test_a_sitemap_whose_urls_no_robots_txt_judged_is_not_every_crawler_allowed(tmp_path: Path) -> None:
+    """Found from outside: a local file (no robots.txt beside it) read "every crawler allowed;
+    5 unknown"; README says an unjudged URL counts as unknown, never as allowed."""
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                       "<url><loc>https://example.com/a</loc></url><url><loc>https://example.com/b</loc></url></urlset>")
+    code, out, _ = run("access", str(sitemap), "--no-history")
+    assert code == 0
+    (line,) = [ln for ln in out.splitlines() if ln.strip().startswith("file:")]
+    assert line.endswith("2 URLs: all unknown (no robots.txt read)") and "allowed" not in line, line

@@ -161,8 +161,13 @@ def _text_matrix(rows: Sequence[tuple[str | None, AccessCounts]], total: AccessC
         out.write("\nper sitemap (crawlers disallowed any of its URLs):\n")
     for url, c in files:
         blocked = [f"{a} {c.blocked[i]:,}" for i, a in enumerate(c.agents) if c.blocked[i]]
-        what = ", ".join(blocked) if blocked else "every crawler allowed"
-        if c.unknown:
+        if blocked:
+            what = ", ".join(blocked)
+        elif c.unknown == c.urls:  # no robots.txt judged them: none is "allowed" (README)
+            what = "all unknown (no robots.txt read)"
+        else:
+            what = "none disallowed" if c.unknown else "every crawler allowed"
+        if c.unknown and c.unknown != c.urls:
             what += f"; {c.unknown:,} unknown"
         out.write(f"  {display(url or '', 100)}  {plural(c.urls, 'URL')}: {what}\n")
 
