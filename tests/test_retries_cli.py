@@ -42,3 +42,13 @@ def test_a_bad_retries_value_is_one_line_and_exit_2(value: str) -> None:
     code, out, err = run("stats", "https://example.com/s.xml", "--retries", value)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--retries" in err, err
+
+
+@pytest.mark.parametrize(("timeout", "stall"), [(30.0, 10.0), (5.0, 10.0), (60.0, 20.0), (300.0, 100.0)])
+def test_a_longer_timeout_waits_longer_for_a_first_byte(timeout: float, stall: float) -> None:
+    """Found from outside: a server that answered after 15 s failed "no data from the server
+    for 10 s" even with --timeout 60, whose hint was the option that did not help."""
+    from sitemap_tui.session.fetching import FetchOptions, fetch_config
+
+    config = fetch_config(FetchOptions(timeout=timeout))
+    assert (config.total_timeout, config.read_timeout) == (timeout, stall)

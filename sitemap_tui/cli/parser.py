@@ -215,7 +215,7 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
                         "USER:PASSWORD go to the proxy only; the HTTP(S)_PROXY variables are never used")
     g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
     g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
-                   help="overall deadline per file, headers and body (default 30)")
+                   help="deadline per file, headers and body (default 30); a third of it (10 s at least) without data is a stall, retried")
     g.add_argument("--retries", type=_whole(0, 10), default=3, metavar="N",
                    help="attempts again after a 429, a 5xx or a dropped connection, waiting as "
                         "Retry-After says or 0.5 s doubled each time, within --timeout (default 3)")

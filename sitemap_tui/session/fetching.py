@@ -134,6 +134,9 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         user_agent=options.user_agent or USER_AGENT,
         headers=headers,
         total_timeout=options.timeout,
+        # a stall is a third of the deadline without data (10 s by default): a longer --timeout
+        # waits longer for a slow first byte, and leaves room to retry a stall
+        read_timeout=max(10.0, options.timeout / 3),
         retries=options.retries,
         concurrency=options.concurrency,
         per_host=options.per_host,
