@@ -361,3 +361,17 @@ def test_parse_resolve() -> None:
     for bad in ("example.test", "example.test:", ":127.0.0.1", "example.test:nowhere"):
         with pytest.raises(ValueError, match="--resolve"):
             parse_resolve([bad])
+
+
+def test_a_robots_txt_redirected_to_a_refused_address_is_not_an_unreachable_site(httpserver) -> None:
+    """Found from outside: robots.txt answering 302 to 10.0.0.5 made the whole site
+    "unreachable" (exit 2) though it answered, and its /sitemap.xml was never probed. The
+    redirect is refused (never dialled) and said; discovery goes on."""
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        "", status=302, headers={"Location": "http://10.0.0.5/robots.txt"})
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        f"<urlset {ns}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>", content_type="application/xml")
+    proc = run("urls", httpserver.url_for("/"), "--no-history")
+    assert proc.returncode == 0 and proc.stdout.splitlines() == [httpserver.url_for("/p")], proc.stderr
+    assert "10.0.0.5 is a private address" in proc.stderr and "unreachable" not in proc.stderr

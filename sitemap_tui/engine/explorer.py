@@ -308,8 +308,10 @@ class Explorer(FileProcessing):
         robots_node = self._new_node(robots_url, parent=root, found_by=FoundBy.PROBE, kind=NodeKind.ROBOTS)
         self.visited[urlpolicy.normalize(robots_url)] = robots_node.id
         await self._process(robots_node)
-        if robots_node.state == NodeState.FAILED and robots_node.stats.http_status is None:
+        if (robots_node.state == NodeState.FAILED and robots_node.stats.http_status is None
+                and not robots_node.stats.redirects):
             # no HTTP answer at all: the site is unreachable, probing further only burns time
+            # (a redirect is an answer: the hop it led to failed, the site did not)
             root.state = NodeState.FAILED
             root.error = f"site unreachable: {robots_node.error}"
             self._changed(root)
