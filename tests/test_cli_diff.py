@@ -357,3 +357,17 @@ def test_a_store_written_before_the_url_keys(saved, tmp_path: Path) -> None:
     assert got["summary"] == expected["summary"]
     assert got["urls_removed"] == expected["urls_removed"]
     assert v1.read_bytes() == before
+
+
+def test_a_db_kept_by_urls_says_its_findings_are_not_like_for_like(tmp_path: Path) -> None:
+    """Found from outside: `urls --db u1.db`, then `diff u1.db SAME` said "findings 1 new" on an
+    identical sitemap with no word: a --db store recorded no command, as history copies do."""
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset(url("https://example.com/a")))  # lastmod-missing for validate
+    db = tmp_path / "u1.db"
+    code, _, _ = run("urls", str(sitemap), "--db", str(db))
+    assert code == 0
+    code, out, err = run("diff", str(db), str(sitemap), "--no-history")
+    assert code == 0
+    assert f"OLD {db}: saved by `urls`, which checks no rules" in err, err
+    assert "(not like for like: OLD was kept by `urls`, which checks no rules)" in out, out

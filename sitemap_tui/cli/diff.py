@@ -151,7 +151,10 @@ def _saved(label: str, raw: str) -> Source | None:
         problem = exploration_problem(path, must_exist=True)
         if problem:
             raise UsageError(f"{label} {display(raw)}: {problem}")
-        return Source(label, raw, path, saved=True)
+        from sitemap_tui.engine.store.summary import read_summary
+
+        summary = read_summary(path)  # which command kept it (--db), and the rules that judged it
+        return Source(label, raw, path, saved=True, checks=summary.checks, command=summary.command)
     if not path.exists() and path.suffix == ".db" and "://" not in raw:
         raise UsageError(f"{label} {display(raw)}: no such exploration file")
     return None

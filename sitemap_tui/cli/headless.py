@@ -256,7 +256,11 @@ def kept_store(tree: TreeOptions, target: Target, command: str, checks: str) -> 
     (the cache's limits applied first, as the explorer applies them), else None (--no-history).
     ``checks`` says which rules judged it (all, selected, none), for a later diff."""
     if tree.db:
-        return open_store(tree.db)
+        db = open_store(tree.db)
+        # as a history run records them: a diff against this store knows which rules judged it
+        db.store.set_meta("command", command)
+        db.store.set_meta("checks", checks)
+        return db
     if not tree.history:
         return None
     from sitemap_tui.cli.cache import prune_at_start
