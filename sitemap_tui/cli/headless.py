@@ -288,8 +288,9 @@ class _SaysWhenNotKept:
         self.run.finish(complete)
         if not complete and began:
             # (the cause itself is said on its own line: the target, the signal, the write)
-            print("sitemap-tui: this exploration is not kept in the history: the target never answered, "
-                  "the run was stopped or it could not write", file=sys.stderr)
+            # (an empty file answered: "never answered" read as false there)
+            print("sitemap-tui: this exploration is not kept in the history: it did not complete "
+                  "(the cause is said on its own line)", file=sys.stderr)
 
 
 def run_store(tree: TreeOptions, target: Target, command: str,
