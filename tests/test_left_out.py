@@ -169,7 +169,7 @@ def test_a_download_cut_by_the_time_limit_is_said_and_strict(tmp_path: Path) -> 
     thread.start()
     base = f"http://127.0.0.1:{listener.getsockname()[1]}"
     try:
-        proc = run("urls", f"{base}/stall.xml", "--timeout", "2", "--retries", "0", "--strict", "--no-history")
+        proc = run("urls", f"{base}/stall.xml", "--timeout", "1", "--retries", "0", "--strict", "--no-history")
         assert proc.stdout.splitlines() == ["http://127.0.0.1/a"]
         assert ("sitemap-tui: 1 file cut short: the download failed part-way, the entries before it kept, "
                 f"first {base}/stall.xml (--timeout)") in proc.stderr.splitlines(), proc.stderr

@@ -386,8 +386,8 @@ def test_a_build_folders_missing_child_and_foreign_urls_fail_as_on_the_site(caps
     for path in (str(public), str(public / "a.xml")):  # a file of the folder: the same verdict
         code, report, _ = run_json(capsys, path)
         assert ("location-different-host", "https://other.example/x") in findings(report), path
-    code, report, err = run_json(capsys, str(public), "--map", f"https://elsewhere.example/={public}")
-    assert "robots.txt names" not in err  # the user's map wins
+    code, report, err = run_json(capsys, str(public), "--map", f"{site}/={public}")
+    assert "(--map)" in err and "robots.txt names" not in err  # the user's own map, said as such
 
 
 def test_a_folder_without_robots_txt_is_read_as_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
