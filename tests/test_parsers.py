@@ -1095,7 +1095,7 @@ def test_a_text_line_that_is_almost_a_url_says_what_is_wrong_with_it() -> None:
     _, items = run(doc, url="https://e.com/urls.txt")
     said = {i.line: i.message for i in issues(items) if i.rule == "text-line-not-url"}
     assert said == {
-        2: "whitespace inside the URL (a space is written %20): https://e.com/d e",
+        2: "whitespace inside the URL (percent-encode it: a space is %20, a tab %09): https://e.com/d e",
         3: "2 URLs on one line (one per line): https://e.com/x https://e.com/y",
         4: "not an absolute http(s) URL: # comment",
     }

@@ -22,7 +22,7 @@ def _not_url(f: Fields) -> str | None:
             return f"{urls} URLs on one line (one per line): {value}"
         if urls > 1:
             return f"URLs and other words on one line (one URL per line): {value}"
-        return f"whitespace inside the URL (a space is written %20): {value}"
+        return f"whitespace inside the URL (percent-encode it: a space is %20, a tab %09): {value}"
     return None
 
 
