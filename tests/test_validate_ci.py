@@ -342,3 +342,12 @@ def test_config_map_validates_a_local_build_like_the_option(tmp_path: Path) -> N
     by_config = run(build, "validate", "sitemap.xml")
     assert by_config.stdout == by_option.stdout and by_config.returncode == by_option.returncode
     assert "is read as https://example.com/sitemap.xml (--map)" in by_config.stderr
+
+
+def test_deep_only_options_without_deep_are_said(tmp_path: Path) -> None:
+    """Found from outside: --sample and --rate without --deep were accepted without a word."""
+    (tmp_path / "good.xml").write_text(sitemap(good("a")))
+    proc = run(tmp_path, "validate", "good.xml", "--sample", "5", "--rate", "3")
+    assert proc.returncode == 0
+    assert "sitemap-tui: --sample and --rate apply to --deep only: not used" in proc.stderr.splitlines()
+    assert "apply to --deep only" not in run(tmp_path, "validate", "good.xml").stderr

@@ -381,9 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--xsd", choices=("lax", "strict", "off"), default="lax",
                    help="XML Schema validation mode (default lax: unknown vendor namespaces allowed)")
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
-    p.add_argument("--sample", type=_sample, default=100, metavar="N",
+    p.add_argument("--sample", type=_sample, default=None, metavar="N",
                    help="URLs per sitemap for --deep, or 'all' (default 100)")
-    p.add_argument("--rate", type=_rate, default=5.0, metavar="R",
+    p.add_argument("--rate", type=_rate, default=None, metavar="R",
                    help="--deep requests per second per host (default 5; 0: no limit, for your own servers)")
     _strict_option(p)
     _fetch_options(p)
