@@ -153,3 +153,9 @@ def report_failures(explorer: Explorer, problem: TargetProblem | None = None) ->
             line = f"{display(node.url)}: {display(node.error)}"
             if line != said:
                 print(f"sitemap-tui: {line}", file=sys.stderr)
+    for nid in explorer.cycles:  # nothing is missing, but the site's indexes loop
+        node = explorer.nodes[nid]
+        parent = explorer.nodes.get(node.parent_id) if node.parent_id is not None else None
+        lister = parent.url if parent is not None else "?"
+        what = "itself" if lister == node.url else f"{display(node.url)}, which is explored above it"
+        print(f"sitemap-tui: {display(lister)} lists {what}: an index cycle, not fetched again", file=sys.stderr)

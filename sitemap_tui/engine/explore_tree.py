@@ -173,6 +173,9 @@ class ExplorerState:
         self._left: dict[int, LeftOut] = {}
         self._left_uncounted: Counter[LeftOut] = Counter()
         self._cut: dict[int, LeftOut] = {}  # node -> why its file was read only in part
+        # nodes not fetched (again) because they are explored above themselves: nothing is
+        # missing, but the site has a cycle, which headless urls says (validate: index-cycle)
+        self.cycles: list[int] = []
         self._stopped = False  # an expand-all was cancelled: what it left pending is too
         self._explored = False  # explore() ran: pending files under --no-recursive are left out
         # a directory target: which of its files are sitemaps, and what was skipped and why
@@ -271,6 +274,7 @@ class ExplorerState:
             other = self.nodes.get(self.visited[key])
             if other is not None and (other is parent or other in self.ancestors(parent)):
                 self._skip(node, f"cycle: this sitemap is already explored above (node {other.id})")
+                self.cycles.append(node.id)
                 self._add_issues(parent, self._cycle_issue(node, url, other))
             else:
                 where = other.url if other is not None else "elsewhere"
@@ -330,6 +334,7 @@ class ExplorerState:
             self._superseded[node.id] = (
                 f"cycle: redirects to {final_url}, which is explored above (node {other.id})"
             )
+            self.cycles.append(node.id)
             parent = self.nodes.get(node.parent_id) if node.parent_id is not None else None
             self._add_issues(parent, self._cycle_issue(node, final_url, other))
         else:
