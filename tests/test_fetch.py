@@ -525,6 +525,20 @@ async def test_503_every_time_gives_error(httpserver: HTTPServer) -> None:
     assert out.error == "HTTP 503 Service Unavailable" and len(seen) == 1  # none made, none said
 
 
+async def test_a_retry_after_longer_than_was_waited_is_said(httpserver: HTTPServer) -> None:
+    """Found from outside: Retry-After: 3600 was waited 5 s at a time, and the failure said only
+    "after 3 retries". Near miss: a Retry-After within the cap adds nothing."""
+    handler, seen = counter_handler([Response(b"slow down", status=429, headers={"Retry-After": "3600"})])
+    httpserver.expect_request("/s.xml").respond_with_handler(handler)
+    out, _ = await get(httpserver.url_for("/s.xml"), cfg(retries=1))
+    assert out.error == ("HTTP 429 Too Many Requests (after 1 retry; it asked to wait 3600 s (Retry-After), "
+                         "0.2 s were waited each time)"), out.error
+    handler, seen = counter_handler([Response(b"slow down", status=429, headers={"Retry-After": "0"})])
+    httpserver.expect_request("/t.xml").respond_with_handler(handler)
+    out, _ = await get(httpserver.url_for("/t.xml"), cfg(retries=1))
+    assert out.error == "HTTP 429 Too Many Requests (after 1 retry)"
+
+
 async def test_503_twice_then_ok(httpserver: HTTPServer) -> None:
     handler, seen = counter_handler(
         [Response(b"", status=503), Response(b"", status=502), xml_response()]

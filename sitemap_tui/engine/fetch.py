@@ -189,6 +189,7 @@ class _Run:
     visited: set[str] = field(default_factory=set)
     delivered: bool = False  # some decoded byte reached the sink: no more retries
     last_failure: str | None = None  # why the last attempt is being retried (for the deadline)
+    asked_wait: float = 0.0  # the longest Retry-After the server asked for (waits are capped)
     method: str = "GET"
     headers: dict[str, str] = field(default_factory=dict)
     before_hop: HopCallback | None = None
@@ -370,7 +371,11 @@ class Fetcher:
             out.stats.fetch_time = time.perf_counter() - start
         if out.error is not None and run.attempt and "last attempt:" not in out.error:
             # a failure after retries: say they were made (--retries), not only the last answer
-            out.error += f" (after {run.attempt} {'retry' if run.attempt == 1 else 'retries'})"
+            out.error += f" (after {run.attempt} {'retry' if run.attempt == 1 else 'retries'}"
+            if run.asked_wait > cfg.retry_after_cap:  # the server asked for longer than was waited
+                out.error += (f"; it asked to wait {run.asked_wait:g} s (Retry-After), "
+                              f"{cfg.retry_after_cap:g} s were waited each time")
+            out.error += ")"
         self._add_redirect_issue(out, run)
         return out
 
@@ -445,6 +450,10 @@ class Fetcher:
             if (status == 429 or 500 <= status <= 599) and run.attempt < cfg.retries:
                 run.last_failure = f"HTTP {status} {phrase(status)}"
                 delay = parse_retry_after(response.headers.get("retry-after"), cfg.retry_after_cap)
+                asked = parse_retry_after(response.headers.get("retry-after"), float("inf"))
+                run.asked_wait = max(run.asked_wait, asked or 0.0)
+                if asked is not None and asked > cfg.retry_after_cap:  # said if the deadline ends it
+                    run.last_failure += f", Retry-After {asked:g} s of which {cfg.retry_after_cap:g} s waited"
                 return _Step("retry", delay=self._backoff(run.attempt) if delay is None else delay)
             self._record(out, response, current, sent)
             if on_response is not None:
