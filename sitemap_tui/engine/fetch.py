@@ -52,6 +52,7 @@ from sitemap_tui.engine.fetch_outcome import (
     fail,
     parse_retry_after,
     phrase,
+    retries_said,
 )
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.limits import Lease, Limiter, Slots
@@ -73,7 +74,6 @@ _RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
     httpx.WriteError,
     httpx.RemoteProtocolError,
 )
-
 
 
 def _refused(exc: BaseException) -> bool:
@@ -100,7 +100,6 @@ __all__ = [
     "RULE_PRIVATE_ADDRESS",
     "RULE_REDIRECTED",
 ]
-
 
 
 def _h11_has_leftover(response: httpx.Response) -> bool:
@@ -370,12 +369,7 @@ class Fetcher:
             start = run.started if run.started is not None else called
             out.stats.fetch_time = time.perf_counter() - start
         if out.error is not None and run.attempt and "last attempt:" not in out.error:
-            # a failure after retries: say they were made (--retries), not only the last answer
-            out.error += f" (after {run.attempt} {'retry' if run.attempt == 1 else 'retries'}"
-            if run.asked_wait > cfg.retry_after_cap:  # the server asked for longer than was waited
-                out.error += (f"; it asked to wait {run.asked_wait:g} s (Retry-After), "
-                              f"{cfg.retry_after_cap:g} s were waited each time")
-            out.error += ")"
+            out.error += retries_said(run.attempt, run.asked_wait, cfg.retry_after_cap)
         self._add_redirect_issue(out, run)
         return out
 
@@ -450,9 +444,9 @@ class Fetcher:
             if (status == 429 or 500 <= status <= 599) and run.attempt < cfg.retries:
                 run.last_failure = f"HTTP {status} {phrase(status)}"
                 delay = parse_retry_after(response.headers.get("retry-after"), cfg.retry_after_cap)
-                asked = parse_retry_after(response.headers.get("retry-after"), float("inf"))
-                run.asked_wait = max(run.asked_wait, asked or 0.0)
-                if asked is not None and asked > cfg.retry_after_cap:  # said if the deadline ends it
+                asked = parse_retry_after(response.headers.get("retry-after"), float("inf")) or 0.0
+                run.asked_wait = max(run.asked_wait, asked)
+                if asked > cfg.retry_after_cap:  # said if the deadline ends it
                     run.last_failure += f", Retry-After {asked:g} s of which {cfg.retry_after_cap:g} s waited"
                 return _Step("retry", delay=self._backoff(run.attempt) if delay is None else delay)
             self._record(out, response, current, sent)

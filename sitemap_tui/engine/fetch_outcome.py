@@ -101,6 +101,15 @@ class FetchOutcome:
         return self.error is None and not self.cancelled
 
 
+def retries_said(attempts: int, asked: float, cap: float) -> str:
+    """What a failure after retries adds: that they were made (--retries), and a Retry-After
+    longer than was waited, not only the last answer."""
+    said = f" (after {attempts} {'retry' if attempts == 1 else 'retries'}"
+    if asked > cap:
+        said += f"; it asked to wait {asked:g} s (Retry-After), {cap:g} s were waited each time"
+    return said + ")"
+
+
 def parse_retry_after(
     value: str | None, cap: float, *, now: datetime | None = None
 ) -> float | None:
