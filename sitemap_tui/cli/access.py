@@ -21,9 +21,9 @@ from typing import IO
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     ALL_RULES,
-    SQLITE_MAGIC,
     exploration_problem,
     explore_options,
+    is_database,
     open_result,
     output_path,
     parse_target,
@@ -64,11 +64,7 @@ def options(ns: argparse.Namespace) -> AccessOptions:
 def _saved(raw: str) -> Path | None:
     """The saved exploration TARGET names, or None when TARGET is something to explore."""
     path = Path(raw)
-    try:
-        with path.open("rb") as fh:
-            if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
-                return None
-    except OSError:
+    if not is_database(path):
         return None
     problem = exploration_problem(path, must_exist=True)
     if problem:

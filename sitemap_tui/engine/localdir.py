@@ -49,6 +49,7 @@ class FolderScan:
     other_files: tuple[str, ...]  # names without a sitemap suffix, not listed by anything
     subfolders: int  # not searched
     by_name: dict[str, Path] = field(default_factory=dict)  # the sitemaps by file name
+    indexes: tuple[Path, ...] = ()  # the sitemaps that sniffed as indexes
 
     def files(self) -> list[Path]:
         """What to read: robots.txt first (it names the site), then the sitemaps."""
@@ -117,6 +118,7 @@ def scan_folder(folder: Path) -> FolderScan:
         other_files=tuple(others),
         subfolders=subfolders,
         by_name=dict(picked),
+        indexes=tuple(indexes),
     )
 
 
@@ -230,9 +232,8 @@ def named_site(folder: Path) -> NamedSite | None:
         origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
     if len(origins) != 1:
         return None
-    scan = scan_folder(folder)
-    indexes = [p for p in scan.sitemaps if sniff_file(p)[0] == NodeKind.INDEX]
-    listed = _listed(scan.robots, indexes)
+    scan = scan_folder(folder)  # (each file sniffed once: the scan keeps its indexes)
+    listed = _listed(scan.robots, list(scan.indexes))
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
     return NamedSite(origins.pop(), folder, unlisted)
 
