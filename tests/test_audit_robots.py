@@ -5,6 +5,7 @@ the text summary shows the crawler table and a store opened in the explorer its 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pytest_httpserver import HTTPServer
@@ -65,3 +66,37 @@ def test_audit_without_robots_txt_says_access_is_unknown(httpserver: HTTPServer)
     assert {"/a", "/private/b", "/private/own"} <= {req.path for req, _ in httpserver.log}
     assert "Crawler access" not in out
     assert "crawler access: no robots.txt was read for the listed URLs' hosts" in err
+
+
+def test_a_redirect_is_not_followed_into_a_path_its_hosts_robots_txt_disallows(httpserver: HTTPServer) -> None:
+    """A listed URL's robots.txt allows it, but it redirects into a path robots.txt disallows:
+    on the same host, and on another host (localhost) whose own robots.txt disallows it. Neither
+    target is fetched; the verdict says why the chain stopped."""
+    from werkzeug import Request, Response
+
+    def robots(request: Request) -> Response:
+        if request.host.startswith("localhost"):
+            return Response("User-agent: *\nDisallow: /elsewhere/\n", content_type="text/plain")
+        return Response("User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+
+    httpserver.expect_request("/robots.txt").respond_with_handler(robots)
+    port = httpserver.port
+    httpserver.expect_request("/here").respond_with_data("", status=301, headers={"Location": "/private/x"})
+    httpserver.expect_request("/away").respond_with_data(
+        "", status=302, headers={"Location": f"http://localhost:{port}/elsewhere/y"})
+    httpserver.expect_request("/fine").respond_with_data(
+        "", status=301, headers={"Location": f"http://localhost:{port}/open"})
+    for path in ("/private/x", "/elsewhere/y", "/open"):
+        httpserver.expect_request(path).respond_with_data(html(), content_type="text/html")
+    code, out, err = audit(sitemap(httpserver, ["/here", "/away", "/fine"]), "--format", "jsonl")
+    assert code == 0, err
+    fetched = {(req.host.split(":")[0], req.path) for req, _ in httpserver.log}
+    assert ("127.0.0.1", "/private/x") not in fetched and ("localhost", "/elsewhere/y") not in fetched
+    assert ("localhost", "/robots.txt") in fetched and ("localhost", "/open") in fetched  # near miss
+    rows = {json.loads(line)["loc"].rsplit("/", 1)[-1]: json.loads(line) for line in out.splitlines()}
+    here, away, fine = rows["here"], rows["away"], rows["fine"]
+    assert here["final_url"] == httpserver.url_for("/private/x")
+    assert here["reason"] == ("non-indexable: redirect (redirect to " + httpserver.url_for("/private/x")
+                              + " not followed: robots.txt disallows it for sitemap-tui)"), here
+    assert away["final_url"] == f"http://localhost:{port}/elsewhere/y" and "not followed" in away["reason"]
+    assert fine["reason"] == f"non-indexable: redirect to http://localhost:{port}/open"

@@ -8,7 +8,8 @@ Fetch policy, per URL:
   ``follow_cross_host``: sitemaps.org asks a sitemap to list its own host's URLs; the others are
   counted and said, not fetched;
 * robots.txt of the URL's origin, read once (RFC 9309 via protego): a URL disallowed for our user
-  agent is not fetched (``ignore_robots`` fetches it), a robots.txt that cannot be read for a
+  agent is not fetched (``ignore_robots`` fetches it), nor is a redirect's target that its own
+  origin's robots.txt disallows (the chain stops there), a robots.txt that cannot be read for a
   server or network error disallows its whole origin, as RFC 9309 asks; its ``Crawl-delay``
   widens the host's spacing;
 * per host a token bucket (``rate`` requests/s, burst 1; 0: none), at most ``concurrency``
@@ -351,11 +352,27 @@ class Auditor:
             if not state["whole"] and not self.options.links and _HEAD_END in bytes(buf[start:]).lower():
                 raise StopFetch()
 
+        blocked: list[str] = []
+
+        async def before_hop(hop: str) -> None:
+            # a redirect's target is a URL of its own: its origin's robots.txt is obeyed too
+            if hop != url and not self.options.ignore_robots:
+                robots = await self._robots_of(hop)
+                if robots is not None and not robots.allowed(hop, self.agent):
+                    blocked.append(hop)
+                    raise StopFetch()
+            await self.pace.wait(_host(hop))
+
         out = await self.fetcher.fetch(
             url, sink, method=method, on_response=on_response,
             headers={"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"},
-            before_hop=lambda u: self.pace.wait(_host(u)),
+            before_hop=before_hop,
         )
+        if blocked:
+            out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"
+            out.redirect_error = True
+            out.headers = None
+            return out, None
         if not state["read"]:
             return out, None
         return out, bytes(buf)
