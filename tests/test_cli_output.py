@@ -360,3 +360,30 @@ def test_an_sqlite_database_is_never_replaced_by_an_output(tmp_path: Path) -> No
     near.write_text("old report\n")
     assert run("urls", str(sitemap), "-o", str(near), "--no-history").returncode == 0
     assert near.read_text() == "https://example.com/a\n"
+
+
+def test_a_robots_txt_that_stalls_is_not_an_unreachable_site(threaded_httpserver) -> None:
+    """Found from outside: a robots.txt that took the request and never answered made the whole
+    site "unreachable" (exit 2), though its /sitemap.xml answered. A server that took the
+    request is there; discovery goes on. (Nothing listening at all is still unreachable.)"""
+    import threading
+
+    from werkzeug import Response
+
+    release = threading.Event()
+
+    def stall(_request) -> Response:
+        release.wait(20)
+        return Response("", status=404)
+
+    server = threaded_httpserver
+    server.expect_request("/robots.txt").respond_with_handler(stall)
+    serve(server, "/sitemap.xml", f"<urlset {NS}><url><loc>{server.url_for('/p')}</loc></url></urlset>")
+    try:
+        proc = run("urls", server.url_for("/"), "--no-history", "--timeout", "2", "--retries", "0")
+    finally:
+        release.set()
+    assert proc.stdout.splitlines() == [server.url_for("/p")], proc.stderr
+    assert "robots.txt: no complete response within 2 s" in proc.stderr and "unreachable" not in proc.stderr
+    dead = run("urls", "http://127.0.0.1:1/", "--no-history", "--retries", "0")
+    assert dead.returncode == 2 and "site unreachable: connection failed" in dead.stderr, dead.stderr

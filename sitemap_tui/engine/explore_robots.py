@@ -221,6 +221,8 @@ class RobotsReading(ExplorerState):
         if outcome.error and not buf:
             node.state = NodeState.FAILED
             node.error = outcome.error
+            if outcome.reached:
+                self._reached.add(node.id)
             status = outcome.stats.http_status
             if self._robots_wanted and (status is None or status >= 500):
                 self.robots_gaps.append(f"{display(node.url)} could not be read ({display(outcome.error)})")

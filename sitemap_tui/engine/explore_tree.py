@@ -186,6 +186,7 @@ class ExplorerState:
         # the read of a sitemap URL target's robots.txt (see _start_target_robots)
         self._target_robots: asyncio.Future[None] | None = None
         self._robots_failed: dict[str, str] = {}  # origin -> why its robots.txt could not be read
+        self._reached: set[int] = set()  # robots.txt nodes whose server took the request, then failed
 
     @property
     def now(self) -> datetime:

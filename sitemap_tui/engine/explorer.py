@@ -309,9 +309,10 @@ class Explorer(FileProcessing):
         self.visited[urlpolicy.normalize(robots_url)] = robots_node.id
         await self._process(robots_node)
         if (robots_node.state == NodeState.FAILED and robots_node.stats.http_status is None
-                and not robots_node.stats.redirects):
+                and not robots_node.stats.redirects and robots_node.id not in self._reached):
             # no HTTP answer at all: the site is unreachable, probing further only burns time
-            # (a redirect is an answer: the hop it led to failed, the site did not)
+            # (a redirect is an answer: the hop it led to failed, the site did not; a server that
+            # took the request and then stalled is there: its other paths may well answer)
             root.state = NodeState.FAILED
             root.error = f"site unreachable: {robots_node.error}"
             self._changed(root)

@@ -20,7 +20,6 @@ One ``httpx.AsyncClient`` (keep-alive) per ``Fetcher``. Every fetch:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -54,6 +53,7 @@ from sitemap_tui.engine.fetch_outcome import (
     phrase,
     retries_said,
 )
+from sitemap_tui.engine.fetch_response import LOCATION_KEY, discard_if_poisoned, take_location
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.limits import Lease, Limiter, Slots
 from sitemap_tui.engine.model import FileStats
@@ -100,56 +100,6 @@ __all__ = [
     "RULE_PRIVATE_ADDRESS",
     "RULE_REDIRECTED",
 ]
-
-
-def _h11_has_leftover(response: httpx.Response) -> bool:
-    """True when bytes beyond the response body are already buffered for this connection.
-
-    A Content-Length shorter than the body leaves the rest in h11's buffer; httpcore would then
-    read it as the *next* response on the pooled connection (we saw a smuggled "HTTP/1.1 200"
-    served for another URL). httpx has no public way to see this, so we look at the internals
-    and, when they are not what we expect, answer True: losing keep-alive beats being poisoned.
-    """
-    try:
-        stream = response.stream._stream._httpcore_stream._stream  # type: ignore[attr-defined,union-attr]
-        data, _closed = stream._connection._h11_state.trailing_data
-    except Exception:
-        return True
-    return bool(data)
-
-
-async def _discard_if_poisoned(response: httpx.Response) -> None:
-    """Close the connection of a completed HTTP/1.x response that has leftover bytes.
-
-    Closing the (public) ``network_stream`` extension makes httpcore see the pooled connection
-    as expired (its socket reads as "readable"), so the next request opens a fresh one.
-    Only for HTTP/1.x: an HTTP/2 connection is shared by other requests and framed safely.
-    """
-    if not response.http_version.startswith("HTTP/1"):
-        return
-    if not _h11_has_leftover(response):
-        return
-    stream = response.extensions.get("network_stream")
-    if stream is not None:
-        with contextlib.suppress(Exception):
-            await stream.aclose()
-
-
-_LOCATION_KEY = "sitemap_tui.location"
-
-
-async def _take_location(response: httpx.Response) -> None:
-    """Response hook: move the Location header out of httpx's sight.
-
-    Even with ``follow_redirects=False`` httpx parses the Location of every 3xx (to fill
-    ``next_request``) and raises InvalidURL / RemoteProtocolError on targets such as
-    ``javascript:alert(1)`` before we see the response, which turned a refused redirect into
-    a generic (and retried) error. We alone interpret it, with ``urlpolicy``.
-    """
-    if "location" in response.headers:
-        values = response.headers.get_list("location")
-        response.extensions[_LOCATION_KEY] = values[0] if values else ""
-        del response.headers["location"]
 
 
 class _Watchdog:
@@ -282,7 +232,7 @@ class Fetcher:
                                             ssl_context=tls_context(cfg.insecure, cfg.cacert),
                                             proxy=cfg.proxy),
                 follow_redirects=False,
-                event_hooks={"response": [_take_location]},
+                event_hooks={"response": [take_location]},
                 cookies=jar,
                 http2=http2,
             )
@@ -428,7 +378,12 @@ class Fetcher:
                 headers["If-None-Match"] = etag
             if last_modified:
                 headers["If-Modified-Since"] = last_modified
-        request = client.build_request(run.method, current, headers=headers)
+
+        async def trace(event: str, _info: object) -> None:
+            if event.endswith("send_request_headers.complete"):
+                out.reached = True  # the server has a request: reachable, whatever follows
+
+        request = client.build_request(run.method, current, headers=headers, extensions={"trace": trace})
         sent = time.perf_counter()
         try:
             response = await client.send(request, stream=True)
@@ -466,7 +421,7 @@ class Fetcher:
                     run.last_failure = error_for(exc, cfg)[0]
                     return _Step("retry", delay=self._backoff(run.attempt))
                 raise
-            await _discard_if_poisoned(response)
+            await discard_if_poisoned(response)
             return _DONE
         finally:
             # Also on StopFetch, errors and cancellation: an unfinished response makes httpcore
@@ -478,7 +433,7 @@ class Fetcher:
     ) -> _Step:
         cfg = self.config
         status = response.status_code
-        location = str(response.extensions.get(_LOCATION_KEY) or "").strip()
+        location = str(response.extensions.get(LOCATION_KEY) or "").strip()
         if not location:
             out.stats.http_status = status
             fail(out, f"HTTP {status} {phrase(status)} without a Location header")

@@ -95,6 +95,9 @@ class FetchOutcome:
     # the final response's headers (name, value), once it came in; None without one
     headers: list[tuple[str, str]] | None = None
     redirect_error: bool = False  # the error is about following a redirect (loop, target...)
+    # a request's headers reached a server (or the proxy): a host that then answers nothing (a
+    # stall) is there, unlike one that refused, was refused or never accepted the connection
+    reached: bool = False
 
     @property
     def ok(self) -> bool:
