@@ -726,6 +726,24 @@ async def test_read_timeout_message() -> None:
     assert out.error == "no data from the server for 0.3 s"
 
 
+async def test_a_stall_before_the_headers_is_retried() -> None:
+    """--retries' help promised it and --timeout's said "a stall, retried", but a read timeout
+    before any answer ended the fetch: a server that stalls once then answers was a failure."""
+    stalls = [True]
+
+    async def stall_once(w: asyncio.StreamWriter) -> bool:
+        if stalls:
+            stalls.pop()
+            await asyncio.sleep(1.0)  # past the read timeout, the connection then dropped
+            return False
+        return await ok_route()(w)
+
+    async with RawServer({"/x": stall_once}) as srv:
+        out, got = await get(srv.url("/x"), cfg(read_timeout=0.3, total_timeout=5.0))
+    assert out.error is None and got == XML, out.error
+    assert srv.requests == ["/x", "/x"]
+
+
 async def test_short_content_length_does_not_poison_the_next_request() -> None:
     async with (
         RawServer({"/a": short_content_length, "/b": ok_route(b"<good/>")}) as srv,

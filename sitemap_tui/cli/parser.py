@@ -217,8 +217,8 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
     g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
                    help="deadline per file, headers and body (default 30); a third of it (10 s at least) without data is a stall, retried")
     g.add_argument("--retries", type=_whole(0, 10), default=3, metavar="N",
-                   help="attempts again after a 429, a 5xx or a dropped connection, waiting as "
-                        "Retry-After says or 0.5 s doubled each time, within --timeout (default 3)")
+                   help="attempts again after a 429, a 5xx, or a stall or dropped connection before the body "
+                        "began, waiting as Retry-After says or 0.5 s doubled each time, within --timeout (default 3)")
     # default None: fetch_options raises it to the worker count when that is higher
     g.add_argument("--concurrency", type=_whole(1, 1000), metavar="N",
                    help="parallel downloads (default 8, or the worker count where that is higher: "

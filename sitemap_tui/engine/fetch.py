@@ -70,6 +70,7 @@ from sitemap_tui.engine.urlpolicy import (
 _RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
     httpx.ConnectError,
     httpx.ConnectTimeout,
+    httpx.ReadTimeout,  # a stall (--timeout's third): before the body began, asked again
     httpx.ReadError,
     httpx.WriteError,
     httpx.RemoteProtocolError,
