@@ -548,3 +548,16 @@ def test_the_reason_a_schema_valid_lastmod_is_not_w3c_is_its_own(value: str, rea
 
     found, dt = lastmod_findings(value, None, NOW, "lastmod-invalid-format")
     assert dt is None and found == [("lastmod-xsd-valid-but-not-w3c", {"value": value, "reason": reason})]
+
+
+@pytest.mark.parametrize(("value", "valid"), [("-0", True), ("-0.0", True), ("-.0", True), ("+0.5", True),
+                                              (".5", True), ("1.", True), ("-0.1", False), ("-1", False),
+                                              ("1.01", False), ("- 0", False)])
+def test_priority_is_judged_as_the_schema_reads_a_decimal(value: str, valid: bool) -> None:
+    """Found from outside: "-0" (an xsd:decimal equal to 0, which the schema accepts) was
+    priority-invalid, an error; a negative value or one over 1 still is."""
+    for xsd in ("off", "lax"):
+        found = faults(urlset_of(f"<url><loc>https://example.com/a</loc><priority>{value}</priority></url>"), xsd)
+        rules = {i.rule for i in found}
+        assert ("priority-invalid" not in rules) is valid, (value, xsd, found_rules(found))
+        assert "xsd-invalid" not in rules, (value, xsd, found_rules(found))

@@ -96,7 +96,8 @@ _HREFLANG_RE = re.compile(r"([a-z]{2,3})(?:-([a-z]{4}))?(?:-([a-z]{2}|\d{3}))?",
 _NEWS_LANG_RE = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}", re.ASCII)
 _PAREN_TAIL_RE = re.compile(r"\([^()]*\)\s*$")
 _INT_RE = re.compile(r"\+?\d{1,12}", re.ASCII)
-_DECIMAL_RE = re.compile(r"\+?(?:\d{1,12}(?:\.\d{0,20})?|\.\d{1,20})", re.ASCII)
+# xsd:decimal's lexical form, sign included: "-0" is 0, which a 0.0..1.0 range accepts
+_DECIMAL_RE = re.compile(r"[+-]?(?:\d{1,12}(?:\.\d{0,20})?|\.\d{1,20})", re.ASCII)
 _VIDEO_DATE_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))?", re.ASCII
 )
