@@ -172,6 +172,13 @@ def test_prune_older_than_removes_old_explorations_with_their_bodies_and_says_so
     assert "1 exploration removed" in proc.stderr
 
 
+def test_prune_says_a_short_age_limit_in_its_own_unit(cache, saved_exploration):
+    """Found from outside: --older-than 1s said "1 days old, limit 1.15741e-05 days"."""
+    put(cache, saved_exploration, "old", days_old=1)
+    proc = run("cache", "prune", "--older-than", "1s", "--dry-run")
+    assert "older than the age limit (1 day old, limit 1 second)" in proc.stderr + proc.stdout, proc.stderr
+
+
 def test_prune_dry_run_says_what_would_go_and_removes_nothing(cache, saved_exploration):
     old = put(cache, saved_exploration, "old", days_old=45)
     before = sorted(cache.iterdir())

@@ -358,7 +358,8 @@ def test_parse_resolve() -> None:
     assert parse_resolve(["Example.test:127.0.0.1", "v6.test:[::1]", "curl.test:443:10.0.0.2"]) == {
         "example.test": "127.0.0.1", "v6.test": "::1", "curl.test": "10.0.0.2",
     }
-    for bad in ("example.test", "example.test:", ":127.0.0.1", "example.test:nowhere"):
+    for bad in ("example.test", "example.test:", ":127.0.0.1", "example.test:nowhere",
+                "example.test:99999:127.0.0.1", "example.test:0:127.0.0.1"):
         with pytest.raises(ValueError, match="--resolve"):
             parse_resolve([bad])
 
@@ -375,3 +376,11 @@ def test_a_robots_txt_redirected_to_a_refused_address_is_not_an_unreachable_site
     proc = run("urls", httpserver.url_for("/"), "--no-history")
     assert proc.returncode == 0 and proc.stdout.splitlines() == [httpserver.url_for("/p")], proc.stderr
     assert "10.0.0.5 is a private address" in proc.stderr and "unreachable" not in proc.stderr
+
+
+def test_a_refusal_reads_as_english() -> None:
+    from sitemap_tui.engine.netpolicy import AddressRefused
+
+    for address, words in (("0.0.0.0", "0.0.0.0 is an unspecified address"), ("10.0.0.1", "10.0.0.1 is a private address")):
+        found = special_range(address)
+        assert found is not None and words in str(AddressRefused(address, address, found))

@@ -188,6 +188,8 @@ def parse_resolve(values: Iterable[str]) -> dict[str, str]:
         if ip is None:
             port, sep2, after = rest.partition(":")
             ip = _parse_ip(after) if sep2 and port.isdigit() else None
+            if ip is not None and not 0 < int(port) < 65536:
+                raise ValueError(f"bad --resolve {value!r}: port {port} is not from 1 to 65535")
         if ip is None:
             raise ValueError(f"bad --resolve {value!r}: {rest!r} is not an IP address")
         key = _host_of(f"http://{host}/")
@@ -261,7 +263,7 @@ class AddressRefused(Exception):  # noqa: N818 - a verdict, reported as the node
         self.range = found
         subject = f"{address} is" if _parse_ip(host) is not None else f"{host} resolves to {address},"
         super().__init__(
-            f"not fetched: {subject} a {found.label}; what a site lists may only reach the"
+            f"not fetched: {subject} {'an' if found.label[0] in 'aeiou' else 'a'} {found.label}; what a site lists may only reach the"
             " target's own kind of address (--allow-private allows it)"
         )
 

@@ -246,6 +246,16 @@ class PruneResult:
     total_after: int = 0
 
 
+def _span(seconds: float) -> str:
+    """A length of time in its largest whole unit: "45 days", "1 second" (--older-than 1s said
+    "limit 1.15741e-05 days")."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= size or unit == "second":
+            n = float(f"{seconds / size:.3g}")
+            return f"{n:g} {unit}{'' if n == 1 else 's'}"
+    raise AssertionError("unreachable")
+
+
 def plan_prune(saved: Sequence[Saved], limits: CacheLimits, now: float,
                keep: Iterable[Path] = ()) -> tuple[list[tuple[Saved, str]], list[tuple[Saved, str]]]:
     """Which explorations go (oldest first) and why, and which over a limit stay: those older
@@ -256,9 +266,8 @@ def plan_prune(saved: Sequence[Saved], limits: CacheLimits, now: float,
     spared: list[tuple[Saved, str]] = []
     total = sum(s.size for s in saved)
     for s in sorted(saved, key=lambda s: (s.when, s.path.name)):  # oldest first
-        days = (now - s.when) / 86400
         if now - s.when > limits.max_age:
-            why = f"older than the age limit ({days:.0f} days old, limit {limits.max_age / 86400:g} days)"
+            why = f"older than the age limit ({_span(now - s.when)} old, limit {_span(limits.max_age)})"
         elif total > limits.max_size:
             why = f"the cache is over its size limit ({format_size(total)} > {format_size(limits.max_size)})"
         else:
