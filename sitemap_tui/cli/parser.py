@@ -5,11 +5,19 @@ Only argparse (and the standard library) is imported here so that `--help` stays
 from __future__ import annotations
 
 import argparse
-import math
-import re
-from collections.abc import Callable
 from typing import NoReturn
 
+from sitemap_tui.cli.arg_types import (
+    age,
+    header,
+    positive,
+    proxy,
+    rate,
+    sample,
+    size,
+    user_agent,
+    whole,
+)
 from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
@@ -77,116 +85,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"sitemap-tui: error: {message} (see `{self.prog} --help`)\n")
 
 
-def _whole(low: int, high: int) -> Callable[[str], int]:
-    """A whole number from ``low`` to ``high``; anything else is a one-line usage error."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
-        return value
-
-    return parse
-
-
-def _positive(text: str) -> float:
-    """A finite number above 0 (seconds, requests per second)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
-    return value
-
-
-def _rate(text: str) -> float:
-    """Requests per second: a finite number, 0 meaning no limit (for one's own servers)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text!r}")
-    return value
-
-
-def _sample(text: str) -> int | None:
-    """``all`` (None) or a number of URLs per sitemap, 1 or more."""
-    if text == "all":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of URLs or 'all', not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more (or 'all'), not {value}")
-    return value
-
-
-# RFC 9110 field names are tokens; values are visible ASCII, spaces and tabs (httpx sends ASCII
-# only, and a CR or LF would start another header)
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")
-
-
-def _header(text: str) -> str:
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"bad header {text!r}: expected 'Name: value'")
-    if not _TOKEN.fullmatch(name.strip()):
-        raise argparse.ArgumentTypeError(f"bad header name {name.strip()!r}: letters, digits and !#$%&'*+.^_`|~- only")
-    if not _FIELD_VALUE.fullmatch(value.strip()):
-        raise argparse.ArgumentTypeError(
-            f"bad header value {value.strip()!r}: ASCII without control characters only"
-            " (percent-encode other characters)")
-    return text
-
-
-def _proxy(text: str) -> str:
-    from sitemap_tui.engine.netpolicy import parse_proxy
-
-    try:
-        parse_proxy(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
-def _user_agent(text: str) -> str:
-    if not text.strip() or not _FIELD_VALUE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"{text!r}: ASCII without control characters only")
-    return text
-
-
-def _limit(kind: str) -> Callable[[str], str]:
-    """An option type for a cache limit (``size``: 2GiB, 500MB; ``age``: 30d, 12h), checked
-    here and kept as typed."""
-
-    def check(text: str) -> str:
-        from sitemap_tui.session import sizes
-
-        try:
-            getattr(sizes, f"parse_{kind}")(text)
-        except sizes.LimitError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-        return text
-
-    check.__name__ = kind  # argparse names a failed type by it
-    return check
-
-
-_size = _limit("size")
-_age = _limit("age")
-
-
 def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
     """``tree``: the command has --workers too (every one but discover)."""
     g = p.add_argument_group("fetching")
-    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", type=_header,
+    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", type=header,
                    help="extra request header (repeatable; ASCII), sent only to the target's origin (same "
                         "scheme, host and port) and dropped on a redirect to another origin")
     g.add_argument("--header-all-hosts", action="store_true",
@@ -209,23 +111,23 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
     g.add_argument("--insecure", action="store_true",
                    help="do not check TLS certificates at all (staging before DNS cutover); prints a "
                         "warning on every run")
-    g.add_argument("--proxy", type=_proxy, metavar="URL",
+    g.add_argument("--proxy", type=proxy, metavar="URL",
                    help="send every request through this HTTP proxy: http://[USER:PASSWORD@]HOST:PORT "
                         "(https:// for TLS to the proxy; no SOCKS); https sites go through CONNECT, "
                         "USER:PASSWORD go to the proxy only; the HTTP(S)_PROXY variables are never used")
-    g.add_argument("--user-agent", type=_user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
-    g.add_argument("--timeout", type=_positive, default=30.0, metavar="SECONDS",
+    g.add_argument("--user-agent", type=user_agent, help="User-Agent header (default sitemap-tui/VERSION)")
+    g.add_argument("--timeout", type=positive, default=30.0, metavar="SECONDS",
                    help="deadline per file, headers and body (default 30); a third of it (10 s at least) without data is a stall, retried")
-    g.add_argument("--retries", type=_whole(0, 10), default=3, metavar="N",
+    g.add_argument("--retries", type=whole(0, 10), default=3, metavar="N",
                    help="attempts again after a 429, a 5xx, or a stall or dropped connection before the body "
                         "began, waiting as Retry-After says or 0.5 s doubled each time, within --timeout (default 3)")
     # default None: fetch_options raises it to the worker count when that is higher
-    g.add_argument("--concurrency", type=_whole(1, 1000), metavar="N",
+    g.add_argument("--concurrency", type=whole(1, 1000), metavar="N",
                    help="parallel downloads (default 8, or the worker count where that is higher: "
                         f"{default_concurrency(default_workers())} here by default)" if tree else "parallel downloads (default 8)")
-    g.add_argument("--per-host", type=_whole(1, 1000), default=4, metavar="N",
+    g.add_argument("--per-host", type=whole(1, 1000), default=4, metavar="N",
                    help="parallel downloads per host (default 4)")
-    g.add_argument("--max-size", type=_whole(1, 65536), default=50, metavar="MIB",
+    g.add_argument("--max-size", type=whole(1, 65536), default=50, metavar="MIB",
                    help="decoded bytes per sitemap before it is cut (default 50 MiB)")
 
 
@@ -250,9 +152,9 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
     if recursive:
         g.add_argument("--no-recursive", action="store_true",
                        help="only the target itself, not the sitemaps it lists")
-    g.add_argument("--depth", type=_whole(0, 1000), default=10, metavar="N",
+    g.add_argument("--depth", type=whole(0, 1000), default=10, metavar="N",
                    help="maximum index depth (default 10)")
-    g.add_argument("--max-files", type=_whole(1, 10_000_000), default=10_000, metavar="N",
+    g.add_argument("--max-files", type=whole(1, 10_000_000), default=10_000, metavar="N",
                    help="total files budget (default 10000)")
     g.add_argument("--probe", action="store_true",
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
@@ -262,7 +164,7 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
         g.add_argument("--db", metavar="PATH",
                        help="keep the exploration in this SQLite file; a headless run replaces what it held "
                             "once the run is complete, the explorer refuses one that holds an exploration")
-    g.add_argument("--workers", type=_whole(0, MAX_WORKERS), metavar="N",
+    g.add_argument("--workers", type=whole(0, MAX_WORKERS), metavar="N",
                    help="parser processes (default: one per usable core, after CPU affinity and any "
                         f"cgroup CPU quota: {default_workers()} here; 0 parses in the main process). "
                         "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
@@ -300,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui demo\n  sitemap-tui demo --serve --port 8000")
     p.add_argument("--serve", action="store_true", help="only serve the site (until Ctrl-C)")
-    p.add_argument("--port", type=_whole(0, 65535), default=0, help="port (default 0: a free one)")
+    p.add_argument("--port", type=whole(0, 65535), default=0, help="port (default 0: a free one)")
     p.add_argument("--headless", action="store_true",
                    help="print the explored tree instead of opening the explorer")
 
@@ -381,9 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--xsd", choices=("lax", "strict", "off"), default="lax",
                    help="XML Schema validation mode (default lax: unknown vendor namespaces allowed)")
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
-    p.add_argument("--sample", type=_sample, default=None, metavar="N",
+    p.add_argument("--sample", type=sample, default=None, metavar="N",
                    help="URLs per sitemap for --deep, or 'all' (default 100)")
-    p.add_argument("--rate", type=_rate, default=None, metavar="R",
+    p.add_argument("--rate", type=rate, default=None, metavar="R",
                    help="--deep requests per second per host (default 5; 0: no limit, for your own servers)")
     _strict_option(p)
     _fetch_options(p)
@@ -399,9 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "(max_size = \"2GiB\", max_age = \"30d\"). Exit 1 when a file could not be removed.")
     p.add_argument("action", choices=("list", "prune"), metavar="list|prune")
     p.add_argument("--json", action="store_true", help="JSON output")
-    p.add_argument("--max-size", dest="cache_max_size", type=_size, metavar="SIZE",
+    p.add_argument("--max-size", dest="cache_max_size", type=size, metavar="SIZE",
                    help="prune: the oldest go until all fit in SIZE (e.g. 2GiB, 500MB)")
-    p.add_argument("--older-than", type=_age, metavar="AGE",
+    p.add_argument("--older-than", type=age, metavar="AGE",
                    help="prune: remove those last written more than AGE ago (e.g. 30d, 12h, 2w)")
     p.add_argument("--dry-run", action="store_true", help="prune: say what would go, remove nothing")
     p.add_argument("--keep", action="append", default=[], metavar="FILE",
@@ -432,7 +334,7 @@ def _ci_options(p: argparse.ArgumentParser) -> None:
                    help="text format: one line per rule (severity, count, the first URLs), then the "
                         "totals, instead of one line per finding. Default: on when stdout is a terminal "
                         "and the findings exceed a screenful, else off; --no-summary lists every finding")
-    g.add_argument("--summary-urls", type=_whole(0, 1000), default=3, metavar="N",
+    g.add_argument("--summary-urls", type=whole(0, 1000), default=3, metavar="N",
                    help="URLs shown per rule by --summary (default 3)")
     g.add_argument("--baseline", metavar="FILE",
                    help="report only findings not in FILE (a report of --format json or sarif, or "
@@ -493,9 +395,9 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
                         "loc, sitemap, status, final_url, redirects, indexable, reason, canonical, "
                         "blocked_for, lastmod, last_modified, ...)")
     _output_option(p, "the result")
-    p.add_argument("--sample", type=_sample, default=None, metavar="N",
+    p.add_argument("--sample", type=sample, default=None, metavar="N",
                    help="URLs per sitemap, evenly spaced (default: all)")
-    p.add_argument("--rate", type=_rate, default=5.0, metavar="R",
+    p.add_argument("--rate", type=rate, default=5.0, metavar="R",
                    help="requests per second per host (default 5; 0: no limit, for your own servers)")
     p.add_argument("--ignore-robots", action="store_true",
                    help="fetch URLs robots.txt disallows for sitemap-tui, and ignore its Crawl-delay")
@@ -504,13 +406,13 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
     p.add_argument("--fail-if", action="append", default=[], metavar="COND", type=_fail_if,
                    help="exit 1 when COND holds: NAME (meaning NAME>0) or NAME OP NUMBER, OP one of "
                         "> >= < <= == !=; NAME a summary key (below) (repeatable: any one met fails)")
-    p.add_argument("--samples", type=_whole(0, 1_000_000), default=5, metavar="N",
+    p.add_argument("--samples", type=whole(0, 1_000_000), default=5, metavar="N",
                    help="URLs shown per group in the text summary (default 5)")
     p.add_argument("--compare-list", default=None, metavar="FILE",
                    help="a URL list to compare with the sitemaps: one URL per line, or a CSV with a url, "
                         "Address, loc or page column; its URLs of no sitemap are fetched (at most --sample N) "
                         "for their indexability")
-    p.add_argument("--crawl", type=_whole(1, 10_000_000), default=None, metavar="N",
+    p.add_argument("--crawl", type=whole(1, 10_000_000), default=None, metavar="N",
                    help="crawl at most N pages by their <a href> links from the home page (same host, "
                         "robots.txt and --rate obeyed): pages missing from the sitemaps, and orphans")
     _fetch_options(p)
@@ -549,7 +451,7 @@ def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatt
     p.add_argument("--map-host", action="append", default=[], metavar="OLD=NEW",
                    help="compare OLD's host as NEW (a migration): every URL, sitemap and hreflang key "
                         "on host OLD, in either exploration, counts as on NEW (repeatable)")
-    p.add_argument("--samples", type=_whole(0, 1_000_000), default=10, metavar="N",
+    p.add_argument("--samples", type=whole(0, 1_000_000), default=10, metavar="N",
                    help="URLs shown per list in the text and github formats (default 10)")
     p.add_argument("--tui", action="store_true",
                    help="open the explorer on NEW in compare mode against OLD (tree badges, a Changes "

@@ -1,0 +1,117 @@
+"""The command line's value types: each turns one option's text into its value, or into a
+one-line usage error (argparse.ArgumentTypeError) that names what was expected.
+
+Only argparse (and the standard library) is imported at the top, so that `--help` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from collections.abc import Callable
+
+
+def whole(low: int, high: int) -> Callable[[str], int]:
+    """A whole number from ``low`` to ``high``; anything else is a one-line usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+def positive(text: str) -> float:
+    """A finite number above 0 (seconds, requests per second)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    return value
+
+
+def rate(text: str) -> float:
+    """Requests per second: a finite number, 0 meaning no limit (for one's own servers)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text!r}")
+    return value
+
+
+def sample(text: str) -> int | None:
+    """``all`` (None) or a number of URLs per sitemap, 1 or more."""
+    if text == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of URLs or 'all', not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more (or 'all'), not {value}")
+    return value
+
+
+# RFC 9110 field names are tokens; values are visible ASCII, spaces and tabs (httpx sends ASCII
+# only, and a CR or LF would start another header)
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")
+
+
+def header(text: str) -> str:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"bad header {text!r}: expected 'Name: value'")
+    if not _TOKEN.fullmatch(name.strip()):
+        raise argparse.ArgumentTypeError(f"bad header name {name.strip()!r}: letters, digits and !#$%&'*+.^_`|~- only")
+    if not _FIELD_VALUE.fullmatch(value.strip()):
+        raise argparse.ArgumentTypeError(
+            f"bad header value {value.strip()!r}: ASCII without control characters only"
+            " (percent-encode other characters)")
+    return text
+
+
+def proxy(text: str) -> str:
+    from sitemap_tui.engine.netpolicy import parse_proxy
+
+    try:
+        parse_proxy(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def user_agent(text: str) -> str:
+    if not text.strip() or not _FIELD_VALUE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: ASCII without control characters only")
+    return text
+
+
+def limit(kind: str) -> Callable[[str], str]:
+    """An option type for a cache limit (``size``: 2GiB, 500MB; ``age``: 30d, 12h), checked
+    here and kept as typed."""
+
+    def check(text: str) -> str:
+        from sitemap_tui.session import sizes
+
+        try:
+            getattr(sizes, f"parse_{kind}")(text)
+        except sizes.LimitError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    check.__name__ = kind  # argparse names a failed type by it
+    return check
+
+
+size = limit("size")
+age = limit("age")
