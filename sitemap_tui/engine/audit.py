@@ -54,7 +54,8 @@ from sitemap_tui.engine.fetch import (
     parse_retry_after,
 )
 from sitemap_tui.engine.fetch_outcome import content_length
-from sitemap_tui.engine.robots import MAX_ROBOTS_BYTES, RobotsFile, parse_robots
+from sitemap_tui.engine.robots import RobotsFile
+from sitemap_tui.engine.robots_gate import RobotsGate
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl, add_results, sitemap_urls, todo_pages
 from sitemap_tui.engine.urlpolicy import host_of
@@ -128,11 +129,6 @@ def _host(url: str) -> str:
     return (host_of(url) or "").lower()
 
 
-def _origin(url: str) -> str:
-    p = urlsplit(url)
-    return f"{p.scheme}://{p.netloc}".lower()
-
-
 def _wants_head(url: str) -> bool:
     name = urlsplit(url).path.rsplit("/", 1)[-1]
     return "." in name and name.rsplit(".", 1)[-1].lower() in _FILE_EXTENSIONS
@@ -167,7 +163,7 @@ class Auditor:
         self.agent = self.config.user_agent.split("/", 1)[0].strip() or self.config.user_agent
         self.pace = HostPace(options.rate)
         self.fetcher: Fetcher | None = None
-        self.robots: dict[str, asyncio.Task[RobotsFile | None]] = {}
+        self.gate = RobotsGate(lambda: self.fetcher, lambda u: self.pace.wait(_host(u)), self._unreadable, self._read)
         self.hosts = self._own_hosts()
         self.skipped_hosts: dict[str, int] = {}
         self.busy: set[str] = set()  # keys in flight or waiting for their batch's commit
@@ -188,9 +184,7 @@ class Auditor:
         await self.fetcher.__aenter__()
 
     async def close(self) -> None:
-        for task in self.robots.values():
-            task.cancel()
-        await asyncio.gather(*self.robots.values(), return_exceptions=True)
+        await self.gate.close()
         if self.fetcher is not None:
             await self.fetcher.aclose()
 
@@ -245,42 +239,20 @@ class Auditor:
 
     # -- robots.txt ------------------------------------------------------------------------
     def _robots_of(self, url: str) -> asyncio.Task[RobotsFile | None]:
-        origin = _origin(url)
-        task = self.robots.get(origin)
-        if task is None:
-            task = self.robots[origin] = asyncio.ensure_future(self._read_robots(origin))
-        return task
+        return self.gate.of(url)
 
-    async def _read_robots(self, origin: str) -> RobotsFile | None:
-        """The origin's robots.txt; None when there is none (4xx: everything allowed). Unreadable
-        (5xx, no answer): a file that disallows everything, as RFC 9309 asks."""
-        assert self.fetcher is not None
-        url = f"{origin}/robots.txt"
-        buf = bytearray()
+    def _unreadable(self, origin: str, why: str) -> None:
+        self.on_note(f"robots.txt of {origin} could not be read ({why}): its URLs count as "
+                     "disallowed (RFC 9309; --ignore-robots fetches them)")
 
-        def sink(chunk: bytes) -> None:
-            buf.extend(chunk[: MAX_ROBOTS_BYTES - len(buf)])
-            if len(buf) >= MAX_ROBOTS_BYTES:
-                raise StopFetch()
-
-        host = _host(url)
-        out = await self.fetcher.fetch(url, sink, before_hop=lambda u: self.pace.wait(_host(u)))
-        status = out.stats.http_status
-        if out.headers is not None and status is not None and 400 <= status < 500:
-            return None
-        if out.headers is None or status is None or status >= 500 or (out.error and not out.stopped_early):
-            why = out.error or f"HTTP {status}"
-            self.on_note(f"robots.txt of {origin} could not be read ({why}): its URLs count as "
-                         "disallowed (RFC 9309; --ignore-robots fetches them)")
-            return parse_robots(b"User-agent: *\nDisallow: /\n", url)
-        robots = parse_robots(bytes(buf), url)
-        self._keep_robots(url, bytes(buf))
+    def _read(self, url: str, body: bytes, robots: RobotsFile) -> None:
+        self._keep_robots(url, body)
         if not self.options.ignore_robots:
+            host = _host(url)
             delay = _crawl_delay(robots, self.agent)
             if delay and delay > self.pace.interval:
                 self.pace.delay[host] = min(delay, 60.0)
                 self.on_note(f"{host}: Crawl-delay {delay:g} s honoured (requests {min(delay, 60.0):g} s apart)")
-        return robots
 
     def _keep_robots(self, url: str, body: bytes) -> None:
         """Keep a robots.txt the exploration did not (a sitemap URL's exploration reads none) as
@@ -352,21 +324,12 @@ class Auditor:
             if not state["whole"] and not self.options.links and _HEAD_END in bytes(buf[start:]).lower():
                 raise StopFetch()
 
-        blocked: list[str] = []
-
-        async def before_hop(hop: str) -> None:
-            # a redirect's target is a URL of its own: its origin's robots.txt is obeyed too
-            if hop != url and not self.options.ignore_robots:
-                robots = await self._robots_of(hop)
-                if robots is not None and not robots.allowed(hop, self.agent):
-                    blocked.append(hop)
-                    raise StopFetch()
-            await self.pace.wait(_host(hop))
-
+        blocked: list[str] = []  # a redirect's target is a URL of its own: its robots.txt is obeyed too
         out = await self.fetcher.fetch(
             url, sink, method=method, on_response=on_response,
             headers={"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"},
-            before_hop=before_hop,
+            before_hop=(lambda u: self.pace.wait(_host(u))) if self.options.ignore_robots
+            else self.gate.hop_check(url, self.agent, blocked),
         )
         if blocked:
             out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"

@@ -58,7 +58,8 @@ class CoverageRun:
         if after is not None:
             # the audit's robots.txt answers and host pacing (Crawl-delay, Retry-After pauses) carry
             # on: robots.txt is not asked twice, and no host gets a fresh burst
-            self.auditor.robots, self.auditor.pace = after.robots, after.pace
+            self.auditor.gate.carry(after.gate)
+            self.auditor.pace = after.pace
         self.batch = max(1, options.concurrency)
 
     async def run(self) -> None:

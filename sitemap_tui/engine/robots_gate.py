@@ -1,0 +1,103 @@
+"""robots.txt as a gate on the pages a run fetches (``audit``, the deep checks): each origin's
+file read once, through the run's own Fetcher and pacing, the way RFC 9309 asks a crawler to
+read it: a 4xx means no rules at all, a 5xx or no answer disallows the whole origin, and at most
+``MAX_ROBOTS_BYTES`` are read.
+
+A redirect's target is a URL of its own: ``hop_check`` makes a fetch's ``before_hop`` stop a
+chain at a hop its origin's robots.txt disallows (the first URL is the caller's to judge)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from sitemap_tui.engine.fetch import Fetcher, StopFetch
+from sitemap_tui.engine.fetch_outcome import HopCallback
+from sitemap_tui.engine.robots import MAX_ROBOTS_BYTES, RobotsFile, parse_robots
+
+# what an unreadable robots.txt is read as (RFC 9309 §2.3.1.4: "complete disallow")
+_DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+
+
+def origin(url: str) -> str:
+    p = urlsplit(url)
+    return f"{p.scheme}://{p.netloc}".lower()
+
+
+class RobotsGate:
+    """``fetcher()``: the run's open Fetcher; ``pace(url)``: awaited before each request (the
+    run's per-host spacing); ``on_unreadable(origin, why)``: a robots.txt that could not be read
+    (its origin is then disallowed: the caller says so); ``on_read(url, body, robots)``: one that
+    was."""
+
+    def __init__(
+        self,
+        fetcher: Callable[[], Fetcher | None],
+        pace: HopCallback,
+        on_unreadable: Callable[[str, str], None],
+        on_read: Callable[[str, bytes, RobotsFile], None] | None = None,
+    ) -> None:
+        self._fetcher = fetcher
+        self._pace = pace
+        self._on_unreadable = on_unreadable
+        self._on_read = on_read
+        self._tasks: dict[str, asyncio.Task[RobotsFile | None]] = {}
+
+    def of(self, url: str) -> asyncio.Task[RobotsFile | None]:
+        """The robots.txt of ``url``'s origin (read on the first ask, shared after); None when
+        there is none."""
+        key = origin(url)
+        task = self._tasks.get(key)
+        if task is None:
+            task = self._tasks[key] = asyncio.ensure_future(self._read(key))
+        return task
+
+    def carry(self, other: RobotsGate) -> None:
+        """Take the files ``other`` (an earlier run's gate, its fetcher closed since) has read:
+        robots.txt is not asked twice."""
+        self._tasks.update({k: t for k, t in other._tasks.items() if t.done() and not t.cancelled()})
+
+    async def allowed(self, url: str, agent: str) -> bool:
+        robots = await self.of(url)
+        return robots is None or robots.allowed(url, agent)
+
+    def hop_check(self, first: str, agent: str, blocked: list[str]) -> HopCallback:
+        """A ``before_hop`` for a fetch of ``first``: a later hop that ``agent`` may not fetch
+        ends the fetch (StopFetch) and is appended to ``blocked``; every hop is paced."""
+
+        async def before_hop(hop: str) -> None:
+            if hop != first and not await self.allowed(hop, agent):
+                blocked.append(hop)
+                raise StopFetch()
+            await self._pace(hop)
+
+        return before_hop
+
+    async def close(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def _read(self, key: str) -> RobotsFile | None:
+        fetcher = self._fetcher()
+        assert fetcher is not None, "the gate is used while its run's fetcher is open"
+        url = f"{key}/robots.txt"
+        buf = bytearray()
+
+        def sink(chunk: bytes) -> None:
+            buf.extend(chunk[: MAX_ROBOTS_BYTES - len(buf)])
+            if len(buf) >= MAX_ROBOTS_BYTES:
+                raise StopFetch()
+
+        out = await fetcher.fetch(url, sink, before_hop=self._pace)
+        status = out.stats.http_status
+        if out.headers is not None and status is not None and 400 <= status < 500:
+            return None
+        if out.headers is None or status is None or status >= 500 or (out.error and not out.stopped_early):
+            self._on_unreadable(key, out.error or f"HTTP {status}")
+            return parse_robots(_DISALLOW_ALL, url)
+        robots = parse_robots(bytes(buf), url)
+        if self._on_read is not None:
+            self._on_read(url, bytes(buf), robots)
+        return robots
