@@ -387,3 +387,21 @@ def test_a_robots_txt_that_stalls_is_not_an_unreachable_site(threaded_httpserver
     assert "robots.txt: no complete response within 2 s" in proc.stderr and "unreachable" not in proc.stderr
     dead = run("urls", "http://127.0.0.1:1/", "--no-history", "--retries", "0")
     assert dead.returncode == 2 and "site unreachable: connection failed" in dead.stderr, dead.stderr
+
+
+def test_validate_deep_obeys_robots_txt_and_says_what_it_left_out(httpserver) -> None:
+    """validate --deep: a listed page robots.txt disallows is not fetched, stderr and the
+    report's notes say so; --ignore-robots fetches it (the user's own staging site)."""
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /private/\n",
+                                                               content_type="text/plain")
+    httpserver.expect_request("/private/gone").respond_with_data("no", status=404)
+    sitemap = serve(httpserver, "/s.xml", f"<urlset {NS}><url><loc>{httpserver.url_for('/private/gone')}</loc></url></urlset>")
+    args = ("validate", sitemap, "--deep", "--rate", "0", "--no-history", "--format", "json", "--select", "deep")
+    proc = run(*args)
+    said = "deep checks: 1 URL not fetched: robots.txt disallows it for sitemap-tui (--ignore-robots fetches them)"
+    assert proc.returncode == 0 and f"sitemap-tui: {said}" in proc.stderr.splitlines(), proc.stderr
+    report = json.loads(proc.stdout)
+    assert said in report["summary"]["notes"] and report["issues"] == []
+    assert "/private/gone" not in {req.path for req, _ in httpserver.log}
+    proc = run(*args, "--ignore-robots")
+    assert proc.returncode == 1 and [i["rule"] for i in json.loads(proc.stdout)["issues"]] == ["deep-status-4xx"]

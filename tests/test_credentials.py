@@ -167,6 +167,7 @@ def test_deep_checks_send_the_headers_to_the_target_origin_only(
     )
     other_host.expect_request("/page").respond_with_data("ok", content_type="text/plain")
     other_host.expect_request("/landed").respond_with_data("ok", content_type="text/plain")
+    other_host.expect_request("/robots.txt").respond_with_data("", 404)
     proc = run(
         "validate", httpserver.url_for("/sitemap.xml"), "--deep", "--rate", "0",
         "--select", "deep-status-4xx", *SECRET_HEADERS,
@@ -174,11 +175,14 @@ def test_deep_checks_send_the_headers_to_the_target_origin_only(
     assert proc.returncode == 0, proc.stderr
     assert sorted(seen(httpserver)) == [
         ("GET", "/robots.txt", TOKEN, COOKIE),  # the target's own origin (issue 16 §2)
+        # again by the deep checks, which obey it: a 404 is not kept in the store to read back
+        ("GET", "/robots.txt", TOKEN, COOKIE),
         ("GET", "/sitemap.xml", TOKEN, COOKIE),
         ("HEAD", "/hop", TOKEN, COOKIE),
         ("HEAD", "/page", TOKEN, COOKIE),
     ]
-    assert sorted(seen(other_host)) == [("HEAD", "/landed", None, None), ("HEAD", "/page", None, None)]
+    assert sorted(seen(other_host)) == [("GET", "/robots.txt", None, None), ("HEAD", "/landed", None, None),
+                                        ("HEAD", "/page", None, None)]
 
 
 def test_local_target_sends_the_headers_nowhere_and_says_so(
@@ -193,7 +197,7 @@ def test_local_target_sends_the_headers_nowhere_and_says_so(
         "--select", "deep-status-4xx", *SECRET_HEADERS,
     )
     assert proc.returncode == 0, proc.stderr
-    assert seen(httpserver) == [("HEAD", "/page", None, None)]
+    assert seen(httpserver) == [("GET", "/robots.txt", None, None), ("HEAD", "/page", None, None)]
     assert "warning" in proc.stderr and "local" in proc.stderr
 
 

@@ -43,6 +43,11 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
+def pages(server: HTTPServer) -> list:
+    """The server's log without robots.txt, which the deep checks read once per origin."""
+    return [(req, resp) for req, resp in server.log if req.path != "/robots.txt"]
+
+
 def html(title: str = "Welcome", head: str = "", body: str = "<h1>Hello</h1><p>content</p>") -> str:
     return (
         f"<!DOCTYPE html><html><head><title>{title}</title>{head}</head><body>{body}</body></html>"
@@ -184,7 +189,7 @@ async def test_status_rules(store: Store, httpserver: HTTPServer) -> None:
     assert paths(found, "deep-status-5xx") == ["boom"]
     assert "503" in found["deep-status-5xx"][0][1]
     # status only: HEAD requests
-    assert {req.method for req, _ in httpserver.log} == {"HEAD"}
+    assert {req.method for req, _ in pages(httpserver)} == {"HEAD"}
 
 
 async def test_head_not_allowed_falls_back_to_get(store: Store, httpserver: HTTPServer) -> None:
@@ -202,13 +207,54 @@ async def test_head_not_allowed_falls_back_to_get(store: Store, httpserver: HTTP
     found = await deep(store, "deep-status-4xx", "deep-status-5xx", "deep-status-3xx")
     assert paths(found, "deep-status-4xx") == ["nohead404"]
     assert set(found) == {"deep-status-4xx"}
-    assert sorted(req.method for req, _ in httpserver.log) == ["GET", "GET", "HEAD", "HEAD"]
+    assert sorted(req.method for req, _ in pages(httpserver)) == ["GET", "GET", "HEAD", "HEAD"]
 
 
 async def test_unreachable_is_5xx(store: Store, httpserver: HTTPServer) -> None:
     add_sitemap(store, httpserver, [Entry(loc="http://127.0.0.1:9/nothing-listens-here")])
     found = await deep(store, "deep-status-5xx")
     assert len(found["deep-status-5xx"]) == 1 and "nothing" in found["deep-status-5xx"][0][1]
+
+
+async def test_robots_txt_keeps_pages_out_and_the_run_says_so(store: Store, httpserver: HTTPServer) -> None:
+    """Found from outside: the deep checks fetched pages robots.txt disallows (the audit obeyed
+    it). A disallowed page, and a redirect into a disallowed path, are not fetched; the run
+    says how many; --ignore-robots (the user's own staging site) fetches them."""
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+    httpserver.expect_request("/ok").respond_with_data(html(), content_type="text/html")
+    httpserver.expect_request("/private/gone").respond_with_data("no", 404)
+    httpserver.expect_request("/r").respond_with_data("", 301, headers={"Location": "/private/x"})
+    httpserver.expect_request("/private/x").respond_with_data(html(), content_type="text/html")
+    add_sitemap(store, httpserver, [Entry(loc=url(httpserver, p)) for p in ("/ok", "/private/gone", "/r")])
+    notes: list[str] = []
+    rules = ("deep-status-3xx", "deep-status-4xx", "deep-status-5xx")
+    found = await deep(store, *rules, on_note=notes.append)
+    assert not {req.path for req, _ in pages(httpserver)} & {"/private/gone", "/private/x"}
+    assert set(found) == {"deep-status-3xx"}, found
+    assert f"redirect to {url(httpserver, '/private/x')} not followed: robots.txt disallows it" in found[
+        "deep-status-3xx"][0][1]
+    assert notes == ["deep checks: 1 URL not fetched: robots.txt disallows it for sitemap-tui"
+                     " (--ignore-robots fetches them)"]
+    httpserver.clear_log()
+    notes.clear()
+    found = await deep(store, *rules, on_note=notes.append,
+                       options=DeepOptions(sample=None, rate=0, timeout=5, ignore_robots=True))
+    assert paths(found, "deep-status-4xx") == ["private/gone"] and notes == []
+    assert "/robots.txt" not in {req.path for req, _ in httpserver.log}
+
+
+async def test_a_robots_txt_that_answers_5xx_disallows_its_origin(store: Store, httpserver: HTTPServer) -> None:
+    """RFC 9309: a robots.txt that answers with a server error means "complete disallow"; a host
+    that never answered is left to the pages' own findings (test_unreachable_is_5xx)."""
+    httpserver.expect_request("/robots.txt").respond_with_data("down", 503)
+    httpserver.expect_request("/gone").respond_with_data("no", 404)
+    add_sitemap(store, httpserver, [Entry(loc=url(httpserver, "/gone"))])
+    notes: list[str] = []
+    found = await deep(store, "deep-status-4xx", on_note=notes.append)
+    assert found == {} and pages(httpserver) == []
+    assert any("could not be read (HTTP 503 Service Unavailable)" in n for n in notes), notes
+    assert any("1 URL not fetched" in n for n in notes)
 
 
 # -- page content ----------------------------------------------------------------------------
@@ -249,7 +295,7 @@ async def test_noindex(store: Store, httpserver: HTTPServer) -> None:
         "meta" in msgs[url(httpserver, "/meta")]
         and "X-Robots-Tag" in msgs[url(httpserver, "/header")]
     )
-    assert {req.method for req, _ in httpserver.log} == {"GET"}
+    assert {req.method for req, _ in pages(httpserver)} == {"GET"}
 
 
 async def test_canonical(store: Store, httpserver: HTTPServer) -> None:
@@ -316,7 +362,7 @@ async def test_lastmod_vs_header(store: Store, httpserver: HTTPServer) -> None:
     assert paths(found, "deep-lastmod-vs-header") == ["old"]
     assert "1,587 days" in found["deep-lastmod-vs-header"][0][1]
     # header checks alone need no body: HEAD
-    assert {req.method for req, _ in httpserver.log} == {"HEAD"}
+    assert {req.method for req, _ in pages(httpserver)} == {"HEAD"}
 
 
 # -- extensions ------------------------------------------------------------------------------
@@ -436,7 +482,7 @@ async def test_hreflang_target_not_indexable(store: Store, httpserver: HTTPServe
     assert any(u("/fr") in m and "HTTP 404" in m for m in msgs)
     assert any(u("/it") in m and "redirects" in m for m in msgs)
     # the entry's own page was not fetched for this rule alone; each target once
-    assert sorted(req.path for req, _ in httpserver.log) == ["/de", "/es", "/fr", "/it", "/it/"]
+    assert sorted(req.path for req, _ in pages(httpserver)) == ["/de", "/es", "/fr", "/it", "/it/"]
 
 
 # -- sampling, rate, cancellation ------------------------------------------------------------
@@ -453,7 +499,7 @@ async def test_sample_progress_and_rerun(store: Store, httpserver: HTTPServer) -
         on_progress=lambda d, t: progress.append((d, t)),
     )
     assert n == 3 and progress[-1] == (3, 3)
-    assert sorted(req.args["i"] for req, _ in httpserver.log) == ["0", "3", "6"]
+    assert sorted(req.args["i"] for req, _ in pages(httpserver)) == ["0", "3", "6"]
     await run_deep(store, CONFIG, opts, enabled={"deep-status-4xx"})  # again: replaced, not added
     assert len(store.issues(rule="deep-status-4xx")) == 3
     assert all(store.entry_detail(i.entry_id)["entry"].n_issues == 1 for i in store.issues())
@@ -484,10 +530,10 @@ async def test_rate_limit_per_host(
         DeepOptions(sample=None, rate=5.0, concurrency=8),
         enabled={"deep-status-4xx"},
     )
-    assert len(httpserver.log) == 10
+    assert len(pages(httpserver)) == 10
     # one slot per request, all on the one host, each at least 1/rate = 0.2 s after the last
     # although 8 requests could run at once
-    assert len(slots) == 10 and len({host for host, _ in slots}) == 1
+    assert len(slots) == 11 and len({host for host, _ in slots}) == 1  # robots.txt is paced too
     times = [t for _, t in slots]
     assert all(b - a >= 0.2 - 1e-9 for a, b in zip(times, times[1:], strict=False)), times
 

@@ -349,5 +349,7 @@ def test_deep_only_options_without_deep_are_said(tmp_path: Path) -> None:
     (tmp_path / "good.xml").write_text(sitemap(good("a")))
     proc = run(tmp_path, "validate", "good.xml", "--sample", "5", "--rate", "3")
     assert proc.returncode == 0
-    assert "sitemap-tui: --sample and --rate apply to --deep only: not used" in proc.stderr.splitlines()
+    said = "sitemap-tui: --sample, --rate and --ignore-robots apply to --deep only: not used"
+    assert said in proc.stderr.splitlines()
+    assert said in run(tmp_path, "validate", "good.xml", "--ignore-robots").stderr.splitlines()
     assert "apply to --deep only" not in run(tmp_path, "validate", "good.xml").stderr

@@ -72,6 +72,7 @@ class ValidateOptions:
     # where a baseline's local files are named from: the project config's folder, else the
     # working directory (so a baseline the config names matches from any folder of the project)
     root: str | None = None
+    ignore_robots: bool = False  # --deep fetches what robots.txt disallows for us
 
 
 def options(ns: argparse.Namespace) -> ValidateOptions:
@@ -90,15 +91,15 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
         fetch = replace(fetch, header=merged.headers)
     if merged.proxy:
         fetch = replace(fetch, proxy=merged.proxy)
-    if not ns.deep and (ns.sample is not None or ns.rate is not None):  # accepted, so said
-        print("sitemap-tui: --sample and --rate apply to --deep only: not used", file=sys.stderr)
+    if not ns.deep and (ns.sample is not None or ns.rate is not None or ns.ignore_robots):  # accepted, so said
+        print("sitemap-tui: --sample, --rate and --ignore-robots apply to --deep only: not used", file=sys.stderr)
     return ValidateOptions(
         ns.target or "", ns.format, ns.output, merged.select, merged.ignore, ns.min_severity, merged.fail_on,
         not ns.no_robots_checks, ns.xsd, ns.deep, 100 if ns.sample is None else ns.sample,
         5.0 if ns.rate is None else ns.rate, ns.strict,
         fetch, tree_options(ns, recursive=not ns.no_recursive),
         ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,
-        merged.shown if ns.show_config else None, tuple(targets[1:]), merged.root)
+        merged.shown if ns.show_config else None, tuple(targets[1:]), merged.root, ns.ignore_robots)
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
@@ -157,6 +158,7 @@ def _validate(opts: ValidateOptions) -> int:
                   and opts.robots_checks)
     store, finish, kept = run_store(opts.tree, target, "validate", "all" if everything else "selected")
     complete = False
+    deep_notes: list[str] = []  # what the deep checks left out (robots.txt): stderr and the summary
     try:
         # per-file aggregates only matter in a store that is kept (--db or the history, for `open`)
         options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=kept)
@@ -177,7 +179,10 @@ def _validate(opts: ValidateOptions) -> int:
         if opts.deep:
             from sitemap_tui.validate.deep import DeepOptions
 
-            asyncio.run(validation.deep(store, fetch_config(opts.fetch), DeepOptions(sample=opts.sample, rate=opts.rate)))
+            deep = DeepOptions(sample=opts.sample, rate=opts.rate, ignore_robots=opts.ignore_robots)
+            asyncio.run(validation.deep(store, fetch_config(opts.fetch), deep, on_note=deep_notes.append))
+            for note in deep_notes:
+                _note(note)
         store.commit()
         def shown(rule: str, severity: str) -> str | None:
             """The severity a finding is reported with, or None when it is left out (a rule not
@@ -203,7 +208,7 @@ def _validate(opts: ValidateOptions) -> int:
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
         counted = _Counted(selected(), baseline, _root(opts))
-        notes = run_notes(explorer)
+        notes = run_notes(explorer) + [display(n) for n in deep_notes]
         if baseline is None:
             # counted per (rule, severity) in the store: the report reads the issues once
             summary = _summary(store.rule_counts(), shown, floor if not overrides else None,

@@ -1,7 +1,8 @@
 """robots.txt as a gate on the pages a run fetches (``audit``, the deep checks): each origin's
 file read once, through the run's own Fetcher and pacing, the way RFC 9309 asks a crawler to
 read it: a 4xx means no rules at all, a 5xx or no answer disallows the whole origin, and at most
-``MAX_ROBOTS_BYTES`` are read.
+``MAX_ROBOTS_BYTES`` are read (``no_answer_disallows=False``: a host that never answered is
+left to the pages' own failures).
 
 A redirect's target is a URL of its own: ``hop_check`` makes a fetch's ``before_hop`` stop a
 chain at a hop its origin's robots.txt disallows (the first URL is the caller's to judge)."""
@@ -37,12 +38,18 @@ class RobotsGate:
         pace: HopCallback,
         on_unreadable: Callable[[str, str], None],
         on_read: Callable[[str, bytes, RobotsFile], None] | None = None,
+        *,
+        no_answer_disallows: bool = True,
     ) -> None:
+        # False: a robots.txt that got no HTTP answer at all (nothing listens, no DNS) gates
+        # nothing; the pages' own fetches fail the same way and say so (the deep checks' findings)
+        self._no_answer_disallows = no_answer_disallows
         self._fetcher = fetcher
         self._pace = pace
         self._on_unreadable = on_unreadable
         self._on_read = on_read
         self._tasks: dict[str, asyncio.Task[RobotsFile | None]] = {}
+        self._known: dict[str, RobotsFile] = {}  # origin -> a file the caller read already
 
     def of(self, url: str) -> asyncio.Task[RobotsFile | None]:
         """The robots.txt of ``url``'s origin (read on the first ask, shared after); None when
@@ -50,8 +57,14 @@ class RobotsGate:
         key = origin(url)
         task = self._tasks.get(key)
         if task is None:
-            task = self._tasks[key] = asyncio.ensure_future(self._read(key))
+            known = self._known.get(key)
+            work = _given(known) if known is not None else self._read(key)
+            task = self._tasks[key] = asyncio.ensure_future(work)
         return task
+
+    def know(self, url: str, robots: RobotsFile) -> None:
+        """A robots.txt the exploration read (``url``: where it was asked for): not asked again."""
+        self._known[origin(url)] = robots
 
     def carry(self, other: RobotsGate) -> None:
         """Take the files ``other`` (an earlier run's gate, its fetcher closed since) has read:
@@ -94,6 +107,8 @@ class RobotsGate:
         status = out.stats.http_status
         if out.headers is not None and status is not None and 400 <= status < 500:
             return None
+        if out.headers is None and not out.reached and not self._no_answer_disallows:
+            return None
         if out.headers is None or status is None or status >= 500 or (out.error and not out.stopped_early):
             self._on_unreadable(key, out.error or f"HTTP {status}")
             return parse_robots(_DISALLOW_ALL, url)
@@ -101,3 +116,7 @@ class RobotsGate:
         if self._on_read is not None:
             self._on_read(url, bytes(buf), robots)
         return robots
+
+
+async def _given(robots: RobotsFile) -> RobotsFile | None:
+    return robots

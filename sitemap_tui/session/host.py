@@ -34,6 +34,7 @@ from sitemap_tui.session.host_audit import AuditJobs
 from sitemap_tui.session.messages import (
     Access,
     Audit,
+    AuditNote,
     Cancel,
     Command,
     Crossfile,
@@ -336,6 +337,7 @@ class EngineHost(AuditJobs):
                 found = await self.validation.deep(
                     ex.store, ex.fetch_config, node_ids=node_ids,
                     cancel_event=self._deep_cancel, on_progress=progress,
+                    on_note=lambda text: self.post(AuditNote(text, "deep checks")),
                 )
             finally:
                 self._deep_cancel = None

@@ -154,10 +154,11 @@ class AuditProgress:
 
 @dataclass(frozen=True, slots=True)
 class AuditNote:
-    """What an audit must tell the user (a host not fetched, a Retry-After wait, a robots.txt
-    that could not be read), once each."""
+    """What an audit or the deep checks must tell the user (a host not fetched, a Retry-After
+    wait, a robots.txt that could not be read, pages it kept out), once each."""
 
     text: str
+    title: str = "audit"  # which run says it
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,13 +110,15 @@ class Validation:
 
     async def deep(self, store: Store, fetch_config: FetchConfig | None, options: DeepOptions | None = None, *,
                    node_ids: Sequence[int] | None = None, cancel_event: asyncio.Event | None = None,
-                   on_progress: Callable[[int, int], None] | None = None) -> int:
+                   on_progress: Callable[[int, int], None] | None = None,
+                   on_note: Callable[[str], None] = lambda _t: None) -> int:
         """Deep checks (live URL checks) on a sample of each sitemap's entries; returns the
-        issues stored."""
+        issues stored. ``on_note``: what the user must be told (pages robots.txt kept out)."""
         from sitemap_tui.validate.deep import DeepOptions, run_deep
 
         return await run_deep(store, fetch_config, options or DeepOptions(), enabled=self._set(),
-                              node_ids=node_ids, cancel_event=cancel_event, on_progress=on_progress)
+                              node_ids=node_ids, cancel_event=cancel_event, on_progress=on_progress,
+                              on_note=on_note)
 
     def _set(self) -> set[str] | None:
         return None if self.enabled is None else set(self.enabled)

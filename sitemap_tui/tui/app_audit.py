@@ -77,7 +77,7 @@ class AuditLink(CompareLink):
 
     @on(AuditNote)
     def _audit_note(self, message: AuditNote) -> None:
-        self.notify(display(message.text, 500), title="audit", severity="warning", markup=False)
+        self.notify(display(message.text, 500), title=message.title, severity="warning", markup=False)
 
     def _audit_results_changed(self) -> None:
         """New results in the store: the Overview of the selection reads them again."""

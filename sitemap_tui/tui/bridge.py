@@ -83,7 +83,7 @@ class _Base(ABC):
         elif isinstance(msg, wire.AuditProgress):
             self._post(AuditProgress(msg.done, msg.total))
         elif isinstance(msg, wire.AuditNote):
-            self._post(AuditNote(msg.text))
+            self._post(AuditNote(msg.text, msg.title))
         elif isinstance(msg, wire.Ready):
             self._ready = True
             self._post(EngineReady())

@@ -81,9 +81,11 @@ class AuditProgress(Message):
 
 @dataclass
 class AuditNote(Message):
-    """Something an audit must tell the user (a host not fetched, a wait, a robots.txt unread)."""
+    """Something an audit or the deep checks must tell the user (a host not fetched, a wait, a
+    robots.txt unread, pages it kept out)."""
 
     text: str
+    title: str = "audit"
 
 
 @dataclass

@@ -15,8 +15,11 @@ end, not just its first lines; ``sample=None`` takes every entry) is checked:
 * its videos: ``video-content-not-media`` (``content_loc`` served as something other than a
   video) and ``video-thumbnail-problem`` (not fetchable, not an image, or under 60x30 px).
 
-Requests go through the engine's ``Fetcher``, so the deep checks follow the same policies as
-the exploration (issue 15): -H headers only to the target's origin, no connection to a private
+Each URL's robots.txt is obeyed for our own user agent, as ``audit`` obeys it (engine/robots_gate):
+a page, alternate or video file it disallows is not fetched and has no finding, and the run says
+how many were left so (``ignore_robots`` fetches them: the user's own site behind a staging
+robots.txt). Requests go through the engine's ``Fetcher``, so the deep checks follow the same
+policies as the exploration (issue 15): -H headers only to the target's origin, no connection to a private
 or local address unless the target is in that range (a refused URL is a
 ``fetch-private-address`` finding on the entry), redirects by hand (http/https only, at most
 ``max_redirects``, loops detected), bounded decoding. HEAD when only the status and headers
@@ -52,7 +55,9 @@ from sitemap_tui.engine.fetch import (
 )
 from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.model import Issue
+from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import IssueScope, Store
+from sitemap_tui.engine.store.access import robots_texts
 from sitemap_tui.engine.store.audit import AuditRow, result_of
 from sitemap_tui.engine.store.deep import entry_alternates, entry_counts, entry_pages, entry_videos
 from sitemap_tui.engine.urlpolicy import normalize, resolve, unfetchable_reason
@@ -135,6 +140,7 @@ class DeepOptions:
     # decoded bytes of a page read for meta robots / canonical / hreflang
     max_body: int = 256 * 1024
     max_redirects: int = 10
+    ignore_robots: bool = False  # fetch what robots.txt disallows for our agent (the user's own site)
 
 
 # -- pure helpers ----------------------------------------------------------------------------
@@ -155,8 +161,10 @@ class _Deep:
         options: DeepOptions,
         enabled: set[str] | None,
         on_progress: Callable[[int, int], None] | None,
+        on_note: Callable[[str], None] = lambda _t: None,
     ) -> None:
         self.store = store
+        self.on_note = on_note
         self.options = options
         self.rules = {r for r in DEEP_RULES if enabled is None or r in enabled}
         self.on_progress = on_progress
@@ -169,7 +177,12 @@ class _Deep:
             max_redirects=options.max_redirects,
             concurrency=options.concurrency,
             stored=self._stored,
+            robots=not options.ignore_robots,
+            on_note=on_note,
         )
+        if self.prober.gate is not None:  # the exploration's robots.txt files: not asked again
+            for robots_url, text in robots_texts(store.conn):
+                self.prober.gate.know(robots_url, parse_robots(text.encode("utf-8", "surrogatepass"), robots_url))
         self.written = 0
         self.done = 0
         self.total = 0
@@ -307,6 +320,8 @@ class _Deep:
         p = await self.prober.probe(href, "page")
         if p.refused:
             refused.setdefault(href, p.refused)
+        if p.blocked:
+            return None  # not asked for: robots.txt disallows it (said once for the run)
         if p.redirects or p.redirect_problem:
             reason = f"it redirects to {p.final_url}" + (
                 f" ({p.redirect_problem})" if p.redirect_problem else ""
@@ -360,6 +375,8 @@ class _Deep:
             p = await task
             if p.refused:
                 refused.setdefault(url, p.refused)
+            if p.blocked:
+                continue
             if kind == "content":
                 what = None
                 if p.error or p.redirect_problem:
@@ -458,9 +475,9 @@ class _Deep:
             p = await page_task
             if p.refused:
                 refused[loc] = p.refused
-            if not p.refused or p.redirects:  # a page never asked for has no status to report
+            if not p.blocked and (not p.refused or p.redirects):  # a page never asked for has no status to report
                 issues += self._status_issues(row, p)
-            issues += self._html_conflict(row, p, alts)
+                issues += self._html_conflict(row, p, alts)
         for result in await asyncio.gather(*pending):
             if result is None:
                 continue
@@ -531,6 +548,10 @@ class _Deep:
                 await asyncio.gather(*workers, return_exceptions=True)
         finally:
             await self.prober.close()
+            if self.prober.blocked:
+                n = len(self.prober.blocked)
+                self.on_note(f"deep checks: {n} URL{'' if n == 1 else 's'} not fetched: robots.txt disallows"
+                             f" {'it' if n == 1 else 'them'} for {self.prober.agent} (--ignore-robots fetches them)")
         return self.written
 
     async def _worker(self, it: Iterator[tuple[Any, ...]]) -> None:
@@ -552,14 +573,16 @@ async def run_deep(
     node_ids: Sequence[int] | None = None,
     cancel_event: asyncio.Event | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    on_note: Callable[[str], None] = lambda _t: None,
 ) -> int:
     """Run the deep checks on a sample of each sitemap's entries; returns the issues stored.
 
     ``enabled``: rule ids to run (None = all); ``node_ids``: sitemaps to sample (None = all);
     ``cancel_event``: set it to stop (the issues found so far stay); ``on_progress(done,
-    total)``: after each entry."""
+    total)``: after each entry; ``on_note(text)``: what the user must be told (URLs robots.txt
+    kept from the checks, a robots.txt that could not be read)."""
     deep = _Deep(
-        store, fetch_config or FetchConfig(), options or DeepOptions(), enabled, on_progress
+        store, fetch_config or FetchConfig(), options or DeepOptions(), enabled, on_progress, on_note
     )
     main = asyncio.ensure_future(deep.run(node_ids))
     if cancel_event is None:

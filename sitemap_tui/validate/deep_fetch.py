@@ -18,6 +18,7 @@ from sitemap_tui.engine.fetch import (
     FetchOutcome,
     StopFetch,
 )
+from sitemap_tui.engine.robots_gate import RobotsGate
 from sitemap_tui.engine.store.audit import AuditRow
 from sitemap_tui.engine.urlpolicy import normalize
 from sitemap_tui.validate.deep_page import PageFacts, analyse_html, image_size, mime_of
@@ -77,6 +78,7 @@ class Probe:
     facts: PageFacts | None = None  # "page" mode, 200 HTML: what the body says
     image: tuple[int, int] | None = None  # "image" mode, 200: dimensions from the first bytes
     refused: str | None = None  # the address policy refused a hop (netpolicy): why
+    blocked: bool = False  # robots.txt disallows the URL for our user agent: never asked for
 
     @property
     def mime(self) -> str | None:
@@ -102,8 +104,18 @@ class Prober:
         max_redirects: int,
         concurrency: int,
         stored: Callable[[str], AuditRow | None] | None = None,
+        robots: bool = True,
+        on_note: Callable[[str], None] = lambda _t: None,
     ) -> None:
         self.config = config
+        # robots.txt of each URL's origin, obeyed for our own agent as the audit obeys it: a
+        # sampled page, an alternate or a video file it disallows is not fetched, nor a redirect
+        # into a path it disallows (robots=False: --ignore-robots)
+        self.agent = config.user_agent.split("/", 1)[0].strip() or config.user_agent
+        self.gate = RobotsGate(lambda: self.fetcher, self._pace, self._unreadable,
+                               no_answer_disallows=False) if robots else None
+        self.on_note = on_note
+        self.blocked: set[str] = set()  # URLs not fetched for robots.txt (said once, counted)
         self.stored = stored  # a URL's result kept by `sitemap-tui audit`, read instead of a fetch
         self.root_url = root_url
         self.limiter = limiter
@@ -123,6 +135,8 @@ class Prober:
         for task in self.cache.values():
             task.cancel()
         await asyncio.gather(*self.cache.values(), return_exceptions=True)
+        if self.gate is not None:
+            await self.gate.close()
         if self.fetcher is not None:
             await self.fetcher.aclose()
 
@@ -168,8 +182,16 @@ class Prober:
     async def _pace(self, url: str) -> None:
         await self.limiter.wait(_host_key(url))
 
+    def _unreadable(self, origin: str, why: str) -> None:
+        self.on_note(f"robots.txt of {origin} could not be read ({why}): its URLs count as disallowed"
+                     " and were not fetched (RFC 9309; --ignore-robots fetches them)")
+
     async def _fetch(self, url: str, mode: str) -> Probe:
         probe = Probe(url=url, final_url=url)
+        if self.gate is not None and not await self.gate.allowed(url, self.agent):
+            probe.blocked = True
+            self.blocked.add(normalize(url))
+            return probe
         out, body = await self._request(url, "HEAD" if mode == "head" else "GET", mode)
         if out.headers is not None and out.stats.http_status in (405, 501) and mode == "head":
             out, body = await self._request(url, "GET", mode)  # HEAD not allowed
@@ -202,10 +224,16 @@ class Prober:
         accept = (
             "image/*,*/*;q=0.8" if mode == "image" else "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
         )
+        blocked: list[str] = []
         out = await self.fetcher.fetch(
             url, sink, method=method, headers={"Accept": accept}, on_response=on_response,
-            before_hop=self._pace,
+            before_hop=self._pace if self.gate is None else self.gate.hop_check(url, self.agent, blocked),
         )
+        if blocked:  # a redirect into a path its robots.txt disallows: the chain stops there
+            out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"
+            out.redirect_error = True
+            out.headers = None
+            return out, None
         if not wanted or (not buf and out.error is not None):
             return out, None  # a body that could not be decoded at all tells nothing
         return out, bytes(buf)

@@ -207,6 +207,30 @@ async def test_tree_width_keys_and_small_terminal(demo_server, make_app):
         assert "robots.txt" in text and "Overview" in text
 
 
+async def test_deep_checks_say_the_pages_robots_txt_kept_out(httpserver, make_app):
+    """The explorer's deep checks obey robots.txt as the audit does, and a notification says
+    how many sampled pages it kept out (80x24: the note is the whole answer there too)."""
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /private/\n",
+                                                               content_type="text/plain")
+    locs = "".join(f"<url><loc>{httpserver.url_for(p)}</loc></url>" for p in ("/ok", "/private/p"))
+    httpserver.expect_request("/s.xml").respond_with_data(f"<urlset {ns}>{locs}</urlset>", content_type="application/xml")
+    httpserver.expect_request("/ok").respond_with_data("<html><title>ok</title></html>", content_type="text/html")
+    app = make_app(httpserver.url_for("/s.xml"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        root = app.tree.model.nodes[app.tree.model.roots()[0]]
+        await wait_for(pilot, lambda: root.state == NodeState.DONE, what="the sitemap to be read")
+        await pilot.press("v")
+        await wait_for(pilot, lambda: any("Deep checks done" in str(n.message) for n in app._notifications),
+                       timeout=60, what="deep checks to finish")
+        await settle(app, pilot)
+        notes = [(n.title, str(n.message)) for n in app._notifications]
+    assert ("deep checks", "deep checks: 1 URL not fetched: robots.txt disallows it for sitemap-tui"
+            " (--ignore-robots fetches them)") in notes, notes
+    assert "/private/p" not in {req.path for req, _ in httpserver.log}
+
+
 def test_icons_and_badges_are_one_cell_wide():
     """Rich and the terminal must agree on widths (Rich counts ☰ as 2 cells, terminals 1)."""
     from rich.cells import cell_len
