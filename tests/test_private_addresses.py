@@ -332,6 +332,7 @@ async def test_deep_checks_refuse_private_addresses(
 ) -> None:
     httpserver.expect_request("/page").respond_with_data("ok")
     other_host.expect_request("/page").respond_with_data("ok")
+    other_host.expect_request("/robots.txt").respond_with_data("", status=404)
     store = Store(tmp_path / "deep.db")
     try:
         nid = store.next_node_id()
@@ -348,8 +349,10 @@ async def test_deep_checks_refuse_private_addresses(
         store.close()
     assert set(refused) == {METADATA, PRIVATE}
     assert refused[METADATA].line == 3 and "link-local" in refused[METADATA].message
-    assert sorted(spy.dialled) == ["127.0.0.1", "127.0.0.2"]
-    assert len(httpserver.log) == 1 and len(other_host.log) == 1
+    # the public hosts were dialled (their robots.txt, then the page), the private ones never
+    assert set(spy.dialled) == {"127.0.0.1", "127.0.0.2"}
+    for server in (httpserver, other_host):
+        assert [req.path for req, _ in server.log] == ["/robots.txt", "/page"]
 
 
 def test_parse_resolve() -> None:

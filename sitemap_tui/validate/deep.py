@@ -31,7 +31,7 @@ are in flight. Each URL is fetched once per run (results are cached by normalise
 ``sitemap-tui audit`` fetched in this exploration is read from its stored result instead
 (deep_fetch.stored_probe), unless the audit did not fetch it or did not read the page a check needs.
 
-How a URL is fetched is deep_fetch's (Prober, Probe); what a page or image says, deep_page's;
+How a URL is fetched is deep_fetch's (Prober, Probe); what a page or image says, deep_page's; an entry's videos, deep_video's;
 this module samples the entries, runs the checks and stores what they find.
 
 Cancellation: set ``cancel_event`` (or cancel the task); ``run_deep`` stops the requests in
@@ -71,6 +71,7 @@ from sitemap_tui.validate.deep_page import (
     parse_link_header,
     x_robots_noindex,
 )
+from sitemap_tui.validate.deep_video import MAX_VIDEOS_PER_ENTRY, video_issues
 
 __all__ = [
     "DEEP_RULES",
@@ -104,22 +105,7 @@ BODY_RULES = frozenset(
 )
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 LASTMOD_TOLERANCE_DAYS = 365
-THUMBNAIL_MIN = (60, 30)  # Google: at least 60x30 pixels
-MAX_VIDEOS_PER_ENTRY = 10
 DAY = 86400
-# Served for real video files often enough that they are not "not a video" (S3, CDNs, HLS, DASH).
-VIDEO_LIKE_TYPES = frozenset(
-    {
-        "application/octet-stream",
-        "binary/octet-stream",
-        "application/mp4",
-        "application/vnd.apple.mpegurl",
-        "application/x-mpegurl",
-        "audio/mpegurl",
-        "application/dash+xml",
-        "application/ogg",
-    }
-)
 _SOFT404_RE = re.compile(
     r"\b(?:404|410)\b|not\s+found|page\s+(?:does\s+not|doesn'?t|cannot\s+be)\s+(?:exist|found)"
     r"|no\s+longer\s+(?:exists?|available)|nicht\s+gefunden|introuvable|no\s+encontrad"
@@ -354,84 +340,6 @@ class _Deep:
             reason=reason,
         )
 
-    async def _video_issues(
-        self, row: tuple[Any, ...], video: dict[str, Any], refused: dict[str, str]
-    ) -> list[Issue]:
-        eid, node_id, loc, line, *_ = row
-        fields = video.get("fields") or {}
-        out: list[Issue] = []
-        content = (fields.get("content_loc") or "").strip()
-        thumb = (fields.get("thumbnail_loc") or "").strip()
-        jobs = []
-        if (
-            content
-            and "video-content-not-media" in self.rules
-            and unfetchable_reason(content) is None
-        ):
-            jobs.append(("content", content, self.prober.probe(content, "head")))
-        if thumb and "video-thumbnail-problem" in self.rules and unfetchable_reason(thumb) is None:
-            jobs.append(("thumb", thumb, self.prober.probe(thumb, "image")))
-        for kind, url, task in jobs:
-            p = await task
-            if p.refused:
-                refused.setdefault(url, p.refused)
-            if p.blocked:
-                continue
-            if kind == "content":
-                what = None
-                if p.error or p.redirect_problem:
-                    what = f"no video ({p.error or p.redirect_problem})"
-                elif p.status is not None and p.status >= 400:
-                    what = f"HTTP {p.status}"
-                elif (
-                    p.status == 200
-                    and p.mime
-                    and not p.mime.startswith("video/")
-                    and p.mime not in VIDEO_LIKE_TYPES
-                ):
-                    what = p.mime
-                if what:
-                    out.append(
-                        issue(
-                            "video-content-not-media",
-                            node_id=node_id,
-                            line=line,
-                            url=loc,
-                            url_field=url,
-                            content_type=what,
-                        )
-                    )
-            else:
-                reason = None
-                if p.error or p.redirect_problem:
-                    reason = f"cannot be fetched ({p.error or p.redirect_problem})"
-                elif p.status is not None and p.status >= 400:
-                    reason = f"answers HTTP {p.status}"
-                elif p.status == 200:
-                    if p.mime and not p.mime.startswith("image/"):
-                        reason = f"served as {p.mime}, not an image"
-                    else:
-                        size = p.image
-                        if size is not None and (
-                            size[0] < THUMBNAIL_MIN[0] or size[1] < THUMBNAIL_MIN[1]
-                        ):
-                            reason = (
-                                f"only {size[0]}x{size[1]} pixels (Search Console: thumbnail"
-                                f" too small; at least {THUMBNAIL_MIN[0]}x{THUMBNAIL_MIN[1]})"
-                            )
-                if reason:
-                    out.append(
-                        issue(
-                            "video-thumbnail-problem",
-                            node_id=node_id,
-                            line=line,
-                            url=loc,
-                            url_field=url,
-                            reason=reason,
-                        )
-                    )
-        return out
-
     async def check_entry(self, row: tuple[Any, ...]) -> None:
         eid, node_id, loc, line, lastmod, lastmod_raw = row
         loc = (loc or "").strip()
@@ -470,7 +378,7 @@ class _Deep:
                 pending.append(self._target_issue(row, href, refused))
         if self.on("video-content-not-media", "video-thumbnail-problem"):
             videos = entry_videos(self.store, eid, MAX_VIDEOS_PER_ENTRY)
-            pending += [self._video_issues(row, v, refused) for v in videos]
+            pending += [video_issues(self.prober, self.rules, row, v, refused) for v in videos]
         if page_task is not None:
             p = await page_task
             if p.refused:
