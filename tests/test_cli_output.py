@@ -405,3 +405,21 @@ def test_validate_deep_obeys_robots_txt_and_says_what_it_left_out(httpserver) ->
     assert "/private/gone" not in {req.path for req, _ in httpserver.log}
     proc = run(*args, "--ignore-robots")
     assert proc.returncode == 1 and [i["rule"] for i in json.loads(proc.stdout)["issues"]] == ["deep-status-4xx"]
+
+
+@pytest.mark.parametrize("depth", ["0", "1"])
+def test_depth_counts_index_levels_alike_for_a_site_and_its_sitemap(httpserver, depth: str) -> None:
+    """Found from outside: robots.txt counted as a level, so `--depth 1 SITE` stopped at the
+    index robots.txt lists, while `--depth 1 INDEX-URL` read the index's children."""
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"Sitemap: {httpserver.url_for('/index.xml')}\n", content_type="text/plain")
+    serve(httpserver, "/index.xml", f"<sitemapindex {NS}><sitemap><loc>{httpserver.url_for('/child.xml')}"
+                                    "</loc></sitemap></sitemapindex>")
+    serve(httpserver, "/child.xml", f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>")
+    site = run("urls", httpserver.url_for("/"), "--depth", depth, "--no-history")
+    index = run("urls", httpserver.url_for("/index.xml"), "--depth", depth, "--no-history")
+    assert site.stdout == index.stdout, (site.stderr, index.stderr)
+    if depth == "0":
+        assert site.stdout == "" and "1 file not fetched: depth limit 0 reached (--depth)" in site.stderr
+    else:
+        assert site.stdout.splitlines() == [httpserver.url_for("/p")] and "depth" not in site.stderr

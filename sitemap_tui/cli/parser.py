@@ -153,7 +153,8 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
         g.add_argument("--no-recursive", action="store_true",
                        help="only the target itself, not the sitemaps it lists")
     g.add_argument("--depth", type=whole(0, 1000), default=10, metavar="N",
-                   help="maximum index depth (default 10)")
+                   help="index levels read below the first sitemaps, those robots.txt, the home page or "
+                        "TARGET names (default 10; 0: those alone)")
     g.add_argument("--max-files", type=whole(1, 10_000_000), default=10_000, metavar="N",
                    help="total files budget (default 10000)")
     g.add_argument("--probe", action="store_true",

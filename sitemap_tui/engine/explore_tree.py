@@ -49,6 +49,7 @@ from sitemap_tui.engine.workers import WorkerPool
 ROBOTS_MAX_BYTES = 500 * 1024
 HOME_MAX_BYTES = 1024 * 1024
 SITEMAP_KINDS = {NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT}
+_NO_LEVEL = frozenset({NodeKind.SITE, NodeKind.ROBOTS, NodeKind.DIRECTORY})  # not counted by --depth
 # parser findings after which a file is not usable as a sitemap, though entries before them
 # were kept: its index gets index-child-unfetchable, like for a child that answers 404. A fatal
 # error with a rule of its own (xml-unescaped-char, ...) says so at the end of its message.
@@ -65,7 +66,7 @@ FILE_KINDS = SITEMAP_KINDS | {NodeKind.UNKNOWN, NodeKind.HTML, NodeKind.JSON}
 @dataclass
 class ExploreOptions:
     recursive: bool = True
-    max_depth: int = 10
+    max_depth: int = 10  # index levels below the first sitemaps (see _index_level)
     max_files: int = 10_000
     max_children: int = 50_000  # per index / robots.txt
     max_entries: int = 50_000  # entries kept per file (the protocol's limit; tests inject less)
@@ -248,6 +249,12 @@ class ExplorerState:
             pid = parent.parent_id
         return out
 
+    def _index_level(self, parent: Node) -> int:
+        """The index level of a new child of ``parent``: the sitemaps above it. The site, its
+        robots.txt and a folder are no level, so that --depth reads a site as it reads the
+        sitemap robots.txt lists (`--depth 1 example.com` used to stop at robots.txt's list)."""
+        return sum(1 for n in (parent, *self.ancestors(parent)) if n.kind not in _NO_LEVEL)
+
     def _add_child(
         self,
         parent: Node,
@@ -284,7 +291,7 @@ class ExplorerState:
             self._skip(node, why_not or "not followed")
             if cause is not None:
                 self._left[node.id] = cause
-        elif node.depth > self.options.max_depth:
+        elif self._index_level(parent) > self.options.max_depth:
             self._skip(node, f"depth limit reached (--depth {self.options.max_depth})")
             self._left[node.id] = LeftOut.DEPTH
         else:
