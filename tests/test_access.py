@@ -94,6 +94,7 @@ def test_saved_exploration_is_read_offline_and_not_changed(site: str, tmp_path: 
     total = [r for r in rows if r["sitemap"] == "(all)"]
     assert total == [{"sitemap": "(all)", "agent": "GPTBot", "allowed": "1", "disallowed": "5", "unknown": "1"}]
     assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("kept.db")) == ["kept.db"]  # no -wal/-shm
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'access'").fetchone() is None
 

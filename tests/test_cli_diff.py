@@ -302,6 +302,9 @@ def test_saved_explorations_are_not_changed(saved) -> None:
     before = old.read_bytes(), new.read_bytes()
     assert run("diff", str(old), str(new))[0] == 0
     assert (old.read_bytes(), new.read_bytes()) == before
+    # nor is anything left beside them (a read-only WAL reader left -wal and -shm files)
+    assert sorted(p.name for p in old.parent.iterdir() if p.name.startswith((old.name, new.name))) == sorted(
+        [old.name, new.name])
 
 
 def test_map_host_for_a_migration(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from sitemap_tui.cli.verdict import target_answered, target_problem
 from sitemap_tui.engine.access import DEFAULT_AGENTS, AgentsError, agents_in, compute, parse_agents
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
-from sitemap_tui.engine.store.schema import connect
+from sitemap_tui.engine.store.schema import at_rest, connect
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
@@ -76,7 +76,7 @@ def cmd_access(opts: AccessOptions) -> int:
     out_path = output_path(opts.output)
     saved = _saved(opts.target)
     if saved is not None:
-        conn = connect(saved, readonly=True)
+        conn = connect(saved, readonly=True, immutable=at_rest(saved))  # nothing left beside it
         try:
             return _report(opts, AccessTable(conn, temp=True), out_path)
         finally:

@@ -21,7 +21,7 @@ from sitemap_tui.engine.store.base import SIGNATURE_KEY
 from sitemap_tui.engine.store.file import StoreError, _readonly_uri
 from sitemap_tui.engine.store.reads import StoreReads
 from sitemap_tui.engine.store.rows import EntryFilter, EntryRow
-from sitemap_tui.engine.store.schema import NODE_STAT_COLUMNS
+from sitemap_tui.engine.store.schema import NODE_STAT_COLUMNS, at_rest
 from sitemap_tui.engine.store.search import SEARCH_UPTO
 from sitemap_tui.engine.store.writer import Store
 
@@ -106,7 +106,7 @@ class PreviousExploration:
         self.path = Path(path)
         try:
             # a finished store (no log beside it) is read as immutable: nothing is left beside it
-            self.reads = StoreReads(self.path, readonly=True, immutable=not Path(f"{self.path}-wal").exists())
+            self.reads = StoreReads(self.path, readonly=True, immutable=at_rest(self.path))
         except sqlite3.DatabaseError as exc:
             raise exc if isinstance(exc, StoreError) else StoreError(self.path, f"cannot be read ({exc})") from exc
         try:

@@ -176,13 +176,23 @@ def compiled_regex(pattern: str) -> re.Pattern[str]:
     return rx
 
 
+def readonly_uri(path: str | Path, *, immutable: bool = False) -> str:
+    """A ``?mode=ro`` URI of ``path`` (quoted: a path may hold ? or #); ``immutable``: SQLite
+    leaves no -wal/-shm files beside it, for a finished store that nothing writes."""
+    return Path(path).resolve().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def at_rest(path: str | Path) -> bool:
+    """No writer's log beside the store (``PATH-wal``): a one-shot reader may open it
+    immutable, and leaves nothing beside the user's file (a read-only connection to a WAL file
+    cannot remove the -wal and -shm files it made)."""
+    return not Path(f"{path}-wal").exists()
+
+
 def connect(path: str | Path, *, readonly: bool = False, immutable: bool = False) -> sqlite3.Connection:
     """``immutable`` (read-only, a finished store): SQLite leaves no -wal/-shm files beside it."""
     if readonly:
-        uri = Path(path).resolve().as_uri() + "?mode=ro"  # (quoted: a path may hold ? or #)
-        if immutable:
-            uri += "&immutable=1"
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn = sqlite3.connect(readonly_uri(path, immutable=immutable), uri=True, check_same_thread=False)
     else:
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     conn.create_function("REGEXP", 2, _regexp, deterministic=True)
