@@ -538,6 +538,36 @@ async def test_rate_limit_per_host(
     assert all(b - a >= 0.2 - 1e-9 for a, b in zip(times, times[1:], strict=False)), times
 
 
+async def test_a_crawl_delay_widens_the_spacing_and_is_said(
+    store: Store, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the audit honours it: robots.txt's Crawl-delay for our agent spaces the deep checks'
+    requests to its host, even with --rate 0 (no limit of the user's own)."""
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nCrawl-delay: 0.3\n")
+    httpserver.expect_request("/r").respond_with_data("ok")
+    add_sitemap(store, httpserver, [Entry(loc=url(httpserver, f"/r?i={i}")) for i in range(3)])
+    slots: list[float] = []
+
+    class Reservations(dict):  # type: ignore[type-arg]
+        def __setitem__(self, host: str, next_free: float) -> None:
+            slots.append(next_free)
+            super().__setitem__(host, next_free)
+
+    class RecordingLimiter(deep_mod.RateLimiter):
+        def __init__(self, rate: float) -> None:
+            super().__init__(rate)
+            self._next = Reservations()
+
+    monkeypatch.setattr(deep_mod, "RateLimiter", RecordingLimiter)
+    notes: list[str] = []
+    await run_deep(store, CONFIG, DeepOptions(sample=None, rate=0, concurrency=8), enabled={"deep-status-4xx"},
+                   on_note=notes.append)
+    assert len(pages(httpserver)) == 3
+    assert notes == [f"127.0.0.1:{httpserver.port}: Crawl-delay 0.3 s honoured (requests 0.3 s apart)"]
+    pages_at = slots[-3:]  # the three pages' slots, after robots.txt's
+    assert all(b - a >= 0.3 - 1e-9 for a, b in zip(pages_at, pages_at[1:], strict=False)), slots
+
+
 async def test_cancel_returns_promptly(store: Store, httpserver: HTTPServer) -> None:
     httpserver.expect_request("/c").respond_with_data("", 404)
     add_sitemap(store, httpserver, [Entry(loc=url(httpserver, f"/c?i={i}")) for i in range(20)])

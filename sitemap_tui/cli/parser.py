@@ -289,7 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=rate, default=None, metavar="R",
                    help="--deep requests per second per host (default 5; 0: no limit, for your own servers)")
     p.add_argument("--ignore-robots", action="store_true",
-                   help="--deep fetches pages robots.txt disallows for sitemap-tui (your own site behind a staging robots.txt)")
+                   help="--deep fetches pages robots.txt disallows for sitemap-tui, and ignores its Crawl-delay "
+                        "(your own site behind a staging robots.txt)")
     _strict_option(p)
     _fetch_options(p)
     _tree_options(p)

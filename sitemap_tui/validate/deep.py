@@ -16,11 +16,12 @@ end, not just its first lines; ``sample=None`` takes every entry) is checked:
   video) and ``video-thumbnail-problem`` (not fetchable, not an image, or under 60x30 px).
 
 Each URL's robots.txt is obeyed for our own user agent, as ``audit`` obeys it (engine/robots_gate):
-a page, alternate or video file it disallows is not fetched and has no finding, and the run says
-how many were left so (``ignore_robots`` fetches them: the user's own site behind a staging
-robots.txt). Requests go through the engine's ``Fetcher``, so the deep checks follow the same
-policies as the exploration (issue 15): -H headers only to the target's origin, no connection to a private
-or local address unless the target is in that range (a refused URL is a
+a page, alternate or video file it disallows is not fetched and has no finding, its Crawl-delay
+spaces the requests to its host, and the run says how many were left out (``ignore_robots``
+fetches them: the user's own site behind a staging robots.txt). Requests go through the
+engine's ``Fetcher``, so the deep checks follow the same policies as the exploration (issue
+15): -H headers only to the target's origin, no connection to a private or local address
+unless the target is in that range (a refused URL is a
 ``fetch-private-address`` finding on the entry), redirects by hand (http/https only, at most
 ``max_redirects``, loops detected), bounded decoding. HEAD when only the status and headers
 matter (falling back to GET on 405/501); GET when the body is needed (then at most ``max_body``
@@ -168,7 +169,7 @@ class _Deep:
         )
         if self.prober.gate is not None:  # the exploration's robots.txt files: not asked again
             for robots_url, text in robots_texts(store.conn):
-                self.prober.gate.know(robots_url, parse_robots(text.encode("utf-8", "surrogatepass"), robots_url))
+                self.prober.know(robots_url, parse_robots(text.encode("utf-8", "surrogatepass"), robots_url))
         self.written = 0
         self.done = 0
         self.total = 0

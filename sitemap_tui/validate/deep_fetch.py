@@ -18,6 +18,7 @@ from sitemap_tui.engine.fetch import (
     FetchOutcome,
     StopFetch,
 )
+from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.robots_gate import RobotsGate
 from sitemap_tui.engine.store.audit import AuditRow
 from sitemap_tui.engine.urlpolicy import normalize
@@ -46,15 +47,17 @@ class RateLimiter:
 
     def __init__(self, rate: float) -> None:
         self.interval = 1.0 / rate if rate and rate > 0 else 0.0
+        self.delay: dict[str, float] = {}  # host -> its robots.txt's Crawl-delay, when wider
         self._next: dict[str, float] = {}
 
     async def wait(self, host: str) -> None:
-        if self.interval <= 0:
+        interval = max(self.interval, self.delay.get(host, 0.0))
+        if interval <= 0:
             return
         loop = asyncio.get_running_loop()
         now = loop.time()
         slot = max(now, self._next.get(host, now))
-        self._next[host] = slot + self.interval
+        self._next[host] = slot + interval
         if slot > now:
             await asyncio.sleep(slot - now)
 
@@ -113,6 +116,7 @@ class Prober:
         # into a path it disallows (robots=False: --ignore-robots)
         self.agent = config.user_agent.split("/", 1)[0].strip() or config.user_agent
         self.gate = RobotsGate(lambda: self.fetcher, self._pace, self._unreadable,
+                               lambda url, _body, rules: self.obey(url, rules),
                                no_answer_disallows=False) if robots else None
         self.on_note = on_note
         self.blocked: set[str] = set()  # URLs not fetched for robots.txt (said once, counted)
@@ -181,6 +185,22 @@ class Prober:
 
     async def _pace(self, url: str) -> None:
         await self.limiter.wait(_host_key(url))
+
+    def know(self, url: str, robots: RobotsFile) -> None:
+        """A robots.txt the exploration read (``url``): not asked again, and obeyed."""
+        if self.gate is not None:
+            self.gate.know(url, robots)
+            self.obey(url, robots)
+
+    def obey(self, url: str, robots: RobotsFile) -> None:
+        """A robots.txt's Crawl-delay for our agent, where wider than --rate's spacing (at most
+        60 s, as the audit honours it), said once."""
+        delay = robots.crawl_delay(self.agent)
+        if not delay or float(delay) <= self.limiter.interval:
+            return
+        host = _host_key(url)
+        self.limiter.delay[host] = min(float(delay), 60.0)
+        self.on_note(f"{host}: Crawl-delay {float(delay):g} s honoured (requests {self.limiter.delay[host]:g} s apart)")
 
     def _unreadable(self, origin: str, why: str) -> None:
         self.on_note(f"robots.txt of {origin} could not be read ({why}): its URLs count as disallowed"
