@@ -505,12 +505,9 @@ async def test_sample_progress_and_rerun(store: Store, httpserver: HTTPServer) -
     assert all(store.entry_detail(i.entry_id)["entry"].n_issues == 1 for i in store.issues())
 
 
-async def test_rate_limit_per_host(
-    store: Store, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    httpserver.expect_request("/r").respond_with_data("ok")
-    add_sitemap(store, httpserver, [Entry(loc=url(httpserver, f"/r?i={i}")) for i in range(10)])
-    # the slots the limiter hands out, read on the event loop's clock (not timed here)
+def record_slots(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float]]:
+    """The (host, next free slot) reservations the deep checks' limiter hands out, read on the
+    event loop's clock (nothing is timed here)."""
     slots: list[tuple[str, float]] = []
 
     class Reservations(dict):  # type: ignore[type-arg]
@@ -524,6 +521,15 @@ async def test_rate_limit_per_host(
             self._next = Reservations()
 
     monkeypatch.setattr(deep_mod, "RateLimiter", RecordingLimiter)
+    return slots
+
+
+async def test_rate_limit_per_host(
+    store: Store, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    httpserver.expect_request("/r").respond_with_data("ok")
+    add_sitemap(store, httpserver, [Entry(loc=url(httpserver, f"/r?i={i}")) for i in range(10)])
+    slots = record_slots(monkeypatch)
     await run_deep(
         store,
         CONFIG,
@@ -546,25 +552,13 @@ async def test_a_crawl_delay_widens_the_spacing_and_is_said(
     httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nCrawl-delay: 0.3\n")
     httpserver.expect_request("/r").respond_with_data("ok")
     add_sitemap(store, httpserver, [Entry(loc=url(httpserver, f"/r?i={i}")) for i in range(3)])
-    slots: list[float] = []
-
-    class Reservations(dict):  # type: ignore[type-arg]
-        def __setitem__(self, host: str, next_free: float) -> None:
-            slots.append(next_free)
-            super().__setitem__(host, next_free)
-
-    class RecordingLimiter(deep_mod.RateLimiter):
-        def __init__(self, rate: float) -> None:
-            super().__init__(rate)
-            self._next = Reservations()
-
-    monkeypatch.setattr(deep_mod, "RateLimiter", RecordingLimiter)
+    slots = record_slots(monkeypatch)
     notes: list[str] = []
     await run_deep(store, CONFIG, DeepOptions(sample=None, rate=0, concurrency=8), enabled={"deep-status-4xx"},
                    on_note=notes.append)
     assert len(pages(httpserver)) == 3
     assert notes == [f"127.0.0.1:{httpserver.port}: Crawl-delay 0.3 s honoured (requests 0.3 s apart)"]
-    pages_at = slots[-3:]  # the three pages' slots, after robots.txt's
+    pages_at = [t for _, t in slots[-3:]]  # the three pages' slots, after robots.txt's
     assert all(b - a >= 0.3 - 1e-9 for a, b in zip(pages_at, pages_at[1:], strict=False)), slots
 
 

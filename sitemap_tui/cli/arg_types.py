@@ -26,26 +26,24 @@ def whole(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
-def positive(text: str) -> float:
-    """A finite number above 0 (seconds, requests per second)."""
+def _finite(text: str, *, zero: bool, expected: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0, not {text!r}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        raise argparse.ArgumentTypeError(f"must be {expected}, not {text!r}")
     return value
+
+
+def positive(text: str) -> float:
+    """A finite number above 0 (seconds, requests per second)."""
+    return _finite(text, zero=False, expected="a number above 0")
 
 
 def rate(text: str) -> float:
     """Requests per second: a finite number, 0 meaning no limit (for one's own servers)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text!r}")
-    return value
+    return _finite(text, zero=True, expected="0 (no limit) or more")
 
 
 def sample(text: str) -> int | None:
