@@ -916,3 +916,25 @@ async def test_a_refused_connection_is_not_retried(monkeypatch: pytest.MonkeyPat
         port = s.getsockname()[1]
     out, _ = await get(f"http://127.0.0.1:{port}/s.xml", cfg(retries=3))
     assert (out.error or "").startswith("connection failed") and waits == []
+
+
+@pytest.mark.parametrize(("errno", "retried"), [(socket.EAI_NONAME, False), (socket.EAI_AGAIN, True)])
+async def test_a_name_that_does_not_exist_is_not_retried(monkeypatch: pytest.MonkeyPatch, errno: int,
+                                                         retried: bool) -> None:
+    """Found from outside: a host name with no DNS record was asked for 3 more times (3.5 s) before
+    its error; the resolver's "no such name" is as final as a refused connection. Its "try
+    again" (EAI_AGAIN) is still retried."""
+    from sitemap_tui.engine import fetch as fetch_module
+
+    waits: list[int] = []
+    monkeypatch.setattr(fetch_module.Fetcher, "_backoff", lambda self, attempt: waits.append(attempt) or 0.0)
+
+    def no_answer(*_args: object, **_kw: object) -> object:
+        raise socket.gaierror(errno, "no such name" if errno == socket.EAI_NONAME else "try again")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_answer)
+    loop = asyncio.get_running_loop()
+    monkeypatch.setattr(type(loop), "getaddrinfo", lambda self, *a, **k: loop.run_in_executor(None, no_answer))
+    out, _ = await get("http://nowhere.test/s.xml", cfg(retries=3))
+    assert (out.error or "").startswith("connection failed"), out.error
+    assert waits == ([0, 1, 2] if retried else [])

@@ -20,6 +20,7 @@ One ``httpx.AsyncClient`` (keep-alive) per ``Fetcher``. Every fetch:
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -78,16 +79,22 @@ _RETRYABLE_ERRORS: tuple[type[BaseException], ...] = (
 
 
 def _refused(exc: BaseException) -> bool:
-    """Nothing listens there: the host said so at once, and asking again 0.5 + 1 + 2 s later
-    only delays the answer (curl, too, retries a refused connection only when told to)."""
+    """Nothing listens there, or the name does not exist: the answer came at once, and asking
+    again 0.5 + 1 + 2 s later only delays it (curl, too, retries a refused connection only when
+    told to). A DNS answer of "try again" (EAI_AGAIN) is retried."""
     seen: BaseException | None = exc
     for _ in range(8):  # httpx wraps httpcore's error, which wraps the OSError
         if seen is None:
             return False
         if isinstance(seen, ConnectionRefusedError):
             return True
+        if isinstance(seen, socket.gaierror) and seen.errno in _NO_SUCH_NAME:
+            return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+_NO_SUCH_NAME = frozenset({socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)})
 
 
 __all__ = [
