@@ -643,3 +643,32 @@ def test_write_json_is_json_dump_in_a_few_writes(options: dict[str, object]) -> 
     small = _CountingFile()
     write_json(small, [], **options)
     assert (small.getvalue(), small.writes) == ("[]", 1)
+
+
+@pytest.mark.parametrize("args", [
+    ("validate", "{url}", "--db", "{a}", "-o", "{a}", "--format", "json"),
+    ("stats", "{url}", "--db", "{a}", "--output", "{a}", "--json"),
+    ("validate", "{url}", "--db", "{a}", "--write-baseline", "{a}"),
+    ("validate", "{url}", "-o", "{a}", "--write-baseline", "{b}"),  # {b}: ./ + the same name
+    ("urls", "{url}", "--db", "{a}", "-o", "{link}"),  # a hard link to it
+])
+def test_two_outputs_naming_one_file_are_refused_before_any_work(httpserver: HTTPServer, tmp_path: Path,
+                                                                 args: tuple[str, ...]) -> None:
+    """Found from outside: `validate --db X -o X` exited 0 with X a store and the report gone;
+    `-o r.txt --write-baseline r.txt` kept the baseline alone. Refused up front, nothing fetched."""
+    from sitemap_tui import cli as cli_module
+
+    a = tmp_path / "out.db"
+    link = tmp_path / "link.db"
+    if "{link}" in args:
+        a.write_bytes(b"")
+        os.link(a, link)
+    url = httpserver.url_for("/s.xml")
+    argv = [x.format(url=url, a=a, b=f"{tmp_path}/./out.db", link=link) for x in args]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli_module.main([*argv, "--no-history"] if "--db" not in argv else argv)
+    assert code == 2 and "name the same file" in err.getvalue() and "each would replace the other" in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
+    assert httpserver.log == []  # nothing was fetched
+    assert not a.exists() or a.read_bytes() == b""

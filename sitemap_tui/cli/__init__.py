@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from sitemap_tui.cli.arrange import arrange
-from sitemap_tui.cli.options import map_targets
+from sitemap_tui.cli.options import map_targets, one_file_twice
 from sitemap_tui.cli.parser import HEADLESS, build_parser
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.launch import Launch
@@ -33,6 +33,10 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     args = parser.parse_args(args_list)
+    twice = one_file_twice(args)
+    if twice is not None:
+        print(f"sitemap-tui: error: {twice}", file=sys.stderr)
+        return EXIT_USAGE
     import contextlib
 
     from sitemap_tui import output, scratch, signals

@@ -142,3 +142,27 @@ def _implied_maps(ns: argparse.Namespace) -> list[str]:
                   f"listed by neither its robots.txt nor an index there, read as well: {names}{more}",
                   file=sys.stderr)
     return [f"{origin}={site.folder}" for origin, site in found.items()]
+
+
+_OUTPUTS = (("--db", "db"), ("--output", "output"), ("--write-baseline", "write_baseline"))
+
+
+def one_file_twice(ns: argparse.Namespace) -> str | None:
+    """Two of a run's outputs (--db, -o, --write-baseline) naming one file, in words; None when
+    they are apart. Each would replace the other when the run completes (a report lost under the
+    store), so the run is refused before any work, as for a file that already is a store."""
+    import os
+
+    seen: list[tuple[str, str]] = []
+    for flag, attr in _OUTPUTS:
+        path = getattr(ns, attr, None)
+        if not path:  # not given, or -o - (stdout)
+            continue
+        for other_flag, other in seen:
+            same = os.path.realpath(path) == os.path.realpath(other)
+            if not same and os.path.exists(path) and os.path.exists(other):
+                same = os.path.samefile(path, other)  # a hard link
+            if same:
+                return f"{other_flag} and {flag} name the same file ({path}): each would replace the other"
+        seen.append((flag, path))
+    return None
