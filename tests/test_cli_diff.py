@@ -8,6 +8,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -305,6 +306,23 @@ def test_saved_explorations_are_not_changed(saved) -> None:
     # nor is anything left beside them (a read-only WAL reader left -wal and -shm files)
     assert sorted(p.name for p in old.parent.iterdir() if p.name.startswith((old.name, new.name))) == sorted(
         [old.name, new.name])
+
+
+def test_a_store_another_run_is_writing_is_said(saved) -> None:
+    """Found from outside: `diff X` while a run still wrote X compared its half-written
+    exploration without a word."""
+    from sitemap_tui.engine.store.file import StoreLock, lock_path
+
+    old, new, _ = saved
+    lock = StoreLock.acquire(new)  # as the run writing it holds it
+    try:
+        code, _, err = run("diff", str(old), str(new))
+    finally:
+        lock.release()
+    assert code == 0
+    assert f"NEW {new}: another sitemap-tui process (pid {os.getpid()}) is writing it now" in err, err
+    code, _, err = run("diff", str(old), str(new))
+    assert "is writing it" not in err and not lock_path(new).exists()
 
 
 def test_map_host_for_a_migration(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from sitemap_tui.cli.headless import (
     parse_target,
     run_exploration,
     run_store,
+    said_if_written,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import target_answered, target_problem
@@ -76,6 +77,7 @@ def cmd_access(opts: AccessOptions) -> int:
     out_path = output_path(opts.output)
     saved = _saved(opts.target)
     if saved is not None:
+        said_if_written(display(opts.target), saved, "read")
         conn = connect(saved, readonly=True, immutable=at_rest(saved))  # nothing left beside it
         try:
             return _report(opts, AccessTable(conn, temp=True), out_path)

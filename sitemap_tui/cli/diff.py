@@ -25,6 +25,7 @@ from sitemap_tui.cli.headless import (
     output_path,
     parse_target,
     run_exploration,
+    said_if_written,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options
 from sitemap_tui.cli.verdict import run_notes, target_problem
@@ -154,6 +155,7 @@ def _saved(label: str, raw: str) -> Source | None:
         from sitemap_tui.engine.store.summary import read_summary
 
         summary = read_summary(path)  # which command kept it (--db), and the rules that judged it
+        said_if_written(f"{label} {display(raw)}", path, "compared")
         return Source(label, raw, path, saved=True, checks=summary.checks, command=summary.command)
     if not path.exists() and path.suffix == ".db" and "://" not in raw:
         raise UsageError(f"{label} {display(raw)}: no such exploration file")

@@ -157,6 +157,18 @@ def _report_carried(previous: Refetch) -> None:
               " (304 Not Modified): carried over from it; --no-cache fetches every file in full", file=sys.stderr)
 
 
+def said_if_written(shown: str, path: Path, verb: str) -> None:
+    """A saved exploration another run is writing now is read as it stands, perhaps unfinished:
+    said on stderr (``verb``: what is done with it, "compared", "read")."""
+    from sitemap_tui.engine.store.file import writer_of
+
+    pid = writer_of(path)
+    if pid is not None:
+        who = f" (pid {pid})" if pid else ""
+        print(f"sitemap-tui: {shown}: another sitemap-tui process{who} is writing it now: {verb} as it"
+              " stands, perhaps unfinished", file=sys.stderr)
+
+
 def exploration_problem(path: Path, *, must_exist: bool) -> str | None:
     """Why ``path`` cannot hold an exploration, or None. Nothing is created or changed: a text
     file, a folder or someone else's database given by mistake stays as it was."""

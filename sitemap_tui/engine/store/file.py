@@ -215,6 +215,26 @@ class StoreLock:
         self._fd = None
 
 
+def writer_of(store: str | Path) -> int | None:
+    """The pid of the sitemap-tui process writing ``store`` now (its lock held), 0 when that
+    process is not known, None when nothing writes it. Creates nothing: no lock file, no lock."""
+    import fcntl
+
+    try:
+        fd = os.open(lock_path(Path(store)), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None  # no lock file: no writer
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _read_pid(fd) or 0
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # (closing drops a lock we took)
+    return None
+
+
 def _read_pid(fd: int) -> int | None:
     try:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
