@@ -424,3 +424,37 @@ def test_depth_counts_index_levels_alike_for_a_site_and_its_sitemap(httpserver, 
         assert site.stdout == "" and "1 file not fetched: depth limit 0 reached (--depth)" in site.stderr
     else:
         assert site.stdout.splitlines() == [httpserver.url_for("/p")] and "depth" not in site.stderr
+
+
+def test_a_robots_txt_that_breaks_off_is_not_obeyed_as_whole(threaded_httpserver) -> None:
+    """Found from outside: a robots.txt that sent its Sitemap line and then stalled was taken as
+    the whole file: the Disallow after the break was never seen, `--deep` fetched the page it
+    forbids and `--strict` passed. Its Sitemap lines are still followed; the file is cut short,
+    its rules are neither obeyed as complete nor judged by, and the verdict says so."""
+    import threading
+
+    from werkzeug import Response
+
+    server = threaded_httpserver
+    release = threading.Event()
+    head = f"Sitemap: {server.url_for('/s.xml')}\nUser-agent: *\n"
+
+    def broken(_request) -> Response:
+        def body():
+            yield head.encode()
+            release.wait(20)  # the rest ("Disallow: /private/") never comes in time
+
+        return Response(body(), headers={"Content-Length": "500"}, content_type="text/plain")
+
+    server.expect_request("/robots.txt").respond_with_handler(broken)
+    serve(server, "/s.xml", f"<urlset {NS}><url><loc>{server.url_for('/private/a')}</loc></url></urlset>")
+    try:
+        proc = run("validate", server.url_for("/"), "--no-history", "--timeout", "2", "--retries", "0", "--strict",
+                   "--format", "json", "--deep", "--rate", "0")
+    finally:
+        release.set()
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert "robots-fetch-error" in {i["rule"] for i in report["issues"]}, report["issues"]
+    assert "1 file cut short" in proc.stderr, proc.stderr
+    assert "/private/a" not in {req.path for req, _ in server.log}  # unread rules: the whole origin disallowed

@@ -233,19 +233,31 @@ class RobotsReading(ExplorerState):
             self._changed(node)
             return
         robots = parse_robots(bytes(buf), outcome.final_url or node.url, max_bytes=ROBOTS_MAX_BYTES)
-        self.robots[node.url] = robots
-        if self.store is not None:
-            self.store.set_meta(f"robots:{node.url}", bytes(buf).decode("utf-8", "replace"))
-        if node.url.startswith("file:"):
-            self._adopt_local_robots(robots, file_path(node.url))
-        issues = self._judged(outcome.findings)
-        if self.checker is not None:
-            issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
-        self._add_issues(node, issues)
-        # cross-submission follows the robots.txt that was read: a robots.txt that redirects
-        # (example.com -> www.example.com) speaks for both hosts
         read_from = {node.url, outcome.final_url or node.url}
-        self._remember_robots(read_from, outcome.final_url or node.url, robots)
+        # A download that broke off part-way (a stall, a dropped connection) is no robots.txt to
+        # obey or judge by: the rules after the break are unknown (a Disallow among them). Its
+        # Sitemap lines read so far are still followed; the file counts as cut short.
+        cut = outcome.error is not None and not outcome.stopped_early
+        if cut:
+            self._cut.setdefault(node.id, LeftOut.CUT_FETCH)
+            why = f"it broke off after {len(buf):,} bytes ({outcome.error})"
+            if self._robots_wanted:
+                self.robots_gaps.append(f"{display(node.url)} could not be read whole ({display(why)})")
+            if self.checker is not None:
+                self._add_issues(node, self.checker.robots_fetch_failed(self._ctx(node), None, why))
+        else:
+            self.robots[node.url] = robots
+            if self.store is not None:
+                self.store.set_meta(f"robots:{node.url}", bytes(buf).decode("utf-8", "replace"))
+            if node.url.startswith("file:"):
+                self._adopt_local_robots(robots, file_path(node.url))
+            issues = self._judged(outcome.findings)
+            if self.checker is not None:
+                issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))
+            self._add_issues(node, issues)
+            # cross-submission follows the robots.txt that was read: a robots.txt that redirects
+            # (example.com -> www.example.com) speaks for both hosts
+            self._remember_robots(read_from, outcome.final_url or node.url, robots)
         count = 0
         for line in robots.sitemaps:
             self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).update(read_from)
@@ -266,7 +278,10 @@ class RobotsReading(ExplorerState):
                             cause=LeftOut.FAN_OUT)
         node.stats.child_count = count
         node.state = NodeState.DONE
-        if robots.truncated:  # said on the node (stderr in headless runs), not only obeyed
+        if cut:
+            node.error = (f"cut short: {outcome.error}; its rules are not obeyed or judged by, the "
+                          "Sitemap lines before the break were followed")
+        elif robots.truncated:  # said on the node (stderr in headless runs), not only obeyed
             node.error = (f"only the first {ROBOTS_MAX_BYTES // 1024} KiB read, as Google reads it: "
                           "the lines after it are ignored")
         node.expandable = count > 0
