@@ -451,3 +451,12 @@ def test_property_text_robots(lines: list[str]):
         assert s.value == s.value.strip(" \t")
     assert len(set(r.sitemap_urls)) == len(r.sitemap_urls)
     assert isinstance(r.allowed_for_google("https://www.example.com/x"), bool)
+
+
+def test_a_crawl_delay_over_the_cap_is_said_as_cut() -> None:
+    """Found from outside: "Crawl-delay 86400 s honoured (requests 60 s apart)" said it was
+    honoured while 60 s were waited."""
+    from sitemap_tui.engine.robots_gate import crawl_delay_said
+
+    assert crawl_delay_said(2, 60) == "Crawl-delay 2 s honoured (requests 2 s apart)"
+    assert crawl_delay_said(86400, 60) == "Crawl-delay 86400 s asked, at most 60 s waited (requests 60 s apart)"

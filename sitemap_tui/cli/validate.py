@@ -180,9 +180,11 @@ def _validate(opts: ValidateOptions) -> int:
             from sitemap_tui.validate.deep import DeepOptions
 
             deep = DeepOptions(sample=opts.sample, rate=opts.rate, ignore_robots=opts.ignore_robots)
-            asyncio.run(validation.deep(store, fetch_config(opts.fetch), deep, on_note=deep_notes.append))
-            for note in deep_notes:
-                _note(note)
+            def deep_note(text: str) -> None:  # at once (a Crawl-delay wait follows it), and in the summary
+                deep_notes.append(text)
+                _note(text)
+
+            asyncio.run(validation.deep(store, fetch_config(opts.fetch), deep, on_note=deep_note))
         store.commit()
         def shown(rule: str, severity: str) -> str | None:
             """The severity a finding is reported with, or None when it is left out (a rule not

@@ -55,7 +55,7 @@ from sitemap_tui.engine.fetch import (
 )
 from sitemap_tui.engine.fetch_outcome import content_length
 from sitemap_tui.engine.robots import RobotsFile
-from sitemap_tui.engine.robots_gate import RobotsGate
+from sitemap_tui.engine.robots_gate import RobotsGate, crawl_delay_said
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl, add_results, sitemap_urls, todo_pages
 from sitemap_tui.engine.urlpolicy import host_of
@@ -252,7 +252,7 @@ class Auditor:
             delay = _crawl_delay(robots, self.agent)
             if delay and delay > self.pace.interval:
                 self.pace.delay[host] = min(delay, 60.0)
-                self.on_note(f"{host}: Crawl-delay {delay:g} s honoured (requests {min(delay, 60.0):g} s apart)")
+                self.on_note(f"{host}: {crawl_delay_said(delay, 60.0)}")
 
     def _keep_robots(self, url: str, body: bytes) -> None:
         """Keep a robots.txt the exploration did not (a sitemap URL's exploration reads none) as

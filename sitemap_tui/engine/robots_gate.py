@@ -120,3 +120,11 @@ class RobotsGate:
 
 async def _given(robots: RobotsFile) -> RobotsFile | None:
     return robots
+
+
+def crawl_delay_said(delay: float, cap: float) -> str:
+    """A Crawl-delay as obeyed: honoured, or cut to ``cap`` seconds (which is said: a delay of
+    a day would hold a run for weeks)."""
+    if delay <= cap:
+        return f"Crawl-delay {delay:g} s honoured (requests {delay:g} s apart)"
+    return f"Crawl-delay {delay:g} s asked, at most {cap:g} s waited (requests {cap:g} s apart)"

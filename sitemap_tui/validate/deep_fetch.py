@@ -19,7 +19,7 @@ from sitemap_tui.engine.fetch import (
     StopFetch,
 )
 from sitemap_tui.engine.robots import RobotsFile
-from sitemap_tui.engine.robots_gate import RobotsGate
+from sitemap_tui.engine.robots_gate import RobotsGate, crawl_delay_said
 from sitemap_tui.engine.store.audit import AuditRow
 from sitemap_tui.engine.urlpolicy import normalize
 from sitemap_tui.validate.deep_page import PageFacts, analyse_html, image_size, mime_of
@@ -200,7 +200,7 @@ class Prober:
             return
         host = _host_key(url)
         self.limiter.delay[host] = min(float(delay), 60.0)
-        self.on_note(f"{host}: Crawl-delay {float(delay):g} s honoured (requests {self.limiter.delay[host]:g} s apart)")
+        self.on_note(f"{host}: {crawl_delay_said(float(delay), 60.0)}")
 
     def _unreadable(self, origin: str, why: str) -> None:
         self.on_note(f"robots.txt of {origin} could not be read ({why}): its URLs count as disallowed"
