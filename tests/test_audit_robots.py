@@ -96,6 +96,7 @@ def test_a_redirect_is_not_followed_into_a_path_its_hosts_robots_txt_disallows(h
     rows = {json.loads(line)["loc"].rsplit("/", 1)[-1]: json.loads(line) for line in out.splitlines()}
     here, away, fine = rows["here"], rows["away"], rows["fine"]
     assert here["final_url"] == httpserver.url_for("/private/x")
+    assert (here["status"], away["status"], here["redirects"]) == (301, 302, 1)  # the answers that led there
     assert here["reason"] == ("non-indexable: redirect (redirect to " + httpserver.url_for("/private/x")
                               + " not followed: robots.txt disallows it for sitemap-tui)"), here
     assert away["final_url"] == f"http://localhost:{port}/elsewhere/y" and "not followed" in away["reason"]

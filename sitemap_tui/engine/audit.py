@@ -334,6 +334,7 @@ class Auditor:
         if blocked:
             out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"
             out.redirect_error = True
+            out.stats.http_status = out.redirect_status  # the 3xx that led there, as for a refused target
             out.headers = None
             return out, None
         if not state["read"]:

@@ -469,6 +469,7 @@ class Fetcher:
         run.hops += 1
         out.stats.redirects = run.hops
         out.redirect_chain.append(target)
+        out.redirect_status = status
         return _Step("redirect", url=target)
 
     @staticmethod

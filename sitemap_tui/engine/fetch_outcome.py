@@ -98,6 +98,7 @@ class FetchOutcome:
     # a request's headers reached a server (or the proxy): a host that then answers nothing (a
     # stall) is there, unlike one that refused, was refused or never accepted the connection
     reached: bool = False
+    redirect_status: int | None = None  # the last redirect followed (a caller may stop at its target)
 
     @property
     def ok(self) -> bool:

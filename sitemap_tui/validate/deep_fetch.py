@@ -252,6 +252,7 @@ class Prober:
         if blocked:  # a redirect into a path its robots.txt disallows: the chain stops there
             out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"
             out.redirect_error = True
+            out.stats.http_status = out.redirect_status
             out.headers = None
             return out, None
         if not wanted or (not buf and out.error is not None):
