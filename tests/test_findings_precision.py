@@ -187,6 +187,22 @@ def test_index_nested_message_is_true() -> None:
     assert "https://example.com/index.xml" in issue.message and "followed" in issue.message
 
 
+def test_index_nested_points_at_the_nested_files_root_line() -> None:
+    """Found from outside: index-nested had no line, so a CI annotation had nowhere to go; it
+    points at the nested file's <sitemapindex> (the file as a whole is the fault)."""
+    checker = Checker(xsd_mode="off")
+    ctx = FileContext(node_id=2, url="https://example.com/nested.xml", now=NOW, parent_kind=NodeKind.INDEX,
+                      parent_url=SITEMAP)
+    checker.begin_file(ctx)
+    parser = SniffingParser(ctx.url)
+    xml = f'{DECL}\n<sitemapindex xmlns="{SM}">\n<sitemap><loc>https://example.com/c.xml</loc></sitemap>\n</sitemapindex>\n'
+    items = parser.feed(xml.encode()) + parser.close()
+    ctx.kind = parser.kind or NodeKind.UNKNOWN
+    found = [i for item in items if isinstance(item, ChildRef) for i in checker.check_child(ctx, item)]
+    found += checker.end_file(ctx, parser.info, FileStats())
+    assert lines_of(found, "index-nested") == [3]
+
+
 def test_index_value_rules_point_at_the_element_line() -> None:
     xml = (
         f'{DECL}<sitemapindex xmlns="{SM}">\n'

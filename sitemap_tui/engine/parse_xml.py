@@ -467,7 +467,7 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
 
     def _identify_root(self, el: Any, out: list[Item]) -> None:
         info = self.info
-        line = el.sourceline
+        line = info.root_line = el.sourceline
         di = el.getroottree().docinfo
         if di.doctype or di.internalDTD is not None or di.externalDTD is not None:
             self.kind = NodeKind.UNKNOWN

@@ -18,6 +18,7 @@ class ParseInfo:
     """File-level facts found while parsing, for the checker and the UI."""
 
     root: str | None = None  # Clark name of the root element, e.g. "{ns}urlset"
+    root_line: int | None = None  # its line: where a finding about the file as a whole points
     namespace: str | None = None  # namespace of the root element
     namespaces: dict[str, str] = field(default_factory=dict)  # declared on the root ("" = default)
     format: str | None = None  # urlset, sitemapindex, rss2.0, rss1.0, atom1.0, atom0.3, text, ...

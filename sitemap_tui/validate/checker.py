@@ -214,7 +214,8 @@ class Checker:
         if kind is NodeKind.INDEX and count == 0 and not stopped:
             add("index-empty")
         if kind is NodeKind.INDEX and ctx.parent_kind is NodeKind.INDEX:
-            add("index-nested", parent_url=ctx.parent_url or "?")
+            # on its <sitemapindex> line: an annotation needs one (the file as a whole is the fault)
+            add("index-nested", line=getattr(info, "root_line", None), parent_url=ctx.parent_url or "?")
         if kind in (NodeKind.RSS, NodeKind.ATOM):
             add("feed-partial-coverage", format="RSS" if kind is NodeKind.RSS else "Atom")
             if fmt == "atom0.3" or getattr(info, "namespace", None) == ATOM03_NS:
