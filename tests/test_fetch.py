@@ -938,3 +938,16 @@ async def test_a_name_that_does_not_exist_is_not_retried(monkeypatch: pytest.Mon
     out, _ = await get("http://nowhere.test/s.xml", cfg(retries=3))
     assert (out.error or "").startswith("connection failed"), out.error
     assert waits == ([0, 1, 2] if retried else [])
+
+
+async def test_a_deadline_says_why_the_earlier_attempts_failed() -> None:
+    """The deadline ends a file that keeps stalling: the error says why the attempts before it
+    failed. Found from outside, it said "last attempt" of an attempt the deadline cut short."""
+
+    async def stall(w: asyncio.StreamWriter) -> bool:
+        await asyncio.sleep(2.0)
+        return False
+
+    async with RawServer({"/x": stall}) as srv:
+        out, _ = await get(srv.url("/x"), cfg(read_timeout=0.3, total_timeout=1.0, retries=5, backoff_base=0.0))
+    assert out.error == "no complete response within 1 s (an earlier attempt: no data from the server for 0.3 s)"

@@ -313,7 +313,8 @@ class Fetcher:
             if deadline is not None and deadline.expired():
                 message = f"no complete response within {cfg.total_timeout:g} s"
                 if run.last_failure is not None:  # say why it kept failing, not only that
-                    message += f" (last attempt: {run.last_failure})"
+                    # ("earlier": the deadline may have cut an attempt whose own end is unknown)
+                    message += f" (an earlier attempt: {run.last_failure})"
                 fail(out, message)
             else:
                 fail(out, *error_for(exc, cfg))
@@ -326,7 +327,7 @@ class Fetcher:
                 run.watchdog.cancel()
             start = run.started if run.started is not None else called
             out.stats.fetch_time = time.perf_counter() - start
-        if out.error is not None and run.attempt and "last attempt:" not in out.error:
+        if out.error is not None and run.attempt and "earlier attempt:" not in out.error:
             out.error += retries_said(run.attempt, run.asked_wait, cfg.retry_after_cap)
         self._add_redirect_issue(out, run)
         return out
