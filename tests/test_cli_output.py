@@ -458,3 +458,6 @@ def test_a_robots_txt_that_breaks_off_is_not_obeyed_as_whole(threaded_httpserver
     assert "robots-fetch-error" in {i["rule"] for i in report["issues"]}, report["issues"]
     assert "1 file cut short" in proc.stderr, proc.stderr
     assert "/private/a" not in {req.path for req, _ in server.log}  # unread rules: the whole origin disallowed
+    # asked once: the deep checks read the exploration's answer from the store, not waiting again
+    assert [req.path for req, _ in server.log].count("/robots.txt") == 1
+    assert "robots.txt of " in proc.stderr and "could not be read (no complete response within 2 s)" in proc.stderr

@@ -174,9 +174,8 @@ def test_deep_checks_send_the_headers_to_the_target_origin_only(
     )
     assert proc.returncode == 0, proc.stderr
     assert sorted(seen(httpserver)) == [
-        ("GET", "/robots.txt", TOKEN, COOKIE),  # the target's own origin (issue 16 §2)
-        # again by the deep checks, which obey it: a 404 is not kept in the store to read back
-        ("GET", "/robots.txt", TOKEN, COOKIE),
+        ("GET", "/robots.txt", TOKEN, COOKIE),  # the target's own origin (issue 16 §2), once: the
+        # deep checks, which obey it, read the exploration's answer (a 404) from the store
         ("GET", "/sitemap.xml", TOKEN, COOKIE),
         ("HEAD", "/hop", TOKEN, COOKIE),
         ("HEAD", "/page", TOKEN, COOKIE),

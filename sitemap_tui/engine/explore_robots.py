@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.explore_tree import ROBOTS_MAX_BYTES, ExplorerState, file_path
-from sitemap_tui.engine.fetch import StopFetch
+from sitemap_tui.engine.fetch import FetchOutcome, StopFetch
 from sitemap_tui.engine.filejob import (
     JobDone,
 )
@@ -23,6 +23,7 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store.access import ROBOTS_UNREAD
 
 
 class RobotsReading(ExplorerState):
@@ -197,11 +198,25 @@ class RobotsReading(ExplorerState):
             status = outcome.stats.http_status
             if status is None or status >= 500:  # a 4xx is "no robots.txt": nothing disallowed
                 self._robots_failed[origin] = outcome.error
+            self._keep_unread(url, outcome)
             return None  # no robots.txt (4xx), or none to be had: no cross-submission
         read_at = outcome.final_url or url
         robots = parse_robots(bytes(buf), read_at, max_bytes=ROBOTS_MAX_BYTES)
         self._remember_robots({read_at}, read_at, robots)  # it redirected: that host's too
         return read_at, robots
+
+    def _keep_unread(self, url: str, outcome: FetchOutcome) -> None:
+        """A robots.txt that did not answer with rules, kept as such (``robots_unread``): the
+        deep checks, which obey robots.txt, then do not ask (and wait) for it a second time. A
+        4xx is kept as "none"; a host that never took the request is not kept (the pages' own
+        fetches fail and say so)."""
+        if self.store is None:
+            return
+        status = outcome.stats.http_status
+        if outcome.headers is not None and status is not None and 400 <= status < 500:
+            self.store.set_meta(f"{ROBOTS_UNREAD}{url}", "")
+        elif outcome.reached or (status is not None and status >= 500):
+            self.store.set_meta(f"{ROBOTS_UNREAD}{url}", outcome.error or f"HTTP {status}")
 
     async def _process_robots(self, node: Node) -> None:
         node.kind = NodeKind.ROBOTS
@@ -223,6 +238,7 @@ class RobotsReading(ExplorerState):
             node.error = outcome.error
             if outcome.reached:
                 self._reached.add(node.id)
+            self._keep_unread(node.url, outcome)
             status = outcome.stats.http_status
             if self._robots_wanted and (status is None or status >= 500):
                 self.robots_gaps.append(f"{display(node.url)} could not be read ({display(outcome.error)})")
@@ -240,6 +256,7 @@ class RobotsReading(ExplorerState):
         cut = outcome.error is not None and not outcome.stopped_early
         if cut:
             self._cut.setdefault(node.id, LeftOut.CUT_FETCH)
+            self._keep_unread(node.url, outcome)
             why = f"it broke off after {len(buf):,} bytes ({outcome.error})"
             if self._robots_wanted:
                 self.robots_gaps.append(f"{display(node.url)} could not be read whole ({display(why)})")

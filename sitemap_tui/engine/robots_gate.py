@@ -49,7 +49,8 @@ class RobotsGate:
         self._on_unreadable = on_unreadable
         self._on_read = on_read
         self._tasks: dict[str, asyncio.Task[RobotsFile | None]] = {}
-        self._known: dict[str, RobotsFile] = {}  # origin -> a file the caller read already
+        self._known: dict[str, RobotsFile | None] = {}  # origin -> what the caller read already
+        self._unread: dict[str, str] = {}  # origin -> why the caller could not read it
 
     def of(self, url: str) -> asyncio.Task[RobotsFile | None]:
         """The robots.txt of ``url``'s origin (read on the first ask, shared after); None when
@@ -57,14 +58,22 @@ class RobotsGate:
         key = origin(url)
         task = self._tasks.get(key)
         if task is None:
-            known = self._known.get(key)
-            work = _given(known) if known is not None else self._read(key)
+            if key in self._unread:  # said when its origin is first asked about, not before
+                self._on_unreadable(key, self._unread[key])
+                self._known[key] = parse_robots(_DISALLOW_ALL, f"{key}/robots.txt")
+            work = _given(self._known[key]) if key in self._known else self._read(key)
             task = self._tasks[key] = asyncio.ensure_future(work)
         return task
 
-    def know(self, url: str, robots: RobotsFile) -> None:
-        """A robots.txt the exploration read (``url``: where it was asked for): not asked again."""
+    def know(self, url: str, robots: RobotsFile | None) -> None:
+        """A robots.txt the exploration read (``url``: where it was asked for; None: it had
+        none, a 4xx): not asked again."""
         self._known[origin(url)] = robots
+
+    def know_unread(self, url: str, why: str) -> None:
+        """A robots.txt the exploration could not read (a 5xx, a stall, a broken-off body): its
+        origin is disallowed, as when read here, and said once; not asked (and waited for) again."""
+        self._unread[origin(url)] = why
 
     def carry(self, other: RobotsGate) -> None:
         """Take the files ``other`` (an earlier run's gate, its fetcher closed since) has read:
@@ -118,7 +127,7 @@ class RobotsGate:
         return robots
 
 
-async def _given(robots: RobotsFile) -> RobotsFile | None:
+async def _given(robots: RobotsFile | None) -> RobotsFile | None:
     return robots
 
 

@@ -58,7 +58,7 @@ from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import parse_robots
 from sitemap_tui.engine.store import IssueScope, Store
-from sitemap_tui.engine.store.access import robots_texts
+from sitemap_tui.engine.store.access import robots_texts, robots_unread
 from sitemap_tui.engine.store.audit import AuditRow, result_of
 from sitemap_tui.engine.store.deep import entry_alternates, entry_counts, entry_pages, entry_videos
 from sitemap_tui.engine.urlpolicy import normalize, resolve, unfetchable_reason
@@ -170,6 +170,8 @@ class _Deep:
         if self.prober.gate is not None:  # the exploration's robots.txt files: not asked again
             for robots_url, text in robots_texts(store.conn):
                 self.prober.know(robots_url, parse_robots(text.encode("utf-8", "surrogatepass"), robots_url))
+            for robots_url, why in robots_unread(store.conn):
+                self.prober.unread(robots_url, why)
         self.written = 0
         self.done = 0
         self.total = 0

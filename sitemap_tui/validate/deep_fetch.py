@@ -192,6 +192,15 @@ class Prober:
             self.gate.know(url, robots)
             self.obey(url, robots)
 
+    def unread(self, url: str, why: str) -> None:
+        """A robots.txt the exploration got no rules from (``why``; "" for a 4xx: none)."""
+        if self.gate is None:
+            return
+        if why:
+            self.gate.know_unread(url, why)
+        else:
+            self.gate.know(url, None)
+
     def obey(self, url: str, robots: RobotsFile) -> None:
         """A robots.txt's Crawl-delay for our agent, where wider than --rate's spacing (at most
         60 s, as the audit honours it), said once."""

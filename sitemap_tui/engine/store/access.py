@@ -39,6 +39,23 @@ class AccessCounts:
         return self.urls - self.unknown - self.blocked[i]
 
 
+ROBOTS_UNREAD = "robots-unread:"  # meta key prefix: a robots.txt that answered no rules
+
+
+def robots_unread(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(robots.txt URL, why it could not be read; "" for a 4xx, which means no rules) of every
+    robots.txt the exploration asked for and got no rules from."""
+    out = []
+    for key, value in conn.execute("SELECT key, value FROM meta WHERE key LIKE ? ORDER BY key", (ROBOTS_UNREAD + "%",)):
+        try:
+            why = json.loads(value)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(why, str):
+            out.append((key[len(ROBOTS_UNREAD):], why))
+    return out
+
+
 def robots_texts(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     """(robots.txt URL, its text) of every robots.txt the exploration kept."""
     out = []
