@@ -55,7 +55,13 @@ from sitemap_tui.engine.fetch import (
 )
 from sitemap_tui.engine.fetch_outcome import content_length
 from sitemap_tui.engine.robots import RobotsFile
-from sitemap_tui.engine.robots_gate import RobotsGate, crawl_delay_said
+from sitemap_tui.engine.robots_gate import (
+    CRAWL_DELAY_CAP,
+    RobotsGate,
+    agent_token,
+    crawl_delay,
+    crawl_delay_said,
+)
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl, add_results, sitemap_urls, todo_pages
 from sitemap_tui.engine.urlpolicy import host_of
@@ -160,7 +166,7 @@ class Auditor:
             total_timeout=options.timeout, retries=0, max_redirects=options.max_redirects,
             concurrency=max(1, options.concurrency), max_decoded=read + 65536, max_wire=4 * read + 65536,
         )
-        self.agent = self.config.user_agent.split("/", 1)[0].strip() or self.config.user_agent
+        self.agent = agent_token(self.config.user_agent)
         self.pace = HostPace(options.rate)
         self.fetcher: Fetcher | None = None
         self.gate = RobotsGate(lambda: self.fetcher, lambda u: self.pace.wait(_host(u)), self._unreadable, self._read)
@@ -247,12 +253,11 @@ class Auditor:
 
     def _read(self, url: str, body: bytes, robots: RobotsFile) -> None:
         self._keep_robots(url, body)
-        if not self.options.ignore_robots:
+        asked = None if self.options.ignore_robots else crawl_delay(robots, self.agent, self.pace.interval)
+        if asked is not None:
             host = _host(url)
-            delay = _crawl_delay(robots, self.agent)
-            if delay and delay > self.pace.interval:
-                self.pace.delay[host] = min(delay, 60.0)
-                self.on_note(f"{host}: {crawl_delay_said(delay, 60.0)}")
+            self.pace.delay[host] = min(asked, CRAWL_DELAY_CAP)
+            self.on_note(f"{host}: {crawl_delay_said(asked)}")
 
     def _keep_robots(self, url: str, body: bytes) -> None:
         """Keep a robots.txt the exploration did not (a sitemap URL's exploration reads none) as
@@ -324,19 +329,13 @@ class Auditor:
             if not state["whole"] and not self.options.links and _HEAD_END in bytes(buf[start:]).lower():
                 raise StopFetch()
 
-        blocked: list[str] = []  # a redirect's target is a URL of its own: its robots.txt is obeyed too
-        out = await self.fetcher.fetch(
-            url, sink, method=method, on_response=on_response,
-            headers={"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"},
-            before_hop=(lambda u: self.pace.wait(_host(u))) if self.options.ignore_robots
-            else self.gate.hop_check(url, self.agent, blocked),
-        )
-        if blocked:
-            out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"
-            out.redirect_error = True
-            out.stats.http_status = out.redirect_status  # the 3xx that led there, as for a refused target
-            out.headers = None
-            return out, None
+        headers = {"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"}
+        if self.options.ignore_robots:
+            out = await self.fetcher.fetch(url, sink, method=method, on_response=on_response, headers=headers,
+                                           before_hop=lambda u: self.pace.wait(_host(u)))
+        else:  # a redirect's target is a URL of its own: its robots.txt is obeyed too
+            out = await self.gate.fetch(url, sink, self.agent, method=method, on_response=on_response,
+                                        headers=headers)
         if not state["read"]:
             return out, None
         return out, bytes(buf)
@@ -386,6 +385,3 @@ class Auditor:
         row.indexable, row.reason = v.indexable, v.reason
 
 
-def _crawl_delay(robots: RobotsFile, agent: str) -> float | None:
-    delay = robots.crawl_delay(agent)
-    return float(delay) if delay else None

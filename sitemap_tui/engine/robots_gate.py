@@ -11,14 +11,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
-from sitemap_tui.engine.fetch import Fetcher, StopFetch
-from sitemap_tui.engine.fetch_outcome import HopCallback
+from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch
+from sitemap_tui.engine.fetch_outcome import HopCallback, Sink
 from sitemap_tui.engine.robots import MAX_ROBOTS_BYTES, RobotsFile, parse_robots
 
 # what an unreadable robots.txt is read as (RFC 9309 §2.3.1.4: "complete disallow")
 _DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+CRAWL_DELAY_CAP = 60.0  # seconds: a Crawl-delay of a day would hold a run for weeks
+
+
+def agent_token(user_agent: str) -> str:
+    """The product token robots.txt groups are matched against: "sitemap-tui" of
+    "sitemap-tui/0.1"."""
+    return user_agent.split("/", 1)[0].strip() or user_agent
+
+
+def crawl_delay(robots: RobotsFile, agent: str, spacing: float) -> float | None:
+    """The Crawl-delay ``agent``'s group asks for where it is wider than ``spacing`` (the run's
+    own), else None; a run waits at most CRAWL_DELAY_CAP of it (``crawl_delay_said``)."""
+    delay = robots.crawl_delay(agent)
+    return float(delay) if delay and float(delay) > spacing else None
 
 
 def origin(url: str) -> str:
@@ -96,6 +111,21 @@ class RobotsGate:
 
         return before_hop
 
+    async def fetch(self, url: str, sink: Sink, agent: str, **kwargs: Any) -> FetchOutcome:
+        """The run's fetch of ``url`` (its own pacing at each hop), stopped at a redirect into a
+        path that hop's robots.txt disallows for ``agent``: a redirect error naming it, with the
+        3xx that led there as the status (as for a refused target)."""
+        fetcher = self._fetcher()
+        assert fetcher is not None, "the gate is used while its run's fetcher is open"
+        blocked: list[str] = []
+        out = await fetcher.fetch(url, sink, before_hop=self.hop_check(url, agent, blocked), **kwargs)
+        if blocked:
+            out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {agent}"
+            out.redirect_error = True
+            out.stats.http_status = out.redirect_status
+            out.headers = None
+        return out
+
     async def close(self) -> None:
         for task in self._tasks.values():
             task.cancel()
@@ -131,9 +161,8 @@ async def _given(robots: RobotsFile | None) -> RobotsFile | None:
     return robots
 
 
-def crawl_delay_said(delay: float, cap: float) -> str:
-    """A Crawl-delay as obeyed: honoured, or cut to ``cap`` seconds (which is said: a delay of
-    a day would hold a run for weeks)."""
-    if delay <= cap:
-        return f"Crawl-delay {delay:g} s honoured (requests {delay:g} s apart)"
-    return f"Crawl-delay {delay:g} s asked, at most {cap:g} s waited (requests {cap:g} s apart)"
+def crawl_delay_said(asked: float, cap: float = CRAWL_DELAY_CAP) -> str:
+    """A Crawl-delay as obeyed: honoured, or cut to ``cap`` seconds (said, not hidden)."""
+    if asked <= cap:
+        return f"Crawl-delay {asked:g} s honoured (requests {asked:g} s apart)"
+    return f"Crawl-delay {asked:g} s asked, at most {cap:g} s waited (requests {cap:g} s apart)"

@@ -19,7 +19,13 @@ from sitemap_tui.engine.fetch import (
     StopFetch,
 )
 from sitemap_tui.engine.robots import RobotsFile
-from sitemap_tui.engine.robots_gate import RobotsGate, crawl_delay_said
+from sitemap_tui.engine.robots_gate import (
+    CRAWL_DELAY_CAP,
+    RobotsGate,
+    agent_token,
+    crawl_delay,
+    crawl_delay_said,
+)
 from sitemap_tui.engine.store.audit import AuditRow
 from sitemap_tui.engine.urlpolicy import normalize
 from sitemap_tui.validate.deep_page import PageFacts, analyse_html, image_size, mime_of
@@ -114,7 +120,7 @@ class Prober:
         # robots.txt of each URL's origin, obeyed for our own agent as the audit obeys it: a
         # sampled page, an alternate or a video file it disallows is not fetched, nor a redirect
         # into a path it disallows (robots=False: --ignore-robots)
-        self.agent = config.user_agent.split("/", 1)[0].strip() or config.user_agent
+        self.agent = agent_token(config.user_agent)
         self.gate = RobotsGate(lambda: self.fetcher, self._pace, self._unreadable,
                                lambda url, _body, rules: self.obey(url, rules),
                                no_answer_disallows=False) if robots else None
@@ -204,12 +210,11 @@ class Prober:
     def obey(self, url: str, robots: RobotsFile) -> None:
         """A robots.txt's Crawl-delay for our agent, where wider than --rate's spacing (at most
         60 s, as the audit honours it), said once."""
-        delay = robots.crawl_delay(self.agent)
-        if not delay or float(delay) <= self.limiter.interval:
-            return
-        host = _host_key(url)
-        self.limiter.delay[host] = min(float(delay), 60.0)
-        self.on_note(f"{host}: {crawl_delay_said(float(delay), 60.0)}")
+        asked = crawl_delay(robots, self.agent, self.limiter.interval)
+        if asked is not None:
+            host = _host_key(url)
+            self.limiter.delay[host] = min(asked, CRAWL_DELAY_CAP)
+            self.on_note(f"{host}: {crawl_delay_said(asked)}")
 
     def _unreadable(self, origin: str, why: str) -> None:
         self.on_note(f"robots.txt of {origin} could not be read ({why}): its URLs count as disallowed"
@@ -253,17 +258,12 @@ class Prober:
         accept = (
             "image/*,*/*;q=0.8" if mode == "image" else "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
         )
-        blocked: list[str] = []
-        out = await self.fetcher.fetch(
-            url, sink, method=method, headers={"Accept": accept}, on_response=on_response,
-            before_hop=self._pace if self.gate is None else self.gate.hop_check(url, self.agent, blocked),
-        )
-        if blocked:  # a redirect into a path its robots.txt disallows: the chain stops there
-            out.error = f"redirect to {blocked[0]} not followed: robots.txt disallows it for {self.agent}"
-            out.redirect_error = True
-            out.stats.http_status = out.redirect_status
-            out.headers = None
-            return out, None
+        if self.gate is None:
+            out = await self.fetcher.fetch(url, sink, method=method, headers={"Accept": accept},
+                                           on_response=on_response, before_hop=self._pace)
+        else:  # a redirect into a path its robots.txt disallows: the chain stops there
+            out = await self.gate.fetch(url, sink, self.agent, method=method, headers={"Accept": accept},
+                                        on_response=on_response)
         if not wanted or (not buf and out.error is not None):
             return out, None  # a body that could not be decoded at all tells nothing
         return out, bytes(buf)
