@@ -951,3 +951,19 @@ async def test_a_deadline_says_why_the_earlier_attempts_failed() -> None:
     async with RawServer({"/x": stall}) as srv:
         out, _ = await get(srv.url("/x"), cfg(read_timeout=0.3, total_timeout=1.0, retries=5, backoff_base=0.0))
     assert out.error == "no complete response within 1 s (an earlier attempt: no data from the server for 0.3 s)"
+
+
+async def test_more_fetches_than_connections_all_answer(threaded_httpserver: HTTPServer) -> None:
+    """A fetch lends its request slot back while its sink parses a chunk but keeps its
+    connection: with more fetches going than the pool has connections, slots went to requests
+    that waited for a connection, held by fetches waiting for a slot, until httpx's pool timeout
+    failed them (discover's checks, the deep checks' pages and alternates)."""
+    body = b"x" * 600_000  # read in several chunks: the slot is lent back between them
+    threaded_httpserver.expect_request("/big").respond_with_data(body, content_type="text/plain")
+    config = FetchConfig(target=threaded_httpserver.url_for("/"), concurrency=2, per_host=2,
+                         connect_timeout=2.0, retries=0)
+    async with Fetcher(config) as f:
+        outcomes = await asyncio.gather(
+            *(f.fetch(threaded_httpserver.url_for(f"/big?{i}"), lambda _chunk: None) for i in range(6)))
+    assert [o.error for o in outcomes] == [None] * 6
+    assert all(o.stats.wire_bytes == len(body) for o in outcomes)

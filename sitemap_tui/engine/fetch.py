@@ -175,6 +175,13 @@ class Fetcher:
         # request slots (limits.py): the exploration's, shared with every other Fetcher of it,
         # or limits of this Fetcher alone
         self.slots: Slots = slots or Limiter(self.config.concurrency, self.config.per_host)
+        # One per connection of the client's pool, taken before a request slot and held until
+        # the response is closed. A fetch lends its slot back while its sink parses a chunk,
+        # keeping its connection: without these, callers with more fetches going than the pool
+        # has connections (discover's checks, the deep checks' pages and alternates) let slots
+        # go to requests that then waited for a connection held by fetches waiting for a slot,
+        # until httpx's pool timeout failed them ("timeout: PoolTimeout").
+        self._connections = asyncio.Semaphore(max(1, self.config.concurrency))
         self.http2_enabled = False
         self._policy: NetPolicy | None = None
         self._policy_key: tuple[object, ...] = ()
@@ -346,7 +353,7 @@ class Fetcher:
         while True:
             if run.before_hop is not None:
                 await run.before_hop(current)
-            async with self.slots.slot(host_of(current) or "") as run.lease:
+            async with self._connections, self.slots.slot(host_of(current) or "") as run.lease:
                 if run.started is None:
                     # The deadline starts when we may send, not while queued behind other files.
                     run.started = time.perf_counter()
