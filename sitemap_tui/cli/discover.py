@@ -1,5 +1,6 @@
 """``sitemap-tui discover``: where a site keeps its sitemaps (robots.txt, common paths, the home
-page's links), without reading them."""
+page's links), and whether each is there: the first bytes of each are read, as a probe reads a
+common path, never the whole file."""
 
 from __future__ import annotations
 
@@ -15,10 +16,14 @@ from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.model import FoundBy, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.output import write_json
-from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
+from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
 from sitemap_tui.words import plural
+
+CHECKS = 100
+"""Listed sitemaps whose first bytes discover reads; a robots.txt may list thousands (the rest are
+said as unchecked: ``stats`` or ``validate`` read them all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +50,10 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         async with Explorer(fetch_config=fetch_config(opts.fetch), options=explore_options(opts.tree),
                             judge=Validation().judge()) as explorer:
             await explorer.open(target)
+            unchecked[0] = await explorer.check_discovered(CHECKS)
             return explorer
 
+    unchecked = [0]
     explorer = asyncio.run(go())
     records = explorer.discovery
     if opts.json:
@@ -57,7 +64,7 @@ def cmd_discover(opts: DiscoverOptions) -> int:
                 "site": target.url,
                 "robots": None if robots is None else {"url": robots.url, "state": robots.state.value, "error": robots.error},
                 "sitemaps": [
-                    {"url": r.url, "found_by": r.found_by.value, "detail": r.detail, "found": r.node_id is not None}
+                    {"url": r.url, "found_by": r.found_by.value, "detail": r.detail, "found": r.found}
                     for r in records
                 ],
             },
@@ -74,13 +81,24 @@ def cmd_discover(opts: DiscoverOptions) -> int:
                 detail += f"; {display(robots.error)}"
             print(f"{'no' if failed else 'read':<6} {'robots.txt':<10} {display(robots.url)}  ({detail})")
         for r in records:
-            mark = "found" if r.node_id is not None else "no"
+            mark = "found" if r.found else "no"
             print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
     if any(r.found_by == FoundBy.ROBOTS for r in records) and not opts.tree.probe:  # (text or JSON)
         print("sitemap-tui: common paths not probed: robots.txt lists sitemaps (--probe probes them too)",
               file=sys.stderr)
+    if unchecked[0]:
+        print(f"sitemap-tui: {plural(unchecked[0], 'listed sitemap')} not checked: discover reads the first"
+              f" {CHECKS} (stats or validate read them all)", file=sys.stderr)
+    missing = [r for r in records if r.there is False]
+    if missing:
+        count = len({r.url for r in missing})
+        first = missing[0]
+        why = first.detail.rsplit("; ", 1)[-1]
+        print(f"sitemap-tui: {plural(count, 'listed sitemap')} not found, first {display(first.url, 200)}"
+              f" ({display(why, 300)})", file=sys.stderr)
     problem = target_problem(explorer)
     if problem:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
-    return report_left_out(explorer, opts.strict, EXIT_OK)
+    code = report_left_out(explorer, opts.strict, EXIT_OK)
+    return EXIT_FINDINGS if opts.strict and missing and code == EXIT_OK else code

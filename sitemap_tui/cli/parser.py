@@ -139,11 +139,11 @@ def _output_option(p: argparse.ArgumentParser, what: str) -> None:  # -o - is st
                         "folders are created (docs/safety.md)")
 
 
-def _strict_option(p: argparse.ArgumentParser) -> None:
+def _strict_option(p: argparse.ArgumentParser, also: str = "") -> None:
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when the result is incomplete: files not fetched (depth limit, "
                         "file budget, fan-out cap, other hosts, failures, cancel) or cut short "
-                        "(entry or size cap). Each cause is said on stderr, with or without it")
+                        f"(entry or size cap){also}. Each cause is said on stderr, with or without it")
 
 
 def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True,
@@ -249,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", metavar="SITE")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
-    _strict_option(p)
+    _strict_option(p, "; or a sitemap that robots.txt or the home page lists is not found (an error "
+                      "answer, not a sitemap, not fetched)")
     _fetch_options(p, tree=False)
 
     p = sub.add_parser("validate", usage=_usage("TARGET"), help="check the sitemaps against the rule catalogue (exit 1 on errors, --fail-on)",

@@ -111,6 +111,13 @@ class DiscoveryRecord:
     found_by: FoundBy
     detail: str
     node_id: int | None = None
+    # what its first bytes showed (Explorer.check_discovered): None while unchecked, when a
+    # node stands for it (a listed URL) and found means "listed"
+    there: bool | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.node_id is not None if self.there is None else self.there
 
 
 class ExplorerState:

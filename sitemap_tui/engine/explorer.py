@@ -351,6 +351,34 @@ class Explorer(FileProcessing):
         if self.store is not None:
             self.store.set_meta("discovery", [[d.url, d.found_by.value, d.detail, d.node_id] for d in self.discovery])
 
+    async def check_discovered(self, limit: int) -> int:
+        """Read the first bytes of each sitemap discovery took from a list (robots.txt's
+        Sitemap: lines, the home page's links) without reading it, as a probed path is read:
+        a listed sitemap that answers 404, or an HTML page, is not there. The first ``limit``
+        distinct URLs are checked (the limiter spaces the requests per host); returns how many
+        were left unchecked."""
+        asked: dict[int, asyncio.Task[tuple[bool, str]]] = {}
+        left = 0
+        for record in self.discovery:
+            nid = record.node_id
+            if nid is None or record.found_by == FoundBy.PROBE:
+                continue
+            if nid not in asked:
+                if len(asked) >= limit:
+                    left += 1
+                    continue
+                asked[nid] = asyncio.ensure_future(self._probe(self.nodes[nid].url))
+        if asked:
+            await asyncio.gather(*asked.values())
+        for record in self.discovery:
+            task = asked.get(record.node_id) if record.node_id is not None else None
+            if task is None or record.found_by == FoundBy.PROBE:
+                continue
+            there, detail = task.result()
+            record.there = there
+            record.detail += "; " + detail.removeprefix("probed: ")
+        return left
+
     async def _probe(self, url: str) -> tuple[bool, str]:
         assert self._fetcher is not None
         parser = SniffingParser(url)

@@ -1,0 +1,74 @@
+"""`discover` reads the first bytes of each sitemap it took from a list (robots.txt's Sitemap:
+lines, the home page's links): `found` said "a sitemap is there" (docs/json.md) of a listed URL
+that answered 404, or was an HTML page, or an address it may not reach."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from pytest_httpserver import HTTPServer
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def _site(httpserver: HTTPServer, lines: list[str]) -> None:
+    robots = "User-agent: *\nDisallow:\n" + "".join(f"Sitemap: {u}\n" for u in lines)
+    httpserver.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request(re.compile(r"/ok.*\.xml")).respond_with_data(urlset, content_type="application/xml")
+    httpserver.expect_request("/page.html").respond_with_data("<!doctype html><html><body>hi</body></html>",
+                                                              content_type="text/html")
+    httpserver.expect_request("/").respond_with_data("<html><head></head><body></body></html>",
+                                                     content_type="text/html")
+
+
+def test_a_listed_sitemap_that_is_not_there_is_not_found(threaded_httpserver: HTTPServer) -> None:
+    httpserver = threaded_httpserver
+    _site(httpserver, [httpserver.url_for("/ok.xml"), httpserver.url_for("/missing.xml"),
+                       httpserver.url_for("/page.html"), "http://10.255.255.1/private.xml"])
+    proc = run("discover", httpserver.url_for("/"))
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split()[2]: line for line in proc.stdout.splitlines()[1:]}
+    assert rows[httpserver.url_for("/ok.xml")].startswith("found  robots ")
+    assert rows[httpserver.url_for("/ok.xml")].endswith("(robots.txt line 3; urlset)")
+    assert rows[httpserver.url_for("/missing.xml")].startswith("no     robots ")
+    assert rows[httpserver.url_for("/missing.xml")].endswith("(robots.txt line 4; HTTP 404 Not Found)")
+    assert rows[httpserver.url_for("/page.html")].endswith("(robots.txt line 5; not a sitemap (html))")
+    private = rows["http://10.255.255.1/private.xml"]
+    assert private.startswith("no ") and "private address" in private
+    assert (f"sitemap-tui: 3 listed sitemaps not found, first {httpserver.url_for('/missing.xml')}"
+            " (HTTP 404 Not Found)") in proc.stderr
+
+    data = json.loads(run("discover", httpserver.url_for("/"), "--json").stdout)
+    found = {s["url"]: s["found"] for s in data["sitemaps"] if s["found_by"] == "robots"}
+    assert found == {httpserver.url_for("/ok.xml"): True, httpserver.url_for("/missing.xml"): False,
+                     httpserver.url_for("/page.html"): False, "http://10.255.255.1/private.xml": False}
+
+    strict = run("discover", httpserver.url_for("/"), "--strict")
+    assert strict.returncode == 1 and "3 listed sitemaps not found" in strict.stderr
+
+
+def test_all_there_passes_strict_and_the_checks_stop_at_their_cap(threaded_httpserver: HTTPServer) -> None:
+    """More checks going than the fetcher's pool has connections: each one answers (before the
+    fix of fetch.py's connection semaphore, all but the first 8 failed with PoolTimeout)."""
+    httpserver = threaded_httpserver
+    _site(httpserver, [httpserver.url_for(f"/ok{i}.xml") for i in range(103)])
+    proc = run("discover", httpserver.url_for("/"), "--strict")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if " robots " in line]
+    assert len(rows) == 103 and all(r.startswith("found ") for r in rows)
+    assert sum(r.endswith("; urlset)") for r in rows) == 100  # the first 100 were read
+    assert rows[-1].endswith(f"(robots.txt line {103 + 2})")
+    assert "sitemap-tui: 3 listed sitemaps not checked: discover reads the first 100" in proc.stderr
+    assert "not found" not in proc.stderr
+    # each checked sitemap was asked once, and only its first bytes were wanted
+    asked = [r for r, _ in httpserver.log if r.path.startswith("/ok")]
+    assert len(asked) == 100
