@@ -285,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--xsd", choices=("lax", "strict", "off"), default="lax",
                    help="XML Schema validation mode (default lax: unknown vendor namespaces allowed)")
     p.add_argument("--deep", action="store_true", help="also fetch a sample of the listed pages")
-    p.add_argument("--sample", type=sample, default=None, metavar="N",
+    p.add_argument("--sample", type=sample, default=argparse.SUPPRESS, metavar="N",
                    help="URLs per sitemap for --deep, or 'all' (default 100)")
     p.add_argument("--rate", type=rate, default=None, metavar="R",
                    help="--deep requests per second per host (default 5; 0: no limit, for your own servers)")

@@ -91,11 +91,12 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
         fetch = replace(fetch, header=merged.headers)
     if merged.proxy:
         fetch = replace(fetch, proxy=merged.proxy)
-    if not ns.deep and (ns.sample is not None or ns.rate is not None or ns.ignore_robots):  # accepted, so said
+    given_sample = hasattr(ns, "sample")  # (no default: 'all' is None, as audit's)
+    if not ns.deep and (given_sample or ns.rate is not None or ns.ignore_robots):  # accepted, so said
         print("sitemap-tui: --sample, --rate and --ignore-robots apply to --deep only: not used", file=sys.stderr)
     return ValidateOptions(
         ns.target or "", ns.format, ns.output, merged.select, merged.ignore, ns.min_severity, merged.fail_on,
-        not ns.no_robots_checks, ns.xsd, ns.deep, 100 if ns.sample is None else ns.sample,
+        not ns.no_robots_checks, ns.xsd, ns.deep, ns.sample if given_sample else 100,
         5.0 if ns.rate is None else ns.rate, ns.strict,
         fetch, tree_options(ns, recursive=not ns.no_recursive),
         ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,

@@ -444,6 +444,10 @@ class _Deep:
         nodes = entry_counts(self.store, node_ids)
         self.forget_previous(nodes)
         self.total = sum(len(sample_ranks(n, self.options.sample)) for _, n in nodes)
+        listed = sum(n for _, n in nodes)
+        if self.total < listed:  # a cut: said before the first request, not found out afterwards
+            self.on_note(f"deep checks: a sample of {self.options.sample:,} URLs per sitemap, {self.total:,}"
+                         f" of {listed:,} listed URLs (--sample all checks every one)")
         it = self.rows(nodes)
         await self.prober.open()
         try:
