@@ -256,6 +256,7 @@ def test_show_config_names_the_file_and_where_each_value_came_from(tmp_path: Pat
     ('severity = {no-such-rule = "error"}\n', ["severity", "no-such-rule"]),
     ('severity = {lastmod-future = "fatal"}\n', ["severity", "fatal"]),
     ('map = ["example.com"]\n', ["map", "URL=DIR"]),
+    ('map = ["https://example.com/=./nope/"]\n', ["map: 'https://example.com/=./nope/'", "not a directory"]),
     ("baseline = 1\n", ["baseline"]),
     ('headers = {Authorization = "Bearer abc"}\n', ["headers", "env:VARIABLE"]),
     ('headers = {"Bad Name" = "env:X"}\n', ["headers", "Bad Name"]),

@@ -215,6 +215,8 @@ def _severities(value: Any, bad: Any) -> dict[str, str]:
 
 
 def _maps(value: Any, folder: Path, bad: Any) -> list[str]:
+    from sitemap_tui.engine.localmap import parse_map
+
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise bad('expected a list of "URL=DIR" strings')
     maps = []
@@ -224,6 +226,11 @@ def _maps(value: Any, folder: Path, bad: Any) -> list[str]:
             raise bad(f'{display(repr(item))}: expected "URL=DIR" (https://example.com/=./public/)')
         # DIR is relative to the file, as a run from a subfolder must read the same build
         local = (folder / directory).as_posix() + ("/" if directory.endswith("/") else "")
+        try:  # checked here, so that the error names this file and key (not "bad --map")
+            parse_map(f"{url}={local}")
+        except ValueError as exc:  # ("bad --map 'URL=DIR': why": the item is named as written)
+            why = str(exc).split(": ", 1)[-1]
+            raise bad(f"{display(repr(item))}: {why}") from None
         maps.append(f"{url}={local}")
     return maps
 
