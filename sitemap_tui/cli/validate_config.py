@@ -52,6 +52,8 @@ def merge(ns: argparse.Namespace) -> Merged:
     severity = pick("severity", None, {})
     # --map is helper localmap's option: read it where the parser has it
     maps = pick("map", getattr(ns, "map", None), [])
+    if maps and not getattr(ns, "map", None) and not ns.show_config:
+        project.check_maps(maps, config.where)
     baseline = pick("baseline", ns.baseline, None)
     references = values.get("headers", {})
     cli_names = {h.partition(":")[0].strip().lower() for h in ns.header}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,6 +125,18 @@ def check(table: Mapping[str, Any], path: Path) -> dict[str, Any]:
     return values
 
 
+def check_maps(maps: Sequence[str], where: str = "") -> None:
+    """The ``map`` key's folders, once a run reads them (not for --show-config: a build not made
+    yet is still shown): an error names this file and the key, not "bad --map"."""
+    from sitemap_tui.engine.localmap import parse_map
+
+    for item in maps:
+        try:
+            parse_map(item)
+        except ValueError as exc:  # ("bad --map 'URL=DIR': why")
+            raise ConfigError(f"{display(where)}: map: {display(str(exc).split(': ', 1)[-1])}") from None
+
+
 def resolve_proxy(ref: str, where: str = "", environ: Mapping[str, str] | None = None) -> str:
     """The proxy URL of the ``proxy`` key: as written, or read from the variable it names."""
     if not ref.startswith(ENV_PREFIX):
@@ -215,8 +227,6 @@ def _severities(value: Any, bad: Any) -> dict[str, str]:
 
 
 def _maps(value: Any, folder: Path, bad: Any) -> list[str]:
-    from sitemap_tui.engine.localmap import parse_map
-
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise bad('expected a list of "URL=DIR" strings')
     maps = []
@@ -226,11 +236,6 @@ def _maps(value: Any, folder: Path, bad: Any) -> list[str]:
             raise bad(f'{display(repr(item))}: expected "URL=DIR" (https://example.com/=./public/)')
         # DIR is relative to the file, as a run from a subfolder must read the same build
         local = (folder / directory).as_posix() + ("/" if directory.endswith("/") else "")
-        try:  # checked here, so that the error names this file and key (not "bad --map")
-            parse_map(f"{url}={local}")
-        except ValueError as exc:  # ("bad --map 'URL=DIR': why": the item is named as written)
-            why = str(exc).split(": ", 1)[-1]
-            raise bad(f"{display(repr(item))}: {why}") from None
         maps.append(f"{url}={local}")
     return maps
 
