@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -38,6 +39,7 @@ from sitemap_tui.validate.baseline import identity, portable
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.model import Severity
+    from sitemap_tui.output import Output
     from sitemap_tui.validate.baseline import Baseline
     from sitemap_tui.validate.report import Summary
 
@@ -220,12 +222,20 @@ def _validate(opts: ValidateOptions) -> int:
             summary = Summary.of(counted, files=files, urls=urls, notes=notes)
         signals.check()  # stopped by a signal: no report, the previous one stays
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
-        with open_result(out_path, opts.output) as report:
+        with contextlib.ExitStack() as outputs:
+            # the baseline's file first: a folder that cannot be made fails the run before the
+            # report is written, and neither replaces its previous file unless both were written
+            base_out = None if write_path is None else outputs.enter_context(
+                open_kept(write_path, f"--write-baseline {display(opts.write_baseline or '')}"))
+            report = outputs.enter_context(open_result(out_path, opts.output))
             _write(opts, report.file, selected, summary, baseline, summary.errors + summary.warnings + summary.info)
+            written = None if base_out is None else _write_baseline(base_out, selected, files, urls, _root(opts))
             if not failed:
                 report.commit()
-        if write_path is not None:
-            _write_baseline(write_path, opts.write_baseline or "", selected, files, urls, failed, _root(opts))
+                if base_out is not None:
+                    base_out.commit()
+                    print(f"sitemap-tui: wrote a baseline of {written:,} findings to"
+                          f" {display(opts.write_baseline or '')}", file=sys.stderr)
         complete = target_answered(explorer)
     finally:
         finish(complete)
@@ -338,20 +348,17 @@ def _summary_wanted(opts: ValidateOptions, total: int) -> bool:
     return total > shutil.get_terminal_size().lines
 
 
-def _write_baseline(path: Path, raw: str, selected: Callable[[], Iterator[Any]], files: int, urls: int,
-                    failed: bool, base: Path) -> None:
-    """Every current finding (known ones included) as a JSON report, through a temp file: a run
-    that fails or is stopped leaves the previous baseline as it was."""
+def _write_baseline(out: Output, selected: Callable[[], Iterator[Any]], files: int, urls: int,
+                    base: Path) -> int:
+    """Every current finding (known ones included) as a JSON report into ``out`` (a temp file
+    that the caller commits: a run that fails or is stopped leaves the previous baseline as it
+    was); returns how many."""
     from sitemap_tui.validate.report import Summary, write_report
 
     summary = Summary.of(selected(), files=files, urls=urls)
     signals.check()
-    with open_kept(path, f"--write-baseline {display(raw)}") as out:
-        write_report("json", portable(selected(), base), summary, out.file)
-        if not failed:
-            out.commit()
-            print(f"sitemap-tui: wrote a baseline of {summary.errors + summary.warnings + summary.info:,} "
-                  f"findings to {display(raw)}", file=sys.stderr)
+    write_report("json", portable(selected(), base), summary, out.file)
+    return summary.errors + summary.warnings + summary.info
 
 
 def _note(text: str) -> None:
