@@ -145,3 +145,37 @@ def test_a_sitemap_whose_urls_no_robots_txt_judged_is_not_every_crawler_allowed(
     assert code == 0
     (line,) = [ln for ln in out.splitlines() if ln.strip().startswith("file:")]
     assert line.endswith("2 URLs: all unknown (no robots.txt read)") and "allowed" not in line, line
+
+
+def test_files_that_failed_or_were_left_out_are_said(httpserver, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """access counted the URLs of the files it read and said nothing of the others: "10 listed
+    URLs" of a site that lists 36, exit 0, an empty stderr."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    b = httpserver.url_for("").rstrip("/")
+    index = f"<sitemapindex {NS}>" + "".join(
+        f"<sitemap><loc>{b}/{name}.xml</loc></sitemap>" for name in ("a", "b", "c")) + "</sitemapindex>"
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data(ROBOTS, content_type="text/plain")
+    for name in ("a", "c"):
+        body = f"<urlset {NS}><url><loc>{b}/{name}1</loc></url></urlset>"
+        httpserver.expect_request(f"/{name}.xml").respond_with_data(body, content_type="application/xml")
+    httpserver.expect_request("/b.xml").respond_with_data("gone", status=404)
+    code, out, err = run("access", f"{b}/index.xml", "--format", "jsonl", "--no-history", "--workers", "0")
+    assert code == 0 and _total(out)["urls"] == 2
+    assert f"sitemap-tui: {b}/b.xml: HTTP 404 Not Found" in err.splitlines()
+    code, out, err = run("access", f"{b}/index.xml", "--format", "jsonl", "--no-history", "--workers", "0",
+                         "--max-files", "2")
+    assert code == 0 and _total(out)["urls"] == 1
+    assert "sitemap-tui: 2 files not fetched: file budget of 2 reached (--max-files)" in err.splitlines()
+    assert "robots-based rules" not in err  # access reports no findings
+
+
+def test_a_kept_access_run_is_judged_as_validate_judges(site: str, httpserver) -> None:
+    """Its store was kept as judged by every rule but held no cross-file findings: the next
+    `diff SITE` of the unchanged site reported them as new."""
+    code, _, err = run("access", site)
+    assert code == 0, err
+    code, out, err = run("diff", site, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]["issues_new"] == 0, out

@@ -419,3 +419,19 @@ def test_headers_go_only_to_the_target_host_and_other_hosts_need_follow(site: HT
     assert sorted(records(out)) == ["p1", "p2"]
     tokens = {req.path: req.headers.get("X-Token") for req, _ in site.log if req.path in ("/p1", "/p2")}
     assert tokens == {"/p1": "secret", "/p2": None}
+
+
+def test_files_left_out_are_said_before_the_audit(site: HTTPServer) -> None:
+    """An audit of a file budget's part of the site said "N URLs listed, N audited", exit 0,
+    an empty stderr: the files it never fetched were not mentioned."""
+    b = site.url_for("").rstrip("/")
+    for name in ("a", "b"):
+        site.expect_request(f"/{name}").respond_with_data(html(), content_type="text/html")
+        sitemap(site, [f"/{name}"], name=f"/{name}.xml")
+    index = (f"<sitemapindex {NS}>" + "".join(f"<sitemap><loc>{b}/{n}.xml</loc></sitemap>" for n in ("a", "b"))
+             + "</sitemapindex>")
+    site.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    code, out, err = audit(f"{b}/index.xml", "--max-files", "2", "--format", "jsonl")
+    assert code == 0, err
+    assert len(records(out)) == 1
+    assert "sitemap-tui: 1 file not fetched: file budget of 2 reached (--max-files)" in err.splitlines()

@@ -32,7 +32,12 @@ from sitemap_tui.cli.headless import (
     said_if_written,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
-from sitemap_tui.cli.verdict import target_answered, target_problem
+from sitemap_tui.cli.verdict import (
+    report_failures,
+    report_left_out,
+    target_answered,
+    target_problem,
+)
 from sitemap_tui.engine.access import DEFAULT_AGENTS, AgentsError, agents_in, compute, parse_agents
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
@@ -87,14 +92,20 @@ def cmd_access(opts: AccessOptions) -> int:
     store, finish, _kept = run_store(opts.tree, target, "access", "all")
     complete = False
     try:
+        # judged as validate and diff judge (the cross-file rules too): the store is kept as an
+        # exploration judged by every rule, which a later `diff SITE` compares findings with
         explorer = run_exploration(opts.fetch, explore_options(opts.tree), target, store=store,
-                                   checker=ALL_RULES.checker())
-        store.commit()
+                                   checker=ALL_RULES.checker(), validation=ALL_RULES)
         signals.check()
         problem = target_problem(explorer)
+        report_failures(explorer, problem)
         if problem is not None:
             print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
             return problem.code
+        ALL_RULES.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)
+        store.commit()
+        # files that failed or were left out: their URLs are not in the counts (said, as by urls)
+        report_left_out(explorer, False, EXIT_OK, rule_notes=False)
         with store.guarded():  # a write SQLite refuses (a full disk) is a StoreError: one line, exit 2
             code = _report(opts, AccessTable(store.conn, publish=store.publish), out_path)
         complete = target_answered(explorer)

@@ -28,7 +28,12 @@ from sitemap_tui.cli.headless import (
     run_exploration,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
-from sitemap_tui.cli.verdict import report_failures, target_answered, target_problem
+from sitemap_tui.cli.verdict import (
+    report_failures,
+    report_left_out,
+    target_answered,
+    target_problem,
+)
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
@@ -141,6 +146,8 @@ def cmd_audit(opts: AuditCommand) -> int:
                                        target, store=store)
             problem = target_problem(explorer)
             report_failures(explorer, problem)
+            if problem is None:  # the files left out: their URLs are not audited (said, as by urls)
+                report_left_out(explorer, False, EXIT_OK, rule_notes=False)
             complete = problem is None and target_answered(explorer)
         finally:
             if kept is not None:

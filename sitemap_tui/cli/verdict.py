@@ -95,13 +95,13 @@ def target_answered(explorer: Explorer) -> bool:
     return root.state != NodeState.FAILED or root.stats.http_status is not None or root.stats.wire_bytes > 0
 
 
-def report_left_out(explorer: Explorer, strict: bool, code: int) -> int:
+def report_left_out(explorer: Explorer, strict: bool, code: int, *, rule_notes: bool = True) -> int:
     """Say on stderr, one line per cause with a count and the option that changes it, what the
     exploration left out (Explorer.left_out), whether or not stderr is a terminal: a script
     must not take an incomplete result for a whole one. Returns ``code``, or EXIT_FINDINGS
     when ``--strict`` and the result is incomplete (what the user asked for, such as
     --no-recursive, is said but does not count)."""
-    for note in run_notes(explorer):
+    for note in run_notes(explorer, rule_notes=rule_notes):
         print(f"sitemap-tui: {note}", file=sys.stderr)
     incomplete = False
     for omission in explorer.left_out():
@@ -112,15 +112,16 @@ def report_left_out(explorer: Explorer, strict: bool, code: int) -> int:
     return code
 
 
-def run_notes(explorer: Explorer) -> list[str]:
+def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
     """What the run did not do, in words, for stderr and a report's summary: the files of a
-    folder that are not sitemaps, and the robots-based rules that did not run (issue 16)."""
+    folder that are not sitemaps, and the robots-based rules that did not run (issue 16; not
+    for a command that reports no findings: ``rule_notes`` False)."""
     notes = explorer.folder.notes() if explorer.folder is not None else []
     # a robots.txt read only up to its cap: its later Sitemap: and Disallow lines were not
     # (validate's report said "no Sitemap: line" and nothing else)
     notes += [f"{n.url}: {n.error}" for n in explorer.nodes.values()
               if n.kind == NodeKind.ROBOTS and n.state == NodeState.DONE and n.error]
-    if explorer.robots_gaps:
+    if explorer.robots_gaps and rule_notes:
         # video-files-not-accessible also judges what needs no robots.txt (a streaming-only or
         # relative URL), and does so: only its robots.txt part is what did not run
         rules = ", ".join(f"{r} (its robots.txt part)" if r == "video-files-not-accessible" else r
