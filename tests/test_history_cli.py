@@ -305,3 +305,12 @@ def test_an_old_run_s_bare_host_key_is_read_with_its_target_s_port(httpserver, c
     code, out, err = explore("diff", target, "--format", "json")
     assert code == 0, err
     assert json.loads(out)["summary"]["urls_added"] == 1
+
+
+def test_audit_and_access_runs_are_listed_in_the_documented_shape(httpserver, cache: Path) -> None:
+    """history --json wrote `audit` and `access` as the command, which its schema refused."""
+    target = serve(httpserver, "a")
+    assert explore("access", target)[0] == 0
+    assert run("audit", target, "--rate", "0", "--workers", "0")[0] == 0
+    rows = history(target)["explorations"]
+    assert sorted(r["command"] for r in rows) == ["access", "audit"]
