@@ -368,3 +368,26 @@ def test_deep_only_options_without_deep_are_said(tmp_path: Path) -> None:
     assert said in proc.stderr.splitlines()
     assert said in run(tmp_path, "validate", "good.xml", "--ignore-robots").stderr.splitlines()
     assert "apply to --deep only" not in run(tmp_path, "validate", "good.xml").stderr
+
+
+def test_annotations_of_a_build_read_as_its_site_point_at_its_files(tmp_path: Path) -> None:
+    """A folder whose robots.txt names its site (or --map) is judged under the site's URLs: its
+    GitHub annotations had no file= and its SARIF locations were URLs, so nothing was attached
+    to the files of the pull request."""
+    public = tmp_path / "public"
+    (public / "maps").mkdir(parents=True)
+    (public / "robots.txt").write_text("User-agent: *\nDisallow:\nSitemap: https://example.com/index.xml\n")
+    (public / "index.xml").write_text(
+        '<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<sitemap><loc>https://example.com/maps/pages.xml</loc></sitemap>\n</sitemapindex>\n")
+    (public / "maps" / "pages.xml").write_text(sitemap(good("a"), bad_priority("b")))
+    proc = run(tmp_path, "validate", "public", "--format", "github", "--no-history")
+    assert proc.returncode == 1, proc.stderr
+    line = next(ln for ln in proc.stdout.splitlines() if "title=priority-invalid" in ln)
+    assert line.startswith("::error file=public/maps/pages.xml,line=")
+    proc = run(tmp_path, "validate", "public/index.xml", "--map", "https://example.com/=public/", "--format",
+               "sarif", "--no-history")
+    results = json.loads(proc.stdout)["runs"][0]["results"]
+    where = {r["ruleId"]: r["locations"][0]["physicalLocation"]["artifactLocation"] for r in results}
+    assert where["priority-invalid"] == {"uri": "public/maps/pages.xml", "uriBaseId": "%SRCROOT%"}
+    assert where["index-lastmod-missing"] == {"uri": "public/index.xml", "uriBaseId": "%SRCROOT%"}

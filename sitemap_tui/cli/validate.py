@@ -330,13 +330,13 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
         base = _root(opts)
         write_report("sarif", selected(), summary, out,
                      baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base)) else "new",
-                     absent=matcher.absent)
+                     absent=matcher.absent, maps=opts.fetch.maps)
         return
     issues = _Counted(selected(), baseline, _root(opts))
     if _summary_wanted(opts, total):
         write_rule_summary(issues, summary, out, urls=opts.summary_urls)
     else:
-        write_report(opts.format, issues, summary, out)
+        write_report(opts.format, issues, summary, out, maps=opts.fetch.maps)
 
 
 def _summary_wanted(opts: ValidateOptions, total: int) -> bool:

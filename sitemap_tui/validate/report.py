@@ -106,23 +106,26 @@ def write_report(
     base_dir: Path | str | None = None,
     baseline_state: Callable[[Any], str] | None = None,
     absent: Callable[[], Iterable[Any]] | None = None,
+    maps: tuple[str, ...] = (),
 ) -> None:
     """Write ``issues`` in ``fmt`` (one of :data:`FORMATS`) to ``out``.
 
     ``base_dir`` (default: the working directory) is where local file paths are made relative
     to, for text, SARIF and GitHub output. SARIF only: ``baseline_state`` gives each issue's
     ``baselineState`` (new, unchanged), and ``absent`` the baseline's findings that are gone,
-    called once the issues are written.
+    called once the issues are written. ``maps`` (``--map URL=DIR``, as given): a sitemap read
+    from a local build under a URL is annotated at its file in SARIF and GitHub output.
     """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
+    locate = _locator(maps)
     if fmt == "text":
         _text(issues, summary, out, base)
     elif fmt == "json":
         _json(issues, summary, out)
     elif fmt == "sarif":
-        _sarif(issues, out, base, summary.notes, baseline_state, absent)
+        _sarif(issues, out, base, summary.notes, baseline_state, absent, locate)
     elif fmt == "github":
-        _github(issues, summary, out, base)
+        _github(issues, summary, out, base, locate)
     else:
         raise ValueError(f"unknown report format {fmt!r} (expected one of {', '.join(FORMATS)})")
 
@@ -166,6 +169,25 @@ def local_path(sitemap: str | None) -> Path | None:
     if parts.netloc not in ("", "localhost"):
         return None
     return Path(url2pathname(parts.path))  # (url2pathname decodes the %XX: once, not twice)
+
+
+def _locator(maps: tuple[str, ...]) -> Callable[[str | None], Path | None]:
+    """The local file a sitemap was read from: a ``file:`` URI's, or under ``--map`` the mapped
+    URL's (the store keeps the URL the build stands for; an annotation needs the file)."""
+    if not maps:
+        return local_path
+    from sitemap_tui.engine.localmap import lookup, parse_maps
+
+    parsed = parse_maps(maps)
+
+    def locate(sitemap: str | None) -> Path | None:
+        path = local_path(sitemap)
+        if path is None and sitemap:
+            hit = lookup(parsed, sitemap)
+            path = hit.path if hit is not None else None
+        return path
+
+    return locate
 
 
 def _relative(path: Path, base: Path) -> Path | None:
@@ -262,9 +284,10 @@ def _sarif_rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
     return rules, index
 
 
-def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
+def _artifact(sitemap: str, base: Path, locate: Callable[[str | None], Path | None] = local_path,
+              ) -> tuple[dict[str, str], bool]:
     """``artifactLocation`` for a sitemap, and whether it is relative to %SRCROOT%."""
-    path = local_path(sitemap)
+    path = locate(sitemap)
     if path is not None:
         rel = _relative(path, base)
         if rel is not None:
@@ -275,7 +298,8 @@ def _artifact(sitemap: str, base: Path) -> tuple[dict[str, str], bool]:
 
 def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ...] = (),
            baseline_state: Callable[[Any], str] | None = None,
-           absent: Callable[[], Iterable[Any]] | None = None) -> None:
+           absent: Callable[[], Iterable[Any]] | None = None,
+           locate: Callable[[str | None], Path | None] = local_path) -> None:
     """Streamed: each result is written as it comes, so a run with millions of issues does not
     hold a document of them (the results array is the only part that grows)."""
     from sitemap_tui import __version__
@@ -324,7 +348,7 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
         if issue.sitemap:
             found = artifacts.get(issue.sitemap)
             if found is None:
-                found = artifacts[issue.sitemap] = _artifact(issue.sitemap, base)
+                found = artifacts[issue.sitemap] = _artifact(issue.sitemap, base, locate)
             location, relative = found
             uses_srcroot = uses_srcroot or relative
             physical: dict[str, Any] = {"artifactLocation": dict(location)}
@@ -406,13 +430,14 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path) -> None:
+def _github(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path,
+            locate: Callable[[str | None], Path | None] = local_path) -> None:
     files: dict[str | None, str | None] = {}
     for issue in issues:
         command = GITHUB_COMMANDS.get(str(issue.severity), "notice")
         sitemap = issue.sitemap
         if sitemap not in files:
-            path = local_path(sitemap)
+            path = locate(sitemap)
             rel = _relative(path, base) if path is not None else None
             files[sitemap] = (
                 rel.as_posix() if rel is not None else (str(path) if path is not None else None)
