@@ -50,3 +50,21 @@ def test_sample_all_without_deep_is_said_unused(build: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", str(build), "--sample", "all",
                            "--no-history"], capture_output=True, text=True, timeout=120, cwd=build.parent)
     assert "--sample, --rate and --ignore-robots apply to --deep only: not used" in proc.stderr
+
+
+def test_a_build_answers_as_its_static_host_and_says_how(build: Path) -> None:
+    """Its correct pages at clean URLs and with query strings were deep-status-4xx errors that
+    said only "answers HTTP 404"; a page it lacks says why."""
+    (build / "contact.html").write_text("<html><head><title>c</title></head><body>x</body></html>")
+    sitemap = build / "sitemap.xml"
+    sitemap.write_text(sitemap.read_text().replace("</urlset>", "".join(
+        f"<url><loc>https://example.com/{p}</loc></url>" for p in ("contact", "p3/?lang=en", "gone"))
+        + "</urlset>"))
+    proc = validate(build, "--sample", "all")
+    assert proc.returncode == 1, proc.stderr
+    errors = [ln for ln in proc.stdout.splitlines() if "deep-status-4xx" in ln]
+    assert len(errors) == 2, proc.stdout
+    assert any(ln.endswith(f"HTTP 404 (not found in {build}: gone) <https://example.com/gone>") for ln in errors)
+    assert ("deep checks: read from the build as static hosts (GitHub Pages, Netlify, Cloudflare Pages) serve"
+            " them: 1 from NAME.html (a URL without an extension, as a clean URL), first https://example.com/contact;"
+            " 1 without the query string, first https://example.com/p3/?lang=en") in proc.stderr

@@ -179,3 +179,27 @@ def test_audit_reads_a_local_build_as_its_static_host_would_serve_it(tmp_path: P
     assert records["https://example.com/gone"]["reason"] == "non-indexable: 404"
     assert records["https://example.com/team/"]["reason"] == "non-indexable: 404"
     assert "disallowed" not in err.getvalue() and not any(r["blocked_for"] for r in records.values())
+
+
+def test_clean_urls_and_query_strings_are_answered_as_static_hosts_do(tmp_path: Path) -> None:
+    """/contact from contact.html, /docs/?lang=en from docs/index.html, as GitHub Pages, Netlify
+    and Cloudflare Pages answer them (a build's correct pages were 404s, "deep-status-4xx");
+    the way each was found is kept for the caller to say (MapHit.served_as)."""
+    from sitemap_tui.engine.localmap import lookup
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.html").write_text("<p>docs</p>")
+    (tmp_path / "contact.html").write_text("<p>contact</p>")
+    (tmp_path / "data.json").write_text("{}")
+    maps = parse_maps([f"https://example.com/={tmp_path}/"])
+    hits = {u: lookup(maps, "https://example.com" + u) for u in (
+        "/contact", "/docs/?lang=en", "/contact?x=1", "/docs/", "/data.json?v=2", "/nothere", "/contact/",
+        "/data")}
+    assert (hits["/contact"].path, hits["/contact"].served_as) == ((tmp_path / "contact.html").resolve(), "clean")
+    assert (hits["/docs/?lang=en"].path, hits["/docs/?lang=en"].served_as) == (
+        (tmp_path / "docs" / "index.html").resolve(), "query")
+    assert hits["/contact?x=1"].path == (tmp_path / "contact.html").resolve()
+    assert (hits["/docs/"].served_as, hits["/data.json?v=2"].served_as) == (None, "query")
+    for missing in ("/nothere", "/contact/", "/data"):  # no NAME.html beside a folder URL or another file
+        assert hits[missing].path is None and hits[missing].status == 404, missing
+    assert hits["/nothere"].error == f"not found in {tmp_path}/: nothere"

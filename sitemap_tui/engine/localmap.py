@@ -30,6 +30,9 @@ class MapHit:
     path: Path | None
     error: str | None = None
     status: int = 200
+    # how the file was found when not at the URL's own path, as static hosts answer: "clean"
+    # (/contact from contact.html) or "query" (the query string ignored); None: at its path
+    served_as: str | None = None
 
 
 def parse_map(value: str) -> LocalMap:
@@ -78,10 +81,15 @@ def lookup(maps: tuple[LocalMap, ...], url: str) -> MapHit | None:
 
 
 def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
-    if urlsplit(url).query:
-        # a directory holds files, not answers to queries: said, never silently the bare file
-        return MapHit(url, None, f"not found in {m.shown}: a URL with a query string has no file", 404)
-    relative = unquote(rest)
+    hit = _at_path(m, url, unquote(rest))
+    if hit.path is not None and urlsplit(url).query:
+        # static hosts (GitHub Pages, Netlify, Cloudflare Pages, nginx) answer a static file's
+        # URL with a query string with the file: the caller says so (MapHit.served_as)
+        return MapHit(url, hit.path, served_as="query")
+    return hit
+
+
+def _at_path(m: LocalMap, url: str, relative: str) -> MapHit:
     try:
         # resolve() follows symlinks and folds "..": what is left must still be under the root
         path = (m.root / relative).resolve()
@@ -97,6 +105,12 @@ def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
             return MapHit(url, index.resolve())
         return MapHit(url, None, f"not found in {m.shown}: {relative or '/'} is a directory", 404)
     if not path.exists():
+        if relative and not relative.endswith("/") and not Path(relative).suffix:
+            # a clean URL: /contact is contact.html on the static hosts above (Next.js, Jekyll
+            # and Astro builds write it so)
+            page = (m.root / f"{relative}.html").resolve()
+            if page.is_file() and page.is_relative_to(m.root):
+                return MapHit(url, page, served_as="clean")
         return MapHit(url, None, f"not found in {m.shown}: {relative}", 404)
     return MapHit(url, path)
 

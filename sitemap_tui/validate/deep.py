@@ -210,7 +210,7 @@ class _Deep:
             add("deep-status-5xx", status=f"nothing ({p.error})")
             return out
         elif p.status is not None and 400 <= p.status <= 499 and p.status != 429:
-            add("deep-status-4xx", status=p.status)
+            add("deep-status-4xx", status=f"{p.status} ({p.why})" if p.why else p.status)
         elif p.status is not None and p.status >= 500:
             add(
                 "deep-status-5xx",
@@ -463,6 +463,9 @@ class _Deep:
                 await asyncio.gather(*workers, return_exceptions=True)
         finally:
             await self.prober.close()
+            served = self.prober.served_as_said()
+            if served is not None:
+                self.on_note(served)
             if self.prober.blocked:
                 n = len(self.prober.blocked)
                 self.on_note(f"deep checks: {n} URL{'' if n == 1 else 's'} not fetched: robots.txt disallows"

@@ -18,6 +18,7 @@ from sitemap_tui.engine.fetch import (
     FetchOutcome,
     StopFetch,
 )
+from sitemap_tui.engine.localmap import lookup
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.robots_gate import (
     CRAWL_DELAY_CAP,
@@ -88,6 +89,7 @@ class Probe:
     image: tuple[int, int] | None = None  # "image" mode, 200: dimensions from the first bytes
     refused: str | None = None  # the address policy refused a hop (netpolicy): why
     blocked: bool = False  # robots.txt disallows the URL for our user agent: never asked for
+    why: str | None = None  # a --map's build answering 4xx: its reason (not found in ./public: x)
 
     @property
     def mime(self) -> str | None:
@@ -126,6 +128,9 @@ class Prober:
                                no_answer_disallows=False) if robots else None
         self.on_note = on_note
         self.blocked: set[str] = set()  # URLs not fetched for robots.txt (said once, counted)
+        # URLs a --map's build answered as a static host would, not from their own path, by
+        # how (localmap.MapHit.served_as: "clean", "query"): said at the end, counted
+        self.served_as: dict[str, set[str]] = {}
         self.stored = stored  # a URL's result kept by `sitemap-tui audit`, read instead of a fetch
         self.root_url = root_url
         self.limiter = limiter
@@ -230,7 +235,26 @@ class Prober:
         if out.headers is not None and out.stats.http_status in (405, 501) and mode == "head":
             out, body = await self._request(url, "GET", mode)  # HEAD not allowed
         self._fill(probe, out, body, mode)
+        if self.config.maps and probe.answered:
+            hit = lookup(self.config.maps, url)
+            if hit is not None and hit.served_as is not None:
+                self.served_as.setdefault(hit.served_as, set()).add(url)
         return probe
+
+    def served_as_said(self) -> str | None:
+        """The URLs of a local build read as a static host serves them, in one line."""
+        if not self.served_as:
+            return None
+        parts = []
+        if "clean" in self.served_as:
+            n = len(self.served_as["clean"])
+            parts.append(f"{n} from NAME.html (a URL without an extension, as a clean URL), first"
+                         f" {min(self.served_as['clean'])}")
+        if "query" in self.served_as:
+            n = len(self.served_as["query"])
+            parts.append(f"{n} without the query string, first {min(self.served_as['query'])}")
+        return ("deep checks: read from the build as static hosts (GitHub Pages, Netlify, Cloudflare Pages)"
+                " serve them: " + "; ".join(parts))
 
     async def _request(
         self, url: str, method: str, mode: str
@@ -285,6 +309,8 @@ class Prober:
             return
         probe.answered = True
         probe.status = out.stats.http_status
+        if out.error and not out.error.startswith("HTTP "):  # a --map's build: why it has no file
+            probe.why = out.error
         probe.final_url = out.final_url or probe.final_url
         h = httpx.Headers(out.headers)
         probe.content_type = (h.get("content-type") or "")[:200] or None
