@@ -21,6 +21,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui import gc_tuning
 from sitemap_tui.tui.app_audit import AuditLink
+from sitemap_tui.tui.app_panes import same_nodes
 from sitemap_tui.tui.palette import PaletteCommand, action_keys, with_keys
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
@@ -159,19 +160,26 @@ class Actions(AuditLink):
             scopes[label] = flt
             kinds[label] = kind
 
+        sel = self._selection
         table = self.url_table
+        # the table and the Issues pane follow the selection only while shown: what they hold
+        # for another node is not offered (its filtered rows and marks were exported as this one's)
+        if table is not None and sel is not None and not same_nodes(table.scope.node_ids,
+                                                                       self._entry_filter(sel).node_ids):
+            table = None
         marked = table.marked_filter if table is not None else None
         if marked is not None:
             add("marked", "marked rows", marked)
         if table is not None and not table.user.empty:
             add("filter", "filtered rows", table.current_filter)
-        sel = self._selection
         if sel is not None:
             if not sel.subtree or sel.node.kind not in CONTAINERS:
                 add("node", "this node", EntryFilter(node_ids=[sel.node_id]))
             if sel.subtree:
                 add("subtree", "subtree", EntryFilter(node_ids=sel.file_ids))
         pane = self.issues_pane
+        if pane is not None and sel is not None and pane.node_ids != tuple(sel.ids):
+            pane = None
         issue = pane.selected_issue if pane is not None else None
         if issue is not None and issue.entry_id is not None:
             add("issue", "URL of the selected issue", EntryFilter(entry_ids=[issue.entry_id]))

@@ -149,7 +149,7 @@ class PaneSync(AppBase):
                 return
             flt = self._entry_filter(sel)
             scope = getattr(table, "scope", None)
-            if same_node and not force and scope is not None and _same_nodes(flt.node_ids, scope.node_ids):
+            if same_node and not force and scope is not None and same_nodes(flt.node_ids, scope.node_ids):
                 table.data_changed()
             else:
                 table.show(flt)
@@ -219,6 +219,7 @@ class PaneSync(AppBase):
         entry_id = getattr(message, "entry_id", None)
         if entry_id is None:
             return
+        origin_tab = self._active_tab()
         self._show_tab("urls")
         # the table takes the selection's rows now, not on TabActivated: a listing set after
         # the jump started would drop the row it finds
@@ -226,6 +227,8 @@ class PaneSync(AppBase):
         table = self.url_table
         if table is not None:
             table.jump_to_entry(entry_id)
+        # Esc goes back to the issue, as from a rule's drill (it went to the tree)
+        self._drill_origin = (origin_tab, None) if origin_tab != "urls" else None
 
 
     # -- drill-through: a pane asks for the URL table on a subset; Esc / back returns ------------
@@ -261,6 +264,7 @@ class PaneSync(AppBase):
         if focused is not table and table not in focused.ancestors:
             return False
         self._drill_origin = None
+        table.undrill()  # the filter bar as before the drill (a rule's or a bar's filter is not the user's)
         tab, widget = origin
         self._show_tab(tab, focus=widget)
         return True
@@ -275,6 +279,6 @@ class PaneSync(AppBase):
         self.go_back()
 
 
-def _same_nodes(a: Any, b: Any) -> bool:
+def same_nodes(a: Any, b: Any) -> bool:
     """Two scopes' node lists are the same (None, every entry, is no list: not even an empty one)."""
     return a is None and b is None or a is not None and b is not None and list(a) == list(b)

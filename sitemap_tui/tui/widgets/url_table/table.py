@@ -76,6 +76,9 @@ class UrlTable(Vertical):
         self._dc_timer: Timer | None = None
         self._dc_dirty = False
         self._detail_id: int | None = None
+        # the filter bar as it was before a drill-through (text, regex), put back by undrill():
+        # a drill's filter is the issue's or the chart's, not the user's
+        self._before_drill: tuple[str, bool] | None = None
         self._header_key: tuple[int, str, bool, frozenset[str]] | None = None
         self._status_line = ""
         self.grid = UrlGrid(self.db_path, id="url-grid")
@@ -115,10 +118,45 @@ class UrlTable(Vertical):
 
     # -- public API -------------------------------------------------------------------------
     def show(self, flt: EntryFilter) -> None:
-        """Show the rows of a scope (node/subtree) from the app, narrowed by the filter bar."""
+        """Show the rows of a scope (node/subtree) from the app, narrowed by the filter bar.
+        Another node's rows end what belonged to the rows left: the detail shown, the marks
+        (unseen there, they were still exported as "marked rows") and a drill's filter (the
+        other node's rule or chart bar)."""
+        moved = flt.node_ids != self.scope.node_ids
         self.scope = flt
-        if self.is_mounted:
-            self.grid.set_listing(self.current_filter)
+        if not self.is_mounted:
+            return
+        if moved:
+            self.hide_detail()
+            if not self.grid.marks.empty:
+                self.grid.clear_marks()
+                self.notify("marks cleared: they were of the rows of the node left", timeout=3, markup=False)
+            self._restore_filter()
+        self.grid.set_listing(self.current_filter)
+
+    def undrill(self) -> bool:
+        """The filter bar as before the last drill-through (back from it), applied."""
+        if not self._restore_filter():
+            return False
+        self.grid.set_listing(self.current_filter)
+        return True
+
+    def _restore_filter(self) -> bool:
+        """The filter bar's text before the drill, put back without a listing of its own."""
+        if self._before_drill is None:
+            return False
+        text, regex = self._before_drill
+        self._before_drill = None
+        with self.prevent(Input.Changed, Checkbox.Changed):
+            self.query_one("#url-filter", Input).value = text
+            self.query_one("#url-regex", Checkbox).value = regex
+        try:
+            self.user = parse_filter(text, regex_mode=regex)
+            self.filter_error = None
+        except ValueError as exc:  # (it was in the bar before: as it was then)
+            self.user = UserFilter()
+            self.filter_error = str(exc)
+        return True
 
     def data_changed(self) -> None:
         """New entries may exist; refreshes at most ~3 times per second."""
@@ -184,7 +222,11 @@ class UrlTable(Vertical):
     def drill(self, text: str) -> None:
         """Show exactly the rows ``text`` names (a drill-through, ``messages.ShowUrls``): the
         filter bar holds it, visible and editable; the toggles that would narrow it further are
-        cleared; the grid has the focus."""
+        cleared; the grid has the focus. The filter bar's text before it comes back with
+        :meth:`undrill`."""
+        if self._before_drill is None:
+            self._before_drill = (self.query_one("#url-filter", Input).value,
+                                  self.query_one("#url-regex", Checkbox).value)
         self.hide_detail()
         with self.prevent(Checkbox.Changed, Select.Changed):
             self.query_one("#url-issues", Checkbox).value = False
