@@ -392,3 +392,25 @@ def test_a_db_kept_by_urls_says_its_findings_are_not_like_for_like(tmp_path: Pat
     assert code == 0
     assert f"OLD {db}: saved by `urls`, which checks no rules" in err, err
     assert "(not like for like: OLD was kept by `urls`, which checks no rules)" in out, out
+
+
+def test_a_saved_side_that_left_files_unfetched_is_said(httpserver, tmp_path: Path) -> None:
+    """An exploration cut by its file budget, kept, then compared: its unfetched file came out
+    "changed 0 -> 2 URLs", its URLs "added", with no word that OLD never read it."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+    index = ('<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+             + "".join(f"<sitemap><loc>{b}/{name}.xml</loc></sitemap>\n" for name in ("a", "b"))
+             + "</sitemapindex>\n")
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/a.xml").respond_with_data(urlset(url(f"{b}/a")), content_type="application/xml")
+    httpserver.expect_request("/b.xml").respond_with_data(urlset(url(f"{b}/b1"), url(f"{b}/b2")),
+                                                         content_type="application/xml")
+    old = tmp_path / "old.db"
+    code, _, err = run("urls", f"{b}/index.xml", "--db", str(old), "--max-files", "2")
+    assert code == 0 and "1 file not fetched" in err, err
+    code, out, err = run("diff", str(old), f"{b}/index.xml", "--no-history", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]["urls_added"] == 2
+    assert (f"sitemap-tui: OLD {old}: 1 listed file was not fetched in that exploration (a depth limit, a file"
+            f" budget, a cap or a stop), first {b}/b.xml: what it lists counts as added") in err, err

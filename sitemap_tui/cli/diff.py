@@ -32,10 +32,14 @@ from sitemap_tui.cli.verdict import run_notes, target_problem
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions
+from sitemap_tui.words import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from sitemap_tui.engine.explorer import Explorer
     from sitemap_tui.engine.store import Store
+    from sitemap_tui.engine.store.diff import SitemapChange
     from sitemap_tui.session.launch import Launch
 
 
@@ -107,6 +111,7 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
             return launch(db_path=new.path, compare_with=old.path)
         diff = compare(old.path, new.path, folder / "diff.db", host_map)
         stack.callback(diff.close)
+        _say_unfetched(diff.sitemaps, old, new)
         signals.check()  # stopped by a signal: no report, a previous --output stays
         with open_result(out_path, opts.output) as result:
             write_diff(opts.format, diff, (old, new), result.file, samples=opts.samples)
@@ -224,6 +229,23 @@ def _say_checks(old: Source, new: Source) -> None:
             what = "checks no rules" if side.checks == "none" else "checked only the rules it selected"
             print(f"sitemap-tui: {side.label} {display(side.raw)}: saved by `{side.command or 'an earlier run'}`, "
                   f"which {what}: the findings new and resolved count rules it did not run", file=sys.stderr)
+
+
+def _say_unfetched(changes: Sequence[SitemapChange], old: Source, new: Source) -> None:
+    """A file a saved side listed but never fetched (its exploration's depth limit, file budget,
+    caps or a stop: said then, not now) is compared as a file of no URLs: what it lists counts as
+    added or removed. Said per side (a side explored now said what it left out already)."""
+    unread = ("pending", "skipped")
+    for side, other, states in ((old, "added", [(c.old_state, c.old_url or c.key) for c in changes]),
+                                (new, "removed", [(c.new_state, c.new_url or c.key) for c in changes])):
+        urls = [url for state, url in states if state in unread]
+        if not side.saved or not urls:
+            continue
+        n = len(urls)
+        print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'listed file')}"
+              f" {'was' if n == 1 else 'were'} not fetched in that exploration (a depth limit, a file budget,"
+              f" a cap or a stop), first {display(urls[0])}: what {'it lists' if n == 1 else 'they list'}"
+              f" counts as {other}", file=sys.stderr)
 
 
 def _explore(label: str, raw: str, opts: DiffOptions, db: Path) -> Source:
