@@ -343,3 +343,23 @@ async def test_a_scope_without_urls_is_said_and_writes_no_empty_file(tmp_path: P
         await wait_for(pilot, lambda: app.results)
         assert app.results[-1] is not None and app.results[-1][0] == 13
     store.close()
+
+
+async def test_the_path_is_in_view_with_five_scopes_at_80x24(tmp_path: Path):
+    """Every format's hint took three lines at 80 columns: with five scopes the Path field was
+    pushed out of the dialog (a tmux review), the file's place unseen before Export."""
+    store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        scopes = {name: EntryFilter(node_ids=[1]) for name in (
+            "marked rows", "filtered rows", "this node", "URL of the selected issue", "URLs with rule x-y")}
+        screen = app.export(scopes, tmp_path)
+        await pilot.pause()
+        path = screen.query_one("#export-path")
+        body = screen.query_one("#export-body")
+        assert path.region.height > 0 and body.region.contains_region(path.region), (path.region, body.region)
+        hint = screen.query_one("#export-hint")
+        assert str(hint.render()) == "Text: one URL a line"
+        radio(screen, "#export-format", "images").value = True
+        await pilot.pause()
+        assert str(hint.render()).startswith("Images: the image URLs")

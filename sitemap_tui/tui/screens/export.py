@@ -36,10 +36,17 @@ from sitemap_tui.engine.store.exports import ID_CHUNK, count_rows, ordered_rows
 from sitemap_tui.session.urlfile import missing_dir, write_atomic
 from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
 
-# short, to sit side by side at 80 columns; FORMAT_HINT says what each holds
+# short, to sit side by side at 80 columns; FORMAT_HINTS says what the chosen one holds, in a
+# line (all five took three lines at 80 columns: with five scopes the Path field was pushed out
+# of the dialog, the file's place unseen before Export)
 FORMAT_LABELS = {"txt": "Text", "csv": "CSV", "jsonl": "JSONL", "images": "Images", "videos": "Videos"}
-FORMAT_HINT = ("Text: one URL a line · CSV / JSONL: every field and the URL's issue ids · "
-               "Images / Videos: the image or video URLs (content, player) of those URLs, one a line")
+FORMAT_HINTS = {
+    "txt": "Text: one URL a line",
+    "csv": "CSV: every field and the URL's issue ids, a row a URL",
+    "jsonl": "JSONL: every field and the URL's issue ids, a JSON object a line",
+    "images": "Images: the image URLs of those URLs, one a line",
+    "videos": "Videos: the video URLs (content, player) of those URLs, one a line",
+}
 
 
 def slug(scope: str) -> str:
@@ -163,7 +170,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
                 with RadioSet(id="export-format"):
                     for fmt in EXPORT_FORMATS:
                         yield RadioButton(Text(FORMAT_LABELS.get(fmt, fmt)), value=fmt == self.fmt, name=fmt)
-                yield Static(Text(FORMAT_HINT), id="export-hint", markup=False)
+                yield Static(Text(FORMAT_HINTS.get(self.fmt, "")), id="export-hint", markup=False)
                 yield Label(Text("Path"), classes="field")
                 yield Input(value=self._auto_path, id="export-path")
                 yield Static("", id="export-error", markup=False)
@@ -196,6 +203,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
         name = event.pressed.name
         if name in EXPORT_FORMATS:
             self.fmt = name
+            self.query_one("#export-hint", Static).update(Text(FORMAT_HINTS.get(name, "")))
             self._update_default_path()
 
     def _update_default_path(self) -> None:
