@@ -390,3 +390,16 @@ def test_validate_names_each_disallowed_url(fmt: str, httpserver, tmp_path: Path
     else:
         results = json.loads(report)["runs"][0]["results"]
         assert [r["properties"]["url"] for r in results] == locs
+
+
+def test_the_entry_url_is_named_unless_the_message_shows_it_whole() -> None:
+    """A message naming https://example.com/robots.txt hid the entry https://example.com/ (a
+    substring test): the line named no URL of its own."""
+    from sitemap_tui.validate.report import named_url
+
+    entry = "https://example.com/"
+    longer = row("robots-cross-submit-ok", "info", url=entry,
+                 message="URLs accepted: https://example.com/robots.txt names this sitemap")
+    assert named_url(longer) == entry
+    for message in (f"duplicate of {entry}", f"'{entry}' is listed twice", f"see <{entry}>", entry):
+        assert named_url(row("r", "info", url=entry, message=message)) is None, message

@@ -150,9 +150,21 @@ def named_url(issue: Any) -> str | None:
     not show it (``robots-url-disallowed`` says "the URL is disallowed", and 10,000 such lines
     would read the same). ``None`` when there is none, or it is the sitemap itself."""
     url = getattr(issue, "url", None)
-    if not url or url == getattr(issue, "sitemap", None) or url in (issue.message or ""):
+    if not url or url == getattr(issue, "sitemap", None) or _shows(issue.message or "", url):
         return None
     return url
+
+
+def _shows(message: str, url: str) -> bool:
+    """``url`` is in ``message`` as itself, not as the start of a longer URL (a message naming
+    https://example.com/robots.txt does not show the entry https://example.com/)."""
+    start = message.find(url)
+    while start >= 0:
+        end = start + len(url)
+        if end == len(message) or message[end].isspace() or message[end] in "'\"<>)]":
+            return True
+        start = message.find(url, start + 1)
+    return False
 
 
 def _with_url(message: str, issue: Any) -> str:
