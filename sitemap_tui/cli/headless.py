@@ -290,6 +290,7 @@ class _SaysWhenNotKept:
         self.run = run
         self.store = run.store
         self.path = run.path
+        self.cause: str | None = None  # why it did not complete, when no line of its own says it
 
     def finish(self, complete: bool) -> None:
         # a run refused before it began (a bad --resolve) is said by its error alone
@@ -301,8 +302,16 @@ class _SaysWhenNotKept:
         if not complete and began:
             # (the cause itself is said on its own line: the target, the signal, the write)
             # (an empty file answered: "never answered" read as false there)
-            print("sitemap-tui: this exploration is not kept in the history: it did not complete "
-                  "(the cause is said on its own line)", file=sys.stderr)
+            why = self.cause or "the cause is said on its own line"
+            print(f"sitemap-tui: this exploration is not kept in the history: it did not complete ({why})",
+                  file=sys.stderr)
+
+
+def not_kept_because(kept: KeptStore | None, cause: str) -> None:
+    """The cause a history run names when it keeps nothing, where nothing else says it (the
+    output's reader left: ``urls | head`` is no error and says no line of its own)."""
+    if isinstance(kept, _SaysWhenNotKept):
+        kept.cause = cause
 
 
 def run_store(tree: TreeOptions, target: Target, command: str,

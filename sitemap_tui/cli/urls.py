@@ -11,6 +11,7 @@ from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
     kept_store,
+    not_kept_because,
     open_result,
     output_path,
     parse_target,
@@ -119,6 +120,8 @@ def cmd_urls(opts: UrlsOptions) -> int:
             signals.check()  # stopped by a signal: not a complete result
             complete = not closed and not failed and target_answered(explorer)
         finally:
+            if closed:
+                not_kept_because(db, "its output's reader stopped reading before the end, as | head does")
             if db is not None:
                 db.finish(complete)
         if failed:
