@@ -435,3 +435,22 @@ def test_files_left_out_are_said_before_the_audit(site: HTTPServer) -> None:
     assert code == 0, err
     assert len(records(out)) == 1
     assert "sitemap-tui: 1 file not fetched: file budget of 2 reached (--max-files)" in err.splitlines()
+
+
+def test_the_crawler_table_says_it_counts_listings(site: HTTPServer) -> None:
+    """"2 URLs listed" above, "3 listed URLs" in the crawler table of the same report: the
+    table counts a URL once per sitemap that lists it, which it now says."""
+    site.expect_request("/robots.txt").respond_with_data("User-agent: GPTBot\nDisallow: /\n",
+                                                         content_type="text/plain")
+    for path in ("/a", "/b"):
+        site.expect_request(path).respond_with_data(html(), content_type="text/html")
+    sitemap(site, ["/a", "/b"], "/one.xml")
+    sitemap(site, ["/a"], "/two.xml")
+    index = f'<?xml version="1.0"?><sitemapindex {NS}>' + "".join(
+        f"<sitemap><loc>{site.url_for(n)}</loc></sitemap>" for n in ("/one.xml", "/two.xml")) + "</sitemapindex>"
+    site.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    code, out, err = audit(site.url_for("/index.xml"))
+    assert code == 0, err
+    assert ": 2 URLs listed, 2 audited" in out
+    assert ("\nCrawler access (robots.txt) of 3 listings of the 2 URLs (a URL in several sitemaps counts in"
+            " each)\n") in out, out

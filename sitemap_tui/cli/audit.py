@@ -188,7 +188,7 @@ def cmd_audit(opts: AuditCommand) -> int:
                     _note("crawler access: no robots.txt was read for the listed URLs' hosts (none answered"
                           " one): no crawler table")
                 else:
-                    write_access(access, result.file)
+                    write_access(access, result.file, counts["listed"])
             result.commit()
     finally:
         if place is not None:

@@ -94,9 +94,14 @@ def access_counts(path: Path) -> AccessCounts | None:
         conn.close()
 
 
-def write_access(c: AccessCounts, out: IO[str]) -> None:
-    """The crawler table: per crawler, the listed URLs robots.txt allows and disallows."""
-    out.write(f"\nCrawler access (robots.txt) of {c.urls:,} listed URL{'s' if c.urls != 1 else ''}\n")
+def write_access(c: AccessCounts, out: IO[str], distinct: int | None = None) -> None:
+    """The crawler table: per crawler, the listed URLs robots.txt allows and disallows. It
+    counts listings (a URL in two sitemaps twice, as `access` does): when that is not the
+    report's count of URLs (``distinct``), it says so (34 URLs above, 35 here, unexplained)."""
+    what = f"{c.urls:,} listed URL{'s' if c.urls != 1 else ''}"
+    if distinct is not None and distinct != c.urls:
+        what = f"{c.urls:,} listings of the {distinct:,} URLs (a URL in several sitemaps counts in each)"
+    out.write(f"\nCrawler access (robots.txt) of {what}\n")
     if c.unknown:
         out.write(f"  {c.unknown:,} unknown: no robots.txt read for their origin\n")
     width = max(len(a) for a in c.agents)
