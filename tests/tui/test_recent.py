@@ -194,3 +194,28 @@ def test_two_runs_in_one_minute_read_apart() -> None:
     diff = Saved(dataclasses.replace(diff.summary, command="diff"), 1000)
     assert row_text(diff, 76).plain.rstrip().endswith("1000 B  diff"), row_text(diff, 76).plain
     assert second.rstrip().endswith("1000 B  explorer"), second
+
+
+async def test_the_site_is_read_whole_at_80_columns(demo_server, cache):
+    """Before its first layout the list had no width, and 0 - 4 was taken as one: at 80 columns
+    a row showed 8 of the site's characters ("127.0.…") with room for all of them."""
+    await two_saved(demo_server, cache)
+    site = demo_server.base_url.split("//", 1)[1]  # 127.0.0.1:PORT
+    picker = RecentPicker()
+    async with picker.run_test(size=(80, 24)) as pilot:
+        await list_read(picker, pilot)
+        rows = [ln for ln in screen_text(picker).splitlines() if " URLs " in ln]
+        assert len(rows) == 2 and all(site in row for row in rows), rows
+
+
+def test_a_long_site_keeps_its_both_ends() -> None:
+    """A host and its port differ at both ends: the middle is what goes."""
+    from sitemap_tui.engine.store.summary import ExplorationSummary
+    from sitemap_tui.session.recent import Saved
+    from sitemap_tui.tui.screens.recent import row_text
+
+    host = "www.a-very-long-subdomain-name.example-company.co.uk:8443"
+    summary = ExplorationSummary(path=Path("/x/a.db"), size=1, mtime=0.0, target=f"https://{host}/",
+                                 started="2026-11-26T22:24:02+00:00", files=1, urls=3)
+    text = row_text(Saved(summary, 1000), 76, 1, 6).plain
+    assert "www.a-very" in text and "co.uk:8443" in text and "…" in text, text

@@ -24,25 +24,35 @@ from sitemap_tui.session.recent import Saved, format_size, list_saved
 from sitemap_tui.tui.screens import SafeActions
 
 
-def row_text(s: Saved, width: int) -> Text:
+def row_text(s: Saved, width: int, urls_width: int = 9, size_width: int = 10) -> Text:
     """One exploration on one line of ``width`` cells: the site keeps what the date, counts,
-    size and command leave (an 80-column terminal shows all five)."""
+    size and command leave (an 80-column terminal shows all five). The counts' columns are as
+    wide as the list's widest (:func:`column_widths`), not the widest there could be."""
     when = s.date_text
     if s.summary.problem:
         tail = Text("unreadable", style="bold red")
     else:
         # the command that kept it: a urls run and a diff's in one second read alike otherwise
         by = (s.summary.command or "explorer")[:8]
-        tail = Text(f"{s.summary.urls:>9,} URLs {format_size(s.size):>10}  {by:<8}")
+        tail = Text(f"{s.summary.urls:>{urls_width},} URLs {format_size(s.size):>{size_width}}  {by:<8}")
     site_width = max(8, width - len(when) - tail.cell_len - 4)
     site = display(s.site, 500)
     if len(site) > site_width:
-        site = site[: site_width - 1] + "…"
+        # the middle goes: a folder's path differs at its end, a host with a port at both ends
+        head = (site_width - 1) // 2
+        site = site[:head] + "…" + site[len(site) - (site_width - 1 - head):]
     line = Text(f"{when}  ")
     line.append(f"{site:<{site_width}}", style="bold")
     line.append("  ")
     line.append_text(tail)
     return line
+
+
+def column_widths(saved: list[Saved]) -> tuple[int, int]:
+    """The URL count's and the size's widths that every row of ``saved`` needs."""
+    urls = max((len(f"{s.summary.urls:,}") for s in saved), default=1)
+    size = max((len(format_size(s.size)) for s in saved), default=1)
+    return urls, size
 
 
 class RecentScreen(SafeActions, ModalScreen[Path | None]):
@@ -95,9 +105,13 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
     def _show(self, saved: list[Saved]) -> None:
         self.saved = saved
         listing = self.query_one(OptionList)
-        width = max(40, listing.size.width - 4 or self.app.size.width - 6)
+        # before its first layout the list has no width: the screen's (0 - 4 was taken as one,
+        # and 80 columns showed 13 of a site's characters)
+        width = max(40, listing.size.width - 4 if listing.size.width else self.app.size.width - 6)
         listing.clear_options()
-        listing.add_options([Option(row_text(s, width), id=str(i)) for i, s in enumerate(saved)])
+        urls_width, size_width = column_widths(saved)
+        listing.add_options([Option(row_text(s, width, urls_width, size_width), id=str(i))
+                             for i, s in enumerate(saved)])
         if saved:
             listing.highlighted = 0
         else:
