@@ -430,4 +430,9 @@ class AppBase(App[int]):
     def zoom_changed(self) -> None:
         """The screen's zoom changed (z, or the focus moving out of a zoomed pane)."""
         self._apply_tree_width()
+        pane = self.issues_pane
+        if pane is not None:
+            # a maximized pane gets its new width without a Resize of its own: its source lines
+            # kept the narrow cut (z at 80x24), its compact layout too
+            pane.call_after_refresh(pane.on_resize)
 

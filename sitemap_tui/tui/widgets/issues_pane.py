@@ -135,6 +135,8 @@ class IssuesPane(Vertical):
         self._dc_dirty = False
         self._source_for: int | None = None
         self._source_msg: _SourceLoaded | None = None  # the lines shown, to cut them again on a resize
+        self._cut_at = 0  # the room the source lines were last cut to
+        self._recut_of = 0  # the source read cut again after a layout (once each)
         self._with_urls: set[tuple[str, str]] = set()  # the groups a rule: filter can show
         self._explain: bool | None = None  # the user's choice (i); None: folded in a small pane
         self.error: str | None = None
@@ -221,7 +223,14 @@ class IssuesPane(Vertical):
             self._explain = None  # i chose for the other size: this one starts from its default
             self._show_detail(read=True)  # and it shows more or fewer lines around the issue
         elif self._source_msg is not None and self._source_msg.issue_id == self._source_for:
-            self._on_source(self._source_msg)  # long lines cut at the new width
+            # long lines cut at the new width, once the detail has it: the pane hears of its
+            # resize before its children are laid out (z kept the narrow pane's cut)
+            self.call_after_refresh(self._recut)
+
+    def _recut(self) -> None:
+        msg = self._source_msg
+        if self.is_mounted and msg is not None and msg.issue_id == self._source_for:
+            self._on_source(msg)
 
     # -- loading ------------------------------------------------------------------------------
     def _filter(self) -> IssueFilter:
@@ -468,15 +477,27 @@ class IssuesPane(Vertical):
             col = iss.col if iss is not None else None
             # each line cut to the room beside its number ("▶50003 │ ") and a scrollbar, which
             # appears when the lines arrive: the Static would wrap a longer one
-            detail = self.query_one("#issues-detail", VerticalScroll)
-            room = (detail.content_region.width or self.size.width) - detail.styles.scrollbar_size_vertical
+            room = self._source_room()
             gutter = len(str(msg.lines[-1][0])) + 4
             source.update(source_text(msg.lines, line, col, max(20, room - gutter)))
+            self._cut_at = room
             # the lines around the issue are what the detail is for: keep them on screen
             self.call_after_refresh(self._source_into_view)
 
+    def _source_room(self) -> int:
+        detail = self.query_one("#issues-detail", VerticalScroll)
+        return (detail.content_region.width or self.size.width) - detail.styles.scrollbar_size_vertical
+
     def _source_into_view(self) -> None:
         if self.is_mounted:
+            # lines cut before a layout that changed the detail's width (z, right after a move:
+            # the source came in between) are cut again at the width now
+            msg = self._source_msg
+            if (msg is not None and msg.issue_id == self._source_for and self._source_room() != self._cut_at
+                    and self._recut_of != id(msg)):
+                self._recut_of = id(msg)  # once per source read: a width that kept moving would loop
+                self._on_source(msg)
+                return
             detail = self.query_one("#issues-detail", VerticalScroll)
             detail.scroll_to_widget(self.query_one("#issues-source", Static), animate=False, top=False)
 
