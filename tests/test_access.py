@@ -179,3 +179,21 @@ def test_a_kept_access_run_is_judged_as_validate_judges(site: str, httpserver) -
     code, out, err = run("diff", site, "--format", "json")
     assert code == 0, err
     assert json.loads(out)["summary"]["issues_new"] == 0, out
+
+
+def test_text_list_names_the_sitemap_of_each_listing(httpserver, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A URL two sitemaps list came out as two identical lines."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    b = httpserver.url_for("").rstrip("/")
+    index = f"<sitemapindex {NS}>" + "".join(
+        f"<sitemap><loc>{b}/{name}.xml</loc></sitemap>" for name in ("a", "b")) + "</sitemapindex>"
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data(ROBOTS, content_type="text/plain")
+    for name in ("a", "b"):
+        body = f"<urlset {NS}><url><loc>{b}/private/x</loc></url></urlset>"
+        httpserver.expect_request(f"/{name}.xml").respond_with_data(body, content_type="application/xml")
+    code, out, err = run("access", f"{b}/index.xml", "--list", "--agents", "GPTBot", "--no-history",
+                         "--workers", "0")
+    assert code == 0, err
+    assert out.splitlines() == [f"{b}/private/x\tGPTBot\t{b}/a.xml", f"{b}/private/x\tGPTBot\t{b}/b.xml"]

@@ -195,4 +195,6 @@ def _write_list(opts: AccessOptions, table: AccessTable, out: IO[str]) -> None:
         elif w is not None:
             w.writerow([loc, sitemap, " ".join(names), int(bool(unknown))])
         else:
-            out.write(f"{display(loc or '', 2000)}\t{'unknown' if unknown else ','.join(names)}\n")
+            # the sitemap too: a URL two sitemaps list is two listings (two lines that read alike)
+            out.write(f"{display(loc or '', 2000)}\t{'unknown' if unknown else ','.join(names)}"
+                      f"\t{display(sitemap or '', 2000)}\n")
