@@ -21,7 +21,6 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui import gc_tuning
 from sitemap_tui.tui.app_audit import AuditLink
-from sitemap_tui.tui.app_panes import same_nodes
 from sitemap_tui.tui.palette import PaletteCommand, action_keys, with_keys
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
@@ -164,8 +163,7 @@ class Actions(AuditLink):
         table = self.url_table
         # the table and the Issues pane follow the selection only while shown: what they hold
         # for another node is not offered (its filtered rows and marks were exported as this one's)
-        if table is not None and sel is not None and not same_nodes(table.scope.node_ids,
-                                                                       self._entry_filter(sel).node_ids):
+        if table is not None and sel is not None and self._shows_node("urls") != sel.node_id:
             table = None
         marked = table.marked_filter if table is not None else None
         if marked is not None:
@@ -178,7 +176,7 @@ class Actions(AuditLink):
             if sel.subtree:
                 add("subtree", "subtree", EntryFilter(node_ids=sel.file_ids))
         pane = self.issues_pane
-        if pane is not None and sel is not None and pane.node_ids != tuple(sel.ids):
+        if pane is not None and sel is not None and self._shows_node("issues") != sel.node_id:
             pane = None
         issue = pane.selected_issue if pane is not None else None
         if issue is not None and issue.entry_id is not None:

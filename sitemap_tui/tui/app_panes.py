@@ -152,7 +152,9 @@ class PaneSync(AppBase):
             if same_node and not force and scope is not None and same_nodes(flt.node_ids, scope.node_ids):
                 table.data_changed()
             else:
-                table.show(flt)
+                # another node: what the table held for the last one ends (a subtree that grew
+                # while an index streams in is the same node: its marks and drill stay)
+                table.show(flt, new_node=not same_node)
         elif tab == "issues":
             pane = self.issues_pane
             if pane is None:
@@ -162,6 +164,11 @@ class PaneSync(AppBase):
             else:
                 self._issues_ids = sel.ids
                 pane.show(list(sel.ids))
+
+    def _shows_node(self, tab: str) -> int | None:
+        """The node whose data a pane holds (it follows the selection only while shown)."""
+        shown = self._pane_shown.get(tab)
+        return shown[0] if shown is not None else None
 
     def _entry_filter(self, sel: Selection) -> Any:
         """The scope of the URL table (its own filter bar narrows it further). A subtree that

@@ -109,3 +109,30 @@ async def test_a_drill_ends_with_esc_or_on_another_node_and_an_issue_returns_to_
         await settle(app, pilot)
         assert filter_text(app) == ""
         assert await table_rows(app, pilot) == locs_of(app, blog)
+
+
+async def test_marks_stay_while_the_selected_subtree_grows(tmp_path):
+    """The table's contract the app keeps: a subtree that grows while an index streams in is the
+    same node (its marks, detail and drill stay); another node ends them."""
+    from test_export_screen import Host, ready, store_of
+
+    from sitemap_tui.tui.widgets.url_table import UrlTable
+
+    store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.query_one(UrlTable)
+        table.show(EntryFilter(node_ids=[1]))
+        await ready(pilot, table)
+        table.drill("re:p/1")
+        await ready(pilot, table)
+        table.grid.focus()
+        await pilot.press("home", "space")
+        await pilot.pause()
+        assert not table.grid.marks.empty
+        table.show(EntryFilter(node_ids=[1, 2]), new_node=False)  # the same node's subtree, grown
+        await ready(pilot, table)
+        assert not table.grid.marks.empty and table.query_one("#url-filter").value == "re:p/1"
+        table.show(EntryFilter(node_ids=[2]))  # another node
+        await ready(pilot, table)
+        assert table.grid.marks.empty and table.query_one("#url-filter").value == ""

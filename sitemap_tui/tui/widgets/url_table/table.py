@@ -117,12 +117,12 @@ class UrlTable(Vertical):
         g.set_listing(self.current_filter)
 
     # -- public API -------------------------------------------------------------------------
-    def show(self, flt: EntryFilter) -> None:
+    def show(self, flt: EntryFilter, *, new_node: bool = True) -> None:
         """Show the rows of a scope (node/subtree) from the app, narrowed by the filter bar.
-        Another node's rows end what belonged to the rows left: the detail shown, the marks
-        (unseen there, they were still exported as "marked rows") and a drill's filter (the
-        other node's rule or chart bar)."""
-        moved = flt.node_ids != self.scope.node_ids
+        Another node's rows (``new_node``) end what belonged to the rows left: the detail
+        shown, the marks (unseen there, they were still exported as "marked rows") and a
+        drill's filter (the other node's rule or chart bar)."""
+        moved = new_node and flt.node_ids != self.scope.node_ids
         self.scope = flt
         if not self.is_mounted:
             return
