@@ -454,3 +454,22 @@ def test_the_crawler_table_says_it_counts_listings(site: HTTPServer) -> None:
     assert ": 2 URLs listed, 2 audited" in out
     assert ("\nCrawler access (robots.txt) of 3 listings of the 2 URLs (a URL in several sitemaps counts in"
             " each)\n") in out, out
+
+
+def test_a_header_with_a_byte_beyond_ascii_is_read_not_a_traceback(site: HTTPServer) -> None:
+    """A page whose header held "café" ended the whole audit in a UnicodeEncodeError traceback
+    (its decoded headers were made into httpx.Headers again, as ASCII); the deep checks lost the
+    URL in silence."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/page").respond_with_data(html(), content_type="text/html",
+                                                   headers={"X-Served-By": "café"})
+    site.expect_request("/gone").respond_with_data("no", status=404, headers={"X-Served-By": "café"})
+    target = sitemap(site, ["/page", "/gone"])
+    code, out, err = audit(target, "--format", "jsonl")
+    assert code == 0 and "Traceback" not in err, err
+    rows = records(out)
+    assert rows["page"]["status"] == 200 and rows["gone"]["status"] == 404
+    code, out, err = run("validate", target, "--deep", "--rate", "0", "--no-history", "--workers", "0")
+    assert code == 1, err
+    assert f"deep-status-4xx the URL answers HTTP 404 <{site.url_for('/gone')}>" in out
+    assert "could not be checked" not in err

@@ -8,6 +8,7 @@ import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -579,3 +580,25 @@ async def test_cancel_returns_promptly(store: Store, httpserver: HTTPServer) -> 
     assert len(httpserver.log) < 20
     assert 1 <= n < 20  # what was found before the cancel stays
     assert len(store.issues(rule="deep-status-4xx")) == n
+
+
+async def test_an_entry_whose_checks_fail_is_counted_and_said(store: Store, httpserver: HTTPServer,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """One entry's failure never ends the run, but it was dropped in silence: a URL the checks
+    never judged passed CI."""
+    from sitemap_tui.validate import deep as deep_module
+
+    httpserver.expect_request("/ok").respond_with_data(html(), content_type="text/html")
+    add_sitemap(store, httpserver, [Entry(loc=url(httpserver, p)) for p in ("/ok", "/odd")])
+    original = deep_module._Deep.check_entry
+
+    async def check_entry(self: Any, row: Any) -> None:
+        if row[2].endswith("/odd"):
+            raise ValueError("a row the checks cannot read")
+        await original(self, row)
+
+    monkeypatch.setattr(deep_module._Deep, "check_entry", check_entry)
+    notes: list[str] = []
+    await deep(store, "deep-status-4xx", on_note=notes.append)
+    assert notes == [f"deep checks: 1 URL could not be checked, first {url(httpserver, '/odd')}: ValueError:"
+                     " a row the checks cannot read"]

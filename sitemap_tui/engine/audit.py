@@ -34,8 +34,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-import httpx
-
 from sitemap_tui.engine.access import DEFAULT_AGENTS
 from sitemap_tui.engine.audit_page import (
     HTML_TYPES,
@@ -294,7 +292,7 @@ class Auditor:
             status = out.stats.http_status
             if out.headers is None or status not in _RETRY_STATUSES:
                 break
-            wait = parse_retry_after(httpx.Headers(out.headers).get("retry-after"), self.options.retry_after_cap)
+            wait = parse_retry_after(out.header_map().get("retry-after"), self.options.retry_after_cap)
             if wait is None:
                 break
             host = _host(out.final_url or url)
@@ -352,7 +350,7 @@ class Auditor:
         if answered:
             row.status = out.stats.http_status
             row.final_url = out.final_url or row.final_url
-            h = httpx.Headers(out.headers)
+            h = out.header_map()
             row.content_type = (h.get("content-type") or "")[:200] or None
             row.last_modified = (h.get("last-modified") or "")[:100] or None
             row.robots = x_robots_directives(h.get_list("x-robots-tag"))

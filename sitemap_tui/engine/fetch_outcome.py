@@ -100,6 +100,13 @@ class FetchOutcome:
     reached: bool = False
     redirect_status: int | None = None  # the last redirect followed (a caller may stop at its target)
 
+    def header_map(self) -> httpx.Headers:
+        """The final response's headers, case-insensitive. Built from bytes: ``httpx.Headers``
+        of the decoded strings encodes them as ASCII again, and a page whose header held one
+        other byte (``X-Served-By: café``) ended an audit in a traceback."""
+        return httpx.Headers([(k.encode("latin-1", "replace"), v.encode("utf-8", "surrogateescape"))
+                              for k, v in self.headers or ()])
+
     @property
     def ok(self) -> bool:
         return self.error is None and not self.cancelled

@@ -175,6 +175,8 @@ class _Deep:
         self.written = 0
         self.done = 0
         self.total = 0
+        self.unchecked = 0  # entries whose checks failed (said at the end)
+        self.unchecked_first: str | None = None
         self.alt_budget: dict[int, int] = {}  # node id -> alternate targets still to check
         self.alt_seen: dict[int, set[str]] = {}
 
@@ -463,6 +465,9 @@ class _Deep:
                 await asyncio.gather(*workers, return_exceptions=True)
         finally:
             await self.prober.close()
+            if self.unchecked:
+                self.on_note(f"deep checks: {self.unchecked:,} URL{'' if self.unchecked == 1 else 's'} could not be"
+                             f" checked, first {self.unchecked_first}")
             served = self.prober.served_as_said()
             if served is not None:
                 self.on_note(served)
@@ -475,8 +480,13 @@ class _Deep:
     async def _worker(self, it: Iterator[tuple[Any, ...]]) -> None:
         for row in it:
             # One odd entry (bad stored JSON, ...) never ends the run; cancellation still does.
-            with contextlib.suppress(Exception):
+            # It is counted and said (a URL left unchecked in silence passed CI).
+            try:
                 await self.check_entry(row)
+            except Exception as exc:  # noqa: BLE001 - any failure of one entry's checks
+                self.unchecked += 1
+                if self.unchecked_first is None:
+                    self.unchecked_first = f"{row[2]}: {type(exc).__name__}: {exc}"
             self.done += 1
             if self.on_progress is not None:
                 self.on_progress(self.done, self.total)

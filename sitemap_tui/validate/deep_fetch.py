@@ -312,7 +312,7 @@ class Prober:
         if out.error and not out.error.startswith("HTTP "):  # a --map's build: why it has no file
             probe.why = out.error
         probe.final_url = out.final_url or probe.final_url
-        h = httpx.Headers(out.headers)
+        h = out.header_map()
         probe.content_type = (h.get("content-type") or "")[:200] or None
         probe.x_robots = [v[:1000] for v in h.get_list("x-robots-tag")[:20]]
         probe.links = [v[:16384] for v in h.get_list("link")[:20]]
