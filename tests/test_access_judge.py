@@ -59,3 +59,12 @@ def test_parse_agents() -> None:
     for bad in ("", " , ", "GPT Bot", "a/b", ",".join(f"A{i}" for i in range(63))):
         with pytest.raises(AgentsError):
             parse_agents(bad)
+
+
+def test_an_odd_url_does_not_make_its_origin_unknown() -> None:
+    """A URL with a control character in its path was "unknown" (origin_of objects to the whole
+    URL), and that answer, cached for its origin, made every later URL of the origin unknown:
+    a disallowed one among them."""
+    judge = AccessJudge([("https://a.example/robots.txt", "User-agent: *\nDisallow: /blocked\n")], ("Bingbot",))
+    assert judge.judge(["https://a.example/p-\x9b2J", "https://a.example/blocked", "https://a.example/ok"]) == [
+        (0, 0), (1, 0), (0, 0)]

@@ -124,7 +124,10 @@ class AccessJudge:
         try:
             return self._prefix[prefix]
         except KeyError:
-            origin = origin_of(loc)
+            # the origin of the prefix alone, which the cache is keyed by: origin_of(loc) is None
+            # for a whole URL it objects to (a control character in its path), and that None,
+            # cached, made every URL of the origin "unknown" after it
+            origin = origin_of(prefix + "/" if end >= 0 else loc)
             rules = None if origin is None else self.origins.get(origin)
             if len(self._prefix) < 100_000:
                 self._prefix[prefix] = rules
