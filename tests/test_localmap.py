@@ -203,3 +203,24 @@ def test_clean_urls_and_query_strings_are_answered_as_static_hosts_do(tmp_path: 
     for missing in ("/nothere", "/contact/", "/data"):  # no NAME.html beside a folder URL or another file
         assert hits[missing].path is None and hits[missing].status == 404, missing
     assert hits["/nothere"].error == f"not found in {tmp_path}/: nothere"
+
+
+def test_clean_urls_beside_a_folder_and_names_the_file_system_refuses(tmp_path: Path) -> None:
+    """Found in review: /blog was "a directory" when blog/ held posts but no index.html, beside
+    blog.html (Next.js's export); a 252-character name, with ".html", was too long for the file
+    system and the OSError escaped the fetch (the deep checks lost the URL in silence);
+    /contact. was read from contact..html."""
+    from sitemap_tui.engine.localmap import lookup
+
+    (tmp_path / "blog").mkdir()
+    (tmp_path / "blog" / "post.html").write_text("<p>post</p>")
+    (tmp_path / "blog.html").write_text("<p>blog</p>")
+    (tmp_path / "contact..html").write_text("<p>odd</p>")
+    maps = parse_maps([f"https://example.com/={tmp_path}/"])
+    blog = lookup(maps, "https://example.com/blog")
+    assert (blog.path, blog.served_as) == ((tmp_path / "blog.html").resolve(), "clean")
+    assert lookup(maps, "https://example.com/contact.").path is None
+    long = lookup(maps, "https://example.com/" + "x" * 252)
+    assert long.path is None and long.status == 404
+    longer = lookup(maps, "https://example.com/" + "x" * 300)
+    assert longer.path is None and longer.status == 404 and "File name too long" in (longer.error or ""), longer

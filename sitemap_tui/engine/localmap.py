@@ -91,6 +91,13 @@ def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
 
 def _at_path(m: LocalMap, url: str, relative: str) -> MapHit:
     try:
+        return _find(m, url, relative)
+    except OSError as exc:  # a name too long for the file system, a folder it may not read...
+        return MapHit(url, None, f"not read from {m.shown}: {relative!r} ({exc.strerror or exc})", 404)
+
+
+def _find(m: LocalMap, url: str, relative: str) -> MapHit:
+    try:
         # resolve() follows symlinks and folds "..": what is left must still be under the root
         path = (m.root / relative).resolve()
     except (OSError, ValueError, RuntimeError) as exc:
@@ -103,16 +110,25 @@ def _at_path(m: LocalMap, url: str, relative: str) -> MapHit:
         index = path / "index.html"
         if index.is_file() and index.resolve().is_relative_to(m.root):
             return MapHit(url, index.resolve())
+        clean = _clean(m, url, relative)  # /blog beside blog/ (Next.js's export without trailingSlash)
+        if clean is not None:
+            return clean
         return MapHit(url, None, f"not found in {m.shown}: {relative or '/'} is a directory", 404)
     if not path.exists():
-        if relative and not relative.endswith("/") and not Path(relative).suffix:
-            # a clean URL: /contact is contact.html on the static hosts above (Next.js, Jekyll
-            # and Astro builds write it so)
-            page = (m.root / f"{relative}.html").resolve()
-            if page.is_file() and page.is_relative_to(m.root):
-                return MapHit(url, page, served_as="clean")
-        return MapHit(url, None, f"not found in {m.shown}: {relative}", 404)
+        return _clean(m, url, relative) or MapHit(url, None, f"not found in {m.shown}: {relative}", 404)
     return MapHit(url, path)
+
+
+def _clean(m: LocalMap, url: str, relative: str) -> MapHit | None:
+    """A clean URL's page: /contact is contact.html on the static hosts above (Next.js, Jekyll
+    and Astro builds write it so); None for a name with an extension or a trailing / or dot."""
+    name = relative.rsplit("/", 1)[-1]
+    if not name or name.endswith(".") or Path(name).suffix:
+        return None
+    page = (m.root / f"{relative}.html").resolve()
+    if page.is_file() and page.is_relative_to(m.root):
+        return MapHit(url, page, served_as="clean")
+    return None
 
 
 def read_from(maps: tuple[LocalMap, ...], url: str) -> str | None:
