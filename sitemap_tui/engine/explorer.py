@@ -358,14 +358,14 @@ class Explorer(FileProcessing):
         distinct URLs are checked (the limiter spaces the requests per host); returns how many
         were left unchecked."""
         asked: dict[int, asyncio.Task[tuple[bool, str]]] = {}
-        left = 0
+        left: set[int] = set()  # (a URL both robots.txt and the home page list is one)
         for record in self.discovery:
             nid = record.node_id
             if nid is None or record.found_by == FoundBy.PROBE:
                 continue
             if nid not in asked:
                 if len(asked) >= limit:
-                    left += 1
+                    left.add(nid)
                     continue
                 asked[nid] = asyncio.ensure_future(self._probe(self.nodes[nid].url))
         if asked:
@@ -377,7 +377,7 @@ class Explorer(FileProcessing):
             there, detail = task.result()
             record.there = there
             record.detail += "; " + detail.removeprefix("probed: ")
-        return left
+        return len(left)
 
     async def _probe(self, url: str) -> tuple[bool, str]:
         assert self._fetcher is not None
