@@ -72,3 +72,38 @@ def test_all_there_passes_strict_and_the_checks_stop_at_their_cap(threaded_https
     # each checked sitemap was asked once, and only its first bytes were wanted
     asked = [r for r, _ in httpserver.log if r.path.startswith("/ok")]
     assert len(asked) == 100
+
+
+def test_a_host_that_stalls_is_not_asked_for_every_listed_sitemap(threaded_httpserver: HTTPServer) -> None:
+    """Each check of a host that takes the connection and never answers waits out the deadline:
+    100 listed sitemaps there cost 25 deadlines (--per-host 4). The first stall ends the rest."""
+    import socket
+    import threading
+
+    held: list[socket.socket] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        httpserver = threaded_httpserver
+        _site(httpserver, [f"http://127.0.0.1:{port}/s{i}.xml" for i in range(12)])
+        proc = run("discover", httpserver.url_for("/"), "--timeout", "2", "--retries", "0")
+        assert proc.returncode == 0, proc.stderr
+        rows = [line for line in proc.stdout.splitlines() if " robots " in line]
+        assert len(rows) == 12 and all(r.startswith("no ") for r in rows)
+        skipped = [r for r in rows if r.endswith("; not checked: its host answered an earlier check with nothing)")]
+        assert len(skipped) >= 8, rows  # at most --per-host (4) were asked
+        assert len(held) <= 4
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

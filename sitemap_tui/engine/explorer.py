@@ -359,6 +359,10 @@ class Explorer(FileProcessing):
         were left unchecked."""
         asked: dict[int, asyncio.Task[tuple[bool, str]]] = {}
         left: set[int] = set()  # (a URL both robots.txt and the home page list is one)
+        # per host, as many checks at once as --per-host; a host that answered one with nothing
+        # (a stall to the deadline) is not asked the rest: 100 stalled sitemaps cost 25 deadlines
+        hosts: dict[str, asyncio.Semaphore] = {}
+        silent: set[str] = set()
         for record in self.discovery:
             nid = record.node_id
             if nid is None or record.found_by == FoundBy.PROBE:
@@ -367,7 +371,7 @@ class Explorer(FileProcessing):
                 if len(asked) >= limit:
                     left.add(nid)
                     continue
-                asked[nid] = asyncio.ensure_future(self._probe(self.nodes[nid].url))
+                asked[nid] = asyncio.ensure_future(self._check(self.nodes[nid].url, hosts, silent))
         if asked:
             await asyncio.gather(*asked.values())
         for record in self.discovery:
@@ -379,7 +383,24 @@ class Explorer(FileProcessing):
             record.detail += "; " + detail.removeprefix("probed: ")
         return len(left)
 
+    async def _check(self, url: str, hosts: dict[str, asyncio.Semaphore], silent: set[str]) -> tuple[bool, str]:
+        """One listed sitemap's check (check_discovered), unless its host left one unanswered."""
+        host = urlpolicy.host_of(url) or ""
+        gate = hosts.setdefault(host, asyncio.Semaphore(max(1, self.fetch_config.per_host)))
+        async with gate:
+            if host in silent:
+                return False, "not checked: its host answered an earlier check with nothing"
+            found, detail, answered = await self._probe_answer(url)
+            if not answered:
+                silent.add(host)
+            return found, detail
+
     async def _probe(self, url: str) -> tuple[bool, str]:
+        found, detail, _answered = await self._probe_answer(url)
+        return found, detail
+
+    async def _probe_answer(self, url: str) -> tuple[bool, str, bool]:
+        """(a sitemap is there, in words, whether the host answered at all)."""
         assert self._fetcher is not None
         parser = SniffingParser(url)
 
@@ -390,11 +411,15 @@ class Explorer(FileProcessing):
 
         outcome = await self._fetcher.fetch(url, sink)
         if outcome.error:
-            return False, outcome.error
+            # a host that gave nothing until a deadline (no status, not a byte): a stall, not an
+            # answer; a refused connection or address is quick and says so itself
+            stalled = (outcome.stats.http_status is None and outcome.stats.wire_bytes == 0
+                       and any(w in outcome.error for w in _STALLS))
+            return False, outcome.error, not stalled
         parser.close()
         if parser.kind in SITEMAP_KINDS:
-            return True, f"probed: {parser.kind.value}"
-        return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'})"
+            return True, f"probed: {parser.kind.value}", True
+        return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'})", True
 
     async def _home_links(self, target: Target) -> tuple[list[str], str]:
         """The home page's <link rel=sitemap> URLs, and in words why there are none."""
@@ -413,6 +438,10 @@ class Explorer(FileProcessing):
         if len(buf) >= HOME_MAX_BYTES:  # a link further down is not seen: say how far it looked
             return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB"
         return links, "no <link rel=sitemap> in the home page"
+
+
+# how the fetcher words a deadline (fetch.py, fetch_outcome.error_for)
+_STALLS = ("within", "no data from the server", "timeout:")
 
 
 def _discard(_chunk: bytes) -> None:
