@@ -69,7 +69,9 @@ def describe(
             f"{files} not fetched: on another host than {'its' if count == 1 else 'their'} index",
             "--follow-cross-host", True,
         ),
-        LeftOut.UNFETCHABLE: (f"{listed} not fetched: not an http(s) URL that may be fetched", None, True),
+        # (the first named: "not http(s)" read wrong of an http URL with a control character)
+        LeftOut.UNFETCHABLE: (f"{listed} not fetched: not a URL that may be fetched (http or https, with a host"
+                              f" and no control characters){first}", None, True),
         LeftOut.FAILED: (f"{files} could not be fetched or read{first}", None, True),
         LeftOut.CANCELLED: (f"{files} not fetched: cancelled", None, True),
         LeftOut.CUT_ENTRIES: (f"{files} cut short: more than 50,000 entries, the rest not read", None, True),
