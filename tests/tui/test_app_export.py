@@ -21,6 +21,14 @@ SIZES = [(200, 50), (80, 24)]
 ids = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 
 
+def export_into(tmp_path: Path) -> Path:
+    """The export dialog's folder for this test (remembered, as a user's last choice)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    save_export_prefs(ExportPrefs(directory=str(out)))
+    return out
+
+
 async def explored(app: Any, pilot: Any) -> None:
     await wait_started(app, pilot)
     await pilot.press("e")
@@ -86,9 +94,7 @@ async def test_w_opens_the_export_in_every_pane_and_s_stays_sort(demo_server, ma
 async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         demo_server, make_app, tmp_path, monkeypatch, size):
     monkeypatch.chdir(tmp_path)
-    out = tmp_path / "out"
-    out.mkdir()
-    save_export_prefs(ExportPrefs(directory=str(out)))
+    export_into(tmp_path)
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
         await explored(app, pilot)

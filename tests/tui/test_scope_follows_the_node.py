@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 from app_helpers import capture_notes, node_by_name, select, settle, wait_for
-from test_app_export import explored, export_now, open_export, table_rows
+from test_app_export import explored, export_into, export_now, open_export, table_rows
 from test_issues_drill import RULE, to_rule
 
 from sitemap_tui.engine.store import EntryFilter, Store
-from sitemap_tui.tui.state import ExportPrefs, save_export_prefs
 
 SIZES = [(200, 50), (80, 24)]
 sizes = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -33,9 +32,7 @@ def filter_text(app: Any) -> str:
 
 @sizes
 async def test_marks_and_filtered_rows_stay_with_their_node(demo_server, make_app, tmp_path, size):
-    out = tmp_path / "out"
-    out.mkdir()
-    save_export_prefs(ExportPrefs(directory=str(out)))
+    export_into(tmp_path)
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
         await explored(app, pilot)
