@@ -391,3 +391,29 @@ def test_annotations_of_a_build_read_as_its_site_point_at_its_files(tmp_path: Pa
     where = {r["ruleId"]: r["locations"][0]["physicalLocation"]["artifactLocation"] for r in results}
     assert where["priority-invalid"] == {"uri": "public/maps/pages.xml", "uriBaseId": "%SRCROOT%"}
     assert where["index-lastmod-missing"] == {"uri": "public/index.xml", "uriBaseId": "%SRCROOT%"}
+
+
+def test_a_finding_that_names_a_sample_url_is_matched_by_its_words(tmp_path: Path) -> None:
+    """"URLs without <lastmod>: 1 of 2" names its first URL as a sample: one correct URL added
+    at the top of the file changed the sample, and the known finding came back as new (and as
+    absent in SARIF) on a harmless change."""
+    path = tmp_path / "sitemap.xml"
+    no_lastmod = "<url><loc>https://example.com/{}</loc><priority>0.5</priority></url>\n"
+    path.write_text(sitemap(good("a"), no_lastmod.format("b")))
+    run(tmp_path, "validate", "sitemap.xml", "--write-baseline", "base.json", "--fail-on", "never")
+    rules = {i["rule"] for i in json.loads((tmp_path / "base.json").read_text())["issues"]}
+    assert {"lastmod-missing", "priority-ignored"} <= rules
+    path.write_text(sitemap(no_lastmod.format("new"), good("a"), no_lastmod.format("b")))
+    again = run(tmp_path, "validate", "sitemap.xml", "--baseline", "base.json", "--fail-on", "info")
+    assert again.returncode == 0, again.stdout
+    assert ", 0 new" in again.stderr
+    # its words still tell one sample finding from another: another host's URLs are another one
+    from sitemap_tui.validate.baseline import Known, identity
+
+    def host(name: str, count: int, url: str) -> Known:
+        return Known("location-different-host", "warning", "https://example.com/sitemap.xml", 3, url,
+                     f"{count} URL(s) on host {name!r}, not the sitemap's host 'example.com'")
+
+    same = identity(host("cdn.example", 2, "https://cdn.example/a"), tmp_path)
+    assert identity(host("cdn.example", 14, "https://cdn.example/z"), tmp_path) == same
+    assert identity(host("img.example", 2, "https://img.example/a"), tmp_path) != same

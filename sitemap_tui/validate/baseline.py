@@ -18,6 +18,7 @@ XSD errors in one file) are counted: a run reports those beyond the baseline's c
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.validate.registry import RULES
 from sitemap_tui.validate.report import SRCROOT, local_path
 
 Key = tuple[str, str, str]
@@ -64,7 +66,18 @@ def where(sitemap: str | None, base: Path) -> str:
 
 
 def identity(issue: Any, base: Path) -> Key:
-    return (str(issue.rule), where(issue.sitemap, base), issue.url or "")
+    """(rule, file, what singles it out): the entry's URL, or for a rule whose one finding names
+    a sample of several URLs (Rule.sample) its message with the numbers left out: one correct
+    URL added at the top of a file made "URLs without <lastmod>: 1 of 2" a new finding (its
+    sample changed) and the old one absent."""
+    rule = str(issue.rule)
+    spec = RULES.get(rule)
+    if spec is not None and spec.sample:
+        return (rule, where(issue.sitemap, base), _NUMBERS.sub("#", issue.message or ""))
+    return (rule, where(issue.sitemap, base), issue.url or "")
+
+
+_NUMBERS = re.compile(r"\d[\d,.]*")
 
 
 class Baseline:
@@ -138,8 +151,7 @@ def load(raw: str, base: Path) -> Baseline:
         raise BaselineError(f"{label}: {exc}") from None
     known: dict[Key, list[Known]] = {}
     for finding in findings:
-        key = (finding.rule, where(finding.sitemap, base), finding.url or "")
-        known.setdefault(key, []).append(finding)
+        known.setdefault(identity(finding, base), []).append(finding)
     return Baseline(raw, known)
 
 

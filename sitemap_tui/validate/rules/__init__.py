@@ -69,6 +69,9 @@ class Rule:
     decided_by: tuple[str, ...] = ()
     word: Word | None = None
     grade: Grade | None = None
+    # one finding stands for several URLs (a count per file, host or namespace) and names the
+    # first as a sample: a baseline matches it by its words, not by that URL (validate/baseline.py)
+    sample: bool = False
 
     @property
     def urls(self) -> tuple[str, ...]:

@@ -114,6 +114,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="lastmod-missing",
+        sample=True,
         scope="url",
         severity=INFO,
         title="No lastmod",
@@ -150,6 +151,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="changefreq-ignored",
+        sample=True,
         scope="url",
         severity=INFO,
         title="changefreq is ignored by Google and Bing",
@@ -180,6 +182,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="priority-ignored",
+        sample=True,
         scope="url",
         severity=INFO,
         title="priority is ignored by Google and Bing",

@@ -211,6 +211,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="ext-namespace-unknown",
+        sample=True,
         scope="extension",
         severity=INFO,
         title="Unknown extension namespace",
@@ -226,6 +227,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="mobile-extension-obsolete",
+        sample=True,
         scope="extension",
         severity=INFO,
         title="Obsolete mobile extension",

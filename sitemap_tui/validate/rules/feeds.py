@@ -74,6 +74,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="feed-item-no-date",
+        sample=True,
         scope="file",
         severity=INFO,
         title="Feed items without a date",

@@ -105,6 +105,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="hreflang-x-default-missing",
+        sample=True,
         scope="extension",
         severity=INFO,
         title="No x-default alternate",
@@ -118,6 +119,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="hreflang-no-generic-language",
+        sample=True,
         scope="extension",
         severity=INFO,
         title="Regional variants without a generic language",

@@ -56,6 +56,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="image-loc-other-host",
+        sample=True,
         scope="extension",
         severity=INFO,
         title="Images on another host",
@@ -70,6 +71,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="image-deprecated-tags",
+        sample=True,
         scope="extension",
         severity=WARN,
         title="Deprecated image tag",

@@ -205,6 +205,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="index-lastmod-missing",
+        sample=True,
         scope="index",
         severity=INFO,
         title="<sitemap> without lastmod",

@@ -203,6 +203,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="loc-private-host",
+        sample=True,
         scope="url",
         severity=WARN,
         title="Private, local or staging host",
@@ -235,6 +236,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="location-different-host",
+        sample=True,
         scope="url",
         severity=ERR,
         title="URL on another host than the sitemap",
@@ -258,6 +260,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="location-different-scheme",
+        sample=True,
         scope="url",
         severity=ERR,
         title="URL scheme differs from the sitemap's",
@@ -272,6 +275,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="location-outside-path",
+        sample=True,
         scope="url",
         severity=ERR,
         title="URL outside the sitemap's directory",
@@ -291,6 +295,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="location-port-mismatch",
+        sample=True,
         scope="url",
         severity=ERR,
         title="URL port differs from the sitemap's",

@@ -147,6 +147,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="news-legacy-tags",
+        sample=True,
         scope="extension",
         severity=INFO,
         title="Legacy news tag",

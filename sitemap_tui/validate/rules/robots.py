@@ -98,6 +98,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="robots-cross-submit-ok",
+        sample=True,
         scope="robots",
         severity=INFO,
         title="Valid cross-submission via robots.txt",

@@ -256,6 +256,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="video-deprecated-tags",
+        sample=True,
         scope="extension",
         severity=WARN,
         title="Deprecated video tag",
