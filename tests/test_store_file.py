@@ -524,3 +524,23 @@ async def test_a_second_engine_on_a_store_in_use_says_so_and_the_first_goes_on(t
     first.command(command("stop"))
     await asyncio.wait_for(serving, 10)
     assert not (tmp_path / "e.db.lock").exists()
+
+
+def test_opening_a_saved_exploration_to_look_leaves_its_bytes(tmp_path: Path) -> None:
+    """`open FILE.db` wrote the schema's version into it on every open: the file's bytes and its
+    time changed when it was only viewed (a file kept in a repository showed as modified)."""
+    from sitemap_tui.engine.store import Store
+
+    path = tmp_path / "saved.db"
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                       "<url><loc>https://example.com/a</loc></url></urlset>")
+    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", str(sitemap), "--db", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    before = hashlib.sha256(path.read_bytes()).hexdigest(), os.stat(path).st_mtime_ns
+    store = Store(path)  # as the explorer opens it
+    assert store.get_meta("target")
+    store.close()
+    assert (hashlib.sha256(path.read_bytes()).hexdigest(), os.stat(path).st_mtime_ns) == before
+    assert not (tmp_path / "saved.db-wal").exists()

@@ -78,7 +78,10 @@ class StoreBase:
                     self.conn.execute("PRAGMA journal_mode=WAL")
                     self.conn.executescript(SCHEMA)
                     self._add_missing_columns()
-                    self.set_meta("schema", SCHEMA_VERSION)
+                    if self.get_meta("schema") != SCHEMA_VERSION:
+                        # (only then: a write on every open changed a saved exploration's bytes
+                        # and time when it was only viewed, `open FILE.db`)
+                        self.set_meta("schema", SCHEMA_VERSION)
                     self.begin()
         except BaseException as exc:
             self.conn.close()
