@@ -85,9 +85,9 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
         c = app.comparison
         assert (c.summary["urls_added"], c.summary["urls_removed"], c.summary["lastmod_backward"]) == (3, 3, 1)
         # badges: per file, and the root's over its subtree (old.xml's listing counts there)
-        assert "posts.xml +3 −2 ~1" in label(app, "posts.xml")
+        assert "+3 −2 ~1 posts.xml" in label(app, "posts.xml")
         assert "+" not in label(app, "pages.xml") and "−" not in label(app, "pages.xml")
-        assert "index.xml +3 −3 ~1" in label(app, "index.xml")
+        assert "+3 −3 ~1 index.xml" in label(app, "index.xml")
         assert "+3 −3" in screen_text(app)  # the root's badge is on screen, even 80 columns wide
 
         await pilot.press("6")

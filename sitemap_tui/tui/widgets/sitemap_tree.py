@@ -91,16 +91,17 @@ def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
     icon_style = "bold red" if failed else ("dim" if skipped else "bold cyan")
     text.append(ICONS.get(node.kind, "·"), style=icon_style)
     text.append(" ")
-    name_style = "red" if failed else ("dim" if skipped else "")
-    text.append(short_name(node), style=name_style)
-    # compare mode's badges first after the name: on a narrow tree the counts are cut before them
+    # compare mode's badges before the name: a narrow tree cuts a row at its end, and after a
+    # long name "+4 −26 ~7" showed as "+4 −2", a wrong count that looked whole (80x24)
     added, removed, changed = model.changes.get(node.id, (0, 0, 0))
     if added:
-        text.append(f" +{added:,}", style="bold green")
+        text.append(f"+{added:,} ", style="bold green")
     if removed:
-        text.append(f" −{removed:,}", style="bold red")
+        text.append(f"−{removed:,} ", style="bold red")
     if changed:
-        text.append(f" ~{changed:,}", style="yellow")
+        text.append(f"~{changed:,} ", style="yellow")
+    name_style = "red" if failed else ("dim" if skipped else "")
+    text.append(short_name(node), style=name_style)
     s = node.stats
     if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS) or node.kind in CONTAINERS:
         n = s.child_count or len(model.children.get(node.id, []))
