@@ -270,7 +270,8 @@ def _github(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: in
                  + listed((f"{r[0]} {r[2]} -> {r[3]}" for r in q.lastmod("backward", samples)), s["lastmod_backward"]))
     for rule, n in diff.issues_new_by_rule.items():
         annotate("warning", rule, f"{plural(n, 'new finding')} of {rule}")
-    annotate("notice", "sitemap-tui diff", "; ".join(line for line in summary_lines(diff, sources)[3:]))
+    # (one line: the text summary's column padding does not carry into it)
+    annotate("notice", "sitemap-tui diff", "; ".join(" ".join(line.split()) for line in summary_lines(diff, sources)[3:]))
 
 
 def write_diff(fmt: str, diff: Diff, sources: Sequence[SourceLike], out: IO[str], *, samples: int = 10) -> None:
