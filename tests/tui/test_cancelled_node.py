@@ -78,3 +78,34 @@ async def test_a_cancelled_file_shows_what_it_got_and_refetches_cleanly(httpserv
             assert "Cancelled" not in text
     finally:
         release.set()
+
+
+async def test_the_subtree_counts_a_file_stopped_by_a_cancel_as_cancelled(httpserver: HTTPServer, make_app):
+    """The index's Overview counted its children a cancel stopped part-way as "pending"; their
+    own Overview and the tree said "cancelled"."""
+    release = threading.Event()
+    index = ('<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+             f"<sitemap><loc>{httpserver.url_for('/a.xml')}</loc></sitemap>"
+             f"<sitemap><loc>{httpserver.url_for('/b.xml')}</loc></sitemap></sitemapindex>")
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/a.xml").respond_with_data(HEAD + _urls(0, 5) + b"</urlset>\n",
+                                                          content_type="application/xml")
+    httpserver.expect_request("/b.xml").respond_with_handler(
+        lambda _req: Response(_stream(release), content_type="application/xml"))
+    app = make_app(httpserver.url_for("/index.xml"), options=ExploreOptions(now=FIXED_NOW, batch_size=10))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_started(app, pilot)
+            model = app.tree.model
+            await pilot.press("E")
+            await wait_for(pilot, lambda: any(n.url.endswith("/b.xml") and n.state in ACTIVE and n.stats.url_count >= 40
+                                              for n in model.nodes.values()), what="b.xml part-way")
+            await pilot.press("x")
+            await wait_for(pilot, lambda: any(n.url.endswith("/b.xml") and n.error == "cancelled"
+                                              for n in model.nodes.values()), what="the cancel")
+            await pilot.press("1")
+            await settle(app, pilot)
+            text = " ".join(static_text(app.query_one(OverviewPane).query_one("#ov-summary"), 130).split())
+            assert "Files 3 (2 done, 1 cancelled)" in text, text
+    finally:
+        release.set()

@@ -145,10 +145,14 @@ def state_text(node: Node) -> Text:
         NodeState.SKIPPED: "dim",
         NodeState.PENDING: "dim",
     }
-    label = node.state.value
+    return Text(_state_word(node), style=styles.get(node.state, ""))
+
+
+def _state_word(node: Node) -> str:
+    """A node's state in a word: a pending file a cancel stopped is "cancelled"."""
     if node.state == NodeState.PENDING and node.error == "cancelled":
-        label = "cancelled"
-    return Text(label, style=styles.get(node.state, ""))
+        return "cancelled"
+    return node.state.value
 
 
 class OverviewPane(NodePane):
@@ -274,9 +278,13 @@ class OverviewPane(NodePane):
 
         left: list[tuple[str, Text | str]] = []
         if sel.subtree:
-            states = Counter(n.state for i in sel.ids if (n := sel.nodes.get(i)) is not None and n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+            # a file a cancel stopped is "cancelled", as its own Overview and the tree say (it was
+            # counted "pending" here, 8 stopped part-way among them)
+            states = Counter(_state_word(n) for i in sel.ids if (n := sel.nodes.get(i)) is not None
+                             and n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
             files = sum(states.values())
-            detail = ", ".join(f"{states[st]} {st.value}" for st in NodeState if states.get(st))
+            order = [st.value for st in NodeState] + ["cancelled"]
+            detail = ", ".join(f"{states[w]} {w}" for w in order if states.get(w))
             left.append(("Files", f"{files:,}" + (f" ({detail})" if detail else "")))
             wire = sum(n.stats.wire_bytes for n in sel.nodes.values())
             decoded = sum(n.stats.decoded_bytes for n in sel.nodes.values())
