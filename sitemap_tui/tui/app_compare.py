@@ -13,6 +13,7 @@ from typing import Any
 
 from textual import on, work
 
+from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import StoreError
 from sitemap_tui.tui.app_engine import EngineLink
@@ -66,6 +67,12 @@ class CompareLink(EngineLink):
             scratch.remove(folder)
         self.call_from_thread(self._show_history, db, history)
 
+    def unread_files(self) -> int:
+        """Files of this exploration not read: pending (a lazy tree, a cancel) or being read."""
+        return sum(1 for n in self.tree.model.nodes.values()
+                   if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY)
+                   and n.state in (NodeState.PENDING, NodeState.FETCHING, NodeState.PARSING))
+
     def _show_history(self, db: Path, history: Any) -> None:
         if db != self.db_path:
             return  # another exploration was opened meanwhile
@@ -74,7 +81,8 @@ class CompareLink(EngineLink):
             self._history_urls = None  # the store had not written them all yet: read again when idle
         overview = self.query_one_optional("#overview-pane")
         if overview is not None:
-            overview.show_history(history.since, history.added, history.removed, history.url_counts)
+            overview.show_history(history.since, history.added, history.removed, history.url_counts,
+                                  unread=self.unread_files())
 
     def on_unmount(self) -> None:
         forget(self.comparison)  # its scratch folder (the process's exit would remove it too)

@@ -446,9 +446,12 @@ class OverviewPane(NodePane):
         if key is not None and key.isdigit():
             self.post_message(self.ChildChosen(int(key)))
 
-    def show_history(self, since: str | None, added: int, removed: int, url_counts: tuple[int, ...]) -> None:
+    def show_history(self, since: str | None, added: int, removed: int, url_counts: tuple[int, ...],
+                     unread: int = 0) -> None:
         """The site's history line: "since DATE: +N −N" against the latest earlier exploration
-        of the site kept in the cache, and its URL counts over time as a sparkline."""
+        of the site kept in the cache, and its URL counts over time as a sparkline. ``unread``:
+        files of this exploration not read (yet, or a cancel stopped them): what they list is
+        counted as removed, and the line says so (it said "−1,000,000" before an expansion)."""
         line = self.query_one("#ov-history", Static)
         spark = self.query_one("#ov-spark", Sparkline)
         text = Text()
@@ -459,6 +462,9 @@ class OverviewPane(NodePane):
             text.append(f": +{added:,}", style="bold green")
             text.append(f" −{removed:,}", style="bold red")
             text.append(" URLs", style="")
+            if unread:
+                text.append(f" ({unread:,} {'file' if unread == 1 else 'files'} not read here: their URLs"
+                            " count as removed)", style="italic")
         if len(url_counts) > 1:
             # on a line of its own, just above its sparkline (after "+N −N URLs" it read
             # "URLs   URLs over …" and wrapped mid-phrase at 80 columns)
