@@ -197,3 +197,16 @@ def test_text_list_names_the_sitemap_of_each_listing(httpserver, tmp_path: Path,
                          "--workers", "0")
     assert code == 0, err
     assert out.splitlines() == [f"{b}/private/x\tGPTBot\t{b}/a.xml", f"{b}/private/x\tGPTBot\t{b}/b.xml"]
+
+
+def test_a_live_run_names_no_saved_exploration_reason(httpserver, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A live access whose URLs are all on another origin said "this exploration kept no
+    robots.txt (… validate, access and the explorer do)": it is access, and it read what it could."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    body = f"<urlset {NS}><url><loc>https://www.example.com/a</loc></url></urlset>"
+    httpserver.expect_request("/s.xml").respond_with_data(body, content_type="application/xml")
+    code, _, err = run("access", httpserver.url_for("/s.xml"), "--no-history", "--workers", "0")
+    assert code == 0, err
+    assert "kept no robots.txt" not in err
+    assert "1 URL on origins whose robots.txt was not read" in err

@@ -85,7 +85,7 @@ def cmd_access(opts: AccessOptions) -> int:
         said_if_written(display(opts.target), saved, "read")
         conn = connect(saved, readonly=True, immutable=at_rest(saved))  # nothing left beside it
         try:
-            return _report(opts, AccessTable(conn, temp=True), out_path)
+            return _report(opts, AccessTable(conn, temp=True), out_path, saved=True)
         finally:
             conn.close()
     target = parse_target(opts.target)
@@ -114,10 +114,12 @@ def cmd_access(opts: AccessOptions) -> int:
         finish(complete)
 
 
-def _report(opts: AccessOptions, table: AccessTable, out_path: Path | None) -> int:
+def _report(opts: AccessOptions, table: AccessTable, out_path: Path | None, *, saved: bool = False) -> int:
     compute(table, opts.agents)
     signals.check()
-    if not robots_texts(table.conn):
+    # (a saved exploration's reason; a live run read the robots.txt it could: the line below
+    # counts the URLs on origins it has none of, "access … do" read odd from access itself)
+    if saved and not robots_texts(table.conn):
         print("sitemap-tui: this exploration kept no robots.txt (urls and stats of a sitemap URL do not "
               "read it; validate, access and the explorer do): every URL's access is unknown", file=sys.stderr)
     total = table.counts(opts.agents)
