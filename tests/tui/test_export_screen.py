@@ -363,3 +363,22 @@ async def test_the_path_is_in_view_with_five_scopes_at_80x24(tmp_path: Path):
         radio(screen, "#export-format", "images").value = True
         await pilot.pause()
         assert str(hint.render()).startswith("Images: the image URLs")
+
+
+async def test_a_rule_whose_findings_name_no_entry_says_why_it_lists_none(tmp_path: Path):
+    """rule:location-different-host listed "0 rows" with no word: its findings (one per host,
+    file or namespace, naming a sample URL) are linked to no entry."""
+    store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        table.set_filter_text("rule:location-different-host")
+        await ready(pilot, table)
+        await pilot.pause()
+        status = str(table.query_one("#url-status").render())
+        assert "0 rows" in status and "location-different-host stands for several URLs and names none" in status
+        table.set_filter_text("rule:url-lastmod-future")  # a rule on entries: no such word
+        await ready(pilot, table)
+        await pilot.pause()
+        assert "names none" not in str(table.query_one("#url-status").render())

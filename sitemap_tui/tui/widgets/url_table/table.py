@@ -19,6 +19,7 @@ from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
+from sitemap_tui.tui.widgets.issue_rows import RULES
 from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
 from sitemap_tui.tui.widgets.url_table.detail import (
     audit_text,
@@ -408,6 +409,9 @@ class UrlTable(Vertical):
                        self.user.blocked, self.user.allowed) != (None,) * 6
         if audit_asked and not g.audit_keys:
             parts.append("no audit results yet (sitemap-tui audit)")
+        if self.user.rule and g.total == 0 and getattr(RULES.get(self.user.rule), "sample", False):
+            # its one finding per file (host, namespace) names no entry: rule: finds none
+            parts.append(f"{self.user.rule} stands for several URLs and names none: see Issues (4)")
         if error:
             parts.append(error)
         line = display(" · ".join(parts), 1000)
