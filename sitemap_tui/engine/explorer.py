@@ -413,8 +413,7 @@ class Explorer(FileProcessing):
         if outcome.error:
             # a host that gave nothing until a deadline (no status, not a byte): a stall, not an
             # answer; a refused connection or address is quick and says so itself
-            stalled = (outcome.stats.http_status is None and outcome.stats.wire_bytes == 0
-                       and any(w in outcome.error for w in _STALLS))
+            stalled = outcome.timed_out and outcome.stats.http_status is None and outcome.stats.wire_bytes == 0
             return False, outcome.error, not stalled
         parser.close()
         if parser.kind in SITEMAP_KINDS:
@@ -438,10 +437,6 @@ class Explorer(FileProcessing):
         if len(buf) >= HOME_MAX_BYTES:  # a link further down is not seen: say how far it looked
             return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB"
         return links, "no <link rel=sitemap> in the home page"
-
-
-# how the fetcher words a deadline (fetch.py, fetch_outcome.error_for)
-_STALLS = ("within", "no data from the server", "timeout:")
 
 
 def _discard(_chunk: bytes) -> None:

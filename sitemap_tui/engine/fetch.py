@@ -317,6 +317,7 @@ class Fetcher:
         except StopFetch:
             out.stopped_early = True
         except TimeoutError as exc:
+            out.timed_out = True
             if deadline is not None and deadline.expired():
                 message = f"no complete response within {cfg.total_timeout:g} s"
                 if run.last_failure is not None:  # say why it kept failing, not only that
@@ -328,6 +329,7 @@ class Fetcher:
         except Exception as exc:  # every other failure becomes this node's error
             if self._client is None:
                 out.cancelled = True
+            out.timed_out = isinstance(exc, httpx.TimeoutException)
             fail(out, *error_for(exc, cfg))
         finally:
             if run.watchdog is not None:

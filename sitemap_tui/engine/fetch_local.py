@@ -145,6 +145,7 @@ async def fetch_mapped(
     out.final_url = hit.url
     out.redirect_chain = [hit.url]
     out.stats.final_url = hit.url
+    out.served_as = hit.served_as
     if out.error is None:
         out.stats.http_status = 200
         if headers is not None:

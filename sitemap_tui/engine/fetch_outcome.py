@@ -99,6 +99,9 @@ class FetchOutcome:
     # stall) is there, unlike one that refused, was refused or never accepted the connection
     reached: bool = False
     redirect_status: int | None = None  # the last redirect followed (a caller may stop at its target)
+    timed_out: bool = False  # it failed on a deadline or a timeout: no answer in time
+    # a --map's build answered it as static hosts do, not from its own path (localmap.MapHit)
+    served_as: str | None = None
 
     def header_map(self) -> httpx.Headers:
         """The final response's headers, case-insensitive. Built from bytes: ``httpx.Headers``

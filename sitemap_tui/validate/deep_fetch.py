@@ -18,7 +18,6 @@ from sitemap_tui.engine.fetch import (
     FetchOutcome,
     StopFetch,
 )
-from sitemap_tui.engine.localmap import lookup
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.engine.robots_gate import (
     CRAWL_DELAY_CAP,
@@ -235,10 +234,8 @@ class Prober:
         if out.headers is not None and out.stats.http_status in (405, 501) and mode == "head":
             out, body = await self._request(url, "GET", mode)  # HEAD not allowed
         self._fill(probe, out, body, mode)
-        if self.config.maps and probe.answered:
-            hit = lookup(self.config.maps, url)
-            if hit is not None and hit.served_as is not None:
-                self.served_as.setdefault(hit.served_as, set()).add(url)
+        if out.served_as is not None and probe.answered:
+            self.served_as.setdefault(out.served_as, set()).add(url)
         return probe
 
     def served_as_said(self) -> str | None:
