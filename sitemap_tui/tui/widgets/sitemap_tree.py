@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections import deque
 from collections.abc import Iterable
 from typing import cast
 from urllib.parse import urlsplit
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
@@ -39,6 +41,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.sizes import format_size
 from sitemap_tui.tui.widgets.tree_model import ACTIVE, CONTAINERS, NodeModel
 from sitemap_tui.tui.widgets.tree_nav import CHUNK, TreeNavigation
+from sitemap_tui.tui.widgets.url_table.columns import elide_middle
 
 ICONS: dict[NodeKind, str] = {
     NodeKind.SITE: "⌂",
@@ -83,57 +86,94 @@ def since_text(iso: str) -> str:
     return f"{iso[:16].replace('T', ' ')} UTC" if len(iso) >= 16 and iso[10] == "T" else display(iso, 40)
 
 
-def node_label(node: Node, model: NodeModel, frame: int = 0) -> Text:
-    """Icon, name, count, issue badge and state of a node, as a Text (never markup)."""
+# what a squeezed name drops first (".xml.gz", ".txt", ...): its icon already says the format
+_EXTENSIONS = re.compile(r"\.(?:xml|txt|rss|atom|json|html?)(?:\.gz)?$|\.gz$", re.IGNORECASE)
+NAME_MIN = 12  # cells a cut name keeps before the count goes: "sitemap-…ts.xml" still tells files apart
+
+
+def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None = None) -> Text:
+    """Icon, name, count, issue badge and state of a node, as a Text (never markup).
+
+    With ``width``, a label that would not fit is made to: the name is cut in the middle, then
+    the note and the URL/file count go, so the issue badges and the state stay whole (a
+    28-column tree at 80x24 used to cut every row inside the name, badges and all)."""
     failed = node.state == NodeState.FAILED
     skipped = node.state == NodeState.SKIPPED
-    text = Text(no_wrap=True, overflow="ellipsis")
+    head: list[tuple[str, str]] = []
     icon_style = "bold red" if failed else ("dim" if skipped else "bold cyan")
-    text.append(ICONS.get(node.kind, "·"), style=icon_style)
-    text.append(" ")
+    head.append((ICONS.get(node.kind, "·"), icon_style))
+    head.append((" ", ""))
     # compare mode's badges before the name: a narrow tree cuts a row at its end, and after a
     # long name "+4 −26 ~7" showed as "+4 −2", a wrong count that looked whole (80x24)
     added, removed, changed = model.changes.get(node.id, (0, 0, 0))
     if added:
-        text.append(f"+{added:,} ", style="bold green")
+        head.append((f"+{added:,} ", "bold green"))
     if removed:
-        text.append(f"−{removed:,} ", style="bold red")
+        head.append((f"−{removed:,} ", "bold red"))
     if changed:
-        text.append(f"~{changed:,} ", style="yellow")
+        head.append((f"~{changed:,} ", "yellow"))
     name_style = "red" if failed else ("dim" if skipped else "")
-    text.append(short_name(node), style=name_style)
+    name = short_name(node)
+    count: list[tuple[str, str]] = []  # dropped first when the row is too narrow
     s = node.stats
     if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS) or node.kind in CONTAINERS:
         n = s.child_count or len(model.children.get(node.id, []))
         if n:
-            text.append(f"  {n:,} {'file' if n == 1 else 'files'}", style="dim")
+            count.append((f"  {n:,} {'file' if n == 1 else 'files'}", "dim"))
     elif s.url_count or node.state == NodeState.DONE:
-        text.append(f"  {s.url_count:,} URL{'s' if s.url_count != 1 else ''}", style="dim")
+        count.append((f"  {s.url_count:,} URL{'s' if s.url_count != 1 else ''}", "dim"))
+    tail: list[tuple[str, str]] = []
     if s.unchanged_since:  # answered 304 to a re-exploration: carried over (the Overview says since when)
-        text.append(" 304", style="dim")
+        tail.append((" 304", "dim"))
     errors, warnings = model.issues.get(node.id, (0, 0))
     if errors:
-        text.append(f"  ●{errors:,}", style="bold red")
+        tail.append((f"  ●{errors:,}", "bold red"))
     if warnings:
-        text.append(f"  ▲{warnings:,}", style="yellow")
+        tail.append((f"  ▲{warnings:,}", "yellow"))
+    tail.extend(_state_parts(node, model, frame))
+    note = [(f"  {model.notes[node.id]}", "italic cyan")] if node.id in model.notes else []
+    if width is not None and _cells(head + tail + count + note) + cell_len(name) > width:
+        note = []
+        # one space apart, and "× 404" for "× HTTP 404"
+        tail = [(" " + part.lstrip(" ").replace("× HTTP ", "× "), style) for part, style in tail]
+        fixed = _cells(head + tail)
+        if fixed + min(NAME_MIN, cell_len(name)) + _cells(count) > width:
+            count = []
+        room = max(width - fixed - _cells(count), 3)
+        if cell_len(name) > room:  # the icon says the format: the name's letters say more
+            name = elide_middle(_EXTENSIONS.sub("", name) or name, room)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for part, style in head:
+        text.append(part, style=style)
+    text.append(name, style=name_style)
+    for part, style in count + tail + note:
+        text.append(part, style=style)
+    return text
+
+
+def _cells(parts: list[tuple[str, str]]) -> int:
+    return sum(cell_len(t) for t, _ in parts)
+
+
+def _state_parts(node: Node, model: NodeModel, frame: int) -> list[tuple[str, str]]:
+    """A fetch's spinner and bytes, or how the node ended when not well."""
     if node.state in ACTIVE:
-        text.append(f"  {SPINNER[frame % len(SPINNER)]}", style="bold magenta")
+        parts = [(f"  {SPINNER[frame % len(SPINNER)]}", "bold magenta")]
         wire, total = model.progress.get(node.id, (0, None))
         if wire:
-            size = human_bytes(wire) + (f"/{human_bytes(total)}" if total else "")
-            text.append(f" {size}", style="magenta")
-    elif failed and node.id in model.stopped:
-        text.append("  × stopped", style="bold red")
-    elif failed:
+            parts.append((" " + human_bytes(wire) + (f"/{human_bytes(total)}" if total else ""), "magenta"))
+        return parts
+    if node.state == NodeState.FAILED and node.id in model.stopped:
+        return [("  × stopped", "bold red")]
+    if node.state == NodeState.FAILED:
+        s = node.stats
         reason = f"HTTP {s.http_status}" if s.http_status and s.http_status >= 400 else "failed"
-        text.append(f"  × {reason}", style="bold red")
-    elif skipped:
-        text.append("  skipped", style="dim italic")
-    elif node.state == NodeState.PENDING and node.error == "cancelled":
-        text.append("  cancelled", style="dim italic")
-    if node.id in model.notes:
-        text.append(f"  {model.notes[node.id]}", style="italic cyan")
-    return text
+        return [(f"  × {reason}", "bold red")]
+    if node.state == NodeState.SKIPPED:
+        return [("  skipped", "dim italic")]
+    if node.state == NodeState.PENDING and node.error == "cancelled":
+        return [("  cancelled", "dim italic")]
+    return []
 
 
 class SitemapTree(TreeNavigation, Tree[int]):
@@ -178,7 +218,12 @@ class SitemapTree(TreeNavigation, Tree[int]):
 
     # -- rendering --------------------------------------------------------------------------
     def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
-        label = cast(Text, node.label).copy()  # (every label went through process_label)
+        label = cast(Text, node.label)  # (every label went through process_label)
+        room = self._label_room(node)
+        model_node = self.model.nodes.get(node.data) if node.data is not None else None
+        if label.cell_len > room and model_node is not None:
+            label = node_label(model_node, self.model, self._frame, width=room)
+        label = label.copy()
         label.stylize(style)
         if node.allow_expand:
             prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style + Style(bold=True))
@@ -189,7 +234,16 @@ class SitemapTree(TreeNavigation, Tree[int]):
     def get_label_width(self, node: TreeNode[int]) -> int:
         # The stock implementation renders every label on each rebuild; with 50,000 nodes
         # that is a long stall. The label's own width plus the 2-cell prefix is the same.
-        return cast(Text, node.label).cell_len + 2
+        return min(cast(Text, node.label).cell_len, max(self._label_room(node), 1)) + 2
+
+    def _label_room(self, node: TreeNode[int]) -> int:
+        """Cells left for a label on its line: the width less the guides and the 2-cell prefix."""
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        return self.size.width - depth * self.guide_depth - 2
 
     def label_for(self, node_id: int) -> Text:
         node = self.model.nodes[node_id]

@@ -1,0 +1,53 @@
+"""The tree's rows when they do not fit: names are cut, never the issue badges or the state."""
+
+from __future__ import annotations
+
+import re
+
+from app_helpers import screen_text, settle, wait_started
+
+from sitemap_tui.engine.model import NodeState
+
+BADGE = re.compile(r"([●▲])([\d,]+)(?=\s|$)")
+
+
+async def _rows_after_expand_all(make_app, url: str, size: tuple[int, int]):
+    app = make_app(url)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("E")
+        await settle(app, pilot)
+        tree = app.tree
+        lines = screen_text(app).splitlines()
+        top = tree.region.y
+        shown = [(line.node.data, lines[top + y][: tree.size.width]) for y, line in enumerate(tree._tree_lines)]
+        return tree.model, shown
+
+
+async def test_narrow_tree_keeps_every_badge_and_state_whole(demo_server, make_app):
+    model, shown = await _rows_after_expand_all(make_app, demo_server.base_url + "/", (80, 24))
+    assert len(shown) == 13
+    squeezed = 0
+    for node_id, row in shown:
+        errors, warnings = model.issues.get(node_id, (0, 0))
+        want = {"●": errors, "▲": warnings}
+        got = {mark: int(n.replace(",", "")) for mark, n in BADGE.findall(row)}
+        assert got == {mark: n for mark, n in want.items() if n}, row
+        if model.nodes[node_id].state == NodeState.FAILED:
+            assert row.rstrip().endswith("× 404"), row
+        squeezed += "…" in row
+    assert squeezed >= 8  # the index's children at depth 3 have 16 cells for a label
+    rows = dict(shown)
+    products = next(i for i, n in model.nodes.items() if n.url.endswith("/sitemap-products.xml.gz"))
+    # the name loses its extension (the icon says the format) before its letters
+    assert re.search(r"≡ \w+…\w+ ●\d+ ▲\d+$", rows[products].rstrip()), rows[products]
+
+
+async def test_wide_tree_shows_whole_labels(demo_server, make_app):
+    model, shown = await _rows_after_expand_all(make_app, demo_server.base_url + "/", (200, 50))
+    rows = dict(shown)
+    products = next(i for i, n in model.nodes.items() if n.url.endswith("/sitemap-products.xml.gz"))
+    errors, warnings = model.issues[products]
+    count = model.nodes[products].stats.url_count
+    assert f"sitemap-products.xml.gz  {count} URLs  ●{errors}  ▲{warnings}" in rows[products]
+    assert not any("…" in row for row in rows.values())
