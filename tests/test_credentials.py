@@ -6,6 +6,8 @@ runs the real command in a child process and asserts what each server saw."""
 
 from __future__ import annotations
 
+import base64
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -241,3 +243,41 @@ async def test_fetcher_header_policy(httpserver: HTTPServer, other_port: HTTPSer
     assert there.headers["User-Agent"].startswith("sitemap-tui/")
     assert "Authorization" not in there.headers
     assert here.headers["Accept-Encoding"] == there.headers["Accept-Encoding"] == "gzip, deflate"
+
+
+def test_user_and_password_in_the_target_url_go_as_basic_auth_to_its_origin_only(
+    httpserver: HTTPServer, other_host: HTTPServer, tmp_path: Path
+) -> None:
+    """http://alice:hunter2@host/... was shown in every finding, written to the JSON and stored
+    in the history, and the password went on the first request only (a same-origin child got
+    none): now it is an Authorization header, scoped as -H is, and nowhere else."""
+    target = httpserver.url_for("/index.xml").replace("http://", "http://alice:hunter2@")
+    serve_xml(httpserver, "/index.xml", index(httpserver.url_for("/local.xml"), other_host.url_for("/child.xml")))
+    serve_xml(httpserver, "/local.xml", urlset("https://example.com/a"))
+    serve_xml(other_host, "/child.xml", urlset("https://example.com/b"))
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemap_tui", "validate", target, "--follow-cross-host", "--format", "json"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    basic = "Basic " + base64.b64encode(b"alice:hunter2").decode()
+    files = {r for r in seen(httpserver) if r[1] != "/robots.txt"}  # (validate asks for it too)
+    assert files == {("GET", "/index.xml", basic, None), ("GET", "/local.xml", basic, None)}
+    assert ("GET", "/child.xml", None, None) in seen(other_host)
+    assert all(auth is None for _, _, auth, _ in seen(other_host))
+    assert "hunter2" not in proc.stdout and "alice" not in proc.stdout
+    assert "sent as Basic authentication, to the target's origin only" in proc.stderr
+    assert "hunter2" not in proc.stderr
+    stored = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert stored, "the history was not written"
+    assert not any(b"hunter2" in p.read_bytes() for p in stored)
+
+
+def test_an_authorization_header_wins_over_the_urls_password(httpserver: HTTPServer) -> None:
+    serve_xml(httpserver, "/sitemap.xml", urlset("https://example.com/a"))
+    target = httpserver.url_for("/sitemap.xml").replace("http://", "http://alice:hunter2@")
+    proc = run("urls", target, "-H", f"Authorization: {TOKEN}")
+    assert proc.returncode == 0, proc.stderr
+    assert seen(httpserver) == [("GET", "/sitemap.xml", TOKEN, None)]
+    assert "user name and password in the target URL are not used" in proc.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -16,6 +16,18 @@ from sitemap_tui.engine.localdir import LOCAL_SUFFIXES
 if TYPE_CHECKING:
     from sitemap_tui.engine.localdir import FolderScan
 
+def _without_userinfo(text: str) -> tuple[str, str]:
+    """``text`` without the "user:password@" before its host, and that user info ("" if none)."""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return text, ""
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if not at:
+        return text, ""
+    return urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment)), userinfo
+
+
 COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
 
 
@@ -28,6 +40,9 @@ class Target:
     raw: str
     kind: str  # "site", "sitemap", "robots", "file", "directory"
     url: str  # http(s) URL, or file: URI for local targets
+    # "user:password" taken out of the URL (raw and url never hold it: they are shown, stored
+    # and reported); the session sends it as an Authorization header, scoped as -H is
+    userinfo: str = field(default="", repr=False, compare=False)
 
     @classmethod
     def parse(cls, raw: str) -> Target:
@@ -50,6 +65,11 @@ class Target:
             if "/" in text.split("?")[0] and (text.startswith((".", "/", "~")) or text.endswith(LOCAL_SUFFIXES)):
                 raise TargetError(f"no such file or directory: {text}")
             text = "https://" + text
+        text, userinfo = _without_userinfo(text)
+        if userinfo:
+            raw = raw.strip()
+            raw = _without_userinfo(raw)[0] if "://" in raw else _without_userinfo("//" + raw)[0][2:]
+            return replace(cls.parse(text), raw=raw, userinfo=userinfo)
         reason = urlpolicy.unfetchable_reason(text)
         if reason:
             raise TargetError(f"cannot explore {raw!r}: {reason}")

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from sitemap_tui.session.exits import UsageError
 
@@ -62,15 +64,28 @@ def parse_headers(values: tuple[str, ...] | list[str]) -> dict[str, str]:
     return headers
 
 
-def _target_url(raw: str | None) -> str | None:
+def _target_url(raw: str | None, headers: dict[str, str]) -> str | None:
+    """The target's URL; the "user:password@" it may carry becomes an Authorization header in
+    ``headers``, so that it goes where -H headers go (the target's origin), never into what is
+    shown, reported or stored (curl sends it to every host a redirect leads to)."""
     if raw is None:
         return None
     from sitemap_tui.engine.discover import Target, TargetError
 
     try:
-        return Target.parse(raw).url
+        target = Target.parse(raw)
     except TargetError:
         return raw  # not a URL: it has no origin, so it gets no headers and opens no range
+    if target.userinfo:
+        if any(name.lower() == "authorization" for name in headers):
+            warn("the user name and password in the target URL are not used: -H Authorization is sent instead")
+        else:
+            user, _, password = target.userinfo.partition(":")
+            token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode("ascii")
+            headers["Authorization"] = f"Basic {token}"
+            warn("the user name and password in the target URL are sent as Basic authentication, "
+                 "to the target's origin only (as -H headers are), and kept out of reports and the history")
+    return target.url
 
 
 def _proxy(options: FetchOptions) -> str | None:
@@ -104,7 +119,7 @@ def fetch_config(options: FetchOptions) -> FetchConfig:
         maps = parse_maps(options.maps)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    target = _target_url(options.target)
+    target = _target_url(options.target, headers)
     all_hosts = options.header_all_hosts
     if headers and all_hosts:
         warn("--header-all-hosts: the -H headers go to every host the sitemaps lead to, "
