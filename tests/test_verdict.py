@@ -430,3 +430,57 @@ def test_a_sitemap_named_as_one_is_validated_even_when_broken(capsys: pytest.Cap
     assert code == 1
     # a file name is said as text, never as a terminal control sequence
     assert "1 file skipped" in err and "notes\\x1b[2J.txt" in err and "\x1b" not in err
+
+
+BROKEN_AT_ONCE = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<url does not close</urlset>\n'
+
+
+@pytest.mark.parametrize("command", ["urls", "stats", "audit"])
+def test_nothing_listed_from_a_sitemap_broken_before_its_first_entry_is_1_and_keeps_the_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """`urls broken.xml -o list.txt` exited 0 and emptied list.txt: a sitemap that stops at an
+    XML error before its first entry gives nothing, which is "not a usable sitemap" (exit 1)."""
+    target = tmp_path / "broken.xml"
+    target.write_text(BROKEN_AT_ONCE)
+    out = tmp_path / "out.txt"
+    out.write_text("GOOD LIST\n")
+    code, _, err = run(capsys, command, str(target), "-o", str(out))
+    assert code == 1, err
+    assert "nothing could be listed: the sitemap failed, or stopped at an error before the first entry" in err
+    assert out.read_text() == "GOOD LIST\n"
+
+
+def test_a_site_whose_sitemaps_all_fail_lists_nothing_and_is_1(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    base = base_of(httpserver)
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"Sitemap: {base}/a.xml\nSitemap: {base}/b.xml\n", content_type="text/plain")
+    httpserver.expect_request("/a.xml").respond_with_data("gone", status=404)
+    httpserver.expect_request("/b.xml").respond_with_data("gone", status=404)
+    out = tmp_path / "out.txt"
+    out.write_text("GOOD LIST\n")
+    code, stdout, err = run(capsys, "urls", base + "/", "-o", str(out))
+    assert code == 1, err
+    assert "nothing could be listed: 2 sitemap files failed" in err
+    assert f"{base}/a.xml: HTTP 404" in err
+    assert out.read_text() == "GOOD LIST\n"
+
+
+def test_an_empty_sitemap_or_one_child_that_fails_is_still_a_listing(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """The near misses: a well-formed sitemap with no URL lists nothing and is 0; an index
+    with one child failing beside one that answers is a listing (the failure said)."""
+    empty = tmp_path / "empty.xml"
+    empty.write_text(urlset())
+    code, stdout, err = run(capsys, "urls", str(empty))
+    assert (code, stdout) == (0, ""), err
+    base = base_of(httpserver)
+    httpserver.expect_request("/index.xml").respond_with_data(index(f"{base}/a.xml", f"{base}/b.xml"), content_type=XML)
+    httpserver.expect_request("/a.xml").respond_with_data("gone", status=404)
+    httpserver.expect_request("/b.xml").respond_with_data(urlset("https://example.com/x"), content_type=XML)
+    code, stdout, err = run(capsys, "urls", f"{base}/index.xml")
+    assert code == 0 and stdout.split() == ["https://example.com/x"], err
+    assert "nothing could be listed" not in err

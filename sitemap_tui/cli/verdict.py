@@ -9,10 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitemap_tui.engine.explorer import Explorer
+from sitemap_tui.engine.leftout import LeftOut
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from sitemap_tui.session.validation import robots_based_rules
+
+_CONTAINERS = (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +42,7 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
             n.kind not in (NodeKind.DIRECTORY, NodeKind.ROBOTS) and n.state in (NodeState.DONE, NodeState.FAILED)
             for n in explorer.nodes.values()
         ):
-            return None
+            return _nothing_listed(explorer)
         where = display(str(folder.folder)) if folder is not None else display(root.url)
         why = display("; ".join(folder.notes())) if folder is not None else ""
         return TargetProblem(EXIT_USAGE, f"no sitemap found in {where}" + (f": {why}" if why else ""))
@@ -47,10 +50,10 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
         if root.state == NodeState.FAILED:  # no HTTP answer at all
             return TargetProblem(EXIT_USAGE, f"{display(root.url)}: {display(root.error)}")
         if any(n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS) for n in explorer.nodes.values()):
-            return None
+            return _nothing_listed(explorer)
         return TargetProblem(EXIT_USAGE, _no_sitemap(explorer))
     if root.state != NodeState.FAILED:
-        return None
+        return _nothing_listed(explorer)
     s = root.stats
     # answered: a 2xx body (or a local file's bytes) that is not a usable sitemap; a 4xx/5xx, a
     # refused redirect or no answer at all means the target could not be read
@@ -64,6 +67,25 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
         answered = s.wire_bytes > 0
     code = EXIT_FINDINGS if answered else EXIT_USAGE
     return TargetProblem(code, f"{display(root.url)}: {display(root.error)}")
+
+
+# why a file gave nothing: it failed, or its reading stopped before its first entry
+_BROKEN = (LeftOut.FAILED, LeftOut.CUT_PARSE, LeftOut.CUT_FETCH, LeftOut.CUT_SIZE)
+
+
+def _nothing_listed(explorer: Explorer) -> TargetProblem | None:
+    """A target whose sitemaps were found but not one URL could be read from them (each failed,
+    or stopped at an error before its first entry) is no usable sitemap: 1, and a previous
+    output kept. Found sitemaps that are empty, or left out by an option, are not."""
+    nodes = explorer.nodes.values()
+    if any(n.stats.url_count for n in nodes if n.kind not in _CONTAINERS):
+        return None
+    broken = [n for n in nodes if n.kind != NodeKind.ROBOTS and explorer.left_out_of(n) in _BROKEN]
+    if not broken:
+        return None
+    files = "the sitemap" if len(broken) == 1 else f"{len(broken)} sitemap files"
+    return TargetProblem(EXIT_FINDINGS, f"nothing could be listed: {files} failed, or stopped at an error "
+                                        "before the first entry (said above)")
 
 
 def _no_sitemap(explorer: Explorer) -> str:

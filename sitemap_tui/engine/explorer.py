@@ -97,6 +97,10 @@ class Explorer(FileProcessing):
             if counts[cause]
         ]
 
+    def left_out_of(self, node: Node) -> LeftOut | None:
+        """Why ``node``'s file was not read whole (or at all), None when it was or is no file."""
+        return self._cause(node)
+
     def _cause(self, node: Node) -> LeftOut | None:
         if node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
             return None
