@@ -672,3 +672,42 @@ def test_two_outputs_naming_one_file_are_refused_before_any_work(httpserver: HTT
     assert len(err.getvalue().strip().splitlines()) == 1
     assert httpserver.log == []  # nothing was fetched
     assert not a.exists() or a.read_bytes() == b""
+
+
+@pytest.mark.parametrize("args", [
+    ("urls", "{s}", "-o", "{s}"),
+    ("validate", "{s}", "-o", "{s}"),
+    ("validate", "{s}", "--format", "json", "--baseline", "{base}", "-o", "{base}"),
+    ("stats", "{s}", "--json", "--output", "{link}"),
+])
+def test_an_output_naming_a_file_the_run_reads_is_refused(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Found from outside: `urls s.xml -o s.xml` turned the sitemap into its URL list, and
+    `-o base.json --baseline base.json` emptied the baseline of its known findings, exit 0."""
+    from sitemap_tui import cli as cli_module
+
+    s = tmp_path / "s.xml"
+    s.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>')
+    base = tmp_path / "base.json"
+    base.write_text('{"issues": []}')
+    os.link(s, tmp_path / "link.xml")
+    before = {p: p.read_bytes() for p in (s, base)}
+    argv = [x.format(s=s, base=base, link=tmp_path / "link.xml") for x in args]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli_module.main([*argv, "--no-history"])
+    assert code == 2, err.getvalue()
+    assert "the run would replace the file it reads" in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_write_baseline_may_renew_the_baseline_it_reads(tmp_path: Path) -> None:
+    from sitemap_tui import cli as cli_module
+
+    s = tmp_path / "s.xml"
+    s.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>')
+    base = tmp_path / "base.json"
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        assert cli_module.main(["validate", str(s), "--write-baseline", str(base), "--no-history"]) in (0, 1)
+        code = cli_module.main(["validate", str(s), "--baseline", str(base), "--write-baseline", str(base), "--no-history"])
+    assert code == 0 and base.exists()

@@ -147,10 +147,26 @@ def _implied_maps(ns: argparse.Namespace) -> list[str]:
 _OUTPUTS = (("--db", "db"), ("--output", "output"), ("--write-baseline", "write_baseline"))
 
 
+# what a run reads from files: an output naming one of them would replace it (`urls
+# sitemap.xml -o sitemap.xml`, `-o base.json --baseline base.json`). --write-baseline may name
+# the --baseline it renews: it writes every finding, the known ones included.
+_INPUTS = (("TARGET", "target"), ("OLD", "old"), ("NEW", "new"), ("--baseline", "baseline"),
+           ("--compare-list", "compare_list"))
+
+
+def _same_file(path: str, other: str) -> bool:
+    import os
+
+    if os.path.realpath(path) == os.path.realpath(other):
+        return True
+    return os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)  # a hard link
+
+
 def one_file_twice(ns: argparse.Namespace) -> str | None:
-    """Two of a run's outputs (--db, -o, --write-baseline) naming one file, in words; None when
-    they are apart. Each would replace the other when the run completes (a report lost under the
-    store), so the run is refused before any work, as for a file that already is a store."""
+    """Two of a run's outputs (--db, -o, --write-baseline) naming one file, or an output naming
+    a file the run reads, in words; None when they are apart. Each would replace the other when
+    the run completes (a report lost under the store, a sitemap under its URL list), so the run
+    is refused before any work, as for a file that already is a store."""
     import os
 
     seen: list[tuple[str, str]] = []
@@ -159,10 +175,15 @@ def one_file_twice(ns: argparse.Namespace) -> str | None:
         if not path:  # not given, or -o - (stdout)
             continue
         for other_flag, other in seen:
-            same = os.path.realpath(path) == os.path.realpath(other)
-            if not same and os.path.exists(path) and os.path.exists(other):
-                same = os.path.samefile(path, other)  # a hard link
-            if same:
+            if _same_file(path, other):
                 return f"{other_flag} and {flag} name the same file ({path}): each would replace the other"
         seen.append((flag, path))
+    for in_flag, attr in _INPUTS:
+        value = getattr(ns, attr, None)
+        for source in value if isinstance(value, list) else [value]:
+            if not isinstance(source, str) or "://" in source or not os.path.isfile(source):
+                continue  # a URL, a host name or a folder: no file to replace
+            for flag, path in seen:
+                if not (flag == "--write-baseline" and in_flag == "--baseline") and _same_file(path, source):
+                    return f"{flag} names {in_flag} ({path}): the run would replace the file it reads"
     return None
