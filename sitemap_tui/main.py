@@ -25,5 +25,8 @@ def launch_explorer(target: Target | None = None, db_path: Path | None = None,
                   compare_with=compare_with)
 
 
+launch_explorer.needs_terminal = True  # type: ignore[attr-defined]  # (cli: said before any work)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     return cli_main(argv, launch=launch_explorer)

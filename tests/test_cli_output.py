@@ -461,3 +461,22 @@ def test_a_robots_txt_that_breaks_off_is_not_obeyed_as_whole(threaded_httpserver
     # asked once: the deep checks read the exploration's answer from the store, not waiting again
     assert [req.path for req, _ in server.log].count("/robots.txt") == 1
     assert "robots.txt of " in proc.stderr and "could not be read (no complete response within 2 s)" in proc.stderr
+
+
+def test_the_explorer_without_a_terminal_says_so_instead_of_hanging(tmp_path: Path) -> None:
+    """Found from outside: `sitemap-tui site.xml > out` (or `open FILE`, `diff --tui`) hung for
+    ever, writing the explorer's escape codes into out; `demo` already fell back to stats."""
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                       "<url><loc>https://example.com/a</loc></url></urlset>")
+    saved = tmp_path / "saved.db"
+    assert run("urls", str(sitemap), "--db", str(saved)).returncode == 0
+    for args in ([str(sitemap)], ["explore", str(sitemap)], ["open", str(saved)],
+                 ["diff", str(saved), str(sitemap), "--tui"]):
+        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stdout == ""
+        assert proc.stderr.splitlines() == [
+            "sitemap-tui: error: the explorer needs a terminal, and stdin and stdout are not one: "
+            "in scripts, use urls, stats or validate (sitemap-tui --help)"], args

@@ -37,6 +37,13 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     if twice is not None:
         print(f"sitemap-tui: error: {twice}", file=sys.stderr)
         return EXIT_USAGE
+    if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py), not a test's
+        from sitemap_tui.cli.explorer import terminal_missing
+
+        no_terminal = terminal_missing(args)
+        if no_terminal is not None:
+            print(f"sitemap-tui: error: {no_terminal}", file=sys.stderr)
+            return EXIT_USAGE
     import contextlib
 
     from sitemap_tui import output, scratch, signals

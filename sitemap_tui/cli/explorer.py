@@ -40,6 +40,26 @@ def explore_command(ns: argparse.Namespace) -> ExploreCommand:
     return ExploreCommand(ns.target, fetch_options(ns), tree_options(ns, recursive=True))
 
 
+def terminal_missing(ns: argparse.Namespace) -> str | None:
+    """Why a command that opens the explorer on a target cannot, said before any work (`open
+    FILE` says it once the file is checked: a damaged file is the better news). None when it
+    may run."""
+    if ns.command == "explore" or (ns.command == "diff" and getattr(ns, "tui", False)):
+        return no_terminal()
+    return None
+
+
+def no_terminal() -> str | None:
+    """Without a terminal the explorer waits for keys that never come, drawing escape codes
+    into whatever stdout is (`sitemap-tui example.com > out` hung for ever)."""
+    missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
+               if stream is None or not stream.isatty()]
+    if not missing:
+        return None
+    return (f"the explorer needs a terminal, and {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+            "not one: in scripts, use urls, stats or validate (sitemap-tui --help)")
+
+
 def demo_options(ns: argparse.Namespace) -> DemoOptions:
     return DemoOptions(ns.serve, ns.port, ns.headless)
 
@@ -101,7 +121,7 @@ def cmd_demo(opts: DemoOptions, launch: Launch) -> int:
                 return EXIT_OK
         # the command line's defaults, on the demo site
         fetch = FetchOptions(target=url)
-        if opts.headless or not sys.stdout.isatty():
+        if opts.headless or not (sys.stdout.isatty() and sys.stdin.isatty()):
             from sitemap_tui.cli.stats import StatsOptions, cmd_stats
 
             return cmd_stats(StatsOptions(url, fetch=fetch))

@@ -42,6 +42,12 @@ def cmd_open(opts: OpenOptions, launch: Launch | None) -> int:
         raise UsageError(f"{display(opts.db)}: {problem}")
     if launch is None:
         raise UsageError("the explorer is not part of this program; use a headless command")
+    if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py)
+        from sitemap_tui.cli.explorer import no_terminal
+
+        missing = no_terminal()
+        if missing:
+            raise UsageError(missing)
     return launch(target=None, db_path=path, fetch_config=None, options=None)
 
 
