@@ -473,3 +473,28 @@ def test_a_header_with_a_byte_beyond_ascii_is_read_not_a_traceback(site: HTTPSer
     assert code == 1, err
     assert f"deep-status-4xx the URL answers HTTP 404 <{site.url_for('/gone')}>" in out
     assert "could not be checked" not in err
+
+
+def test_csv_cells_that_would_run_as_formulas_are_quoted_and_jsonl_is_ascii(site: HTTPServer) -> None:
+    """Found from outside: a robots meta of `=HYPERLINK(...)` and a lastmod of `-1+1` reached
+    audit's CSV as they were (urls and diff quote them), and its JSONL held a raw U+202E."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/a").respond_with_data(
+        html('<meta name="robots" content="=HYPERLINK(&quot;http://evil&quot;),noindex">'), content_type="text/html")
+    site.expect_request("/\u00fc\u202egpj").respond_with_data(html(), content_type="text/html")
+    base = site.url_for("").rstrip("/")
+    body = (f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{base}/a</loc><lastmod>-1+1</lastmod></url>'
+            f"<url><loc>{base}/\u00fc\u202egpj</loc></url></urlset>\n")
+    site.expect_request("/sitemap.xml").respond_with_data(body.encode(), content_type="application/xml")
+    code, out, err = audit(site.url_for("/sitemap.xml"), "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(out.splitlines()))
+    a = next(r for r in rows if r["loc"].endswith("/a"))
+    assert a["lastmod"] == "'-1+1"
+    assert a["robots"].startswith("'=") and "noindex" in a["robots"]
+    assert not any(cell.startswith(("=", "+", "-", "@")) for r in rows for cell in r.values())
+    assert "\u202e" not in out
+    code, out, err = audit(site.url_for("/sitemap.xml"), "--format", "jsonl")
+    assert code == 0, err
+    assert out.isascii() and "\\u202e" in out
+    assert {json.loads(line)["loc"] for line in out.splitlines()} == {f"{base}/a", f"{base}/\u00fc\u202egpj"}

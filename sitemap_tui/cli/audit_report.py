@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from sitemap_tui.cli.parser import AUDIT_SUMMARY_KEYS
 from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
+from sitemap_tui.engine.formats import csv_cell
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
 from sitemap_tui.engine.store.audit import AuditRecord
@@ -50,7 +51,7 @@ def record(r: AuditRecord) -> dict[str, Any]:
 
 def write_jsonl(records: Iterable[AuditRecord], out: IO[str]) -> None:
     for r in records:
-        out.write(json.dumps(record(r), ensure_ascii=False) + "\n")
+        out.write(json.dumps(record(r)) + "\n")
 
 
 def write_csv(records: Iterable[AuditRecord], out: IO[str]) -> None:
@@ -58,8 +59,7 @@ def write_csv(records: Iterable[AuditRecord], out: IO[str]) -> None:
     w.writerow(FIELDS)
     for r in records:
         rec = record(r)
-        w.writerow([" ".join(v) if isinstance(v, list) else ("true" if v is True else "false" if v is False
-                    else "" if v is None else v) for v in (rec[f] for f in FIELDS)])
+        w.writerow([csv_cell(rec[f]) for f in FIELDS])
 
 
 def write_text(target: str, counts: Mapping[str, int], samples: Mapping[str, list[tuple[str, str]]],

@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from sitemap_tui.cli.audit_report import FIELDS as AUDIT_FIELDS
 from sitemap_tui.cli.audit_report import record as audit_record
+from sitemap_tui.engine.formats import csv_cell
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRecord
@@ -47,13 +48,12 @@ def records(store: Store, *, listed: bool, crawl: bool) -> Iterator[dict[str, An
 def write(fmt: str, store: Store, *, listed: bool, crawl: bool, out: IO[str]) -> None:
     if fmt == "jsonl":
         for rec in records(store, listed=listed, crawl=crawl):
-            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            out.write(json.dumps(rec) + "\n")
         return
     w = csv.writer(out, lineterminator="\n")
     w.writerow(FIELDS)
     for rec in records(store, listed=listed, crawl=crawl):
-        w.writerow([" ".join(v) if isinstance(v, list) else ("true" if v is True else "false" if v is False
-                    else "" if v is None else v) for v in (rec[f] for f in FIELDS)])
+        w.writerow([csv_cell(rec[f]) for f in FIELDS])
 
 
 def _section(out: IO[str], title: str, n: int, shown: list[str]) -> None:

@@ -223,6 +223,18 @@ def _safe_cell(value: str | None) -> str:
     return neutralise_cell(_plain(value))
 
 
+def csv_cell(value: object) -> object:
+    """A record's value as a CSV cell: a list joined by spaces, true/false, "" for None, and
+    text made safe (control characters escaped, a formula start quoted); numbers as they are."""
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value)
+    if value is True or value is False:
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return _safe_cell(value) if isinstance(value, str) else value
+
+
 def neutralise_cell(value: str) -> str:
     """A CSV cell a spreadsheet shows as text: a leading ``'`` when it would start a formula."""
     return "'" + value if value.startswith(FORMULA_STARTS) else value
