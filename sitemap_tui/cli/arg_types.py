@@ -46,6 +46,11 @@ def rate(text: str) -> float:
     return _finite(text, zero=True, expected="0 (no limit) or more")
 
 
+def budget(text: str) -> float:
+    """Seconds for a whole run: a finite number, 0 meaning no limit."""
+    return _finite(text, zero=True, expected="0 (no limit) or more")
+
+
 def sample(text: str) -> int | None:
     """``all`` (None) or a number of URLs per sitemap, 1 or more."""
     if text == "all":

@@ -41,12 +41,10 @@ def explore_command(ns: argparse.Namespace) -> ExploreCommand:
 
 
 def terminal_missing(ns: argparse.Namespace) -> str | None:
-    """Why a command that opens the explorer on a target cannot, said before any work (`open
-    FILE` says it once the file is checked: a damaged file is the better news). None when it
-    may run."""
-    if ns.command == "explore" or (ns.command == "diff" and getattr(ns, "tui", False)):
-        return no_terminal()
-    return None
+    """Why `diff --tui` cannot open the explorer, said before it explores anything (`explore`
+    and `open FILE` say it once their --db or FILE is checked: a bad file is the better news).
+    None when it may run."""
+    return no_terminal() if ns.command == "diff" and getattr(ns, "tui", False) else None
 
 
 def no_terminal() -> str | None:
@@ -72,6 +70,10 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
         if problem:
             raise UsageError(f"--db {display(db_path)}: {problem}")
         _check_explore_db(Path(db_path))
+    if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py), not a test's
+        missing = no_terminal()
+        if missing:
+            raise UsageError(missing)
     if not db_path:
         from sitemap_tui.cli.cache import prune_at_start
 

@@ -60,6 +60,7 @@ def explore_options(tree: TreeOptions, *, robots_checks: bool = True, keep_non_h
         follow_cross_host=tree.follow_cross_host,
         robots_checks=robots_checks,
         also=tree.also,
+        max_time=tree.max_time,
     )
 
 

@@ -10,6 +10,10 @@ from dataclasses import dataclass
 
 from sitemap_tui.session.fetching import FetchOptions, default_concurrency
 
+# a headless run's whole exploration, at most (--max-time): a set of 10 M URLs takes minutes; a
+# hostile index of slow children took children x --timeout / --per-host (21 h with the defaults)
+DEFAULT_MAX_TIME = 1800.0
+
 
 @dataclass(frozen=True, slots=True)
 class TreeOptions:
@@ -25,6 +29,7 @@ class TreeOptions:
     history: bool = True  # keep the exploration in the cache when no --db is named (--no-history)
     cache: bool = True  # ask conditionally against the site's latest exploration (--no-cache: not)
     also: tuple[str, ...] = ()  # a build folder's sitemaps that nothing lists, read as the site's too
+    max_time: float = DEFAULT_MAX_TIME  # seconds; 0: no limit (the explorer has none)
 
 
 def worker_count(ns: argparse.Namespace) -> int:
@@ -56,6 +61,7 @@ def tree_options(ns: argparse.Namespace, *, recursive: bool) -> TreeOptions:
         recursive=recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe, follow_cross_host=ns.follow_cross_host,
         db=ns.db, workers=worker_count(ns), history=not getattr(ns, "no_history", False),
         cache=not getattr(ns, "no_cache", False), also=tuple(getattr(ns, "also", None) or ()),
+        max_time=getattr(ns, "max_time", 0.0),
     )
 
 

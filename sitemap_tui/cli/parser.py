@@ -9,6 +9,7 @@ from typing import NoReturn
 
 from sitemap_tui.cli.arg_types import (
     age,
+    budget,
     header,
     positive,
     proxy,
@@ -18,6 +19,7 @@ from sitemap_tui.cli.arg_types import (
     user_agent,
     whole,
 )
+from sitemap_tui.cli.options import DEFAULT_MAX_TIME
 from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
@@ -147,7 +149,7 @@ def _strict_option(p: argparse.ArgumentParser, also: str = "") -> None:
 
 
 def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True,
-                  history: bool = True, cache: bool = True) -> None:
+                  history: bool = True, cache: bool = True, headless: bool = True) -> None:
     g = p.add_argument_group("exploring")
     if recursive:
         g.add_argument("--no-recursive", action="store_true",
@@ -157,6 +159,10 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                         "TARGET names (default 10; 0: those alone)")
     g.add_argument("--max-files", type=whole(1, 10_000_000), default=10_000, metavar="N",
                    help="total files budget (default 10000)")
+    if headless:  # (the explorer's user stops a long run with x)
+        g.add_argument("--max-time", type=budget, default=DEFAULT_MAX_TIME, metavar="SECONDS",
+                       help="time budget of the whole exploration: when it runs out no file is started and "
+                            f"the running ones stop, said on stderr (default {DEFAULT_MAX_TIME:g}; 0: none)")
     g.add_argument("--probe", action="store_true",
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",
@@ -197,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt, epilog="example:\n  sitemap-tui explore https://example.com")
     p.add_argument("target", metavar="TARGET")
     _fetch_options(p)
-    _tree_options(p, recursive=False, history=False)
+    _tree_options(p, recursive=False, history=False, headless=False)
 
     p = sub.add_parser("demo", help="serve the bundled sample site on 127.0.0.1 and explore it",
                        formatter_class=fmt,

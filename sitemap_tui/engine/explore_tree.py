@@ -75,6 +75,9 @@ class ExploreOptions:
     # nothing lists (cli/options.py, when the folder is read as the site its robots.txt names)
     also: tuple[str, ...] = ()
     follow_cross_host: bool = False  # index children on another host
+    # seconds a headless run's explore() may take (0: no limit): then it stops as a cancel does,
+    # and what it left is said as the time budget's (LeftOut.TIME)
+    max_time: float = 0.0
     batch_size: int = 2000
     event_interval: float = 0.15
     # a file's batch also goes out this long after its last one (None: event_interval, what
@@ -185,6 +188,7 @@ class ExplorerState:
         # missing, but the site has a cycle, which headless urls says (validate: index-cycle)
         self.cycles: list[int] = []
         self._stopped = False  # an expand-all was cancelled: what it left pending is too
+        self._timed_out = False  # the headless run's --max-time ran out (Explorer.explore)
         self._explored = False  # explore() ran: pending files under --no-recursive are left out
         # a directory target: which of its files are sitemaps, and what was skipped and why
         self.folder: FolderScan | None = None

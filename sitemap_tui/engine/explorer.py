@@ -91,7 +91,7 @@ class Explorer(FileProcessing):
             describe(
                 cause, counts[cause], max_depth=o.max_depth, max_files=o.max_files,
                 max_children=o.max_children, max_decoded=self.fetch_config.max_decoded,
-                robots_hosts=o.cross_submit_hosts, example=examples.get(cause),
+                robots_hosts=o.cross_submit_hosts, example=examples.get(cause), max_time=o.max_time,
             )
             for cause in LeftOut
             if counts[cause]
@@ -102,6 +102,10 @@ class Explorer(FileProcessing):
         return self._cause(node)
 
     def _cause(self, node: Node) -> LeftOut | None:
+        cause = self._cause_of(node)
+        return LeftOut.TIME if cause == LeftOut.CANCELLED and self._timed_out else cause
+
+    def _cause_of(self, node: Node) -> LeftOut | None:
         if node.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
             return None
         cause = self._left.get(node.id)
@@ -173,16 +177,30 @@ class Explorer(FileProcessing):
     async def explore(self, target: str | Target) -> Node:
         """Headless: the whole tree within the caps (or just the target with recursive=False)."""
         self._explored = True
-        root = await self.open(target)
-        if self.options.recursive:
-            await self.expand_all(root.id)
-        else:
-            await self.expand(root.id)
-            for child_id in list(self.children.get(root.id, [])):
-                if root.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
-                    await self.expand(child_id)
-        await self._target_robots_read()  # the cross-file rules judge by it
+        budget = self.options.max_time
+        deadline = asyncio.get_running_loop().call_later(budget, self._out_of_time) if budget > 0 else None
+        try:
+            root = await self.open(target)
+            if self.options.recursive:
+                await self.expand_all(root.id)
+            else:
+                for node_id in [root.id, *self.children.get(root.id, [])]:
+                    if self._timed_out:
+                        break
+                    if node_id == root.id or root.kind in (NodeKind.SITE, NodeKind.DIRECTORY):
+                        await self.expand(node_id)
+            if not self._timed_out:
+                await self._target_robots_read()  # the cross-file rules judge by it
+        finally:
+            if deadline is not None:
+                deadline.cancel()
         return root
+
+    def _out_of_time(self) -> None:
+        """The run's time budget ran out: stop as a cancel does (what is left is LeftOut.TIME)."""
+        self._timed_out = True
+        self._stopped = True  # what is still pending, not only what was running
+        self.cancel()
 
     # -- expansion -------------------------------------------------------------------------
     async def expand(self, node_id: int) -> None:
@@ -211,7 +229,7 @@ class Explorer(FileProcessing):
 
     async def expand_all(self, node_id: int) -> None:
         """Fetch the whole subtree under a node within depth, file and fan-out caps."""
-        self._cancel = False
+        self._cancel = self._timed_out  # (run out during open(): nothing more is started)
         self._stopped = False
         queue: deque[int] = deque([node_id])
         running: dict[asyncio.Task[None], int] = {}

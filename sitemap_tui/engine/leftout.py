@@ -21,6 +21,7 @@ class LeftOut(StrEnum):
     UNFETCHABLE = "unfetchable"  # listed, but not an http(s) URL that may be fetched
     FAILED = "failed"  # fetched, but no usable answer (HTTP error, timeout, not a sitemap)
     CANCELLED = "cancelled"  # the exploration was stopped before or while fetching it
+    TIME = "time"  # a headless run's time budget (--max-time) ran out before or while fetching it
     CUT_ENTRIES = "cut-entries"  # read up to the entry cap (50,000), the rest ignored
     CUT_SIZE = "cut-size"  # read up to the decoded size cap (--max-size)
     CUT_PARSE = "cut-parse"  # parsing stopped at an XML error
@@ -53,6 +54,7 @@ def describe(
     max_decoded: int,
     robots_hosts: int,
     example: str | None = None,
+    max_time: float = 0.0,
 ) -> Omission:
     """The line for ``count`` files (hosts, for ROBOTS_CAP) left out for ``cause``."""
     files = _n(count, "file", "files")
@@ -74,6 +76,8 @@ def describe(
                               f" and no control characters){first}", None, True),
         LeftOut.FAILED: (f"{files} could not be fetched or read{first}", None, True),
         LeftOut.CANCELLED: (f"{files} not fetched: cancelled", None, True),
+        LeftOut.TIME: (f"{files} not fetched, or stopped part-way: the run's time budget of {max_time:g} s ran out",
+                       "--max-time", True),
         LeftOut.CUT_ENTRIES: (f"{files} cut short: more than 50,000 entries, the rest not read", None, True),
         LeftOut.CUT_SIZE: (
             f"{files} cut short: more than {max_decoded / 1048576:g} MiB after decompression, the rest not read",

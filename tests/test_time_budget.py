@@ -1,0 +1,82 @@
+"""A headless run's whole exploration has a time budget (--max-time; SECURITY.md §6): an index
+whose children answer slowly took children x --timeout / --per-host (21 h with the defaults).
+The children here hold their answers until the test ends, so only the budget can end the run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+INDEX = '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}</sitemapindex>'
+URLSET = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{}</loc></url></urlset>'
+
+
+@pytest.fixture()
+def slow_site() -> Iterator[str]:
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            base = f"http://127.0.0.1:{self.server.server_address[1]}"
+            if self.path == "/index.xml":
+                body = INDEX.format("".join(f"<sitemap><loc>{base}/c{i}.xml</loc></sitemap>" for i in range(12)))
+            elif self.path.startswith("/c"):
+                release.wait(60)  # held: the run's budget must end it, not the answer
+                body = URLSET.format(f"{base}/page")
+            else:
+                self.send_error(404)
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except OSError:
+                pass
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/index.xml"
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    # without the budget this run lasts 60 s at least (the held answers): the timeout fails it
+    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args, "--timeout", "55", "--no-history"],
+                          capture_output=True, text=True, timeout=40)
+
+
+@pytest.mark.parametrize("command", ["urls", "validate"])
+def test_the_time_budget_ends_the_run_and_says_what_it_left(slow_site: str, command: str) -> None:
+    proc = run(command, slow_site, "--max-time", "1.5", "--workers", "0")
+    assert "the run's time budget of 1.5 s ran out (--max-time)" in proc.stderr
+    assert "12 files not fetched, or stopped part-way" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    strict = run(command, slow_site, "--max-time", "1.5", "--strict", "--workers", "0")
+    assert strict.returncode == 1, strict.stderr
+
+
+def test_the_budget_is_an_option_of_the_headless_commands_only() -> None:
+    helps = {c: subprocess.run([sys.executable, "-m", "sitemap_tui", c, "--help"], capture_output=True, text=True,
+                               timeout=60).stdout for c in ("urls", "explore")}
+    assert "--max-time SECONDS" in helps["urls"] and "default 1800; 0: none" in " ".join(helps["urls"].split())
+    assert "--max-time" not in helps["explore"]
+    bad = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", "x.xml", "--max-time", "-1"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) <= 3 and "Traceback" not in bad.stderr
