@@ -4,6 +4,7 @@ The children here hold their answers until the test ends, so only the budget can
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -36,10 +37,8 @@ def slow_site() -> Iterator[str]:
             self.send_header("Content-Type", "application/xml")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            try:
+            with contextlib.suppress(OSError):
                 self.wfile.write(data)
-            except OSError:
-                pass
 
         def log_message(self, *args: object) -> None:
             pass

@@ -1,6 +1,6 @@
 """The URL table's filter language: what the user types in the filter bar, as an EntryFilter.
 
-Plain words are a substring (or a regex in regex mode); ``re:PATTERN`` a regex;
+Plain words are substrings every URL holds (or one regex in regex mode); ``re:PATTERN`` a regex;
 ``lastmod:2024-01..2024-06`` a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang``
 narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|invalid``,
 ``priority:0.5|missing|invalid``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
@@ -204,14 +204,14 @@ _BY_NAME = {w.name: w for w in WORDS}
 
 def filter_help() -> list[tuple[str, str]]:
     """The filter bar's language as (syntax, what it lists), plain words first."""
-    return [("WORDS", "a substring of the URL (a regex with the Regex box ticked)"),
+    return [("WORDS", "URLs holding every word, in any order (one regex with the Regex box ticked)"),
             *((w.syntax, w.help) for w in WORDS)]
 
 
 def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None) -> UserFilter:
     """Parse the filter bar. Raises ValueError with a message for the user.
 
-    Plain words are a substring (or a regex in regex mode); ``NAME:VALUE`` is a word of
+    Plain words are substrings every URL holds (or one regex in regex mode); ``NAME:VALUE`` is a word of
     :data:`WORDS` (``re:PATTERN`` a regex, ``lastmod:2024-01..2024-06`` a lastmod range, ...).
     ``lastmod:future`` is measured from ``now`` (unix seconds; the clock when not given)."""
     uf = UserFilter()
@@ -223,14 +223,16 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
             word.parse(uf, value, now)
         else:
             plain.append(tok)
-    words = " ".join(plain)
-    if words:
+    if plain:
         if regex_mode:
             if uf.regex:
                 raise ValueError("regex mode and re: together; use one")
-            uf.regex = words
+            uf.regex = " ".join(plain)
         else:
-            uf.substring = words
+            # every word, in any order (a URL holds no space, so the phrase matched nothing):
+            # the longest is the one the search index looks up
+            words = sorted(dict.fromkeys(plain), key=len, reverse=True)
+            uf.substring, uf.also_contains = words[0], tuple(words[1:])
     if uf.regex is not None:
         try:
             re.compile(uf.regex)
@@ -282,8 +284,9 @@ def row_matches(
     if ids is not None and row.id not in ids:
         return False
     loc = row.loc
-    if flt.substring and (loc is None or flt.substring not in loc):
-        return False
+    for text in (flt.substring, *flt.also_contains):
+        if text and (loc is None or text not in loc):
+            return False
     if flt.regex and (loc is None or re.search(flt.regex, loc) is None):
         return False
     if flt.lastmod_from is not None and (row.lastmod is None or row.lastmod < flt.lastmod_from):

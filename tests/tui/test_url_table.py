@@ -807,3 +807,29 @@ def test_crawler_access_alone_does_not_push_out_the_lastmod():
     assert keys[:3] == ["url", "status", "indexable"] and "blocked" not in keys
     wide = [c.key for c in layout(136, "id", frozenset({"blocked"}))]
     assert wide.index("lastmod") < wide.index("blocked")
+
+
+async def test_plain_words_each_narrow_the_list_in_any_order(tmp_path: Path):
+    """Found from outside: `tent rust` listed 0 rows beside cascade-tent-rust (the words were one
+    phrase, which no URL holds: URLs have no spaces). Each word must be in the URL."""
+    assert parse_filter("b/ example 3").substring == "example"  # the longest: the index's lookup
+    assert parse_filter("b/ example 3").also_contains == ("b/", "3")
+    store, _ = small_store(tmp_path / "x.db")
+    while store.extend_search(7):
+        pass
+    # the search index narrows by the longest word, each word is checked on its candidates
+    flt = parse_filter("5 a/1")
+    searched = Query(store, flt, "id", search_upto=store.search_upto())
+    assert searched.searched
+    assert [r.loc for r in searched.rows_at_offset(store.conn, 0, 50)] == ["https://example.com/a/15"]
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(UrlTable)
+        grid = await mounted(pilot, table)
+        table.set_filter_text("3 b/")
+        await wait_for(pilot, lambda: grid.total == 1 and not grid.scanning)
+        assert locs(grid) == ["https://example.com/b/3"]
+        table.set_filter_text("a/2 7")
+        await wait_for(pilot, lambda: grid.total == 1 and not grid.scanning)
+        assert locs(grid) == ["https://example.com/a/27"]
+    store.close()

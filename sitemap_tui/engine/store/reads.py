@@ -162,9 +162,10 @@ class StoreReads(StoreBase):
         if f.entry_ids is not None:
             ids = list(f.entry_ids)
             clauses.append(f"e.id IN ({','.join(str(int(i)) for i in ids)})" if ids else "0")
-        if f.substring:
-            clauses.append("instr(e.loc, ?) > 0")
-            params.append(f.substring)
+        for text in (f.substring, *f.also_contains):
+            if text:
+                clauses.append("instr(e.loc, ?) > 0")
+                params.append(text)
         if f.regex:
             compiled_regex(f.regex)  # raise re.error here, not inside SQLite
             clauses.append("e.loc REGEXP ?")

@@ -18,6 +18,9 @@ class EntryFilter:
 
     node_ids: Sequence[int] | None = None  # None = every node
     substring: str | None = None
+    # more substrings every URL holds too (the filter bar's plain words, all of them): the
+    # search index narrows by ``substring``, each of these is checked on its candidates
+    also_contains: tuple[str, ...] = ()
     regex: str | None = None
     lastmod_from: int | None = None  # unix seconds, inclusive
     lastmod_to: int | None = None  # unix seconds, exclusive
