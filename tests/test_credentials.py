@@ -281,3 +281,26 @@ def test_an_authorization_header_wins_over_the_urls_password(httpserver: HTTPSer
     assert proc.returncode == 0, proc.stderr
     assert seen(httpserver) == [("GET", "/sitemap.xml", TOKEN, None)]
     assert "user name and password in the target URL are not used" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["urls", "stats"])
+def test_a_redirect_to_another_host_is_said_with_the_headers_left_behind(
+    httpserver: HTTPServer, other_host: HTTPServer, command: str
+) -> None:
+    """Found from outside: urls and stats (which report no findings) said nothing of a target
+    read from another host, nor that the -H headers stayed behind; stats named the first URL."""
+    httpserver.expect_request("/old.xml").respond_with_data("", 301, headers={"Location": "/same.xml"})
+    httpserver.expect_request("/same.xml").respond_with_data(
+        "", 302, headers={"Location": other_host.url_for("/moved.xml")})
+    serve_xml(other_host, "/moved.xml", urlset("https://example.com/moved"))
+    proc = run(command, httpserver.url_for("/old.xml"), *SECRET_HEADERS)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"sitemap-tui: {httpserver.url_for('/old.xml')} redirects to {other_host.url_for('/moved.xml')}, "
+            "another host: read from there; the -H headers were not sent there") in proc.stderr.splitlines()
+
+
+def test_a_redirect_on_the_same_origin_is_not_a_note(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/old.xml").respond_with_data("", 301, headers={"Location": "/sitemap.xml"})
+    serve_xml(httpserver, "/sitemap.xml", urlset("https://example.com/a"))
+    proc = run("urls", httpserver.url_for("/old.xml"), *SECRET_HEADERS)
+    assert proc.returncode == 0 and "redirects to" not in proc.stderr, proc.stderr

@@ -19,7 +19,13 @@ from sitemap_tui.cli.headless import (
     run_exploration,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
-from sitemap_tui.cli.verdict import files_read, report_left_out, target_answered, target_problem
+from sitemap_tui.cli.verdict import (
+    files_read,
+    report_left_out,
+    report_redirects,
+    target_answered,
+    target_problem,
+)
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.localmap import read_from
 from sitemap_tui.engine.sanitize import display
@@ -129,6 +135,7 @@ def cmd_stats(opts: StatsOptions) -> int:
                 files = files_read(explorer)
                 out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
             problem = target_problem(explorer)
+            report_redirects(explorer)
             complete = target_answered(explorer)
             if problem is None:  # a failed target keeps the previous output
                 result.commit()

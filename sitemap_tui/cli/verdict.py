@@ -14,6 +14,7 @@ from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from sitemap_tui.session.validation import robots_based_rules
+from sitemap_tui.words import plural
 
 _CONTAINERS = (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX)
 
@@ -164,11 +165,37 @@ def files_read(explorer: Explorer) -> int:
     )
 
 
+def report_redirects(explorer: Explorer) -> None:
+    """The files read from another host than the one named, through a redirect, on stderr: the
+    commands with no findings (urls, stats, audit, access) showed the named URL alone, and
+    nothing said that the -H headers stayed behind (validate reports fetch-redirected)."""
+    from sitemap_tui.engine.netpolicy import origin_of
+    from sitemap_tui.engine.urlpolicy import same_host
+
+    cfg = explorer.fetch_config
+    withheld = bool(cfg.headers) and not cfg.header_all_hosts
+    # another host; or, when -H headers were given, any other origin (http to https too), since
+    # they stayed behind
+    moved = [n for n in explorer.nodes.values()
+             if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and n.stats.final_url
+             and (not same_host(n.url, n.stats.final_url)
+                  or (withheld and origin_of(n.stats.final_url) != origin_of(n.url)))]
+    if not moved:
+        return
+    first = moved[0]
+    more = f" ({plural(len(moved) - 1, 'other file')} too)" if len(moved) > 1 else ""
+    headers = "; the -H headers were not sent there" if withheld else ""
+    print(f"sitemap-tui: {display(first.url)} redirects to {display(first.stats.final_url)}, another "
+          f"{'host' if not same_host(first.url, first.stats.final_url) else 'origin'}: read from there{more}{headers}",
+          file=sys.stderr)
+
+
 def report_failures(explorer: Explorer, problem: TargetProblem | None = None) -> None:
     """Each file that failed, one line on stderr; not the one the target's ``problem`` (said as
     the run's error) already names: "x.xml: HTTP 404" came twice, once as a failure and once
     as the error."""
     said = problem.message if problem is not None else None
+    report_redirects(explorer)
     for node in explorer.nodes.values():
         if node.kind == NodeKind.ROBOTS and node.state == NodeState.DONE:
             continue  # read in part: a run note (run_notes), said once
