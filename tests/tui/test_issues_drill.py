@@ -122,3 +122,38 @@ async def test_source_of_a_gzipped_sitemap_cut_at_the_cap(make_app, tmp_path, si
         assert any("▶50003 │   <url><loc>https://example.com/p/50" in ln for ln in rows), rows
         for n in (50_001, 50_002, 50_004, 50_005):
             assert any(f" {n} │   <url><loc>" in ln for ln in rows), f"line {n} is not on screen"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_server, make_app, size):
+    """Found from outside: Enter on `/lookbook/storm-ready — deprecated <image:caption>` (a
+    finding on the file that names one of its URLs, no entry of its own) did nothing."""
+    app = make_app(demo_server.base_url + "/")
+    posted: list[ShowUrls] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, ShowUrls):
+            posted.append(message)
+
+    async with app.run_test(size=size, message_hook=hook) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("E")
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        issues = app.issues_pane.issue_list
+        await to_rule(app, pilot, issues, "image-deprecated-tags")
+        await pilot.press("right")
+        await wait_for(pilot, lambda: bool(issues.cursor_node.children), what="the rule's issues")
+        await pilot.press("right")
+        await pilot.pause()
+        issue = app.issues_pane.selected_issue
+        assert issue is not None and issue.entry_id is None and issue.url and "/lookbook/" in issue.url
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(posted), what="ShowUrls")
+        assert posted[-1].filter_text == issue.url and posted[-1].origin is issues
+        table = app.url_table
+        await wait_for(pilot, lambda: table.grid.row_count == 1, what="the issue's URL")
+        assert table.grid.total == 1
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")

@@ -504,8 +504,16 @@ class IssuesPane(Vertical):
     @on(Tree.NodeSelected, "#issues-tree")
     def _selected(self, event: Tree.NodeSelected[_Item]) -> None:
         item = event.node.data
-        if item is not None and item.kind == "issue" and item.issue is not None and item.issue.entry_id is not None:
-            self.post_message(self.JumpToEntry(item.issue.entry_id, self))
+        issue = item.issue if item is not None and item.kind == "issue" else None
+        if issue is None:
+            return
+        if issue.entry_id is not None:
+            self.post_message(self.JumpToEntry(issue.entry_id, self))
+        elif issue.url and issue.url != issue.sitemap:
+            # a file's finding that names one of its URLs (a deprecated tag, a missing lastmod,
+            # a sample of another host): that URL, by its address; Enter did nothing
+            self.post_message(ShowUrls(issue.url, origin=self.issue_list,
+                                       title=f"{issue.rule}: {display(issue.url, 80)}"))
 
     @on(IssueTree.Drill)
     def _drill(self, event: IssueTree.Drill) -> None:
