@@ -277,9 +277,16 @@ class PaneSync(AppBase):
         return True
 
     def go_back(self) -> None:
-        """Esc with nothing left to close, or the back key: the drill's origin, else the tree."""
-        if not self.drill_back():
-            self.tree.focus()
+        """Esc with nothing left to close, or the back key: the drill's origin, else out of a
+        zoomed pane (the tree took the whole screen instead: the focus moving there zooms it),
+        else the tree."""
+        if self.drill_back():
+            return
+        screen = self.screen
+        if screen.maximized is not None and not self.tree.is_in_maximized_view:
+            screen.minimize()
+            return
+        self.tree.focus()
 
     def on_url_table_back(self, message: Any) -> None:
         message.stop()

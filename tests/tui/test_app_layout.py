@@ -493,3 +493,25 @@ async def test_a_long_target_leaves_the_progress_in_the_header(make_app, tmp_pat
         whole = f"{sitemap}   files 1/1" in wide
         assert whole or len(str(sitemap)) > 150, wide
         assert "-for-a-build-output/public/sitemap-for-the-whole-site-with-a-long-name.xml   files 1/1" in wide
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_esc_in_a_zoomed_pane_unzooms_it(demo_server, make_app, size):
+    """Found from outside: 5, z, Esc gave the whole screen to the tree (Esc focused the tree and
+    the zoom followed the focus) with the panes hidden until z."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        width = tree_columns(app)
+        await pilot.press("5")
+        await settle(app, pilot)
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is tabs(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None and tree_columns(app) == width
+        assert app.focused is app.url_table.grid  # where it was, unzoomed
+        await pilot.press("escape")  # then, as ever, to the tree
+        await pilot.pause()
+        assert app.focused is app.tree and app.screen.maximized is None
