@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import work
+from textual.binding import Binding
 from textual.widgets import TabbedContent, TabPane
 
 from sitemap_tui.engine import urlpolicy
@@ -396,7 +397,12 @@ class Actions(AuditLink):
             if not b.description:
                 continue
             where = "everywhere" if namespace is self else WHERE.get(type(namespace).__name__, type(namespace).__name__)
-            entry = HelpEntry(", ".join(dict.fromkeys(keys)), b.description, b.id or "", where)
+            description = b.description
+            if b.action == "cancel":  # ctrl+c is the screen's copy key, and cancels without a selection
+                keys = [*keys, self.get_key_display(Binding("ctrl+c", ""))]
+            elif b.action == "screen.copy_text" or b.action == "copy_text":
+                description = f"{description} (none selected: cancel the running work)"
+            entry = HelpEntry(", ".join(dict.fromkeys(keys)), description, b.id or "", where)
             entries[(where, b.action)] = entry
         order = {"everywhere": 0, "tree": 1, "screen": 3}
         return sorted(entries.values(), key=lambda e: (order.get(e.where, 2), e.where))

@@ -263,6 +263,10 @@ async def test_help_and_palette_name_zoom_and_the_tree_toggle(demo_server, make_
         await wait_started(app, pilot)
         keys = {entry.binding_id: entry.keys for entry in app.help_entries()}
         assert keys.get("zoom") == "z" and keys.get("toggle_tree") == "^b"
+        # ctrl+c cancels (the README says so); the help named it only as the screen's copy key
+        assert keys.get("cancel") == "x, ^c"
+        copy = next(e for e in app.help_entries() if e.description.startswith("Copy selected text"))
+        assert "none selected: cancel the running work" in copy.description
         palette = {cmd.action: cmd.name for cmd in app.palette_commands()}
         assert "zoom" in palette and "toggle_tree" in palette
 
