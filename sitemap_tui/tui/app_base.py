@@ -278,23 +278,10 @@ class AppBase(App[int]):
         return self.engine_idle() and self.panes_quiet()
 
     # -- header ---------------------------------------------------------------------------------
-    def update_header(self) -> None:
-        try:
-            header = self.query_one("#header", StatusHeader)
-        except Exception:  # noqa: BLE001
-            return
-        done, total, active, urls = self.tree.model.totals()
+    def _progress_text(self, done: int, total: int, active: int, urls: int, short: int) -> Text:
+        """The header's counts and what runs; ``short`` 1 and 2 leave out an expand-all's node,
+        then its count of fetches, keeping "x cancels"."""
         text = Text(no_wrap=True, overflow="ellipsis")
-        target = self.header_target
-        if target is None:
-            if self.target is not None:
-                target = self.target.raw
-            elif self._stored_target:
-                target = str(self._stored_target)
-            elif self.db_path is not None:
-                target = str(self.db_path)
-            else:
-                target = ""
         text.append(f"files {done:,}/{total:,}", style="")
         text.append(" · ")
         text.append(plural(urls, "URL"))
@@ -305,7 +292,9 @@ class AppBase(App[int]):
         if self.jobs.expand_all_node is not None:
             node = self.tree.model.nodes.get(self.jobs.expand_all_node)
             name = short_name(node) if node else ""
-            text.append(f"   expanding {name} … ({active} fetching; x cancels)", style="bold magenta")
+            what = (f"expanding {name} … ({active} fetching; x cancels)", f"expanding … ({active} fetching; x cancels)",
+                    "expanding … (x cancels)")[short]
+            text.append(f"   {what}", style="bold magenta")
         elif active:
             text.append(f"   {active} fetching", style="magenta")
         if self.jobs.deep is not None:
@@ -326,6 +315,30 @@ class AppBase(App[int]):
         if self.jobs.search is not None:
             covered, total = self.jobs.search
             text.append(f"   indexing URLs for search {covered / max(total, 1):.0%}", style="dim")
+        return text
+
+    def update_header(self) -> None:
+        try:
+            header = self.query_one("#header", StatusHeader)
+        except Exception:  # noqa: BLE001
+            return
+        done, total, active, urls = self.tree.model.totals()
+        target = self.header_target
+        if target is None:
+            if self.target is not None:
+                target = self.target.raw
+            elif self._stored_target:
+                target = str(self._stored_target)
+            elif self.db_path is not None:
+                target = str(self.db_path)
+            else:
+                target = ""
+        # shorter and shorter: at 80 columns the expand-all's name pushed "x cancels" off the
+        # line, and the footer had no room for x either
+        for short in range(3):
+            text = self._progress_text(done, total, active, urls, short)
+            if 13 + 2 + 12 + 3 + text.cell_len <= (self.size.width or 80):
+                break
         # The target takes what the progress leaves, cut in the middle: a long path or URL
         # wrapped to the line below (out of view) at 80 columns, and took the progress with it.
         line = Text(no_wrap=True, overflow="ellipsis")

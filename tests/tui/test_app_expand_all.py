@@ -84,3 +84,22 @@ async def test_overview_children_table_follows_the_stream(demo_server, make_app)
         assert counts.count("—") == failed == 1  # every other child's row was updated with its count
         assert sum(int(c.replace(",", "")) for c in counts if c[0].isdigit() and not c.endswith(("file", "files"))) == 376  # + 25 under the nested index = 401
         assert all(table.get_cell_at((i, 3)).plain for i in range(table.row_count))  # (the state column)
+
+
+async def test_at_80_columns_the_header_keeps_x_cancels(make_app, monkeypatch):
+    """Found from outside: at 80x24 the expand-all's name pushed "(… fetching; x cancels)" off the
+    header, and the footer had no room for x: no visible way to stop."""
+    with gated_demo_server(monkeypatch) as (srv, gate):
+        app = make_app(srv.base_url + "/")
+        async with app.run_test(size=(80, 24)) as pilot:
+            gate.open()
+            await wait_started(app, pilot)
+            gate.close()
+            await pilot.press("E")
+            await wait_for(pilot, lambda: app.jobs.expand_all_node is not None, what="expand all running")
+            await wait_for(pilot, lambda: "expanding" in screen_text(app).splitlines()[0], what="the header")
+            header = screen_text(app).splitlines()[0].rstrip()
+            assert header.endswith("x cancels)"), header
+            await pilot.press("x")
+            gate.open()
+            await wait_for(pilot, lambda: app.jobs.expand_all_node is None, what="expand all to stop")
