@@ -1061,6 +1061,27 @@ def test_text_parser_standalone_chunk_boundaries() -> None:
         assert not issues(out)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_text_parser_reads_a_utf16_file_by_its_bom(encoding: str) -> None:
+    """Found from outside: a UTF-16 text sitemap (BOM first, as Windows tools write them) read as
+    UTF-8 gave no URL, and `urls` said nothing; libxml2 reads a UTF-16 XML sitemap. It is read,
+    whatever the chunks, with its finding."""
+    doc = ("\ufeffhttps://e.com/a\r\nhttps://e.com/caf\u00e9\n").encode(encoding)
+    for size in (1, 2, 3, 1000):
+        p = TextSitemapParser()
+        out: list[Item] = []
+        for i in range(0, len(doc), size):
+            out += p.feed(doc[i : i + size])
+        out += p.close()
+        assert [e.loc for e in entries(out)] == ["https://e.com/a", "https://e.com/caf\u00e9"]
+        assert [(i.rule, i.line) for i in issues(out)] == [("encoding-not-utf8", 1)]
+        assert p.info.bom == "utf-16"
+    # near miss: a one-byte file is a line, not a BOM being waited for
+    p = TextSitemapParser()
+    assert p.feed(b"\xff") == []
+    assert [i.rule for i in issues(p.close())] == ["encoding-not-utf8", "text-line-not-url"]
+
+
 def test_xml_parser_standalone() -> None:
     p = XmlSitemapParser(max_entries=10)
     out = p.feed(urlset("https://e.com/a")) + p.close()

@@ -6,6 +6,7 @@ so a 200 MB line costs no memory (SECURITY.md §4).
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from .findings import Finding
@@ -40,6 +41,11 @@ class TextSitemapParser:
         self._skipping = False  # inside an over-long line: drop bytes until the next newline
         self._at_start = True  # BOM check pending
         self._bad_utf8 = False
+        # a UTF-16 file (its BOM says so): decoded to UTF-8 as it comes, as libxml2 reads a
+        # UTF-16 XML sitemap; read as UTF-8 it gave no URL at all, silently
+        self._utf16: codecs.IncrementalDecoder | None = None
+        self._sniffed = False
+        self._head = b""
         self._blank = 0
         self._first_blank: int | None = None
         self._not_url = 0
@@ -57,6 +63,7 @@ class TextSitemapParser:
         out: list[Item] = []
         if self._closed:
             return out
+        data = self._transcoded(data, out)
         if self._cap_line is not None:
             self._count(data)
             return out
@@ -84,6 +91,22 @@ class TextSitemapParser:
         self.info.lines = self._lineno - 1
         return out
 
+    def _transcoded(self, data: bytes, out: list[Item], final: bool = False) -> bytes:
+        """``data`` as UTF-8: itself, or a UTF-16 file's bytes (found by its BOM) decoded."""
+        if not self._sniffed:
+            data = self._head + data
+            if len(data) < 2 and not final:  # a server that sends a byte at a time
+                self._head = data
+                return b""
+            self._sniffed = True
+            if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+                self._utf16 = codecs.getincrementaldecoder("utf-16")(errors="replace")
+                self.info.bom = "utf-16"
+                out.append(Finding("encoding-not-utf8", {"found": "utf-16"}, line=1))
+        if self._utf16 is None:
+            return data
+        return self._utf16.decode(data, final).encode("utf-8", errors="replace")
+
     def _count(self, data: bytes) -> None:
         """Past the entry cap: count the lines, read nothing."""
         newlines = data.count(b"\n")
@@ -100,6 +123,10 @@ class TextSitemapParser:
         out: list[Item] = []
         if self._closed:
             return out
+        if self._utf16 is not None or not self._sniffed:  # what was held back: half a character, a byte
+            rest = self._transcoded(b"", out, final=True)
+            if rest:
+                self._accumulate(rest, out)
         self._closed = True
         if self._cap_line is None:
             if cut:
