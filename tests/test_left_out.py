@@ -5,6 +5,7 @@ whether or not stderr is a terminal (here it is a pipe); --strict makes that exi
 from __future__ import annotations
 
 import asyncio
+import gzip
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -47,6 +48,8 @@ def site(tmp_path: Path) -> Iterator[str]:
         (root / f"w{i}.xml").write_text(urlset(f"{{{{BASE}}}}/w{i}"))
     (root / "big.txt").write_text("".join(f"{{{{BASE}}}}/line-{i:07d}-{'x' * 40}\n" for i in range(30_000)))
     (root / "lines.txt").write_text("".join(f"{{{{BASE}}}}/n{i}\n" for i in range(50_010)))
+    whole = gzip.compress("".join(f"https://example.com/g{i}\n" for i in range(2000)).encode())
+    (root / "broken.txt.gz").write_bytes(whole[:-8])  # the gzip trailer cut: ends early
     server = serve_directory(root)
     try:
         yield server.base_url
@@ -101,6 +104,18 @@ def test_files_cut_short_by_the_size_and_entry_caps(site: str) -> None:
     assert len(proc.stdout.splitlines()) == 50_000
     assert "sitemap-tui: 1 file cut short: more than 50,000 entries, the rest not read" in proc.stderr.splitlines()
     assert run("urls", f"{site}/lines.txt", "--strict").returncode == 1
+
+
+def test_a_broken_gz_is_said_as_such_not_as_a_download(site: str) -> None:
+    """Found from outside: a .gz cut short said "the download failed part-way ... (--timeout)",
+    an option that cannot help."""
+    proc = run("urls", f"{site}/broken.txt.gz")
+    assert len(proc.stdout.splitlines()) == 2000
+    lines = proc.stderr.splitlines()
+    assert any(line.startswith("sitemap-tui: 1 file cut short: the compressed data is corrupt or ends early, "
+                               "the entries before it kept") for line in lines), lines
+    assert not any("--timeout" in line for line in lines), lines
+    assert run("urls", f"{site}/broken.txt.gz", "--strict").returncode == 1
 
 
 def test_no_recursive_is_said_but_is_what_was_asked(site: str) -> None:

@@ -71,7 +71,7 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
 
 
 # why a file gave nothing: it failed, or its reading stopped before its first entry
-_BROKEN = (LeftOut.FAILED, LeftOut.CUT_PARSE, LeftOut.CUT_FETCH, LeftOut.CUT_SIZE)
+_BROKEN = (LeftOut.FAILED, LeftOut.CUT_PARSE, LeftOut.CUT_FETCH, LeftOut.CUT_DECODE, LeftOut.CUT_SIZE)
 
 
 def _nothing_listed(explorer: Explorer) -> TargetProblem | None:

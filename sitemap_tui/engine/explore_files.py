@@ -286,8 +286,10 @@ class FileProcessing(RobotsReading):
             problems = []
             if outcome.error:
                 problems.append(outcome.error)
-                # entries came before the failure: a part of the file, said and --strict's
-                self._cut.setdefault(node.id, LeftOut.CUT_FETCH)
+                # entries came before the failure: a part of the file, said and --strict's; a
+                # broken .gz is no download's fault (--timeout would not help)
+                broken = outcome.error_rule == "gzip-corrupt"
+                self._cut.setdefault(node.id, LeftOut.CUT_DECODE if broken else LeftOut.CUT_FETCH)
             if s.truncated_at:
                 problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
             node.error = "; ".join(problems) or None

@@ -26,6 +26,7 @@ class LeftOut(StrEnum):
     CUT_SIZE = "cut-size"  # read up to the decoded size cap (--max-size)
     CUT_PARSE = "cut-parse"  # parsing stopped at an XML error
     CUT_FETCH = "cut-fetch"  # the download failed part-way (time limit, dropped connection)
+    CUT_DECODE = "cut-decode"  # the compressed data is corrupt or ends early (a broken .gz)
     NOT_RECURSIVE = "not-recursive"  # listed sitemaps left alone under --no-recursive
     ROBOTS_CAP = "robots-cap"  # hosts whose robots.txt was not read for cross-submission
 
@@ -87,6 +88,10 @@ def describe(
         LeftOut.CUT_FETCH: (
             f"{files} cut short: the download failed part-way, the entries before it kept{first}",
             "--timeout", True,
+        ),
+        LeftOut.CUT_DECODE: (
+            f"{files} cut short: the compressed data is corrupt or ends early, the entries before it kept{first}",
+            None, True,
         ),
         LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),
         LeftOut.ROBOTS_CAP: (
