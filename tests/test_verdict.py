@@ -484,3 +484,15 @@ def test_an_empty_sitemap_or_one_child_that_fails_is_still_a_listing(
     code, stdout, err = run(capsys, "urls", f"{base}/index.xml")
     assert code == 0 and stdout.split() == ["https://example.com/x"], err
     assert "nothing could be listed" not in err
+
+
+def test_a_304_to_a_plain_request_is_an_answer_without_a_sitemap(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer
+) -> None:
+    """Found from outside: a 304 Not Modified to a request that asked nothing conditional exited
+    2 (could not run) while a 204 exited 1: both answered, with no sitemap."""
+    httpserver.expect_request("/304.xml").respond_with_data("", status=304)
+    httpserver.expect_request("/204.xml").respond_with_data("", status=204)
+    for name in ("/304.xml", "/204.xml"):
+        code, _, err = run(capsys, "urls", httpserver.url_for(name), "--no-cache")
+        assert code == 1, (name, err)

@@ -59,7 +59,8 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     # answered: a 2xx body (or a local file's bytes) that is not a usable sitemap; a 4xx/5xx, a
     # refused redirect or no answer at all means the target could not be read
     if s.http_status is not None:
-        answered = 200 <= s.http_status < 300
+        # (a 304 to a plain GET: an answer, with no sitemap in it; other 3xx are refused redirects)
+        answered = 200 <= s.http_status < 300 or s.http_status == 304
     elif root.url.startswith("file:"):  # a local file that is there, even empty, is an answer
         from urllib.parse import unquote, urlsplit
 
