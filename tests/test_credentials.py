@@ -304,3 +304,12 @@ def test_a_redirect_on_the_same_origin_is_not_a_note(httpserver: HTTPServer) -> 
     serve_xml(httpserver, "/sitemap.xml", urlset("https://example.com/a"))
     proc = run("urls", httpserver.url_for("/old.xml"), *SECRET_HEADERS)
     assert proc.returncode == 0 and "redirects to" not in proc.stderr, proc.stderr
+
+
+def test_a_local_file_is_no_redirect(tmp_path: Path) -> None:
+    """Found from outside: every local file was said to redirect to itself, "another host"."""
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset("https://example.com/a"))
+    for command in ("urls", "stats"):
+        proc = run(command, str(sitemap), "--no-history")
+        assert proc.returncode == 0 and "redirects to" not in proc.stderr, proc.stderr

@@ -179,6 +179,7 @@ def report_redirects(explorer: Explorer) -> None:
     # they stayed behind
     moved = [n for n in explorer.nodes.values()
              if n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY) and n.stats.final_url
+             and n.stats.final_url != n.url and not n.url.startswith("file:")
              and (not same_host(n.url, n.stats.final_url)
                   or (withheld and origin_of(n.stats.final_url) != origin_of(n.url)))]
     if not moved:
