@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import socket
+import threading
+from collections.abc import Callable
 
 import pytest
 from werkzeug import Request, Response
@@ -52,3 +55,61 @@ def test_a_longer_timeout_waits_longer_for_a_first_byte(timeout: float, stall: f
 
     config = fetch_config(FetchOptions(timeout=timeout))
     assert (config.total_timeout, config.read_timeout) == (timeout, stall)
+
+
+def _raw_server(answer: bytes) -> tuple[str, list[int], Callable[[], None]]:
+    """A server that sends ``answer`` to every connection and counts them."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.2)
+    connections: list[int] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            connections.append(1)
+            with conn, contextlib.suppress(OSError):
+                conn.recv(65536)
+                conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    def close() -> None:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/s.xml", connections, close
+
+
+@pytest.mark.parametrize("answer", [
+    b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello",  # two lengths
+    b"<urlset>no status line</urlset>\r\n\r\n",  # HTTP/0.9-like
+])
+def test_an_answer_that_breaks_http_is_not_asked_again(answer: bytes) -> None:
+    """Found from outside: a 2 MiB header or two Content-Lengths were asked for 4 times (8 MB
+    from a hostile server); only a connection closed early is worth another try."""
+    url, connections, close = _raw_server(answer)
+    try:
+        code, _, err = run("urls", url, "--allow-private")
+    finally:
+        close()
+    assert code == 2 and "protocol error" in err.lower(), err
+    assert "retries" not in err, err
+    assert len(connections) == 1, err
+
+
+def test_a_connection_closed_before_the_answer_is_asked_again() -> None:
+    url, connections, close = _raw_server(b"")  # accepted, then closed without a word
+    try:
+        code, _, err = run("urls", url, "--allow-private", "--retries", "2")
+    finally:
+        close()
+    assert code == 2, err
+    assert len(connections) == 3, err

@@ -94,6 +94,16 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
+def _malformed(exc: BaseException) -> bool:
+    """An answer that breaks HTTP itself (a 2 MiB header, two Content-Lengths, no status line):
+    the same server sends it again, so it is not asked again. A connection closed early (a
+    keep-alive race, a dropped link) is another protocol error, and is retried."""
+    if not isinstance(exc, httpx.RemoteProtocolError):
+        return False
+    text = str(exc).lower()
+    return not any(word in text for word in ("disconnect", "closed", "terminat", "reset"))
+
+
 _NO_SUCH_NAME = frozenset({socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)})
 
 
@@ -406,7 +416,7 @@ class Fetcher:
         try:
             response = await client.send(request, stream=True)
         except _RETRYABLE_ERRORS as exc:
-            if run.attempt < cfg.retries and not _refused(exc):
+            if run.attempt < cfg.retries and not _refused(exc) and not _malformed(exc):
                 run.last_failure = error_for(exc, cfg)[0]
                 return _Step("retry", delay=self._backoff(run.attempt))
             raise
@@ -435,7 +445,7 @@ class Fetcher:
                 await self._read_body(response, run, sink, on_progress, out)
             except _RETRYABLE_ERRORS as exc:
                 # The connection broke before the sink saw anything: start this hop again.
-                if not run.delivered and run.attempt < cfg.retries:
+                if not run.delivered and run.attempt < cfg.retries and not _malformed(exc):
                     run.last_failure = error_for(exc, cfg)[0]
                     return _Step("retry", delay=self._backoff(run.attempt))
                 raise
