@@ -223,7 +223,8 @@ def private_host_reason(host: str) -> str | None:
         return "local (localhost)"
     if host.endswith(".local"):
         return "local (.local)"
-    if host.startswith(_STAGING_PREFIXES):
+    # a label above a domain (dev.example.com); dev.to and test.de are sites' own domains
+    if host.startswith(_STAGING_PREFIXES) and host.count(".") >= 2:
         return "like a staging or development host"
     if host[:1].isdigit() or ":" in host:
         try:

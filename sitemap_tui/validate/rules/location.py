@@ -210,8 +210,9 @@ RULES: tuple[Rule, ...] = (
         message="{count} URL(s) on host {host!r}, which looks {reason}",
         explanation=(
             "The host is `localhost`, a loopback/private/link-local IP address, `*.local`, or a "
-            "name that looks like staging (`staging.`, `dev.`, `test.`). This usually means a "
-            "leaked staging sitemap. This is a heuristic."
+            "name that looks like staging (`staging.`, `dev.` or `test.` above a domain: "
+            "`dev.example.com`, not `dev.to`). This usually means a leaked staging sitemap. This "
+            "is a heuristic."
         ),
         source=(
             "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap "
