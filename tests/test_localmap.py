@@ -15,7 +15,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from sitemap_tui.engine.fetch import FetchConfig, Fetcher
-from sitemap_tui.engine.localmap import parse_map, parse_maps, url_for_path
+from sitemap_tui.engine.localmap import lookup, parse_map, parse_maps, url_for_path
 
 BUILD = Path(__file__).parent / "fixtures" / "localbuild"
 SITE = "https://example.com/"
@@ -137,6 +137,19 @@ def test_url_for_path_and_prefix(tmp_path: Path) -> None:
     assert url_for_path((m,), tmp_path / "a b.xml") == "https://example.com/docs/a%20b.xml"
     assert url_for_path((m,), tmp_path) == "https://example.com/docs/"
     assert url_for_path((m,), tmp_path.parent) is None
+
+
+def test_the_default_port_is_the_same_prefix(tmp_path: Path) -> None:
+    """Found from outside: an index listing https://example.com:443/b.xml went to the network
+    (two false errors) under --map https://example.com/=DIR."""
+    (tmp_path / "b.xml").write_text("x")
+    for prefix, url in (("https://example.com/", "https://example.com:443/b.xml"),
+                        ("https://example.com:443/", "https://example.com/b.xml"),
+                        ("http://example.com/", "http://EXAMPLE.com:80/b.xml")):
+        hit = lookup((parse_map(f"{prefix}={tmp_path}"),), url)
+        assert hit is not None and hit.path == tmp_path / "b.xml", (prefix, url)
+    # near miss: another port is another site
+    assert lookup((parse_map(f"https://example.com/={tmp_path}"),), "https://example.com:8443/b.xml") is None
 
 
 def test_stats_say_where_the_bytes_came_from() -> None:

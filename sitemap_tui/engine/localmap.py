@@ -49,8 +49,8 @@ def parse_map(value: str) -> LocalMap:
     if not root.is_dir():
         raise ValueError(f"bad --map {value!r}: {directory!r} is not a directory")
     path = parts.path if parts.path.endswith("/") else parts.path + "/"
-    netloc = parts.netloc.lower()
-    return LocalMap(f"{parts.scheme.lower()}://{netloc}{path}", root.resolve(), directory)
+    scheme = parts.scheme.lower()
+    return LocalMap(f"{scheme}://{_netloc(scheme, parts.netloc)}{path}", root.resolve(), directory)
 
 
 def parse_maps(values: list[str] | tuple[str, ...]) -> tuple[LocalMap, ...]:
@@ -59,12 +59,21 @@ def parse_maps(values: list[str] | tuple[str, ...]) -> tuple[LocalMap, ...]:
     return tuple(sorted(maps, key=lambda m: len(m.prefix), reverse=True))
 
 
+def _netloc(scheme: str, netloc: str) -> str:
+    """The host (and port) lowercased, without the scheme's default port: https://example.com:443/
+    is https://example.com/ (an index listed its children so, and the map missed them)."""
+    netloc = netloc.lower()
+    default = ":443" if scheme == "https" else ":80"
+    return netloc[: -len(default)] if netloc.endswith(default) else netloc
+
+
 def _key(url: str) -> str | None:
     """``url`` with its scheme and host lowercased (as the prefix is), or None if not http(s)."""
     parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https"):
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
         return None
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path or '/'}"
+    return f"{scheme}://{_netloc(scheme, parts.netloc)}{parts.path or '/'}"
 
 
 def lookup(maps: tuple[LocalMap, ...], url: str) -> MapHit | None:
