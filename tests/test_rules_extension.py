@@ -167,7 +167,7 @@ HREFLANG_CASES = [
     ("hreflang-href-not-absolute", [H(SELF, alt("fr", "/fr/page")), H(SELF, alt("fr", "//example.com/fr/page"))], [H(SELF, FR)]),
     ("hreflang-code-invalid", [H(SELF, alt(c, "https://example.com/x")) for c in ("en-UK", "es-LA", "en_US", "en-EU", "us", "gb", "english", "en-419", "zh-Hanx", "xx")], [H(SELF, alt(c, "https://example.com/x")) for c in ("en-GB", "EN-gb", "zh-Hant", "zh-Hant-TW", "x-default", "X-Default", "pt-BR", "de")]),
     ("hreflang-missing-self", [H(FR), H(alt("en", "https://example.com/en/page"), FR), H(FR, MOBILE)], [H(SELF, FR), H(alt("en", "https://EXAMPLE.com/page"), FR), E(), H(MOBILE)]),
-    ("hreflang-duplicate-code", [H(SELF, FR, alt("FR", "https://example.com/fr2/page"))], [H(SELF, FR, alt("fr", "https://example.com/fr/page")), H(SELF, FR, alt("fr-CA", "https://example.com/ca/page"))]),
+    ("hreflang-duplicate-code", [H(SELF, FR, alt("FR", "https://example.com/fr2/page"))], [H(SELF, FR, alt("fr", "https://example.com/fr/page")), H(SELF, FR, alt("fr-CA", "https://example.com/ca/page")), H(SELF, FR, alt("fr", "https://EXAMPLE.com:443/fr/page"))]),
     ("hreflang-x-default-missing", [H(SELF, FR)], [H(SELF, FR, XD), E(), H(MOBILE)]),
     ("hreflang-no-generic-language", [H(alt("en-IE", PAGE), alt("en-CA", "https://example.com/ca"))], [H(alt("en-IE", PAGE), alt("en-CA", "https://example.com/ca"), alt("en", "https://example.com/en")), H(alt("en-IE", PAGE), alt("fr", "https://example.com/fr"))]),
 ]

@@ -222,7 +222,9 @@ def check_alternates(ctx: FileContext,
     if not hrefs and not codes:
         return
     for key, targets in codes.items():
-        if len(targets) > 1:
+        # the same URL written twice (https://example.com:443/de and https://example.com/de) is
+        # one target; normalised only here, where two spellings met (rare: the hot path is not)
+        if len(targets) > 1 and len({urlpolicy.normalize(t) for t in targets}) > 1:
             out.append(
                 make_issue(
                     "hreflang-duplicate-code",
