@@ -316,3 +316,16 @@ def test_parsed_video_and_news() -> None:
     )
     found = rules(parse_and_check(xml))
     assert {"video-url-equals-page", "video-restriction-invalid", "video-element-order", "video-duration-range", "news-language-invalid", "news-required-missing"} <= found
+
+
+def test_video_uploader_messages_name_each_domain_as_what_it_is() -> None:
+    """Found from outside: the page on example.com, the info URL on other.example, and the
+    message called 'other.example' the page's domain; a relative info URL was called one too."""
+    def reason(info: str) -> str:
+        (issue,) = [i for i in run([V(vid(uploader="Me", attrs={"uploader@info": info}))])
+                    if i.rule == "video-uploader-invalid"]
+        return issue.message
+
+    assert "the info URL is on 'other.example', not on the page's domain 'example.com'" in reason(
+        "https://other.example/me")
+    assert "the info URL '/users/me' is not an absolute URL" in reason("/users/me")
