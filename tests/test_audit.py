@@ -498,3 +498,14 @@ def test_csv_cells_that_would_run_as_formulas_are_quoted_and_jsonl_is_ascii(site
     assert code == 0, err
     assert out.isascii() and "\\u202e" in out
     assert {json.loads(line)["loc"] for line in out.splitlines()} == {f"{base}/a", f"{base}/\u00fc\u202egpj"}
+
+
+def test_a_redirect_to_a_refused_address_is_not_blamed_on_robots_txt(site: HTTPServer) -> None:
+    """Found from outside: a page redirecting to 169.254.169.254 came out "not followed:
+    robots.txt disallows it": no robots.txt said so, the address policy refused to go there."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/meta").respond_with_data("", status=301, headers={"Location": "http://10.255.255.1/latest/"})
+    code, out, err = audit(sitemap(site, ["/meta"]), "--format", "jsonl")
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert "robots.txt" not in (row["reason"] or "") + (row["error"] or ""), row
+    assert "10.255.255.1" in (row["reason"] or "") + (row["error"] or ""), row

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch
-from sitemap_tui.engine.fetch_outcome import HopCallback, Sink
+from sitemap_tui.engine.fetch_outcome import RULE_PRIVATE_ADDRESS, HopCallback, Sink
 from sitemap_tui.engine.robots import MAX_ROBOTS_BYTES, RobotsFile, parse_robots
 
 # what an unreadable robots.txt is read as (RFC 9309 §2.3.1.4: "complete disallow")
@@ -143,6 +143,10 @@ class RobotsGate:
                 raise StopFetch()
 
         out = await fetcher.fetch(url, sink, before_hop=self._pace)
+        if out.error_rule == RULE_PRIVATE_ADDRESS:
+            # an address the policy refuses: no robots.txt to obey there, and the page's own
+            # fetch is refused with the policy's reason (a redirect there was blamed on robots.txt)
+            return None
         status = out.stats.http_status
         if out.headers is not None and status is not None and 400 <= status < 500:
             return None
