@@ -208,6 +208,15 @@ def test_stdout_on_a_full_device_is_an_error_naming_stdout(local_sitemap: Path, 
     assert "sitemap.xml" not in proc.stderr
 
 
+@pytest.mark.parametrize("args", [["--help"], ["urls", "--help"], ["--version"]])
+def test_help_and_version_on_a_full_device_are_an_error(args: list[str]) -> None:
+    """Found from outside: argparse drops write errors, so `--help > /dev/full` exited 0."""
+    with open("/dev/full", "wb") as full:  # noqa: PTH123
+        proc = subprocess.run(cli(*args), stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "stdout" in one_error_line(proc.stderr) and "No space left on device" in proc.stderr
+
+
 def test_a_big_result_on_stdout_on_a_full_device_stops_with_the_error(big_sitemap: Path) -> None:
     """The error comes while the URLs stream (not only at the end): it stops the run."""
     with open("/dev/full", "wb") as full:  # noqa: PTH123

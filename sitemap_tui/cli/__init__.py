@@ -24,15 +24,23 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not args_list:
-        parser.print_help()
-        return EXIT_USAGE
+        try:
+            parser.print_help()
+        except OSError as exc:
+            return _write_failed(exc)
+        return _flushed(EXIT_USAGE)
     try:
         # options anywhere: the command word (or the implicit explore) first, for argparse
         args_list = arrange(args_list, parser)
     except UsageError as exc:
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    args = parser.parse_args(args_list)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # --help, --version (0) or a bad option (2, said by argparse)
+        return _flushed(exc.code if isinstance(exc.code, int) else EXIT_USAGE)
+    except OSError as exc:  # the help or the version could not be written
+        return _write_failed(exc)
     twice = one_file_twice(args)
     if twice is not None:
         print(f"sitemap-tui: error: {twice}", file=sys.stderr)
@@ -83,6 +91,26 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
         # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _flushed(code: int) -> int:
+    """``code``, once what argparse printed (--help, --version) is out: a full disk or a closed
+    stdout is an error (exit 2), not a success with nothing written."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        return _write_failed(exc)
+    return code
+
+
+def _write_failed(exc: OSError) -> int:
+    from sitemap_tui import output
+
+    output.silence_stdout()
+    if isinstance(exc, BrokenPipeError):  # | head: the reader's choice
+        return EXIT_OK
+    print(f"sitemap-tui: error: cannot write to stdout ({exc.strerror or exc})", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _run(ns: argparse.Namespace, launch: Launch | None) -> int:

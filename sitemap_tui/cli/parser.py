@@ -5,7 +5,8 @@ Only argparse (and the standard library) is imported here so that `--help` stays
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import sys
+from typing import Any, NoReturn
 
 from sitemap_tui.cli.arg_types import (
     age,
@@ -85,6 +86,13 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"sitemap-tui: error: {message} (see `{self.prog} --help`)\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse drops a write error: `--help > /dev/full` exited 0 with nothing written
+        if message:
+            out = file or sys.stderr
+            out.write(message)
+            out.flush()
 
 
 def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
