@@ -303,6 +303,9 @@ class _SaysWhenNotKept:
         if not complete and began:
             # (the cause itself is said on its own line: the target, the signal, the write)
             # (an empty file answered: "never answered" read as false there)
+            if self.cause is None and isinstance(sys.exc_info()[1], BrokenPipeError):
+                # (finish runs in a finally: a reader that left mid-report raised through it)
+                self.cause = "its output's reader stopped reading before the end, as | head does"
             why = self.cause or "the cause is said on its own line"
             print(f"sitemap-tui: this exploration is not kept in the history: it did not complete ({why})",
                   file=sys.stderr)

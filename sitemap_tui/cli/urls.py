@@ -120,7 +120,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
             signals.check()  # stopped by a signal: not a complete result
             complete = not closed and not failed and target_answered(explorer)
         finally:
-            if closed:
+            if closed and not failed:  # (a failed output says its own error: a full disk is no | head)
                 not_kept_because(db, "its output's reader stopped reading before the end, as | head does")
             if db is not None:
                 db.finish(complete)
