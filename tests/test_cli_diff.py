@@ -415,3 +415,16 @@ def test_a_saved_side_that_left_files_unfetched_is_said(httpserver, tmp_path: Pa
     assert json.loads(out)["summary"]["urls_added"] == 2
     assert (f"sitemap-tui: OLD {old}: 1 listed file was not fetched in that exploration (a depth limit, a file"
             f" budget, a cap or a stop), first {b}/b.xml: what it lists counts as added") in err, err
+
+
+def test_urls_that_cannot_be_compared_are_said(tmp_path: Path) -> None:
+    """Found from outside: a NEW listing `https://example.com/a b` and `/relative` (which `urls`
+    prints) showed neither as added, and nothing said why the counts did not add up."""
+    old, new = tmp_path / "old.xml", tmp_path / "new.xml"
+    old.write_text(urlset(url("https://example.com/keep")))
+    new.write_text(urlset(url("https://example.com/keep"), url("https://example.com/a b"), url("/relative"),
+                          url("https://example.com/ok-new")))
+    code, out, err = run("diff", str(old), str(new), "--no-history")
+    assert code == 0, err
+    assert f"sitemap-tui: NEW {new}: 2 listed URLs not compared: not an absolute http(s) URL" in err, err
+    assert "OLD" not in err.split("not compared")[0].splitlines()[-1]

@@ -113,6 +113,11 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
         diff = compare(old.path, new.path, folder / "diff.db", host_map)
         stack.callback(diff.close)
         _say_unfetched(diff.sitemaps, old, new)
+        for side in (old, new):
+            n = diff.keyless.get(side.label.lower(), 0)
+            if n:
+                print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'listed URL')} not compared: not an"
+                      " absolute http(s) URL (a relative path, a space, another scheme)", file=sys.stderr)
         signals.check()  # stopped by a signal: no report, a previous --output stays
         with open_result(out_path, opts.output) as result:
             write_diff(opts.format, diff, (old, new), result.file, samples=opts.samples)

@@ -126,6 +126,7 @@ class Diff:
     issues_resolved_by_rule: dict[str, int] = field(default_factory=dict)
     old_target: str | None = None
     new_target: str | None = None
+    keyless: dict[str, int] = field(default_factory=dict)  # per side: entries not compared (no URL key)
 
     def close(self) -> None:
         self.queries.close()
@@ -170,6 +171,7 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
         diff.issues_new_by_rule = q.issue_counts(new=True)
         diff.issues_resolved_by_rule = q.issue_counts(new=False)
         diff.summary = _summary(q, diff)
+        diff.keyless = {side: q.keyless(side) for side in ("old", "new")}
     except BaseException as exc:
         q.close()
         if isinstance(exc, sqlite3.Error) and not isinstance(exc, StoreError):

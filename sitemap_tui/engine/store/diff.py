@@ -222,6 +222,14 @@ class DiffQueries:
         self._build_issues()
         c.execute("COMMIT")
 
+    def keyless(self, side: str) -> int:
+        """Entries of ``side`` with no URL key (a relative path, a space, no http(s)): they take
+        no part in the comparison, which says so (one more scan of the entries)."""
+        has_key = "key" in self.columns[side]["entries"]
+        row = self.conn.execute(f"SELECT count(*) FROM {side}.entries e NOT INDEXED"
+                                f" WHERE ({_key('e', has_key)}) IS NULL").fetchone()
+        return int(row[0])
+
     def _build_pairs(self) -> None:
         """``pairs``: one row per (URL key, file) of either tree, with each tree's first entry
         listing it there (``oe``, ``ne``; NULL: that tree's file does not list it), and from it
