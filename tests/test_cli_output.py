@@ -480,3 +480,11 @@ def test_the_explorer_without_a_terminal_says_so_instead_of_hanging(tmp_path: Pa
         assert proc.stderr.splitlines() == [
             "sitemap-tui: error: the explorer needs a terminal, and stdin and stdout are not one: "
             "in scripts, use urls, stats or validate (sitemap-tui --help)"], args
+
+
+def test_csv_raw_help_says_what_it_keeps_escaped() -> None:
+    """Found from outside: --csv-raw said "every cell as it is", yet control characters come out
+    escaped (as they must, on a terminal): the help says so now."""
+    text = " ".join(run("urls", "--help").stdout.split())
+    assert "every cell as it is" not in text
+    assert "control characters are still written as escapes" in text

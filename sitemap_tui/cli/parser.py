@@ -240,7 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="txt (default), csv or jsonl; CSV cells that start with = + - @, TAB or CR get a "
                         "leading ' so that spreadsheets show them as text, never run them as a formula")
     p.add_argument("--csv-raw", action="store_true",
-                   help="with --format csv: write every cell as it is (for programs, not spreadsheets)")
+                   help="with --format csv: no leading ' before a formula start (for programs, not spreadsheets); "
+                        "control characters are still written as escapes (\\x1b), as in every output")
     _output_option(p, "the URLs")
     p.add_argument("--keep-non-http", action="store_true",
                    help="also print locs whose scheme is not http(s) (javascript:, mailto:, file:, ...);"
