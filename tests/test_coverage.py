@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -155,6 +156,10 @@ def test_plain_list_compare(site: HTTPServer, tmp_path: Path) -> None:
     assert recs["/from-list"] == {**recs["/from-list"], "in_sitemaps": False, "in_list": True, "indexable": True,
                                   "sitemap": None, "orphan": None, "linked_from": None}
     assert recs["/gone"]["status"] == 404 and recs["/gone"]["indexable"] is False
+    # the published shape holds these records too (found from outside: 12 schema errors)
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs/schemas/audit-record.schema.json").read_text())
+    for rec in recs.values():
+        assert [(list(e.path), e.message) for e in Draft202012Validator(schema).iter_errors(rec)] == [], rec
 
 
 def test_csv_list_names_its_column_and_sample_bounds_fetches(site: HTTPServer, tmp_path: Path) -> None:
