@@ -157,3 +157,28 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
         assert table.grid.total == 1
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")
+
+
+async def test_the_issue_list_opens_on_its_first_rule(demo_server, make_app):
+    """Found from outside: after 4 no row was highlighted, and Enter (the footer's "Show URLs")
+    did nothing until an arrow key was pressed."""
+    app = make_app(demo_server.base_url + "/")
+    posted: list[ShowUrls] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, ShowUrls):
+            posted.append(message)
+
+    async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        issues = app.issues_pane.issue_list
+        await wait_for(pilot, lambda: issues.cursor_node is not None and issues.cursor_node.data is not None
+                       and issues.cursor_node.data.kind == "rule", what="the first rule highlighted")
+        first = issues.cursor_node.data
+        assert first.severity == "error"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(posted) or issues.cursor_node.is_expanded, what="Enter to act")
