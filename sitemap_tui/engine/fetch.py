@@ -96,8 +96,9 @@ def _refused(exc: BaseException) -> bool:
 
 def _malformed(exc: BaseException) -> bool:
     """An answer that breaks HTTP itself (a 2 MiB header, two Content-Lengths, no status line):
-    the same server sends it again, so it is not asked again. A connection closed early (a
-    keep-alive race, a dropped link) is another protocol error, and is retried."""
+    asked again once (a kept-alive connection that an earlier answer left bytes on gives "illegal
+    status line" too, and a new one cures it), not three times. A connection closed early (a
+    keep-alive race, a dropped link) is another protocol error, retried as any."""
     if not isinstance(exc, httpx.RemoteProtocolError):
         return False
     text = str(exc).lower()
@@ -416,7 +417,7 @@ class Fetcher:
         try:
             response = await client.send(request, stream=True)
         except _RETRYABLE_ERRORS as exc:
-            if run.attempt < cfg.retries and not _refused(exc) and not _malformed(exc):
+            if run.attempt < (min(cfg.retries, 1) if _malformed(exc) else cfg.retries) and not _refused(exc):
                 run.last_failure = error_for(exc, cfg)[0]
                 return _Step("retry", delay=self._backoff(run.attempt))
             raise
@@ -445,7 +446,7 @@ class Fetcher:
                 await self._read_body(response, run, sink, on_progress, out)
             except _RETRYABLE_ERRORS as exc:
                 # The connection broke before the sink saw anything: start this hop again.
-                if not run.delivered and run.attempt < cfg.retries and not _malformed(exc):
+                if not run.delivered and run.attempt < (min(cfg.retries, 1) if _malformed(exc) else cfg.retries):
                     run.last_failure = error_for(exc, cfg)[0]
                     return _Step("retry", delay=self._backoff(run.attempt))
                 raise
