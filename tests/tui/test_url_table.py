@@ -833,3 +833,20 @@ async def test_plain_words_each_narrow_the_list_in_any_order(tmp_path: Path):
         await wait_for(pilot, lambda: grid.total == 1 and not grid.scanning)
         assert locs(grid) == ["https://example.com/a/27"]
     store.close()
+
+
+async def test_an_empty_table_says_why_and_offers_no_enter(tmp_path: Path):
+    """Found from outside: a filter matching nothing showed "0 rows · sort: URL ▼ · Enter: audit"
+    (Enter did nothing); the Issues pane says "no issues match the filter"."""
+    store, _ = small_store(tmp_path / "x.db")
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(UrlTable)
+        grid = await mounted(pilot, table)
+        table.set_filter_text("zzznotthere")
+        await wait_for(pilot, lambda: grid.total == 0 and not grid.scanning)
+        await pilot.pause()
+        status = str(table.query_one("#url-status").render())
+        assert status.startswith("0 rows: no URL matches the filter"), status
+        assert "Enter" not in status
+    store.close()

@@ -386,7 +386,9 @@ class UrlTable(Vertical):
         status = self.query_one("#url-status", Static)
         parts: list[str] = []
         error = self.filter_error or g.store_error
-        if g.total is not None:
+        if g.total == 0 and not error:  # an empty table says why, as the Issues pane does
+            parts.append("0 rows: no URL matches the filter" if not self.user.empty else "0 rows: no URL here")
+        elif g.total is not None:
             parts.append(plural(g.total, "row"))
         else:
             parts.append(f"≥{plural(g.row_count, 'row')}, counting…" if g.row_count else "counting…")
@@ -403,7 +405,7 @@ class UrlTable(Vertical):
         if g.pages_loading:
             parts.append("loading…")
         # (not beside an error: a narrow status line keeps room for the error)
-        if g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
+        if g.row_count and g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
             parts.append("Enter: audit")  # the audit columns that did not fit are in the detail
         audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
                        self.user.blocked, self.user.allowed) != (None,) * 6
