@@ -475,7 +475,8 @@ class Actions(AuditLink):
         cmds.append(PaletteCommand("Hide / show tree", "Give the panes the tree's columns, or show it again", "toggle_tree"))
         cmds.append(PaletteCommand("Help", "Show the key bindings", "help"))
         for tab in TABS:
-            cmds.append(PaletteCommand(f"Show {tab} pane", f"Switch to the {tab} tab", f"tab_{tab}"))
+            title = "URLs" if tab == "urls" else tab.title()  # as the tabs spell them
+            cmds.append(PaletteCommand(f"Show {title} pane", f"Switch to the {title} tab", f"tab_{tab}"))
         return with_keys(cmds, action_keys(self))
 
     def action_toggle_tree(self) -> None:

@@ -103,7 +103,7 @@ async def test_command_palette_runs_commands(demo_server, make_app):
         await wait_started(app, pilot)
         names = {c.name for c in app.palette_commands()}
         assert {"Expand subtree (e)", "Expand everything (E)", "Export URLs (w)", "Filter URLs (/)", "Validate deep (v)",
-                "Toggle theme (t)", "Open file (^o)", "Help (?)", "Copy URL (c)", "Show overview pane (1)"} <= names, names
+                "Toggle theme (t)", "Open file (^o)", "Help (?)", "Copy URL (c)", "Show Overview pane (1)", "Show URLs pane (5)"} <= names, names
         # the site root is not a file: no reload there (context-aware)
         assert "Reload node (r)" not in names
         await pilot.press("down")
