@@ -182,3 +182,25 @@ async def test_the_issue_list_opens_on_its_first_rule(demo_server, make_app):
         assert first.severity == "error"
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(posted) or issues.cursor_node.is_expanded, what="Enter to act")
+
+
+async def test_the_highlighted_issue_stays_in_view_when_the_detail_grows(demo_server, make_app):
+    """Found from outside: at 80x24 the detail's source lines took the list's rows and the
+    highlighted issue went below the list's end, out of view."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("E")
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        issues = app.issues_pane.issue_list
+        for rule in ("image-deprecated-tags", "priority-ignored"):
+            await to_rule(app, pilot, issues, rule)
+            await pilot.press("space")
+            await pilot.press("down")
+            await settle(app, pilot)
+            await pilot.pause()
+            line = issues.cursor_line
+            top = round(issues.scroll_offset.y)
+            assert top <= line < top + issues.scrollable_content_region.height, (rule, line, top, issues.size)

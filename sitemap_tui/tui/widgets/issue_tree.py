@@ -47,6 +47,13 @@ class IssueTree(Tree[IssueItem]):
             super().__init__()
             self.node = node
 
+    def on_resize(self) -> None:
+        # the detail below takes rows from the list as its source lines come: the highlighted
+        # row stays in view (at 80x24 it went below the list's new end)
+        node = self.cursor_node
+        if node is not None:
+            self.call_after_refresh(self.scroll_to_node, node, animate=False)
+
     def action_drill(self) -> None:
         node = self.cursor_node
         if node is not None and node.data is not None and node.data.kind in ("rule", "more"):
