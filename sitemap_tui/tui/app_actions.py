@@ -19,9 +19,8 @@ from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui import gc_tuning
-from sitemap_tui.tui.app_audit import AuditLink
+from sitemap_tui.tui.app_export import ExportLink
 from sitemap_tui.tui.palette import PaletteCommand, action_keys, with_keys
 from sitemap_tui.tui.screens.confirm import ConfirmScreen, PathPrompt
 from sitemap_tui.tui.screens.help import HelpEntry, HelpScreen
@@ -41,7 +40,7 @@ WHERE = {"MainScreen": "screen", "SitemapTree": "tree", "UrlTable": "URL table",
 WHERE["IssueTree"] = "issues"  # the issue list's own keys: Enter drills, → and ← open and close
 
 
-class Actions(AuditLink):
+class Actions(ExportLink):
     """The ``action_*`` methods (bound to keys in ``app``) and the palette's list."""
 
     _remembered_export: Any = None  # the export dialog's last choices (tui.state.ExportPrefs)
@@ -98,101 +97,6 @@ class Actions(AuditLink):
             self.refetches.asked(node.id)  # its rows go: the URL table counts them all again
         self.notify(f"Reloading {short_name(node)}…", markup=False)
 
-    def action_export(self) -> None:
-        from sitemap_tui.tui.screens.export import ExportScreen as export_cls
-        from sitemap_tui.tui.state import ExportPrefs, save_export_prefs
-
-        if self.db_path is None:
-            return
-        scopes, kinds, default = self._export_scopes()
-        if not scopes:
-            self.notify("Select a node first.", markup=False)
-            return
-        prefs = self._export_prefs()
-        sort, descending = self._table_order()
-        # a remembered folder that is gone is offered all the same: the dialog asks to create it
-        folder = Path(prefs.directory) if prefs.directory else Path.cwd()
-        screen = export_cls(self.db_path, scopes, folder, scope=default, fmt=prefs.fmt or "txt",
-                            sort=sort, descending=descending)
-
-        def done(result: tuple[int, Path] | None) -> None:
-            # scope and format are remembered however the dialog closed; the folder only
-            # from an export that worked (a failed /proc/nope is no folder to come back to)
-            chosen = ExportPrefs(directory=str(result[1].parent) if result else prefs.directory,
-                                 fmt=screen.fmt, scope=kinds.get(screen.scope, prefs.scope))
-            if chosen != prefs:
-                self._remembered_export = chosen
-                problem = save_export_prefs(chosen)
-                if problem:
-                    self.notify(problem, severity="warning", markup=False)
-            if result:
-                count, path = result
-                what = {"images": "image URL", "videos": "video URL"}.get(screen.fmt, "URL")
-                self.notify(f"Exported {plural(count, what)} to {path}", title="export", markup=False)
-
-        self.push_screen(screen, done)
-
-    def _export_prefs(self) -> Any:
-        """The export dialog's last choices: read from the state file once, then kept."""
-        if self._remembered_export is None:
-            from sitemap_tui.tui.state import load_export_prefs
-
-            self._remembered_export = load_export_prefs()
-        return self._remembered_export
-
-    def _table_order(self) -> tuple[str, bool]:
-        """The URL table's order as (column, descending), read from ``UrlTable.row_order`` (the
-        one accessor); the export writes its rows in this order."""
-        table = self.url_table
-        return table.row_order if table is not None else ("id", False)
-
-    def _export_scopes(self) -> tuple[dict[str, Any], dict[str, str], str | None]:
-        """The scopes the dialog offers (label -> filter), each label's kind (what is
-        remembered), and the default: what the user is looking at. On the Issues tab that is
-        the highlighted issue (or rule); elsewhere the marked rows, else the URL table's
-        filter; else the scope kind chosen last time, else the node."""
-        from sitemap_tui.engine.store import EntryFilter
-
-        scopes: dict[str, Any] = {}
-        kinds: dict[str, str] = {}
-
-        def add(kind: str, label: str, flt: Any) -> None:
-            scopes[label] = flt
-            kinds[label] = kind
-
-        sel = self._selection
-        table = self.url_table
-        # the table and the Issues pane follow the selection only while shown: what they hold
-        # for another node is not offered (its filtered rows and marks were exported as this one's)
-        if table is not None and sel is not None and self._shows_node("urls") != sel.node_id:
-            table = None
-        marked = table.marked_filter if table is not None else None
-        if marked is not None:
-            add("marked", "marked rows", marked)
-        if table is not None and not table.user.empty:
-            add("filter", "filtered rows", table.current_filter)
-        if sel is not None:
-            if not sel.subtree or sel.node.kind not in CONTAINERS:
-                add("node", "this node", EntryFilter(node_ids=[sel.node_id]))
-            if sel.subtree:
-                add("subtree", "subtree", EntryFilter(node_ids=sel.file_ids))
-        pane = self.issues_pane
-        if pane is not None and sel is not None and self._shows_node("issues") != sel.node_id:
-            pane = None
-        issue = pane.selected_issue if pane is not None else None
-        if issue is not None and issue.entry_id is not None:
-            add("issue", "URL of the selected issue", EntryFilter(entry_ids=[issue.entry_id]))
-        rule = pane.selected_rule if pane is not None else None
-        if rule and sel is not None:
-            add("rule", f"URLs with rule {rule}", EntryFilter(node_ids=sel.file_ids, rule=rule))
-        by_kind = {kind: label for label, kind in kinds.items()}
-        looking: list[str | None] = []
-        if self.query_one("#tabs", TabbedContent).active == "issues":
-            looking += ["issue", "rule"]
-        looking += ["marked", "filter", self._export_prefs().scope, "node", "subtree"]
-        default = next((by_kind[k] for k in looking if k in by_kind), next(iter(scopes), None))
-        return scopes, kinds, default
-
     def action_filter(self) -> None:
         self.query_one("#tabs", TabbedContent).active = "urls"
         table = self.url_table
@@ -238,52 +142,6 @@ class Actions(AuditLink):
             self.notify("Nothing fetched yet: expand the sitemaps first (e), then check across files.", markup=False)
             return
         self._start_crossfile(auto=False)
-
-    def action_copy_url(self) -> None:
-        """The marked URLs (one a line, in the table's order) when any, else the current URL."""
-        table = self.url_table
-        marked = table.marked_filter if table is not None else None
-        if marked is not None:
-            self._copy_marked(marked, table.grid.marked_count)
-            return
-        url = self._focused_url()
-        if not url:
-            self.notify("Nothing to copy.", markup=False)
-            return
-        self.copy_to_clipboard(url)
-        self.notify(f"Copied {display(url, 200)}", markup=False)
-
-    def _copy_marked(self, marked: Any, count: int | None) -> None:
-        import sqlite3
-
-        from sitemap_tui.engine.store import Store
-        from sitemap_tui.tui.clipboard import fit_urls
-
-        if self.db_path is None:
-            return
-        sort, descending = self._table_order()
-        try:
-            store = Store(self.db_path, readonly=True)
-            try:
-                fit = fit_urls(r.loc for r in ordered_rows(store, marked, sort, descending=descending))
-                total = count if count is not None else count_rows(store, marked)
-            finally:
-                store.conn.close()
-        except (sqlite3.Error, ValueError) as exc:
-            self.notify(f"Cannot read the marked rows: {display(str(exc))}", severity="error", markup=False)
-            return
-        if not fit.urls:
-            self.notify("Nothing to copy: the marked rows have no URL that fits the clipboard.", markup=False)
-            return
-        self.copy_to_clipboard(fit.text)
-        if fit.cut:
-            self.notify(
-                f"Copied {len(fit.urls):,} of {plural(total, 'marked URL')}: terminals take at most "
-                f"{fit.limit:,} bytes through the clipboard (OSC 52); the other {total - len(fit.urls):,} "
-                "were left out. Export (w) writes them all.",
-                severity="warning", markup=False, timeout=10)
-        else:
-            self.notify(f"Copied {plural(len(fit.urls), 'marked URL')}", markup=False)
 
     def action_open_browser(self) -> None:
         url = self._focused_url()

@@ -140,6 +140,17 @@ async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         assert screen.scope == "marked rows"
         path = await export_now(app, pilot, screen)
         assert path.read_text().splitlines() == [shown[0], shown[1]]
+        # found from outside: a filter that hides a marked row left it in the export, unseen;
+        # what w takes is what is on screen
+        path.unlink()
+        app.url_table.set_filter_text(shown[1])
+        await settle(app, pilot)
+        assert shown[0] not in await table_rows(app, pilot)
+        app.url_table.grid.focus()
+        screen = await open_export(app, pilot)
+        assert screen.scope == "marked rows"
+        path = await export_now(app, pilot, screen)
+        assert path.read_text().splitlines() == [shown[1]]
 
 
 @ids
