@@ -509,3 +509,18 @@ def test_a_redirect_to_a_refused_address_is_not_blamed_on_robots_txt(site: HTTPS
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert "robots.txt" not in (row["reason"] or "") + (row["error"] or ""), row
     assert "10.255.255.1" in (row["reason"] or "") + (row["error"] or ""), row
+
+
+def test_a_listed_url_on_another_port_is_not_audited_unasked(site: HTTPServer, httpserver: HTTPServer) -> None:
+    """Found from outside: audit sent HEAD to a listed URL on another port of the host while
+    saying it audits the sitemaps' hosts only."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/a").respond_with_data(html(), content_type="text/html")
+    httpserver.expect_request("/other").respond_with_data(html(), content_type="text/html")
+    base = site.url_for("").rstrip("/")
+    body = (f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{base}/a</loc></url>'
+            f"<url><loc>{httpserver.url_for('/other')}</loc></url></urlset>\n")
+    site.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    code, out, err = audit(site.url_for("/sitemap.xml"), "--format", "jsonl")
+    assert [req.path for req, _ in httpserver.log] == []
+    assert f"on 127.0.0.1:{httpserver.port} not fetched: another host than the sitemaps'" in err, err

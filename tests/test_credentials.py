@@ -107,11 +107,24 @@ def test_index_child_on_another_host_gets_no_credentials(
 def test_another_port_is_another_origin(httpserver: HTTPServer, other_port: HTTPServer) -> None:
     serve_xml(httpserver, "/index.xml", index(other_port.url_for("/child.xml")))
     serve_xml(other_port, "/child.xml", urlset("https://example.com/b"))
-    proc = run("urls", httpserver.url_for("/index.xml"), *SECRET_HEADERS)
+    proc = run("urls", httpserver.url_for("/index.xml"), "--follow-cross-host", *SECRET_HEADERS)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["https://example.com/b"]
     assert seen(httpserver) == [("GET", "/index.xml", TOKEN, COOKIE)]
     assert seen(other_port) == [("GET", "/child.xml", None, None)]
+
+
+def test_a_child_on_another_port_is_not_followed_unasked(httpserver: HTTPServer, other_port: HTTPServer) -> None:
+    """Found from outside: an index could send the tool to any port of its host (a public
+    index, the site's :6379) while children on other hosts wait for --follow-cross-host."""
+    serve_xml(httpserver, "/index.xml", index(other_port.url_for("/child.xml"), httpserver.url_for("/own.xml")))
+    serve_xml(httpserver, "/own.xml", urlset("https://example.com/own"))
+    serve_xml(other_port, "/child.xml", urlset("https://example.com/b"))
+    proc = run("urls", httpserver.url_for("/index.xml"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["https://example.com/own"]
+    assert seen(other_port) == []
+    assert "1 file not fetched: on another host or port than its index (--follow-cross-host)" in proc.stderr
 
 
 def test_redirect_to_another_origin_drops_the_headers(
@@ -313,3 +326,13 @@ def test_a_local_file_is_no_redirect(tmp_path: Path) -> None:
     for command in ("urls", "stats"):
         proc = run(command, str(sitemap), "--no-history")
         assert proc.returncode == 0 and "redirects to" not in proc.stderr, proc.stderr
+
+
+def test_one_server_is_one_host_and_port_with_the_defaults_left_out() -> None:
+    from sitemap_tui.engine.urlpolicy import same_server, server_of
+
+    assert same_server("http://example.com/a", "https://example.com/b")  # robots.txt on http, sitemaps on https
+    assert same_server("https://example.com:443/a", "https://EXAMPLE.com/b")
+    assert not same_server("https://example.com/a", "https://example.com:6379/b")
+    assert not same_server("http://example.com:8080/a", "http://example.com/b")
+    assert server_of("http://example.com:8080/a") == "example.com:8080" and server_of("mailto:x@y") is None

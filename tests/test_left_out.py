@@ -84,7 +84,7 @@ def test_urls_says_each_cause_once_with_a_count(site: str) -> None:
     assert proc.returncode == 0
     assert sorted(proc.stdout.split()) == [f"{site}/p1", f"{site}/p2"]
     lines = said(proc)
-    assert "sitemap-tui: 2 files not fetched: on another host than their index (--follow-cross-host)" in lines
+    assert "sitemap-tui: 2 files not fetched: on another host or port than their index (--follow-cross-host)" in lines
     assert ("sitemap-tui: 1 listed file not fetched: not a URL that may be fetched (http or https, with a host"
             " and no control characters), first javascript:alert(1)") in lines
     assert f"sitemap-tui: 1 file could not be fetched or read, first {site}/missing.xml" in lines

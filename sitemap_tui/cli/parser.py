@@ -174,7 +174,7 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
     g.add_argument("--probe", action="store_true",
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",
-                   help="also fetch index children on other hosts (flagged either way)")
+                   help="also fetch index children on other hosts, or other ports of the host (flagged either way)")
     if db:
         g.add_argument("--db", metavar="PATH",
                        help="keep the exploration in this SQLite file; a headless run replaces what it held "

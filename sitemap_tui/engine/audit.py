@@ -62,7 +62,7 @@ from sitemap_tui.engine.robots_gate import (
 )
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl, add_results, sitemap_urls, todo_pages
-from sitemap_tui.engine.urlpolicy import host_of
+from sitemap_tui.engine.urlpolicy import server_of
 
 __all__ = ["AuditOptions", "Auditor", "REPORTED_AGENTS"]
 
@@ -130,7 +130,8 @@ class HostPace:
 
 
 def _host(url: str) -> str:
-    return (host_of(url) or "").lower()
+    # (with a port that is not the scheme's default: another port is another server)
+    return (server_of(url) or "").lower()
 
 
 def _wants_head(url: str) -> bool:

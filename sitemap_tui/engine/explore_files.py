@@ -259,9 +259,9 @@ class FileProcessing(RobotsReading):
             elif (
                 not self.options.follow_cross_host
                 and not url.startswith("file:")
-                and not urlpolicy.same_host(url, base)
+                and not urlpolicy.same_server(url, base)
             ):
-                follow, why = False, "on another host (not followed; use --follow-cross-host)"
+                follow, why = False, "on another host or port (not followed; use --follow-cross-host)"
                 cause = LeftOut.CROSS_HOST
             self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
                             follow=follow, why_not=why, cause=cause)

@@ -69,7 +69,7 @@ def describe(
             None, True,
         ),
         LeftOut.CROSS_HOST: (
-            f"{files} not fetched: on another host than {'its' if count == 1 else 'their'} index",
+            f"{files} not fetched: on another host or port than {'its' if count == 1 else 'their'} index",
             "--follow-cross-host", True,
         ),
         # (the first named: "not http(s)" read wrong of an http URL with a control character)

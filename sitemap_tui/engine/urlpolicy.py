@@ -263,6 +263,28 @@ def same_host(a: str | None, b: str | None) -> bool:
     return ha is not None and ha == host_of(b)
 
 
+def server_of(url: str | None) -> str | None:
+    """The host, with its port when that is not the scheme's default (``example.com``,
+    ``example.com:8443``): http://h/ and https://h/ are one server, h:6379 another. None
+    without a host."""
+    host = host_of(url)
+    if host is None or url is None:
+        return None
+    try:
+        port = urlsplit(normalize(url)).port  # (normalize drops a default port)
+    except ValueError:
+        return host
+    return host if port is None else f"{host}:{port}"
+
+
+def same_server(a: str | None, b: str | None) -> bool:
+    """Same host and port (a scheme's default port left out): what an index's children must
+    share with it to be followed without --follow-cross-host (another port of the same host
+    is another service: a public index must not send the tool to the site's :6379)."""
+    sa = server_of(a)
+    return sa is not None and sa == server_of(b)
+
+
 def registrable_host(url: str | None) -> str | None:
     """Host with one leading ``www.`` removed, to compare www and non-www variants.
 
