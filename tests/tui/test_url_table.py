@@ -850,3 +850,25 @@ async def test_an_empty_table_says_why_and_offers_no_enter(tmp_path: Path):
         assert status.startswith("0 rows: no URL matches the filter"), status
         assert "Enter" not in status
     store.close()
+
+
+async def test_a_local_files_urls_drop_the_site_they_share(tmp_path: Path):
+    """Found from outside: a local build's URLs kept `https://pgseat…` in 15 of 29 columns at
+    80x24 (the root, a file: URL, has no origin to drop): its entries' site is dropped instead."""
+    from urltui_helpers import add_node
+
+    store = Store(tmp_path / "x.db")
+    add_node(store, 1, url=(tmp_path / "public" / "sitemap.xml").as_uri())
+    store.add_entries(1, [entry("https://www.example-outdoor-shop.com/products/tents/cascade-tent-rust", 3),
+                          entry("https://cdn.other.example/file.pdf", 4)])
+    store.commit()
+    store.begin()
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(UrlTable)
+        grid = await mounted(pilot, table)
+        await wait_for(pilot, lambda: grid.total == 2)
+        lines = grid_lines(grid)
+        assert any(line.strip().startswith("/product") and "cascade-tent-rust" in line for line in lines), lines
+        assert any(line.strip().startswith("https://cdn.o") for line in lines), lines  # another site keeps its host
+    store.close()

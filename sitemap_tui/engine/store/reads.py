@@ -69,6 +69,11 @@ class StoreReads(StoreBase):
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def first_loc(self) -> str | None:
+        """The first entry's URL (the site a local file or folder stands for), or None."""
+        row = self.conn.execute("SELECT loc FROM entries ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else row[0]
+
     def nodes(self, parent_id: int | None = ..., ) -> list[Node]:  # type: ignore[assignment]
         sql = (
             "SELECT id, url, kind, state, found_by, parent_id, depth, error, expandable, line,"

@@ -307,7 +307,18 @@ class UrlGrid(MarkedListing, can_focus=True):
                 return None
             if root is None:
                 return None  # no node yet (a new exploration): asked again on the next row
-            self._origin = columns.origin_of(root) or ""
+            origin = columns.origin_of(root)
+            if origin is None and root.startswith("file:"):
+                # a local file or build folder: the site its URLs are on (the first entry's),
+                # whose origin 15 of 29 columns repeated at 80x24
+                try:
+                    first = self.store.first_loc()
+                except sqlite3.Error:
+                    return None
+                if first is None:
+                    return None  # no entry yet: asked again on the next row
+                origin = columns.origin_of(first)
+            self._origin = origin or ""
         return self._origin or None
 
     def _sitemap_name(self, node_id: int) -> str:
