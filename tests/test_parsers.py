@@ -818,6 +818,17 @@ def test_a_robots_txt_where_a_sitemap_was_expected_is_named() -> None:
     assert issues(items)[0].message == "Neither XML nor a list of URLs"
 
 
+def test_a_head_of_whitespace_over_the_sniff_window_is_not_called_empty() -> None:
+    """Found from outside: 100,000 spaces before a valid <urlset> was "Empty document: no
+    sitemap content"; the message now says what was read and that the rest was not."""
+    doc = b" " * 100_000 + b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>'
+    parser, items = run(doc)
+    (issue,) = issues(items)
+    assert issue.message == "Nothing but whitespace in the first 64 KiB: the rest was not read"
+    _, items = run(b"   \n  ")  # near miss: a short blank file is empty
+    assert issues(items)[0].message == "Empty document: no sitemap content"
+
+
 def test_a_robots_txt_with_a_bare_url_is_still_a_robots_txt() -> None:
     """crawler-commons' sitemap-robots.txt: robots records and one bare URL line. It was read
     as a text sitemap with an error on each of its 7 record lines; more robots records than

@@ -159,7 +159,8 @@ class SniffingParser:
             self._delegate = TextSitemapParser(max_entries=self.max_entries, info=self.info)
             return self._delegate.feed(data)
         if not body:
-            found = "empty"
+            # (a whole 64 KiB of whitespace is no empty document: what follows was not read)
+            found = "blank" if len(data) >= SNIFF_MAX else "empty"
         elif _ROBOTS_LINE.search(body):
             found = "robots.txt"
         else:

@@ -41,6 +41,7 @@ def _not_utf8(f: Fields) -> str | None:
 _ROOT_UNKNOWN = {
     "json": "JSON document served as a sitemap",
     "empty": "Empty document: no sitemap content",
+    "blank": "Nothing but whitespace in the first 64 KiB: the rest was not read",
     "robots.txt": (
         "This is a robots.txt file (explore the site, or a path named robots.txt, to"
         " follow its Sitemap: lines)"
