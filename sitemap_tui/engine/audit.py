@@ -208,7 +208,7 @@ class Auditor:
         finally:
             await self.close()
         for host, n in sorted(self.skipped_hosts.items()):
-            self.on_note(f"{n} listed URL(s) on {host} not fetched: another host than the sitemaps' "
+            self.on_note(f"{n} listed URL(s) on {host} not fetched: another host or port than the sitemaps' "
                          "(--follow-cross-host fetches them)")
         return self.fetched
 

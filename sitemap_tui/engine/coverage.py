@@ -23,7 +23,7 @@ from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store import coverage as cov
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl
-from sitemap_tui.engine.urlpolicy import host_of
+from sitemap_tui.engine.urlpolicy import host_of, server_of
 
 __all__ = ["CRAWL_HOST", "CoverageOptions", "CoverageRun", "home_page"]
 
@@ -75,7 +75,8 @@ class CoverageRun:
             await self.auditor.close()
 
     def _other_host(self, url: str) -> bool:
-        return not self.auditor.options.follow_cross_host and (host_of(url) or "") not in self.auditor.hosts
+        # (the auditor's hosts are servers: a host, with a port that is not the scheme's default)
+        return not self.auditor.options.follow_cross_host and (server_of(url) or "") not in self.auditor.hosts
 
     async def _one(self, key: str, loc: str) -> AuditRow:
         if self._other_host(loc):
@@ -144,7 +145,7 @@ class CoverageRun:
         self._said(limit, host, other_links, long_pages)
 
     def _crawl_host(self, start: str, final: str, final_host: str, host: str) -> str:
-        if final_host != host and final_host in self.auditor.hosts:
+        if final_host != host and (server_of(final) or "") in self.auditor.hosts:  # (servers: host[:port])
             self.on_note(f"--crawl: the home page {start} redirects to {final}: the crawl follows links on {final_host}")
             host = final_host
         elif final_host != host:

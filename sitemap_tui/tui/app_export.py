@@ -23,7 +23,12 @@ def marked_shown(table: Any) -> Any:
     marked = table.marked_filter if table is not None else None
     if marked is None or table.user.empty or marked.entry_ids is None:
         return marked
-    return dataclasses.replace(table.current_filter, entry_ids=marked.entry_ids)
+    flt = table.current_filter
+    if marked.diff_db or flt.diff or flt.coverage or any(i < 0 for i in marked.entry_ids):
+        # compare mode's removed rows and the pages of no sitemap come from sources of their
+        # own (store/exports.marked_parts): their marks are taken as they are
+        return marked
+    return dataclasses.replace(flt, entry_ids=marked.entry_ids)
 
 
 class ExportLink(AuditLink):
