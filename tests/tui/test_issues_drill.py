@@ -159,9 +159,9 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
         await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")
 
 
-async def test_the_issue_list_opens_on_its_first_rule(demo_server, make_app):
-    """Found from outside: after 4 no row was highlighted, and Enter (the footer's "Show URLs")
-    did nothing until an arrow key was pressed."""
+async def test_enter_with_nothing_highlighted_takes_the_first_rule(demo_server, make_app):
+    """Found from outside: after 4 no row is highlighted (the list keeps the pane until one is),
+    and Enter, the footer's "Show URLs", did nothing: it takes the first rule."""
     app = make_app(demo_server.base_url + "/")
     posted: list[ShowUrls] = []
 
@@ -176,12 +176,11 @@ async def test_the_issue_list_opens_on_its_first_rule(demo_server, make_app):
         await pilot.press("4")
         await settle(app, pilot)
         issues = app.issues_pane.issue_list
-        await wait_for(pilot, lambda: issues.cursor_node is not None and issues.cursor_node.data is not None
-                       and issues.cursor_node.data.kind == "rule", what="the first rule highlighted")
-        first = issues.cursor_node.data
-        assert first.severity == "error"
+        assert issues.cursor_node is None
         await pilot.press("enter")
-        await wait_for(pilot, lambda: bool(posted) or issues.cursor_node.is_expanded, what="Enter to act")
+        await wait_for(pilot, lambda: bool(posted), what="the first rule's URLs")
+        first = issues.root.children[0].children[0].data
+        assert posted[0].filter_text == f"rule:{first.rule}" and first.severity == "error"
 
 
 async def test_the_highlighted_issue_stays_in_view_when_the_detail_grows(demo_server, make_app):

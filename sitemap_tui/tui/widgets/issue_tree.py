@@ -56,6 +56,11 @@ class IssueTree(Tree[IssueItem]):
 
     def action_drill(self) -> None:
         node = self.cursor_node
+        if node is None:  # nothing highlighted yet (the list just shown): the first rule
+            node = next((rule for group in self.root.children for rule in group.children), None)
+            if node is None:
+                return
+            self.move_cursor(node)
         if node is not None and node.data is not None and node.data.kind in ("rule", "more"):
             self.post_message(self.Drill(node))
         else:  # a severity opens or closes; an issue is "selected" (the pane jumps to its URL)

@@ -314,15 +314,11 @@ class IssuesPane(Vertical):
                 self._rule_nodes[(sev, rule)] = rnode
                 if (sev, rule) in expanded:
                     rnode.expand()
-        if not self._try_restore() and cursor is None and self._rule_nodes:
-            # no row was highlighted: the first rule is, so that Enter (the footer's "Show
-            # URLs") does what it says from the start
-            self.call_after_refresh(tree.move_cursor, next(iter(self._rule_nodes.values())))
+        self._try_restore()
 
-    def _try_restore(self) -> bool:
-        """Put the cursor back on the item it was on; False when there is none to go back to."""
+    def _try_restore(self) -> None:
         if self._restore is None:
-            return False
+            return
         tree: Tree[_Item] = self.query_one("#issues-tree", Tree)
 
         def walk(node: TreeNode[_Item]) -> TreeNode[_Item] | None:
@@ -335,12 +331,10 @@ class IssuesPane(Vertical):
             return None
 
         found = walk(tree.root)
-        if found is None:
-            return False
-        # the node's line is known once the tree has laid its lines out again
-        self.call_after_refresh(tree.move_cursor, found)
-        self._restore = None
-        return True
+        if found is not None:
+            # the node's line is known once the tree has laid its lines out again
+            self.call_after_refresh(tree.move_cursor, found)
+            self._restore = None
 
     @on(Tree.NodeExpanded, "#issues-tree")
     def _expanded(self, event: Tree.NodeExpanded[_Item]) -> None:
