@@ -288,3 +288,29 @@ def test_a_sites_files_are_counted_as_the_explorer_counts_them(httpserver, tmp_p
     assert proc.returncode == 0, proc.stderr
     summary = read_summary(db)
     assert (summary.files, summary.urls) == (2, 2), summary  # robots.txt and the sitemap
+
+
+@pytest.mark.parametrize("args", [
+    ["cache", "list"], ["cache", "prune"], ["history", "example.com"], ["open", "--list"],
+    ["urls", "{sitemap}"], ["diff", "{sitemap}"], ["audit", "{sitemap}"],
+])
+def test_a_cache_folder_that_is_a_file_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    """Found from outside: XDG_CACHE_HOME's sitemap-tui/explorations being a file (or a folder
+    without permission) gave a NotADirectoryError traceback in nearly every command."""
+    (tmp_path / "xdg" / "sitemap-tui").mkdir(parents=True)
+    (tmp_path / "xdg" / "sitemap-tui" / "explorations").write_text("x")
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(f'<urlset {NS}><url><loc>https://example.com/a</loc></url></urlset>')
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    proc = run(*(a.format(sitemap=sitemap) for a in args), env=env)
+    assert "the cache folder cannot be read (Not a directory)" in one_error_line(proc)
+
+
+def test_without_the_history_a_broken_cache_folder_is_said_not_fatal(tmp_path: Path) -> None:
+    (tmp_path / "xdg" / "sitemap-tui").mkdir(parents=True)
+    (tmp_path / "xdg" / "sitemap-tui" / "explorations").write_text("x")
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(f'<urlset {NS}><url><loc>https://example.com/a</loc></url></urlset>')
+    proc = run("urls", sitemap, "--no-history", env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert proc.returncode == 0 and proc.stdout == "https://example.com/a\n", proc.stderr
+    assert "the cache folder cannot be read" in proc.stderr and "Traceback" not in proc.stderr

@@ -192,9 +192,12 @@ def open_previous(target: Target, checks: str, *, exclude: Path | None = None) -
     # newest first; a damaged one is said, not passed over (its judging cannot be read)
     # the headless runs' files are named after the host (HistoryRun): those alone are read
     # (a damaged one knows no target: its file name's host is all it says of its site)
-    latest = next((s for s in newest_named(prefix=f"{file_prefix(target)}-")
-                   if (s.site == key or (s.summary.problem and s.site == key_host(key)))
-                   and s.path.resolve() != mine and (s.summary.problem or s.summary.checks == checks)), None)
+    try:
+        latest = next((s for s in newest_named(prefix=f"{file_prefix(target)}-")
+                       if (s.site == key or (s.summary.problem and s.site == key_host(key)))
+                       and s.path.resolve() != mine and (s.summary.problem or s.summary.checks == checks)), None)
+    except StoreError as exc:  # the cache folder cannot be read: nothing to ask against
+        return None, f"{exc}: every file is fetched in full"
     if latest is None:
         return None, None
     if latest.summary.problem is not None:

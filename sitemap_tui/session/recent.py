@@ -177,6 +177,12 @@ def _tree_size(folder: Path) -> int:
     return total
 
 
+def unusable(folder: Path, exc: OSError) -> StoreError:
+    """The cache folder that cannot be listed, as the one-line error every command gives for a
+    store it cannot use (exit 2; XDG_CACHE_HOME or the folder is to be fixed)."""
+    return StoreError(folder, f"the cache folder cannot be read ({exc.strerror or exc}): fix it, set XDG_CACHE_HOME, or run with --no-history --no-cache")
+
+
 def bodies_of(db: Path) -> Path:
     return db.with_suffix(".bodies")
 
@@ -193,6 +199,8 @@ def list_saved(folder: Path | None = None, *, prefix: str = "", read: bool = Tru
                  and p.name.startswith(prefix)]
     except FileNotFoundError:
         return []
+    except OSError as exc:  # a file where the folder should be, no permission: one line, not a traceback
+        raise unusable(folder, exc) from exc
     saved = [_saved(path, read) for path in paths]
     saved.sort(key=lambda s: (s.date, s.when, s.path.name), reverse=True)  # as the lists show the date
     return saved
@@ -220,6 +228,8 @@ def newest_named(folder: Path | None = None, *, prefix: str) -> Iterator[Saved]:
         paths = [p for p in folder.iterdir() if p.suffix == ".db" and p.name.startswith(prefix) and p.is_file()]
     except FileNotFoundError:
         return
+    except OSError as exc:
+        raise unusable(folder, exc) from exc
 
     def order(path: Path) -> tuple[str, str, int]:
         m = _STAMP.search(path.stem)
