@@ -314,3 +314,21 @@ def test_without_the_history_a_broken_cache_folder_is_said_not_fatal(tmp_path: P
     proc = run("urls", sitemap, "--no-history", env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert proc.returncode == 0 and proc.stdout == "https://example.com/a\n", proc.stderr
     assert "the cache folder cannot be read" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_very_long_host_name_is_kept_under_a_file_name_that_fits(tmp_path: Path, httpserver) -> None:
+    """Found from outside: a valid 239-character host made the history's file name too long
+    (OSError traceback); the name is cut, and a hash tells two such hosts apart."""
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.session.paths import file_prefix
+
+    host = ".".join(["a" * 59] * 4)
+    other = ".".join(["a" * 59] * 3 + ["b" * 59])
+    a, b = file_prefix(Target.parse(f"http://{host}/")), file_prefix(Target.parse(f"http://{other}/"))
+    assert len(a) <= 100 and len(b) <= 100 and a != b and a.startswith("a" * 59)
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        f'<urlset {NS}><url><loc>https://example.com/a</loc></url></urlset>', content_type="application/xml")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    proc = run("urls", f"http://{host}:{httpserver.port}/sitemap.xml", "--resolve", f"{host}:127.0.0.1", env=env)
+    assert proc.returncode == 0 and proc.stdout == "https://example.com/a\n", proc.stderr
+    assert [p.name for p in (tmp_path / "xdg" / "sitemap-tui" / "explorations").glob("*.db")][0].startswith(a)

@@ -3,6 +3,7 @@ explorer's own "open another site" use the same place)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -13,13 +14,19 @@ if TYPE_CHECKING:
     from sitemap_tui.engine.discover import Target
 
 
+_HOST_KEPT = 100  # characters of a host in a file name; a longer one is cut and told apart by a hash
+
+
 def file_prefix(target: Target) -> str:
     """The start of the file names of ``target``'s explorations: its host, or for a local target
     ``local-`` and its file name (a re-exploration reads the summaries of the files named so:
     with one name for every local target, each run read them all)."""
     host = urlsplit(target.url).hostname
     if host:
-        return host.replace(":", "_")
+        host = host.replace(":", "_")
+        if len(host) > _HOST_KEPT:  # a 253-character DNS name is no file name (255 bytes at most)
+            host = f"{host[:_HOST_KEPT - 11]}-{hashlib.sha1(host.encode()).hexdigest()[:10]}"
+        return host
     base = PurePosixPath(unquote(urlsplit(target.url).path)).name
     return "local-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:60] or "root")
 
