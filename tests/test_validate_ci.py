@@ -188,6 +188,9 @@ def test_baseline_errors_and_a_failed_run_keeps_the_old_baseline(tmp_path: Path,
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "other.json"), "other.json")
     (tmp_path / "folder").mkdir()
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--write-baseline", "folder"), "--write-baseline")
+    # found from outside: a device was read until memory ran out (23 GB, the OOM killer)
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "/dev/zero"), "not a regular file")
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "folder"), "--baseline")
     kept = tmp_path / "kept.json"
     kept.write_text("previous")
     proc = run(tmp_path, "validate", "http://127.0.0.1:1/sitemap.xml", "--write-baseline", "kept.json")
@@ -230,6 +233,12 @@ def test_config_found_upward_applies_and_the_command_line_wins(tmp_path: Path) -
     # the override counts against --min-severity as the reported severity
     raised = run(sub, "validate", "sitemap.xml", "--min-severity", "error", "--fail-on", "error")
     assert "priority-ignored" in raised.stdout
+
+
+def test_a_project_config_is_read_up_to_a_cap(tmp_path: Path) -> None:
+    (tmp_path / "sitemap.xml").write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>')
+    (tmp_path / ".sitemap-tui.toml").write_text("# x\n" * 600_000)  # 2.4 MB of comments: no config
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--no-history"), ".sitemap-tui.toml", "larger than 1 MiB")
 
 
 def test_pyproject_table_and_the_search_stops_at_home(tmp_path: Path) -> None:

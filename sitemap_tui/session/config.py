@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.engine.readfile import NotReadable, read_bounded
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import UsageError
 
@@ -184,9 +185,11 @@ def _home() -> Path | None:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_bytes().decode("utf-8"))
+        return tomllib.loads(read_bounded(path, 1024 * 1024).decode("utf-8"))  # (a config is a few lines)
     except OSError as exc:
         raise ConfigError(f"{display(str(path))}: cannot be read ({exc.strerror})") from None
+    except NotReadable as exc:
+        raise ConfigError(f"{display(str(path))}: cannot be read ({exc})") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{display(str(path))}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from sitemap_tui.engine.readfile import NotReadable, read_bounded
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.validate.registry import RULES
 from sitemap_tui.validate.report import SRCROOT, local_path
@@ -127,14 +128,18 @@ class Matcher:
             yield from left
 
 
+# a baseline of a 10 M-URL set's findings stays well under this; /dev/zero does not
+MAX_BASELINE = 1024 * 1024 * 1024
+
+
 def load(raw: str, base: Path) -> Baseline:
     """Read a baseline (JSON report or SARIF 2.1.0); anything else is a one-line usage error."""
     label = f"--baseline {display(raw)}"
     try:
-        text = Path(raw).read_text(encoding="utf-8")
+        text = read_bounded(raw, MAX_BASELINE).decode("utf-8")
     except FileNotFoundError:
         raise BaselineError(f"{label}: no such file (write one with --write-baseline)") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, NotReadable) as exc:
         raise BaselineError(f"{label}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     try:
         doc = json.loads(text)
