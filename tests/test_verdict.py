@@ -6,6 +6,7 @@ process (`cli.main`) with one worker so that it stays quick."""
 from __future__ import annotations
 
 import asyncio
+import os
 import gzip
 import json
 import pickle
@@ -495,3 +496,22 @@ def test_a_304_to_a_plain_request_is_an_answer_without_a_sitemap(
     for name in ("/304.xml", "/204.xml"):
         code, _, err = run(capsys, "urls", httpserver.url_for(name), "--no-cache")
         assert code == 1, (name, err)
+
+
+def test_a_local_file_that_cannot_be_read_is_2_as_a_missing_one(tmp_path: Path) -> None:
+    """Found from outside: an unreadable file exited 1 (a broken sitemap) where a missing one
+    exits 2: neither answered. (Root reads every file: the test drops that capability.)"""
+    import shutil
+    import subprocess
+    import sys
+
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("root reads every file, and setpriv is not here to drop that")
+    target = tmp_path / "s.xml"
+    target.write_text(urlset("https://example.com/a"))
+    target.chmod(0)
+    prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"] if os.geteuid() == 0 else []
+    proc = subprocess.run([*prefix, sys.executable, "-m", "sitemap_tui", "urls", str(target), "--no-history"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "Permission denied" in proc.stderr

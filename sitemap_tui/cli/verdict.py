@@ -4,6 +4,7 @@ out or not checked, said on stderr (docs/exit-codes.md)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +65,9 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     elif root.url.startswith("file:"):  # a local file that is there, even empty, is an answer
         from urllib.parse import unquote, urlsplit
 
-        answered = Path(unquote(urlsplit(root.url).path)).is_file()
+        local = Path(unquote(urlsplit(root.url).path))
+        # (one that cannot be read is as absent as one that is not there: 2, as a 403 would be)
+        answered = local.is_file() and os.access(local, os.R_OK)
     else:
         answered = s.wire_bytes > 0
     code = EXIT_FINDINGS if answered else EXIT_USAGE
