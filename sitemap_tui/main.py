@@ -29,4 +29,10 @@ launch_explorer.needs_terminal = True  # type: ignore[attr-defined]  # (cli: sai
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, launch=launch_explorer)
+    try:
+        return cli_main(argv, launch=launch_explorer)
+    except KeyboardInterrupt:  # Ctrl-C before the command's own handling began (its imports)
+        import sys
+
+        print("sitemap-tui: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130

@@ -488,3 +488,16 @@ def test_csv_raw_help_says_what_it_keeps_escaped() -> None:
     text = " ".join(run("urls", "--help").stdout.split())
     assert "every cell as it is" not in text
     assert "control characters are still written as escapes" in text
+
+
+def test_ctrl_c_before_a_command_takes_over_is_one_line_and_130(monkeypatch, capsys) -> None:
+    """Found from outside: Ctrl-C in the first quarter second (the command's modules loading)
+    printed a KeyboardInterrupt traceback; the program's front door says it in one line."""
+    from sitemap_tui import main as front
+
+    def interrupted(argv, launch=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(front, "cli_main", interrupted)
+    assert front.main(["urls", "x.xml"]) == 130
+    assert capsys.readouterr().err == "sitemap-tui: interrupted (Ctrl-C)\n"
