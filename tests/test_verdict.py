@@ -6,9 +6,9 @@ process (`cli.main`) with one worker so that it stays quick."""
 from __future__ import annotations
 
 import asyncio
-import os
 import gzip
 import json
+import os
 import pickle
 from pathlib import Path
 from typing import Any
