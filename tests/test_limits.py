@@ -178,6 +178,16 @@ async def test_a_worker_that_dies_fails_its_files_and_gives_its_slots_back(https
             states = {n.url.rsplit("/", 1)[-1]: n for n in ex.nodes.values()}
             assert states["c0.xml"].state == NodeState.FAILED and "died" in (states["c0.xml"].error or "")
             assert states["c1.xml"].state == NodeState.FAILED and "died" in (states["c1.xml"].error or "")
+            # found from outside: a headless run then exited 0 and replaced its outputs with the
+            # partial result; the files are counted as this program's failures, and the verdict
+            # is "could not run" (2), which keeps every output as it was
+            from sitemap_tui.cli.verdict import target_problem
+            from sitemap_tui.session.exits import EXIT_USAGE
+
+            assert sorted(ex.nodes[i].url.rsplit("/", 1)[-1] for i in ex.internal_errors) == ["c0.xml", "c1.xml"]
+            problem = target_problem(ex)
+            assert problem is not None and problem.code == EXIT_USAGE
+            assert "2 files failed inside sitemap-tui" in problem.message and "no output was replaced" in problem.message
             release.set()  # the test server answers one request at a time
             await ex.reload(states["c1.xml"].id)
             assert states["c1.xml"].state == NodeState.DONE, states["c1.xml"].error

@@ -515,3 +515,23 @@ def test_a_local_file_that_cannot_be_read_is_2_as_a_missing_one(tmp_path: Path) 
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "Permission denied" in proc.stderr
+
+
+def test_urls_that_failed_inside_keeps_its_output_even_after_writing_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose files failed inside sitemap-tui (a killed worker) had streamed the other
+    files' URLs, and so replaced -o with the part: a 2 keeps the previous file whatever was
+    written."""
+    from sitemap_tui.cli import urls as urls_cmd
+    from sitemap_tui.cli.verdict import TargetProblem
+
+    target = tmp_path / "s.xml"
+    target.write_text(urlset("https://example.com/a"))
+    out = tmp_path / "out.txt"
+    out.write_text("GOOD LIST\n")
+    monkeypatch.setattr(urls_cmd, "target_problem",
+                        lambda explorer: TargetProblem(2, "a file failed inside sitemap-tui (…)"))
+    code, _, err = run(capsys, "urls", str(target), "-o", str(out), "--no-history")
+    assert code == 2 and "failed inside sitemap-tui" in err
+    assert out.read_text() == "GOOD LIST\n"

@@ -26,7 +26,7 @@ from sitemap_tui.cli.verdict import (
 )
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.output import OutputError, silence_stdout, write_utf8
-from sitemap_tui.session.exits import EXIT_OK, UsageError
+from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions
 from sitemap_tui.words import plural
 
@@ -129,14 +129,16 @@ def cmd_urls(opts: UrlsOptions) -> int:
         if closed:
             return EXIT_OK
         problem = target_problem(explorer)
-        if not (problem and not wrote):
+        # lines were written: a target that is no usable sitemap still listed them, but a run
+        # that failed inside sitemap-tui (2) is incomplete and replaces nothing
+        if problem is None or (wrote and problem.code != EXIT_USAGE):
             result.commit()
     report_failures(explorer, problem if problem and not wrote else None)
     if explorer.output_left_out:
         n = explorer.output_left_out
         print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"
               " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
-    if problem and not wrote:  # nothing to list: the previous output was kept
+    if problem and (not wrote or problem.code == EXIT_USAGE):  # the previous output was kept
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
     return report_left_out(explorer, opts.strict, EXIT_OK)

@@ -35,6 +35,13 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     roots = explorer.children.get(None, [])
     if not roots:
         return TargetProblem(EXIT_USAGE, "nothing to explore")
+    if explorer.internal_errors:
+        # (a worker process killed mid-run: the result lacks files through no fault of the site)
+        first = explorer.nodes[explorer.internal_errors[0]]
+        n = len(explorer.internal_errors)
+        return TargetProblem(EXIT_USAGE, f"{'a file' if n == 1 else f'{n:,} files'} failed inside sitemap-tui "
+                                         f"(first {display(first.url)}: {display(first.error)}): the result is "
+                                         "incomplete, so no output was replaced")
     root = explorer.nodes[roots[0]]
     if root.kind == NodeKind.DIRECTORY:
         # a folder with no sitemap in it (files skipped by name and content, said here) is

@@ -83,6 +83,7 @@ class FileProcessing(RobotsReading):
         except Exception as exc:  # one bad file never takes the tree down
             node.state = NodeState.FAILED
             node.error = f"internal error while processing: {type(exc).__name__}: {exc}"
+            self.internal_errors.append(node.id)
             self._changed(node)
 
     async def _process_sitemap(self, node: Node) -> None:

@@ -187,6 +187,9 @@ class ExplorerState:
         # nodes not fetched (again) because they are explored above themselves: nothing is
         # missing, but the site has a cycle, which headless urls says (validate: index-cycle)
         self.cycles: list[int] = []
+        # files that failed inside this program (a worker process killed, a bug), not at the
+        # site: a headless run's result is then incomplete through no fault of the site's
+        self.internal_errors: list[int] = []
         self._stopped = False  # an expand-all was cancelled: what it left pending is too
         self._timed_out = False  # the headless run's --max-time ran out (Explorer.explore)
         self._explored = False  # explore() ran: pending files under --no-recursive are left out
