@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -501,3 +502,20 @@ def test_ctrl_c_before_a_command_takes_over_is_one_line_and_130(monkeypatch, cap
     monkeypatch.setattr(front, "cli_main", interrupted)
     assert front.main(["urls", "x.xml"]) == 130
     assert capsys.readouterr().err == "sitemap-tui: interrupted (Ctrl-C)\n"
+
+
+def test_a_local_file_whose_name_is_no_utf8_is_read(tmp_path: Path) -> None:
+    """Found from outside: `bad\\xff\\xfe.xml` (a name Linux allows) was "no such file", its
+    name read back from its file: URL as UTF-8 with U+FFFD; a folder reported it as a finding."""
+    folder = tmp_path / "odd dir"
+    folder.mkdir()
+    name = os.fsdecode(b"bad\xff\xfe.xml")
+    try:
+        (folder / name).write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                                   "<url><loc>https://example.com/a</loc></url></urlset>")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes no such name")
+    proc = run("urls", os.fsencode(folder / name).decode("utf-8", "surrogateescape"), "--no-history")
+    assert proc.returncode == 0 and proc.stdout == "https://example.com/a\n", proc.stderr
+    proc = run("validate", str(folder), "--no-history", "--format", "json")
+    assert '"fetch-http-error"' not in proc.stdout and proc.returncode == 0, proc.stdout + proc.stderr

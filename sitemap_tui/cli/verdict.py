@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.leftout import LeftOut
@@ -70,9 +69,9 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
         # (a 304 to a plain GET: an answer, with no sitemap in it; other 3xx are refused redirects)
         answered = 200 <= s.http_status < 300 or s.http_status == 304
     elif root.url.startswith("file:"):  # a local file that is there, even empty, is an answer
-        from urllib.parse import unquote, urlsplit
+        from sitemap_tui.engine.urlpolicy import local_path
 
-        local = Path(unquote(urlsplit(root.url).path))
+        local = local_path(root.url)
         # (one that cannot be read is as absent as one that is not there: 2, as a 403 would be)
         answered = local.is_file() and os.access(local, os.R_OK)
     else:

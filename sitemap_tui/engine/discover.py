@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from sitemap_tui.engine import urlpolicy
 
@@ -85,7 +85,7 @@ class Target:
         """A directory target's files: which are sitemaps, and what was skipped and why."""
         from sitemap_tui.engine.localdir import scan_folder
 
-        return scan_folder(Path(unquote(urlsplit(self.url).path)))
+        return scan_folder(urlpolicy.local_path(self.url))
 
     def files(self) -> list[Path]:
         """The sitemap files of a directory target, robots.txt first (see engine/localdir.py)."""

@@ -515,9 +515,7 @@ def _snapshot(node: Node) -> Node:
 
 
 def file_path(url: str) -> Path:
-    from urllib.parse import unquote, urlsplit
-
-    return Path(unquote(urlsplit(url).path))
+    return urlpolicy.local_path(url)
 
 
 class Refused(Exception):

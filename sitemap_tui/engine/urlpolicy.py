@@ -9,9 +9,11 @@ input such as ``http://[::1`` or ``http://h:99999``; none of these functions rai
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from functools import lru_cache
-from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
+from pathlib import Path
+from urllib.parse import SplitResult, unquote_to_bytes, urljoin, urlsplit, urlunsplit
 
 FETCHABLE_SCHEMES = frozenset({"http", "https"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -261,6 +263,13 @@ def same_host(a: str | None, b: str | None) -> bool:
     """True when both URLs have a host and it is the same (in :func:`canonical_host` form)."""
     ha = host_of(a)
     return ha is not None and ha == host_of(b)
+
+
+def local_path(url: str) -> Path:
+    """The local path of a ``file:`` URL, the inverse of ``Path.as_uri()``: its bytes as the
+    file system has them (a name that is no UTF-8 came back with U+FFFD in it, and then was
+    "no such file")."""
+    return Path(os.fsdecode(unquote_to_bytes(urlsplit(url).path)))
 
 
 def server_of(url: str | None) -> str | None:
