@@ -332,3 +332,11 @@ def test_a_very_long_host_name_is_kept_under_a_file_name_that_fits(tmp_path: Pat
     proc = run("urls", f"http://{host}:{httpserver.port}/sitemap.xml", "--resolve", f"{host}:127.0.0.1", env=env)
     assert proc.returncode == 0 and proc.stdout == "https://example.com/a\n", proc.stderr
     assert [p.name for p in (tmp_path / "xdg" / "sitemap-tui" / "explorations").glob("*.db")][0].startswith(a)
+
+
+def test_the_age_limit_is_said_in_a_unit_that_reads(tmp_path: Path) -> None:
+    """Found from outside: `cache prune --older-than 1s` said "1.15741e-05 days"."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    for age, said in (("1s", "1 second"), ("36h", "1.5 days"), ("90m", "1.5 hours"), ("30d", "30 days")):
+        proc = run("cache", "prune", "--older-than", age, env=env)
+        assert proc.returncode == 0 and f"limits 2.0 GiB, {said})" in proc.stderr, proc.stderr

@@ -126,8 +126,18 @@ def run_prune(limits: CacheLimits, *, keep: list[Path], dry_run: bool, as_json_o
         n = len(result.removed)
         print(f"sitemap-tui: cache: {n} exploration{'s' * (n != 1)} {'would be removed' if dry_run else 'removed'}; "
               f"{format_size(result.total_after)} {'would be ' if dry_run else ''}left "
-              f"(limits {format_size(limits.max_size)}, {limits.max_age / 86400:g} days)", file=sys.stderr)
+              f"(limits {format_size(limits.max_size)}, {_age(limits.max_age)})", file=sys.stderr)
     return EXIT_OK if not result.failed else 1
+
+
+def _age(seconds: float) -> str:
+    """An age limit as a person writes it: "30 days", "12 hours", "90 seconds" (--older-than 1s
+    was "1.15741e-05 days")."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = seconds / size
+            return f"{n:.3g} {unit}{'s' * (n != 1)}"
+    return f"{seconds:.3g} second{'s' * (seconds != 1)}"
 
 
 def prune_at_start() -> None:
