@@ -153,6 +153,16 @@ def test_diff_site_compares_a_fresh_exploration_with_the_latest_saved(httpserver
     assert "saved by `urls`" in err
 
 
+def test_diff_of_a_site_without_a_scheme_explores_it_as_it_was_kept(httpserver, cache: Path) -> None:
+    """Found from outside: `diff 127.0.0.1:PORT` after http explorations explored https:// (a
+    TLS error on a plain server); the site is explored again over the scheme it was kept with."""
+    target = serve(httpserver, "a", "b")
+    assert explore("urls", target)[0] == 0
+    code, out, err = explore("diff", f"127.0.0.1:{httpserver.port}", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["new"]["target"].startswith("http://127.0.0.1:")
+
+
 def test_the_text_reports_findings_line_says_when_a_side_checked_no_rules(httpserver, cache: Path) -> None:
     """Tried by hand: `diff SITE` after a `urls` run read "findings 2486 new", the rules `urls`
     never ran, with the reason on stderr only; the report's own line says it now."""

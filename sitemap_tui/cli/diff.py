@@ -76,6 +76,7 @@ class Source:
     saved: bool  # a saved exploration (else explored now)
     checks: str | None = "all"  # the rules that judged it (all, selected, none; None: not said)
     command: str | None = None  # the command that saved it, when it says
+    target: str | None = None  # what it explored, when it says
 
 
 def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
@@ -90,7 +91,11 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
     out_path = output_path(opts.output)
     if opts.new is None:  # diff SITE: the latest kept exploration, then SITE now
         sources = [_latest(opts.old), None]
-        pairs = (("OLD", opts.old), ("NEW", opts.old))
+        now = opts.old
+        kept_target = sources[0].target if sources[0] is not None else None
+        if "://" not in now and kept_target and kept_target.startswith("http://"):
+            now = "http://" + now  # a site kept over http is explored again over http, not https
+        pairs = (("OLD", opts.old), ("NEW", now))
     else:
         sources = [_saved("OLD", opts.old), _saved("NEW", opts.new)]
         pairs = (("OLD", opts.old), ("NEW", opts.new))
@@ -188,7 +193,8 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False) ->
         raise UsageError(f"{label} {display(raw)}: {display(key)} has {len(found)} saved exploration"
                          f"{'s' * (len(found) != 1)} (~0 to ~{len(found) - 1})")
     s = found[back]
-    return Source(label, raw, s.path, saved=True, checks=s.summary.checks, command=s.summary.command)
+    return Source(label, raw, s.path, saved=True, checks=s.summary.checks, command=s.summary.command,
+                  target=s.summary.target)
 
 
 def _latest(raw: str) -> Source:
