@@ -21,10 +21,14 @@ def marked_shown(table: Any) -> Any:
     hides are left out (they were exported and copied too, unseen), as what is on screen is
     what w and c take; None without marks."""
     marked = table.marked_filter if table is not None else None
-    if marked is None or table.user.empty or marked.entry_ids is None:
+    if marked is None or table.user.empty:
         return marked
     flt = table.current_filter
-    if marked.diff_db or flt.diff or flt.coverage or any(i < 0 for i in marked.entry_ids):
+    if marked.entry_ids is None:  # "mark all" under another filter: its rows, as ids
+        if marked == flt:
+            return marked
+        marked = dataclasses.replace(marked, entry_ids=sorted(table.grid.marked_ids))
+    if marked.diff_db or flt.diff or flt.coverage or any(i < 0 for i in marked.entry_ids or ()):
         # compare mode's removed rows and the pages of no sitemap come from sources of their
         # own (store/exports.marked_parts): their marks are taken as they are
         return marked

@@ -151,6 +151,21 @@ async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         assert screen.scope == "marked rows"
         path = await export_now(app, pilot, screen)
         assert path.read_text().splitlines() == [shown[1]]
+        # and marks made with "mark all" under another filter (found from outside: all 436)
+        path.unlink()
+        app.url_table.set_filter_text("")
+        await settle(app, pilot)
+        app.url_table.grid.focus()
+        await pilot.press("escape")  # (the marks so far go)
+        await pilot.press("a")
+        await settle(app, pilot)
+        app.url_table.set_filter_text(shown[1])
+        await settle(app, pilot)
+        app.url_table.grid.focus()
+        screen = await open_export(app, pilot)
+        assert screen.scope == "marked rows"
+        path = await export_now(app, pilot, screen)
+        assert path.read_text().splitlines() == await table_rows(app, pilot)
 
 
 @ids
