@@ -336,3 +336,6 @@ def test_one_server_is_one_host_and_port_with_the_defaults_left_out() -> None:
     assert not same_server("https://example.com/a", "https://example.com:6379/b")
     assert not same_server("http://example.com:8080/a", "http://example.com/b")
     assert server_of("http://example.com:8080/a") == "example.com:8080" and server_of("mailto:x@y") is None
+    # found from outside: IPv6 hosts without brackets made [::1]:8873 and [::1:8873] one server
+    assert not same_server("http://[::1]:8873/a", "http://[::1:8873]/b")
+    assert same_server("http://[::1]/a", "https://[::1]/b") and server_of("http://[::1]:8873/") == "[::1]:8873"

@@ -279,6 +279,8 @@ def server_of(url: str | None) -> str | None:
     host = host_of(url)
     if host is None or url is None:
         return None
+    if ":" in host:  # IPv6: bracketed, so that [::1]:8873 and [::1:8873] stay two servers
+        host = f"[{host}]"
     try:
         port = urlsplit(normalize(url)).port  # (normalize drops a default port)
     except ValueError:
