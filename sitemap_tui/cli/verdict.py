@@ -41,6 +41,10 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
         return TargetProblem(EXIT_USAGE, f"{'a file' if n == 1 else f'{n:,} files'} failed inside sitemap-tui "
                                          f"(first {display(first.url)}: {display(first.error)}): the result is "
                                          "incomplete, so no output was replaced")
+    if explorer.timed_out and not any(n.stats.url_count for n in explorer.nodes.values() if n.kind not in _CONTAINERS):
+        # nothing was read in the time given: not a run at all (a CI step passed, -o emptied)
+        return TargetProblem(EXIT_USAGE, f"the run's time budget of {explorer.options.max_time:g} s ran out before "
+                                         "anything could be listed (--max-time): no output was replaced")
     root = explorer.nodes[roots[0]]
     if root.kind == NodeKind.DIRECTORY:
         # a folder with no sitemap in it (files skipped by name and content, said here) is

@@ -97,6 +97,11 @@ class Explorer(FileProcessing):
             if counts[cause]
         ]
 
+    @property
+    def timed_out(self) -> bool:
+        """The headless run's time budget (ExploreOptions.max_time) ran out."""
+        return self._timed_out
+
     def left_out_of(self, node: Node) -> LeftOut | None:
         """Why ``node``'s file was not read whole (or at all), None when it was or is no file."""
         return self._cause(node)
