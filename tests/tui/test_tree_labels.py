@@ -51,3 +51,20 @@ async def test_wide_tree_shows_whole_labels(demo_server, make_app):
     count = model.nodes[products].stats.url_count
     assert f"sitemap-products.xml.gz  {count} URLs  ●{errors}  ▲{warnings}" in rows[products]
     assert not any("…" in row for row in rows.values())
+
+
+def test_a_long_name_is_cut_once_in_the_middle_keeping_its_end() -> None:
+    """Found from outside: a 70-character name was cut at its end (60 cells), then in the middle
+    again when squeezed: two "…" and the distinguishing tail ("edition") lost."""
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.sitemap_tree import node_label
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    name = "a-very-long-sitemap-file-name-for-products-catalogue-2024-edition.xml"
+    node = Node(id=1, url=f"https://example.com/{name}", kind=NodeKind.URLSET)
+    model = NodeModel()
+    model.add(node)
+    wide = node_label(node, model).plain
+    assert wide.count("…") == 1 and "edition.xml" in wide and len(wide) <= 2 + 60
+    narrow = node_label(node, model, width=20).plain
+    assert narrow.count("…") == 1 and narrow.rstrip().endswith("edition"), narrow

@@ -88,6 +88,7 @@ def since_text(iso: str) -> str:
 
 # what a squeezed name drops first (".xml.gz", ".txt", ...): its icon already says the format
 _EXTENSIONS = re.compile(r"\.(?:xml|txt|rss|atom|json|html?)(?:\.gz)?$|\.gz$", re.IGNORECASE)
+NAME_MAX = 60  # cells of a name in a row that has room
 NAME_MIN = 12  # cells a cut name keeps before the count goes: "sitemap-…ts.xml" still tells files apart
 
 
@@ -113,7 +114,9 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
     if changed:
         head.append((f"~{changed:,} ", "yellow"))
     name_style = "red" if failed else ("dim" if skipped else "")
-    name = short_name(node)
+    full = short_name(node, 2048)
+    # a long name is cut in the middle, as a squeezed one: its end tells files apart
+    name = elide_middle(full, NAME_MAX) if cell_len(full) > NAME_MAX else full
     count: list[tuple[str, str]] = []  # dropped first when the row is too narrow
     s = node.stats
     if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS) or node.kind in CONTAINERS:
@@ -141,7 +144,7 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
             count = []
         room = max(width - fixed - _cells(count), 3)
         if cell_len(name) > room:  # the icon says the format: the name's letters say more
-            name = elide_middle(_EXTENSIONS.sub("", name) or name, room)
+            name = elide_middle(_EXTENSIONS.sub("", full) or full, room)
     text = Text(no_wrap=True, overflow="ellipsis")
     for part, style in head:
         text.append(part, style=style)
