@@ -472,15 +472,18 @@ def test_the_explorer_without_a_terminal_says_so_instead_of_hanging(tmp_path: Pa
                        "<url><loc>https://example.com/a</loc></url></urlset>")
     saved = tmp_path / "saved.db"
     assert run("urls", str(sitemap), "--db", str(saved)).returncode == 0
-    for args in ([str(sitemap)], ["explore", str(sitemap)], ["open", str(saved)],
-                 ["diff", str(saved), str(sitemap), "--tui"]):
+    # each says what does its job in a script (found from outside: urls cannot read a .db)
+    for args, instead in (([str(sitemap)], "use urls, stats or validate"),
+                          (["explore", str(sitemap)], "use urls, stats or validate"),
+                          (["open", str(saved)], "history, diff FILE.db NEW or cache list read saved explorations"),
+                          (["diff", str(saved), str(sitemap), "--tui"], "diff without --tui writes the comparison")):
         proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2, (args, proc.stderr)
         assert proc.stdout == ""
         assert proc.stderr.splitlines() == [
             "sitemap-tui: error: the explorer needs a terminal, and stdin and stdout are not one: "
-            "in scripts, use urls, stats or validate (sitemap-tui --help)"], args
+            f"in scripts, {instead} (sitemap-tui --help)"], args
 
 
 def test_csv_raw_help_says_what_it_keeps_escaped() -> None:

@@ -309,7 +309,8 @@ def test_a_redirect_to_another_host_is_said_with_the_headers_left_behind(
     proc = run(command, httpserver.url_for("/old.xml"), *SECRET_HEADERS)
     assert proc.returncode == 0, proc.stderr
     assert (f"sitemap-tui: {httpserver.url_for('/old.xml')} redirects to {other_host.url_for('/moved.xml')}, "
-            "another host: read from there; the -H headers were not sent there") in proc.stderr.splitlines()
+            "another host: read from there; the headers given for the target (-H, a URL's user and password) "
+            "were not sent there") in proc.stderr.splitlines()
 
 
 def test_a_redirect_on_the_same_origin_is_not_a_note(httpserver: HTTPServer) -> None:

@@ -44,10 +44,11 @@ def terminal_missing(ns: argparse.Namespace) -> str | None:
     """Why `diff --tui` cannot open the explorer, said before it explores anything (`explore`
     and `open FILE` say it once their --db or FILE is checked: a bad file is the better news).
     None when it may run."""
-    return no_terminal() if ns.command == "diff" and getattr(ns, "tui", False) else None
+    return no_terminal("diff without --tui writes the comparison") if ns.command == "diff" and getattr(ns, "tui", False) \
+        else None
 
 
-def no_terminal() -> str | None:
+def no_terminal(instead: str = "use urls, stats or validate") -> str | None:
     """Without a terminal the explorer waits for keys that never come, drawing escape codes
     into whatever stdout is (`sitemap-tui example.com > out` hung for ever)."""
     missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
@@ -55,7 +56,7 @@ def no_terminal() -> str | None:
     if not missing:
         return None
     return (f"the explorer needs a terminal, and {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
-            "not one: in scripts, use urls, stats or validate (sitemap-tui --help)")
+            f"not one: in scripts, {instead} (sitemap-tui --help)")
 
 
 def demo_options(ns: argparse.Namespace) -> DemoOptions:

@@ -45,7 +45,7 @@ def cmd_open(opts: OpenOptions, launch: Launch | None) -> int:
     if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py)
         from sitemap_tui.cli.explorer import no_terminal
 
-        missing = no_terminal()
+        missing = no_terminal("history, diff FILE.db NEW or cache list read saved explorations")
         if missing:
             raise UsageError(missing)
     return launch(target=None, db_path=path, fetch_config=None, options=None)

@@ -199,7 +199,8 @@ def report_redirects(explorer: Explorer) -> None:
         return
     first = moved[0]
     more = f" ({plural(len(moved) - 1, 'other file')} too)" if len(moved) > 1 else ""
-    headers = "; the -H headers were not sent there" if withheld else ""
+    # (a target URL's user and password travel as an -H Authorization does)
+    headers = "; the headers given for the target (-H, a URL's user and password) were not sent there" if withheld else ""
     print(f"sitemap-tui: {display(first.url)} redirects to {display(first.stats.final_url)}, another "
           f"{'host' if not same_host(first.url, first.stats.final_url) else 'origin'}: read from there{more}{headers}",
           file=sys.stderr)
