@@ -720,3 +720,26 @@ def test_write_baseline_may_renew_the_baseline_it_reads(tmp_path: Path) -> None:
         assert cli_module.main(["validate", str(s), "--write-baseline", str(base), "--no-history"]) in (0, 1)
         code = cli_module.main(["validate", str(s), "--baseline", str(base), "--write-baseline", str(base), "--no-history"])
     assert code == 0 and base.exists()
+
+
+def test_an_output_naming_a_sitemap_in_a_target_folder_is_refused(tmp_path: Path) -> None:
+    """Found from outside: `urls public -o public/a.xml` replaced a sitemap the run read with
+    its URL list (a file target was refused already); a report beside them may be replaced."""
+    from sitemap_tui import cli as cli_module
+
+    folder = tmp_path / "public"
+    folder.mkdir()
+    sitemap = folder / "a.xml"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>')
+    before = sitemap.read_bytes()
+    for args in (["urls", str(folder), "-o", str(sitemap)], ["validate", str(folder), "--write-baseline", str(sitemap)]):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli_module.main([*args, "--no-history"])
+        assert code == 2 and "names a file in the TARGET folder" in err.getvalue(), err.getvalue()
+        assert sitemap.read_bytes() == before
+    report = folder / "report.json"
+    report.write_text("{}")
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        code = cli_module.main(["validate", str(folder), "--format", "json", "-o", str(report), "--no-history"])
+    assert code in (0, 1) and report.read_text() != "{}"

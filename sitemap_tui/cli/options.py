@@ -168,6 +168,12 @@ def _same_file(path: str, other: str) -> bool:
     return os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)  # a hard link
 
 
+def _within(path: str, folder: str) -> bool:
+    import os
+
+    return os.path.commonpath([os.path.realpath(path), os.path.realpath(folder)]) == os.path.realpath(folder)
+
+
 def one_file_twice(ns: argparse.Namespace) -> str | None:
     """Two of a run's outputs (--db, -o, --write-baseline) naming one file, or an output naming
     a file the run reads, in words; None when they are apart. Each would replace the other when
@@ -187,8 +193,19 @@ def one_file_twice(ns: argparse.Namespace) -> str | None:
     for in_flag, attr in _INPUTS:
         value = getattr(ns, attr, None)
         for source in value if isinstance(value, list) else [value]:
+            if isinstance(source, str) and "://" not in source and os.path.isdir(source):
+                # a folder the run reads: a file in it named as a sitemap may be one (a report
+                # beside it, report.json, is no sitemap: it may be replaced)
+                from sitemap_tui.engine.localdir import LOCAL_SUFFIXES
+
+                inside = next((path for _, path in seen if os.path.isfile(path) and _within(path, source)
+                               and path.lower().endswith(LOCAL_SUFFIXES)), None)
+                if inside is not None:
+                    flag = next(f for f, p in seen if p == inside)
+                    return f"{flag} names a file in the {in_flag} folder ({inside}): the run would replace a file it reads"
+                continue
             if not isinstance(source, str) or "://" in source or not os.path.isfile(source):
-                continue  # a URL, a host name or a folder: no file to replace
+                continue  # a URL, a host name: no file to replace
             for flag, path in seen:
                 if not (flag == "--write-baseline" and in_flag == "--baseline") and _same_file(path, source):
                     return f"{flag} names {in_flag} ({path}): the run would replace the file it reads"
