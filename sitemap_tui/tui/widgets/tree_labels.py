@@ -1,0 +1,151 @@
+"""A tree node's label: icon, name, counts, issue badges and state, as a Text (never markup),
+cut to fit its row (a name is cut before the badges or the state)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from sitemap_tui.engine.model import Node, NodeKind, NodeState
+from sitemap_tui.engine.sanitize import display
+from sitemap_tui.tui.sizes import format_size
+from sitemap_tui.tui.widgets.tree_model import ACTIVE, CONTAINERS, NodeModel
+from sitemap_tui.tui.widgets.url_table.columns import elide_middle
+
+ICONS: dict[NodeKind, str] = {
+    NodeKind.SITE: "⌂",
+    NodeKind.DIRECTORY: "▣",
+    NodeKind.ROBOTS: "§",
+    NodeKind.INDEX: "▤",
+    NodeKind.URLSET: "≡",
+    NodeKind.RSS: "◉",
+    NodeKind.ATOM: "◎",
+    NodeKind.TEXT: "¶",
+    NodeKind.HTML: "◇",
+    NodeKind.JSON: "□",
+    NodeKind.UNKNOWN: "·",
+}
+SPINNER = "◐◓◑◒"
+
+
+def short_name(node: Node, limit: int = 60) -> str:
+    """A short, sanitised name: the last path segment (or the host for a site), cut at
+    ``limit`` cells."""
+    try:
+        parts = urlsplit(node.url)
+    except ValueError:
+        return display(node.url, limit)
+    if node.kind == NodeKind.SITE:
+        return display(parts.netloc or node.url, limit)
+    path = parts.path.rstrip("/") if node.kind == NodeKind.DIRECTORY else parts.path
+    name = path.rsplit("/", 1)[-1]
+    if not name:
+        name = (parts.netloc or "") + "/"
+    if parts.query:
+        name += "?" + parts.query
+    return display(name, limit)
+
+
+def human_bytes(n: int | None) -> str:
+    return "?" if n is None else format_size(n)
+
+
+def since_text(iso: str) -> str:
+    """An "unchanged since" date (ISO 8601, UTC) to the minute: 2026-11-25 14:02 UTC."""
+    return f"{iso[:16].replace('T', ' ')} UTC" if len(iso) >= 16 and iso[10] == "T" else display(iso, 40)
+
+
+# what a squeezed name drops first (".xml.gz", ".txt", ...): its icon already says the format
+_EXTENSIONS = re.compile(r"\.(?:xml|txt|rss|atom|json|html?)(?:\.gz)?$|\.gz$", re.IGNORECASE)
+NAME_MAX = 60  # cells of a name in a row that has room
+NAME_MIN = 12  # cells a cut name keeps before the count goes: "sitemap-…ts.xml" still tells files apart
+
+
+def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None = None) -> Text:
+    """Icon, name, count, issue badge and state of a node, as a Text (never markup).
+
+    With ``width``, a label that would not fit is made to: the name is cut in the middle, then
+    the note and the URL/file count go, so the issue badges and the state stay whole (a
+    28-column tree at 80x24 used to cut every row inside the name, badges and all)."""
+    failed = node.state == NodeState.FAILED
+    skipped = node.state == NodeState.SKIPPED
+    head: list[tuple[str, str]] = []
+    icon_style = "bold red" if failed else ("dim" if skipped else "bold cyan")
+    head.append((ICONS.get(node.kind, "·"), icon_style))
+    head.append((" ", ""))
+    # compare mode's badges before the name: a narrow tree cuts a row at its end, and after a
+    # long name "+4 −26 ~7" showed as "+4 −2", a wrong count that looked whole (80x24)
+    added, removed, changed = model.changes.get(node.id, (0, 0, 0))
+    if added:
+        head.append((f"+{added:,} ", "bold green"))
+    if removed:
+        head.append((f"−{removed:,} ", "bold red"))
+    if changed:
+        head.append((f"~{changed:,} ", "yellow"))
+    name_style = "red" if failed else ("dim" if skipped else "")
+    full = short_name(node, 2048)
+    # a long name is cut in the middle, as a squeezed one: its end tells files apart
+    name = elide_middle(full, NAME_MAX) if cell_len(full) > NAME_MAX else full
+    count: list[tuple[str, str]] = []  # dropped first when the row is too narrow
+    s = node.stats
+    if node.kind in (NodeKind.INDEX, NodeKind.ROBOTS) or node.kind in CONTAINERS:
+        n = s.child_count or len(model.children.get(node.id, []))
+        if n:
+            count.append((f"  {n:,} {'file' if n == 1 else 'files'}", "dim"))
+    elif s.url_count or node.state == NodeState.DONE:
+        count.append((f"  {s.url_count:,} URL{'s' if s.url_count != 1 else ''}", "dim"))
+    tail: list[tuple[str, str]] = []
+    if s.unchanged_since:  # answered 304 to a re-exploration: carried over (the Overview says since when)
+        tail.append((" 304", "dim"))
+    errors, warnings = model.issues.get(node.id, (0, 0))
+    if errors:
+        tail.append((f"  ●{errors:,}", "bold red"))
+    if warnings:
+        tail.append((f"  ▲{warnings:,}", "yellow"))
+    tail.extend(_state_parts(node, model, frame))
+    note = [(f"  {model.notes[node.id]}", "italic cyan")] if node.id in model.notes else []
+    if width is not None and _cells(head + tail + count + note) + cell_len(name) > width:
+        note = []
+        # one space apart, and "× 404" for "× HTTP 404"
+        tail = [(" " + part.lstrip(" ").replace("× HTTP ", "× "), style) for part, style in tail]
+        fixed = _cells(head + tail)
+        if fixed + min(NAME_MIN, cell_len(name)) + _cells(count) > width:
+            count = []
+        room = max(width - fixed - _cells(count), 3)
+        if cell_len(name) > room:  # the icon says the format: the name's letters say more
+            name = elide_middle(_EXTENSIONS.sub("", full) or full, room)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for part, style in head:
+        text.append(part, style=style)
+    text.append(name, style=name_style)
+    for part, style in count + tail + note:
+        text.append(part, style=style)
+    return text
+
+
+def _cells(parts: list[tuple[str, str]]) -> int:
+    return sum(cell_len(t) for t, _ in parts)
+
+
+def _state_parts(node: Node, model: NodeModel, frame: int) -> list[tuple[str, str]]:
+    """A fetch's spinner and bytes, or how the node ended when not well."""
+    if node.state in ACTIVE:
+        parts = [(f"  {SPINNER[frame % len(SPINNER)]}", "bold magenta")]
+        wire, total = model.progress.get(node.id, (0, None))
+        if wire:
+            parts.append((" " + human_bytes(wire) + (f"/{human_bytes(total)}" if total else ""), "magenta"))
+        return parts
+    if node.state == NodeState.FAILED and node.id in model.stopped:
+        return [("  × stopped", "bold red")]
+    if node.state == NodeState.FAILED:
+        s = node.stats
+        reason = f"HTTP {s.http_status}" if s.http_status and s.http_status >= 400 else "failed"
+        return [(f"  × {reason}", "bold red")]
+    if node.state == NodeState.SKIPPED:
+        return [("  skipped", "dim italic")]
+    if node.state == NodeState.PENDING and node.error == "cancelled":
+        return [("  cancelled", "dim italic")]
+    return []
