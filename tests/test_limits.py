@@ -261,3 +261,39 @@ def test_per_host_slot_is_not_held_while_a_file_is_parsed() -> None:
         server.server_close()
     assert "4,000 URLs" in out.stdout.splitlines()[-1], out.stdout
     assert both_asked == [True, True]
+
+
+async def test_a_file_taking_its_slot_back_goes_before_new_requests() -> None:
+    """Found from outside: a file lent its slot back between two reads, then queued behind new
+    requests that held their slots until their (slow) answers came: its body waited seconds,
+    and a cancel or --max-time counted it as not fetched. A resuming take goes first."""
+    import asyncio
+
+    from sitemap_tui.engine.limits import Gate
+
+    gate = Gate(1)
+    await gate.acquire()  # a file reading its body holds the one slot
+    order: list[str] = []
+
+    async def waiter(name: str, resume: bool) -> None:
+        await gate.acquire(resume)
+        order.append(name)
+
+    new = asyncio.create_task(waiter("new request", False))
+    await asyncio.sleep(0)
+    back = asyncio.create_task(waiter("file resuming", True))
+    await asyncio.sleep(0)
+    gate.release()  # the file lends its slot while it parses ...
+    await asyncio.sleep(0)
+    assert order == ["file resuming"]  # ... and, waiting to read again, came first
+    gate.release()
+    await asyncio.wait_for(new, 1)
+    await back
+    assert order == ["file resuming", "new request"]
+    # a waiter given up is no waiter; one given up after its grant passes the slot on
+    gone = asyncio.create_task(gate.acquire())
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.gather(gone, return_exceptions=True)
+    gate.release()
+    await asyncio.wait_for(gate.acquire(), 1)  # the slot was free, not given to the cancelled one

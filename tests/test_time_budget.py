@@ -66,8 +66,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("command", ["urls", "validate"])
 def test_the_time_budget_ends_the_run_and_says_what_it_left(slow_site: str, command: str) -> None:
-    # (slots for all: a file that lent its slot back between two reads waits behind requests
-    # that hold theirs until the answer comes, engine/limits.py; the held ones here never answer)
+    # (slots for all: a file between two reads takes its slot back before new requests, but the
+    # held children here never give theirs back, engine/limits.py)
     proc = run(command, slow_site, "--max-time", "1.5", "--workers", "0", "--per-host", "16", "--concurrency", "16")
     assert "the run's time budget of 1.5 s ran out (--max-time)" in proc.stderr
     assert "12 files not fetched, or stopped part-way" in proc.stderr

@@ -64,6 +64,7 @@ class _SlotAsk:
     worker: int
     ticket: int
     host: str
+    resume: bool = False  # a request taking its slot back between two reads (limits.Gate)
 
 
 @dataclass(slots=True)
@@ -200,12 +201,12 @@ class RemoteSlots:
         else:
             fut.set_result(None)
 
-    async def _ask(self, host: str) -> int:
+    async def _ask(self, host: str, resume: bool) -> int:
         """Wait for a slot of ``host``; returns the ticket it was lent on."""
         ticket = next(self._tickets)
         fut: asyncio.Future[None] = self._loop.create_future()
         self._waiting[ticket] = fut
-        self._results.put(_SlotAsk(self.worker, ticket, host))
+        self._results.put(_SlotAsk(self.worker, ticket, host, resume))
         try:
             await fut
         except BaseException:
@@ -221,9 +222,9 @@ class RemoteSlots:
     async def slot(self, host: str) -> AsyncIterator[Lease]:
         ticket = 0
 
-        async def take() -> None:
+        async def take(resume: bool) -> None:
             nonlocal ticket
-            ticket = await self._ask(host)
+            ticket = await self._ask(host, resume)
 
         lease = Lease(take, lambda: self._results.put(_SlotFree(self.worker, ticket)))
         await lease.take()
@@ -405,7 +406,7 @@ class WorkerPool:
             if self._closing:  # (an ask still in the pipe: nothing will be lent any more)
                 return
             key = (msg.worker, msg.ticket)
-            self._asking[key] = asyncio.get_running_loop().create_task(self._lend(key, msg.host))
+            self._asking[key] = asyncio.get_running_loop().create_task(self._lend(key, msg.host, msg.resume))
             return
         if isinstance(msg, _SlotFree):
             self._give_back((msg.worker, msg.ticket))
@@ -431,9 +432,9 @@ class WorkerPool:
         else:
             route.emit(msg)
 
-    async def _lend(self, key: tuple[int, int], host: str) -> None:
+    async def _lend(self, key: tuple[int, int], host: str, resume: bool) -> None:
         try:
-            await self.limiter.acquire(host)
+            await self.limiter.acquire(host, resume)
         finally:
             self._asking.pop(key, None)
         worker = key[0]
