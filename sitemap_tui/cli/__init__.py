@@ -45,10 +45,10 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     if twice is not None:
         print(f"sitemap-tui: error: {twice}", file=sys.stderr)
         return EXIT_USAGE
-    if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py), not a test's
+    if launch is not None:
         from sitemap_tui.cli.explorer import terminal_missing
 
-        no_terminal = terminal_missing(args)
+        no_terminal = terminal_missing(args, launch)
         if no_terminal is not None:
             print(f"sitemap-tui: error: {no_terminal}", file=sys.stderr)
             return EXIT_USAGE

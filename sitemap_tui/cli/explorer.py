@@ -40,17 +40,28 @@ def explore_command(ns: argparse.Namespace) -> ExploreCommand:
     return ExploreCommand(ns.target, fetch_options(ns), tree_options(ns, recursive=True))
 
 
-def terminal_missing(ns: argparse.Namespace) -> str | None:
+def terminal_missing(ns: argparse.Namespace, launch: Launch | None) -> str | None:
     """Why `diff --tui` cannot open the explorer, said before it explores anything (`explore`
     and `open FILE` say it once their --db or FILE is checked: a bad file is the better news).
     None when it may run."""
-    return no_terminal("diff without --tui writes the comparison") if ns.command == "diff" and getattr(ns, "tui", False) \
-        else None
+    if ns.command == "diff" and getattr(ns, "tui", False):
+        return no_terminal(launch, "diff without --tui writes the comparison")
+    return None
 
 
-def no_terminal(instead: str = "use urls, stats or validate") -> str | None:
+def require_terminal(launch: Launch | None, instead: str = "use urls, stats or validate") -> None:
+    """UsageError when the explorer ``launch`` opens has no terminal to run in."""
+    missing = no_terminal(launch, instead)
+    if missing:
+        raise UsageError(missing)
+
+
+def no_terminal(launch: Launch | None, instead: str) -> str | None:
     """Without a terminal the explorer waits for keys that never come, drawing escape codes
-    into whatever stdout is (`sitemap-tui example.com > out` hung for ever)."""
+    into whatever stdout is (`sitemap-tui example.com > out` hung for ever). Only the real
+    explorer's plug (main.py) needs one: a test's ``launch`` runs nothing."""
+    if not getattr(launch, "needs_terminal", False):
+        return None
     missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
                if stream is None or not stream.isatty()]
     if not missing:
@@ -71,10 +82,7 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
         if problem:
             raise UsageError(f"--db {display(db_path)}: {problem}")
         _check_explore_db(Path(db_path))
-    if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py), not a test's
-        missing = no_terminal()
-        if missing:
-            raise UsageError(missing)
+    require_terminal(launch)
     if not db_path:
         from sitemap_tui.cli.cache import prune_at_start
 

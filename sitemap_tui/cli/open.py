@@ -42,12 +42,9 @@ def cmd_open(opts: OpenOptions, launch: Launch | None) -> int:
         raise UsageError(f"{display(opts.db)}: {problem}")
     if launch is None:
         raise UsageError("the explorer is not part of this program; use a headless command")
-    if getattr(launch, "needs_terminal", False):  # the real explorer's plug (main.py)
-        from sitemap_tui.cli.explorer import no_terminal
+    from sitemap_tui.cli.explorer import require_terminal
 
-        missing = no_terminal("history, diff FILE.db NEW or cache list read saved explorations")
-        if missing:
-            raise UsageError(missing)
+    require_terminal(launch, "history, diff FILE.db NEW or cache list read saved explorations")
     return launch(target=None, db_path=path, fetch_config=None, options=None)
 
 

@@ -198,11 +198,9 @@ def one_file_twice(ns: argparse.Namespace) -> str | None:
                 # beside it, report.json, is no sitemap: it may be replaced)
                 from sitemap_tui.engine.localdir import LOCAL_SUFFIXES
 
-                inside = next((path for _, path in seen if os.path.isfile(path) and _within(path, source)
-                               and path.lower().endswith(LOCAL_SUFFIXES)), None)
-                if inside is not None:
-                    flag = next(f for f, p in seen if p == inside)
-                    return f"{flag} names a file in the {in_flag} folder ({inside}): the run would replace a file it reads"
+                for flag, path in seen:
+                    if path.lower().endswith(LOCAL_SUFFIXES) and os.path.isfile(path) and _within(path, source):
+                        return f"{flag} names a file in the {in_flag} folder ({path}): the run would replace a file it reads"
                 continue
             if not isinstance(source, str) or "://" in source or not os.path.isfile(source):
                 continue  # a URL, a host name: no file to replace

@@ -41,7 +41,7 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
         return TargetProblem(EXIT_USAGE, f"{'a file' if n == 1 else f'{n:,} files'} failed inside sitemap-tui "
                                          f"(first {display(first.url)}: {display(first.error)}): the result is "
                                          "incomplete, so no output was replaced")
-    if explorer.timed_out and not any(n.stats.url_count for n in explorer.nodes.values() if n.kind not in _CONTAINERS):
+    if explorer.timed_out and not _listed(explorer):
         # nothing was read in the time given: not a run at all (a CI step passed, -o emptied)
         return TargetProblem(EXIT_USAGE, f"the run's time budget of {explorer.options.max_time:g} s ran out before "
                                          "anything could be listed (--max-time): no output was replaced")
@@ -84,6 +84,11 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
     return TargetProblem(code, f"{display(root.url)}: {display(root.error)}")
 
 
+def _listed(explorer: Explorer) -> bool:
+    """Some sitemap file gave at least one URL."""
+    return any(n.stats.url_count for n in explorer.nodes.values() if n.kind not in _CONTAINERS)
+
+
 # why a file gave nothing: it failed, or its reading stopped before its first entry
 _BROKEN = (LeftOut.FAILED, LeftOut.CUT_PARSE, LeftOut.CUT_FETCH, LeftOut.CUT_DECODE, LeftOut.CUT_SIZE)
 
@@ -92,10 +97,9 @@ def _nothing_listed(explorer: Explorer) -> TargetProblem | None:
     """A target whose sitemaps were found but not one URL could be read from them (each failed,
     or stopped at an error before its first entry) is no usable sitemap: 1, and a previous
     output kept. Found sitemaps that are empty, or left out by an option, are not."""
-    nodes = explorer.nodes.values()
-    if any(n.stats.url_count for n in nodes if n.kind not in _CONTAINERS):
+    if _listed(explorer):
         return None
-    broken = [n for n in nodes if n.kind != NodeKind.ROBOTS and explorer.left_out_of(n) in _BROKEN]
+    broken = [n for n in explorer.nodes.values() if n.kind != NodeKind.ROBOTS and explorer.left_out_of(n) in _BROKEN]
     if not broken:
         return None
     files = "the sitemap" if len(broken) == 1 else f"{len(broken)} sitemap files"

@@ -18,7 +18,6 @@ from sitemap_tui.engine.explore_tree import (
     CUT_RULES,
     UNPARSABLE_RULES,
     Refused,
-    file_path,
 )
 from sitemap_tui.engine.filejob import (
     FileJob,
@@ -93,7 +92,7 @@ class FileProcessing(RobotsReading):
         spec = JobSpec(
             node_id=node.id,
             url=node.url,
-            local_path=str(file_path(node.url)) if node.id in self._local_ok else None,
+            local_path=str(urlpolicy.local_path(node.url)) if node.id in self._local_ok else None,
             ctx=self._ctx(node),
             output_format=self.options.output_format,
             want_rows=self.store is not None,

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from sitemap_tui.engine import urlpolicy
-from sitemap_tui.engine.explore_tree import ROBOTS_MAX_BYTES, ExplorerState, file_path
+from sitemap_tui.engine.explore_tree import ROBOTS_MAX_BYTES, ExplorerState
 from sitemap_tui.engine.fetch import FetchOutcome, StopFetch
 from sitemap_tui.engine.filejob import (
     JobDone,
@@ -267,7 +267,7 @@ class RobotsReading(ExplorerState):
             if self.store is not None:
                 self.store.set_meta(f"robots:{node.url}", bytes(buf).decode("utf-8", "replace"))
             if node.url.startswith("file:"):
-                self._adopt_local_robots(robots, file_path(node.url))
+                self._adopt_local_robots(robots, urlpolicy.local_path(node.url))
             issues = self._judged(outcome.findings)
             if self.checker is not None:
                 issues += self.checker.check_robots(robots, self._ctx(node, outcome.final_url))

@@ -459,7 +459,7 @@ class ExplorerState:
         if node.url.startswith("file:"):
             if node.id not in self._local_ok:
                 raise Refused("file: URLs are only read when given on the command line")
-            path = file_path(node.url)
+            path = urlpolicy.local_path(node.url)
             return await fetch_local(path, sink, max_decoded=max_decoded or self.fetch_config.max_decoded)
 
         def progress(wire: int, total: int | None) -> None:
@@ -513,9 +513,6 @@ def _snapshot(node: Node) -> Node:
     snap.stats = copy.copy(node.stats)
     return snap
 
-
-def file_path(url: str) -> Path:
-    return urlpolicy.local_path(url)
 
 
 class Refused(Exception):

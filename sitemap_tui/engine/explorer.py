@@ -22,7 +22,6 @@ from sitemap_tui.engine.explore_tree import (  # (ExploreOptions, DiscoveryRecor
     SITEMAP_KINDS,
     DiscoveryRecord,
     ExploreOptions,
-    file_path,
 )
 from sitemap_tui.engine.fetch import Fetcher, StopFetch
 from sitemap_tui.engine.leftout import LeftOut, Omission, describe
@@ -162,7 +161,7 @@ class Explorer(FileProcessing):
             if t.url.startswith("file:"):
                 self._local_ok.add(root.id)
                 if t.kind == "file":
-                    self._robots_beside(file_path(t.url))
+                    self._robots_beside(urlpolicy.local_path(t.url))
             elif t.kind == "sitemap":
                 self._start_target_robots(t.url)
         self._commit()

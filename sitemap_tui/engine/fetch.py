@@ -105,6 +105,11 @@ def _malformed(exc: BaseException) -> bool:
     return not any(word in text for word in ("disconnect", "closed", "terminat", "reset"))
 
 
+def _retries_for(exc: BaseException, retries: int) -> int:
+    """The retries a failure earns: ``retries``, one at most for a malformed answer."""
+    return min(retries, 1) if _malformed(exc) else retries
+
+
 _NO_SUCH_NAME = frozenset({socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)})
 
 
@@ -417,7 +422,7 @@ class Fetcher:
         try:
             response = await client.send(request, stream=True)
         except _RETRYABLE_ERRORS as exc:
-            if run.attempt < (min(cfg.retries, 1) if _malformed(exc) else cfg.retries) and not _refused(exc):
+            if run.attempt < _retries_for(exc, cfg.retries) and not _refused(exc):
                 run.last_failure = error_for(exc, cfg)[0]
                 return _Step("retry", delay=self._backoff(run.attempt))
             raise
@@ -446,7 +451,7 @@ class Fetcher:
                 await self._read_body(response, run, sink, on_progress, out)
             except _RETRYABLE_ERRORS as exc:
                 # The connection broke before the sink saw anything: start this hop again.
-                if not run.delivered and run.attempt < (min(cfg.retries, 1) if _malformed(exc) else cfg.retries):
+                if not run.delivered and run.attempt < _retries_for(exc, cfg.retries):
                     run.last_failure = error_for(exc, cfg)[0]
                     return _Step("retry", delay=self._backoff(run.attempt))
                 raise

@@ -5,6 +5,7 @@ highlighted issue are on screen."""
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,6 +17,17 @@ from sitemap_tui.tui.messages import ShowUrls
 
 SIZES = [(200, 50), (80, 24)]
 RULE = "lastmod-invalid-format"  # the demo's one: sitemap-products.xml.gz line 207, '14/05/2023'
+
+
+def show_urls_hook() -> tuple[list[ShowUrls], Callable[[Message], None]]:
+    """The ShowUrls messages an app posts, and the message hook that collects them."""
+    posted: list[ShowUrls] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, ShowUrls):
+            posted.append(message)
+
+    return posted, hook
 
 
 async def to_rule(app: Any, pilot: Any, issues: Tree[Any], rule: str) -> None:
@@ -31,11 +43,7 @@ async def to_rule(app: Any, pilot: Any, issues: Tree[Any], rule: str) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_issues_pane_as_a_drill_down(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
-    posted: list[ShowUrls] = []
-
-    def hook(message: Message) -> None:
-        if isinstance(message, ShowUrls):
-            posted.append(message)
+    posted, hook = show_urls_hook()
 
     async with app.run_test(size=size, message_hook=hook) as pilot:
         await wait_started(app, pilot)
@@ -129,11 +137,7 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
     """Found from outside: Enter on `/lookbook/storm-ready — deprecated <image:caption>` (a
     finding on the file that names one of its URLs, no entry of its own) did nothing."""
     app = make_app(demo_server.base_url + "/")
-    posted: list[ShowUrls] = []
-
-    def hook(message: Message) -> None:
-        if isinstance(message, ShowUrls):
-            posted.append(message)
+    posted, hook = show_urls_hook()
 
     async with app.run_test(size=size, message_hook=hook) as pilot:
         await wait_started(app, pilot)
@@ -163,11 +167,7 @@ async def test_enter_with_nothing_highlighted_takes_the_first_rule(demo_server, 
     """Found from outside: after 4 no row is highlighted (the list keeps the pane until one is),
     and Enter, the footer's "Show URLs", did nothing: it takes the first rule."""
     app = make_app(demo_server.base_url + "/")
-    posted: list[ShowUrls] = []
-
-    def hook(message: Message) -> None:
-        if isinstance(message, ShowUrls):
-            posted.append(message)
+    posted, hook = show_urls_hook()
 
     async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
         await wait_started(app, pilot)
