@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import RadioButton
+from textual.widgets import Button, RadioButton
 from urltui_helpers import build_store, entry, issue, wait_for
 
 from sitemap_tui.engine.store import EntryFilter
@@ -61,12 +61,20 @@ async def ready(pilot, table: UrlTable) -> None:
     await wait_for(pilot, lambda: table.grid.total is not None and not table.grid.scanning)
 
 
+async def click(pilot, selector: str) -> None:
+    """Click a button as a person does: not within its 0.2 s pressed look, when Textual's
+    Button ignores a second press (a click or Enter)."""
+    button = pilot.app.screen.query_one(selector, Button)
+    await wait_for(pilot, lambda: not button.has_class("-active"))
+    await pilot.click(selector)
+
+
 async def run_export(pilot, app: Host, screen: ExportScreen, fmt: str) -> tuple[int, Path]:
     await pilot.pause()
     radio(screen, "#export-format", fmt).value = True
     await pilot.pause()
     n = len(app.results)
-    await pilot.click("#export-go")
+    await click(pilot, "#export-go")
     await wait_for(pilot, lambda: len(app.results) > n)
     result = app.results[-1]
     assert result is not None
@@ -194,22 +202,22 @@ async def test_never_overwrites_without_asking(tmp_path: Path):
         await ready(pilot, app.query_one(UrlTable))
         screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
         await pilot.pause()
-        await pilot.click("#export-go")
+        await click(pilot, "#export-go")
         await pilot.pause()
         confirm = screen.query_one("#export-confirm")
         assert confirm.has_class("-open") and "already exists" in str(screen.query_one("#export-confirm-text").render())
         assert target.read_text() == "precious\n" and app.results == []
-        await pilot.click("#export-keep")  # back out
+        await click(pilot, "#export-keep")  # back out
         await pilot.pause()
         assert not confirm.has_class("-open") and target.read_text() == "precious\n"
-        await pilot.click("#export-go")
+        await click(pilot, "#export-go")
         await pilot.pause()
         await pilot.press("escape")  # escape leaves the confirm step first
         await pilot.pause()
         assert not confirm.has_class("-open") and app.results == []
-        await pilot.click("#export-go")
+        await click(pilot, "#export-go")
         await pilot.pause()
-        await pilot.click("#export-overwrite")
+        await click(pilot, "#export-overwrite")
         await wait_for(pilot, lambda: app.results)
         assert app.results == [(13, target)]
         assert target.read_text().splitlines()[0] == "https://example.com/p/0"
@@ -227,7 +235,7 @@ async def test_escape_while_writing_cancels_and_leaves_nothing(tmp_path: Path):
         (tmp_path / "out").mkdir()  # a missing folder is asked about first (test_missing_folder_is_asked_about)
         screen = app.export({"subtree": EntryFilter(node_ids=[1, 2])}, tmp_path / "out")
         await pilot.pause()
-        await pilot.click("#export-go")
+        await click(pilot, "#export-go")
         await wait_for(pilot, lambda: screen.query_one("#export-progress").has_class("-open"))
         assert screen.query_one("#export-go").disabled
         await pilot.press("escape")
@@ -277,9 +285,9 @@ async def test_missing_folder_is_asked_about(tmp_path: Path):
         await pilot.pause()
         assert not confirm.has_class("-open") and not (tmp_path / "new").exists()
         assert app.focused is screen.query_one("#export-path")
-        await pilot.click("#export-go")
+        await click(pilot, "#export-go")
         await pilot.pause()
-        await pilot.click("#export-overwrite")  # "Create the folder"
+        await click(pilot, "#export-overwrite")  # "Create the folder"
         await wait_for(pilot, lambda: app.results)
         assert app.results == [(13, folder / "sitemap-urls-this-node.txt")]
         assert (folder / "sitemap-urls-this-node.txt").read_text().startswith("https://example.com/p/0\n")

@@ -169,7 +169,10 @@ async def test_every_filter_word_is_in_the_help(demo_server, make_app, size) -> 
         text = static_text(app.screen.query_one("#help-filter"), width=size[0])
         for w in WORDS:
             assert w.syntax in text and w.help.split()[0] in text, (w.name, text)
-        app.screen.query_one("#help-scroll").scroll_end(animate=False)
+        scroll = app.screen.query_one("#help-scroll")
+        scroll.scroll_end(animate=False)  # (after the next refresh)
+        await wait_for(pilot, lambda: scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y,
+                       what="the help scrolled to its end")
         await pilot.pause()
         shown = screen_text(app)  # scrolled to its end: the last words, whole, on screen
         assert WORDS[-1].syntax in shown and WORDS[-2].syntax in shown, shown
