@@ -109,8 +109,8 @@ def test_a_node_audit_fetches_only_its_sitemaps_and_access_is_read_once_computed
                     for n in ("/one.xml", "/two.xml"))
         assert audited(store) == 0 and todo_count(store) == 5 and todo_count(store, [two]) == 3
         assert stored_counts(store.conn, [one, two]) is None  # never computed: nothing to show
-        fetched = run_audit(store, FetchConfig(), AuditOptions(rate=0, node_ids=(two,)), on_note=lambda _t: None)
-        assert fetched == 3 and todo_count(store, [two]) == 0 and todo_count(store) == 2
+        finished = run_audit(store, FetchConfig(), AuditOptions(rate=0, node_ids=(two,)), on_note=lambda _t: None)
+        assert finished and audited(store) == 3 and todo_count(store, [two]) == 0 and todo_count(store) == 2
         assert {p for req, _ in site.log if (p := req.path) in ("/a1", "/a2")} == set()
         assert indexability_counts(store.conn, [one]) is None  # nothing of it audited
         c = indexability_counts(store.conn, [one, two])

@@ -29,6 +29,9 @@ def slow_site() -> Iterator[str]:
                 body = INDEX.format("".join(f"<sitemap><loc>{c}</loc></sitemap>" for c in children))
             elif self.path == "/fast.xml":
                 body = URLSET.format(f"{base}/quick")
+            elif self.path == "/pages.xml":  # quick to list; its pages answer slowly
+                body = URLSET.replace("<url><loc>{}</loc></url>", "{}").format(
+                    "".join(f"<url><loc>{base}/c-page{i}</loc></url>" for i in range(3)))
             elif self.path.startswith("/c"):
                 release.wait(60)  # held: the run's budget must end it, not the answer
                 body = URLSET.format(f"{base}/page")
@@ -101,3 +104,25 @@ def test_a_budget_that_runs_out_before_anything_is_listed_is_2_and_keeps_the_out
     assert proc.returncode == 2, proc.stderr
     assert "the run's time budget of 1.5 s ran out before anything could be listed" in proc.stderr
     assert out.read_text() == "GOOD\n"
+
+
+def test_the_budget_also_ends_validate_deep_and_says_how_far_it_got(slow_site: str) -> None:
+    """--max-time bounded the exploration only: validate --deep then fetched its sample of pages
+    for as long as they took (100 per sitemap at 5 a second, each up to --timeout)."""
+    pages = slow_site.replace("/index.xml", "/pages.xml")
+    proc = run("validate", pages, "--deep", "--rate", "0", "--max-time", "2", "--workers", "0")
+    assert "the deep checks stopped before any URL was checked: the run's time budget of 2 s ran out" in proc.stderr
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    strict = run("validate", pages, "--deep", "--rate", "0", "--max-time", "2", "--workers", "0", "--strict")
+    assert strict.returncode == 1, strict.stderr
+
+
+def test_the_budget_also_ends_an_audit_which_stays_partial(slow_site: str, tmp_path) -> None:
+    pages = slow_site.replace("/index.xml", "/pages.xml")
+    out = tmp_path / "audit.jsonl"
+    proc = run("audit", pages, "--rate", "0", "--max-time", "2", "--format", "jsonl", "-o", str(out),
+               "--fail-if", "not_audited>0")
+    assert "the run's time budget of 2 s ran out (--max-time) before every URL was fetched: 0 audited" in proc.stderr
+    assert "a new run starts over" in proc.stderr  # (--no-history: nothing keeps it)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr  # the --fail-if
+    assert out.read_text() == ""  # written: what was audited, nothing

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,7 @@ from sitemap_tui.cli.headless import (
     parse_target,
     run_exploration,
 )
-from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
+from sitemap_tui.cli.options import TreeOptions, fetch_options, time_left, tree_options
 from sitemap_tui.cli.verdict import (
     report_failures,
     report_left_out,
@@ -116,6 +117,7 @@ def cmd_audit(opts: AuditCommand) -> int:
     from sitemap_tui.engine.store.audit import audit_counts, audit_records, audited, group_samples
     from sitemap_tui.session.audit import AuditStore, continued_audit, run_audit
 
+    started = time.monotonic()  # the run's time budget (--max-time) counts from here
     target = parse_target(opts.target)
     conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS)
     coverage = _coverage(opts, conditions)
@@ -163,9 +165,16 @@ def cmd_audit(opts: AuditCommand) -> int:
     progress = _Progress()
     try:
         try:
-            run_audit(store, config, audit_options, on_note=_note, on_progress=progress, coverage=coverage)
+            finished = run_audit(store, config, audit_options, on_note=_note, on_progress=progress, coverage=coverage,
+                                 time_left=time_left(opts.tree, started))
         finally:
             progress.done()
+        if not finished:
+            # kept partial: the next run goes on from here, unless nothing keeps it (--no-history)
+            again = ("running the same command again goes on where it stopped" if place is not None
+                     else "with --no-history nothing keeps it: a new run starts over")
+            _note(f"the run's time budget of {opts.tree.max_time:g} s ran out (--max-time) before every URL was "
+                  f"fetched: {audited(store):,} audited; {again}")
         counts = audit_counts(store)
         listed, crawl = opts.compare_list is not None, opts.crawl is not None
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))

@@ -6,12 +6,14 @@ to define, and ``urls`` starts in ~0.3 s)."""
 from __future__ import annotations
 
 import argparse
+import time
 from dataclasses import dataclass
 
 from sitemap_tui.session.fetching import FetchOptions, default_concurrency
 
-# a headless run's whole exploration, at most (--max-time): a set of 10 M URLs takes minutes; a
-# hostile index of slow children took children x --timeout / --per-host (21 h with the defaults)
+# a headless run, at most (--max-time): a set of 10 M URLs takes minutes to explore; a hostile
+# index of slow children took children x --timeout / --per-host (21 h with the defaults), and
+# validate --deep's or audit's pages as long again
 DEFAULT_MAX_TIME = 1800.0
 
 
@@ -30,6 +32,15 @@ class TreeOptions:
     cache: bool = True  # ask conditionally against the site's latest exploration (--no-cache: not)
     also: tuple[str, ...] = ()  # a build folder's sitemaps that nothing lists, read as the site's too
     max_time: float = DEFAULT_MAX_TIME  # seconds; 0: no limit (the explorer has none)
+
+
+def time_left(tree: TreeOptions, started: float) -> float | None:
+    """Seconds of the run's budget (--max-time) left after the exploration that began at
+    ``started`` (time.monotonic()): the fetches after it (validate --deep, audit's pages) get
+    only those; None when there is no budget (--max-time 0)."""
+    if tree.max_time <= 0:
+        return None
+    return max(0.0, tree.max_time - (time.monotonic() - started))
 
 
 def worker_count(ns: argparse.Namespace) -> int:

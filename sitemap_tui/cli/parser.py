@@ -169,8 +169,9 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                    help="total files budget (default 10000)")
     if headless:  # (the explorer's user stops a long run with x)
         g.add_argument("--max-time", type=budget, default=DEFAULT_MAX_TIME, metavar="SECONDS",
-                       help="time budget of the whole exploration: when it runs out no file is started and "
-                            f"the running ones stop, said on stderr (default {DEFAULT_MAX_TIME:g}; 0: none)")
+                       help="time budget of the whole run (the exploration, then validate --deep's or audit's "
+                            "page fetches): when it runs out nothing new is started and what runs stops, said on "
+                            f"stderr (default {DEFAULT_MAX_TIME:g}; 0: none)")
     g.add_argument("--probe", action="store_true",
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",

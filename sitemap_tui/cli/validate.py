@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import shutil
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from sitemap_tui.cli.headless import (
     run_exploration,
     run_store,
 )
-from sitemap_tui.cli.options import TreeOptions, fetch_options, map_targets, tree_options
+from sitemap_tui.cli.options import TreeOptions, fetch_options, map_targets, time_left, tree_options
 from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
@@ -140,6 +141,7 @@ def _validate(opts: ValidateOptions) -> int:
 
     if opts.summary and opts.format != "text":
         raise UsageError(f"--summary is a text report; --format {opts.format} lists every finding")
+    started = time.monotonic()  # the run's time budget (--max-time) counts from here
     target = parse_target(opts.target)
     fail_on = opts.fail_on
     if fail_on != "never" and Severity(fail_on).rank < Severity(opts.min_severity).rank:
@@ -161,6 +163,7 @@ def _validate(opts: ValidateOptions) -> int:
                   and opts.robots_checks)
     store, finish, kept = run_store(opts.tree, target, "validate", "all" if everything else "selected")
     complete = False
+    deep_cut = False  # the time budget ended the deep checks before every sampled URL was checked
     deep_notes: list[str] = []  # what the deep checks left out (robots.txt): stderr and the summary
     try:
         # per-file aggregates only matter in a store that is kept (--db or the history, for `open`)
@@ -187,7 +190,15 @@ def _validate(opts: ValidateOptions) -> int:
                 deep_notes.append(text)
                 _note(text)
 
-            asyncio.run(validation.deep(store, fetch_config(opts.fetch), deep, on_note=deep_note))
+            left = time_left(opts.tree, started)
+            cut = asyncio.run(_deep_within(validation, store, fetch_config(opts.fetch), deep, deep_note, left))
+            if cut is not None:
+                # said like the exploration's own cut, and --strict's: not every sampled page was checked
+                done, total = cut
+                where = f"after {done:,} of {total:,} sampled URLs" if done else "before any URL was checked"
+                deep_note(f"the deep checks stopped {where}: the run's time budget of {opts.tree.max_time:g} s "
+                          "ran out (--max-time)")
+                deep_cut = True
         store.commit()
         def shown(rule: str, severity: str) -> str | None:
             """The severity a finding is reported with, or None when it is left out (a rule not
@@ -254,7 +265,30 @@ def _validate(opts: ValidateOptions) -> int:
         "info": summary.errors + summary.warnings + summary.info,
         "never": 0,
     }[fail_on]
-    return report_left_out(explorer, opts.strict, EXIT_FINDINGS if failing else EXIT_OK)
+    code = report_left_out(explorer, opts.strict, EXIT_FINDINGS if failing else EXIT_OK)
+    return EXIT_FINDINGS if deep_cut and opts.strict else code
+
+
+async def _deep_within(validation: Validation, store: Any, config: Any, deep: Any, on_note: Callable[[str], None],
+                       left: float | None) -> tuple[int, int] | None:
+    """``validate --deep``'s checks within what is ``left`` of the run's budget (None: no
+    budget); (checked, sampled) when the budget ended them, None when they all ran. The
+    sampled pages are fetched at --rate per host: 100 per sitemap of a 1,000-file set takes
+    hours, and a site's slow pages each up to --timeout."""
+    stop = asyncio.Event()
+    progress = (0, 0)
+
+    def seen(done: int, total: int) -> None:
+        nonlocal progress
+        progress = (done, total)
+
+    timer = None if left is None else asyncio.get_running_loop().call_later(left, stop.set)
+    try:
+        await validation.deep(store, config, deep, cancel_event=stop, on_progress=seen, on_note=on_note)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return progress if stop.is_set() else None
 
 
 def _summary(counts: Iterable[tuple[str, str, int]], shown: Callable[[str, str], str | None],

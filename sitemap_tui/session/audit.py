@@ -81,25 +81,32 @@ class AuditStore:
 
 
 def run_audit(store: Store, config: FetchConfig, options: AuditOptions, *, on_note: Callable[[str], None],
-              on_progress: Callable[[int], None] | None = None, coverage: CoverageOptions | None = None) -> int:
+              on_progress: Callable[[int], None] | None = None, coverage: CoverageOptions | None = None,
+              time_left: float | None = None) -> bool:
     """Audit ``store``'s URLs (engine/audit.py), then the list and the crawl of ``coverage``
-    (engine/coverage.py); the store's meta says whether all of it finished. Returns the listed
-    URLs fetched. A stop (Ctrl-C, SIGTERM) keeps what was stored and propagates."""
+    (engine/coverage.py); the store's meta says whether all of it finished. A stop (Ctrl-C,
+    SIGTERM) keeps what was stored and propagates; so does the end of ``time_left`` seconds
+    (the run's budget), which returns False: the audit stays partial, for the next run to go on."""
     store.set_meta(AUDIT_STATE, PARTIAL)
     store.publish()
     auditor = Auditor(store, config, options, on_note=on_note, on_progress=on_progress)
 
-    async def both() -> int:
-        fetched = await auditor.run()
-        if coverage is not None:
-            await CoverageRun(store, config, options, coverage, on_note=on_note, after=auditor).run()
-        return fetched
+    async def both() -> bool:
+        try:
+            async with asyncio.timeout(time_left):
+                await auditor.run()
+                if coverage is not None:
+                    await CoverageRun(store, config, options, coverage, on_note=on_note, after=auditor).run()
+        except TimeoutError:
+            return False
+        return True
 
-    fetched = asyncio.run(both())
+    finished = asyncio.run(both())
     signals.check()  # a signal cancelled the run: it stays partial
-    store.set_meta(AUDIT_STATE, COMPLETE)
-    store.publish()
-    return fetched
+    if finished:
+        store.set_meta(AUDIT_STATE, COMPLETE)
+        store.publish()
+    return finished
 
 
 async def audit_in_place(store: Store, config: FetchConfig, options: AuditOptions, *,
