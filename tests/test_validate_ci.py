@@ -180,6 +180,22 @@ def test_sarif_baseline_states_against_a_server(httpserver, tmp_path: Path) -> N
     assert all("baselineState" not in r for r in json.loads(plain.stdout)["runs"][0]["results"])
 
 
+def test_a_build_folder_read_as_its_site_matches_its_own_sarif_or_json_baseline(tmp_path: Path) -> None:
+    """Found from outside: SARIF names a build's local file, the finding its URL (the site the
+    folder's robots.txt names): a SARIF baseline matched none of its own findings."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text("User-agent: *\nDisallow:\nSitemap: https://example.com/sitemap.xml\n")
+    (public / "sitemap.xml").write_text(sitemap(bad_lastmod("a"), bad_priority("b")))
+    for fmt in ("sarif", "json"):
+        run(tmp_path, "validate", "public", "--no-history", "--format", fmt, "-o", f"base.{fmt}")
+        again = run(tmp_path, "validate", "public", "--no-history", "--baseline", f"base.{fmt}")
+        assert again.returncode == 0 and ", 0 new" in again.stderr, (fmt, again.stdout, again.stderr)
+        states = json.loads(run(tmp_path, "validate", "public", "--no-history", "--baseline", f"base.{fmt}",
+                                "--format", "sarif").stdout)["runs"][0]["results"]
+        assert states and {r["baselineState"] for r in states} == {"unchanged"}, fmt
+
+
 def test_baseline_errors_and_a_failed_run_keeps_the_old_baseline(tmp_path: Path, many: Path) -> None:
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "missing.json"), "missing.json")
     (tmp_path / "notjson.json").write_text("{")

@@ -148,7 +148,7 @@ def _validate(opts: ValidateOptions) -> int:
         raise UsageError(
             f"--fail-on {fail_on} cannot fail: --min-severity {opts.min_severity} leaves "
             f"{fail_on} findings out of the report (lower --min-severity or raise --fail-on)")
-    baseline = _baseline(opts.baseline, _root(opts))
+    baseline = _baseline(opts.baseline, _root(opts), opts.fetch.maps)
     overrides = dict(opts.severity)
     floor = Severity(opts.min_severity)
     # an override may raise a rule above --min-severity: every rule runs, the floor applies below
@@ -327,7 +327,7 @@ class _Counted:
         matcher = self._baseline.matcher()
         base = self._base
         for issue in self._issues:
-            if matcher.known(identity(issue, base)):
+            if matcher.known(identity(issue, base, self._baseline.locate)):
                 self.suppressed += 1
                 continue
             self.new += 1
@@ -338,13 +338,14 @@ def _root(opts: ValidateOptions) -> Path:
     return Path(opts.root) if opts.root else Path.cwd()
 
 
-def _baseline(raw: str | None, base: Path) -> Baseline | None:
+def _baseline(raw: str | None, base: Path, maps: tuple[str, ...]) -> Baseline | None:
     if raw is None:
         return None
     from sitemap_tui.validate.baseline import BaselineError, load
+    from sitemap_tui.validate.report import locator
 
     try:
-        return load(raw, base)
+        return load(raw, base, locator(maps))
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
 
@@ -363,7 +364,7 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
         matcher = baseline.matcher()
         base = _root(opts)
         write_report("sarif", selected(), summary, out,
-                     baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base)) else "new",
+                     baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base, baseline.locate)) else "new",
                      absent=matcher.absent, maps=opts.fetch.maps)
         return
     issues = _Counted(selected(), baseline, _root(opts))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,11 +51,17 @@ class Known:
     message: str
 
 
-def where(sitemap: str | None, base: Path) -> str:
-    """The file part of an identity: a local file relative to ``base`` when inside it."""
+Locate = Callable[[str | None], Path | None]
+
+
+def where(sitemap: str | None, base: Path, locate: Locate = local_path) -> str:
+    """The file part of an identity: a local file relative to ``base`` when inside it.
+    ``locate`` (report.locator) finds the file of a URL a build folder is read as (--map, or
+    the site its robots.txt names): a SARIF report names that file, a JSON report the URL, and
+    both must give one identity, or a SARIF baseline matched none of its own findings."""
     if not sitemap:
         return ""
-    path = local_path(sitemap)
+    path = locate(sitemap)
     if path is None:
         return sitemap
     try:
@@ -66,7 +72,7 @@ def where(sitemap: str | None, base: Path) -> str:
         return path.as_posix()
 
 
-def identity(issue: Any, base: Path) -> Key:
+def identity(issue: Any, base: Path, locate: Locate = local_path) -> Key:
     """(rule, file, what singles it out): the entry's URL, or for a rule whose one finding names
     a sample of several URLs (Rule.sample) its message with the numbers left out: one correct
     URL added at the top of a file made "URLs without <lastmod>: 1 of 2" a new finding (its
@@ -74,8 +80,8 @@ def identity(issue: Any, base: Path) -> Key:
     rule = str(issue.rule)
     spec = RULES.get(rule)
     if spec is not None and spec.sample:
-        return (rule, where(issue.sitemap, base), _NUMBERS.sub("#", issue.message or ""))
-    return (rule, where(issue.sitemap, base), issue.url or "")
+        return (rule, where(issue.sitemap, base, locate), _NUMBERS.sub("#", issue.message or ""))
+    return (rule, where(issue.sitemap, base, locate), issue.url or "")
 
 
 _NUMBERS = re.compile(r"\d[\d,.]*")
@@ -84,9 +90,10 @@ _NUMBERS = re.compile(r"\d[\d,.]*")
 class Baseline:
     """The findings of a baseline file, by identity."""
 
-    def __init__(self, path: str, known: dict[Key, list[Known]]) -> None:
+    def __init__(self, path: str, known: dict[Key, list[Known]], locate: Locate = local_path) -> None:
         self.path = path
         self.known = known
+        self.locate = locate  # the run's findings are given identities with it too
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.known.values())
@@ -132,8 +139,9 @@ class Matcher:
 MAX_BASELINE = 1024 * 1024 * 1024
 
 
-def load(raw: str, base: Path) -> Baseline:
-    """Read a baseline (JSON report or SARIF 2.1.0); anything else is a one-line usage error."""
+def load(raw: str, base: Path, locate: Locate = local_path) -> Baseline:
+    """Read a baseline (JSON report or SARIF 2.1.0); anything else is a one-line usage error.
+    ``locate``: as :func:`where`'s, the same as the run's that the baseline is matched with."""
     label = f"--baseline {display(raw)}"
     try:
         text = read_bounded(raw, MAX_BASELINE).decode("utf-8")
@@ -156,8 +164,8 @@ def load(raw: str, base: Path) -> Baseline:
         raise BaselineError(f"{label}: {exc}") from None
     known: dict[Key, list[Known]] = {}
     for finding in findings:
-        known.setdefault(identity(finding, base), []).append(finding)
-    return Baseline(raw, known)
+        known.setdefault(identity(finding, base, locate), []).append(finding)
+    return Baseline(raw, known, locate)
 
 
 def _from_json(doc: dict[str, Any], base: Path) -> Iterable[Known]:

@@ -117,7 +117,7 @@ def write_report(
     from a local build under a URL is annotated at its file in SARIF and GitHub output.
     """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
-    locate = _locator(maps)
+    locate = locator(maps)
     if fmt == "text":
         _text(issues, summary, out, base)
     elif fmt == "json":
@@ -183,7 +183,7 @@ def local_path(sitemap: str | None) -> Path | None:
     return Path(url2pathname(parts.path))  # (url2pathname decodes the %XX: once, not twice)
 
 
-def _locator(maps: tuple[str, ...]) -> Callable[[str | None], Path | None]:
+def locator(maps: tuple[str, ...]) -> Callable[[str | None], Path | None]:
     """The local file a sitemap was read from: a ``file:`` URI's, or under ``--map`` the mapped
     URL's (the store keeps the URL the build stands for; an annotation needs the file)."""
     if not maps:
