@@ -287,3 +287,26 @@ def test_a_dash_is_stdout_for_output_and_no_target(site: str, tmp_path: Path) ->
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
         "sitemap-tui: error: '-' (standard input) is not a target: save the sitemap to a file and give its path"]
+
+
+@pytest.mark.parametrize(("typed", "want"), [
+    ("example.com/sitemap.xml", "https://example.com/sitemap.xml"),  # was "no such file"
+    ("localhost:8000/sitemap.xml", "https://localhost:8000/sitemap.xml"),
+    ("127.0.0.1:8000/x.xml", "https://127.0.0.1:8000/x.xml"),
+    ("www.example.com", "https://www.example.com/"),
+    ("sitemap.xml", None),  # was a DNS lookup of the host sitemap.xml and "site unreachable"
+    ("robots.txt", None),
+    ("sitemap.xml.gz", None),
+    ("public/sitemap.xml", None),
+    ("./public/", None),
+])
+def test_a_target_without_a_scheme_is_a_path_or_a_url_by_its_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   typed: str, want: str | None) -> None:
+    from sitemap_tui.engine.discover import Target, TargetError
+
+    monkeypatch.chdir(tmp_path)  # none of them is there
+    if want is None:
+        with pytest.raises(TargetError, match="no such file or directory"):
+            Target.parse(typed)
+    else:
+        assert Target.parse(typed).url == want

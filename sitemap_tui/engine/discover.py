@@ -62,7 +62,7 @@ class Target:
         if text.startswith("file:"):
             raise TargetError("file: URLs are not accepted; give a local path instead")
         if "://" not in text:
-            if "/" in text.split("?")[0] and (text.startswith((".", "/", "~")) or text.endswith(LOCAL_SUFFIXES)):
+            if _local_looking(text):
                 raise TargetError(f"no such file or directory: {text}")
             text = "https://" + text
         text, userinfo = _without_userinfo(text)
@@ -126,3 +126,19 @@ def find_sitemap_links(html: bytes, base_url: str) -> list[str]:
             if urlpolicy.unfetchable_reason(url) is None and url not in out:
                 out.append(url)
     return out
+
+
+def _local_looking(text: str) -> bool:
+    """A TARGET without a scheme that is not there as a path: a path all the same (said as a
+    missing file), or a site or sitemap URL typed without https://? A bare file name
+    (``sitemap.xml``, ``robots.txt``: no host has such a name) and a path that starts like one
+    (``./``, ``/``, ``~``) or whose first part is no host name (``public/sitemap.xml``: no dot,
+    no port) are paths; ``example.com/sitemap.xml`` and ``localhost:8000/`` are URLs. The bare
+    name took a DNS lookup and "site unreachable", and the host-first URL was "no such file"."""
+    path = text.split("?")[0].split("#")[0]
+    first = path.split("/")[0]
+    if path.startswith((".", "/", "~")) or "\\" in path:
+        return True
+    if "/" not in path:
+        return first.lower().endswith(LOCAL_SUFFIXES)
+    return "." not in first and ":" not in first and first.lower() != "localhost"
