@@ -390,9 +390,23 @@ def test_a_build_folders_missing_child_and_foreign_urls_fail_as_on_the_site(caps
     assert "(--map)" in err and "robots.txt names" not in err  # the user's own map, said as such
 
 
-def test_a_folder_without_robots_txt_is_read_as_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_folder_without_robots_txt_is_read_as_the_site_its_index_names(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    """Found from outside: without robots.txt the build was read as files, and a child its index
+    listed but the build lacked passed as "on another host" (exit 0), an index listing itself as
+    nothing. Its index's top-level URLs name the site now. Near miss: an index that lists two
+    sites names none, and the folder is read as files, its skipped files said."""
     public = build_output(tmp_path / "public")
     (public / "robots.txt").unlink()
+    (public / "sitemap.xml").write_text(index("https://example.com/sitemap.xml", "https://example.com/pages.xml",
+                                              "https://example.com/missing.xml"))
+    code, report, err = run_json(capsys, str(public))
+    assert "is read as https://example.com/ (the site an index there lists files of" in err
+    found = findings(report)
+    assert ("index-child-unfetchable", "https://example.com/missing.xml") in found and code == 1
+    assert "index-cycle" in {i["rule"] for i in report["issues"]}
+    assert "on another host" not in err
+    (public / "sitemap.xml").write_text(index("https://example.com/pages.xml", "https://other.example/x.xml"))
     code, report, err = run_json(capsys, str(public))
     assert "is read as" not in err
     notes = report["summary"]["notes"]
@@ -402,7 +416,6 @@ def test_a_folder_without_robots_txt_is_read_as_files(capsys: pytest.CaptureFixt
     assert any("1 subfolder not searched" in n for n in notes)
     for note in notes:
         assert note in err
-    assert code == 0
 
 
 @pytest.mark.parametrize("content", [{}, {"ads.txt": "google.com, pub-1, DIRECT\n", "browserconfig.xml": "<browserconfig/>\n"}])

@@ -94,9 +94,10 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
         raise UsageError(str(exc)) from exc
     why = "(--map)"
     if not maps and imply:
-        ns.map = _implied_maps(ns)
+        ns.map, by_index = _implied_maps(ns)
         maps = parse_maps(ns.map)
-        why = "(the site its folder's robots.txt names; --map URL=DIR names another)"
+        named = "an index there lists files of" if by_index else "its folder's robots.txt names"
+        why = f"(the site {named}; --map URL=DIR names another)"
     if not maps:
         return
 
@@ -117,11 +118,12 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             setattr(ns, name, mapped(raw))
 
 
-def _implied_maps(ns: argparse.Namespace) -> list[str]:
-    """``SITE=FOLDER`` for each local target's folder whose robots.txt names one site (none when
-    two folders name the same site: which one stands for it is the user's choice, --map).
-    Without it, an index's children on that site were "on another host" and the location
-    rules had no site to judge by."""
+def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
+    """``SITE=FOLDER`` for each local target's folder whose robots.txt names one site, or
+    without a ``Sitemap:`` line whose index does (localdir.named_site; none when two folders
+    name the same site: which one stands for it is the user's choice, --map), and whether an
+    index named one. Without it, an index's children on that site were "on another host" and
+    the location rules had no site to judge by."""
     import sys
     from pathlib import Path
     from urllib.parse import quote
@@ -141,11 +143,11 @@ def _implied_maps(ns: argparse.Namespace) -> list[str]:
         folder = (path if path.is_dir() else path.parent).resolve()
         if folder in {s.folder for s in found.values()}:
             continue
-        site = named_site(folder)
+        site = named_site(folder, None if path.is_dir() else path.resolve())
         if site is None:
             continue
         if site.origin in found:
-            return []
+            return [], False
         found[site.origin] = site
     # A folder target: its sitemaps that nothing lists are read beside what robots.txt names, as
     # a folder's sitemaps were read before it was a site (a crawler would not find them: said).
@@ -158,7 +160,7 @@ def _implied_maps(ns: argparse.Namespace) -> list[str]:
             print(f"sitemap-tui: {plural(len(site.unlisted), 'sitemap file')} in {display(str(site.folder), 200)} "
                   f"listed by neither its robots.txt nor an index there, read as well: {names}{more}",
                   file=sys.stderr)
-    return [f"{origin}={site.folder}" for origin, site in found.items()]
+    return [f"{origin}={site.folder}" for origin, site in found.items()], any(s.by_index for s in found.values())
 
 
 _OUTPUTS = (("--db", "db"), ("--output", "output"), ("--write-baseline", "write_baseline"))

@@ -210,32 +210,68 @@ class NamedSite:
     origin: str  # scheme://host[:port]/
     folder: Path
     unlisted: tuple[str, ...]  # file names: sitemaps by name or content, listed by nothing
+    by_index: bool = False  # named by an index's children there, the folder having no Sitemap: line
 
 
-def named_site(folder: Path) -> NamedSite | None:
+def named_site(folder: Path, index: Path | None = None) -> NamedSite | None:
     """The one site whose URLs the ``Sitemap:`` lines of ``folder``'s robots.txt name: the
-    folder is that site's root (robots.txt lives there). None without a robots.txt, without an
-    absolute http(s) ``Sitemap:`` line, or when the lines name several sites."""
+    folder is that site's root (robots.txt lives there). None with a relative or odd
+    ``Sitemap:`` line, or when the lines name several sites.
+
+    Without a ``Sitemap:`` line (or a robots.txt), the site whose top-level URLs an index there
+    lists, when one of them names a file of the folder: the indexes of a folder target, or the
+    file target ``index``. A build without robots.txt was otherwise read as no site at all, and
+    an index child missing from the build passed as "on another host", unread and unreported."""
     robots = folder / "robots.txt"
+    origins = set()
     try:
-        if not robots.is_file():
-            return None
-        with robots.open("rb") as fh:
-            data = fh.read(ROBOTS_MAX_BYTES + 1)
+        data = None
+        if robots.is_file():
+            with robots.open("rb") as fh:
+                data = fh.read(ROBOTS_MAX_BYTES + 1)
     except OSError:
         return None
-    origins = set()
-    for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
-        parts = urlsplit(line.url.strip())
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-            return None  # a relative or odd line: which site it means is a guess
-        origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
-    if len(origins) != 1:
+    if data is not None:
+        for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
+            parts = urlsplit(line.url.strip())
+            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+                return None  # a relative or odd line: which site it means is a guess
+            origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
+    if len(origins) > 1:
         return None
+    by_index = not origins
+    if by_index and index is not None:  # (a file target: no scan of its folder unless it names a site)
+        origins = _index_sites([index], folder)
+        if len(origins) != 1:
+            return None
     scan = scan_folder(folder)  # (each file sniffed once: the scan keeps its indexes)
+    if by_index and index is None:
+        origins = _index_sites(list(scan.indexes), folder)
+        if len(origins) != 1:
+            return None
     listed = _listed(scan.robots, list(scan.indexes))
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
-    return NamedSite(origins.pop(), folder, unlisted)
+    return NamedSite(origins.pop(), folder, unlisted, by_index)
+
+
+def _index_sites(indexes: list[Path], folder: Path) -> set[str]:
+    """The site whose top-level URLs ``indexes`` list, with a file of ``folder`` among them."""
+    found: dict[str, bool] = {}
+    try:
+        files = {p.name for p in folder.iterdir() if p.is_file()}
+    except OSError:
+        return set()
+    for path in indexes:
+        for url in index_children(path):
+            parts = urlsplit(url.strip())
+            url_path = unquote(parts.path)
+            if parts.scheme.lower() not in ("http", "https") or not parts.hostname or url_path.count("/") != 1:
+                continue
+            origin = f"{parts.scheme.lower()}://{parts.netloc.lower()}/"
+            found[origin] = found.get(origin, False) or url_path[1:] in files
+    if len(found) != 1:
+        return set()  # several sites: which one the folder stands for is a guess
+    return {origin for origin, here in found.items() if here}
 
 
 def index_children(path: Path) -> list[str]:
