@@ -210,3 +210,24 @@ def test_a_live_run_names_no_saved_exploration_reason(httpserver, tmp_path: Path
     assert code == 0, err
     assert "kept no robots.txt" not in err
     assert "1 URL on origins whose robots.txt was not read" in err
+
+
+@pytest.mark.parametrize(("status", "allowed"), [(404, True), (410, True), (503, False)])
+def test_a_robots_txt_that_answers_4xx_allows_every_url(httpserver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        status: int, allowed: bool) -> None:
+    """Found from outside: a site without robots.txt (404) had every URL "unknown" and the audit
+    no crawler table; a 4xx means nothing is disallowed (RFC 9309 §2.3.1.3). Near miss: a 5xx
+    is not read, and its URLs stay unknown."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    b = httpserver.url_for("").rstrip("/")
+    body = f"<urlset {NS}>" + "".join(f"<url><loc>{b}/{p}</loc></url>" for p in ("a", "private/x")) + "</urlset>"
+    httpserver.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    httpserver.expect_request("/robots.txt").respond_with_data("gone", status=status)
+    code, out, err = run("access", httpserver.url_for("/sitemap.xml"), "--format", "jsonl", "--workers", "0",
+                         "--no-history")
+    total = _total(out)
+    assert code == 0 and total["urls"] == 2, err
+    if allowed:
+        assert total["unknown"] == 0 and total["agents"]["GPTBot"] == {"allowed": 2, "disallowed": 0}
+    else:
+        assert total["unknown"] == 2

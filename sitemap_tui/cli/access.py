@@ -40,7 +40,7 @@ from sitemap_tui.cli.verdict import (
 )
 from sitemap_tui.engine.access import DEFAULT_AGENTS, AgentsError, agents_in, compute, parse_agents
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
+from sitemap_tui.engine.store.access import AccessCounts, AccessTable, access_robots
 from sitemap_tui.engine.store.schema import at_rest, connect
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.session.fetching import FetchOptions
@@ -119,7 +119,7 @@ def _report(opts: AccessOptions, table: AccessTable, out_path: Path | None, *, s
     signals.check()
     # (a saved exploration's reason; a live run read the robots.txt it could: the line below
     # counts the URLs on origins it has none of, "access … do" read odd from access itself)
-    if saved and not robots_texts(table.conn):
+    if saved and not access_robots(table.conn):
         print("sitemap-tui: this exploration kept no robots.txt (urls and stats of a sitemap URL do not "
               "read it; validate, access and the explorer do): every URL's access is unknown", file=sys.stderr)
     total = table.counts(opts.agents)

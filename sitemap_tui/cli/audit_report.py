@@ -13,7 +13,7 @@ from sitemap_tui.cli.parser import AUDIT_SUMMARY_KEYS
 from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
 from sitemap_tui.engine.formats import csv_cell
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store.access import AccessCounts, AccessTable, robots_texts
+from sitemap_tui.engine.store.access import AccessCounts, AccessTable, access_robots
 from sitemap_tui.engine.store.audit import AuditRecord
 from sitemap_tui.engine.store.schema import connect
 
@@ -85,7 +85,7 @@ def access_counts(path: Path) -> AccessCounts | None:
     None when no robots.txt was kept to judge by."""
     conn = connect(path, readonly=True)
     try:
-        if not robots_texts(conn):
+        if not access_robots(conn):
             return None
         table = AccessTable(conn, temp=True)
         compute(table, DEFAULT_AGENTS)

@@ -3,7 +3,8 @@
 Nothing is fetched: the robots.txt files the exploration read are kept in the store (meta
 ``robots:<url>``), so the matrix works on a saved exploration, offline. Each URL is judged by the
 robots.txt of its own origin (scheme, host and port, RFC 9309 §2.3); a URL whose origin's
-robots.txt was not read is *unknown*, never counted as allowed.
+robots.txt was not read is *unknown*, never counted as allowed; one whose robots.txt answered 4xx
+has none, and is allowed (RFC 9309 §2.3.1.3).
 
 The default agents are the search crawlers (Googlebot, Bingbot, Applebot) and the AI crawlers
 site owners ask about. ``Google-Extended`` is a product token, not a crawler: Googlebot does the
@@ -29,7 +30,7 @@ from protego import Protego
 
 from sitemap_tui.engine.agents import DEFAULT_AGENTS, MAX_AGENTS, AgentsError, parse_agents
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
-from sitemap_tui.engine.store.access import AccessTable, digest, robots_texts
+from sitemap_tui.engine.store.access import AccessTable, access_robots, digest
 from sitemap_tui.engine.urlpolicy import origin_of
 
 __all__ = ["DEFAULT_AGENTS", "MAX_AGENTS", "AccessJudge", "AgentsError", "OriginRules", "agents_in", "compute",
@@ -154,7 +155,7 @@ def compute(table: AccessTable, agents: Sequence[str], stop: Callable[[], bool] 
     when the robots.txt files or the agents changed). Returns how many entries were judged.
     ``stop()`` true between two batches ends it early: the table keeps the batches written and
     says how far it got, so the next call goes on from there (the explorer's cancel)."""
-    robots = robots_texts(table.conn)
+    robots = access_robots(table.conn)
     fingerprint = digest(robots, agents)
     state = table.state()
     upto = table.last_entry()

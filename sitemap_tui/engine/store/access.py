@@ -69,6 +69,15 @@ def robots_texts(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return out
 
 
+def access_robots(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """What crawler access judges by: every robots.txt kept, and one that answered 4xx as an
+    empty file. A 4xx is "no robots.txt", so nothing is disallowed (RFC 9309 §2.3.1.3); counted
+    as unread, a site without one had every URL "unknown" and an audit no crawler table."""
+    kept = robots_texts(conn)
+    have = {url for url, _ in kept}
+    return sorted(kept + [(url, "") for url, why in robots_unread(conn) if why == "" and url not in have])
+
+
 def digest(robots: Sequence[tuple[str, str]], agents: Sequence[str]) -> str:
     h = hashlib.sha256()
     for url, text in robots:
