@@ -273,6 +273,19 @@ def test_head_parser_on_untrusted_html() -> None:
     assert noindex_directive(["otherbot: noindex", "max-snippet: 20"]) is None
 
 
+def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:
+    """Found from outside: a canonical after the body's first element counted when the server
+    sent a Content-Length (the whole small page was read) and not when it sent the page chunked
+    (read up to </head>); Google takes rel=canonical from the head only. Near miss: a head
+    without its tags written (the parser's implied head) still counts."""
+    body = head_facts(b"<!doctype html><html><head><title>t</title></head><body><p>x</p>"
+                      b'<link rel="canonical" href="/ok"><meta name="robots" content="noindex"></body></html>',
+                      "http://h.test/p")
+    assert body.canonical is None and body.robots == []
+    implied = head_facts(b'<link rel=canonical href=/ok><meta name=robots content=noindex><p>x', "http://h.test/p")
+    assert implied.canonical == "http://h.test/ok" and implied.robots == ["noindex"]
+
+
 PAGES = 60
 
 

@@ -47,6 +47,7 @@ _AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
 _LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
 _PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
 MAX_DIRECTIVES = 40  # kept per URL: a hostile page cannot grow the row
+_HEAD_END = b"</head"
 
 
 def html_document(body: bytes, base_url: str) -> tuple[etree._Element, str] | None:
@@ -154,7 +155,18 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
     if parsed is None:
         return facts
     doc, base = parsed
-    for el in doc.iter("meta"):
+    # The robots metas and the canonical of the head, up to its first </head>: Google takes
+    # rel=canonical from the head only. Read from the whole document, one in the body counted
+    # when the page was read whole (64 KiB or less, with a Content-Length) and not when the read
+    # stopped at </head> (chunked, or larger). Cut at the bytes rather than at the parser's
+    # <head>: libxml2 ends a head early on what HTML5 keeps in it (<noscript><img>).
+    end = body.lower().find(_HEAD_END)
+    if end >= 0 and body[end:].strip().lower() not in (b"</head>", b"</head></html>"):
+        head = html_document(body[:end], base_url)
+        head_doc = head[0] if head is not None else etree.Element("html")
+    else:
+        head_doc = doc
+    for el in head_doc.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         if name == "robots" or name in _AGENT_META:
             content = (el.get("content") or "")[:1000]
@@ -162,7 +174,7 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
             if len(facts.metas) < MAX_DIRECTIVES:
                 facts.metas.append((name, content))
     facts.robots = facts.robots[:MAX_DIRECTIVES]
-    for el in doc.iter("link"):
+    for el in head_doc.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
         if href and "canonical" in rels and facts.canonical is None:
