@@ -153,6 +153,31 @@ def test_diff_site_compares_a_fresh_exploration_with_the_latest_saved(httpserver
     assert "saved by `urls`" in err
 
 
+def test_diff_site_passes_over_newer_explorer_sessions(httpserver, cache: Path) -> None:
+    """Found from outside: a glance at the site in the explorer (one lazily opened node, kept)
+    became diff SITE's baseline: every URL "added", the page removed since the nightly run
+    unseen, and --fail-if removed passed. Near miss: with no headless run, the session it is."""
+    from sitemap_tui.engine.store import Store
+
+    target = serve(httpserver, "a", "b")
+    assert explore("urls", target)[0] == 0
+    time.sleep(1.1)  # (the files are named by the second)
+    session = cache / f"127.0.0.1_{httpserver.port}-29990101-000000.db"  # newest: as the explorer keeps one
+    store = Store(session)
+    store.set_meta("target", target)
+    store.set_meta("started", "2999-01-01T00:00:00+00:00")
+    store.close()
+    serve(httpserver, "a", "c")
+    code, out, err = explore("diff", target, "--format", "json", "--no-history", "--fail-if", "removed")
+    assert code == 1 and json.loads(out)["summary"]["urls_removed"] == 1, err
+    assert "OLD: 1 newer explorer session passed over" in err
+    for old in cache.glob("*.db"):
+        if old != session:
+            old.unlink()
+    code, out, err = explore("diff", target, "--format", "json", "--no-history")
+    assert code == 0 and json.loads(out)["summary"]["urls_added"] == 2 and "passed over" not in err
+
+
 def test_diff_of_a_site_without_a_scheme_explores_it_as_it_was_kept(httpserver, cache: Path) -> None:
     """Found from outside: `diff 127.0.0.1:PORT` after http explorations explored https:// (a
     TLS error on a plain server); the site is explored again over the scheme it was kept with."""
@@ -183,6 +208,7 @@ def test_diff_site_without_a_saved_exploration_is_a_usage_error(httpserver, cach
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1
     assert "no saved exploration of 127.0.0.1" in err
+    assert f"(`sitemap-tui validate {target}` keeps a first one to compare with)" in err  # (history: empty)
     assert kept(cache) == []  # nothing explored, nothing kept
 
 

@@ -178,16 +178,27 @@ def _saved(label: str, raw: str) -> Source | None:
     return None
 
 
-def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False) -> Source:
+def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, headless: bool = False) -> Source:
     """The exploration of SITE kept ``back`` before the latest (0: the latest); ``exact``: of the
-    site SITE names alone, never another port's (session/history.find_site)."""
+    site SITE names alone, never another port's (session/history.find_site); ``headless``: the
+    latest a headless command kept, when there is one, the explorer's newer sessions passed over
+    (and said): a session reads what its user opened, and a glance at one lazily opened node
+    made it the baseline, every URL of the site "added" and a real removal unseen."""
     from sitemap_tui.cli.history import site_of
 
     site_found = site_of(site, exact=exact)
     key, found = site_found.key, site_found.explorations
+    if headless:
+        runs = [i for i, s in enumerate(found) if s.summary.command is not None and s.summary.problem is None]
+        if runs and runs[0] > 0:
+            back = runs[0]
+            print(f"sitemap-tui: {label}: {plural(back, 'newer explorer session')} passed over (a session reads what "
+                  f"was opened in it, not the whole site); `sitemap-tui history {display(site)}` lists them, "
+                  f"`diff {display(site)}~0 {display(site)}` compares with the newest", file=sys.stderr)
     if back >= len(found):
         if not found:
             why = (f"({display(site_found.note)})" if site_found.note
+                   else f"(`sitemap-tui validate {display(site)}` keeps a first one to compare with)" if headless
                    else f"(`sitemap-tui history {display(site)}` lists them)")
             raise UsageError(f"{label} {display(raw)}: no saved exploration of {display(key)} in the cache {why}")
         raise UsageError(f"{label} {display(raw)}: {display(key)} has {len(found)} saved exploration"
@@ -211,7 +222,7 @@ def _latest(raw: str) -> Source:
 
     parse_target(raw)  # a bad SITE is said as a bad TARGET is, before the cache is touched
     prune_at_start()
-    return _kept("OLD", raw, 0, raw, exact=True)
+    return _kept("OLD", raw, 0, raw, exact=True, headless=True)
 
 
 def _explore_kept(raw: str, opts: DiffOptions, scratch_db: Path) -> Source:
