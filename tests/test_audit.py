@@ -190,6 +190,8 @@ def test_text_summary_groups_and_fail_if(site: HTTPServer) -> None:
     assert code == 0, err
     code, _, err = audit(target, "--fail-if", "nonsense>1")
     assert code == 2 and "unknown name 'nonsense'" in err and "Traceback" not in err
+    code, _, err = audit(target, "--fail-if", "noindex>abc")  # (its examples were diff's names)
+    assert code == 2 and "(non_indexable, 'non_indexable>100'" in err and "removed" not in err
 
 
 def test_csv_and_urls_in_several_sitemaps_fetched_once(site: HTTPServer, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -236,7 +237,8 @@ def test_github_annotations(saved) -> None:
     code, out, _ = run("diff", str(old), str(new), "--format", "github")
     assert code == 0
     lines = out.splitlines()
-    assert any(line.startswith("::error title=sitemap removed::") and "gone.xml" in line for line in lines)
+    (gone,) = [line for line in lines if line.startswith("::error title=sitemap removed::")]
+    assert "gone.xml" in gone and re.search(r"\((1 URL|\d+ URLs) before\)", gone), gone  # (was "1 URLs")
     assert any(line.startswith("::error title=sitemap failing now::") and "broken.xml" in line for line in lines)
     assert any(line.startswith("::warning title=URLs removed::4 URLs removed: ") for line in lines)
     assert any(line.startswith("::warning title=lastmod went back in time::1 URL") for line in lines)

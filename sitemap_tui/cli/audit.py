@@ -119,7 +119,7 @@ def cmd_audit(opts: AuditCommand) -> int:
 
     started = time.monotonic()  # the run's time budget (--max-time) counts from here
     target = parse_target(opts.target)
-    conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS)
+    conditions = failif.parse_all(opts.fail_if, SUMMARY_KEYS, example="non_indexable")
     coverage = _coverage(opts, conditions)
     out_path = output_path(opts.output)
     config = fetch_config(opts.fetch)

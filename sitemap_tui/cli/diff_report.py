@@ -259,7 +259,8 @@ def _github(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: in
 
     for x in diff.sitemaps:
         if x.status == "removed":
-            annotate("error", "sitemap removed", f"{x.key} is gone ({_n(x.old_urls)} URLs before)")
+            before = plural(x.old_urls, "URL") if x.old_urls is not None else "- URLs"
+            annotate("error", "sitemap removed", f"{x.key} is gone ({before} before)")
         elif x.status == "failing":
             annotate("error", "sitemap failing now", f"{x.key}: {x.error or x.new_state}")
     if s["urls_removed"]:

@@ -39,13 +39,16 @@ class Condition:
         return f"--fail-if {self.text!r} is met ({self.name} = {counts[self.name]})"
 
 
-def parse(text: str, names: Collection[str], aliases: Mapping[str, str] | None = None) -> Condition:
-    """One condition over ``names`` (the summary's keys), ``aliases`` mapping short names to them."""
+def parse(text: str, names: Collection[str], aliases: Mapping[str, str] | None = None, *,
+          example: str = "removed") -> Condition:
+    """One condition over ``names`` (the summary's keys), ``aliases`` mapping short names to them;
+    ``example``: the name the error's examples use (the command's own)."""
     aliases = aliases or {}
     m = _CONDITION.fullmatch(text)
     if m is None:
-        raise UsageError(f"--fail-if {text!r}: expected NAME or NAME OP NUMBER (removed, 'removed>100', "
-                         "'issues_new>=1'), OP one of > >= < <= == !=")
+        # (the command's own names: diff's were given to audit too)
+        raise UsageError(f"--fail-if {text!r}: expected NAME or NAME OP NUMBER ({example}, '{example}>100', "
+                         f"'{example}>=1'), OP one of > >= < <= == !=")
     name, op, value = m.group(1), m.group(2) or ">", int(m.group(3) or 0)
     key = aliases.get(name, name)
     if key not in names:
@@ -54,8 +57,9 @@ def parse(text: str, names: Collection[str], aliases: Mapping[str, str] | None =
     return Condition(text.strip(), key, op, value)
 
 
-def parse_all(texts: Collection[str], names: Collection[str], aliases: Mapping[str, str] | None = None) -> list[Condition]:
-    return [parse(text, names, aliases) for text in texts]
+def parse_all(texts: Collection[str], names: Collection[str], aliases: Mapping[str, str] | None = None, *,
+              example: str = "removed") -> list[Condition]:
+    return [parse(text, names, aliases, example=example) for text in texts]
 
 
 def met(conditions: Collection[Condition], counts: Mapping[str, int]) -> list[Condition]:

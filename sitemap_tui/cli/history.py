@@ -84,5 +84,5 @@ def cmd_history(opts: HistoryOptions) -> int:
               file=sys.stderr)
     else:
         print(f"sitemap-tui: no saved exploration of {display(key)} in {display(str(folder))} (urls, stats, "
-              "validate and the explorer keep one per run unless --no-history or --db)", file=sys.stderr)
+              "validate, audit, access, diff SITE and the explorer keep one per run unless --no-history or --db)", file=sys.stderr)
     return EXIT_OK

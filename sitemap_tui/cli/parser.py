@@ -185,10 +185,11 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                         f"cgroup CPU quota: {default_workers()} here; 0 parses in the main process). "
                         "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
     if history:
+        kept = "kept by default, unless --db names a file" if db else "kept by `diff SITE` alone"
         g.add_argument("--no-history", action="store_true",
-                       help="do not keep this exploration in the cache (kept by default, unless --db names "
-                            "a file: `sitemap-tui history SITE` lists them, `diff SITE` compares with the "
-                            "latest; the cache's limits apply, see `cache prune`)")
+                       help=f"do not keep this exploration in the cache ({kept}: `sitemap-tui history SITE` "
+                            "lists them, `diff SITE` compares with the latest; the cache's limits apply, see "
+                            "`cache prune`)")
     if cache:
         g.add_argument("--no-cache", action="store_true",
                        help="fetch every file in full: by default a site explored before is re-explored "
