@@ -442,3 +442,19 @@ def test_a_finding_that_names_a_sample_url_is_matched_by_its_words(tmp_path: Pat
     same = identity(host("cdn.example", 2, "https://cdn.example/a"), tmp_path)
     assert identity(host("cdn.example", 14, "https://cdn.example/z"), tmp_path) == same
     assert identity(host("img.example", 2, "https://img.example/a"), tmp_path) != same
+
+
+def test_a_selection_says_files_are_fetched_in_full_only_when_something_was_kept(tmp_path: Path) -> None:
+    """Found from outside: a local build's first run with --select said "every file is fetched in
+    full: findings are carried over from an earlier exploration only ..." with nothing fetched
+    and nothing kept. Near miss: after a kept run of the site, the selection is said."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text("Sitemap: https://example.com/sitemap.xml\n")
+    (public / "sitemap.xml").write_text(sitemap(good("a")))
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    first = run(tmp_path, "validate", "public", "--select", "loc-", env=env)
+    assert first.returncode == 0 and "fetched in full" not in first.stderr, first.stderr
+    assert run(tmp_path, "validate", "public", env=env).returncode == 0  # every rule: kept, comparable
+    again = run(tmp_path, "validate", "public", "--select", "loc-", env=env)
+    assert "every file is fetched in full" in again.stderr, again.stderr

@@ -113,8 +113,15 @@ def run_exploration(
     progress = StderrProgress()
     previous = None
     if cache and checks == "selected":
-        print("sitemap-tui: every file is fetched in full: findings are carried over from an earlier "
-              "exploration only into a run that judges every rule with the defaults", file=sys.stderr)
+        # said only where it changes something: a site explored before (not a local file, and
+        # not a site with nothing kept, where "fetched in full" was news of nothing)
+        from sitemap_tui.session.history import open_previous
+
+        earlier, _ = (None, None) if target.url.startswith("file:") else open_previous(target, "all")
+        if earlier is not None:
+            earlier.close()
+            print("sitemap-tui: every file is fetched in full: findings are carried over from an earlier "
+                  "exploration only into a run that judges every rule with the defaults", file=sys.stderr)
     elif cache:
         from sitemap_tui.session.history import open_previous
 
