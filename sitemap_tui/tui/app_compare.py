@@ -169,9 +169,11 @@ class CompareLink(EngineLink):
     def _entry_filter(self, sel: Any) -> Any:
         flt = super()._entry_filter(sel)
         if self.comparison is not None:
-            # the nodes named even at the root: OLD's removed rows are filed under NEW's nodes
-            # and the root (engine.store.diff_view), and only the files' show, as before
-            flt.node_ids = sel.file_ids
+            # the files, and a site's or folder's root when the subtree holds it: OLD's removed
+            # rows of a sitemap NEW no longer has are filed under the root (engine.store.diff_view),
+            # and "URLs removed (3)" listed 2, the removed sitemap's own missing
+            roots = [i for i in sel.ids if (n := sel.nodes.get(i)) is not None and n.parent_id is None]
+            flt.node_ids = sel.file_ids + [i for i in roots if i not in sel.file_ids]
             flt.diff_db = str(self.comparison.scratch)
         return flt
 

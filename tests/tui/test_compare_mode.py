@@ -30,7 +30,7 @@ def urlset(base: str, *paths: str, lastmod: dict[str, str] | None = None) -> str
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n{rows}</urlset>\n'
 
 
-def serve(httpserver, version: int) -> str:
+def serve(httpserver, version: int, *, robots: bool = False) -> str:
     """Version 1 or 2 of the site (what was served before is cleared); returns the index URL.
     From 1 to 2: posts.xml gains post/4..post/6 and loses post/0, post/1; post/2's lastmod goes
     back; pages.xml is unchanged; old.xml (page/x) is gone."""
@@ -46,7 +46,10 @@ def serve(httpserver, version: int) -> str:
     for path, body in bodies.items():
         if path != "/old.xml" or version == 1:
             httpserver.expect_request(path).respond_with_data(body, content_type="application/xml")
-    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    if robots:  # the site is the target: its robots.txt names the index
+        httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {b}/index.xml\n")
+    else:
+        httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
     return f"{b}/index.xml"
 
 
@@ -248,3 +251,33 @@ async def test_the_history_line_leaves_out_the_same_host_on_another_port(explore
         assert app.site_history.since is None
         assert "Since" not in screen_text(app) and "−7" not in screen_text(app)
     assert read_summary(app.db_path).site == f"127.0.0.1:{threaded_httpserver.port}"
+
+
+@pytest.fixture
+def two_site_versions(httpserver, tmp_path: Path) -> tuple[Path, Path]:
+    """two_versions, explored from the site (robots.txt names the index) rather than the index."""
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    for version, db in ((1, old), (2, new)):
+        serve(httpserver, version, robots=True)
+        headless("urls", httpserver.url_for("/"), "--db", str(db))
+    return old, new
+
+
+async def test_a_removed_sitemaps_urls_are_listed_when_the_root_is_a_site(two_site_versions, make_app) -> None:
+    """Found from outside: with a site as the target, "URLs removed (3)" opened a table of 2
+    rows: a sitemap NEW no longer has files its URLs under the site's root, which the table's
+    scope (the files of the subtree) left out."""
+    old, new = two_site_versions
+    app = make_app(None, db_path=new, compare_with=old)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
+        assert app.comparison.summary["urls_removed"] == 3
+        await pilot.press("6")
+        await wait_for(pilot, lambda: app._active_tab() == "changes", what="the Changes tab")
+        app.changes_pane.rows.select_filter("diff:removed")
+        await pilot.press("enter")
+        table = app.url_table
+        await wait_for(pilot, lambda: app._active_tab() == "urls" and not table.grid.scanning
+                       and table.grid.total is not None and table.grid.total > 0, what="the removed URLs")
+        assert sorted(r.loc.rsplit("/", 1)[-1] for r in rows_of(table.grid)) == ["0", "1", "x"]
