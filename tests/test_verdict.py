@@ -390,6 +390,21 @@ def test_a_build_folders_missing_child_and_foreign_urls_fail_as_on_the_site(caps
     assert "(--map)" in err and "robots.txt names" not in err  # the user's own map, said as such
 
 
+def test_a_relative_sitemap_line_does_not_unmake_the_site_the_others_name(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    """Found from outside: one relative Sitemap: line beside an absolute one left the folder read
+    as files, unsaid, and the location rules with no site: a URL on another host passed."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text("Sitemap: https://example.com/sitemap.xml\nSitemap: /sitemap.xml\n")
+    (public / "sitemap.xml").write_text(urlset("https://example.com/a", "https://other.example/b"))
+    code, report, err = run_json(capsys, str(public))
+    assert "is read as https://example.com/ (the site its folder's robots.txt names" in err
+    found = findings(report)
+    assert ("location-different-host", "https://other.example/b") in found and code == 1
+    assert "robots-sitemap-not-absolute" in {i["rule"] for i in report["issues"]}
+
+
 def test_a_folder_without_robots_txt_is_read_as_the_site_its_index_names(capsys: pytest.CaptureFixture[str],
                                                                          tmp_path: Path) -> None:
     """Found from outside: without robots.txt the build was read as files, and a child its index

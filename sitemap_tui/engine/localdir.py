@@ -214,9 +214,9 @@ class NamedSite:
 
 
 def named_site(folder: Path, index: Path | None = None) -> NamedSite | None:
-    """The one site whose URLs the ``Sitemap:`` lines of ``folder``'s robots.txt name: the
-    folder is that site's root (robots.txt lives there). None with a relative or odd
-    ``Sitemap:`` line, or when the lines name several sites.
+    """The one site whose URLs the absolute ``Sitemap:`` lines of ``folder``'s robots.txt
+    name: the folder is that site's root (robots.txt lives there). None when they name several
+    sites.
 
     Without a ``Sitemap:`` line (or a robots.txt), the site whose top-level URLs an index there
     lists, when one of them names a file of the folder: the indexes of a folder target, or the
@@ -234,9 +234,11 @@ def named_site(folder: Path, index: Path | None = None) -> NamedSite | None:
     if data is not None:
         for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
             parts = urlsplit(line.url.strip())
-            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-                return None  # a relative or odd line: which site it means is a guess
-            origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
+            # a relative or odd line names no site (robots-sitemap-not-absolute says it is
+            # wrong): the absolute ones do; it ended the site altogether, and with it the
+            # location rules, unsaid
+            if parts.scheme.lower() in ("http", "https") and parts.hostname:
+                origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
     if len(origins) > 1:
         return None
     by_index = not origins
