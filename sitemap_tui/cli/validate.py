@@ -145,9 +145,10 @@ def _validate(opts: ValidateOptions) -> int:
     target = parse_target(opts.target)
     fail_on = opts.fail_on
     if fail_on != "never" and Severity(fail_on).rank < Severity(opts.min_severity).rank:
-        raise UsageError(
-            f"--fail-on {fail_on} cannot fail: --min-severity {opts.min_severity} leaves "
-            f"{fail_on} findings out of the report (lower --min-severity or raise --fail-on)")
+        # (refused as "cannot fail", which it can: a project config's fail-on = "warning" kept
+        # its user from a --min-severity error run that fails on its errors)
+        print(f"sitemap-tui: --min-severity {opts.min_severity} leaves {fail_on} findings out of the report: "
+              f"the run fails on any finding it reports (--fail-on {fail_on})", file=sys.stderr)
     baseline = _baseline(opts.baseline, _root(opts), opts.fetch.maps)
     overrides = dict(opts.severity)
     floor = Severity(opts.min_severity)
