@@ -23,7 +23,13 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from sitemap_tui import cli
-from sitemap_tui.engine.audit_page import head_facts, noindex_directive, x_robots_directives
+from sitemap_tui.engine.audit_page import (
+    head_facts,
+    noindex_directive,
+    page_key,
+    verdict,
+    x_robots_directives,
+)
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
@@ -273,6 +279,24 @@ def test_head_parser_on_untrusted_html() -> None:
         "googlebot: noindex", "googlebot: nofollow", "max-snippet: 20", "none"]
     assert noindex_directive(["bingbot: none"]) == "bingbot: none"
     assert noindex_directive(["otherbot: noindex", "max-snippet: 20"]) is None
+
+
+def test_conflicting_canonicals_name_none_and_an_escaped_tilde_is_the_page_itself() -> None:
+    """Found from outside: of two canonicals the first won, unsaid (Google ignores conflicting
+    ones); and a page at /%7Euser whose canonical wrote /~user was "canonicalised to" itself.
+    Near misses: two spellings of one canonical are one; an escaped reserved character is not
+    the character (/%2F is no /)."""
+    two = head_facts(b'<head><link rel=canonical href="/a1"><link rel=canonical href="/a2"></head>', "http://h.test/p")
+    assert two.canonical is None and two.conflicting == ["http://h.test/a1", "http://h.test/a2"]
+    same = head_facts(b'<head><link rel=canonical href="/a1"><link rel=canonical href="http://H.test/a1#x">'
+                      b"</head>", "http://h.test/p")
+    assert same.canonical == "http://h.test/a1" and same.conflicting == []
+    assert page_key("http://h.test/%7Euser") == page_key("http://h.test/~user")
+    assert page_key("http://h.test/a%2Fb") != page_key("http://h.test/a/b")
+    ok = verdict(status=200, error=None, timed_out=False, redirects=0, redirect_problem=None,
+                 final_url="http://h.test/%7Euser", content_type="text/html", robots=[],
+                 canonical="http://h.test/~user", blocked=False)
+    assert ok.indexable
 
 
 def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:

@@ -366,6 +366,10 @@ class Auditor:
                 row.canonical = facts.canonical or row.canonical
                 page.update(metas=facts.metas, canonical=facts.canonical, alternates=facts.alternates,
                             title=facts.title, h1=facts.h1)
+                if facts.conflicting:  # none of them is judged, as Google judges none
+                    row.canonical = None
+                    row.note = (f"{len(facts.conflicting)} different canonicals in the head "
+                                f"({', '.join(facts.conflicting)}): Google ignores conflicting ones")
                 if self.options.links and len(body) >= self.options.max_head:
                     row.note = f"read the first {self.options.max_head // 1024} KiB only: links after that were not read"
                 elif len(body) >= self.options.max_head and _HEAD_END not in body.lower():

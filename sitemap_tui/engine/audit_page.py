@@ -134,7 +134,10 @@ class HeadFacts:
     """What the audit reads from an HTML page's head."""
 
     robots: list[str] = field(default_factory=list)  # meta robots directives, agent-scoped
-    canonical: str | None = None  # absolute
+    canonical: str | None = None  # absolute; None also when the head names several (see below)
+    # the head's different canonicals, when it names more than one (at most MAX_CANONICALS):
+    # Google ignores conflicting hints, so none is the page's (the first one won, unsaid)
+    conflicting: list[str] = field(default_factory=list)
     # kept for the deep checks, which read a stored audit instead of fetching (validate/deep*.py)
     metas: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of robots metas
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang lower, href abs)
@@ -145,6 +148,7 @@ class HeadFacts:
 
 
 MAX_LINKS = 5000  # <a href> kept per page: a hostile page cannot grow the crawl's frontier unbounded
+MAX_CANONICALS = 5
 
 
 def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
@@ -174,13 +178,19 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
             if len(facts.metas) < MAX_DIRECTIVES:
                 facts.metas.append((name, content))
     facts.robots = facts.robots[:MAX_DIRECTIVES]
+    canonicals: dict[str, str] = {}  # one page's key -> the first href naming it
     for el in head_doc.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
-        if href and "canonical" in rels and facts.canonical is None:
-            facts.canonical = resolve(base, href)
+        if href and "canonical" in rels and len(canonicals) < MAX_CANONICALS:
+            target = resolve(base, href)
+            canonicals.setdefault(page_key(target), target)
         if href and "alternate" in rels and el.get("hreflang") and len(facts.alternates) < 1000:
             facts.alternates.append((el.get("hreflang", "").strip().lower(), resolve(base, href)))
+    if len(canonicals) == 1:
+        facts.canonical = next(iter(canonicals.values()))
+    elif canonicals:
+        facts.conflicting = list(canonicals.values())
     facts.title, facts.h1 = title_and_h1(doc)
     if links:
         facts.links = _links(doc, base)
@@ -244,6 +254,26 @@ def verdict(
     directive = noindex_directive(robots)
     if directive is not None:
         return _no(f"noindex ({directive})")
-    if canonical and normalize(canonical) != normalize(final_url):
+    if canonical and page_key(canonical) != page_key(final_url):
         return _no(f"canonicalised to {canonical}")
     return INDEXABLE
+
+
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def page_key(url: str) -> str:
+    """One page's URL in one form for a canonical's comparison: normalize()'s, and an escaped
+    unreserved character as itself (``%7E`` is ``~``, RFC 3986 §6.2.2.2). normalize() keeps
+    them apart, as servers may; a page whose canonical wrote its ``~`` as ``%7E`` was
+    "canonicalised to" itself."""
+    key = normalize(url)
+    if "%" not in key:
+        return key
+
+    def plain(m: re.Match[str]) -> str:
+        ch = chr(int(m.group(1), 16))
+        return ch if ch in _UNRESERVED else m.group(0)
+
+    return _ESCAPE.sub(plain, key)
