@@ -299,6 +299,25 @@ def test_conflicting_canonicals_name_none_and_an_escaped_tilde_is_the_page_itsel
     assert ok.indexable
 
 
+def test_an_unavailable_after_date_that_has_passed_is_noindex() -> None:
+    """Found from outside: X-Robots-Tag unavailable_after was not judged (a page past its date was
+    "indexable"), and an RFC 822 date was cut at its comma into two directives. Near misses: a
+    future date, another crawler's, and a date that cannot be read are not judged."""
+    rfc822 = x_robots_directives(["unavailable_after: Fri, 25 Jun 2010 15:00:00 GMT"])
+    assert rfc822 == ["unavailable_after: fri, 25 jun 2010 15:00:00 gmt"]
+
+    def reason(robots: list[str]) -> str:
+        return verdict(status=200, error=None, timed_out=False, redirects=0, redirect_problem=None,
+                       final_url="http://h.test/p", content_type="text/html", robots=robots, canonical=None,
+                       blocked=False).reason
+
+    assert reason(rfc822) == "non-indexable: noindex (unavailable_after: fri, 25 jun 2010 15:00:00 gmt: the date has passed)"
+    assert reason(x_robots_directives(["googlebot: unavailable_after: 2010-06-25"])).startswith("non-indexable: noindex")
+    for fine in (["unavailable_after: 2999-01-01"], ["otherbot: unavailable_after: 2010-06-25"],
+                 ["unavailable_after: someday"]):
+        assert reason(x_robots_directives(fine)) == "indexable", fine
+
+
 def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:
     """Found from outside: a canonical after the body's first element counted when the server
     sent a Content-Length (the whole small page was read) and not when it sent the page chunked

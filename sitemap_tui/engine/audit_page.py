@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import lxml.html  # type: ignore[import-untyped]
 from lxml import etree  # type: ignore[import-untyped]
@@ -88,8 +90,47 @@ def mime_of(content_type: str | None) -> str | None:
 
 
 def _directives(agent: str | None, text: str) -> list[str]:
-    tokens = [t.strip().lower() for t in text.split(",") if t.strip()]
+    tokens: list[str] = []
+    for t in (t.strip().lower() for t in text.split(",")):
+        if not t:
+            continue
+        if tokens and tokens[-1].startswith("unavailable_after") and t[:1].isdigit():
+            # an RFC 822 or 850 date's own comma ("Fri, 25 Jun 2010 ..."): not two directives
+            tokens[-1] += ", " + t
+        else:
+            tokens.append(t)
     return [f"{agent}: {t}" if agent else t for t in tokens][:MAX_DIRECTIVES]
+
+
+def expired_directive(directives: Sequence[str], now: datetime | None = None) -> str | None:
+    """An ``unavailable_after`` of the judged crawlers whose date has passed (the page is not
+    shown after it, Google's robots meta documentation; RFC 822, RFC 850 or ISO 8601 dates; a
+    date without a zone read as UTC), or None. A date that cannot be read is not judged."""
+    now = now or datetime.now(UTC)
+    for d in directives:
+        # "googlebot: unavailable_after: DATE" names its crawler first; a bare one has two ": "s too
+        agent, sep, token = ("", "", d) if d.startswith("unavailable_after") else d.partition(": ")
+        if sep and agent not in JUDGED_AGENTS:
+            continue
+        name, colon, value = token.partition(":")
+        if name.strip() != "unavailable_after" or not colon:
+            continue
+        when = _date(value.strip())
+        if when is not None and when <= now:
+            return d
+    return None
+
+
+def _date(text: str) -> datetime | None:
+    when: datetime | None = None
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        try:
+            when = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def x_robots_directives(values: Sequence[str]) -> list[str]:
@@ -254,6 +295,9 @@ def verdict(
     directive = noindex_directive(robots)
     if directive is not None:
         return _no(f"noindex ({directive})")
+    directive = expired_directive(robots)
+    if directive is not None:
+        return _no(f"noindex ({directive}: the date has passed)")  # (the noindex group: the same effect)
     if canonical and page_key(canonical) != page_key(final_url):
         return _no(f"canonicalised to {canonical}")
     return INDEXABLE
