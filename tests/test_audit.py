@@ -318,6 +318,23 @@ def test_an_unavailable_after_date_that_has_passed_is_noindex() -> None:
         assert reason(x_robots_directives(fine)) == "indexable", fine
 
 
+def test_a_meta_refresh_to_another_page_is_a_redirect() -> None:
+    """Found from outside: <meta http-equiv=refresh content="0; url=/ok"> was "indexable"; Google
+    reads it as a redirect. Near miss: a refresh of the page itself (no url, or its own) is not."""
+    def reason(head: bytes) -> str:
+        facts = head_facts(b"<html><head>" + head + b"</head><body>x</body></html>", "http://h.test/p")
+        return verdict(status=200, error=None, timed_out=False, redirects=0, redirect_problem=None,
+                       final_url="http://h.test/p", content_type="text/html", robots=facts.robots,
+                       canonical=facts.canonical, blocked=False, refresh=facts.refresh).reason
+
+    assert reason(b'<meta http-equiv="refresh" content="0; url=/ok">') == \
+        "non-indexable: redirect (meta refresh to http://h.test/ok)"
+    assert reason(b"<meta http-equiv=Refresh content=\"5;URL='https://other.test/'\">").startswith(
+        "non-indexable: redirect (meta refresh to https://other.test/")
+    assert reason(b'<meta http-equiv="refresh" content="30">') == "indexable"
+    assert reason(b'<meta http-equiv="refresh" content="0; url=/p">') == "indexable"
+
+
 def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:
     """Found from outside: a canonical after the body's first element counted when the server
     sent a Content-Length (the whole small page was read) and not when it sent the page chunked
@@ -329,6 +346,19 @@ def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:
     assert body.canonical is None and body.robots == []
     implied = head_facts(b'<link rel=canonical href=/ok><meta name=robots content=noindex><p>x', "http://h.test/p")
     assert implied.canonical == "http://h.test/ok" and implied.robots == ["noindex"]
+    # a "</head>" in a comment, a script or a style is not the head's end (a regression hunt found
+    # the noindex after it missed, and the page called indexable)
+    for hiding in (b"<!-- end of </head> -->", b'<script>document.write("</head>");</script>',
+                   b"<style>/* </head> */ body{}</style>"):
+        page = head_facts(b"<!DOCTYPE html><html><head><title>t</title>" + hiding
+                          + b'<meta name="robots" content="noindex"><link rel="canonical" href="/ok"></head>'
+                          b"<body><p>x</p></body></html>", "http://h.test/p")
+        assert page.robots == ["noindex"] and page.canonical == "http://h.test/ok", hiding
+    from sitemap_tui.validate.deep_page import analyse_html  # the deep checks read the page alike
+
+    deep = analyse_html(b"<!DOCTYPE html><html><head><title>t</title></head><body>"
+                        b'<link rel="canonical" href="/other"><p>x</p></body></html>', "http://h.test/p")
+    assert deep.canonical is None
 
 
 PAGES = 60

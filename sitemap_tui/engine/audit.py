@@ -344,6 +344,7 @@ class Auditor:
         row.final_url = out.redirect_chain[-1] if out.redirect_chain else row.loc
         row.response_time = out.stats.fetch_time
         redirect_problem = out.error if out.redirect_error else None
+        refresh: str | None = None  # a meta refresh's target: a redirect, as Google reads it
         timed_out = False
         # a 200 whose body broke off (the deadline, a reset) is no answer: the head is not whole
         answered = out.headers is not None and not out.redirect_error and (
@@ -366,6 +367,7 @@ class Auditor:
                 row.canonical = facts.canonical or row.canonical
                 page.update(metas=facts.metas, canonical=facts.canonical, alternates=facts.alternates,
                             title=facts.title, h1=facts.h1)
+                refresh = facts.refresh
                 if facts.conflicting:  # none of them is judged, as Google judges none
                     row.canonical = None
                     row.note = (f"{len(facts.conflicting)} different canonicals in the head "
@@ -384,7 +386,7 @@ class Auditor:
         v = verdict(status=row.status if not redirect_problem else None, error=row.error, timed_out=timed_out,
                     redirects=row.redirects, redirect_problem=redirect_problem, final_url=row.final_url or row.loc,
                     content_type=row.content_type, robots=row.robots, canonical=row.canonical,
-                    blocked=googlebot_blocked)
+                    blocked=googlebot_blocked, refresh=refresh)
         row.indexable, row.reason = v.indexable, v.reason
 
 

@@ -49,7 +49,6 @@ _AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
 _LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
 _PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
 MAX_DIRECTIVES = 40  # kept per URL: a hostile page cannot grow the row
-_HEAD_END = b"</head"
 
 
 def html_document(body: bytes, base_url: str) -> tuple[etree._Element, str] | None:
@@ -179,6 +178,7 @@ class HeadFacts:
     # the head's different canonicals, when it names more than one (at most MAX_CANONICALS):
     # Google ignores conflicting hints, so none is the page's (the first one won, unsaid)
     conflicting: list[str] = field(default_factory=list)
+    refresh: str | None = None  # a <meta http-equiv=refresh>'s target, absolute: a redirect to Google
     # kept for the deep checks, which read a stored audit instead of fetching (validate/deep*.py)
     metas: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of robots metas
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang lower, href abs)
@@ -190,6 +190,37 @@ class HeadFacts:
 
 MAX_LINKS = 5000  # <a href> kept per page: a hostile page cannot grow the crawl's frontier unbounded
 MAX_CANONICALS = 5
+# "0; url=/next", "5;URL='/next'": the delay, then the target (a refresh without one reloads the page)
+_REFRESH_RE = re.compile(r"""\s*[\d.]*\s*[;,]\s*url\s*=\s*['"]?([^'"]+)""", re.I)
+
+
+# what may hold a "</head" that is not the head's end: a comment, a script, a style
+_HEAD_SCAN = re.compile(rb"<!--.*?(?:-->|\Z)|<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)|</head",
+                        re.S | re.I)
+
+
+def head_end(body: bytes) -> int:
+    """Where the head ends: its first ``</head`` outside a comment, script or style; -1 without."""
+    for m in _HEAD_SCAN.finditer(body):
+        if m.group(0)[:6].lower() == b"</head":
+            return m.start()
+    return -1
+
+
+def head_part(body: bytes, base_url: str, doc: etree._Element) -> etree._Element:
+    """The part of the page its robots metas and canonical are read from: up to the head's end.
+    Google takes rel=canonical from the head only; read from the whole document, one in the
+    body counted when the page was read whole (64 KiB or less, with a Content-Length) and not
+    when the read stopped at </head> (chunked, or larger). Cut at the bytes rather than at the
+    parser's <head>: libxml2 ends a head early on what HTML5 keeps in it (<noscript><img>).
+    ``doc``: the whole page's tree, for a page without a head's end (or nothing after it)."""
+    if isinstance(body, str):  # (a caller's text rather than the page's bytes)
+        body = body.encode("utf-8")
+    end = head_end(body)
+    if end < 0 or body[end:].strip().lower() in (b"</head>", b"</head></html>"):
+        return doc
+    head = html_document(body[:end], base_url)
+    return head[0] if head is not None else etree.Element("html")
 
 
 def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
@@ -200,18 +231,12 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
     if parsed is None:
         return facts
     doc, base = parsed
-    # The robots metas and the canonical of the head, up to its first </head>: Google takes
-    # rel=canonical from the head only. Read from the whole document, one in the body counted
-    # when the page was read whole (64 KiB or less, with a Content-Length) and not when the read
-    # stopped at </head> (chunked, or larger). Cut at the bytes rather than at the parser's
-    # <head>: libxml2 ends a head early on what HTML5 keeps in it (<noscript><img>).
-    end = body.lower().find(_HEAD_END)
-    if end >= 0 and body[end:].strip().lower() not in (b"</head>", b"</head></html>"):
-        head = html_document(body[:end], base_url)
-        head_doc = head[0] if head is not None else etree.Element("html")
-    else:
-        head_doc = doc
+    head_doc = head_part(body, base_url, doc)
     for el in head_doc.iter("meta"):
+        if (el.get("http-equiv") or "").strip().lower() == "refresh" and facts.refresh is None:
+            m = _REFRESH_RE.match(el.get("content") or "")
+            if m is not None:
+                facts.refresh = resolve(base, m.group(1).strip())
         name = (el.get("name") or "").strip().lower()
         if name == "robots" or name in _AGENT_META:
             content = (el.get("content") or "")[:1000]
@@ -277,6 +302,7 @@ def verdict(
     robots: Sequence[str],
     canonical: str | None,
     blocked: bool,
+    refresh: str | None = None,
 ) -> Verdict:
     """Indexability, first reason wins: robots.txt, no answer, redirect, error status, not HTML,
     noindex, canonical elsewhere. ``blocked``: robots.txt disallows the URL for the audit's agent
@@ -292,6 +318,9 @@ def verdict(
     mime = mime_of(content_type)
     if mime is not None and mime not in HTML_TYPES:
         return _no(f"not HTML ({mime})")
+    if refresh and page_key(refresh) != page_key(final_url):
+        # Google reads a meta refresh as a redirect (instant: permanent, delayed: temporary)
+        return _no(f"redirect (meta refresh to {refresh})")
     directive = noindex_directive(robots)
     if directive is not None:
         return _no(f"noindex ({directive})")

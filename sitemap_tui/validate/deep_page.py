@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from sitemap_tui.engine.audit_page import html_document, mime_of, title_and_h1
+from sitemap_tui.engine.audit_page import head_part, html_document, mime_of, title_and_h1
 from sitemap_tui.engine.urlpolicy import resolve
 
 __all__ = [
@@ -91,14 +91,15 @@ def analyse_html(body: bytes, base_url: str) -> PageFacts:
     if parsed is None:
         return facts
     doc, base = parsed
-    for el in doc.iter("meta"):
+    head = head_part(body, base_url, doc)  # (the head's, as the audit reads them)
+    for el in head.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         if name in _NOINDEX_AGENTS and facts.noindex is None:
             content = (el.get("content") or "").lower()
             tokens = {t.strip() for t in content.split(",")}
             if "noindex" in tokens or "none" in tokens:
                 facts.noindex = f'<meta name="{name}" content="{content.strip()[:80]}">'
-    for el in doc.iter("link"):
+    for el in head.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
         if not href:
