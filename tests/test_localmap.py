@@ -237,3 +237,59 @@ def test_clean_urls_beside_a_folder_and_names_the_file_system_refuses(tmp_path: 
     assert long.path is None and long.status == 404
     longer = lookup(maps, "https://example.com/" + "x" * 300)
     assert longer.path is None and longer.status == 404 and "File name too long" in (longer.error or ""), longer
+
+
+INDEX_OF = ('<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}'
+            "</sitemapindex>")
+
+
+def _index(*locs: str) -> str:
+    return INDEX_OF.format("".join(f"<sitemap><loc>{loc}</loc></sitemap>" for loc in locs))
+
+
+def test_files_a_hostile_index_names_are_not_read_outside_what_the_user_named(tmp_path: Path) -> None:
+    """Found from outside (a security review of today's site-by-index): a downloaded index given
+    alone made its folder a site and read the files it named beside it and below it (a home
+    folder's .git-credentials, printed as a URL); a symlink out of a plain folder was read as a
+    sitemap; a FIFO target blocked; an '=' in a URL's user info gave a traceback. Near miss: a
+    build folder's own index still names its site."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("CANARY_SSH_KEY\n")
+    (home / ".git-credentials").write_text("https://me:CANARY_CRED@github.com\n")
+    (home / "notes.txt").write_text("https://CANARY_NOTES.example/\n")
+    (home / "sitemap_index.xml").write_text(_index("https://evil.example/notes.txt", "https://evil.example/.git-credentials",
+                                                   "https://evil.example/.ssh/id_rsa", "https://evil.example/sitemap_index.xml"))
+    for command in ("urls", "validate"):
+        proc = run(command, str(home / "sitemap_index.xml"), "--no-history", cwd=tmp_path)
+        assert "CANARY" not in proc.stdout + proc.stderr and "is read as" not in proc.stderr, (command, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    # the folder named: a site by its index, and still no hidden file read (refused, said)
+    proc = run("validate", str(home), "--no-history", "--format", "json", cwd=tmp_path)
+    assert "is read as https://evil.example/" in proc.stderr
+    assert "CANARY_SSH_KEY" not in proc.stdout and "CANARY_CRED" not in proc.stdout + proc.stderr
+    assert "is a hidden file or folder (.ssh), never read" in proc.stdout
+    # a plain folder: a symlink out of it is skipped, never read
+    outside = tmp_path / "outside.txt"
+    outside.write_text("https://CANARY_OUTSIDE.example/\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "sitemap.txt").symlink_to(outside)
+    (plain / "pages.xml").write_text(INDEX_OF.replace("sitemapindex", "urlset").format(
+        "<url><loc>https://example.com/a</loc></url>"))
+    proc = run("urls", str(plain), "--no-history", cwd=tmp_path)
+    assert "CANARY_OUTSIDE" not in proc.stdout + proc.stderr and "https://example.com/a" in proc.stdout
+    assert "sitemap.txt (a symlink leading outside the folder, never read)" in proc.stderr
+    # a FIFO named as the target: refused at once (it blocked in the site's inference)
+    fifo_dir = tmp_path / "fifo"
+    fifo_dir.mkdir()
+    os.mkfifo(fifo_dir / "sitemap.xml")
+    proc = run("validate", "sitemap.xml", "--no-history", cwd=fifo_dir)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    # an '=' in a listed URL's user info names no site, and is no traceback
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "notes.txt").write_text("hello\n")
+    (odd / "sitemap.xml").write_text(_index("https://a=b@evil.example/notes.txt"))
+    proc = run("validate", str(odd), "--no-history", cwd=tmp_path)
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr and "is read as" not in proc.stderr

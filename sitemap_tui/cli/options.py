@@ -95,7 +95,10 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
     why = "(--map)"
     if not maps and imply:
         ns.map, by_index = _implied_maps(ns)
-        maps = parse_maps(ns.map)
+        try:
+            maps = parse_maps(ns.map)
+        except ValueError:  # (a site the folder's files name that no map can say): read as files
+            ns.map, maps = [], ()
         named = "an index there lists files of" if by_index else "its folder's robots.txt names"
         why = f"(the site {named}; --map URL=DIR names another)"
     if not maps:
@@ -143,7 +146,7 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
         folder = (path if path.is_dir() else path.parent).resolve()
         if folder in {s.folder for s in found.values()}:
             continue
-        site = named_site(folder, None if path.is_dir() else path.resolve())
+        site = named_site(folder, from_indexes=path.is_dir())
         if site is None:
             continue
         if site.origin in found:

@@ -86,9 +86,13 @@ def scan_folder(folder: Path) -> FolderScan:
     others: dict[str, Path] = {}  # not a sitemap file name
     subfolders = 0
     indexes: list[Path] = []
+    outside: list[tuple[str, str]] = []  # symlinks out of the folder: never opened, said
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
         if path.is_dir():
             subfolders += 1
+            continue
+        if path.is_symlink() and not inside(folder, path):
+            outside.append((path.name, "a symlink leading outside the folder, never read"))
             continue
         name = path.name.lower()
         if not path.is_file() or not name.endswith(LOCAL_SUFFIXES) and name != "robots.txt":
@@ -114,7 +118,7 @@ def scan_folder(folder: Path) -> FolderScan:
         folder=folder,
         robots=robots,
         sitemaps=tuple(picked[n] for n in sorted(picked)),
-        skipped=tuple((n, why) for n, (_, why) in not_sitemaps.items()),
+        skipped=tuple((n, why) for n, (_, why) in not_sitemaps.items()) + tuple(outside),
         other_files=tuple(others),
         subfolders=subfolders,
         by_name=dict(picked),
@@ -213,41 +217,41 @@ class NamedSite:
     by_index: bool = False  # named by an index's children there, the folder having no Sitemap: line
 
 
-def named_site(folder: Path, index: Path | None = None) -> NamedSite | None:
+def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
     """The one site whose URLs the absolute ``Sitemap:`` lines of ``folder``'s robots.txt
     name: the folder is that site's root (robots.txt lives there). None when they name several
     sites.
 
-    Without a ``Sitemap:`` line (or a robots.txt), the site whose top-level URLs an index there
-    lists, when one of them names a file of the folder: the indexes of a folder target, or the
-    file target ``index``. A build without robots.txt was otherwise read as no site at all, and
-    an index child missing from the build passed as "on another host", unread and unreported."""
+    Without a ``Sitemap:`` line (or a robots.txt), and ``from_indexes`` (a folder target: the
+    user named the build), the site whose top-level URLs the folder's indexes list, when one of
+    them names a file of the folder. A build without robots.txt was otherwise read as no site at
+    all, and an index child missing from the build passed as "on another host", unread and
+    unreported. Never for a file target: a downloaded index alone then chose which files beside
+    it were read, and printed their lines."""
     robots = folder / "robots.txt"
     origins = set()
     try:
         data = None
-        if robots.is_file():
+        if robots.is_file() and inside(folder, robots):
             with robots.open("rb") as fh:
                 data = fh.read(ROBOTS_MAX_BYTES + 1)
     except OSError:
         return None
     if data is not None:
         for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
-            parts = urlsplit(line.url.strip())
             # a relative or odd line names no site (robots-sitemap-not-absolute says it is
             # wrong): the absolute ones do; it ended the site altogether, and with it the
             # location rules, unsaid
-            if parts.scheme.lower() in ("http", "https") and parts.hostname:
-                origins.add(f"{parts.scheme.lower()}://{parts.netloc.lower()}/")
+            origin = _site_of(line.url)
+            if origin is not None:
+                origins.add(origin)
     if len(origins) > 1:
         return None
     by_index = not origins
-    if by_index and index is not None:  # (a file target: no scan of its folder unless it names a site)
-        origins = _index_sites([index], folder)
-        if len(origins) != 1:
-            return None
+    if by_index and not from_indexes:
+        return None
     scan = scan_folder(folder)  # (each file sniffed once: the scan keeps its indexes)
-    if by_index and index is None:
+    if by_index:
         origins = _index_sites(list(scan.indexes), folder)
         if len(origins) != 1:
             return None
@@ -256,40 +260,68 @@ def named_site(folder: Path, index: Path | None = None) -> NamedSite | None:
     return NamedSite(origins.pop(), folder, unlisted, by_index)
 
 
+def _site_of(url: str) -> str | None:
+    """``scheme://host[:port]/`` of an absolute http(s) URL; None for any other, and for one with
+    user info (``https://a=b@host/``: no site a build stands for, and its ``=`` once split the
+    implied ``SITE=FOLDER`` in the wrong place)."""
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}/"
+
+
+def inside(folder: Path, path: Path) -> bool:
+    """``path`` is in ``folder`` once symlinks are followed (a link out is never read)."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+INFER_CHILDREN = 1000  # an index's children read to learn its site (an index may list 50,000)
+INFER_INDEXES = 20
+
+
 def _index_sites(indexes: list[Path], folder: Path) -> set[str]:
-    """The site whose top-level URLs ``indexes`` list, with a file of ``folder`` among them."""
+    """The site whose top-level URLs ``indexes`` list, with a file of ``folder`` among them
+    (the first INFER_CHILDREN of the first INFER_INDEXES: a folder of large indexes was read
+    whole to learn it, before the run's time budget began)."""
     found: dict[str, bool] = {}
     try:
-        files = {p.name for p in folder.iterdir() if p.is_file()}
+        files = {p.name for p in folder.iterdir() if p.is_file() and inside(folder, p)}
     except OSError:
         return set()
-    for path in indexes:
-        for url in index_children(path):
-            parts = urlsplit(url.strip())
-            url_path = unquote(parts.path)
-            if parts.scheme.lower() not in ("http", "https") or not parts.hostname or url_path.count("/") != 1:
+    for path in indexes[:INFER_INDEXES]:
+        for url in index_children(path, INFER_CHILDREN):
+            origin = _site_of(url)
+            url_path = unquote(urlsplit(url.strip()).path)
+            if origin is None or url_path.count("/") != 1:
                 continue
-            origin = f"{parts.scheme.lower()}://{parts.netloc.lower()}/"
             found[origin] = found.get(origin, False) or url_path[1:] in files
     if len(found) != 1:
         return set()  # several sites: which one the folder stands for is a guess
     return {origin for origin, here in found.items() if here}
 
 
-def index_children(path: Path) -> list[str]:
-    """The <loc> of every child an index lists (up to INDEX_MAX_BYTES decoded)."""
+def index_children(path: Path, most: int | None = None) -> list[str]:
+    """The <loc> of every child an index lists (up to INDEX_MAX_BYTES decoded; ``most``: the
+    first ones only)."""
     parser = SniffingParser(path.as_uri())
     locs: list[str] = []
 
     def take(items: Sequence[object]) -> None:
         locs.extend(i.loc for i in items if isinstance(i, ChildRef) and i.loc)
 
+    if not path.is_file():  # a FIFO or a device would block or never end
+        return locs
     try:
         decoder = BodyDecoder(None, INDEX_MAX_BYTES)
         with path.open("rb") as fh:
             while raw := fh.read(CHUNK):
                 for chunk in decoder.feed(raw):
                     take(parser.feed(chunk))
+                if most is not None and len(locs) >= most:
+                    return locs[:most]
             for chunk in decoder.finish():
                 take(parser.feed(chunk))
         take(parser.close())

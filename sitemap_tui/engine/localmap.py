@@ -106,6 +106,11 @@ def _at_path(m: LocalMap, url: str, relative: str) -> MapHit:
 
 
 def _find(m: LocalMap, url: str, relative: str) -> MapHit:
+    hidden = next((part for part in relative.split("/") if part.startswith(".") and part not in (".", "..")), None)
+    if hidden is not None:
+        # .ssh, .git, .env, .git-credentials: no build serves them as a page or a sitemap, and
+        # a hostile index in the folder could name them (a site read from a folder, --map or not)
+        return MapHit(url, None, f"refused: {relative!r} is a hidden file or folder ({hidden}), never read", 403)
     try:
         # resolve() follows symlinks and folds "..": what is left must still be under the root
         path = (m.root / relative).resolve()
