@@ -299,14 +299,17 @@ def test_a_dash_is_stdout_for_output_and_no_target(site: str, tmp_path: Path) ->
     ("sitemap.xml.gz", None),
     ("public/sitemap.xml", None),
     ("./public/", None),
+    ("~nosuchuser/sitemap.xml", None),  # (a traceback: no such user's home)
+    ("http:/example.com/s.xml", "two slashes"),  # (a DNS lookup of the host "http")
+    ("https:example.com/s.xml", "two slashes"),
 ])
 def test_a_target_without_a_scheme_is_a_path_or_a_url_by_its_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    typed: str, want: str | None) -> None:
     from sitemap_tui.engine.discover import Target, TargetError
 
     monkeypatch.chdir(tmp_path)  # none of them is there
-    if want is None:
-        with pytest.raises(TargetError, match="no such file or directory"):
+    if want is None or "://" not in want:
+        with pytest.raises(TargetError, match=want or "no such file or directory"):
             Target.parse(typed)
     else:
         assert Target.parse(typed).url == want

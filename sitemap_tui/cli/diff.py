@@ -192,9 +192,10 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
         runs = [i for i, s in enumerate(found) if s.summary.command is not None and s.summary.problem is None]
         if runs and runs[0] > 0:
             back = runs[0]
+            # (the newest by its file: this run keeps its own, and ~0 is that one afterwards)
             print(f"sitemap-tui: {label}: {plural(back, 'newer explorer session')} passed over (a session reads what "
                   f"was opened in it, not the whole site); `sitemap-tui history {display(site)}` lists them, "
-                  f"`diff {display(site)}~0 {display(site)}` compares with the newest", file=sys.stderr)
+                  f"`diff {display(str(found[0].path))} {display(site)}` compares with the newest", file=sys.stderr)
     if back >= len(found):
         if not found:
             why = (f"({display(site_found.note)})" if site_found.note

@@ -196,7 +196,9 @@ def _validate(opts: ValidateOptions) -> int:
             if cut is not None:
                 # said like the exploration's own cut, and --strict's: not every sampled page was checked
                 done, total = cut
-                where = f"after {done:,} of {total:,} sampled URLs" if done else "before any URL was checked"
+                # (a URL counts once all its checks are done: one whose page answered may not be)
+                where = (f"with {done:,} of {total:,} sampled URLs checked" if done
+                         else "before the checks of any sampled URL were done")
                 deep_note(f"the deep checks stopped {where}: the run's time budget of {opts.tree.max_time:g} s "
                           "ran out (--max-time)")
                 deep_cut = True

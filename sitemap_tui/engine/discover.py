@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,7 +52,10 @@ class Target:
             raise TargetError("empty target")
         if text == "-":  # read as a host named "-": a DNS lookup and three retries
             raise TargetError("'-' (standard input) is not a target: save the sitemap to a file and give its path")
-        path = Path(text).expanduser()
+        try:
+            path = Path(text).expanduser()
+        except RuntimeError:  # ~nobody/...: no such user, so no such home
+            raise TargetError(f"no such file or directory: {text}") from None
         if "://" not in text and path.exists():
             path = path.resolve()
             if path.is_dir():
@@ -61,6 +65,8 @@ class Target:
             return cls(raw, "file", path.as_uri())
         if text.startswith("file:"):
             raise TargetError("file: URLs are not accepted; give a local path instead")
+        if re.match(r"(?i)https?:/?(?!/)", text):  # http:/host, https:host: a scheme's slashes missing
+            raise TargetError(f"{text!r}: a URL needs two slashes after its scheme ({text.split(':', 1)[0]}://...)")
         if "://" not in text:
             if _local_looking(text):
                 raise TargetError(f"no such file or directory: {text}")
