@@ -333,6 +333,7 @@ def test_a_meta_refresh_to_another_page_is_a_redirect() -> None:
         "non-indexable: redirect (meta refresh to https://other.test/")
     assert reason(b'<meta http-equiv="refresh" content="30">') == "indexable"
     assert reason(b'<meta http-equiv="refresh" content="0; url=/p">') == "indexable"
+    assert reason(b'<meta http-equiv="refresh" content="0; url=javascript:go()">') == "indexable"  # no page
 
 
 def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:

@@ -170,8 +170,8 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
     if headless:  # (the explorer's user stops a long run with x)
         g.add_argument("--max-time", type=budget, default=DEFAULT_MAX_TIME, metavar="SECONDS",
                        help="time budget of the whole run (the exploration, then validate --deep's or audit's "
-                            "page fetches): when it runs out nothing new is started and what runs stops, said on "
-                            f"stderr (default {DEFAULT_MAX_TIME:g}; 0: none)")
+                            "page fetches; each of validate's TARGETs its own): when it runs out nothing new is "
+                            f"started and what runs stops, said on stderr (default {DEFAULT_MAX_TIME:g}; 0: none)")
     g.add_argument("--probe", action="store_true",
                    help="probe common sitemap paths even when robots.txt lists sitemaps")
     g.add_argument("--follow-cross-host", action="store_true",

@@ -124,8 +124,8 @@ def cmd_validate(opts: ValidateOptions) -> int:
                          "TARGETs given (run once per TARGET, or --format text or github)")
     codes = []
     for target in (opts.target, *opts.more_targets):
-        # each with its own -H origin, as if run alone; a target that cannot be read does not
-        # stop the others (a pre-commit hook reports every file), and its exit 2 wins
+        # each with its own -H origin and --max-time, as if run alone; a target that cannot be
+        # read does not stop the others (a pre-commit hook reports every file), and its exit 2 wins
         one = replace(opts, target=target, more_targets=(), fetch=replace(opts.fetch, target=target))
         try:
             codes.append(_validate(one))

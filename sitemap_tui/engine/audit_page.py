@@ -318,7 +318,7 @@ def verdict(
     mime = mime_of(content_type)
     if mime is not None and mime not in HTML_TYPES:
         return _no(f"not HTML ({mime})")
-    if refresh and page_key(refresh) != page_key(final_url):
+    if refresh and refresh[:4].lower() == "http" and page_key(refresh) != page_key(final_url):
         # Google reads a meta refresh as a redirect (instant: permanent, delayed: temporary)
         return _no(f"redirect (meta refresh to {refresh})")
     directive = noindex_directive(robots)
