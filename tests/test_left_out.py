@@ -214,3 +214,18 @@ def test_an_index_cycle_is_said_by_urls(httpserver) -> None:
         f"sitemap-tui: {a} lists itself: an index cycle, not fetched again",
         f"sitemap-tui: {b} lists {a}, which is explored above it: an index cycle, not fetched again",
     ]), proc.stderr
+
+
+def test_a_text_sitemap_whose_bytes_are_not_utf8_is_said_to_be_altered(tmp_path: Path) -> None:
+    """Found from outside: `urls` wrote a Latin-1 text sitemap's é as U+FFFD, unsaid and with
+    exit 0 under --strict: the URL is not the one served. Near miss: a UTF-16 file decodes whole."""
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"https://example.com/caf\xe9\nhttps://example.com/ok\n")
+    proc = run("urls", str(latin), "--no-history")
+    assert proc.returncode == 0 and "https://example.com/ok" in proc.stdout
+    assert "1 file not UTF-8: bytes that could not be decoded were read as U+FFFD" in proc.stderr, proc.stderr
+    assert run("urls", str(latin), "--no-history", "--strict").returncode == 1
+    utf16 = tmp_path / "utf16.txt"
+    utf16.write_bytes("https://example.com/café\n".encode("utf-16"))
+    proc = run("urls", str(utf16), "--no-history", "--strict")
+    assert proc.returncode == 0 and "U+FFFD" not in proc.stderr and "café" in proc.stdout, proc.stderr

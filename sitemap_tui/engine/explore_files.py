@@ -242,6 +242,8 @@ class FileProcessing(RobotsReading):
                 self._cut.setdefault(node.id, CUT_RULES[iss.rule])
         if unparsable is not None:
             self._cut.setdefault(node.id, LeftOut.CUT_PARSE)
+        if getattr(done.info, "replaced_at", None) is not None:  # (said: `urls` wrote the U+FFFDs unsaid)
+            self._cut.setdefault(node.id, LeftOut.REPLACED)
         # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
         cap = self.options.max_children
         base = outcome.final_url or node.url

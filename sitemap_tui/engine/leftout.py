@@ -27,6 +27,7 @@ class LeftOut(StrEnum):
     CUT_PARSE = "cut-parse"  # parsing stopped at an XML error
     CUT_FETCH = "cut-fetch"  # the download failed part-way (time limit, dropped connection)
     CUT_DECODE = "cut-decode"  # the compressed data is corrupt or ends early (a broken .gz)
+    REPLACED = "replaced"  # a text sitemap's bytes that are not UTF-8 read as U+FFFD: URLs not as served
     NOT_RECURSIVE = "not-recursive"  # listed sitemaps left alone under --no-recursive
     ROBOTS_CAP = "robots-cap"  # hosts whose robots.txt was not read for cross-submission
 
@@ -91,6 +92,11 @@ def describe(
         ),
         LeftOut.CUT_DECODE: (
             f"{files} cut short: the compressed data is corrupt or ends early, the entries before it kept{first}",
+            None, True,
+        ),
+        LeftOut.REPLACED: (
+            f"{files} not UTF-8: bytes that could not be decoded were read as U+FFFD, so URLs on those lines "
+            f"are not as served{first}",
             None, True,
         ),
         LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),

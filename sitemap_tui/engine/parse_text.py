@@ -179,6 +179,7 @@ class TextSitemapParser:
             text = raw.decode("utf-8", errors="replace")
             if not self._bad_utf8:
                 self._bad_utf8 = True
+                self.info.replaced_at = self._lineno
                 out.append(Finding("encoding-not-utf8", {"found": "text"}, line=self._lineno))
         s = text.strip(_STRIP)
         if not s:
