@@ -318,6 +318,26 @@ def test_an_unavailable_after_date_that_has_passed_is_noindex() -> None:
         assert reason(x_robots_directives(fine)) == "indexable", fine
 
 
+def test_a_chunked_page_is_read_past_a_head_end_in_a_comment(site: HTTPServer) -> None:
+    """Found from outside (a second regression hunt): the read of a page without a small
+    Content-Length (chunked, as WordPress and Shopify send theirs) stopped at the first raw
+    "</head" bytes, so a "</head>" in a comment, script or title still hid the noindex after it."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    for name, hiding in (("comment", "<!-- app block: </head> below -->"), ("script", '<script>var t="</head>";</script>'),
+                         ("title", "<title>a </head> b</title>")):
+        page = (f"<!doctype html><html><head>{hiding}" + "<style>" + ".c{color:red}\n" * 3000 + "</style>"
+                + '<meta name="robots" content="noindex"></head><body>' + "z" * 70000 + "</body></html>").encode()
+
+        def chunked(_req: Request, page: bytes = page) -> Response:  # a generator: no Content-Length
+            return Response((page[i:i + 4096] for i in range(0, len(page), 4096)), mimetype="text/html")
+
+        site.expect_request(f"/{name}").respond_with_handler(chunked)
+    code, out, err = audit(sitemap(site, ["/comment", "/script", "/title"]), "--format", "jsonl")
+    assert code == 0, err
+    assert {k: r["reason"] for k, r in records(out).items()} == {
+        k: "non-indexable: noindex (noindex)" for k in ("comment", "script", "title")}
+
+
 def test_a_meta_refresh_to_another_page_is_a_redirect() -> None:
     """Found from outside: <meta http-equiv=refresh content="0; url=/ok"> was "indexable"; Google
     reads it as a redirect. Near miss: a refresh of the page itself (no url, or its own) is not."""
@@ -334,6 +354,12 @@ def test_a_meta_refresh_to_another_page_is_a_redirect() -> None:
     assert reason(b'<meta http-equiv="refresh" content="30">') == "indexable"
     assert reason(b'<meta http-equiv="refresh" content="0; url=/p">') == "indexable"
     assert reason(b'<meta http-equiv="refresh" content="0; url=javascript:go()">') == "indexable"  # no page
+    assert reason(b'<meta http-equiv="refresh" content="0;url=httpx://a/">') == "indexable"
+    # (a second regression hunt) the target without "url=", and an apostrophe inside an unquoted one
+    assert reason(b'<meta http-equiv="refresh" content="0; https://other.test/x">') == \
+        "non-indexable: redirect (meta refresh to https://other.test/x)"
+    assert reason(b'<meta http-equiv="refresh" content="0;url=/it\'s">') == \
+        "non-indexable: redirect (meta refresh to http://h.test/it's)"
 
 
 def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:
@@ -360,6 +386,9 @@ def test_a_canonical_or_robots_meta_in_the_body_is_not_the_pages() -> None:
     deep = analyse_html(b"<!DOCTYPE html><html><head><title>t</title></head><body>"
                         b'<link rel="canonical" href="/other"><p>x</p></body></html>', "http://h.test/p")
     assert deep.canonical is None
+    two = analyse_html(b'<html><head><link rel="canonical" href="/a"><link rel="canonical" href="/b"></head></html>',
+                       "http://h.test/p")
+    assert two.canonical is None  # conflicting: none, as the audit reads them
 
 
 PAGES = 60

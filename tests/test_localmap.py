@@ -279,7 +279,7 @@ def test_files_a_hostile_index_names_are_not_read_outside_what_the_user_named(tm
         "<url><loc>https://example.com/a</loc></url>"))
     proc = run("urls", str(plain), "--no-history", cwd=tmp_path)
     assert "CANARY_OUTSIDE" not in proc.stdout + proc.stderr and "https://example.com/a" in proc.stdout
-    assert "sitemap.txt (a symlink leading outside the folder, never read)" in proc.stderr
+    assert "1 symlink leading outside the folder, not read (" in proc.stderr and ": sitemap.txt" in proc.stderr
     # a FIFO named as the target: refused at once (it blocked in the site's inference)
     fifo_dir = tmp_path / "fifo"
     fifo_dir.mkdir()
@@ -293,3 +293,22 @@ def test_files_a_hostile_index_names_are_not_read_outside_what_the_user_named(tm
     (odd / "sitemap.xml").write_text(_index("https://a=b@evil.example/notes.txt"))
     proc = run("validate", str(odd), "--no-history", cwd=tmp_path)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr and "is read as" not in proc.stderr
+
+
+def test_a_local_indexs_children_are_said_as_such_and_well_known_is_served(tmp_path: Path) -> None:
+    """Found from outside: a local index given alone had its children "on another host ...
+    (--follow-cross-host)", a hint to fetch them from the network; a mapped site refused
+    /.well-known/ as hidden (RFC 8615's is public); `urls ~nosuchuser/` was a traceback."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "sitemap_index.xml").write_text(_index("https://example.com/pages.xml"))
+    proc = run("urls", str(public / "sitemap_index.xml"), "--no-history", cwd=tmp_path)
+    assert "1 listed file not fetched: listed by a local file whose folder stands for no site" in proc.stderr
+    assert "another host" not in proc.stderr
+    (public / ".well-known").mkdir()
+    (public / ".well-known" / "sitemap.xml").write_text(INDEX_OF.replace("sitemapindex", "urlset").format(
+        "<url><loc>https://example.com/a</loc></url>"))
+    hit = lookup(parse_maps([f"https://example.com/={public}"]), "https://example.com/.well-known/sitemap.xml")
+    assert hit is not None and hit.path is not None, hit
+    proc = run("urls", "~nosuchuser/sitemap.xml", "--no-history", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "no such file or directory" in proc.stderr

@@ -187,6 +187,8 @@ def test_a_build_folder_read_as_its_site_matches_its_own_sarif_or_json_baseline(
     public.mkdir()
     (public / "robots.txt").write_text("User-agent: *\nDisallow:\nSitemap: https://example.com/sitemap.xml\n")
     (public / "sitemap.xml").write_text(sitemap(bad_lastmod("a"), bad_priority("b")))
+    text = run(tmp_path, "validate", "public", "--no-history").stdout  # (found from outside: it named the URL)
+    assert "public/sitemap.xml:3: error lastmod-invalid-format" in text and "https://example.com/sitemap.xml:" not in text
     for fmt in ("sarif", "json"):
         run(tmp_path, "validate", "public", "--no-history", "--format", fmt, "-o", f"base.{fmt}")
         again = run(tmp_path, "validate", "public", "--no-history", "--baseline", f"base.{fmt}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from sitemap_tui.session.fetching import FetchOptions, default_concurrency
 
@@ -105,7 +106,7 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
         return
 
     def mapped(raw: object) -> object:
-        if not isinstance(raw, str) or "://" in raw or not Path(raw).expanduser().exists():
+        if not isinstance(raw, str) or "://" in raw or not _local(raw):
             return raw
         url = url_for_path(maps, Path(raw))
         if url is None:
@@ -119,6 +120,15 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             setattr(ns, name, [mapped(r) for r in raw])
         elif raw is not None:
             setattr(ns, name, mapped(raw))
+
+
+def _local(raw: str) -> bool:
+    """``raw`` names a path that is there (``~nosuchuser/`` names none: no such home, and a
+    traceback before the target's own one-line error)."""
+    try:
+        return Path(raw).expanduser().exists()
+    except (RuntimeError, OSError, ValueError):
+        return False
 
 
 def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
@@ -140,6 +150,8 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
     for raw in raws:
         if not isinstance(raw, str) or "://" in raw:
             continue
+        if not _local(raw):
+            continue
         path = Path(raw).expanduser()
         if not path.exists():
             continue
@@ -154,7 +166,7 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
         found[site.origin] = site
     # A folder target: its sitemaps that nothing lists are read beside what robots.txt names, as
     # a folder's sitemaps were read before it was a site (a crawler would not find them: said).
-    if len(raws) == 1 and len(found) == 1 and Path(str(raws[0])).expanduser().is_dir():
+    if len(raws) == 1 and len(found) == 1 and _local(str(raws[0])) and Path(str(raws[0])).expanduser().is_dir():
         site = next(iter(found.values()))
         if site.unlisted:
             ns.also = [site.origin + quote(name) for name in site.unlisted]

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from sitemap_tui.engine.access import DEFAULT_AGENTS
 from sitemap_tui.engine.audit_page import (
     HTML_TYPES,
+    head_end,
     head_facts,
     link_canonical,
     mime_of,
@@ -325,7 +326,12 @@ class Auditor:
             buf.extend(chunk[: limit - len(buf)])
             if len(buf) >= limit:
                 raise StopFetch()
-            if not state["whole"] and not self.options.links and _HEAD_END in bytes(buf[start:]).lower():
+            if state["whole"] or self.options.links:
+                return
+            # the head's end as head_facts finds it: a "</head>" in a comment, script or style
+            # stopped the read before the metas after it (a chunked page's noindex went unread)
+            state["end_seen"] = state.get("end_seen") or _HEAD_END in bytes(buf[start:]).lower()
+            if state["end_seen"] and head_end(bytes(buf)) >= 0:
                 raise StopFetch()
 
         headers = {"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"}

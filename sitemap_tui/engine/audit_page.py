@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from urllib.parse import urlsplit
 
 import lxml.html  # type: ignore[import-untyped]
 from lxml import etree  # type: ignore[import-untyped]
@@ -190,13 +191,14 @@ class HeadFacts:
 
 MAX_LINKS = 5000  # <a href> kept per page: a hostile page cannot grow the crawl's frontier unbounded
 MAX_CANONICALS = 5
-# "0; url=/next", "5;URL='/next'": the delay, then the target (a refresh without one reloads the page)
-_REFRESH_RE = re.compile(r"""\s*[\d.]*\s*[;,]\s*url\s*=\s*['"]?([^'"]+)""", re.I)
+# "0; url=/next", "5;URL='/next'", "0; /next": the delay, then the target (a refresh without one
+# reloads the page); quotes around the target are its own, an apostrophe inside it is not
+_REFRESH_RE = re.compile(r"""\s*[\d.]*\s*[;,]\s*(?:url\s*=\s*)?(['"]?)(.+?)\1\s*\Z""", re.I | re.S)
 
 
-# what may hold a "</head" that is not the head's end: a comment, a script, a style
-_HEAD_SCAN = re.compile(rb"<!--.*?(?:-->|\Z)|<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)|</head",
-                        re.S | re.I)
+# what may hold a "</head" that is not the head's end: a comment, a script, a style, the title
+_HEAD_SCAN = re.compile(rb"<!--.*?(?:-->|\Z)|<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)"
+                        rb"|<title\b.*?(?:</title\s*>|\Z)|</head", re.S | re.I)
 
 
 def head_end(body: bytes) -> int:
@@ -235,8 +237,8 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
     for el in head_doc.iter("meta"):
         if (el.get("http-equiv") or "").strip().lower() == "refresh" and facts.refresh is None:
             m = _REFRESH_RE.match(el.get("content") or "")
-            if m is not None:
-                facts.refresh = resolve(base, m.group(1).strip())
+            if m is not None and m.group(2).strip():
+                facts.refresh = resolve(base, m.group(2).strip())
         name = (el.get("name") or "").strip().lower()
         if name == "robots" or name in _AGENT_META:
             content = (el.get("content") or "")[:1000]
@@ -318,7 +320,7 @@ def verdict(
     mime = mime_of(content_type)
     if mime is not None and mime not in HTML_TYPES:
         return _no(f"not HTML ({mime})")
-    if refresh and refresh[:4].lower() == "http" and page_key(refresh) != page_key(final_url):
+    if refresh and urlsplit(refresh).scheme.lower() in ("http", "https") and page_key(refresh) != page_key(final_url):
         # Google reads a meta refresh as a redirect (instant: permanent, delayed: temporary)
         return _no(f"redirect (meta refresh to {refresh})")
     directive = noindex_directive(robots)

@@ -265,6 +265,9 @@ class FileProcessing(RobotsReading):
             ):
                 follow, why = False, "on another host or port (not followed; use --follow-cross-host)"
                 cause = LeftOut.CROSS_HOST
+                if base.startswith("file:"):  # (no host at all: "another host" sent users to the network)
+                    why = "listed by a local file whose folder stands for no site (not fetched)"
+                    cause = LeftOut.FROM_LOCAL
             self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
                             follow=follow, why_not=why, cause=cause)
         if outcome.cancelled:

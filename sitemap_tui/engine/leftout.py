@@ -18,6 +18,7 @@ class LeftOut(StrEnum):
     BUDGET = "budget"  # over --max-files
     FAN_OUT = "fan-out"  # past the cap of children per index or robots.txt
     CROSS_HOST = "cross-host"  # an index child on another host, not followed
+    FROM_LOCAL = "from-local"  # a local index's child URL: its folder is read as no site
     UNFETCHABLE = "unfetchable"  # listed, but not an http(s) URL that may be fetched
     FAILED = "failed"  # fetched, but no usable answer (HTTP error, timeout, not a sitemap)
     CANCELLED = "cancelled"  # the exploration was stopped before or while fetching it
@@ -72,6 +73,11 @@ def describe(
         LeftOut.CROSS_HOST: (
             f"{files} not fetched: on another host or port than {'its' if count == 1 else 'their'} index",
             "--follow-cross-host", True,
+        ),
+        LeftOut.FROM_LOCAL: (
+            f"{listed} not fetched: listed by a local file whose folder stands for no site (give the folder "
+            "as the target, or --map URL=DIR, to read them from it; --follow-cross-host fetches them)",
+            None, True,
         ),
         # (the first named: "not http(s)" read wrong of an http URL with a control character)
         LeftOut.UNFETCHABLE: (f"{listed} not fetched: not a URL that may be fetched (http or https, with a host"

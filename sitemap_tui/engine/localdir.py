@@ -50,6 +50,7 @@ class FolderScan:
     subfolders: int  # not searched
     by_name: dict[str, Path] = field(default_factory=dict)  # the sitemaps by file name
     indexes: tuple[Path, ...] = ()  # the sitemaps that sniffed as indexes
+    outside: tuple[str, ...] = ()  # symlinks leading out of the folder: never read
 
     def files(self) -> list[Path]:
         """What to read: robots.txt first (it names the site), then the sitemaps."""
@@ -73,6 +74,11 @@ class FolderScan:
             kinds = Counter(_suffix(name) for name in self.other_files)
             shown = ", ".join(kind for kind, _ in kinds.most_common(NAMED_IN_NOTES))
             out.append(f"{plural(len(self.other_files), 'other file')} skipped: not sitemap file names ({shown})")
+        if self.outside:
+            named = ", ".join(self.outside[:NAMED_IN_NOTES])
+            more = f", and {len(self.outside) - NAMED_IN_NOTES:,} more" if len(self.outside) > NAMED_IN_NOTES else ""
+            out.append(f"{plural(len(self.outside), 'symlink')} leading outside the folder, not read (a file "
+                       f"there may not be the build's; give it as the target to read it): {named}{more}")
         if self.subfolders:
             out.append(f"{plural(self.subfolders, 'subfolder')} not searched: only the folder's own "
                        f"files are read")
@@ -86,13 +92,13 @@ def scan_folder(folder: Path) -> FolderScan:
     others: dict[str, Path] = {}  # not a sitemap file name
     subfolders = 0
     indexes: list[Path] = []
-    outside: list[tuple[str, str]] = []  # symlinks out of the folder: never opened, said
+    outside: list[str] = []  # symlinks out of the folder: never opened, said
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
         if path.is_dir():
             subfolders += 1
             continue
         if path.is_symlink() and not inside(folder, path):
-            outside.append((path.name, "a symlink leading outside the folder, never read"))
+            outside.append(path.name)
             continue
         name = path.name.lower()
         if not path.is_file() or not name.endswith(LOCAL_SUFFIXES) and name != "robots.txt":
@@ -118,11 +124,12 @@ def scan_folder(folder: Path) -> FolderScan:
         folder=folder,
         robots=robots,
         sitemaps=tuple(picked[n] for n in sorted(picked)),
-        skipped=tuple((n, why) for n, (_, why) in not_sitemaps.items()) + tuple(outside),
+        skipped=tuple((n, why) for n, (_, why) in not_sitemaps.items()),
         other_files=tuple(others),
         subfolders=subfolders,
         by_name=dict(picked),
         indexes=tuple(indexes),
+        outside=tuple(outside),
     )
 
 

@@ -106,7 +106,8 @@ def _at_path(m: LocalMap, url: str, relative: str) -> MapHit:
 
 
 def _find(m: LocalMap, url: str, relative: str) -> MapHit:
-    hidden = next((part for part in relative.split("/") if part.startswith(".") and part not in (".", "..")), None)
+    hidden = next((part for part in relative.split("/")
+                   if part.startswith(".") and part not in (".", "..", ".well-known")), None)  # (RFC 8615's is public)
     if hidden is not None:
         # .ssh, .git, .env, .git-credentials: no build serves them as a page or a sitemap, and
         # a hostile index in the folder could name them (a site read from a folder, --map or not)

@@ -50,6 +50,7 @@ from typing import Any
 
 import httpx
 
+from sitemap_tui.engine.audit_page import page_key
 from sitemap_tui.engine.fetch import (
     RULE_PRIVATE_ADDRESS,
     FetchConfig,
@@ -233,7 +234,7 @@ class _Deep:
                 if "canonical" in params.get("rel", "").lower().split():
                     canonical = resolve(p.final_url, target)
                     break
-        if canonical and normalize(canonical) != normalize(p.final_url):
+        if canonical and page_key(canonical) != page_key(p.final_url):
             add("deep-non-canonical", target=canonical)
         if facts is not None and "deep-soft-404" in self.rules:
             reason = None
@@ -331,7 +332,7 @@ class _Deep:
             elif (
                 p.facts is not None
                 and p.facts.canonical
-                and normalize(p.facts.canonical) != normalize(p.final_url)
+                and page_key(p.facts.canonical) != page_key(p.final_url)
             ):
                 reason = f"its canonical URL is {p.facts.canonical}"
         if reason is None:

@@ -119,7 +119,7 @@ def write_report(
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     locate = locator(maps)
     if fmt == "text":
-        _text(issues, summary, out, base)
+        _text(issues, summary, out, base, locate)
     elif fmt == "json":
         _json(issues, summary, out)
     elif fmt == "sarif":
@@ -213,9 +213,12 @@ def _relative(path: Path, base: Path) -> Path | None:
         return None
 
 
-def display_location(sitemap: str | None, base: Path) -> str:
-    """How a sitemap is named in text output: a relative path for local files, else the URL."""
-    path = local_path(sitemap)
+def display_location(sitemap: str | None, base: Path,
+                     locate: Callable[[str | None], Path | None] = local_path) -> str:
+    """How a sitemap is named in text output: a relative path for local files (a build read as
+    its site included: a CI log then names the file to fix, as the GitHub and SARIF reports
+    do), else the URL."""
+    path = locate(sitemap)
     if path is not None:
         rel = _relative(path, base)
         return display(str(rel if rel is not None else path))
@@ -225,7 +228,8 @@ def display_location(sitemap: str | None, base: Path) -> str:
 # -- text --------------------------------------------------------------------------------------
 
 
-def _text(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path) -> None:
+def _text(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path,
+          locate: Callable[[str | None], Path | None] = local_path) -> None:
     where_cache: dict[str | None, str] = {}
     # "severity rule" of each (severity, rule): a few dozen distinct pairs in a report of millions
     heads: dict[tuple[str, str], str] = {}
@@ -233,7 +237,7 @@ def _text(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path) -> 
     for issue in issues:
         where = where_cache.get(issue.sitemap)
         if where is None:
-            where = where_cache[issue.sitemap] = display_location(issue.sitemap, base)
+            where = where_cache[issue.sitemap] = display_location(issue.sitemap, base, locate)
         line = _line(issue)
         at = f"{where}:{line}" if line is not None else where
         pair = (str(issue.severity), issue.rule)
