@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -47,6 +48,7 @@ from sitemap_tui.session.messages import (
     Expand,
     Failed,
     Follow,
+    Index,
     Open,
     Ready,
     Reply,
@@ -141,9 +143,25 @@ class EngineHost(AuditJobs):
             self.audit(cmd.node_ids, whole=cmd.whole)
         elif isinstance(cmd, Access):
             self.access(auto=cmd.auto)
+        elif isinstance(cmd, Index):
+            self.index(cmd.name)
         else:  # a message from a newer or foreign interface
             what = str(getattr(cmd, "what", type(cmd).__name__))
             self.post(Failed(what, f"unknown engine command {what!r}", None))
+
+    def index(self, name: str) -> None:
+        """A sort's index, built on the engine's writer between two of its own writes."""
+        store = self.explorer.store if self.explorer is not None else None
+        if store is None or self.store_failure is not None:
+            self.post(Failed("index", self.store_failure or "the engine is not running", None))
+            return
+        try:
+            store.ensure_index(name)
+            store.publish()
+        except (StoreError, sqlite3.Error, KeyError) as exc:
+            self.post(Failed("index", str(exc), None))
+            return
+        self.post(Done("index", None, name))
 
     def follow(self, cross_host: bool) -> None:
         """Follow index children on other hosts from the next file on (a copy of the options:

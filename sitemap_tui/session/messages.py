@@ -74,6 +74,16 @@ class Access:
 
 
 @dataclass(frozen=True, slots=True)
+class Index:
+    """Build the index a sorted URL listing walks (Store.ensure_index), with the engine's own
+    connection: one from the interface committed between the engine's reads and its next write,
+    and that write failed ("database is locked"), stopping an expand-all for good."""
+
+    what: ClassVar[str] = "index"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Cancel:
     what: ClassVar[str] = "cancel"
 
@@ -83,7 +93,7 @@ class Stop:
     what: ClassVar[str] = "stop"
 
 
-Command = Open | Expand | Deep | Crossfile | Follow | Cancel | Stop | Audit | Access
+Command = Open | Expand | Deep | Crossfile | Follow | Cancel | Stop | Audit | Access | Index
 EXPAND_COMMANDS = ("expand", "expand-all", "reload", "refetch")
 
 

@@ -39,6 +39,7 @@ from sitemap_tui.tui.messages import (
 from sitemap_tui.tui.screens.error import StoreErrorScreen
 from sitemap_tui.tui.strip_cycles import patch_strips
 from sitemap_tui.tui.widgets.sitemap_tree import SitemapTree, short_name, since_text
+from sitemap_tui.tui.widgets.url_table.messages import Indexed
 from sitemap_tui.words import plural
 
 SPINNER_SECONDS = 0.2
@@ -343,8 +344,25 @@ class EngineLink(PaneSync):
             tree.set_issue_counts(updates)
             self._dirty.update(updates)
 
+    def engine_index(self, sort: str) -> bool:
+        """The URL table's sort index, built by the engine (True) when one is running."""
+        if self.bridge is None or not self.bridge.index(sort):
+            return False
+        self._index_pending = sort
+        return True
+
+    _index_pending: str | None = None
+
+    def _indexed(self, error: str | None) -> None:
+        sort, self._index_pending = self._index_pending, None
+        if sort is not None:
+            self.url_table.grid.post_message(Indexed(sort, error))
+
     @on(CommandDone)
     def _command_done(self, message: CommandDone) -> None:
+        if message.what == "index":
+            self._indexed(None)
+            return
         if message.what == "open":
             root_id = message.result if isinstance(message.result, int) else None
             roots = [root_id] if root_id is not None else self.tree.model.roots()
@@ -427,6 +445,9 @@ class EngineLink(PaneSync):
 
     @on(EngineError)
     def _engine_error(self, message: EngineError) -> None:
+        if message.what == "index":  # (the table says it, and sorts without the index)
+            self._indexed(message.message)
+            return
         if message.node_id is not None:
             self.tree.fetch_finished(message.node_id)
         if message.what in ("engine", "store"):

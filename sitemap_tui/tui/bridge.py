@@ -137,6 +137,11 @@ class _Base(ABC):
         """Bring the crawler-access table up to date (robots.txt only); ``auto``: once idle."""
         return self._command(wire.Access(auto))
 
+    def index(self, name: str) -> bool:
+        """Have the engine build a sort's index (messages.Index): the interface writes nothing.
+        False, silently, without a running engine (the caller builds it itself then)."""
+        return self.running and self._command(wire.Index(name))
+
     def cancel(self) -> None:
         """Stop an expand-all, deep checks, cross-file checks and every file being fetched."""
         if self.running:

@@ -103,3 +103,24 @@ async def test_at_80_columns_the_header_keeps_x_cancels(make_app, monkeypatch):
             await pilot.press("x")
             gate.open()
             await wait_for(pilot, lambda: app.jobs.expand_all_node is None, what="expand all to stop")
+
+
+async def test_a_sort_just_before_expand_all_does_not_lock_the_engine_out(demo_server, make_app):
+    """Found from outside (a first-time user in tmux, 4 times of 4): sorting the URL table built
+    its index with a writer connection of the interface's; its commit fell between the engine's
+    reads and its next write, which failed ("database is locked"): the expand-all stopped, and
+    no file could be fetched after it. The engine builds the index now."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        notes = capture_notes(app)
+        index = node_by_name(app, "sitemap_index.xml")
+        await select(app, pilot, index)
+        await pilot.press("e")
+        await settle(app, pilot)
+        await pilot.press("5", "s", "E")  # sort (a new index), then expand everything at once
+        await settle(app, pilot)
+        assert not [n for n in notes if "locked" in n or "engine:" in n], notes
+        states = {n.url.rsplit("/", 1)[-1]: n.state for n in app.tree.model.nodes.values()}
+        assert states["feed.rss"] == NodeState.DONE and states["sitemap-pages.txt"] == NodeState.DONE, states
+        assert app.url_table.grid.sort == "loc"

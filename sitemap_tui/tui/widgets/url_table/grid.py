@@ -130,8 +130,16 @@ class UrlGrid(MarkedListing, can_focus=True):
         except sqlite3.Error:
             return False
 
-    @work(thread=True, exclusive=True, group="url-index", exit_on_error=False, description="build a sort index")
     def _build_index(self, sort: str) -> None:
+        # the app's engine, when one writes the store, builds it (a second writer's commit made
+        # the engine's next write fail); an offline store is indexed here
+        ask = getattr(self.app, "engine_index", None)
+        if ask is not None and ask(sort):
+            return
+        self._build_index_here(sort)
+
+    @work(thread=True, exclusive=True, group="url-index", exit_on_error=False, description="build a sort index")
+    def _build_index_here(self, sort: str) -> None:
         error = None
         try:
             store = Store(self.db_path)  # a writer connection: building an index writes
