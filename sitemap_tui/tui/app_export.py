@@ -107,7 +107,7 @@ class ExportLink(AuditLink):
         if table is not None and sel is not None and self._shows_node("urls") != sel.node_id:
             table = None
         marked = marked_shown(table)
-        if marked is not None:
+        if marked is not None and not self._none_shown(table, marked):
             add("marked", "marked rows", marked)
         if table is not None and not table.user.empty:
             add("filter", "filtered rows", table.current_filter)
@@ -119,6 +119,8 @@ class ExportLink(AuditLink):
         pane = self.issues_pane
         if pane is not None and sel is not None and self._shows_node("issues") != sel.node_id:
             pane = None
+        if self.query_one("#tabs", TabbedContent).active != "issues":
+            pane = None  # (a rule opened there earlier was offered in the URL table, stale)
         issue = pane.selected_issue if pane is not None else None
         if issue is not None and issue.entry_id is not None:
             add("issue", "URL of the selected issue", EntryFilter(entry_ids=[issue.entry_id]))
@@ -132,6 +134,24 @@ class ExportLink(AuditLink):
         looking += ["marked", "filter", self._export_prefs().scope, "node", "subtree"]
         default = next((by_kind[k] for k in looking if k in by_kind), next(iter(scopes), None))
         return scopes, kinds, default
+
+    def _none_shown(self, table: Any, marked: Any) -> bool:
+        """Marks made before a filter (a drill) that it shows none of: "marked rows" was then
+        the dialog's default, with "0 URLs in this scope", while the status line said 2 marked."""
+        if table is None or table.user.empty or marked.entry_ids is None or self.db_path is None:
+            return False
+        import sqlite3
+
+        from sitemap_tui.engine.store import Store
+
+        try:
+            store = Store(self.db_path, readonly=True)
+            try:
+                return count_rows(store, marked) == 0
+            finally:
+                store.conn.close()
+        except (sqlite3.Error, ValueError):
+            return False
 
     def action_copy_url(self) -> None:
         """The marked URLs (one a line, in the table's order) when any, else the current URL."""

@@ -151,6 +151,14 @@ async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         assert screen.scope == "marked rows"
         path = await export_now(app, pilot, screen)
         assert path.read_text().splitlines() == [shown[1]]
+        # a filter that shows none of the marks (a drill after marking): its rows, not "marked
+        # rows" with "0 URLs in this scope" (found from outside)
+        app.url_table.set_filter_text("no-such-url-at-all")
+        await settle(app, pilot)
+        app.url_table.grid.focus()
+        screen = await open_export(app, pilot)
+        assert "marked rows" not in screen.scopes and screen.scope == "filtered rows", screen.scopes
+        await close_export(app, pilot)
         # and marks made with "mark all" under another filter (found from outside: all 436)
         path.unlink()
         app.url_table.set_filter_text("")
