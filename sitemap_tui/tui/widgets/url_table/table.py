@@ -370,7 +370,10 @@ class UrlTable(Vertical):
         if self.hide_detail():
             return True
         if not self.grid.marks.empty:
-            return False
+            # said: marks the filter hides went unseen, and Esc seemed to do nothing
+            self.grid.clear_marks()
+            self.notify("marks cleared (Esc again goes back)", timeout=3, markup=False)
+            return True
         self.post_message(self.Back())
         return True
 
