@@ -95,7 +95,7 @@ async def test_audit_columns_and_typed_filters(audited: Path, size: tuple[int, i
         else:
             # at 80 columns: status and indexable beside the URL, the rest on the detail panel
             assert "Status" in head and "Idx" in head and "Reason" not in head, head
-            assert "Enter: audit" in status_line(table)
+            assert "Enter: detail" in status_line(table)
         assert " 404 " in shown["gone"] and " no " in shown["gone"]
         assert "↪200" in shown["moved"]
         assert " yes " in shown["ok"]

@@ -409,7 +409,7 @@ class UrlTable(Vertical):
             parts.append("loading…")
         # (not beside an error: a narrow status line keeps room for the error)
         if g.row_count and g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
-            parts.append("Enter: audit")  # the audit columns that did not fit are in the detail
+            parts.append("Enter: detail")  # (the audit columns that did not fit are in it; "Enter: audit" read as a command)
         audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
                        self.user.blocked, self.user.allowed) != (None,) * 6
         if audit_asked and not g.audit_keys:
