@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from app_helpers import screen_text, settle, wait_for, wait_started
+from app_helpers import capture_notes, screen_text, settle, wait_for, wait_started
 from textual.message import Message
 from textual.widgets import Tree
 
@@ -161,6 +161,14 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
         assert table.grid.total == 1
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")
+        # near miss: an issue of the file itself (a 404) has no URL: said, not silence
+        notes = capture_notes(app)
+        await pilot.press("home")  # (the errors come first)
+        await to_rule(app, pilot, issues, "fetch-http-error")
+        await pilot.press("right")
+        await wait_for(pilot, lambda: bool(issues.cursor_node.children), what="the rule's issues")
+        await pilot.press("right", "enter")
+        await wait_for(pilot, lambda: any("about the sitemap file itself" in n for n in notes), what="the notice")
 
 
 async def test_enter_with_nothing_highlighted_takes_the_first_rule(demo_server, make_app):

@@ -514,6 +514,9 @@ class IssuesPane(Vertical):
             # a sample of another host): that URL, by its address; Enter did nothing
             self.post_message(ShowUrls(issue.url, origin=self.issue_list,
                                        title=f"{issue.rule}: {display(issue.url, 80)}"))
+        else:  # about the file as a whole (a 404, a parse error): said, not silence under "⏎ Show URLs"
+            self.notify("This issue is about the sitemap file itself: no URL to show (its source, "
+                        "when there is one, is below).", timeout=4, markup=False)
 
     @on(IssueTree.Drill)
     def _drill(self, event: IssueTree.Drill) -> None:
