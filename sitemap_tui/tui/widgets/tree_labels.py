@@ -60,6 +60,7 @@ def since_text(iso: str) -> str:
 
 # what a squeezed name drops first (".xml.gz", ".txt", ...): its icon already says the format
 _EXTENSIONS = re.compile(r"\.(?:xml|txt|rss|atom|json|html?)(?:\.gz)?$|\.gz$", re.IGNORECASE)
+_SITEMAP_WORD = re.compile(r"^sitemaps?[-_.]", re.IGNORECASE)
 NAME_MAX = 60  # cells of a name in a row that has room
 NAME_MIN = 12  # cells a cut name keeps before the count goes: "sitemap-…ts.xml" still tells files apart
 
@@ -116,7 +117,12 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
             count = []
         room = max(width - fixed - _cells(count), 3)
         if cell_len(name) > room:  # the icon says the format: the name's letters say more
-            name = elide_middle(_EXTENSIONS.sub("", full) or full, room)
+            bare = _EXTENSIONS.sub("", full) or full
+            if cell_len(bare) > room:
+                # and that it is a sitemap: "sitemap_index" and "sitemap-archive-index" were
+                # both "sitem…index" at 80 columns; the words after "sitemap" tell files apart
+                bare = _SITEMAP_WORD.sub("", bare) or bare
+            name = elide_middle(bare, room)
     text = Text(no_wrap=True, overflow="ellipsis")
     for part, style in head:
         text.append(part, style=style)
