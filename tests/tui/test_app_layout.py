@@ -371,7 +371,9 @@ async def children_shown(app: Any, pilot: Any, node: int, rows: int) -> None:
     await settle(app, pilot)
     table = app.query_one("#ov-children")
     await wait_for(pilot, lambda: table.row_count == rows, what="the children rows")
-    table.scroll_visible(animate=False)
+    table.scroll_visible(animate=False)  # (after the next refresh: waited for, not assumed)
+    await wait_for(pilot, lambda: table.region.y > 0 and table.region.y + 3 < app.size.height - 1,
+                   what="the children table in view")
     await pilot.pause()
 
 
