@@ -84,7 +84,6 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
     ``imply``: with no --map, a local target whose folder's robots.txt names one site is read
     as that site, as ``--map SITE=FOLDER`` would read it (said on stderr)."""
     import sys
-    from pathlib import Path
 
     from sitemap_tui.engine.localmap import parse_maps, url_for_path
     from sitemap_tui.session.exits import UsageError
@@ -138,7 +137,6 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
     index named one. Without it, an index's children on that site were "on another host" and
     the location rules had no site to judge by."""
     import sys
-    from pathlib import Path
     from urllib.parse import quote
 
     from sitemap_tui.engine.localdir import NamedSite, named_site
@@ -153,8 +151,6 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
         if not _local(raw):
             continue
         path = Path(raw).expanduser()
-        if not path.exists():
-            continue
         folder = (path if path.is_dir() else path.parent).resolve()
         if folder in {s.folder for s in found.values()}:
             continue

@@ -23,11 +23,16 @@ __all__ = [
     "HTML_TYPES",
     "HeadFacts",
     "Verdict",
+    "canonical_of",
+    "expired_directive",
+    "head_end",
     "head_facts",
+    "head_part",
     "html_document",
     "link_canonical",
     "mime_of",
     "noindex_directive",
+    "page_key",
     "title_and_h1",
     "verdict",
     "x_robots_directives",
@@ -202,7 +207,8 @@ _HEAD_SCAN = re.compile(rb"<!--.*?(?:-->|\Z)|<script\b.*?(?:</script\s*>|\Z)|<st
 
 
 def head_end(body: bytes) -> int:
-    """Where the head ends: its first ``</head`` outside a comment, script or style; -1 without."""
+    """Where the head ends: its first ``</head`` outside a comment, script, style or title; -1
+    without."""
     for m in _HEAD_SCAN.finditer(body):
         if m.group(0)[:6].lower() == b"</head":
             return m.start()
@@ -223,6 +229,21 @@ def head_part(body: bytes, base_url: str, doc: etree._Element) -> etree._Element
         return doc
     head = html_document(body[:end], base_url)
     return head[0] if head is not None else etree.Element("html")
+
+
+def canonical_of(head: etree._Element, base: str) -> tuple[str | None, list[str]]:
+    """The canonical of a page's head (``head_part``), absolute, and the different ones when it
+    names several: then none is the page's (Google ignores conflicting hints). One rule for the
+    audit and the deep checks, which disagreed on such pages."""
+    found: dict[str, str] = {}  # one page's key -> the first href naming it
+    for el in head.iter("link"):
+        href = (el.get("href") or "").strip()
+        if href and "canonical" in (el.get("rel") or "").lower().split() and len(found) < MAX_CANONICALS:
+            target = resolve(base, href)
+            found.setdefault(page_key(target), target)
+    if len(found) == 1:
+        return next(iter(found.values())), []
+    return None, list(found.values())
 
 
 def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
@@ -246,19 +267,12 @@ def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
             if len(facts.metas) < MAX_DIRECTIVES:
                 facts.metas.append((name, content))
     facts.robots = facts.robots[:MAX_DIRECTIVES]
-    canonicals: dict[str, str] = {}  # one page's key -> the first href naming it
     for el in head_doc.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
-        if href and "canonical" in rels and len(canonicals) < MAX_CANONICALS:
-            target = resolve(base, href)
-            canonicals.setdefault(page_key(target), target)
         if href and "alternate" in rels and el.get("hreflang") and len(facts.alternates) < 1000:
             facts.alternates.append((el.get("hreflang", "").strip().lower(), resolve(base, href)))
-    if len(canonicals) == 1:
-        facts.canonical = next(iter(canonicals.values()))
-    elif canonicals:
-        facts.conflicting = list(canonicals.values())
+    facts.canonical, facts.conflicting = canonical_of(head_doc, base)
     facts.title, facts.h1 = title_and_h1(doc)
     if links:
         facts.links = _links(doc, base)

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from sitemap_tui.engine.audit_page import head_part, html_document, mime_of, page_key, title_and_h1
+from sitemap_tui.engine.audit_page import (
+    canonical_of,
+    head_part,
+    html_document,
+    mime_of,
+    title_and_h1,
+)
 from sitemap_tui.engine.urlpolicy import resolve
 
 __all__ = [
@@ -92,7 +98,6 @@ def analyse_html(body: bytes, base_url: str) -> PageFacts:
         return facts
     doc, base = parsed
     head = head_part(body, base_url, doc)  # (the head's, as the audit reads them)
-    conflicting = False
     for el in head.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         if name in _NOINDEX_AGENTS and facts.noindex is None:
@@ -105,16 +110,9 @@ def analyse_html(body: bytes, base_url: str) -> PageFacts:
         href = (el.get("href") or "").strip()
         if not href:
             continue
-        if "canonical" in rels:
-            target = resolve(base, href)
-            if facts.canonical is None:
-                facts.canonical = target
-            elif page_key(target) != page_key(facts.canonical):
-                conflicting = True  # several: Google ignores them all, as the audit does
         if "alternate" in rels and el.get("hreflang"):
             facts.alternates.append((el.get("hreflang", "").strip().lower(), resolve(base, href)))
-    if conflicting:
-        facts.canonical = None
+    facts.canonical, _ = canonical_of(head, base)
     facts.title, facts.h1 = title_and_h1(doc)
     return facts
 

@@ -40,6 +40,25 @@ async def to_rule(app: Any, pilot: Any, issues: Tree[Any], rule: str) -> None:
     raise AssertionError(f"the {rule} rule not reached")
 
 
+async def explored_issues(app: Any, pilot: Any, expand: str) -> Tree[Any]:
+    """The demo explored (``expand``: e the subtree, E everything), the Issues pane (4) shown."""
+    await wait_started(app, pilot)
+    await pilot.press(expand)
+    await settle(app, pilot)
+    await pilot.press("4")
+    await settle(app, pilot)
+    return app.issues_pane.issue_list
+
+
+async def to_first_issue(app: Any, pilot: Any, issues: Tree[Any], rule: str) -> None:
+    """The cursor on the first issue of ``rule`` (opened from the rule's row)."""
+    await to_rule(app, pilot, issues, rule)
+    await pilot.press("right")
+    await wait_for(pilot, lambda: bool(issues.cursor_node.children), what="the rule's issues")
+    await pilot.press("right")
+    await pilot.pause()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_issues_pane_as_a_drill_down(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
@@ -140,17 +159,8 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
     posted, hook = show_urls_hook()
 
     async with app.run_test(size=size, message_hook=hook) as pilot:
-        await wait_started(app, pilot)
-        await pilot.press("E")
-        await settle(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        issues = app.issues_pane.issue_list
-        await to_rule(app, pilot, issues, "image-deprecated-tags")
-        await pilot.press("right")
-        await wait_for(pilot, lambda: bool(issues.cursor_node.children), what="the rule's issues")
-        await pilot.press("right")
-        await pilot.pause()
+        issues = await explored_issues(app, pilot, "E")
+        await to_first_issue(app, pilot, issues, "image-deprecated-tags")
         issue = app.issues_pane.selected_issue
         assert issue is not None and issue.entry_id is None and issue.url and "/lookbook/" in issue.url
         await pilot.press("enter")
@@ -164,10 +174,8 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
         # near miss: an issue of the file itself (a 404) has no URL: said, not silence
         notes = capture_notes(app)
         await pilot.press("home")  # (the errors come first)
-        await to_rule(app, pilot, issues, "fetch-http-error")
-        await pilot.press("right")
-        await wait_for(pilot, lambda: bool(issues.cursor_node.children), what="the rule's issues")
-        await pilot.press("right", "enter")
+        await to_first_issue(app, pilot, issues, "fetch-http-error")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: any("about the sitemap file itself" in n for n in notes), what="the notice")
 
 
@@ -178,12 +186,7 @@ async def test_enter_with_nothing_highlighted_takes_the_first_rule(demo_server, 
     posted, hook = show_urls_hook()
 
     async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
-        await wait_started(app, pilot)
-        await pilot.press("e")
-        await settle(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        issues = app.issues_pane.issue_list
+        issues = await explored_issues(app, pilot, "e")
         assert issues.cursor_node is None
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(posted), what="the first rule's URLs")
@@ -196,12 +199,7 @@ async def test_the_highlighted_issue_stays_in_view_when_the_detail_grows(demo_se
     highlighted issue went below the list's end, out of view."""
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_started(app, pilot)
-        await pilot.press("E")
-        await settle(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        issues = app.issues_pane.issue_list
+        issues = await explored_issues(app, pilot, "E")
         for rule in ("image-deprecated-tags", "priority-ignored"):
             await to_rule(app, pilot, issues, rule)
             await pilot.press("space")
