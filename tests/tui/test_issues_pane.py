@@ -417,7 +417,8 @@ async def test_source_lines_stay_on_screen(tmp_path: Path, size: tuple[int, int]
             await wait_for(pilot, lambda: rule.explanation[:30] in screen_text(app))
             await pilot.press("i")
             await wait_for(pilot, lambda: rule.explanation[:30] not in screen_text(app))
-            assert any("▶ 9 │" in ln for ln in source_lines_on_screen(app))
+            # folded again, the source comes back into view (after the layout: waited for)
+            await wait_for(pilot, lambda: any("▶ 9 │" in ln for ln in source_lines_on_screen(app)))
     store.close()
 
 
