@@ -331,6 +331,28 @@ def test_atom_link_choice() -> None:
     assert ents[1].lastmod_raw == "2024-01-02T00:00:00Z"
 
 
+
+def test_atom_relative_links_resolve_against_xml_base() -> None:
+    # RFC 4287 §1.2: relative references in Atom resolve against xml:base (the entry's own,
+    # joined with the feed's); with no absolute base they stay as written (loc-not-absolute)
+    doc = b"""<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://example.com/blog/">
+<entry><link href="post-a"/></entry>
+<entry xml:base="sub/"><link href="post-b"/></entry>
+<entry xml:base="https://other.example.com/x/"><link href="/post-c"/></entry>
+<entry><link href="mailto:a@example.com"/></entry>
+</feed>"""
+    _, items = run(doc)
+    assert [e.loc for e in entries(items)] == [
+        "https://example.com/blog/post-a",
+        "https://example.com/blog/sub/post-b",
+        "https://other.example.com/post-c",
+        "mailto:a@example.com",
+    ]
+    plain = b"""<feed xmlns="http://www.w3.org/2005/Atom" xml:base="relative/">
+<entry><link href="post-a"/></entry></feed>"""
+    _, items = run(plain)
+    assert [e.loc for e in entries(items)] == ["post-a"]
+
 # -- security --------------------------------------------------------------------------------
 
 LAUGHS = (

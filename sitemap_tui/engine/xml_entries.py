@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
+from urllib.parse import urljoin
 
 from .findings import Finding
 from .model import Alternate, ChildRef, Entry, Image, News, Video
@@ -20,6 +22,8 @@ from .values import (
 )
 from .xml_prolog import _XML_WS, _deep_text, _split, _text
 from .xmlns import DC_NS, EXT_PREFIX, IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 _SPEC_CACHE_MAX = 512  # distinct child tags remembered per parser
 _TEXT_KEPT = 2048  # of a <sitemap>'s own text (a URL written without <loc>)
@@ -396,7 +400,7 @@ class _EntryReader:
                 if loc is None:
                     rel = (child.get("rel") or "alternate").strip(_XML_WS)
                     if rel == "alternate":
-                        loc = (child.get("href") or "").strip(_XML_WS)
+                        loc = _atom_href(child)
             elif local in _ATOM_DATES:
                 if local not in dates:
                     dates[local] = _text(child)
@@ -409,6 +413,19 @@ class _EntryReader:
                 lastmod_raw = dates[date_name]
                 break
         return _feed_entry(loc, el.sourceline or 0, lastmod_raw, tags, title)
+
+
+def _atom_href(link: Any) -> str:
+    """A link's href, resolved against the xml:base in scope (RFC 4287 §1.2: Atom's relative
+    references are), when that base is an absolute http(s) URL; else as written, so that a
+    relative href with no such base is still reported as not absolute."""
+    href: str = (link.get("href") or "").strip(_XML_WS)
+    if not href or _SCHEME.match(href):
+        return href
+    base = link.base  # libxml2 joins the ancestors' xml:base attributes
+    if base and _SCHEME.match(base) and base[:5].lower() in ("http:", "https"):
+        return urljoin(base, href)
+    return href
 
 
 def _feed_entry(

@@ -44,7 +44,8 @@ RULES: tuple[Rule, ...] = (
             "After the entities are decoded, `<loc>` is relative (`/page`), protocol-relative "
             "(`//host/page`) or has no scheme (`www.example.com/page`). It must start with the "
             "protocol. Note that the XSD only checks a minimum length of 12 characters, so most "
-            "relative URLs pass it."
+            "relative URLs pass it. An Atom `<link href>` under an absolute `xml:base` is resolved "
+            "against it, as Atom readers do (RFC 4287 §1.2), and is not reported."
         ),
         source=(
             "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
