@@ -4,6 +4,7 @@ said with its numbers and without a false parse error."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,16 @@ from test_parsers import NS, children, chunked, entries, issues, rules, run, url
 
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.fetch import FetchConfig
-from sitemap_tui.engine.model import ChildRef, Entry, FileStats, Issue, Node, NodeKind, NodeState
+from sitemap_tui.engine.model import (
+    ChildRef,
+    Entry,
+    FileStats,
+    Issue,
+    Node,
+    NodeKind,
+    NodeState,
+    Severity,
+)
 from sitemap_tui.engine.sniff import Item, SniffingParser
 from sitemap_tui.engine.store import IssueRow, Store
 from sitemap_tui.validate.checker import MAX_BYTES, Checker, FileContext
@@ -368,6 +378,28 @@ async def test_gzip_content_encoding_on_a_plain_body_is_read(httpserver: HTTPSer
     assert "gzip-corrupt" not in rules_found
     (said,) = [i for i in found if i.rule == "content-encoding-mismatch"]
     assert "gzip" in said.message and "plain" in said.message
+
+
+@pytest.mark.parametrize("served", [False, True])
+async def test_a_file_gzipped_twice_is_read_and_said(httpserver: HTTPServer, tmp_path: Path, served: bool) -> None:
+    once = gzip.compress(urlset("http://www.example.com/a"))
+    path = tmp_path / "twice.xml.gz"
+    path.write_bytes(gzip.compress(once))
+    if served:  # and a transport gzip on top: that layer is the server's, not the file's
+        httpserver.expect_request("/twice.xml.gz").respond_with_data(
+            gzip.compress(path.read_bytes()), headers={"Content-Encoding": "gzip"})
+    node, found = await _explore(httpserver.url_for("/twice.xml.gz") if served else str(path), tmp_path)
+    assert node.stats.url_count == 1 and node.state == NodeState.DONE
+    (said,) = [i for i in found if i.rule == "gzip-double"]
+    assert "gzipped twice" in said.message and said.severity == Severity.ERROR
+
+
+async def test_a_gz_file_sent_with_content_encoding_gzip_is_gzipped_once(httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_request("/once.xml.gz").respond_with_data(
+        gzip.compress(gzip.compress(urlset("http://www.example.com/a"))), headers={"Content-Encoding": "gzip"})
+    node, found = await _explore(httpserver.url_for("/once.xml.gz"), tmp_path)
+    assert node.stats.url_count == 1 and node.stats.gzipped
+    assert not [i for i in found if i.rule in ("gzip-double", "gzip-corrupt")]
 
 
 def test_cap_messages_count_one_in_the_singular() -> None:

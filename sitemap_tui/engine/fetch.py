@@ -34,7 +34,6 @@ from sitemap_tui.engine.fetch_outcome import (
     ACCEPT_ENCODING,
     CHUNK,
     REDIRECT_STATUSES,
-    RULE_ENCODING_MISMATCH,
     RULE_FETCH_ERROR,
     RULE_PRIVATE_ADDRESS,
     RULE_REDIRECTED,
@@ -50,6 +49,7 @@ from sitemap_tui.engine.fetch_outcome import (
     content_length,
     error_for,
     fail,
+    note_decoding,
     parse_retry_after,
     phrase,
     retries_said,
@@ -569,10 +569,7 @@ class Fetcher:
             if on_progress is not None:
                 on_progress(wire, total)
         finally:
-            stats.decoded_bytes = decoder.decoded_bytes
-            stats.gzipped = decoder.gzipped
-            if decoder.plain_body:
-                out.findings.append(Finding(RULE_ENCODING_MISMATCH, {"starts_with": decoder.plain_body}))
+            note_decoding(out, decoder)
 
     @staticmethod
     def _add_redirect_issue(out: FetchOutcome, run: _Run) -> None:

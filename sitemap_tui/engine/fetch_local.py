@@ -23,6 +23,7 @@ from sitemap_tui.engine.fetch_outcome import (
     describe,
     error_for,
     fail,
+    note_decoding,
 )
 from sitemap_tui.engine.model import FileStats
 
@@ -105,8 +106,7 @@ async def fetch_local(
         fail(out, *error_for(exc, None))
     finally:
         if decoder is not None:
-            stats.decoded_bytes = decoder.decoded_bytes
-            stats.gzipped = decoder.gzipped
+            note_decoding(out, decoder)
         stats.fetch_time = time.perf_counter() - started
     return out
 

@@ -15,7 +15,7 @@ import h11
 import httpx
 
 from sitemap_tui import USER_AGENT
-from sitemap_tui.engine.decode import DecodeError
+from sitemap_tui.engine.decode import BodyDecoder, DecodeError
 from sitemap_tui.engine.findings import Finding
 from sitemap_tui.engine.localmap import LocalMap
 from sitemap_tui.engine.model import FileStats
@@ -31,6 +31,7 @@ RULE_FETCH_ERROR = "fetch-http-error"
 RULE_REDIRECTED = "fetch-redirected"
 RULE_PRIVATE_ADDRESS = "fetch-private-address"
 RULE_ENCODING_MISMATCH = "content-encoding-mismatch"
+RULE_GZIP_DOUBLE = "gzip-double"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CHUNK = 64 * 1024  # local read size and progress granularity
 YIELD_EVERY = 16  # decoded chunks (1 MiB) handed to the sink before the loop gets a turn
@@ -217,3 +218,16 @@ def error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
     if isinstance(exc, OSError):
         return f"network error: {describe(exc)}", RULE_FETCH_ERROR
     return f"unexpected error: {type(exc).__name__}: {describe(exc)}", RULE_FETCH_ERROR
+
+
+def note_decoding(out: FetchOutcome, decoder: BodyDecoder) -> None:
+    """What the decoder saw, on the outcome: its sizes, and the findings of a body it read
+    although a reader that follows the protocol would not (a gzip label on a plain body, a
+    file gzipped twice)."""
+    stats = out.stats
+    stats.decoded_bytes = decoder.decoded_bytes
+    stats.gzipped = decoder.gzipped
+    if decoder.plain_body:
+        out.findings.append(Finding(RULE_ENCODING_MISMATCH, {"starts_with": decoder.plain_body}))
+    if decoder.gzip_layers > 1:
+        out.findings.append(Finding(RULE_GZIP_DOUBLE, {"layers": decoder.gzip_layers}))

@@ -116,6 +116,13 @@ CASES: list[Case] = [
         one(gzip.compress(CLEAN.encode(), mtime=0), name="sitemap.xml.gz"),
     ),
     case(
+        "gzip-double",
+        one(gzip.compress(gzip.compress(CLEAN.encode(), mtime=0), mtime=0), name="sitemap.xml.gz"),
+        # a .gz sent with Content-Encoding: gzip is the server's layer over one gzip file
+        site({"sitemap.xml.gz": Resp(gzip.compress(gzip.compress(CLEAN.encode(), mtime=0), mtime=0),
+                                     headers={"Content-Encoding": "gzip"})}, target="sitemap.xml.gz"),
+    ),
+    case(
         "compression-not-gzip",
         one(_zip(CLEAN), name="sitemap.xml.zip"),
         one(gzip.compress(CLEAN.encode(), mtime=0), name="sitemap.xml.gz"),

@@ -20,6 +20,15 @@ def _redirected(f: Fields) -> str | None:
     return message
 
 
+def _gzip_double(f: Fields) -> str | None:
+    if "layers" not in f:
+        return None
+    return (
+        "the file is gzipped twice: a reader that unpacks it once finds gzip again, not a sitemap"
+        " (sitemap-tui unpacked both layers and checked the rest)"
+    )
+
+
 def _encoding_mismatch(f: Fields) -> str | None:
     if "starts_with" not in f:
         return _fetch_error(f)
@@ -139,6 +148,28 @@ RULES: tuple[Rule, ...] = (
         ),
         decided_by=("fetch",),
         word=_encoding_mismatch,
+    ),
+    Rule(
+        id="gzip-double",
+        scope="file",
+        severity=ERR,
+        title="Gzipped twice",
+        message="the file is gzipped more than once",
+        explanation=(
+            "Once any `Content-Encoding` is undone, the body is a gzip file whose content is gzip "
+            "again (`1F 8B` after the first gunzip), typically a build step that compresses an "
+            "already compressed `.xml.gz`. The protocol's `.gz` is one gzip layer: a reader that "
+            "unpacks it once finds compressed bytes where the XML or text should be, as with a "
+            "corrupt gzip. sitemap-tui unpacks up to two layers, reports this, and "
+            "checks the rest (a third layer is compression-not-gzip). Not in the shared "
+            "catalogue: sitemap-tui's own rule, beside gzip-corrupt."
+        ),
+        source=(
+            "https://www.sitemaps.org/protocol.html §Sitemap index ; "
+            "https://support.google.com/webmasters/answer/7451001"
+        ),
+        decided_by=("fetch",),
+        word=_gzip_double,
     ),
     Rule(
         id="size-over-limit",
