@@ -397,6 +397,22 @@ def test_a_build_folders_missing_child_and_foreign_urls_fail_as_on_the_site(caps
     assert "(--map)" in err and "robots.txt names" not in err  # the user's own map, said as such
 
 
+def test_two_builds_of_one_site_given_together_are_each_read_as_the_site(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path) -> None:
+    """Found from outside: a pre-commit hook's two files whose folders' robots.txt name the same
+    site were both read as files, unsaid, and a URL on another host passed (exit 0). Each is now
+    read as if given alone."""
+    site = "https://www.example.com"
+    for name, urls in (("public", (f"{site}/", "https://shop.example.net/x")), ("staging", (f"{site}/b",))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "robots.txt").write_text(f"Sitemap: {site}/sitemap.xml\n")
+        (tmp_path / name / "sitemap.xml").write_text(urlset(*urls))
+    a, b = str(tmp_path / "public" / "sitemap.xml"), str(tmp_path / "staging" / "sitemap.xml")
+    code, out, err = run(capsys, "validate", a, b)
+    assert "location-different-host" in out and code == 1
+    assert f"{a} is read as {site}/sitemap.xml" in err and f"{b} is read as {site}/sitemap.xml" in err
+
+
 def test_a_relative_sitemap_line_does_not_unmake_the_site_the_others_name(capsys: pytest.CaptureFixture[str],
                                                                           tmp_path: Path) -> None:
     """Found from outside: one relative Sitemap: line beside an absolute one left the folder read

@@ -121,6 +121,21 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             setattr(ns, name, mapped(raw))
 
 
+def map_each_target(ns: argparse.Namespace) -> list[tuple[object, tuple[str, ...]]]:
+    """``validate``'s several TARGETs with no --map: each read as it would be alone, with the
+    site its own folder names (two builds of one site, ``public/`` and ``staging/``, each stand
+    for it in their own run). Each TARGET as mapped, with its map."""
+    import copy
+
+    each: list[tuple[object, tuple[str, ...]]] = []
+    for raw in ns.target:
+        alone = copy.copy(ns)
+        alone.target, alone.map = [raw], []
+        map_targets(alone, imply=True)
+        each.append((alone.target[0], tuple(alone.map or ())))
+    return each
+
+
 def _local(raw: str) -> bool:
     """``raw`` names a path that is there (``~nosuchuser/`` names none: no such home, and a
     traceback before the target's own one-line error)."""

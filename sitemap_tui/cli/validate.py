@@ -24,7 +24,14 @@ from sitemap_tui.cli.headless import (
     run_exploration,
     run_store,
 )
-from sitemap_tui.cli.options import TreeOptions, fetch_options, map_targets, time_left, tree_options
+from sitemap_tui.cli.options import (
+    TreeOptions,
+    fetch_options,
+    map_each_target,
+    map_targets,
+    time_left,
+    tree_options,
+)
 from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
@@ -76,6 +83,8 @@ class ValidateOptions:
     # working directory (so a baseline the config names matches from any folder of the project)
     root: str | None = None
     ignore_robots: bool = False  # --deep fetches what robots.txt disallows for us
+    # several TARGETs with no --map: each one's own implied map (the site its folder names), in order
+    target_maps: tuple[tuple[str, ...], ...] = ()
 
 
 def options(ns: argparse.Namespace) -> ValidateOptions:
@@ -85,6 +94,11 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
     if merged.map and not ns.map and not ns.show_config:  # the project config's map: as if given with --map
         ns.map = list(merged.map)
         map_targets(ns)
+    target_maps: tuple[tuple[str, ...], ...] = ()
+    if not merged.map and not ns.map and not ns.show_config and len(ns.target or []) > 1:
+        each = map_each_target(ns)
+        ns.target, target_maps = [t for t, _ in each], tuple(m for _, m in each)
+        ns.map = list(target_maps[0])
     elif not ns.map and not ns.show_config:
         map_targets(ns, imply=True)
     targets = list(ns.target or [])
@@ -103,7 +117,8 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
         5.0 if ns.rate is None else ns.rate, ns.strict,
         fetch, tree_options(ns, recursive=not ns.no_recursive),
         ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,
-        merged.shown if ns.show_config else None, tuple(targets[1:]), merged.root, ns.ignore_robots)
+        merged.shown if ns.show_config else None, tuple(targets[1:]), merged.root, ns.ignore_robots,
+        target_maps)
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
@@ -123,10 +138,12 @@ def cmd_validate(opts: ValidateOptions) -> int:
         raise UsageError(f"--format {opts.format} writes one TARGET's report; {1 + len(opts.more_targets)} "
                          "TARGETs given (run once per TARGET, or --format text or github)")
     codes = []
-    for target in (opts.target, *opts.more_targets):
-        # each with its own -H origin and --max-time, as if run alone; a target that cannot be
-        # read does not stop the others (a pre-commit hook reports every file), and its exit 2 wins
-        one = replace(opts, target=target, more_targets=(), fetch=replace(opts.fetch, target=target))
+    for i, target in enumerate((opts.target, *opts.more_targets)):
+        # each with its own -H origin, --max-time and implied map, as if run alone; a target that
+        # cannot be read does not stop the others (a pre-commit hook reports every file), and its
+        # exit 2 wins
+        maps = opts.target_maps[i] if opts.target_maps else opts.fetch.maps
+        one = replace(opts, target=target, more_targets=(), fetch=replace(opts.fetch, target=target, maps=maps))
         try:
             codes.append(_validate(one))
         except UsageError as exc:
