@@ -125,6 +125,29 @@ async def test_urls_on_a_host_whose_robots_txt_names_the_sitemap_are_accepted(
     assert requests(httpserver, "/robots.txt") == 1
 
 
+async def test_a_cross_submission_accepts_its_own_port_of_the_host_only(
+    httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer], tmp_path: Path
+) -> None:
+    """Found from outside: the robots.txt of 127.0.0.2:PORT naming the index accepted the URLs of
+    every port (and scheme) of 127.0.0.2, whose own robots.txt names nothing."""
+    b_server, _ = other_hosts
+    b_other = HTTPServer(host="127.0.0.2", port=0)
+    b_other.start()
+    try:
+        a, b, b2 = base_of(httpserver), base_of(b_server), base_of(b_other)
+        httpserver.expect_request("/index.xml").respond_with_data(index(f"{a}/s1.xml"), content_type=XML)
+        httpserver.expect_request("/s1.xml").respond_with_data(urlset(f"{b}/p1", f"{b2}/p2"), content_type=XML)
+        b_server.expect_request("/robots.txt").respond_with_data(f"Sitemap: {a}/index.xml\n")
+        b_other.expect_request("/robots.txt").respond_with_data("no", 404)
+        _, issues = await validate(f"{a}/index.xml", tmp_path)
+        assert [i.url for i in issues if i.rule == "robots-cross-submit-ok"] == [f"{b}/p1"]
+        (wrong,) = [i for i in issues if i.rule == "location-different-host"]
+        assert wrong.url == f"{b2}/p2" and f"'127.0.0.2:{b_other.port}'" in wrong.message
+    finally:
+        b_other.clear()
+        b_other.stop()
+
+
 async def test_no_robots_txt_to_read_without_a_checker(httpserver: HTTPServer, other_hosts: tuple[HTTPServer, HTTPServer]) -> None:
     b_server, _ = other_hosts
     a, b = base_of(httpserver), base_of(b_server)

@@ -162,8 +162,10 @@ def test_cross_submit_exempts_host_and_path() -> None:
     assert [i.rule for i in issues].count("robots-cross-submit-ok") == 1  # once per host and file
     ok = next(i for i in issues if i.rule == "robots-cross-submit-ok")
     assert "https://other.example/robots.txt" in ok.message
-    # another host still fails
+    # another host still fails, and so do another port or scheme of the host named (another site)
     assert "location-different-host" in rules(run([E("https://third.example/a")], robots_listed_by=listed))
+    for other in ("https://other.example:8443/a", "http://other.example/a"):
+        assert "location-different-host" in rules(run([E(other)], robots_listed_by=listed)), other
     # outside the path, but the sitemap's own host names it in robots.txt
     own = {"https://example.com/robots.txt"}
     found = rules(run([E("https://example.com/other/a")], url="https://example.com/cat/sitemap.xml", robots_listed_by=own))

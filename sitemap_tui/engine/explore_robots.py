@@ -150,9 +150,9 @@ class RobotsReading(ExplorerState):
             if read is None or not names & {urlpolicy.normalize(sl.url) for sl in read[1].sitemaps}:
                 kept.append(issue)
                 continue
-            host = (urlpolicy.host_of(issue.url.strip()) if issue.url else None) or ""
-            if host not in accepted:  # one note per host and file, like the streaming check
-                accepted.add(host)
+            origin = (urlpolicy.origin_of(issue.url.strip()) if issue.url else None) or ""
+            if origin not in accepted:  # one note per site and file, like the streaming check
+                accepted.add(origin)
                 kept.extend(self.checker.cross_submitted(issue, read[0]))
         done.issues = kept
 

@@ -121,8 +121,8 @@ class Checker:
             if ctx.final_url and ctx.final_url != ctx.url:
                 st.requested = split_base(ctx.url)
                 st.requested_dir = directory_of(st.requested.path) if st.requested else "/"
-            hosts = {urlpolicy.host_of(u) for u in ctx.robots_listed_by}
-            st.robots_hosts = frozenset(h for h in hosts if h)
+            st.robots_origins = frozenset(
+                (q.scheme, q.host, q.port) for u in ctx.robots_listed_by if (q := split_base(u)) is not None)
         return st
 
     @staticmethod

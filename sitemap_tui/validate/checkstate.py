@@ -25,6 +25,7 @@ from sitemap_tui.engine.xmlns import (  # noqa: F401 - the families import them 
     XHTML_NS,
 )
 from sitemap_tui.validate.urlcheck import (
+    Origin,
     UrlParts,
     absolute_url_problem,
 )
@@ -183,11 +184,13 @@ class FileState:
     base_dir: str = "/"
     requested: UrlParts | None = None  # the requested URL, when the file was redirected
     requested_dir: str = "/"
-    robots_hosts: frozenset[str] = frozenset()
+    # (scheme, host, port) of each robots.txt that names this sitemap: a cross-submission is one
+    # site's (an origin's), not every port and scheme of its host name
+    robots_origins: frozenset[Origin] = frozenset()
     seen: dict[int, int] = field(default_factory=dict)  # hash(normalised URL) -> first line
     seen_children: dict[int, int] = field(default_factory=dict)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
-    cross_ok: set[str] = field(default_factory=set)
+    cross_ok: set[Origin] = field(default_factory=set)
     # check_location's verdicts by URL shape, valid for the base they were made against
     location_base: UrlParts | None = None
     location_verdicts: dict[tuple[Any, ...], Any] = field(default_factory=dict)

@@ -65,6 +65,10 @@ class UrlParts:
     fragment: str | None
 
 
+Origin = tuple[str, str, str | None]
+"""(scheme, host, port) as UrlParts holds them: one site."""
+
+
 def split_uri(s: str) -> tuple[str, str | None, str, str | None, str | None] | None:
     """``URI_RE.match(s).groups()``: (scheme, authority, path, query, fragment), or ``None``
     when ``s`` has no scheme; the same answer, found faster for a lower-case http(s) URL."""

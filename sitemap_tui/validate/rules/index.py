@@ -283,7 +283,7 @@ def check_child_location(ctx: FileContext,
     if p is None:
         return
     if p.host != base.host or p.scheme != base.scheme:
-        if p.host in st.robots_hosts and p.host != base.host:
+        if (p.scheme, p.host, p.port) in st.robots_origins and p.host != base.host:
             return  # cross-submitted: the child's host names this index in its robots.txt
         host = p.host if p.host != base.host else f"{p.scheme}://{p.host}"
         index_host = base.host if p.host != base.host else f"{base.scheme}://{base.host}"

@@ -8,7 +8,7 @@ from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.validate.checkstate import FileContext, FileState, tally
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
-from sitemap_tui.validate.urlcheck import UrlParts
+from sitemap_tui.validate.urlcheck import Origin, UrlParts, split_base
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -250,7 +250,9 @@ RULES: tuple[Rule, ...] = (
         explanation=(
             "The `<loc>` host (exact, so subdomains count as different) differs from the host of "
             "the sitemap URL, and no cross-submission applies: the robots.txt of the `<loc>` host "
-            "has no `Sitemap:` line naming this sitemap (see robots-cross-submit-ok). Google also "
+            "has no `Sitemap:` line naming this sitemap (see robots-cross-submit-ok); that robots.txt "
+            "is the `<loc>`'s own site's, so another port or scheme of a host that names the "
+            "sitemap is judged by its own (and named with it: `host:8080`). Google also "
             "accepts hosts verified together in Search Console, which sitemap-tui cannot check."
         ),
         source=(
@@ -338,18 +340,25 @@ def _path(p: UrlParts) -> str:
     return urlpolicy.remove_dot_segments(path) if "/." in path else path
 
 
+def site_label(p: UrlParts, base: UrlParts) -> str:
+    """``p``'s host as a location finding names it: with its port, and its scheme when that is
+    not ``base``'s, so that each origin is a tally (and a cross-submission) of its own."""
+    label = p.host if p.port is None else f"{p.host}:{p.port}"
+    return label if p.scheme == base.scheme else f"{p.scheme}://{label}"
+
+
 def location_rules(
-    base: UrlParts, base_dir: str, robots_hosts: frozenset[str], p: UrlParts
+    base: UrlParts, base_dir: str, robots_origins: frozenset[Origin], p: UrlParts
 ) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
     found: list[tuple[str, dict[str, Any]]] = []
     cross = False
     if p.host != base.host:
         # another host: only the host rule (scheme, port and path compare within one site)
-        if p.host in robots_hosts:
+        if (p.scheme, p.host, p.port) in robots_origins:
             cross = True
         else:
             found.append(
-                ("location-different-host", {"host": p.host, "sitemap_host": base.host})
+                ("location-different-host", {"host": site_label(p, base), "sitemap_host": site_label(base, base)})
             )
     else:
         if p.scheme != base.scheme:
@@ -367,7 +376,7 @@ def location_rules(
                 )
             )
         if not _path(p).startswith(base_dir):
-            if p.host in robots_hosts:
+            if (p.scheme, p.host, p.port) in robots_origins:
                 cross = True
             else:
                 found.append(("location-outside-path", {"directory": base_dir}))
@@ -404,10 +413,12 @@ def check_location(ctx: FileContext,
         if len(st.location_verdicts) < _LOCATION_CACHE_MAX:
             st.location_verdicts[shape] = verdict
     cross, found = verdict
-    if cross and p.host not in st.cross_ok:
-        st.cross_ok.add(p.host)
+    origin = (p.scheme, p.host, p.port)
+    if cross and origin not in st.cross_ok:
+        st.cross_ok.add(origin)
         robots_url = next(
-            (u for u in sorted(ctx.robots_listed_by) if urlpolicy.host_of(u) == p.host),
+            (u for u in sorted(ctx.robots_listed_by)
+             if (q := split_base(u)) is not None and (q.scheme, q.host, q.port) == origin),
             "robots.txt",
         )
         out.append(
@@ -416,7 +427,7 @@ def check_location(ctx: FileContext,
                 node_id=ctx.node_id,
                 line=line,
                 url=url,
-                host=p.host,
+                host=site_label(p, base),
                 robots_url=robots_url,
             )
         )
@@ -434,12 +445,12 @@ def _location_verdict(
 ) -> tuple[bool, tuple[tuple[str, str, str, dict[str, Any]], ...]]:
     """Whether ``p``'s host is cross-submitted through robots.txt, and each location finding
     as (rule, tally key, note, fields)."""
-    found, cross = location_rules(base, st.base_dir, st.robots_hosts, p)
+    found, cross = location_rules(base, st.base_dir, st.robots_origins, p)
     if not found:
         return cross, ()
     against_requested: set[str] | None = None
     if st.requested is not None:
-        req, _ = location_rules(st.requested, st.requested_dir, st.robots_hosts, p)
+        req, _ = location_rules(st.requested, st.requested_dir, st.robots_origins, p)
         against_requested = {rule for rule, _ in req}
     verdicts = []
     for rule, fields in found:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.validate.checkstate import _PING_RE, FileContext
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
+from sitemap_tui.validate.urlcheck import split_base
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -151,6 +151,13 @@ RULES: tuple[Rule, ...] = (
 # -- checks (called by the streaming checker, validate/checker.py) --------------------
 
 
+def _host_port(url: str | None) -> str:
+    p = split_base(url)
+    if p is None:
+        return "?"
+    return p.host if p.port is None else f"{p.host}:{p.port}"
+
+
 def cross_submitted(issue: Issue, robots_url: str) -> list[Issue]:
     """``robots-cross-submit-ok`` in place of a location finding (one of
     ``CROSS_SUBMIT_RULES``) that a cross-submission voids: the robots.txt read at
@@ -163,7 +170,7 @@ def cross_submitted(issue: Issue, robots_url: str) -> list[Issue]:
                 node_id=issue.node_id,
                 line=issue.line,
                 url=issue.url,
-                host=urlpolicy.host_of(issue.url) or "?",
+                host=_host_port(issue.url),
                 robots_url=robots_url,
             )
         ]
