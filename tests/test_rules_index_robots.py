@@ -49,8 +49,9 @@ CHILD_CASES = [
     ("index-wrong-children", [C(tags=["loc", "changefreq"]), C(tags=["loc", "priority"]), C(tags=["loc", "url"])], [C(tags=["loc", "lastmod"])]),
     ("index-child-different-host", [C("https://cdn.example.com/sitemap-1.xml"), C("http://example.com/sitemap-1.xml"), C("https://other.example/s.xml")], [C("https://EXAMPLE.com/sitemap-1.xml")]),
     # 2024-05-01T10:00:00 passes the XSD: lastmod-xsd-valid-but-not-w3c, as in a <url>
-    ("index-lastmod-invalid", [C(lastmod="2024-13-01"), C(lastmod="202-05-20"), C(lastmod="yesterday")], [C(lastmod="2024-05-01"), C(lastmod="2024-05-01T10:00:00Z"), C(lastmod=None), C(lastmod="2024-05-01T10:00:00")]),
-    ("index-lastmod-missing", [C(lastmod=None), C(lastmod="")], [C()]),
+    ("index-lastmod-invalid", [C(lastmod="2024-13-01"), C(lastmod="202-05-20"), C(lastmod="yesterday"), C(lastmod="")], [C(lastmod="2024-05-01"), C(lastmod="2024-05-01T10:00:00Z"), C(lastmod=None), C(lastmod="2024-05-01T10:00:00")]),
+    # an empty <lastmod> is there: invalid (as a <url>'s), not missing
+    ("index-lastmod-missing", [C(lastmod=None)], [C(), C(lastmod="")]),
     ("index-extension-elements", [C(tags=["loc", "image:image"]), C(tags=["loc", "{urn:vendor}x"])], [C(tags=["loc", "lastmod"])]),
     ("ping-endpoint-deprecated", [C("https://www.google.com/ping?sitemap=https://example.com/s.xml"), C("http://www.bing.com/ping?sitemap=x")], [C(), C("https://example.com/ping?sitemap=1")]),
 ]

@@ -525,7 +525,7 @@ class Checker:
                     )
                 )
         raw = child.lastmod_raw
-        if raw is None or not raw.strip():
+        if raw is None:  # (an empty <lastmod> is there, and invalid: as a <url>'s is)
             tally(st, "index-lastmod-missing", "", line, url)
         else:
             # the same checks as a <url>'s lastmod (the XSD's date types are the same)
