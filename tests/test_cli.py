@@ -214,6 +214,28 @@ def test_closed_pipe_is_not_an_error(demo_url: str) -> None:
     assert "Broken pipe" not in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("command", ["validate", "diff"])
+def test_a_reader_that_left_does_not_turn_a_failing_run_into_a_pass(tmp_path: Path, command: str) -> None:
+    """Found from outside: `validate ... | head` under pipefail exited 0 on a report with errors
+    once it was longer than the pipe held (diff's met --fail-if too). The verdict is the
+    findings', not the reader's."""
+    for name, page in (("bad", "p"), ("new", "q")):
+        (tmp_path / f"{name}.xml").write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' + "".join(
+            f"<url><loc>https://example.com/{page}{i}</loc><lastmod>2024-13-01</lastmod></url>" for i in range(3_000))
+            + "</urlset>")
+    args = (["validate", "bad.xml", "--no-robots-checks"] if command == "validate"
+            else ["diff", "bad.xml", "new.xml", "--format", "jsonl", "--fail-if", "added>0"])
+    proc = subprocess.Popen([sys.executable, "-m", "sitemap_tui", *args], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().strip()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1, err
+    assert "Traceback" not in err and "Broken pipe" not in err
+
+
 @pytest.mark.parametrize("command", [["urls"], ["access", "--list", "--format", "jsonl"]])
 def test_a_reader_that_left_is_the_cause_named_for_not_keeping_the_run(tmp_path: Path, command: list[str]) -> None:
     """More URLs than the pipe holds, the reader gone after one: the run is not kept, and the

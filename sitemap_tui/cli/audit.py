@@ -26,6 +26,7 @@ from sitemap_tui.cli.headless import (
     open_result,
     output_path,
     parse_target,
+    reader_may_leave,
     run_exploration,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, time_left, tree_options
@@ -178,7 +179,7 @@ def cmd_audit(opts: AuditCommand) -> int:
         counts = audit_counts(store)
         listed, crawl = opts.compare_list is not None, opts.crawl is not None
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
-        with open_result(out_path, opts.output) as result:
+        with reader_may_leave(), open_result(out_path, opts.output) as result:
             if coverage is not None and opts.format != "text":
                 # no page crawled (robots.txt disallows the home page): no orphan can be judged
                 coverage_report.write(opts.format, store, listed=listed, crawl=crawl and counts["crawled"] > 0,

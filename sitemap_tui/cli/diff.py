@@ -24,6 +24,7 @@ from sitemap_tui.cli.headless import (
     open_result,
     output_path,
     parse_target,
+    reader_may_leave,
     run_exploration,
     said_if_written,
 )
@@ -124,7 +125,7 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
                 print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'listed URL')} not compared: not an"
                       " absolute http(s) URL (a relative path, a space, another scheme)", file=sys.stderr)
         signals.check()  # stopped by a signal: no report, a previous --output stays
-        with open_result(out_path, opts.output) as result:
+        with reader_may_leave(), open_result(out_path, opts.output) as result:
             write_diff(opts.format, diff, (old, new), result.file, samples=opts.samples)
             result.commit()
         summary = dict(diff.summary)

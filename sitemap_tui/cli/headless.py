@@ -5,10 +5,11 @@ to stdout or --output."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,6 +28,7 @@ from sitemap_tui.output import (
     check_folders,
     is_database,
     open_output,
+    silence_stdout,
 )
 from sitemap_tui.session.exits import UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
@@ -260,6 +262,20 @@ def open_result(path: Path | None, raw: str | None) -> Output:
     """Where a command writes its result: stdout, or ``--output`` through a temp file that
     replaces the previous file only on :meth:`Output.commit` (see sitemap_tui/output.py)."""
     return open_kept(path, f"--output {display(raw or str(path))}" if path is not None else None)
+
+
+@contextlib.contextmanager
+def reader_may_leave() -> Iterator[list[bool]]:
+    """Around a judging command's report (validate, diff, audit): a reader that leaves early
+    (``| head``) ends the writing quietly, and the run goes on to its verdict, which a CI job's
+    pipefail must still see (the findings were judged before the report). Yields a one-item
+    list, set to True when the reader left."""
+    left = [False]
+    try:
+        yield left
+    except BrokenPipeError:
+        silence_stdout()
+        left[0] = True
 
 
 class KeptStore(Protocol):

@@ -21,6 +21,7 @@ from sitemap_tui.cli.headless import (
     open_result,
     output_path,
     parse_target,
+    reader_may_leave,
     run_exploration,
     run_store,
 )
@@ -253,7 +254,7 @@ def _validate(opts: ValidateOptions) -> int:
             summary = Summary.of(counted, files=files, urls=urls, notes=notes)
         signals.check()  # stopped by a signal: no report, the previous one stays
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
-        with contextlib.ExitStack() as outputs:
+        with reader_may_leave() as reader_left, contextlib.ExitStack() as outputs:
             # the baseline's file first: a folder that cannot be made fails the run before the
             # report is written, and neither replaces its previous file unless both were written
             base_out = None if write_path is None else outputs.enter_context(
@@ -267,6 +268,9 @@ def _validate(opts: ValidateOptions) -> int:
                     base_out.commit()
                     print(f"sitemap-tui: wrote a baseline of {written:,} findings to"
                           f" {display(opts.write_baseline or '')}", file=sys.stderr)
+        if reader_left[0] and write_path is not None:
+            print(f"sitemap-tui: the report's reader left before its end: the baseline"
+                  f" {display(opts.write_baseline or '')} was not written", file=sys.stderr)
         complete = target_answered(explorer)
     finally:
         finish(complete)
