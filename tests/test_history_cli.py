@@ -239,6 +239,31 @@ def test_local_files_are_keyed_by_their_path(cache: Path, tmp_path: Path) -> Non
     assert len(history(str(two))["explorations"]) == 1
 
 
+def test_a_build_folder_read_as_its_site_finds_its_runs_and_two_builds_compare(cache: Path, tmp_path: Path) -> None:
+    """Found from outside: a build folder's runs are kept under the site its robots.txt names,
+    and `history ./public` / `diff ./public` looked them up under the folder's path (none, and a
+    hint that looped); `diff public public2` read the folders as files."""
+    site = "https://www.example.com"
+    for name, page in (("public", "a"), ("public2", "b")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "robots.txt").write_text(f"Sitemap: {site}/sitemap.xml\n")
+        (tmp_path / name / "sitemap.xml").write_text(
+            f'<?xml version="1.0"?><urlset {NS}><url><loc>{site}/</loc></url><url><loc>{site}/{page}</loc></url></urlset>')
+    public, public2 = str(tmp_path / "public"), str(tmp_path / "public2")
+    assert explore("validate", public)[0] == 0
+    code, out, err = run("history", public, "--json")
+    assert code == 0 and json.loads(out)["site"] == "www.example.com" and len(json.loads(out)["explorations"]) == 1
+    assert f"{public} is read as the site www.example.com" in err
+    code, out, err = explore("diff", public, public2, "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["summary"]["urls_added"] == 1 and report["summary"]["urls_removed"] == 1
+    assert report["summary"]["sitemaps_added"] == 0 and "not fetched" not in err
+    (tmp_path / "public" / "sitemap.xml").write_text((tmp_path / "public2" / "sitemap.xml").read_text())
+    code, out, err = explore("diff", public, "--format", "json")  # the last build against this one
+    assert code == 0, err
+    assert json.loads(out)["summary"]["urls_added"] == 1
+
+
 def test_the_cache_limits_apply_before_a_headless_save(httpserver, cache: Path, tmp_path: Path) -> None:
     target = serve(httpserver, "a")
     assert explore("urls", target)[0] == 0

@@ -28,7 +28,7 @@ from sitemap_tui.cli.headless import (
     run_exploration,
     said_if_written,
 )
-from sitemap_tui.cli.options import TreeOptions, fetch_options
+from sitemap_tui.cli.options import TreeOptions, fetch_options, map_each_target
 from sitemap_tui.cli.verdict import run_notes, target_problem
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
@@ -56,15 +56,25 @@ class DiffOptions:
     fetch: FetchOptions = field(default_factory=FetchOptions)
     tree: TreeOptions = field(default_factory=TreeOptions)
     tui: bool = False  # the explorer in compare mode instead of a report
+    # with no --map: the map each side's own build folder implies (OLD's, NEW's), as validate's
+    side_maps: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def options(ns: argparse.Namespace) -> DiffOptions:
+    side_maps = None
+    if not ns.map:
+        # a build folder is read as the site its robots.txt names, as validate reads it: its
+        # runs are kept under that site, and two builds compare as the same site's
+        (ns.old, old_map), (ns.new, new_map) = map_each_target(ns, [ns.old, ns.new])
+        side_maps = (old_map, new_map if ns.new is not None else old_map)
+        if not any(side_maps):
+            side_maps = None
     ns.target = ns.old  # the fetching group's target is set per side (-H goes to its origin)
     tree = TreeOptions(recursive=not ns.no_recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe,
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history,
                        max_time=ns.max_time)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
-                       fetch_options(ns), tree, ns.tui)
+                       fetch_options(ns), tree, ns.tui, side_maps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +300,10 @@ def _run(label: str, raw: str, opts: DiffOptions, store: Store) -> Explorer:
     its findings compare with a saved exploration's); what it left out is said on stderr."""
     target = parse_target(raw)
     checker = ALL_RULES.checker()
-    explorer = run_exploration(replace(opts.fetch, target=raw), explore_options(opts.tree), target,
+    fetch = replace(opts.fetch, target=raw)
+    if opts.side_maps is not None:
+        fetch = replace(fetch, maps=opts.side_maps[label == "NEW"])
+    explorer = run_exploration(fetch, explore_options(opts.tree), target,
                                store=store, checker=checker, validation=ALL_RULES,
                                cache=opts.tree.cache, checks="all")
     signals.check()

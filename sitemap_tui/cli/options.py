@@ -121,16 +121,21 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             setattr(ns, name, mapped(raw))
 
 
-def map_each_target(ns: argparse.Namespace) -> list[tuple[object, tuple[str, ...]]]:
-    """``validate``'s several TARGETs with no --map: each read as it would be alone, with the
-    site its own folder names (two builds of one site, ``public/`` and ``staging/``, each stand
-    for it in their own run). Each TARGET as mapped, with its map."""
+def map_each_target(ns: argparse.Namespace, raws: list[object] | None = None) -> list[tuple[object, tuple[str, ...]]]:
+    """``validate``'s several TARGETs (or ``diff``'s two sides, ``raws``) with no --map: each
+    read as it would be alone, with the site its own folder names (two builds of one site,
+    ``public/`` and ``staging/``, each stand for it in their own run). Each as mapped, with its
+    map; an exploration file (``.db``) as it is."""
     import copy
 
     each: list[tuple[object, tuple[str, ...]]] = []
-    for raw in ns.target:
+    for raw in ns.target if raws is None else raws:
+        if not isinstance(raw, str) or Path(raw).suffix == ".db":
+            each.append((raw, ()))
+            continue
         alone = copy.copy(ns)
         alone.target, alone.map = [raw], []
+        alone.old = alone.new = None  # (diff's sides: this one is mapped as the target alone)
         map_targets(alone, imply=True)
         each.append((alone.target[0], tuple(alone.map or ())))
     return each
