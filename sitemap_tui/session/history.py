@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from sitemap_tui import USER_AGENT
 from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
 from sitemap_tui.session.paths import file_prefix
@@ -84,6 +86,12 @@ def find_site(raw: str, saved: list[Saved] | None = None, *, exact: bool = False
     key = key_of_argument(raw)
     items = list_saved() if saved is None else saved
     found = explorations_of(key, items)
+    if not found and "/" in key:
+        site = _site_of_folder(key)
+        if site is not None and (runs := explorations_of(site, items)):
+            # a build folder's runs are kept under the site its robots.txt names (as they read it)
+            return SiteFound(site, runs, f"{raw} is read as the site {site} (the site its folder names):"
+                                         " that site's explorations")
     if "/" in key or key_port(key) is not None:  # a local path, or a port named: that site alone
         return SiteFound(key, found)
     ports = sorted({s.site for s in items if s.summary.problem is None and key_port(s.site) is not None
@@ -103,6 +111,20 @@ def find_site(raw: str, saved: list[Saved] | None = None, *, exact: bool = False
         return SiteFound(ports[0], explorations_of(ports[0], items),
                          f"{key} has none on the default port: those of {ports[0]}")
     return SiteFound(key, found)
+
+
+def _site_of_folder(path: str) -> str | None:
+    """The site key a local TARGET's runs are kept under when its folder names a site
+    (engine.localdir.named_site, as the commands read it), else None."""
+    from sitemap_tui.engine.localdir import named_site
+
+    local = Path(path)
+    try:
+        folder = local if local.is_dir() else local.parent
+        site = named_site(folder.resolve(), from_indexes=local.is_dir())
+    except OSError:
+        return None
+    return None if site is None else url_site_key(site.origin)
 
 
 def sweep_partials(folder: Path) -> None:
@@ -203,6 +225,13 @@ def open_previous(target: Target, checks: str, *, exclude: Path | None = None) -
     if latest.summary.problem is not None:
         return None, f"cannot use the previous exploration {latest.path} ({latest.summary.problem}): every file is fetched in full"
     try:
-        return Refetch.open(latest.path, carried_rules, PARENT_RULES), None
+        refetch = Refetch.open(latest.path, carried_rules, PARENT_RULES)
     except StoreError as exc:
         return None, f"cannot use the previous exploration ({exc}): every file is fetched in full"
+    made_by = refetch.previous.made_by
+    if made_by != USER_AGENT:
+        # its findings are another version's: carried, an upgrade's fixed rule would still fire
+        refetch.close()
+        by = f"by {display(made_by)}" if made_by else "by an earlier sitemap-tui"
+        return None, f"the previous exploration was made {by}: every file is fetched in full and judged again"
+    return refetch, None
