@@ -34,11 +34,11 @@ def report(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
 
 def comparable(issues: list[dict[str, Any]], host: str) -> list[tuple[Any, ...]]:
     """The findings with the serving host written as the deployed one, in a stable order."""
-    name = urlsplit(host).hostname
+    parts = urlsplit(host)
     def fix(value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        return value.replace(host, SITE).replace(f"'{name}'", "'example.com'")
+        return value.replace(host, SITE).replace(f"'{parts.netloc}'", "'example.com'")
 
     rows = [tuple((k, fix(v)) for k, v in sorted(i.items())) for i in issues]
     return sorted(rows, key=repr)

@@ -340,11 +340,10 @@ def _path(p: UrlParts) -> str:
     return urlpolicy.remove_dot_segments(path) if "/." in path else path
 
 
-def site_label(p: UrlParts, base: UrlParts) -> str:
-    """``p``'s host as a location finding names it: with its port, and its scheme when that is
-    not ``base``'s, so that each origin is a tally (and a cross-submission) of its own."""
-    label = p.host if p.port is None else f"{p.host}:{p.port}"
-    return label if p.scheme == base.scheme else f"{p.scheme}://{label}"
+def site_label(p: UrlParts) -> str:
+    """``p``'s host as a location finding names it: with its port, off the default (each origin
+    is a tally, and a cross-submission, of its own: the tally's key has the scheme too)."""
+    return p.host if p.port is None else f"{p.host}:{p.port}"
 
 
 def location_rules(
@@ -358,7 +357,7 @@ def location_rules(
             cross = True
         else:
             found.append(
-                ("location-different-host", {"host": site_label(p, base), "sitemap_host": site_label(base, base)})
+                ("location-different-host", {"host": site_label(p), "sitemap_host": site_label(base)})
             )
     else:
         if p.scheme != base.scheme:
@@ -427,7 +426,7 @@ def check_location(ctx: FileContext,
                 node_id=ctx.node_id,
                 line=line,
                 url=url,
-                host=site_label(p, base),
+                host=site_label(p),
                 robots_url=robots_url,
             )
         )
@@ -462,6 +461,6 @@ def _location_verdict(
                 note = f" (against the requested URL {ctx.url} it would pass)"
         # a misplaced sitemap usually misplaces every URL: one issue per host, scheme,
         # port or directory with a count (and the first entry), not 50,000 copies
-        key = "|".join(str(v) for v in fields.values()) + note
+        key = "|".join((p.scheme, *(str(v) for v in fields.values()))) + note
         verdicts.append((rule, key, note, fields))
     return cross, tuple(verdicts)
