@@ -202,6 +202,26 @@ def test_an_unreadable_previous_exploration_is_said_and_everything_fetched(site:
     assert "every file is fetched in full" in err
 
 
+def test_a_previous_exploration_of_another_version_is_judged_again(site: Site, tmp_path: Path) -> None:
+    """Carried over, an older version's findings outlived the upgrade that fixed their rule: a
+    file that answered 304 kept them. Another version's store is asked against by no file."""
+    import sqlite3
+
+    target = f"{site.base}/index.xml"
+    _, first, _ = run("urls", target)
+    [saved] = list((tmp_path / "xdg-cache").rglob("*.db"))
+    with sqlite3.connect(saved) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'made_by'", ('"sitemap-tui/0.0.1"',))
+    assert db.total_changes == 1
+    db.close()
+    code, second, err = run("urls", target)
+    assert code == 0 and second == first and not conditional(site)
+    assert ("sitemap-tui: the previous exploration was made by sitemap-tui/0.0.1: every file is fetched in full"
+            " and judged again") in err.splitlines()
+    code, _, err = run("urls", target)  # this version's own: asked against
+    assert code == 0 and conditional(site) and "judged again" not in err
+
+
 def test_carried_rows_are_in_the_new_store_not_appended_to_the_old(site: Site, tmp_path: Path) -> None:
     target = f"{site.base}/index.xml"
     run("validate", target)

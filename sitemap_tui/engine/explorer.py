@@ -11,6 +11,7 @@ from collections import Counter, deque
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from sitemap_tui import USER_AGENT
 from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.discover import Target, candidate_probe_urls, find_sitemap_links
 from sitemap_tui.engine.events import (
@@ -33,6 +34,7 @@ from sitemap_tui.engine.model import (
 )
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.store.base import MADE_BY_KEY
 from sitemap_tui.engine.workers import files_in_flight
 
 __all__ = ["DiscoveryRecord", "ExploreOptions", "Explorer"]
@@ -139,6 +141,8 @@ class Explorer(FileProcessing):
         if self.store is not None:
             self.store.set_meta("target", t.raw)
             self.store.set_meta("started", datetime.now(UTC).isoformat())
+            # a re-exploration carries a file's findings only from a store this version made
+            self.store.set_meta(MADE_BY_KEY, USER_AGENT)
         if self._judging_robots and not self.options.robots_checks:
             self.robots_gaps.append("--no-robots-checks")
         if t.kind == "directory":

@@ -13,7 +13,7 @@ beside them (``crossfile``, ``deep``, ...), so no SQL on these tables lives outs
 
 from __future__ import annotations
 
-from sitemap_tui.engine.store.base import CANNOT_WRITE, SIGNATURE_KEY
+from sitemap_tui.engine.store.base import CANNOT_WRITE, MADE_BY_KEY, SIGNATURE_KEY
 from sitemap_tui.engine.store.file import STORE_VERSION, StoreError, StoreLock, inspect_store
 from sitemap_tui.engine.store.rows import (
     ENTRY_COLUMNS,
@@ -57,6 +57,7 @@ __all__ = [
     "SEARCH_TABLE",
     "SEARCH_UPTO",
     "SIGNATURE_KEY",
+    "MADE_BY_KEY",
     "SORTS",
     "STORE_VERSION",
     "EntryFilter",

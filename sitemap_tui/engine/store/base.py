@@ -18,6 +18,7 @@ from sitemap_tui.engine.store.file import StoreError, identify, inspect_store
 from sitemap_tui.engine.store.schema import SCHEMA, SCHEMA_VERSION, connect, fill_places
 
 SIGNATURE_KEY = "signature_key"  # meta: hex secret of the hreflang set signatures
+MADE_BY_KEY = "made_by"  # meta: the User-Agent (name/version) of the sitemap-tui that explored it
 
 CANNOT_WRITE = frozenset({
     sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sitemap_tui.engine.model import ChildRef
-from sitemap_tui.engine.store.base import SIGNATURE_KEY
+from sitemap_tui.engine.store.base import MADE_BY_KEY, SIGNATURE_KEY
 from sitemap_tui.engine.store.file import StoreError, _readonly_uri
 from sitemap_tui.engine.store.reads import StoreReads
 from sitemap_tui.engine.store.rows import EntryFilter, EntryRow
@@ -112,6 +112,8 @@ class PreviousExploration:
         try:
             self.started = _started(self.reads)
             self.signature = self.reads.get_meta(SIGNATURE_KEY)
+            made_by = self.reads.get_meta(MADE_BY_KEY)
+            self.made_by = made_by if isinstance(made_by, str) else None  # None: before it was kept
             node_columns = self._columns("main", "nodes")
             since = "unchanged_since" if "unchanged_since" in node_columns else "NULL"
             self.files: dict[str, OldFile] = {}
