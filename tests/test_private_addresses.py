@@ -139,6 +139,10 @@ def other_host() -> Iterator[HTTPServer]:
         ("2001:db8::1", "documentation"),
         ("64:ff9b::a00:1", "private"),  # NAT64 of 10.0.0.1
         ("2002:a00:1::1", "private"),  # 6to4 of 10.0.0.1
+        # IPv4-compatible (deprecated, in ::/8), which Python calls global: found from outside
+        ("::a9fe:a9fe", "reserved"),
+        ("::127.0.0.1", "reserved"),
+        ("::8.8.8.8", "reserved"),
     ],
 )
 def test_special_ranges(address: str, label: str) -> None:

@@ -111,6 +111,9 @@ _V4 = _ranges(
 _V6 = _ranges(
     ("::/128", "::/128", "unspecified address"),
     ("::1/128", "loopback", "loopback address"),
+    # deprecated IPv4-compatible addresses (::a.b.c.d, RFC 4291 §2.5.5.1) and the rest of the
+    # IETF-reserved ::/8, which Python calls global (IPv4-mapped ::ffff:0:0/96 is judged above)
+    ("::/8", "::/8", "reserved address (::/8: IPv4-compatible IPv6 and other reserved forms)"),
     ("64:ff9b:1::/48", "64:ff9b:1::/48", "reserved address (local-use NAT64)"),
     ("100::/64", "100::/64", "reserved address (discard-only)"),
     ("2001:db8::/32", "2001:db8::/32", "reserved address (documentation)"),
