@@ -221,6 +221,23 @@ def test_csv_and_urls_in_several_sitemaps_fetched_once(site: HTTPServer, tmp_pat
     assert "\nURLs in multiple sitemaps: 1\n" in out and f"{site.url_for('/a')}  in 2 sitemaps" in out
 
 
+def test_listed_urls_that_cannot_be_fetched_are_counted_and_said(site: HTTPServer) -> None:
+    """Found from outside: a loc with a space or a malformed host was left out of "URLs listed"
+    and of every count, unsaid (stats counted it)."""
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/ok").respond_with_data(html(), content_type="text/html")
+    base = site.url_for("").rstrip("/")
+    port = base.rsplit(":", 1)[1]
+    body = (f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{base}/ok</loc></url><url><loc>{base}/a b</loc></url>'
+            f"<url><loc>http://0177.0.0.1:{port}/oct</loc></url></urlset>\n")
+    site.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    code, out, err = audit(site.url_for("/sitemap.xml"))
+    assert code == 0, err
+    assert "3 URLs listed, 1 audited" in out and "Not audited: 2 (" in out
+    assert f"sitemap-tui: 2 listed URLs not fetched: no fetchable http(s) URL (a space, a malformed host, another scheme;" \
+           f" validate names each), first http://0177.0.0.1:{port}/oct" in err.splitlines()
+
+
 def test_sample_takes_evenly_spaced_urls_and_other_hosts_are_said(site: HTTPServer) -> None:
     site.expect_request("/robots.txt").respond_with_data("", status=404)
     for i in range(10):

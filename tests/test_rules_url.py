@@ -79,7 +79,11 @@ CASES: list[tuple[str, list[Entry], list[Entry]]] = [
     ("loc-not-absolute", [E("/page"), E("//example.com/page"), E("www.example.com/page"), E("example.com:8080/x")], [E(PAGE), E("ftp://example.com/x")]),
     ("loc-bad-scheme", [E("ftp://example.com/a"), E("javascript:alert(1)"), E("mailto:a@example.com")], [E("HTTPS://example.com/a"), E("/a")]),
     ("loc-too-long", [E("https://example.com/" + "a" * (2048 - 20))], [E("https://example.com/" + "a" * (2047 - 20))]),
-    ("loc-invalid-uri", [E("https://example.com/a b"), E("https://example.com/a<b"), E("https://exa_mple com/"), E("https:///path"), E("https:/path"), E("https://example.com:99999/"), E("https://example.com:8a/"), E("https://[::1/"), E("https://a..b/")], [E("https://example.com/a%20b"), E("https://[::1]:8080/x"), E("https://example.com:8443/")]),
+    ("loc-invalid-uri", [E("https://example.com/a b"), E("https://example.com/a<b"), E("https://exa_mple com/"), E("https:///path"), E("https:/path"), E("https://example.com:99999/"), E("https://example.com:8a/"), E("https://[::1/"), E("https://a..b/"),
+                         # a numeric host that is no dotted quad (found from outside): 127.0.0.1 to a browser, or nothing
+                         E("http://0177.0.0.1/"), E("http://127.1/"), E("http://093.1.1.1/"), E("http://256.1.1.1/")],
+     [E("https://example.com/a%20b"), E("https://[::1]:8080/x"), E("https://example.com:8443/"), E("http://8.8.8.8/"),
+      E("http://10.0.0.1:8080/"), E("https://example.com./"), E("https://web2.example/")]),
     ("loc-bad-percent-encoding", [E("https://example.com/100%"), E("https://example.com/%zz"), E("https://example.com/%4")], [E("https://example.com/100%25"), E("https://example.com/%C3%BC")]),
     ("loc-not-url-escaped", [E("https://example.com/ümlat.html"), E("https://bücher.example/"), E("https://example.com/?q=日本")], [E("https://example.com/%C3%BCmlat.html"), E("https://xn--bcher-kva.example/")]),
     ("loc-has-fragment", [E("https://example.com/a#top"), E("https://example.com/a#")], [E("https://example.com/a"), E("https://example.com/a?x=%23")]),

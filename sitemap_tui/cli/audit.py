@@ -39,6 +39,7 @@ from sitemap_tui.cli.verdict import (
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
+from sitemap_tui.words import plural
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.coverage import CoverageOptions
@@ -115,7 +116,13 @@ def _coverage(opts: AuditCommand, conditions: list[failif.Condition]) -> Coverag
 
 def cmd_audit(opts: AuditCommand) -> int:
     from sitemap_tui.engine.audit import AuditOptions
-    from sitemap_tui.engine.store.audit import audit_counts, audit_records, audited, group_samples
+    from sitemap_tui.engine.store.audit import (
+        audit_counts,
+        audit_records,
+        audited,
+        group_samples,
+        unfetchable,
+    )
     from sitemap_tui.session.audit import AuditStore, continued_audit, run_audit
 
     started = time.monotonic()  # the run's time budget (--max-time) counts from here
@@ -177,6 +184,10 @@ def cmd_audit(opts: AuditCommand) -> int:
             _note(f"the run's time budget of {opts.tree.max_time:g} s ran out (--max-time) before every URL was "
                   f"fetched: {audited(store):,} audited; {again}")
         counts = audit_counts(store)
+        if counts["unfetchable"]:
+            first = unfetchable(store)[1] or ""
+            _note(f"{plural(counts['unfetchable'], 'listed URL')} not fetched: no fetchable http(s) URL (a space,"
+                  f" a malformed host, another scheme; validate names each), first {display(first, 200)}")
         listed, crawl = opts.compare_list is not None, opts.crawl is not None
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
         with reader_may_leave(), open_result(out_path, opts.output) as result:

@@ -243,9 +243,21 @@ def audit_counts(store: Store) -> dict[str, int]:
     listed = int(store.conn.execute(
         f"SELECT COUNT(DISTINCT {_KEY}) FROM entries e WHERE e.key IS NOT ''"
     ).fetchone()[0])
+    # a loc that is no fetchable URL (key ''): listed, as stats counts it, and never audited
+    counts["unfetchable"] = unfetchable(store)[0]
+    listed += counts["unfetchable"]
     counts["listed"] = listed
     counts["not_audited"] = max(0, listed - counts["audited"])
     return counts
+
+
+def unfetchable(store: Store) -> tuple[int, str | None]:
+    """The distinct listed locs that are no fetchable http(s) URL (a space, a malformed host,
+    another scheme: key ''), and the first of them."""
+    n, first = store.conn.execute(
+        "SELECT COUNT(DISTINCT e.loc), MIN(e.loc) FROM entries e WHERE e.key = '' AND e.loc IS NOT NULL"
+    ).fetchone()
+    return int(n), first
 
 
 def group_samples(store: Store, limit: int) -> dict[str, list[tuple[str, str]]]:
