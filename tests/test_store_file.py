@@ -544,3 +544,25 @@ def test_opening_a_saved_exploration_to_look_leaves_its_bytes(tmp_path: Path) ->
     store.close()
     assert (hashlib.sha256(path.read_bytes()).hexdigest(), os.stat(path).st_mtime_ns) == before
     assert not (tmp_path / "saved.db-wal").exists()
+
+
+def test_a_reader_that_outlived_the_writer_leaves_no_log_once_folded(tmp_path: Path) -> None:
+    """Found from outside: the explorer quit with its URL table's reader still open, and the
+    .db alone was 4 KiB (a copy of it held no table), its exploration in the -wal beside it.
+    fold_log (run when the explorer ends) writes the log back into the file."""
+    from sitemap_tui.engine.store import Store, fold_log
+
+    path = tmp_path / "x.db"
+    store = Store(path)
+    store.set_meta("target", "https://example.com/")
+    store.commit()
+    reader = Store(path, readonly=True)
+    reader.get_meta("target")  # (a read: the reader holds the log open)
+    store.close()
+    assert Path(f"{path}-wal").stat().st_size > 0
+    fold_log(path)
+    assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(path.read_bytes())  # the file alone, as a user copies it
+    assert Store(copy, readonly=True).get_meta("target") == "https://example.com/"
+    reader.close()

@@ -147,7 +147,13 @@ def launch(
             app.run()
     finally:
         app.shutdown_engine()
-    if target is not None and db_path is not None and Path(db_path).exists():
-        print(f"sitemap-tui: exploration saved to {db_path} (reopen: sitemap-tui open {db_path})", file=sys.stderr)
+        from sitemap_tui.engine.store import fold_log
+
+        for path in {Path(p) for p in (db_path, app.db_path, *app.left_dbs) if p is not None}:
+            fold_log(path)  # the .db alone holds the exploration (a reader may have outlived the writer)
+    # (ctrl+o may have opened another target: the file named is the one shown last)
+    saved = app.db_path if app.target is not None else None
+    if saved is not None and Path(saved).exists():
+        print(f"sitemap-tui: exploration saved to {saved} (reopen: sitemap-tui open {saved})", file=sys.stderr)
     return int(app.return_code or 0)
 

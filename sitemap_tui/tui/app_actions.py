@@ -222,6 +222,8 @@ class Actions(ExportLink):
 
     def _reset(self) -> None:
         self.shutdown_engine()
+        if self.db_path is not None:
+            self.left_dbs.add(self.db_path)
         self.tree.reset()
         self._selected = None
         self._selection = None

@@ -141,6 +141,7 @@ class AppBase(App[int]):
         self.refresh_interval = refresh_interval
         self.target = target
         self.db_path = Path(db_path) if db_path is not None else None
+        self.left_dbs: set[Path] = set()  # explorations shown before this one (ctrl+o): logs folded at exit
         self.fetch_config = fetch_config
         self.options = options
         self.config = config if config is not None else load_config()

@@ -14,7 +14,13 @@ beside them (``crossfile``, ``deep``, ...), so no SQL on these tables lives outs
 from __future__ import annotations
 
 from sitemap_tui.engine.store.base import CANNOT_WRITE, MADE_BY_KEY, SIGNATURE_KEY
-from sitemap_tui.engine.store.file import STORE_VERSION, StoreError, StoreLock, inspect_store
+from sitemap_tui.engine.store.file import (
+    STORE_VERSION,
+    StoreError,
+    StoreLock,
+    fold_log,
+    inspect_store,
+)
 from sitemap_tui.engine.store.rows import (
     ENTRY_COLUMNS,
     EntryFilter,
@@ -69,7 +75,8 @@ __all__ = [
     "ShardRows",
     "ShardWriter",
     "Store",
-    "StoreError",  # the one error of the store layer
+    "StoreError",
+    "fold_log",  # the one error of the store layer
     "StoreLock",
     "StoreRun",
     "connect",

@@ -244,6 +244,27 @@ def _read_pid(fd: int) -> int | None:
 
 
 # -- a new run in place of the old one ----------------------------------------------------------------
+def fold_log(store: str | Path) -> None:
+    """Write the store's write-ahead log back into the file and empty it, so that the ``.db``
+    alone holds the whole exploration (a user copies that file, not its ``-wal``). SQLite folds
+    the log in when the last connection closes, but not when a reader outlived the writer: the
+    explorer's quit left a 4 KiB file beside a log of hundreds. Nothing when the file is gone,
+    or busy (another process reads it: folded when that one is done)."""
+    path = Path(store)
+    if not Path(f"{path}-wal").exists():
+        return
+    try:
+        conn = sqlite3.connect(path, timeout=1.0)
+    except sqlite3.Error:
+        return
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.close()
+
+
 def partial_path(store: Path) -> Path:
     """Where a run writes its new exploration until it is complete: beside the store, hidden."""
     return store.with_name(f".{store.name}.partial")
