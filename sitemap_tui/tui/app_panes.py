@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, Tabs
 
 from sitemap_tui.engine.model import NodeKind
+from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.app_base import AppBase
 from sitemap_tui.tui.messages import IssueCounts, ShowUrls
 from sitemap_tui.tui.widgets import NodePane, Selection
@@ -243,6 +244,8 @@ class PaneSync(AppBase):
     def _show_urls(self, message: ShowUrls) -> None:
         """The URL table, filtered by ``message.filter_text`` within the selected node, focused."""
         message.stop()
+        if self._show_listed_file(message.filter_text):
+            return
         table = self.url_table
         if table is None:
             return
@@ -256,6 +259,18 @@ class PaneSync(AppBase):
         self._drill_origin = (origin_tab, origin) if origin_tab != "urls" else None
         what = message.title or message.filter_text
         self.notify(f"URLs: {what}" + (" · Esc goes back" if self._drill_origin else ""), timeout=3, markup=False)
+
+    def _show_listed_file(self, url: str) -> bool:
+        """An issue that names a sitemap file of the tree (a child that could not be fetched, a
+        duplicate child): that file's node, not a URL table of its (no) entries (found from
+        outside: Enter on index-child-unfetchable opened an empty table)."""
+        node = next((n for n in self.tree.model.nodes.values() if n.url == url), None)
+        if node is None or not self.tree.reveal(node.id):
+            return False
+        self._select(node.id)
+        self.tree.focus()
+        self.notify(f"The sitemap file {display(url, 80)}, in the tree.", timeout=3, markup=False)
+        return True
 
     def drill_scope(self, filter_text: str) -> None:
         """Before a drill: the selection it lists within. Here the selected node's, as it is;

@@ -177,6 +177,14 @@ async def test_enter_on_a_files_issue_that_names_a_url_lists_that_url(demo_serve
         await to_first_issue(app, pilot, issues, "fetch-http-error")
         await pilot.press("enter")
         await wait_for(pilot, lambda: any("about the sitemap file itself" in n for n in notes), what="the notice")
+        # an issue that names a listed sitemap file (found from outside: an empty URL table)
+        await pilot.press("home")
+        await to_first_issue(app, pilot, issues, "index-child-unfetchable")
+        child = app.issues_pane.selected_issue
+        assert child is not None and child.url and child.url.endswith("/sitemap-missing.xml")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.focused is app.tree, what="the tree")
+        assert app.tree.model.nodes[app.tree.cursor_node.data].url == child.url
 
 
 async def test_enter_with_nothing_highlighted_takes_the_first_rule(demo_server, make_app):
