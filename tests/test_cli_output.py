@@ -206,6 +206,10 @@ def test_a_site_without_sitemaps_says_what_was_tried_and_exits_2(httpserver, rob
         assert "no sitemap found: tried robots.txt" in line, line
         assert "/sitemap.xml" in line and "<link rel=sitemap> in the home page" in line
         assert "unreachable" not in proc.stderr
+    # and on the site's node, which the explorer's Overview shows (found from outside: it said
+    # nothing there, a lone robots.txt node in the tree)
+    site_line = run("stats", site).stdout.splitlines()[0]
+    assert site_line.startswith("site ") and "— no sitemap found: tried robots.txt" in site_line
 
 
 def test_a_broken_target_is_a_finding_not_a_usage_error(httpserver) -> None:

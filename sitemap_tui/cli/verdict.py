@@ -63,7 +63,7 @@ def target_problem(explorer: Explorer) -> TargetProblem | None:
             return TargetProblem(EXIT_USAGE, f"{display(root.url)}: {display(root.error)}")
         if any(n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS) for n in explorer.nodes.values()):
             return _nothing_listed(explorer)
-        return TargetProblem(EXIT_USAGE, _no_sitemap(explorer))
+        return TargetProblem(EXIT_USAGE, display(explorer.no_sitemap_note()))
     if root.state != NodeState.FAILED:
         return _nothing_listed(explorer)
     s = root.stats
@@ -105,24 +105,6 @@ def _nothing_listed(explorer: Explorer) -> TargetProblem | None:
     files = "the sitemap" if len(broken) == 1 else f"{len(broken)} sitemap files"
     return TargetProblem(EXIT_FINDINGS, f"nothing could be listed: {files} failed, or stopped at an error "
                                         "before the first entry (said above)")
-
-
-def _no_sitemap(explorer: Explorer) -> str:
-    """"no sitemap found: tried robots.txt (HTTP 404), /sitemap.xml, ..." for a site target."""
-    from urllib.parse import urlsplit
-
-    from sitemap_tui.engine.model import FoundBy
-
-    tried = []
-    robots = next((n for n in explorer.nodes.values() if n.kind == NodeKind.ROBOTS), None)
-    if robots is not None:
-        why = display(robots.error) if robots.state == NodeState.FAILED else "no Sitemap: lines"
-        tried.append(f"robots.txt ({why})")
-    for record in explorer.discovery:
-        if record.found_by == FoundBy.PROBE and record.node_id is None:
-            tried.append(display(urlsplit(record.url).path or record.url))
-    tried.append("<link rel=sitemap> in the home page")
-    return "no sitemap found: tried " + ", ".join(tried)
 
 
 def target_answered(explorer: Explorer) -> bool:

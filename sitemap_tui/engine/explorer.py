@@ -10,6 +10,7 @@ import asyncio
 from collections import Counter, deque
 from dataclasses import replace
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 from sitemap_tui import USER_AGENT
 from sitemap_tui.engine import urlpolicy
@@ -378,9 +379,25 @@ class Explorer(FileProcessing):
         root.state = NodeState.DONE
         root.expandable = True
         root.stats.child_count = len(self.children.get(root.id, []))
+        if not any(n.kind not in (NodeKind.SITE, NodeKind.ROBOTS) for n in self.nodes.values()):
+            root.error = self.no_sitemap_note()  # said on the site's node (the explorer's Overview)
         self._changed(root)
         if self.store is not None:
             self.store.set_meta("discovery", [[d.url, d.found_by.value, d.detail, d.node_id] for d in self.discovery])
+
+    def no_sitemap_note(self) -> str:
+        """"no sitemap found: tried robots.txt (HTTP 404), /sitemap.xml, ..." for a site whose
+        discovery found none (raw text: its reader sanitises it)."""
+        tried = []
+        robots = next((n for n in self.nodes.values() if n.kind == NodeKind.ROBOTS), None)
+        if robots is not None:
+            why = (robots.error or "failed") if robots.state == NodeState.FAILED else "no Sitemap: lines"
+            tried.append(f"robots.txt ({why})")
+        for record in self.discovery:
+            if record.found_by == FoundBy.PROBE and record.node_id is None:
+                tried.append(urlsplit(record.url).path or record.url)
+        tried.append("<link rel=sitemap> in the home page")
+        return "no sitemap found: tried " + ", ".join(tried)
 
     async def check_discovered(self, limit: int) -> int:
         """Read the first bytes of each sitemap discovery took from a list (robots.txt's
