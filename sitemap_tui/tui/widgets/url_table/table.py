@@ -407,7 +407,7 @@ class UrlTable(Vertical):
             parts.append("marking…" if n is None else f"{n:,} marked")
         if g.pages_loading:
             parts.append("loading…")
-        # (not beside an error: a narrow status line keeps room for the error)
+        # (not beside an error, which comes first)
         if g.row_count and g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
             parts.append("Enter: detail")  # (the audit columns that did not fit are in it; "Enter: audit" read as a command)
         audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
@@ -418,7 +418,9 @@ class UrlTable(Vertical):
             # its one finding per file (host, namespace) names no entry: rule: finds none
             parts.append(f"{self.user.rule} stands for several URLs and names none: see Issues (4)")
         if error:
-            parts.append(error)
+            # first: at 80 columns the line is cut at its end, and with it went the reason
+            # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
+            parts.insert(0, error)
         line = display(" · ".join(parts), 1000)
         if line != self._status_line:
             self._status_line = line
