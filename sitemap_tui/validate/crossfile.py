@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from sitemap_tui.engine.model import Issue
@@ -158,6 +158,7 @@ class _CrossFile:
         self.keep_temp = keep_temp
         self.on_step = on_step
         self.rules = {r for r in CROSSFILE_RULES if enabled is None or r in enabled}
+        self.missing_self_said = enabled is None or "hreflang-missing-self" in enabled
         self.robots = robots
         self.sink = self.make_sink(store, cap)
         self.db = self.make_queries(store)
@@ -185,7 +186,8 @@ class _CrossFile:
         if self.cancel is not None and self.cancel.is_set():
             raise CrossFileCancelled("cross-file checks cancelled")
 
-    def capped(self, rule: str, cursor: sqlite3.Cursor, node_column: int | None = None) -> list[tuple[Any, ...]]:
+    def capped(self, rule: str, cursor: sqlite3.Cursor | Iterator[tuple[Any, ...]],
+               node_column: int | None = None) -> list[tuple[Any, ...]]:
         """Rows of ``cursor`` (entry id first, its file's id in ``node_column`` if the rows have
         it) up to the rule's remaining room, the rest only counted; over the cap, the first
         ones in the listing's order (crossfile_order).
@@ -198,7 +200,8 @@ class _CrossFile:
             return at.of_entry(0) if node_column is None else at.of_node(node_column, 0)
 
         # (every capped query is in entry id order)
-        rows, extra = first_listed(_rows(cursor), self.sink.room(rule), key,
+        rows, extra = first_listed(_rows(cursor) if isinstance(cursor, sqlite3.Cursor) else cursor,
+                                   self.sink.room(rule), key,
                                    lambda: self._position().ids_follow_listing())
         self.sink.more(rule, extra)
         return rows
@@ -461,8 +464,18 @@ class _CrossFile:
                 self.add_for_entry(rule, eid, target=href)
         if self.on("hreflang-cluster-inconsistent"):
             rule = "hreflang-cluster-inconsistent"
-            for eid, other_id in self.capped(rule, self.db.hreflang_other_sets()):
+            for eid, other_id in self.capped(rule, self._inconsistent_clusters()):
                 self.add_for_entry(rule, eid, detail=self._cluster_detail(eid, other_id))
+
+    def _inconsistent_clusters(self) -> Iterator[tuple[int, int]]:
+        """(entry, one of its cluster's with another set), less a difference that is only a missing
+        self link (hreflang-missing-self's: one omitted link gave three findings)."""
+        for eid, other_id in self.db.hreflang_other_sets():
+            mine, theirs = self._alt_set(eid), self._alt_set(other_id)
+            if self.missing_self_said and _only_missing_self(mine, theirs, self.db.hreflang_source(eid),
+                                                self.db.hreflang_source(other_id)):
+                continue
+            yield eid, other_id
 
     def _alt_set(self, entry_id: int) -> dict[str, set[str]]:
         out: dict[str, set[str]] = defaultdict(set)
@@ -571,3 +584,16 @@ def run_crossfile(
     ``splitter``, which may raise its ``CrossFileFailed``); None runs them all in this process.
     """
     return _CrossFile(store, enabled, robots, max(1, cap), cancel, keep_temp, on_step, split).run()
+
+
+def _only_missing_self(mine: dict[str, set[str]], theirs: dict[str, set[str]], me: str | None,
+                       other: str | None) -> bool:
+    """Whether two entries' hreflang sets (target -> languages) differ only by the link that
+    one of them lacks to itself."""
+    for tgt in mine.keys() | theirs.keys():
+        if mine.get(tgt) == theirs.get(tgt):
+            continue
+        if (tgt == me and me not in mine) or (tgt == other and other not in theirs):
+            continue
+        return False
+    return True

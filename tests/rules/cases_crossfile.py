@@ -77,6 +77,14 @@ CASES: list[Case] = [
         two([alt(EN[1], EN, DE, FR), alt(FR[1], EN, DE, FR)], [alt(DE[1], EN, DE, FR)]),
     ),
     case(
+        "hreflang-cluster-inconsistent",
+        # de names fr in another language than the others do
+        two([alt(EN[1], EN, DE, FR), alt(FR[1], EN, DE, FR)], [alt(DE[1], EN, DE, ("es", FR[1]))], where="b.xml", line=3),
+        # de lacks only its own link: hreflang-missing-self says it, once (found from outside:
+        # three findings for it)
+        two([alt(EN[1], EN, DE, FR), alt(FR[1], EN, DE, FR)], [alt(DE[1], EN, FR)]),
+    ),
+    case(
         "hreflang-target-not-in-sitemaps",
         two([alt(EN[1], EN, DE)], [u("http://a.test/about")], where="a.xml", line=3),
         two([alt(EN[1], EN, DE)], [alt(DE[1], EN, DE)]),

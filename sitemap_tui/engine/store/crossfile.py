@@ -538,6 +538,11 @@ class CrossFileQueries:
             " WHERE a.tgt <> a.src GROUP BY a.entry_id ORDER BY a.entry_id",
         )
 
+    def hreflang_source(self, entry_id: int) -> str | None:
+        """The key of an entry with hreflang links (what its links' targets are compared with)."""
+        row = self._q("SELECT src FROM temp.cf_sig WHERE entry_id=?", (entry_id,))
+        return row[0][0] if row else None
+
     def hreflang_links(self, entry_id: int) -> list[tuple[str, str]]:
         """(language, target key) of one entry's hreflang links."""
         return self._q("SELECT lang, tgt FROM temp.cf_alt WHERE entry_id=?", (entry_id,))
