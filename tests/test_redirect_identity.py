@@ -103,6 +103,8 @@ async def test_spellings_of_one_url_are_fetched_once(httpserver: HTTPServer) -> 
     assert sum(n.stats.url_count for n in ex.nodes.values()) == 1
     skipped = [n for n in ex.nodes.values() if n.state == NodeState.SKIPPED]
     assert len(skipped) == 3 and all("already explored" in (n.error or "") for n in skipped)
+    # each says where the file was listed first, not its own URL (found from outside)
+    assert all(n.error == f"already explored (listed also by {base}/index.xml)" for n in skipped), skipped
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -299,8 +299,11 @@ class ExplorerState:
                 self.cycles.append(node.id)
                 self._add_issues(parent, self._cycle_issue(node, url, other))
             else:
-                where = other.url if other is not None else "elsewhere"
-                self._skip(node, f"already explored (listed also via {where})")
+                # the place that listed it first (its own URL named itself: found from outside)
+                lister = self.nodes.get(other.parent_id) if other is not None and other.parent_id is not None else None
+                where = ("found first by the site's discovery" if lister is not None and lister.kind == NodeKind.SITE
+                         else f"listed also by {lister.url}" if lister is not None else "listed also elsewhere")
+                self._skip(node, f"already explored ({where})")
         elif not follow:
             self._skip(node, why_not or "not followed")
             if cause is not None:
