@@ -363,6 +363,8 @@ async def test_entry_cap_is_injectable(tmp_path: Path, workers: int) -> None:
     path.write_bytes(b"".join(b"https://www.example.com/%d\n" % i for i in range(12)))
     node, found = await _explore(str(path), tmp_path, max_entries=5, workers=workers)
     assert node.stats.url_count == 5
+    # said on the node (the explorer's Overview), as a cut parse is (found from outside: silent there)
+    assert node.error == "cut short: more than 5 entries, the first 5 kept, the rest not read"
     (cap,) = [i for i in found if i.rule == "url-count-over-limit"]
     assert cap.line == 6 and "12 lines" in cap.message and "the first 5" in cap.message
 

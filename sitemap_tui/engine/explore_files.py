@@ -297,6 +297,9 @@ class FileProcessing(RobotsReading):
                 self._cut.setdefault(node.id, LeftOut.CUT_DECODE if broken else LeftOut.CUT_FETCH)
             if s.truncated_at:
                 problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
+            elif self._cut.get(node.id) == LeftOut.CUT_ENTRIES:  # (said on the node as a cut parse is)
+                problems.append(f"cut short: more than {self.options.max_entries:,} entries, the first"
+                                f" {max(done.count, len(done.children)):,} kept, the rest not read")
             node.error = "; ".join(problems) or None
         node.expandable = bool(done.children)
         if node.state == NodeState.FAILED and self.checker is not None:
