@@ -155,8 +155,18 @@ class Actions(ExportLink):
         body.append(display(url, 500), style="bold")
 
         def answer(ok: bool | None) -> None:
-            if ok:
-                self.open_url(url)
+            if not ok:
+                return
+            if not self.is_web:  # (a served app's browser is its client's)
+                import webbrowser
+
+                try:
+                    webbrowser.get()
+                except webbrowser.Error:  # (opening then failed in silence: over SSH, in a container)
+                    self.notify("No web browser found on this machine: c copies the URL.", markup=False,
+                                severity="warning")
+                    return
+            self.open_url(url)
 
         self.push_screen(ConfirmScreen("Open in browser", body, yes="Open"), answer)
 

@@ -124,10 +124,23 @@ async def test_command_palette_runs_commands(demo_server, make_app):
         await wait_for(pilot, lambda: app.current_theme.dark != dark, what="the theme to change")
 
 
-async def test_copy_and_open_url(demo_server, make_app):
+async def test_copy_and_open_url(demo_server, make_app, monkeypatch):
+    import webbrowser
+
+    def no_browser() -> None:
+        raise webbrowser.Error("could not locate runnable browser")
+
     app = make_app(demo_server.base_url + "/sitemap_index.xml")
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_started(app, pilot)
+        # no browser on this machine (over SSH): said, not a silent nothing (found from outside)
+        monkeypatch.setattr(webbrowser, "get", no_browser)
+        notes = capture_notes(app)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("No web browser found" in n for n in notes), what="the notice")
+        monkeypatch.setattr(webbrowser, "get", lambda: object())
         opened: list[str] = []
         app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
         await pilot.press("c")
