@@ -92,9 +92,11 @@ def describe(
             "--max-size", True,
         ),
         LeftOut.CUT_PARSE: (f"{files} cut short: parsing stopped at an XML error, the entries before it kept", None, True),
+        # (not "(--timeout)" alone: a server that closed the connection was no timeout)
         LeftOut.CUT_FETCH: (
-            f"{files} cut short: the download failed part-way, the entries before it kept{first}",
-            "--timeout", True,
+            f"{files} cut short: the download failed part-way (the connection dropped, or a read took longer"
+            f" than --timeout), the entries before it kept{first}",
+            None, True,
         ),
         LeftOut.CUT_DECODE: (
             f"{files} cut short: the compressed data is corrupt or ends early, the entries before it kept{first}",
