@@ -195,6 +195,8 @@ def test_a_full_device_as_output_is_an_error_naming_it(local_sitemap: Path, tmp_
     assert "sitemap.xml" not in proc.stderr  # not blamed on the input
     assert stat.S_ISCHR(full.stat().st_mode)  # written to, not replaced
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    if command == ["validate"]:  # explored whole before the report: not "did not complete" (found from outside)
+        assert "did not complete" not in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("command", [["urls"], ["urls", "--format", "csv"], ["validate"], ["stats", "--json"]])

@@ -253,6 +253,9 @@ def _validate(opts: ValidateOptions) -> int:
         else:  # which findings the baseline knows is only known issue by issue
             summary = Summary.of(counted, files=files, urls=urls, notes=notes)
         signals.check()  # stopped by a signal: no report, the previous one stays
+        # the exploration is whole before its report is written: an output that cannot be written
+        # (a full disk) is that output's error, said once, and the run is kept
+        complete = target_answered(explorer)
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
         with reader_may_leave() as reader_left, contextlib.ExitStack() as outputs:
             # the baseline's file first: a folder that cannot be made fails the run before the
@@ -271,7 +274,6 @@ def _validate(opts: ValidateOptions) -> int:
         if reader_left[0] and write_path is not None:
             print(f"sitemap-tui: the report's reader left before its end: the baseline"
                   f" {display(opts.write_baseline or '')} was not written", file=sys.stderr)
-        complete = target_answered(explorer)
     finally:
         finish(complete)
     if problem and problem.code == EXIT_USAGE:
