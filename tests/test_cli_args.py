@@ -267,6 +267,9 @@ def test_other_commands_take_options_before_the_command_word(site: str) -> None:
         (("urls", "--format", "pdf", "{T}"), "invalid choice: 'pdf'"),
         (("--json", "urls", "{T}"), "--json is an option of cache, discover, history, open, rules and stats, not of urls"),
         (("urls", "{T}", "--port", "1"), "--port is an option of demo, not of urls"),
+        # what frames a request is the client's (found from outside: a server's answer read as broken)
+        (("urls", "{T}", "-H", "Content-Length: 5"), "header 'Content-Length' is set by the HTTP client"),
+        (("urls", "{T}", "-H", "host: example.com"), "the Host header is the URL's: --resolve HOST:IP"),
     ],
 )
 def test_headless_mistakes_are_one_line_and_exit_2(site: str, order: tuple[str, ...], says: str) -> None:
