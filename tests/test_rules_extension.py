@@ -329,3 +329,11 @@ def test_video_uploader_messages_name_each_domain_as_what_it_is() -> None:
     assert "the info URL is on 'other.example', not on the page's domain 'example.com'" in reason(
         "https://other.example/me")
     assert "the info URL '/users/me' is not an absolute URL" in reason("/users/me")
+
+
+def test_a_blank_required_video_tag_is_said_empty_not_missing() -> None:
+    """Found from outside: a <video:description> written with only a space was "missing"."""
+    (blank,) = [i for i in run([V(vid(description=" "))]) if i.rule == "video-required-missing"]
+    assert blank.message.endswith("is missing <video:description> (empty)")
+    (gone,) = [i for i in run([V(vid(drop=("title",)))]) if i.rule == "video-required-missing"]
+    assert gone.message.endswith("is missing <video:title>")

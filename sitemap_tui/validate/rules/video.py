@@ -324,7 +324,8 @@ def check_videos(ctx: FileContext,
             x = _f.get(name)
             return x.strip() if x is not None else None
 
-        missing = [f"<video:{n}>" for n in VIDEO_REQUIRED if not val(n)]
+        # one written but blank is said so: "missing" sent users looking for a tag that is there
+        missing = [f"<video:{n}>" + (" (empty)" if n in f else "") for n in VIDEO_REQUIRED if not val(n)]
         if missing:
             add("video-required-missing", missing=", ".join(missing))
         content, player = val("content_loc"), val("player_loc")
