@@ -418,3 +418,28 @@ def test_cap_then_syntax_error_says_at_least() -> None:
     _, items = run(doc, max_entries=10)
     (cap,) = by_rule(items, "url-count-over-limit")
     assert cap.message.startswith("At least") and "xml-unescaped-char" in rules(items)
+
+
+async def test_a_fault_of_ours_mid_file_is_an_internal_error_not_a_cut_download(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: a parser fault after some entries (a malformed Atom xml:base) was
+    taken for the download failing part-way ("--timeout"): the entries before it were lost,
+    those after it listed, and `urls` exited 0. It is the file's internal error now (the run
+    says it failed inside sitemap-tui, and replaces no output)."""
+    from sitemap_tui.engine import xml_entries
+
+    path = tmp_path / "feed.xml"
+    path.write_text('<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>\n' + "".join(
+        f'<entry><title>a</title><link href="https://example.com/p{i}"/></entry>\n' for i in range(40)) + "</feed>\n")
+    real = xml_entries._atom_href
+
+    def faulty(link: object) -> str:
+        href = real(link)
+        if href.endswith("/p20"):
+            raise ValueError("a fault of ours")
+        return href
+
+    monkeypatch.setattr(xml_entries, "_atom_href", faulty)
+    node, _ = await _explore(str(path), tmp_path, workers=0)
+    assert node.state == NodeState.FAILED
+    assert node.error == "internal error while processing: ValueError: a fault of ours"

@@ -352,6 +352,12 @@ def test_atom_relative_links_resolve_against_xml_base() -> None:
 <entry><link href="post-a"/></entry></feed>"""
     _, items = run(plain)
     assert [e.loc for e in entries(items)] == ["post-a"]
+    # a malformed base is no base (found from outside: urljoin's ValueError lost the file)
+    bad = b"""<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://example.com/">
+<entry><link href="a"/></entry><entry xml:base="http://[bad"><link href="b"/></entry>
+<entry><link href="c"/></entry></feed>"""
+    _, items = run(bad)
+    assert [e.loc for e in entries(items)] == ["https://example.com/a", "b", "https://example.com/c"]
 
 # -- security --------------------------------------------------------------------------------
 

@@ -34,6 +34,10 @@ from sitemap_tui.engine.urlpolicy import (
         "https://example.com/%1B%5B2J",  # percent-escapes are fine: never unquoted
         "http://HOST/sitemapindex-1.xml",
         "https://example.com./trailing-dot",
+        "http://127.0.0.1./s.xml",
+        "http://[::ffff:127.0.0.1]/s.xml",  # (its last "label" is a number: an IPv6 literal's)
+        "https://web2.example/",
+        "https://1.2.3.4.nip.io/",
     ],
 )
 def test_fetchable(url: str):
@@ -78,6 +82,11 @@ def test_fetchable(url: str):
         ("http://evil.example\\@good.example/", "backslash"),
         ("http://ex%41mple.com/", "invalid character in host"),
         ("http://a..b/", "invalid host"),
+        # a numeric host that is no dotted quad: what validate calls invalid, audit does not fetch
+        ("http://127.1/", "dotted-decimal"),
+        ("http://0177.0.0.1/", "invalid host"),
+        ("http://example.123/", "dotted-decimal"),
+        ("http://0x7f.0.0.1/", "dotted-decimal"),
         ("https://x.example/" + "a" * 20_000, "longer than"),
     ],
 )

@@ -184,15 +184,24 @@ class FileJob:
                 if self.cancelled():  # in-process the explorer's verdict is already in
                     raise StopFetch()
 
+        ours: list[Exception] = []  # a fault of sitemap-tui's while the body streamed
+
         def sink(chunk: bytes) -> None:
             if self.cancelled():
                 raise StopFetch()
             if body is not None:
                 body.write(chunk)
             t0 = time.perf_counter()
-            items = parser.feed(chunk)
-            run.parse_seconds += time.perf_counter() - t0
-            self._take(run, items)
+            try:
+                items = parser.feed(chunk)
+                run.parse_seconds += time.perf_counter() - t0
+                self._take(run, items)
+            except Exception as exc:
+                # not the download's failure (the fetch would call it one, "failed part-way
+                # (--timeout)", and keep the entries after it): raised again once the fetch ends,
+                # an internal error of the file (found from outside)
+                ours.append(exc)
+                raise StopFetch() from exc
             if parser.done:
                 raise StopFetch()
 
@@ -212,6 +221,10 @@ class FileJob:
             if body is not None:
                 body.abort()
             raise
+        if ours:
+            if body is not None:
+                body.abort()
+            raise ours[0]
         if body is not None:
             body.close()
         if self.cancelled():

@@ -49,6 +49,19 @@ def _split(url: str) -> SplitResult | None:
         return None
 
 
+def not_dotted_quad(host: str) -> bool:
+    """A host whose last label is a number but that is no IPv4 address in dotted-decimal form
+    (four numbers 0-255, no leading zero). A numeric last label makes a host an IPv4 address (no
+    top-level domain is all digits): 0177.0.0.1 or 127.1 is 127.0.0.1 to a browser, 093.1.1.1
+    nothing at all, and tools disagree."""
+    name = host.rstrip(".")
+    if not name.rpartition(".")[2].isdigit():
+        return False
+    parts = name.split(".")
+    return not (len(parts) == 4 and all(
+        p.isascii() and p.isdigit() and (p == "0" or not p.startswith("0")) and int(p) <= 255 for p in parts))
+
+
 def unfetchable_reason(url: str | None) -> str | None:
     """``None`` when ``url`` may be fetched, else a short human reason why not."""
     if not url:
@@ -103,6 +116,8 @@ def unfetchable_reason(url: str | None) -> str | None:
         return "invalid port 0"
     if ".." in host or host.startswith("."):
         return "invalid host name"
+    if not hostport.startswith("[") and not_dotted_quad(host):
+        return "invalid host name (a number that is no IPv4 address in dotted-decimal form)"
     if not host.isascii() or _IPV4_STYLE_RE.fullmatch(host):
         # httpx applies IDNA 2008 and strict IPv4 rules that urllib does not ("http://×/",
         # "http://256.0.0.1/"): ask it, so that a fetchable URL never raises InvalidURL there.

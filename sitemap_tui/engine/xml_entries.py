@@ -424,7 +424,10 @@ def _atom_href(link: Any) -> str:
         return href
     base = link.base  # libxml2 joins the ancestors' xml:base attributes
     if base and _SCHEME.match(base) and base[:5].lower() in ("http:", "https"):
-        return urljoin(base, href)
+        try:
+            return urljoin(base, href)
+        except ValueError:  # a malformed base ("http://[bad"): the href as written, reported
+            return href
     return href
 
 

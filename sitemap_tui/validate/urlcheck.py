@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sitemap_tui.engine.urlpolicy import canonical_host
+from sitemap_tui.engine.urlpolicy import canonical_host, not_dotted_quad
 
 HTTP_SCHEMES = frozenset({"http", "https"})
 DEFAULT_PORTS = {"http": "80", "https": "443"}
@@ -109,12 +109,6 @@ def describe_char(ch: str) -> str:
 # A sitemap's URLs share a handful of hosts: the per-host work is done once per host (bounded,
 # so a file of a million different hosts only cycles the cache).
 @lru_cache(maxsize=4096)
-def _dotted_quad(host: str) -> bool:
-    parts = host.split(".")
-    return len(parts) == 4 and all(
-        p.isascii() and p.isdigit() and (p == "0" or not p.startswith("0")) and int(p) <= 255 for p in parts)
-
-
 def split_hostport(hostport: str) -> tuple[str, str | None, str | None]:
     """``(host, port or None, error or None)`` for the host[:port] part of an authority."""
     if hostport.startswith("["):
@@ -141,9 +135,7 @@ def split_hostport(hostport: str) -> tuple[str, str | None, str | None]:
             return host, port, f"invalid character {m.group()!r} in the host"
         if ".." in host or host.startswith("."):
             return host, port, "empty label in the host name"
-        if host.rstrip(".").rpartition(".")[2].isdigit() and not _dotted_quad(host):
-            # a numeric last label makes the host an IPv4 address (no top-level domain is all
-            # digits): 0177.0.0.1 or 127.1 is 127.0.0.1 to a browser, 093.1.1.1 nothing at all
+        if not_dotted_quad(host):
             return host, port, f"{host!r} is no IPv4 address in dotted-decimal form (four numbers 0-255, no leading zero)"
     if port:
         if not (port.isascii() and port.isdigit()):
