@@ -38,7 +38,8 @@ def comparable(issues: list[dict[str, Any]], host: str) -> list[tuple[Any, ...]]
     def fix(value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        return value.replace(host, SITE).replace(f"'{parts.netloc}'", "'example.com'")
+        # (served over http, the build's https URLs on other hosts are named with their scheme)
+        return value.replace(host, SITE).replace(f"'{parts.netloc}'", "'example.com'").replace("'https://", "'")
 
     rows = [tuple((k, fix(v)) for k, v in sorted(i.items())) for i in issues]
     return sorted(rows, key=repr)

@@ -168,8 +168,10 @@ def test_cross_submit_exempts_host_and_path() -> None:
     assert "https://other.example/robots.txt" in ok.message
     # another host still fails, and so do another port or scheme of the host named (another site)
     assert "location-different-host" in rules(run([E("https://third.example/a")], robots_listed_by=listed))
-    for other in ("https://other.example:8443/a", "http://other.example/a"):
-        assert "location-different-host" in rules(run([E(other)], robots_listed_by=listed)), other
+    for other, label in (("https://other.example:8443/a", "'other.example:8443'"),
+                         ("http://other.example/a", "'http://other.example'"), ("https://[2001:db8::1]/a", "'[2001:db8::1]'")):
+        (hit,) = [i for i in run([E(other)], robots_listed_by=listed) if i.rule == "location-different-host"]
+        assert f"on host {label}, not the sitemap's host 'example.com'" in hit.message, hit.message
     # outside the path, but the sitemap's own host names it in robots.txt
     own = {"https://example.com/robots.txt"}
     found = rules(run([E("https://example.com/other/a")], url="https://example.com/cat/sitemap.xml", robots_listed_by=own))

@@ -69,6 +69,15 @@ Origin = tuple[str, str, str | None]
 """(scheme, host, port) as UrlParts holds them: one site."""
 
 
+def site_label(p: UrlParts, base: UrlParts | None = None) -> str:
+    """``p``'s host as a location finding names it: with its port off the default, and its
+    scheme when that is not ``base``'s (each origin is a tally, and a cross-submission, of its
+    own: "host 'a.example'" beside "URLs on 'a.example' are accepted" read as a contradiction)."""
+    host = f"[{p.host}]" if ":" in p.host else p.host  # an IPv6 address, as a URL writes it
+    label = host if p.port is None else f"{host}:{p.port}"
+    return label if base is None or p.scheme == base.scheme else f"{p.scheme}://{label}"
+
+
 def split_uri(s: str) -> tuple[str, str | None, str, str | None, str | None] | None:
     """``URI_RE.match(s).groups()``: (scheme, authority, path, query, fragment), or ``None``
     when ``s`` has no scheme; the same answer, found faster for a lower-case http(s) URL."""

@@ -8,7 +8,7 @@ from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.validate.checkstate import FileContext, FileState, tally
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
-from sitemap_tui.validate.urlcheck import Origin, UrlParts, split_base
+from sitemap_tui.validate.urlcheck import Origin, UrlParts, site_label, split_base
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -340,12 +340,6 @@ def _path(p: UrlParts) -> str:
     return urlpolicy.remove_dot_segments(path) if "/." in path else path
 
 
-def site_label(p: UrlParts) -> str:
-    """``p``'s host as a location finding names it: with its port, off the default (each origin
-    is a tally, and a cross-submission, of its own: the tally's key has the scheme too)."""
-    return p.host if p.port is None else f"{p.host}:{p.port}"
-
-
 def location_rules(
     base: UrlParts, base_dir: str, robots_origins: frozenset[Origin], p: UrlParts
 ) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
@@ -357,7 +351,7 @@ def location_rules(
             cross = True
         else:
             found.append(
-                ("location-different-host", {"host": site_label(p), "sitemap_host": site_label(base)})
+                ("location-different-host", {"host": site_label(p, base), "sitemap_host": site_label(base)})
             )
     else:
         if p.scheme != base.scheme:
@@ -426,7 +420,7 @@ def check_location(ctx: FileContext,
                 node_id=ctx.node_id,
                 line=line,
                 url=url,
-                host=site_label(p),
+                host=site_label(p, base),
                 robots_url=robots_url,
             )
         )

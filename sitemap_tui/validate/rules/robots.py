@@ -6,7 +6,7 @@ from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile
 from sitemap_tui.validate.checkstate import _PING_RE, FileContext
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
-from sitemap_tui.validate.urlcheck import split_base
+from sitemap_tui.validate.urlcheck import site_label, split_base
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -153,9 +153,7 @@ RULES: tuple[Rule, ...] = (
 
 def _host_port(url: str | None) -> str:
     p = split_base(url)
-    if p is None:
-        return "?"
-    return p.host if p.port is None else f"{p.host}:{p.port}"
+    return "?" if p is None else site_label(p)
 
 
 def cross_submitted(issue: Issue, robots_url: str) -> list[Issue]:
