@@ -394,6 +394,11 @@ async def test_a_file_gzipped_twice_is_read_and_said(httpserver: HTTPServer, tmp
     assert node.stats.url_count == 1 and node.state == NodeState.DONE
     (said,) = [i for i in found if i.rule == "gzip-double"]
     assert "gzipped twice" in said.message and said.severity == Severity.ERROR
+    if not served:  # three layers: not read, and not "checked the rest" (found from outside)
+        path.write_bytes(gzip.compress(path.read_bytes()))
+        (tmp_path / "three").mkdir()
+        node, found = await _explore(str(path), tmp_path / "three")
+        assert "compression-not-gzip" in {i.rule for i in found} and "gzip-double" not in {i.rule for i in found}
 
 
 async def test_a_gz_file_sent_with_content_encoding_gzip_is_gzipped_once(httpserver: HTTPServer, tmp_path: Path) -> None:

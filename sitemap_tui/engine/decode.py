@@ -375,6 +375,11 @@ class BodyDecoder:
             self._error = exc
             raise
 
+    @property
+    def failed(self) -> bool:
+        """Decoding stopped at an error (corrupt data, another layer or compression)."""
+        return self._error is not None
+
     def _check_usable(self) -> None:
         # After an error the stage states are inconsistent: keep failing the same way.
         if self._error is not None:

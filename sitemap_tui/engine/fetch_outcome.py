@@ -229,5 +229,5 @@ def note_decoding(out: FetchOutcome, decoder: BodyDecoder) -> None:
     stats.gzipped = decoder.gzipped
     if decoder.plain_body:
         out.findings.append(Finding(RULE_ENCODING_MISMATCH, {"starts_with": decoder.plain_body}))
-    if decoder.gzip_layers > 1:
+    if decoder.gzip_layers > 1 and not decoder.failed:  # (a third layer: compression-not-gzip says it)
         out.findings.append(Finding(RULE_GZIP_DOUBLE, {"layers": decoder.gzip_layers}))
