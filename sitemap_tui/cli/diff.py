@@ -58,10 +58,11 @@ class DiffOptions:
     tui: bool = False  # the explorer in compare mode instead of a report
     # with no --map: the map each side's own build folder implies (OLD's, NEW's), as validate's
     side_maps: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    typed_old: str | None = None  # OLD as typed, when a build folder was read as its site
 
 
 def options(ns: argparse.Namespace) -> DiffOptions:
-    side_maps = None
+    side_maps, typed_old = None, ns.old
     if not ns.map:
         # a build folder is read as the site its robots.txt names, as validate reads it: its
         # runs are kept under that site, and two builds compare as the same site's
@@ -74,7 +75,7 @@ def options(ns: argparse.Namespace) -> DiffOptions:
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history,
                        max_time=ns.max_time)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
-                       fetch_options(ns), tree, ns.tui, side_maps)
+                       fetch_options(ns), tree, ns.tui, side_maps, typed_old)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,7 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
     host_map = HostMap.parse(opts.map_host)
     out_path = output_path(opts.output)
     if opts.new is None:  # diff SITE: the latest kept exploration, then SITE now
-        sources = [_latest(opts.old), None]
+        sources = [_latest(opts.old, opts.typed_old or opts.old), None]
         now = opts.old
         kept_target = sources[0].target if sources[0] is not None else None
         if "://" not in now and kept_target and kept_target.startswith("http://"):
@@ -210,7 +211,7 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
     if back >= len(found):
         if not found:
             why = (f"({display(site_found.note)})" if site_found.note
-                   else f"(`sitemap-tui validate {display(site)}` keeps a first one to compare with)" if headless
+                   else f"(`sitemap-tui validate {display(raw)}` keeps a first one to compare with)" if headless
                    else f"(`sitemap-tui history {display(site)}` lists them)")
             raise UsageError(f"{label} {display(raw)}: no saved exploration of {display(key)} in the cache {why}")
         raise UsageError(f"{label} {display(raw)}: {display(key)} has {len(found)} saved exploration"
@@ -220,7 +221,7 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
                   target=s.summary.target)
 
 
-def _latest(raw: str) -> Source:
+def _latest(raw: str, typed: str) -> Source:
     """``diff SITE``'s OLD: the latest kept exploration of SITE (the cache's limits applied first,
     as before every run that keeps one)."""
     if Path(raw).suffix == ".db" and Path(raw).is_file():
@@ -234,7 +235,7 @@ def _latest(raw: str) -> Source:
 
     parse_target(raw)  # a bad SITE is said as a bad TARGET is, before the cache is touched
     prune_at_start()
-    return _kept("OLD", raw, 0, raw, exact=True, headless=True)
+    return _kept("OLD", raw, 0, typed, exact=True, headless=True)
 
 
 def _explore_kept(raw: str, opts: DiffOptions, scratch_db: Path) -> Source:

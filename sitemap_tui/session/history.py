@@ -119,6 +119,8 @@ def _site_of_folder(path: str) -> str | None:
     from sitemap_tui.engine.localdir import named_site
 
     local = Path(path)
+    if local.suffix == ".db":  # a saved exploration is itself, whatever folder it was copied to
+        return None
     try:
         folder = local if local.is_dir() else local.parent
         site = named_site(folder.resolve(), from_indexes=local.is_dir())
