@@ -386,6 +386,21 @@ def test_config_map_validates_a_local_build_like_the_option(tmp_path: Path) -> N
     assert "is read as https://example.com/sitemap.xml (--map)" in by_config.stderr
 
 
+def test_a_folder_the_config_map_does_not_cover_is_read_as_its_own_site(tmp_path: Path) -> None:
+    """Found from outside: with a project config mapping the site to ./pub, a staging build
+    beside it (its robots.txt naming the same site) was read as plain files, unsaid, and its
+    URL on another host passed."""
+    for name in ("pub", "stg"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "robots.txt").write_text("Sitemap: https://site.example/sitemap.xml\n")
+        (tmp_path / name / "sitemap.xml").write_text(sitemap(good("a"), "<url><loc>https://other.example/x</loc></url>")
+                                                     .replace("https://example.com/", "https://site.example/"))
+    (tmp_path / ".sitemap-tui.toml").write_text('map = ["https://site.example/=./pub/"]\n')
+    proc = run(tmp_path, "validate", "pub", "stg")
+    assert proc.returncode == 1 and proc.stdout.count("location-different-host") == 2, proc.stdout
+    assert "stg is read as https://site.example/ (the site its folder's robots.txt names" in proc.stderr
+
+
 def test_deep_only_options_without_deep_are_said(tmp_path: Path) -> None:
     """Found from outside: --sample and --rate without --deep were accepted without a word."""
     (tmp_path / "good.xml").write_text(sitemap(good("a")))

@@ -92,10 +92,17 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
     from sitemap_tui.cli.validate_config import merge
 
     merged = merge(ns)
+    target_maps: tuple[tuple[str, ...], ...] = ()
     if merged.map and not ns.map and not ns.show_config:  # the project config's map: as if given with --map
         ns.map = list(merged.map)
         map_targets(ns)
-    target_maps: tuple[tuple[str, ...], ...] = ()
+        # a folder the config's map does not cover is read as the site it names, as with no
+        # config (found from outside: a staging build beside the mapped one was read as files,
+        # unsaid, and a URL on another host passed)
+        each = map_each_target(ns)
+        ns.target = [t for t, _ in each]
+        target_maps = tuple(m or tuple(merged.map) for _, m in each)
+        ns.map = list(target_maps[0]) if target_maps else ns.map
     if not merged.map and not ns.map and not ns.show_config and len(ns.target or []) > 1:
         each = map_each_target(ns)
         ns.target, target_maps = [t for t, _ in each], tuple(m for _, m in each)
