@@ -48,8 +48,14 @@ class Actions(ExportLink):
 
     def action_expand_all(self) -> None:
         node = self._cursor_node()
-        if node is not None:
-            self._expand_all(node.id, name=short_name(node))
+        if node is None:
+            return
+        if self.offline:  # nothing to fetch: what the saved exploration holds under it, opened
+            self.tree.open_subtree(node.id)
+            self.notify(f"Opened what this exploration holds under {short_name(node)} (opened from a file:"
+                        " nothing is fetched).", markup=False)
+            return
+        self._expand_all(node.id, name=short_name(node))
 
     def _expand_all(self, node_id: int, *, name: str, scope: int | None = None) -> None:
         """Fetch everything under ``node_id``; the tree opens ``scope`` (default: that node's

@@ -196,10 +196,15 @@ async def test_open_a_saved_exploration_offline(demo_server, make_app, tmp_path)
         text = screen_text(app)
         assert "offline" in text and "files 12/12 · 436 URLs" in text
         notes = capture_notes(app)
+        # e opens what the file holds under the node (found from outside: "fetches from the web"
+        # for a subtree that is all there); r would fetch, and says why it cannot
+        archive = node_by_name(app, "sitemap-archive-2019.xml")  # (under the nested index)
+        assert app.tree.tree_node(archive) is None
         await pilot.press("e")
+        await wait_for(pilot, lambda: any("Opened what this exploration holds" in n for n in notes), what="e's notice")
+        await wait_for(pilot, lambda: app.tree.tree_node(archive) is not None, what="the nested file in the tree")
         await pilot.press("r")
-        await pilot.pause()
-        assert sum("opened from a file (offline)" in n for n in notes) == 2
+        await wait_for(pilot, lambda: sum("opened from a file (offline)" in n for n in notes) == 1, what="r's refusal")
         products = node_by_name(app, "sitemap-products.xml.gz")
         await select(app, pilot, products)
         summary = static_text(app.query_one(OverviewPane).query_one("#ov-summary"), 130)

@@ -417,6 +417,21 @@ class SitemapTree(TreeNavigation, Tree[int]):
     def tree_node(self, node_id: int) -> TreeNode[int] | None:
         return self._tnodes.get(node_id)
 
+    def open_subtree(self, node_id: int) -> int:
+        """Open every node under ``node_id`` that has children (a saved exploration's e: what
+        it holds, nothing fetched); how many were opened. Depth first, each node's children
+        put into the tree before theirs are looked up."""
+        opened = 0
+        for nid in self.model.subtree_ids(node_id):
+            t = self._tnodes.get(nid)
+            if t is None or not self.model.children.get(nid):
+                continue
+            if not t.is_expanded:
+                t.expand()
+                opened += 1
+            self.materialize_now(nid)
+        return opened
+
     def reveal(self, node_id: int) -> bool:
         """Expand the ancestors of a node and move the cursor to it (when it is shown)."""
         chain: list[int] = []
