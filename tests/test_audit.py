@@ -163,11 +163,12 @@ def test_every_verdict_of_a_real_site(site: HTTPServer) -> None:
     # robots.txt: ours (the * group) is obeyed, nothing fetched; the crawlers' groups are reported
     private = r["page"]
     assert private["reason"] == "non-indexable: blocked by robots.txt" and private["status"] is None
-    # every crawler of the access matrix that falls to the * group too (engine/access.py)
-    assert private["blocked_for"] == ["sitemap-tui", "Applebot", "GPTBot", "OAI-SearchBot", "ClaudeBot",
+    # every crawler of the access matrix that falls to the * group too (engine/access.py);
+    # Applebot follows Googlebot's group when none names it (Apple's documentation)
+    assert private["blocked_for"] == ["sitemap-tui", "GPTBot", "OAI-SearchBot", "ClaudeBot",
                                       "PerplexityBot", "CCBot", "Google-Extended"]
     assert "not fetched" in private["note"]
-    assert r["nogoogle"]["blocked_for"] == ["Googlebot"]
+    assert r["nogoogle"]["blocked_for"] == ["Googlebot", "Applebot"]
     assert r["nogoogle"]["reason"] == "non-indexable: blocked by robots.txt" and r["nogoogle"]["status"] == 200
     assert r["nobing"]["blocked_for"] == ["Bingbot"] and r["nobing"]["indexable"] is True
     assert r["slow"]["reason"] == "non-indexable: timeout" and r["slow"]["status"] is None

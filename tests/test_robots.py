@@ -460,3 +460,26 @@ def test_a_crawl_delay_over_the_cap_is_said_as_cut() -> None:
 
     assert crawl_delay_said(2, 60) == "Crawl-delay 2 s honoured (requests 2 s apart)"
     assert crawl_delay_said(86400, 60) == "Crawl-delay 86400 s asked, at most 60 s waited (requests 60 s apart)"
+
+
+def test_a_group_names_a_crawler_by_its_whole_product_token() -> None:
+    """RFC 9309 §2.2.1, found from outside: protego took a "Bing" group for Bingbot, "GPT" for
+    GPTBot and "Claude*" for ClaudeBot, and no "CCBot/2.0" group for CCBot. Googlebot-Image and
+    Applebot follow Googlebot's group when none names them (Google's, Apple's documentation)."""
+    robots = parse_robots(
+        b"User-agent: *\nDisallow: /star/\n\nUser-agent: Googlebot\nDisallow: /g/\n\n"
+        b"User-agent: Bing\nUser-agent: GPT\nUser-agent: Claude*\nDisallow: /\n\n"
+        b"User-agent: CCBot/2.0\nDisallow: /cc/\n\nUser-agent: googlebot-news\nDisallow: /n/\n",
+        "https://example.com/robots.txt")
+    blocked = {agent: [p for p in ("/", "/star/x", "/g/x", "/cc/x", "/n/x")
+                       if not robots.allowed(f"https://example.com{p}", agent)]
+               for agent in ("Bingbot", "GPTBot", "ClaudeBot", "CCBot", "Googlebot", "Applebot",
+                             "Googlebot-Image", "Googlebot-News", "Google-Extended", "bingbot")}
+    assert blocked == {
+        "Bingbot": ["/star/x"], "GPTBot": ["/star/x"], "ClaudeBot": ["/star/x"], "bingbot": ["/star/x"],
+        "CCBot": ["/cc/x"], "Googlebot": ["/g/x"], "Applebot": ["/g/x"], "Googlebot-Image": ["/g/x"],
+        "Googlebot-News": ["/n/x"], "Google-Extended": ["/star/x"],
+    }
+    named = parse_robots(b"User-agent: bing\nCrawl-delay: 9\n\nUser-agent: *\nCrawl-delay: 2\n",
+                         "https://example.com/robots.txt")
+    assert named.crawl_delay("Bingbot") == 2.0  # the * group's, not "bing"'s

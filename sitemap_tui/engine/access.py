@@ -30,6 +30,7 @@ from protego import Protego
 
 from sitemap_tui.engine.agents import DEFAULT_AGENTS, MAX_AGENTS, AgentsError, parse_agents
 from sitemap_tui.engine.robots import RobotsFile, parse_robots
+from sitemap_tui.engine.robots_match import group_for
 from sitemap_tui.engine.store.access import AccessTable, access_robots, digest
 from sitemap_tui.engine.urlpolicy import origin_of
 
@@ -40,7 +41,7 @@ def _group_of(rules: Protego, agent: str) -> tuple[Any, object] | None:
     """(the group that applies to ``agent``, a signature shared by groups with the same rules),
     or None when protego's internals are not what this version expects."""
     try:
-        group = rules._get_matching_rule_set(agent)
+        group = group_for(rules, agent)
         if group is None:
             return None, ("none",)
         signature = tuple((r.field, r.value._pattern) for r in group._rules)

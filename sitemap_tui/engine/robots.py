@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from protego import Protego
 
 from sitemap_tui.engine import urlpolicy
-from sitemap_tui.engine.robots_match import compile_rules
+from sitemap_tui.engine.robots_match import compile_rules, group_for
 
 MAX_ROBOTS_BYTES = 512_000  # Google reads 500 KiB of robots.txt and ignores the rest
 
@@ -110,6 +110,7 @@ class RobotsFile:
         if rules is None:
             return None
         try:
+            group_for(rules, user_agent)  # (the RFC's group, which protego's call then reads)
             delay = rules.crawl_delay(user_agent)
         except Exception:
             return None

@@ -27,10 +27,53 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
-__all__ = ["compile_rules"]
+__all__ = ["compile_rules", "group_for"]
 
 
 _END = r"\Z"
+
+# RFC 9309 §2.2.1: a group's user-agent names the crawler by its product token (letters, "_" and
+# "-"; Google's parser cuts "CCBot/2.0" at "/"), matched whole and ignoring case. protego 0.7
+# finds the group's name anywhere in the crawler's at a token boundary, for a full User-Agent
+# header: a "Bing" group took Bingbot, "GPT" GPTBot, "Google" Googlebot (found from outside).
+_PRODUCT = re.compile(r"[A-Za-z_-]+")
+# crawlers whose makers document another's group as theirs when robots.txt names none of theirs
+_FALLS_BACK = {"applebot": "googlebot"}  # Apple, "About Applebot"
+
+
+def _product(name: str) -> str:
+    m = _PRODUCT.match(name.strip())
+    return m.group().lower() if m else ""
+
+
+def group_for(parsed: Any, user_agent: str) -> Any:
+    """The rule set (protego's) of ``user_agent``'s group under ``parsed``: the group naming its
+    product token, else its documented fallback's (Google's own crawlers, Googlebot-Image...,
+    follow Googlebot's; Applebot too), else ``*``'s; None for no group. Raises AttributeError
+    when protego's internals are not what this version reads."""
+    groups: dict[str, Any] = parsed._user_agents  # name as written, lower-case -> its rule set
+    cache: dict[str, Any] = parsed.__dict__.setdefault("_sitemap_tui_groups", {})
+    if user_agent in cache:
+        return cache[user_agent]
+    wanted = _product(user_agent)
+    chain = [wanted]
+    if wanted.startswith("googlebot-"):
+        chain.append("googlebot")
+    if wanted in _FALLS_BACK:
+        chain.append(_FALLS_BACK[wanted])
+    found = None
+    for token in chain:
+        named = [rs for name, rs in groups.items() if name != "*" and _product(name) == token]
+        if named:
+            found = next((rs for rs in named if rs.user_agent == token), named[0])
+            break
+    else:
+        found = groups.get("*")
+    cache[user_agent] = found
+    # protego's own calls (its can_fetch where a pattern is too much for re, crawl_delay) read
+    # the same group from its cache
+    parsed._matched_rule_set[user_agent] = found
+    return found
 
 
 def _regex(body: str, anchored: bool) -> str:
@@ -64,7 +107,7 @@ def compile_rules(parsed: Any, user_agent: str) -> Callable[[str], bool] | None:
     try:
         from protego._utils import _quote_path
 
-        rule_set = parsed._get_matching_rule_set(user_agent)
+        rule_set = group_for(parsed, user_agent)
         if rule_set is None:
             return _allow_all
         rules: list[tuple[str, str, bool]] = []  # (the path's 2nd character it needs, or "", regex, disallow)
