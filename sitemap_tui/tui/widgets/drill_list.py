@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on
+from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -80,6 +81,33 @@ class DrillList(OptionList):
                 self.highlighted = i
                 return True
         return False
+
+    # Rows no cursor can take (headings, counts with nothing to list) may end the list: once
+    # the cursor is on the last row it can take, the keys that go on scroll them into view, in
+    # the list or in the pane around it (found from outside: the Changes pane's sitemap and
+    # issue counts were out of reach at 80x24)
+    def _scrollers(self) -> list[Widget]:
+        return [w for w in (self, *self.ancestors) if isinstance(w, Widget) and w.max_scroll_y > w.scroll_y]
+
+    def action_cursor_down(self) -> None:
+        before = self.highlighted
+        super().action_cursor_down()
+        if before is not None and (self.highlighted is None or self.highlighted <= before):  # (none further: it wrapped)
+            self.highlighted = before
+            for w in self._scrollers()[:1]:
+                w.scroll_down(animate=False)
+
+    def action_last(self) -> None:
+        super().action_last()
+        for w in self._scrollers():
+            w.scroll_end(animate=False)
+
+    def action_page_down(self) -> None:
+        before = self.highlighted
+        super().action_page_down()
+        if self.highlighted == before:
+            for w in self._scrollers()[:1]:
+                w.scroll_page_down(animate=False)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
