@@ -25,7 +25,8 @@ from pathlib import Path
 
 SCHEMA = "cmp"
 """The name the scratch database is ATTACHed under on the explorer's connections."""
-MARKS = ("added", "removed", "moved", "lastmod", "lastmod-back", "attrs", "ext")
+MARKS = ("added", "removed", "moved", "lastmod", "lastmod-forward", "lastmod-back", "lastmod-set",
+         "lastmod-cleared", "attrs", "changefreq", "priority", "ext", "images", "videos", "news", "hreflang")
 """The change categories a ``diff:WHAT`` filter names."""
 REMOVED_SOURCE = f"{SCHEMA}.v_removed"
 REMOVED_BASE = 1 << 40
@@ -39,21 +40,27 @@ def build_view(conn: sqlite3.Connection) -> None:
     c.execute("BEGIN")
     c.execute("CREATE TABLE v_marks(what TEXT, e INTEGER, PRIMARY KEY(what, e)) WITHOUT ROWID")
     changed_keys = ("SELECT k FROM lastmod UNION SELECT k FROM attrs UNION SELECT k FROM ext")
-    for what, keys in (("added", "SELECT k FROM added"), ("moved", "SELECT k FROM moved"),
-                       ("lastmod", "SELECT k FROM lastmod"),
-                       ("lastmod-back", "SELECT k FROM lastmod WHERE direction = 'backward'"),
-                       ("attrs", "SELECT k FROM attrs"), ("ext", "SELECT k FROM ext")):
-        c.execute(f"INSERT OR IGNORE INTO v_marks SELECT '{what}', p.ne FROM pairs p"
-                  f" WHERE p.k IN ({keys}) AND p.ne IS NOT NULL")
+    marks = [("added", "SELECT k FROM added"), ("moved", "SELECT k FROM moved"),
+             ("lastmod", "SELECT k FROM lastmod"), ("attrs", "SELECT k FROM attrs"), ("ext", "SELECT k FROM ext")]
+    marks += [(f"lastmod-{name}", f"SELECT k FROM lastmod WHERE direction = '{direction}'")
+              for name, direction in (("forward", "forward"), ("back", "backward"), ("set", "set"),
+                                      ("cleared", "cleared"))]
+    marks += [(what, f"SELECT k FROM attrs WHERE what = '{what}'") for what in ("changefreq", "priority")]
+    marks += [(kind, f"SELECT k FROM ext WHERE kind = '{kind}'") for kind in ("images", "videos", "news", "hreflang")]
+    for what, keys in marks:
+        # one row per URL, NEW's first listing of it (each file's was a row of its own: a URL
+        # added in two files made "URLs added (2)" list three rows, found from outside)
+        c.execute(f"INSERT OR IGNORE INTO v_marks SELECT '{what}', d.ne FROM delta d"
+                  f" WHERE d.k IN ({keys}) AND d.ne IS NOT NULL")
     root = "(SELECT min(id) FROM new.nodes WHERE parent_id IS NULL)"
     c.execute("CREATE TABLE v_removed(id INTEGER PRIMARY KEY, node_id INTEGER, loc TEXT, line INTEGER,"
               " lastmod_raw TEXT, lastmod INTEGER, changefreq_raw TEXT, priority_raw TEXT, n_images INTEGER,"
               " n_videos INTEGER, n_news INTEGER, n_alternates INTEGER, n_issues INTEGER, priority REAL)")
     c.execute(
-        f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.f = p.f),"
+        f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.fk = r.fk),"
         f" {root}), o.loc, o.line, o.lastmod_raw, o.lastmod, o.changefreq_raw, o.priority_raw,"
         " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority"
-        " FROM removed r JOIN pairs p ON p.k = r.k JOIN old.entries o ON o.id = p.oe")
+        " FROM removed r JOIN old.entries o ON o.id = r.e")  # (one row per URL: OLD's first listing)
     for column in ("loc", "lastmod", "priority", "node_id"):  # the URL table's sort orders walk these
         c.execute(f"CREATE INDEX v_removed_{column} ON v_removed({column}, id)")
     c.execute("INSERT INTO v_marks SELECT 'removed', id FROM v_removed")

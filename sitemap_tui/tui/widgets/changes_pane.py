@@ -28,13 +28,17 @@ URL_ROWS: tuple[tuple[str, str, str | None, str], ...] = (
     ("urls_removed", "URLs removed", "removed", "red"),
     ("urls_moved", "URLs moved to another sitemap", "moved", "yellow"),
     ("lastmod_changed", "lastmod changed", "lastmod", "yellow"),
-    ("lastmod_forward", "  forward", None, ""),
+    ("lastmod_forward", "  forward", "lastmod-forward", ""),
     ("lastmod_backward", "  backward (suspicious)", "lastmod-back", "red"),
-    ("changefreq_changed", "changefreq changed", "attrs", "yellow"),
-    ("priority_changed", "priority changed", "attrs", "yellow"),
+    ("lastmod_set", "  set", "lastmod-set", ""),
+    ("lastmod_cleared", "  cleared", "lastmod-cleared", ""),
+    ("changefreq_changed", "changefreq changed", "changefreq", "yellow"),
+    ("priority_changed", "priority changed", "priority", "yellow"),
 )
-EXT_ROWS = (("images_changed", "images"), ("videos_changed", "videos"), ("news_changed", "news"),
-            ("hreflang_changed", "hreflang alternates"))
+# (summary key, label, its diff: filter): each row lists its own URLs (one filter for all four
+# listed a URL whose hreflang changed under "images", found from outside)
+EXT_ROWS = (("images_changed", "images", "images"), ("videos_changed", "videos", "videos"),
+            ("news_changed", "news", "news"), ("hreflang_changed", "hreflang alternates", "hreflang"))
 SITEMAP_ROWS = (("sitemaps_added", "added"), ("sitemaps_removed", "removed"), ("sitemaps_failing", "failing now"),
                 ("sitemaps_recovered", "recovered"), ("sitemaps_changed", "changed"))
 ISSUE_ROWS = (("issues_new", "new"), ("issues_resolved", "resolved"))
@@ -55,9 +59,8 @@ def changes_rows(c: Comparison) -> list[DrillRow]:
     for key, label, what, style in URL_ROWS:
         rows.append(_row(label, s.get(key, 0), style, what))
     rows.append(DrillRow(Text("Extensions changed", style="bold"), None))
-    ext_total = sum(s.get(k, 0) for k, _ in EXT_ROWS)
-    for key, label in EXT_ROWS:
-        rows.append(_row(label, s.get(key, 0), "yellow", "ext" if ext_total else None))
+    for key, label, what in EXT_ROWS:
+        rows.append(_row(label, s.get(key, 0), "yellow", what))
     rows.append(DrillRow(Text("Sitemap files", style="bold"), None))
     for key, label in SITEMAP_ROWS:
         rows.append(_row(label, s.get(key, 0), "red" if key in ("sitemaps_removed", "sitemaps_failing") else "", None))
