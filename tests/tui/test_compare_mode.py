@@ -198,6 +198,16 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
         assert app.comparison.old == earlier
         assert app._active_tab() == "changes"
         await wait_for(pilot, lambda: "URLs added" in screen_text(app), what="the Changes tab's rows")
+    # near miss: the earlier one is offered nothing newer (found from outside: it was, and its
+    # changes were shown backwards as "Since" it)
+    app = make_app(None, db_path=earlier)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        app.action_compare_with()
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "RecentScreen", what="the list")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.saved is not None, what="the list to be read")
+        assert screen.saved == [] and "No earlier exploration of this site" in screen_text(app)
 
 
 async def test_the_explorer_keys_its_explorations_by_site(tmp_path: Path, make_app) -> None:

@@ -97,9 +97,12 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
             from sitemap_tui.engine.store.summary import read_summary
             from sitemap_tui.session.history import explorations_of
 
-            site = Saved(read_summary(self.compare_to), 0).site
-            mine = self.compare_to.resolve()
-            saved = [s for s in explorations_of(site, saved) if s.path.resolve() != mine]
+            me = read_summary(self.compare_to)
+            site, mine, started = Saved(me, 0).site, self.compare_to.resolve(), me.started
+            # earlier ones only (found from outside: a newer one was offered, and its changes
+            # shown backwards as "Since" it)
+            saved = [s for s in explorations_of(site, saved) if s.path.resolve() != mine
+                     and not (started and s.summary.started and s.summary.started >= started)]
         self.app.call_from_thread(self._show, saved)
 
     def _show(self, saved: list[Saved]) -> None:
@@ -118,7 +121,7 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
             from sitemap_tui.session.recent import cache_folder
 
             if self.compare_to is not None:
-                self._detail(Text(f"No other exploration of this site in {display(str(cache_folder()))}: "
+                self._detail(Text(f"No earlier exploration of this site in {display(str(cache_folder()))}: "
                                   "explore it again later, or run `sitemap-tui urls SITE`. Esc: back."))
                 return
             self._detail(Text(f"No saved explorations in {display(str(cache_folder()))} yet. "
