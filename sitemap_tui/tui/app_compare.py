@@ -30,6 +30,8 @@ class CompareLink(EngineLink):
     _history_timer: Any = None  # polls for the exploration to be idle, then reads the history
     _history_urls: int | None = None  # the tree's URL count the history line was read at
     _history_tries: int = 0  # reads at that count whose store showed another (bounded: a read compares key sets)
+    _compared_urls: int | None = None  # the tree's URL count the comparison shown was made at
+    _comparing_again: bool = False  # the comparison running is the one shown, made again
 
     def on_mount(self) -> None:
         if self.compare_with is not None:  # sitemap-tui diff OLD NEW --tui
@@ -37,6 +39,17 @@ class CompareLink(EngineLink):
         # the Overview's history line, once the exploration is complete enough to count
         if self.reads_site_history:
             self._history_timer = self.set_interval(1.0, self._history_when_idle, name="site-history")
+        self.set_interval(1.0, self._compare_again_when_idle, name="compare-again")
+
+    def _compare_again_when_idle(self) -> None:
+        """A live exploration that grew since its comparison (files fetched after "Compare
+        with…") is compared again once idle: the Changes pane went on counting "removed" the
+        URLs the tree held again (found from outside)."""
+        c = self.comparison
+        if c is None or self.comparing is not None or self.offline or not self.engine_idle():
+            return
+        if self.tree.model.totals()[3] != self._compared_urls:
+            self.start_comparison(c.old, again=True)
 
     def _history_when_idle(self) -> None:
         """Read the site's history whenever the exploration shown is idle with a URL count the
@@ -110,9 +123,9 @@ class CompareLink(EngineLink):
     def changes_pane(self) -> ChangesPane | None:
         return self.query_one_optional("#changes-pane", ChangesPane)
 
-    def start_comparison(self, old: Path) -> None:
+    def start_comparison(self, old: Path, *, again: bool = False) -> None:
         """Compare this exploration (NEW) with ``old`` on a worker thread; the Changes tab and
-        the header say it runs."""
+        the header say it runs (``again``: the same one, over what the exploration read since)."""
         if self.db_path is None:
             return
         if self.comparing is not None:
@@ -122,8 +135,10 @@ class CompareLink(EngineLink):
             self.notify("That is the exploration shown: pick an earlier one.", markup=False, severity="warning")
             return
         self.comparing = label_of(old)
+        self._comparing_again = again
+        self._compared_urls = self.tree.model.totals()[3]
         pane = self.changes_pane
-        if pane is not None:
+        if pane is not None and not again:  # (again: the counts stay until the new ones come)
             pane.show_running(self.comparing)
         self.update_header()
         self._compare(Path(old), Path(self.db_path))
@@ -158,10 +173,11 @@ class CompareLink(EngineLink):
         for nid in before | set(c.badges):
             self.tree.refresh_label(nid)
         if pane is not None:
-            pane.show_comparison(c)
+            pane.show_comparison(c, unread=self.unread_files())
         s = c.summary
-        self.notify(f"Compared with {c.old_label}: +{s['urls_added']:,} −{s['urls_removed']:,} URLs "
-                    "(6: the Changes tab)", title="compare", markup=False)
+        if not self._comparing_again:
+            self.notify(f"Compared with {c.old_label}: +{s['urls_added']:,} −{s['urls_removed']:,} URLs "
+                        "(6: the Changes tab)", title="compare", markup=False)
         self.update_header()
         self._pane_version += 1  # the URL table's scope now carries the comparison
         self._sync_active_pane(force=True)

@@ -295,3 +295,33 @@ async def test_a_removed_sitemaps_urls_are_listed_when_the_root_is_a_site(two_si
         await wait_for(pilot, lambda: app._active_tab() == "urls" and not table.grid.scanning
                        and table.grid.total is not None and table.grid.total > 0, what="the removed URLs")
         assert sorted(r.loc.rsplit("/", 1)[-1] for r in rows_of(table.grid)) == ["0", "1", "x"]
+
+
+@pytest.fixture
+def first_kept(httpserver, cache: Path) -> tuple[str, Path]:
+    """Version 1 explored headless into the cache, version 2 served: (the index URL, the kept one)."""
+    target = serve(httpserver, 1)
+    headless("urls", target)
+    (earlier,) = (s.path for s in list_saved())
+    serve(httpserver, 2)
+    return target, earlier
+
+
+async def test_a_live_exploration_that_grows_is_compared_again(first_kept, make_app) -> None:
+    """Found from outside: "Compare with…" before the files were read froze the comparison (every
+    URL "removed"), and it stayed so after E read them, unsaid."""
+    target, earlier = first_kept
+    app = make_app(target)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await settle(app, pilot)
+        app.start_comparison(earlier)
+        await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
+        assert app.comparison.summary["urls_removed"] == 7  # nothing read yet but the index
+        await pilot.press("6")
+        await wait_for(pilot, lambda: "not read yet" in screen_text(app), what="the unread note")
+        await pilot.press("E")
+        await wait_for(pilot, lambda: app.comparison is not None and app.comparison.summary["urls_removed"] == 3,
+                       timeout=30, what="the comparison made again")
+        assert app.comparison.summary["urls_added"] == 3
+        await wait_for(pilot, lambda: "not read yet" not in screen_text(app), what="the note gone")

@@ -101,7 +101,7 @@ class ChangesPane(Widget):
         self.query_one("#ch-title", Static).update(Text(f"The comparison failed: {display(error)}", style="red"))
         self.rows.set_rows([])
 
-    def show_comparison(self, c: Comparison | None) -> None:
+    def show_comparison(self, c: Comparison | None, *, unread: int = 0) -> None:
         title = self.query_one("#ch-title", Static)
         if c is None:
             title.update(Text(HINT, style="dim"))
@@ -113,5 +113,8 @@ class ChangesPane(Widget):
         text.append(f":  +{s.get('urls_added', 0):,}", style="bold green")
         text.append(f"  −{s.get('urls_removed', 0):,}", style="bold red")
         text.append(" URLs")
+        if unread:  # (compared again once they are read: app_compare)
+            text.append(f"\n{plural(unread, 'file')} of this exploration not read yet: what they list counts as"
+                        " removed until they are", style="yellow")
         title.update(text)
         self.rows.set_rows(changes_rows(c))
