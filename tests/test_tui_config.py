@@ -117,3 +117,32 @@ def test_a_broken_file_is_not_overwritten(tmp_path):
     assert problem is not None and "not saved" in problem
     assert path.read_text() == "theme = [\n"
     assert Path(path).exists()
+
+
+def test_a_key_no_terminal_reports_is_not_applied_and_said():
+    """Found from outside: "F5", "Ctrl+T" or "ctrl-s" took the action's default key away and gave
+    it one that is never pressed, without a word."""
+    for keys in ("F5", "Ctrl+T", "ctrl-s", "e,Slash"):
+        applied, problems = check_keymap({"export": keys}, SPECS, SOURCE)
+        assert applied == {} and len(problems) == 1, keys
+        assert SOURCE in problems[0] and "keymap.export" in problems[0] and "keeps its default key" in problems[0]
+    assert check_keymap({"export": "f5,ctrl+shift+x,pageup"}, SPECS, SOURCE) == ({"export": "f5,ctrl+shift+x,pageup"}, [])
+
+
+def test_unknown_settings_are_said(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('them = "nord"\n[keymaps]\nexpand_all = "g"\n[cache]\nmax_sise = 1\n')
+    cfg = load_config(path)
+    assert any("'them'" in p and "did you mean 'theme'" in p for p in cfg.problems), cfg.problems
+    assert any("'keymaps'" in p and "did you mean 'keymap'" in p for p in cfg.problems), cfg.problems
+    from sitemap_tui.session.recent import load_limits
+
+    assert any("cache.max_sise: no such limit" in p for p in load_limits(path).problems)
+
+
+def test_a_quoted_theme_key_is_rewritten_not_doubled(tmp_path):
+    """Found from outside: `"theme" = "nord"` got a second theme line, and the file no longer parsed."""
+    path = tmp_path / "config.toml"
+    path.write_text('"theme" = "nord"\n[keymap]\nexpand_all = "g"\n')
+    assert save_theme(path, "textual-light") is None
+    assert tomllib.loads(path.read_text()) == {"theme": "textual-light", "keymap": {"expand_all": "g"}}

@@ -103,6 +103,8 @@ def load_limits(path: Path | None = None) -> CacheLimits:
     if not isinstance(table, dict):
         return CacheLimits(problems=(f"{path}: [cache] must be a table; using the default limits",))
     size, age, problems = DEFAULT_MAX_SIZE, DEFAULT_MAX_AGE, []
+    problems += [f"{path}: cache.{key}: no such limit (max_size, max_age)" for key in table
+                 if key not in ("max_size", "max_age")]
     for key, parse in (("max_size", parse_size), ("max_age", parse_age)):
         if key not in table:
             continue

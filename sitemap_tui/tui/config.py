@@ -17,6 +17,7 @@ bindings by :mod:`sitemap_tui.tui.keymap_check`; the theme the user picks is wri
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -70,6 +71,11 @@ def load_config(path: Path | None = None) -> TuiConfig:
         cfg.problems.append(f"{path}: not valid TOML ({exc}); using the default keys and theme")
         cfg.broken = True
         return cfg
+    for key in data:
+        if key not in _KNOWN:  # (a misspelt table was ignored, its keys with it: found from outside)
+            near = difflib.get_close_matches(str(key), _KNOWN, n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]!r}?" if near else f" (it reads {', '.join(_KNOWN)})"
+            cfg.problems.append(f"{path}: {key!r} is no setting of the explorer's{hint}")
     theme = data.get("theme")
     if theme is not None:
         if isinstance(theme, str) and theme.strip():
@@ -90,8 +96,11 @@ def load_config(path: Path | None = None) -> TuiConfig:
     return cfg
 
 
+_KNOWN = ("theme", "keymap", "cache")  # (the [cache] table: session/recent.py's limits)
+
+
 # a top-level ``theme = ...`` line; the first table header ends the top level
-_THEME_LINE = re.compile(r"^[ \t]*theme[ \t]*=.*$", re.MULTILINE)
+_THEME_LINE = re.compile(r"""^[ \t]*(?:theme|"theme"|'theme')[ \t]*=.*$""", re.MULTILINE)
 _TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
 
 
@@ -117,12 +126,19 @@ def save_theme(path: Path, theme: str) -> str | None:
             tomllib.loads(text)
         except tomllib.TOMLDecodeError:
             return f"theme {theme!r} not saved: {path} is not valid TOML (fix it, or remove it)"
+        new = with_theme(text, theme)
+        try:  # (a theme key spelled in a way the line's pattern misses would be written twice)
+            saved = tomllib.loads(new).get("theme")
+        except tomllib.TOMLDecodeError:
+            saved = None
+        if saved != theme:
+            return f"theme {theme!r} not saved: {path} sets its theme in a way this cannot rewrite (edit it by hand)"
         path.parent.mkdir(parents=True, exist_ok=True)
         # a temporary file beside it, then rename: a crash never leaves a half-written config
         fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(with_theme(text, theme))
+                fh.write(new)
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)

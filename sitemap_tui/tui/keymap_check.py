@@ -44,6 +44,33 @@ def normalize_key(key: str) -> str:
     return _REPLACEMENTS.get(key, key)
 
 
+# the names Textual gives keys that are no character (textual.keys.Keys, lower-case)
+_NAMED = frozenset({
+    "escape", "enter", "tab", "space", "backspace", "delete", "insert", "home", "end", "pageup", "pagedown",
+    "up", "down", "left", "right", *(f"f{i}" for i in range(1, 25)),
+})
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` is no key Textual would ever report (a binding to it is never pressed), or
+    None: lower-case modifiers joined by "+", then a character, a named key (f5, pageup) or a
+    character's name (question_mark)."""
+    *mods, base = key.split("+") if key != "+" else [key]
+    bad = [m for m in mods if m not in _MODIFIERS]
+    if bad:
+        return f"{bad[0]!r} is no modifier (ctrl, shift, alt; lower-case)"
+    if len(base) == 1 and base.isprintable():
+        return None
+    if base in _NAMED or base in _REPLACEMENTS.values():
+        return None
+    try:  # a character by its name, as Textual gives punctuation: question_mark, full_stop
+        unicodedata.lookup(base.replace("_", " "))
+    except KeyError:
+        return f"{base!r} is no key name (lower-case: f5, pageup, space, question_mark)"
+    return None if base.islower() else f"{base!r} is no key name (lower-case)"
+
+
 def _split(keys: str) -> list[str]:
     return [k.strip() for k in keys.split(",") if k.strip()]
 
@@ -63,6 +90,13 @@ def check_keymap(
     wanted: dict[str, list[str]] = {}
     for binding_id, keys in keymap.items():
         if binding_id in by_id:
+            # a key no terminal reports ("F5", "ctrl-s") took the action's default key away and
+            # gave it none (found from outside): the entry is not applied, and said
+            bad = next(((k, why) for k in _split(keys) if (why := key_problem(k)) is not None), None)
+            if bad is not None:
+                problems.append(f"{source}: keymap.{binding_id} = {keys!r}: {bad[1]}; not applied"
+                                f" ({binding_id} keeps its default key)")
+                continue
             wanted[binding_id] = _split(keys)
             continue
         near = difflib.get_close_matches(binding_id, list(by_id), n=1, cutoff=0.6)
