@@ -49,7 +49,7 @@ def _product(name: str) -> str:
 def group_for(parsed: Any, user_agent: str) -> Any:
     """The rule set (protego's) of ``user_agent``'s group under ``parsed``: the group naming its
     product token, else its documented fallback's (Google's own crawlers, Googlebot-Image...,
-    follow Googlebot's; Applebot too), else ``*``'s; None for no group. Raises AttributeError
+    follow Googlebot's, Applebot too; Yandex's robots a "Yandex" group), else ``*``'s; None for no group. Raises AttributeError
     when protego's internals are not what this version reads."""
     groups: dict[str, Any] = parsed._user_agents  # name as written, lower-case -> its rule set
     cache: dict[str, Any] = parsed.__dict__.setdefault("_sitemap_tui_groups", {})
@@ -59,6 +59,8 @@ def group_for(parsed: Any, user_agent: str) -> Any:
     chain = [wanted]
     if wanted.startswith("googlebot-"):
         chain.append("googlebot")
+    if wanted.startswith("yandex") and wanted != "yandex":  # Yandex: "Yandex" names all its robots
+        chain.append("yandex")
     if wanted in _FALLS_BACK:
         chain.append(_FALLS_BACK[wanted])
     found = None
