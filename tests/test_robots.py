@@ -480,6 +480,15 @@ def test_a_group_names_a_crawler_by_its_whole_product_token() -> None:
         "CCBot": ["/cc/x"], "Googlebot": ["/g/x"], "Applebot": ["/g/x"], "Googlebot-Image": ["/g/x"],
         "Googlebot-News": ["/n/x"], "Google-Extended": ["/star/x"],
     }
+    # a crawler's digits are its name's (MJ12bot is no MJ13bot, 360Spider no 80legs), and two
+    # groups naming one crawler are combined (RFC 9309 §2.2.1; found by a review)
+    other = parse_robots(b"User-agent: 80legs\nDisallow: /\n\nUser-agent: MJ13bot\nDisallow: /\n\n"
+                         b"User-agent: Googlebot\nDisallow: /private/\n\nUser-agent: Googlebot/2.1\nDisallow: /secret/\n\n"
+                         b"User-agent: *\nDisallow: /cgi/\n", "https://example.com/robots.txt")
+    assert [a for a in ("360Spider", "MJ12bot", "MJ13bot", "80legs") if not other.allowed("https://example.com/ok", a)] \
+        == ["MJ13bot", "80legs"]
+    assert not other.allowed("https://example.com/private/a", "Googlebot")
+    assert not other.allowed("https://example.com/secret/b", "Googlebot")
     named = parse_robots(b"User-agent: bing\nCrawl-delay: 9\n\nUser-agent: *\nCrawl-delay: 2\n",
                          "https://example.com/robots.txt")
     assert named.crawl_delay("Bingbot") == 2.0  # the * group's, not "bing"'s

@@ -127,6 +127,10 @@ def test_a_key_no_terminal_reports_is_not_applied_and_said():
         assert applied == {} and len(problems) == 1, keys
         assert SOURCE in problems[0] and "keymap.export" in problems[0] and "keeps its default key" in problems[0]
     assert check_keymap({"export": "f5,ctrl+shift+x,pageup"}, SPECS, SOURCE) == ({"export": "f5,ctrl+shift+x,pageup"}, [])
+    # Textual's names of characters whose Unicode name has a hyphen; an alias is no such name
+    keys = "greater_than_sign,ctrl+less_than_sign,full_stop,é"
+    assert check_keymap({"export": keys}, SPECS, SOURCE) == ({"export": keys}, [])
+    assert check_keymap({"export": "esc"}, SPECS, SOURCE)[0] == {}
 
 
 def test_unknown_settings_are_said(tmp_path):

@@ -32,11 +32,12 @@ __all__ = ["compile_rules", "group_for"]
 
 _END = r"\Z"
 
-# RFC 9309 §2.2.1: a group's user-agent names the crawler by its product token (letters, "_" and
-# "-"; Google's parser cuts "CCBot/2.0" at "/"), matched whole and ignoring case. protego 0.7
-# finds the group's name anywhere in the crawler's at a token boundary, for a full User-Agent
-# header: a "Bing" group took Bingbot, "GPT" GPTBot, "Google" Googlebot (found from outside).
-_PRODUCT = re.compile(r"[A-Za-z_-]+")
+# RFC 9309 §2.2.1: a group's user-agent names the crawler by its product token, matched whole
+# and ignoring case ("CCBot/2.0" names CCBot: the version is cut at "/"; digits are kept, as
+# crawlers such as MJ12bot and 360Spider have them). protego 0.7 finds the group's name anywhere
+# in the crawler's at a token boundary, for a full User-Agent header: a "Bing" group took
+# Bingbot, "GPT" GPTBot, "Google" Googlebot (found from outside).
+_PRODUCT = re.compile(r"[^\s/]+")
 # crawlers whose makers document another's group as theirs when robots.txt names none of theirs
 _FALLS_BACK = {"applebot": "googlebot"}  # Apple, "About Applebot"
 
@@ -44,6 +45,18 @@ _FALLS_BACK = {"applebot": "googlebot"}  # Apple, "About Applebot"
 def _product(name: str) -> str:
     m = _PRODUCT.match(name.strip())
     return m.group().lower() if m else ""
+
+
+def _combined(groups: list[Any]) -> Any:
+    """One rule set of several groups that name the same crawler ("Googlebot" and
+    "Googlebot/2.1"): RFC 9309 §2.2.1 combines them, as Google's parser does."""
+    import copy
+
+    merged = copy.copy(groups[0])
+    merged._rules = [rule for group in groups for rule in group._rules]
+    merged.finalize_rules()  # (protego's priority order over all of them)
+    merged._plain_prefixes, merged._special_rules = None, []
+    return merged
 
 
 def group_for(parsed: Any, user_agent: str) -> Any:
@@ -67,7 +80,7 @@ def group_for(parsed: Any, user_agent: str) -> Any:
     for token in chain:
         named = [rs for name, rs in groups.items() if name != "*" and _product(name) == token]
         if named:
-            found = next((rs for rs in named if rs.user_agent == token), named[0])
+            found = named[0] if len(named) == 1 else _combined(named)
             break
     else:
         found = groups.get("*")

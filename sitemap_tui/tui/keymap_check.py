@@ -64,11 +64,30 @@ def key_problem(key: str) -> str | None:
         return None
     if base in _NAMED or base in _REPLACEMENTS.values():
         return None
-    try:  # a character by its name, as Textual gives punctuation: question_mark, full_stop
-        unicodedata.lookup(base.replace("_", " "))
+    # a character by its name, as Textual gives punctuation (question_mark, greater_than_sign:
+    # its Unicode name with spaces and hyphens made "_"); an alias ("esc", "del") is no such name
+    if base.islower() and any(_character_named(base, name) for name in _spellings(base)):
+        return None
+    return f"{base!r} is no key name (lower-case: f5, pageup, space, question_mark)"
+
+
+def _spellings(base: str) -> list[str]:
+    """The Unicode names ``base`` may stand for: each "_" a space or a hyphen (a few at most)."""
+    parts = base.upper().split("_")
+    if len(parts) > 6:
+        return []
+    names = [parts[0]]
+    for part in parts[1:]:
+        names = [n + sep + part for n in names for sep in (" ", "-")]
+    return names
+
+
+def _character_named(base: str, name: str) -> bool:
+    try:
+        ch = unicodedata.lookup(name)
     except KeyError:
-        return f"{base!r} is no key name (lower-case: f5, pageup, space, question_mark)"
-    return None if base.islower() else f"{base!r} is no key name (lower-case)"
+        return False
+    return normalize_key(ch) == base
 
 
 def _split(keys: str) -> list[str]:

@@ -105,7 +105,8 @@ class DrillList(OptionList):
     def action_page_down(self) -> None:
         before = self.highlighted
         super().action_page_down()
-        if self.highlighted == before:
+        if self.highlighted is None or self.highlighted == before:  # (a page into rows none takes: no row)
+            self.highlighted = before
             for w in self._scrollers()[:1]:
                 w.scroll_page_down(animate=False)
 
