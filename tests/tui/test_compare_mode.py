@@ -135,7 +135,8 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
         removed = rows_of(table.grid)
         assert all(is_removed(r.id) for r in removed)
         assert sorted(r.loc.rsplit("/", 1)[-1] for r in removed) == ["0", "1", "x"]
-        assert "− " in screen_text(app)  # marked as removed in the table's gutter
+        # marked as removed in the table's gutter (once drawn: the total comes before the rows)
+        await wait_for(pilot, lambda: "− " in screen_text(app), what="the removed rows drawn")
         # one removed row marked (space) is what the export and copy read: OLD's row, from the
         # comparison (an id list read from NEW's entries alone found nothing)
         await pilot.press("home", "space")
@@ -148,7 +149,7 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
             store.conn.close()
         await pilot.press("enter")  # the detail of a removed row says what it is
         await wait_for(pilot, lambda: table.detail_open, what="the detail")
-        assert "Removed:" in screen_text(app)
+        await wait_for(pilot, lambda: "Removed:" in screen_text(app), what="the detail drawn")
 
 
 @pytest.fixture
