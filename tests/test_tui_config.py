@@ -150,3 +150,14 @@ def test_a_quoted_theme_key_is_rewritten_not_doubled(tmp_path):
     path.write_text('"theme" = "nord"\n[keymap]\nexpand_all = "g"\n')
     assert save_theme(path, "textual-light") is None
     assert tomllib.loads(path.read_text()) == {"theme": "textual-light", "keymap": {"expand_all": "g"}}
+
+
+def test_an_app_key_a_focused_widget_binds_is_applied_and_said():
+    """Found from outside: expand_all = "space" collapsed the tree's node (the tree's own key wins
+    while it has the focus), unsaid."""
+    specs = [*SPECS, BindingSpec(None, ("space",), "Toggle", "SitemapTree"), BindingSpec(None, ("x",), "Yes", "ConfirmScreen")]
+    applied, problems = check_keymap({"expand_all": "space"}, specs, SOURCE)
+    assert applied == {"expand_all": "space"}
+    assert problems == [f"{SOURCE}: keymap.expand_all: key \"space\" is also 'Toggle' in the tree, which takes it"
+                        " while it has the focus"]
+    assert check_keymap({"expand_all": "x"}, specs, SOURCE) == ({"expand_all": "x"}, [])  # (a dialog's keys are modal)
