@@ -80,3 +80,26 @@ def test_subprocesses_inherit_the_temporary_dirs() -> None:
     assert token in db and Path(db).is_file() and under_temp(db)
     assert under_temp(config)
     assert in_real_dirs(token) == []
+
+
+def test_a_new_exploration_takes_a_name_no_run_of_the_same_second_has(monkeypatch) -> None:
+    """Found from outside: the explorer started in the second a headless run of the same target
+    ended opened that run's file and added its tree to it: every URL twice."""
+    from datetime import UTC, datetime
+
+    import sitemap_tui.session.paths as paths
+    from sitemap_tui.engine.store.file import partial_path
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[override]
+            return datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+    monkeypatch.setattr(paths, "datetime", Frozen)
+    _, target = unique_target()
+    first = default_db_path(target)
+    Store(first).close()  # a headless run of that second, finished
+    second = default_db_path(target)
+    assert second != first and second.name.endswith("-20260102-030405-1.db")
+    partial_path(second).touch()  # one still running
+    assert default_db_path(target).name.endswith("-20260102-030405-2.db")

@@ -4,6 +4,7 @@ explorer's own "open another site" use the same place)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -36,7 +37,17 @@ def default_db_path(target: Target) -> Path:
     theirs (session/history.py), so a re-exploration finds either."""
     from platformdirs import user_cache_dir
 
+    from sitemap_tui.engine.store.file import partial_path
+
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(user_cache_dir("sitemap-tui")) / "explorations"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{file_prefix(target)}-{stamp}.db"
+    stem = f"{file_prefix(target)}-{stamp}"
+    # a name no run of the same second has taken, as the headless runs' (-1, -2...): the explorer
+    # opened a headless run's file of that second and added its tree to it, every URL twice
+    # (found from outside)
+    for n in range(1000):
+        path = folder / (f"{stem}.db" if n == 0 else f"{stem}-{n}.db")
+        if not path.exists() and not partial_path(path).exists():
+            return path
+    return folder / f"{stem}-{os.getpid()}.db"
