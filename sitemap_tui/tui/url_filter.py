@@ -17,6 +17,7 @@ Each word is named once, in :data:`WORDS`, with its parser and the help screen's
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -113,6 +114,8 @@ def _lastmod(uf: UserFilter, spec: str, now: int | None) -> None:
         a, b = spec.split("..", 1)
         uf.lastmod_from = _period(a, end=False) if a else None
         uf.lastmod_to = _period(b, end=True) if b else None
+        if uf.lastmod_from is not None and uf.lastmod_to is not None and uf.lastmod_from >= uf.lastmod_to:  # (the end is exclusive)
+            raise ValueError(f"lastmod:{spec}: the period ends before it starts ({b}..{a} is the other way)")
     elif spec:
         uf.lastmod_from = _period(spec, end=False)
         uf.lastmod_to = _period(spec, end=True)
@@ -208,6 +211,9 @@ def filter_help() -> list[tuple[str, str]]:
             *((w.syntax, w.help) for w in WORDS)]
 
 
+_SCHEMES = ("http", "https")  # "https:" in the bar is a URL's start, searched as text
+
+
 def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None) -> UserFilter:
     """Parse the filter bar. Raises ValueError with a message for the user.
 
@@ -221,8 +227,13 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
         word = _BY_NAME.get(name.lower()) if colon else None
         if word is not None:
             word.parse(uf, value, now)
-        else:
-            plain.append(tok)
+            continue
+        if colon and name.isalpha() and name.lower() not in _SCHEMES:
+            # a mistyped word was searched as text: "0 rows" said nothing of why (found from outside)
+            near = difflib.get_close_matches(name.lower(), list(_BY_NAME), n=1, cutoff=0.6)
+            if near:
+                raise ValueError(f"{name}: is no filter word; did you mean {near[0]}:?")
+        plain.append(tok)
     if plain:
         if regex_mode:
             if uf.regex:

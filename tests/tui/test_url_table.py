@@ -74,6 +74,12 @@ def test_parse_filter():
     for bad in ("re:(", "lastmod:2024-13", "has:nothing", "lastmod:24"):
         with pytest.raises(ValueError):
             parse_filter(bad)
+    # found from outside: a mistyped word and a reversed period gave "0 rows" and no reason
+    with pytest.raises(ValueError, match="lastmdo: is no filter word; did you mean lastmod:"):
+        parse_filter("lastmdo:2024")
+    with pytest.raises(ValueError, match="the period ends before it starts"):
+        parse_filter("lastmod:2024..2023")
+    assert parse_filter("https://example.com/a foo:bar").also_contains == ("foo:bar",)  # (URL parts stay text)
 
 
 async def test_rows_render_in_id_order(tmp_path: Path):
