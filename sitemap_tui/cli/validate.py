@@ -93,22 +93,20 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
 
     merged = merge(ns)
     target_maps: tuple[tuple[str, ...], ...] = ()
-    if merged.map and not ns.map and not ns.show_config:  # the project config's map: as if given with --map
-        ns.map = list(merged.map)
-        map_targets(ns)
-        # a folder the config's map does not cover is read as the site it names, as with no
-        # config (found from outside: a staging build beside the mapped one was read as files,
-        # unsaid, and a URL on another host passed)
-        each = map_each_target(ns)
-        ns.target = [t for t, _ in each]
-        target_maps = tuple(m or tuple(merged.map) for _, m in each)
-        ns.map = list(target_maps[0]) if target_maps else ns.map
-    if not merged.map and not ns.map and not ns.show_config and len(ns.target or []) > 1:
-        each = map_each_target(ns)
-        ns.target, target_maps = [t for t, _ in each], tuple(m for _, m in each)
-        ns.map = list(target_maps[0])
-    elif not ns.map and not ns.show_config:
-        map_targets(ns, imply=True)
+    if not ns.map and not ns.show_config:  # (a --map of the command line was applied already)
+        if merged.map:  # the project config's map: as if given with --map
+            ns.map = list(merged.map)
+            map_targets(ns)
+        if merged.map or len(ns.target or []) > 1:
+            # each TARGET the config's map does not cover read as the site its own folder names,
+            # as if given alone (found from outside: two builds of one site, or a staging build
+            # beside the mapped one, were read as files, unsaid, and a URL on another host passed)
+            each = map_each_target(ns)
+            ns.target = [t for t, _ in each]
+            target_maps = tuple(m or tuple(merged.map) for _, m in each)
+            ns.map = list(target_maps[0]) if target_maps else ns.map
+        else:
+            map_targets(ns, imply=True)
     targets = list(ns.target or [])
     ns.target = targets[0] if targets else None  # the -H headers' origin (fetch_options) is the first's
     fetch = fetch_options(ns)
