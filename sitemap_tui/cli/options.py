@@ -159,7 +159,7 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
     import sys
     from urllib.parse import quote
 
-    from sitemap_tui.engine.localdir import NamedSite, named_site
+    from sitemap_tui.engine.localdir import NamedSite, target_site
     from sitemap_tui.engine.sanitize import display
     from sitemap_tui.words import plural
 
@@ -174,7 +174,7 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
         folder = (path if path.is_dir() else path.parent).resolve()
         if folder in {s.folder for s in found.values()}:
             continue
-        site = named_site(folder, from_indexes=path.is_dir())
+        site = target_site(path)
         if site is None:
             continue
         if site.origin in found:

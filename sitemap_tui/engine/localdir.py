@@ -224,6 +224,14 @@ class NamedSite:
     by_index: bool = False  # named by an index's children there, the folder having no Sitemap: line
 
 
+def target_site(path: Path) -> NamedSite | None:
+    """The site a local TARGET stands for: the one its folder names (:func:`named_site`; a
+    folder target's indexes count too, a file target's do not). The commands read a build so,
+    and keep its runs under that site."""
+    folder = (path if path.is_dir() else path.parent).resolve()
+    return named_site(folder, from_indexes=path.is_dir())
+
+
 def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
     """The one site whose URLs the absolute ``Sitemap:`` lines of ``folder``'s robots.txt
     name: the folder is that site's root (robots.txt lives there). None when they name several

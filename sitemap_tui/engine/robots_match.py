@@ -60,10 +60,11 @@ def _combined(groups: list[Any]) -> Any:
 
 
 def group_for(parsed: Any, user_agent: str) -> Any:
-    """The rule set (protego's) of ``user_agent``'s group under ``parsed``: the group naming its
-    product token, else its documented fallback's (Google's own crawlers, Googlebot-Image...,
-    follow Googlebot's, Applebot too; Yandex's robots a "Yandex" group), else ``*``'s; None for no group. Raises AttributeError
-    when protego's internals are not what this version reads."""
+    """The rule set (protego's) of ``user_agent``'s group under ``parsed``: the groups naming its
+    product token (combined), else its documented fallback's (Google's own crawlers,
+    Googlebot-Image..., follow Googlebot's, Applebot too; Yandex's robots a "Yandex" group), else
+    ``*``'s; None for no group. Raises AttributeError when protego's internals are not what this
+    version reads."""
     groups: dict[str, Any] = parsed._user_agents  # name as written, lower-case -> its rule set
     cache: dict[str, Any] = parsed.__dict__.setdefault("_sitemap_tui_groups", {})
     if user_agent in cache:

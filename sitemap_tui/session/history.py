@@ -115,15 +115,14 @@ def find_site(raw: str, saved: list[Saved] | None = None, *, exact: bool = False
 
 def _site_of_folder(path: str) -> str | None:
     """The site key a local TARGET's runs are kept under when its folder names a site
-    (engine.localdir.named_site, as the commands read it), else None."""
-    from sitemap_tui.engine.localdir import named_site
+    (engine.localdir.target_site, as the commands read it), else None."""
+    from sitemap_tui.engine.localdir import target_site
 
     local = Path(path)
     if local.suffix == ".db":  # a saved exploration is itself, whatever folder it was copied to
         return None
     try:
-        folder = local if local.is_dir() else local.parent
-        site = named_site(folder.resolve(), from_indexes=local.is_dir())
+        site = target_site(local)
     except OSError:
         return None
     return None if site is None else url_site_key(site.origin)
