@@ -10,6 +10,7 @@ import pytest
 
 from sitemap_tui.engine.formats import FORMATS, UrlRecord, UrlWriter, format_entries, render
 from sitemap_tui.engine.model import Alternate, Entry, Image, News, Video
+from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq
 from sitemap_tui.session.urlfile import write_atomic
 
 ENTRIES = [
@@ -155,11 +156,15 @@ def _sorted_store(tmp_path: Path, n: int):
     entries = []
     for i in range(n):
         day = None if i % 4 == 0 else f"2024-{1 + (i * 7) % 12:02d}-{1 + (i // 3) % 28:02d}"
+        # a changefreq of five kinds (one not a word: NULL), 0-2 images: long runs of one value
+        freq = ("daily", "Weekly", None, "sometimes", "always")[i % 5]
         entries.append(Entry(loc=f"https://example.com/{(i * 37) % n:05d}/{i}", lastmod_raw=day,
-                             lastmod=datetime.fromisoformat(day).replace(tzinfo=UTC) if day else None))
+                             lastmod=datetime.fromisoformat(day).replace(tzinfo=UTC) if day else None,
+                             changefreq_raw=freq, changefreq=parse_changefreq(freq),
+                             images=[Image(loc=f"https://example.com/i/{i}/{k}") for k in range(i % 7 // 3)]))
     ids = store.add_entries(1, entries)
     store.commit()
-    for sort in ("loc", "lastmod"):
+    for sort in ("loc", "lastmod", "changefreq", "ext"):
         store.ensure_index(sort)
     store.commit()
     return store, ids
@@ -167,13 +172,16 @@ def _sorted_store(tmp_path: Path, n: int):
 
 def _expected(rows, sort: str, descending: bool) -> list[int]:
     """The URL table's order, computed here: (value, id), NULL values last either way."""
-    value = {"id": lambda r: r.id, "loc": lambda r: r.loc, "lastmod": lambda r: r.lastmod}[sort]
+    ranks = {w: i for i, w in enumerate(CHANGEFREQS)}
+    value = {"id": lambda r: r.id, "loc": lambda r: r.loc, "lastmod": lambda r: r.lastmod,
+             "changefreq": lambda r: ranks.get((r.changefreq_raw or "").lower()),
+             "ext": lambda r: r.n_images + r.n_videos + r.n_news + r.n_alternates}[sort]
     have = sorted((r for r in rows if value(r) is not None), key=lambda r: (value(r), r.id), reverse=descending)
     nulls = sorted((r for r in rows if value(r) is None), key=lambda r: r.id, reverse=descending)
     return [r.id for r in have + nulls]
 
 
-@pytest.mark.parametrize("sort", ["id", "loc", "lastmod"])
+@pytest.mark.parametrize("sort", ["id", "loc", "lastmod", "changefreq", "ext"])
 @pytest.mark.parametrize("descending", [False, True])
 def test_export_rows_follow_the_tables_sort(tmp_path: Path, sort: str, descending: bool) -> None:
     """Issue 18: export order follows the table's sort, both ways, for a filter (keyset pages,

@@ -239,29 +239,35 @@ def expected_order(rows: list, sort: str, descending: bool) -> list:
     value = {
         "id": lambda r: r.id, "loc": lambda r: r.loc, "lastmod": lambda r: r.lastmod,
         "priority": lambda r: r.priority, "issues": lambda r: r.n_issues, "sitemap": lambda r: r.node_id,
+        "changefreq": lambda r: RANKS.get((r.changefreq_raw or "").strip().lower()),
+        "ext": lambda r: r.n_images + r.n_videos + r.n_news + r.n_alternates,
     }[sort]
     have = sorted((r for r in rows if value(r) is not None), key=lambda r: (value(r), r.id), reverse=descending)
     missing = sorted((r for r in rows if value(r) is None), key=lambda r: r.id, reverse=descending)
     return have + missing
 
 
-SORT_TITLES = {"loc": "URL", "lastmod": "Modified", "priority": "Priority", "issues": "Issues", "sitemap": "Sitemap"}
+SORT_TITLES = {"loc": "URL", "lastmod": "Modified", "priority": "Priority", "issues": "Issues", "sitemap": "Sitemap",
+               "changefreq": "Freq", "ext": "Extensions"}
+RANKS = {w: i for i, w in enumerate(("always", "hourly", "daily", "weekly", "monthly", "yearly", "never"))}
 
 
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)])
 async def test_sort_every_column_both_ways(tmp_path: Path, size: tuple[int, int]):
-    """s steps through file order, URL, last modified, priority, issue count and sitemap; S
+    """s steps through file order, URL, last modified, issue count, extensions, priority,
+    change frequency (from always to never) and sitemap: every column; S
     reverses; the rows come in that order (from SQL, against a real store) and the header
     names the column with ▲/▼ at 200x50 and 80x24."""
     n1 = [
-        entry("https://example.com/c", 1, lastmod="2024-03-01", priority="0.8"),
-        entry("https://example.com/a", 2, priority="0.3"),  # no lastmod
-        entry("https://example.com/b", 3, lastmod="2024-01-01"),  # no priority
+        entry("https://example.com/c", 1, lastmod="2024-03-01", priority="0.8", changefreq="weekly", images=1),
+        entry("https://example.com/a", 2, priority="0.3", changefreq=" Daily "),  # no lastmod
+        entry("https://example.com/b", 3, lastmod="2024-01-01", images=2, videos=1),  # no priority
     ]
     n2 = [
-        entry("https://example.com/d", 1, lastmod="2024-02-01", priority="0.8"),
-        entry("https://example.com/e", 2, lastmod="2024-03-01", priority="high"),  # invalid
-        entry("https://example.com/f", 3, priority="1.0"),
+        entry("https://example.com/d", 1, lastmod="2024-02-01", priority="0.8", changefreq="never"),
+        entry("https://example.com/e", 2, lastmod="2024-03-01", priority="high", changefreq="often"),  # invalid
+        entry("https://example.com/f", 3, priority="1.0", changefreq="always",
+              alternates=[("de", "https://example.com/de/f")]),
     ]
     store, _ = build_store(tmp_path / "x.db", {1: n1, 2: n2}, [
         (issue("r1", "m", node_id=1, line=2), 1), (issue("r2", "m", node_id=1, line=2), 1),
@@ -296,7 +302,8 @@ async def test_sort_every_column_both_ways(tmp_path: Path, size: tuple[int, int]
         await check("id", False)
         await pilot.press("S")
         await check("id", True)
-        for sort in ("loc", "lastmod", "priority", "issues", "sitemap"):
+        # in the columns' order on the screen
+        for sort in ("loc", "lastmod", "issues", "ext", "priority", "changefreq", "sitemap"):
             await pilot.press("s")  # the next column, ascending (its index is built first)
             await check(sort, False)
             await pilot.press("S")
@@ -305,7 +312,8 @@ async def test_sort_every_column_both_ways(tmp_path: Path, size: tuple[int, int]
         await check("id", False)
         # the writer sees the indexes the table built
         names = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-        assert {"entries_loc", "entries_lastmod", "entries_priority", "entries_issues"} <= names
+        assert {"entries_loc", "entries_lastmod", "entries_priority", "entries_issues",
+                "entries_changefreq", "entries_ext"} <= names
     store.close()
 
 

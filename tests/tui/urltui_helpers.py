@@ -27,6 +27,7 @@ from sitemap_tui.engine.model import (
     Video,
 )
 from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.values import parse_changefreq
 
 SITEMAP = "https://example.com/sitemap-{n}.xml"
 
@@ -42,7 +43,7 @@ def entry(loc: str, line: int = 0, *, lastmod: str | None = None, changefreq: st
             lm = None
     return Entry(
         loc=loc, line=line, lastmod_raw=lastmod, lastmod=lm, changefreq_raw=changefreq,
-        changefreq=changefreq, priority_raw=priority,
+        changefreq=parse_changefreq(changefreq), priority_raw=priority,
         priority=float(priority) if priority and priority.replace(".", "").isdigit() else None,
         images=[Image(loc=f"{loc}/img{i}.png", line=line) for i in range(images)],
         videos=[Video(fields={"title": f"video {i}", "content_loc": f"{loc}/v{i}.mp4"}, line=line) for i in range(videos)],

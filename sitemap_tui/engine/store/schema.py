@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sitemap_tui.engine.store.file import STORE_VERSION
 from sitemap_tui.engine.tree_order import places
+from sitemap_tui.engine.values import CHANGEFREQS
 
 SCHEMA_VERSION = str(STORE_VERSION)
 
@@ -137,9 +138,21 @@ NODE_STAT_COLUMNS = (
     "fetch_time", "parse_time", "url_count", "child_count", "truncated_at",
 )
 
+def _changefreq_rank(alias: str) -> str:
+    """A changefreq's place from "always" to "never" (NULL: missing or not one of the words)."""
+    whens = " ".join(f"WHEN '{w}' THEN {i}" for i, w in enumerate(CHANGEFREQS))
+    return f"(CASE {alias}changefreq {whens} END)"
+
+
+def _extension_count(alias: str) -> str:
+    """How many extension elements an entry carries (images, videos, news, alternate links)."""
+    return f"({alias}n_images + {alias}n_videos + {alias}n_news + {alias}n_alternates)"
+
+
 SORTS = {
     "id": "e.id", "loc": "e.loc", "lastmod": "e.lastmod", "priority": "e.priority",
     "issues": "e.n_issues", "sitemap": "e.node_id",
+    "changefreq": _changefreq_rank("e."), "ext": _extension_count("e."),
 }
 EXTENSIONS = {"image": "n_images", "video": "n_videos", "news": "n_news", "hreflang": "n_alternates"}
 INDEXES = {
@@ -148,6 +161,9 @@ INDEXES = {
     "priority": "CREATE INDEX IF NOT EXISTS entries_priority ON entries(priority, id)",
     "issues": "CREATE INDEX IF NOT EXISTS entries_issues ON entries(n_issues, id)",
     "sitemap": "CREATE INDEX IF NOT EXISTS entries_node ON entries(node_id, id)",  # in SCHEMA
+    # indexes on the expressions: SQLite walks one when a query names the same expression
+    "changefreq": f"CREATE INDEX IF NOT EXISTS entries_changefreq ON entries({_changefreq_rank('')}, id)",
+    "ext": f"CREATE INDEX IF NOT EXISTS entries_ext ON entries({_extension_count('')}, id)",
 }
 
 

@@ -30,6 +30,7 @@ from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.coverage_filters import MISSING_VIEW, entry_source
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
+from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq
 
 PAGE = 100
 """Rows per page the URL table reads and caches (a keyset query, ~0.3 ms on a million rows)."""
@@ -71,6 +72,11 @@ def row_key(row: EntryRow, sort: str) -> Key:
         return (row.n_issues, row.id)
     if sort == "sitemap":
         return (row.node_id, row.id)
+    if sort == "changefreq":
+        word = parse_changefreq(row.changefreq_raw)  # what the store's changefreq column holds
+        return (None if word is None else CHANGEFREQS.index(word), row.id)
+    if sort == "ext":
+        return (row.n_images + row.n_videos + row.n_news + row.n_alternates, row.id)
     return (row.id, row.id)
 
 
@@ -162,6 +168,13 @@ class Query:
         if key[0] is None:
             within: Segment_ = (f"{c} IS NULL AND e.id {op} ?", [key[1]], f"e.id{d}")
             return [within, values] if back else [within]
+        if c.startswith("("):
+            # an expression's order (changefreq, extensions): the key's own value by id, then the
+            # values beyond it, each one seek in the index (SQLite seeks none for a row value
+            # against an expression: it read the index from its start, ~90 ms a page on 1 M rows)
+            same: Segment_ = (f"{c} = ? AND e.id {op} ?", [key[0], key[1]], f"e.id{d}")
+            beyond: Segment_ = (f"{c} {op} ?", [key[0]], by_value)
+            return [same, beyond] if back else [same, beyond, nulls]
         within = (f"{c} IS NOT NULL AND ({c}, e.id) {op} (?, ?)", [key[0], key[1]], by_value)
         return [within] if back else [within, nulls]
 

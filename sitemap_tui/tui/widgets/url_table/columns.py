@@ -41,9 +41,9 @@ class Column:
 OPTIONAL = (
     ("lastmod", "Last modified", "Modified", 10, 16, "lastmod"),
     ("issues", "Issues", "Issues", 7, 8, "issues"),
-    ("ext", "Extensions", "Extensions", 14, 24, None),
+    ("ext", "Extensions", "Extensions", 14, 24, "ext"),
     ("priority", "Priority", "Priority", 9, 10, "priority"),
-    ("changefreq", "Change freq", "Change freq", 11, 11, None),
+    ("changefreq", "Change freq", "Freq", 11, 11, "changefreq"),
     ("sitemap", "Sitemap", "Sitemap", 16, 20, "sitemap"),
 )
 # the audit's columns (engine.store.audit_filters), shown only when the store has results, in
@@ -64,7 +64,7 @@ WIDE = 140
 """From this many cells on, columns take their wide widths (dates with the time of day)."""
 SORT_NAMES = {
     "id": "file order", "loc": "URL", "lastmod": "last modified", "priority": "priority",
-    "issues": "issues", "sitemap": "sitemap", "status": "status", "indexable": "indexable",
+    "issues": "issues", "sitemap": "sitemap", "ext": "extensions", "changefreq": "change frequency", "status": "status", "indexable": "indexable",
     "reason": "reason", "time": "response time", "blocked": "blocked for", "canonical": "canonical",
 }
 LEGEND = (
@@ -106,7 +106,9 @@ def header(columns: list[Column], sort: str, descending: bool) -> str:
     arrow = "▼" if descending else "▲"
     parts = []
     for c in columns:
-        title = c.title if cell_len(c.title) + 2 <= c.width else c.short
+        # room for the arrow only on the sorted column ("Change freq" fills its own)
+        room = c.width - (2 if c.sort == sort else 0)
+        title = c.title if cell_len(c.title) <= room else c.short
         if c.sort == sort:
             # the arrow after the title, or before it (no space) in a narrow column
             title = f"{title} {arrow}" if cell_len(title) + 2 <= c.width else arrow + title

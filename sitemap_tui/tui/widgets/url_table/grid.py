@@ -31,9 +31,9 @@ from sitemap_tui.tui.widgets.url_table.columns import AUDIT_KEYS, Column, fit
 from sitemap_tui.tui.widgets.url_table.marks import MarkedListing
 from sitemap_tui.tui.widgets.url_table.messages import Indexed
 
-SORT_ORDER = ("id", "loc", "lastmod", "priority", "issues", "sitemap")
-"""The columns ``s`` steps through (file order, then each sortable column; then the audit
-columns the store has data for)."""
+SORT_ORDER = ("id", "loc", "lastmod", "issues", "ext", "priority", "changefreq", "sitemap")
+"""The columns ``s`` steps through (file order, then every column in its place on the screen;
+then the audit columns the store has data for)."""
 
 
 class UrlGrid(MarkedListing, can_focus=True):
