@@ -389,8 +389,14 @@ class UrlTable(Vertical):
         status = self.query_one("#url-status", Static)
         parts: list[str] = []
         error = self.filter_error or g.store_error
+        audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
+                       self.user.blocked, self.user.allowed) != (None,) * 6
+        no_audit = audit_asked and not g.audit_keys
         if g.total == 0 and not error:  # an empty table says why, as the Issues pane does
-            parts.append("0 rows: no URL matches the filter" if not self.user.empty else "0 rows: no URL here")
+            if no_audit:  # the why first: after "no URL matches" and the sort, 80 columns cut it
+                parts.append("0 rows: no audit results yet (u audits, or sitemap-tui audit)")
+            else:
+                parts.append("0 rows: no URL matches the filter" if not self.user.empty else "0 rows: no URL here")
         elif g.total is not None:
             parts.append(plural(g.total, "row"))
         else:
@@ -410,10 +416,8 @@ class UrlTable(Vertical):
         # (not beside an error, which comes first)
         if g.row_count and g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
             parts.append("Enter: detail")  # (the audit columns that did not fit are in it; "Enter: audit" read as a command)
-        audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
-                       self.user.blocked, self.user.allowed) != (None,) * 6
-        if audit_asked and not g.audit_keys:
-            parts.append("no audit results yet (sitemap-tui audit)")
+        if no_audit and g.total != 0:
+            parts.append("no audit results yet (u audits, or sitemap-tui audit)")
         if self.user.rule and g.total == 0 and getattr(RULES.get(self.user.rule), "sample", False):
             # its one finding per file (host, namespace) names no entry: rule: finds none
             parts.append(f"{self.user.rule} stands for several URLs and names none: see Issues (4)")
