@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
@@ -121,6 +121,13 @@ def _lastmod(uf: UserFilter, spec: str, now: int | None) -> None:
         uf.lastmod_to = _period(spec, end=True)
 
 
+def _unknown(name: str, what: str, choices: Sequence[str], hint: str) -> ValueError:
+    """"name:WHAT?" and the choice it is nearest to, else ``hint``: one line the status bar
+    shows whole at 80 columns (the diff: words listed in full took 250 characters)."""
+    near = difflib.get_close_matches(what, choices, n=1, cutoff=0.6)
+    return ValueError(f"{name}:{what}? did you mean {name}:{near[0]}?" if near else f"{name}:{what}? {hint}")
+
+
 def _has(uf: UserFilter, value: str, now: int | None) -> None:
     what = value.lower()
     if what in ("issue", "issues", "!"):
@@ -128,13 +135,13 @@ def _has(uf: UserFilter, value: str, now: int | None) -> None:
     elif what in _EXT_ALIASES:
         uf.extension = _EXT_ALIASES[what]
     else:
-        raise ValueError(f"has:{what}? use has:issue, has:image, has:video, has:news or has:hreflang")
+        raise _unknown("has", what, ("issue", *EXTENSIONS), "use has:issue, has:image, has:video, has:news or has:hreflang")
 
 
 def _changefreq(uf: UserFilter, value: str, now: int | None) -> None:
     what = value.lower()
     if what not in _STATES and parse_changefreq(what) is None:
-        raise ValueError(f"changefreq:{what}? use one of {', '.join(CHANGEFREQS)}, missing or invalid")
+        raise _unknown("changefreq", what, [*CHANGEFREQS, *_STATES], "use daily, weekly, … (always to never), missing or invalid")
     uf.changefreq = what
 
 
@@ -148,14 +155,15 @@ def _priority(uf: UserFilter, value: str, now: int | None) -> None:
         raise ValueError(f"priority:{what}? use a value from 0.0 to 1.0, missing or invalid")
 
 
-def _checked(name: str, ok: Callable[[str], object], hint: str, value: Callable[[str], object] = str) -> Parser:
+def _checked(name: str, ok: Callable[[str], object], hint: str, value: Callable[[str], object] = str,
+             choices: Sequence[str] = ()) -> Parser:
     """``name:VALUE``, lower-cased: the field of that name set to ``value(VALUE)`` when ``ok``
-    accepts it, else "name:VALUE? hint" for the user."""
+    accepts it, else "name:VALUE?" and the nearest of ``choices`` or ``hint`` for the user."""
 
     def parse(uf: UserFilter, raw: str, now: int | None) -> None:
         what = raw.lower()
         if not ok(what):
-            raise ValueError(f"{name}:{what}? {hint}")
+            raise _unknown(name, what, choices, hint)
         setattr(uf, name, value(what))
 
     return parse
@@ -182,15 +190,18 @@ WORDS: tuple[Word, ...] = (
     Word("rule", "rule:RULE-ID", "URLs with an issue of that rule",
          _checked("rule", _RULE_RE.match, "use a rule id such as rule:url-not-absolute")),
     Word("diff", "diff:CHANGE", f"compare mode, what changed since the earlier exploration: {', '.join(MARKS)}",
-         _checked("diff", MARKS.__contains__, f"use {', '.join('diff:' + m for m in MARKS)}")),
+         _checked("diff", MARKS.__contains__, "use diff:added, removed, moved, lastmod, … (F1 lists them)",
+                  choices=MARKS)),
     Word("status", "status:404|3xx|none", "the audit's HTTP status: a code, a class, or no answer",
          _checked("status", _STATUS_RE.match, "use a status (status:404), a class (status:3xx) or status:none")),
     Word("indexable", "indexable:yes|no", "the audit's indexability verdict",
-         _checked("indexable", _YES_NO.__contains__, "use indexable:yes or indexable:no", _YES_NO.__getitem__)),
+         _checked("indexable", _YES_NO.__contains__, "use indexable:yes or indexable:no", _YES_NO.__getitem__,
+                  choices=("yes", "no"))),
     Word("reason", "reason:WORD", "a word of the audit's reason (noindex, redirect, canonical, robots, ...)",
          _reason),
     Word("canonical", f"canonical:{'|'.join(CANONICALS)}", "the page's canonical: another URL, itself, none",
-         _checked("canonical", CANONICALS.__contains__, "use canonical:other, canonical:self or canonical:none")),
+         _checked("canonical", CANONICALS.__contains__, "use canonical:other, canonical:self or canonical:none",
+                  choices=CANONICALS)),
     Word("blocked", "blocked:AGENT", "URLs robots.txt shuts that crawler out of (e.g. blocked:GPTBot)",
          _agent("blocked")),
     Word("allowed", "allowed:AGENT", "URLs robots.txt lets that crawler fetch", _agent("allowed")),
@@ -199,7 +210,8 @@ WORDS: tuple[Word, ...] = (
                   "use orphan:yes (listed URLs no crawled page links to)", lambda w: True)),
     Word("coverage", f"coverage:{'|'.join(COVERAGE_WORDS)}", "pages of no sitemap (audit --crawl or"
          " --compare-list), listed URLs your list lacks",
-         _checked("coverage", COVERAGE_WORDS.__contains__, f"use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}")),
+         _checked("coverage", COVERAGE_WORDS.__contains__, f"use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}",
+                  choices=COVERAGE_WORDS)),
 )
 """The filter words: each named once, with its parser and its help line (the help screen)."""
 _BY_NAME = {w.name: w for w in WORDS}

@@ -82,6 +82,25 @@ def test_parse_filter():
     assert parse_filter("https://example.com/a foo:bar").also_contains == ("foo:bar",)  # (URL parts stay text)
 
 
+def test_a_bad_filter_value_is_said_in_a_line_80_columns_show() -> None:
+    """Found from outside: diff:zz listed all 16 changes (250 characters) and changefreq:zz
+    the seven words, in a status line 80 columns cut. Every word's error fits, and a near miss
+    names the value meant."""
+    from sitemap_tui.tui.url_filter import WORDS
+
+    for word in WORDS:
+        try:
+            parse_filter(f"{word.name}:zz")
+        except ValueError as e:
+            assert len(str(e)) <= 76, str(e)
+            assert str(e).startswith((f"{word.name}:zz?", "bad date 'zz'")), str(e)
+    for typed, meant in (("changefreq:dayly", "changefreq:daily"), ("diff:remove", "diff:removed"),
+                         ("has:imgs", "has:image"), ("indexable:ye", "indexable:yes"),
+                         ("canonical:slef", "canonical:self"), ("coverage:mising", "coverage:missing")):
+        with pytest.raises(ValueError, match=f"did you mean {meant}\\?"):
+            parse_filter(typed)
+
+
 async def test_rows_render_in_id_order(tmp_path: Path):
     store, ids = small_store(tmp_path / "x.db")
     app = Host(lambda: UrlTable(tmp_path / "x.db"))
