@@ -580,8 +580,8 @@ def test_a_schema_error_is_left_to_the_rule_reported_for_its_entry() -> None:
     )
     v = run_validator(urlset(body))
     assert v is not None
-    v.reported(3, "https://www.example.com/a", ["priority-invalid", "loc-not-normalized"])
-    v.reported(7, "https://www.example.com/b", ["changefreq-invalid"])  # not about the priority
+    v.reported(3, "https://www.example.com/a", [("priority-invalid", 4), ("loc-not-normalized", 3)])
+    v.reported(7, "https://www.example.com/b", [("changefreq-invalid", 8)])  # not about the priority
     assert rules(v.finish()) == [("xsd-invalid", 9)]
 
 
@@ -593,6 +593,6 @@ def test_unknown_elements_of_a_known_namespace_stay_xsd_invalid() -> None:
     ).replace(b"xmlns:acme", b'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" xmlns:acme')
     v = run_validator(doc)
     assert v is not None
-    v.reported(3, "https://www.example.com/", ["video-required-missing", "video-element-order"])
+    v.reported(3, "https://www.example.com/", [("video-required-missing", 4), ("video-element-order", 4)])
     (issue,) = v.finish()
     assert issue.rule == "xsd-invalid" and "video:foo" in issue.message

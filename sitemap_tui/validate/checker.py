@@ -347,7 +347,7 @@ class Checker:
                     out.append(make_issue("loc-missing", node_id=nid, line=line))
                 elif ctx._xsd is not None:
                     # the parser reported the markup inside <loc> (core-unknown-element)
-                    ctx._xsd.reported(line, None, ("core-unknown-element",))
+                    ctx._xsd.reported(line, None, (("core-unknown-element", line),))
             else:
                 out.append(make_issue("loc-empty", node_id=nid, line=entry.loc_line or line))
         else:
@@ -406,7 +406,7 @@ class Checker:
             check_alternates(ctx, st, entry, s, line, url, out)
         if out and ctx._xsd is not None:
             # schema errors in this entry that these findings already name are left to them
-            ctx._xsd.reported(line, url, [i.rule for i in out])
+            ctx._xsd.reported(line, url, [(i.rule, i.line) for i in out])
         return self._keep(out)
 
     # tags ------------------------------------------------------------------------------------
@@ -535,7 +535,7 @@ class Checker:
                     make_issue(rule, node_id=nid, line=child.lastmod_line or line, url=url, **fields)
                 )
         if ctx._xsd is not None and out:
-            ctx._xsd.reported(line, url, [i.rule for i in out])
+            ctx._xsd.reported(line, url, [(i.rule, i.line) for i in out])
         return self._keep(out)
 
     def cross_submitted(self, issue: Issue, robots_url: str) -> list[Issue]:

@@ -74,6 +74,7 @@ from sitemap_tui.validate.xsd_rules import (
     _VALUE_RE,
     COVERED_BY,
     COVERING_RULES,
+    EXTENSION_COVERING,
     KNOWN_NAMESPACES,
     RETIRED_ELEMENTS,
     SEQUENCES,
@@ -130,8 +131,9 @@ class XsdValidator:
         #: namespace. False: the engine's parser and Checker report namespace faults (unknown
         #: namespaces, undeclared prefixes) once per file; their schema errors are dropped.
         self.namespace_info = namespace_info
-        # entry line -> (its <loc>, the covering rules the Checker reported for it)
-        self._reported: dict[int, list[tuple[str | None, frozenset[str]]]] = {}
+        # entry line -> (its <loc>, the covering rules the Checker reported for it, and the
+        # lines those of an extension element were reported on: None when it had none)
+        self._reported: dict[int, list[tuple[str | None, frozenset[str], frozenset[tuple[str, int | None]] | None]]] = {}
         self._rule_sets: dict[frozenset[str], frozenset[str]] = {}
         self.schema = load_schema(mode)
         self.node_id = node_id
@@ -300,16 +302,22 @@ class XsdValidator:
         if len(chunk.children) >= self.chunk_size:
             self._flush()
 
-    def reported(self, line: int | None, url: str | None, rules: Iterable[str]) -> None:
-        """The rules reported for the entry that starts on ``line`` (its ``<loc>``: ``url``):
-        schema errors inside that entry that one of them already names are left to it (see
-        :data:`COVERED_BY`). Call it for each entry before :meth:`finish`."""
+    def reported(self, line: int | None, url: str | None, found: Iterable[tuple[str, int | None]]) -> None:
+        """The (rule, line) pairs reported for the entry that starts on ``line`` (its ``<loc>``:
+        ``url``): schema errors inside that entry that one of them already names are left to it
+        (see :data:`COVERED_BY`); inside an image, a video or a news element, only to one
+        reported on that element or on the faulty line. Call it for each entry before
+        :meth:`finish`."""
         if line is None:
             return
-        found = COVERING_RULES.intersection(rules)
-        if found:
-            found = self._rule_sets.setdefault(found, found)  # a few sets, shared by 50,000 entries
-            self._reported.setdefault(line, []).append((url, found))
+        pairs = [(rule, at) for rule, at in found if rule in COVERING_RULES]
+        if not pairs:
+            return
+        rules = frozenset(rule for rule, _ in pairs)
+        rules = self._rule_sets.setdefault(rules, rules)  # a few sets, shared by 50,000 entries
+        # (the lines only for the extensions' rules: a core rule covers its whole entry)
+        placed = frozenset(p for p in pairs if p[0] in EXTENSION_COVERING) or None
+        self._reported.setdefault(line, []).append((url, rules, placed))
 
     def finish(self) -> list[Issue]:
         """Validate what is left and return every issue of the file (once)."""
@@ -366,6 +374,9 @@ class XsdValidator:
             m = _NO_NS_ELEMENT_RE.match(message)  # no namespace: "p:name" of an undeclared prefix
             local = m.group(1) if m else None
         entry_line = chunk.lines[index] if index is not None else None
+        container_line = None
+        if len(steps) > 4 and index is not None:  # inside an element of the <url>: its line
+            container_line = self._container_line(chunk.children[index], steps[3])
         # the parent: the <url>/<sitemap> for its own children ("/*/*[3]/*[2]"), else the step
         # before the element ("/*/*[3]/video:video/video:tag" -> "video")
         parent = None
@@ -374,8 +385,24 @@ class XsdValidator:
         elif len(steps) > 4:
             parent = steps[-2].partition("[")[0].rpartition(":")[2]
         self._add_record(
-            XsdError(line, message, entry.type_name, path, ns, local, url, entry_line, parent)
+            XsdError(line, message, entry.type_name, path, ns, local, url, entry_line, parent,
+                     container_line)
         )
+
+    def _container_line(self, child: Any, step: str) -> int | None:
+        """The line of the element a path step (``image:image[2]``, ``*[3]``) names in ``child``."""
+        try:
+            if step[:1] == "*":
+                n = int(step[2:-1]) if step[1:2] == "[" and step[2:-1].isdigit() else 1
+                found = [e for e in child if isinstance(e.tag, str)][n - 1 : n]
+            else:
+                found = child.xpath(step, namespaces={p: ns for p, ns in self._root_nsmap.items() if p})
+        except (etree.XPathError, ValueError):
+            return None
+        if not isinstance(found, list) or not found:
+            return None
+        line = getattr(found[0], "sourceline", None)
+        return line if isinstance(line, int) else None
 
     def _add_record(self, record: XsdError) -> None:
         self.error_count += 1
@@ -431,7 +458,7 @@ class XsdValidator:
         for rec in records:
             if rec.unknown_namespace or self._reported_elsewhere(rec):
                 continue
-            if self._covered(rec.entry_line, rec.url, covering_rules(rec)):
+            if self._covered(rec.entry_line, rec.url, covering_rules(rec), rec):
                 continue
             issue = self._issue(rec)
             if issue is None:
@@ -453,18 +480,29 @@ class XsdValidator:
             )
         return out
 
-    def _covered(self, entry_line: int | None, url: str | None, rules: frozenset[str]) -> bool:
+    def _covered(self, entry_line: int | None, url: str | None, rules: frozenset[str],
+                 rec: XsdError | None = None) -> bool:
         """One of ``rules`` was reported for the entry on ``entry_line`` whose <loc> is ``url``
-        (None: any entry on that line)."""
+        (None: any entry on that line); for a fault inside an extension element (``rec``), on
+        that element's line or the fault's own (found from outside: an image's title out of
+        order hid a second <image:loc> in the image before it, and the exit code went to 0)."""
         if entry_line is None or not rules:
             return False
         entries = self._reported.get(entry_line)
         if not entries:
             return False
-        if len(entries) == 1 or url is None:  # one entry on that line: the <loc> need not match
-            return any(found & rules for _, found in entries)
-        # several entries start on that line (a minified file): the one with this <loc>
-        return any(found & rules for loc, found in entries if loc == url)
+        if len(entries) > 1 and url is not None:
+            # several entries start on that line (a minified file): the one with this <loc>
+            entries = [e for e in entries if e[0] == url]
+        lines = (rec.container_line, rec.line) if rec is not None and rec.container_line is not None else None
+        for _, found, placed in entries:
+            if not found & rules:
+                continue
+            if lines is None or placed is None:
+                return True
+            if any(rule in rules and at in lines for rule, at in placed):
+                return True
+        return False
 
     def _issue(self, rec: XsdError) -> Issue | None:
         if rec.namespace == SITEMAP_NS and rec.type_name in _ATTRIBUTE_TYPES:

@@ -187,6 +187,8 @@ COVERED_BY: dict[tuple[str, str], frozenset[str]] = {
 
 #: Every rule that may leave a schema error to itself (what XsdValidator.reported keeps).
 COVERING_RULES: frozenset[str] = frozenset().union(*COVERED_BY.values())
+#: Those about one image, video or news element of a <url>: they cover its faults only.
+EXTENSION_COVERING: frozenset[str] = frozenset(r for r in COVERING_RULES if r.startswith(("image-", "video-", "news-")))
 
 
 # What each namespace's xsi:schemaLocation should point at (file name, lower case).
@@ -234,6 +236,9 @@ class XsdError:
     url: str | None  # <loc> of the <url>/<sitemap> it is in, when known
     entry_line: int | None = None  # line of that <url>/<sitemap>
     parent: str | None = None  # local name of the element's parent, when known
+    # line of the extension element it is inside (<image:image>, <video:video>, ...), when
+    # known: a finding on another image of the same <url> does not name this fault
+    container_line: int | None = None
 
     @property
     def unknown_namespace(self) -> bool:

@@ -1,0 +1,47 @@
+"""Validator precision, found from outside: a fault one rule names must not hide another, a
+finding points at the element it is about, and a value the protocol allows is not a fault. Each
+test runs ``sitemap-tui validate`` (in this process) on a small file, as a user would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .cases import one, urlset
+from .harness import run_fixture
+
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+
+
+def rules_at(fx_text: str, tmp_path: Path, *args: str) -> tuple[int, list[tuple[str, str, int | None]]]:
+    run = run_fixture(one(fx_text, args=args), tmp_path, None)
+    return run.code, [(f.rule, f.severity, f.line) for f in run.findings]
+
+
+def test_a_warning_on_one_image_does_not_hide_a_schema_error_in_another(tmp_path: Path) -> None:
+    """Two <image:loc> in one image is a schema error (Google cannot tell which counts); a
+    title out of order in the next image is a warning. The warning took the error with it, and
+    the exit code went from 1 to 0."""
+    two_locs = "<image:image><image:loc>http://a.test/f.jpg</image:loc><image:loc>http://a.test/g.jpg</image:loc></image:image>"
+    title_first = "<image:image><image:title>t</image:title><image:loc>http://a.test/h.jpg</image:loc></image:image>"
+    doc = urlset(f"<url><loc>http://a.test/p</loc>\n{two_locs}\n{title_first}\n</url>", ext="image")
+    code, found = rules_at(doc, tmp_path / "a")
+    assert ("xsd-invalid", "error", 4) in found and ("image-element-order", "warning", 5) in found, found
+    assert code == 1
+    # near miss: the out-of-order image's own schema error stays left to image-element-order
+    doc = urlset(f"<url><loc>http://a.test/p</loc>\n{title_first}\n</url>", ext="image")
+    code, found = rules_at(doc, tmp_path / "b")
+    assert [r for r in found if r[0] in ("xsd-invalid", "image-element-order")] == [("image-element-order", "warning", 4)]
+    assert code == 0
+
+
+def test_a_warning_on_one_video_does_not_hide_a_schema_error_in_another(tmp_path: Path) -> None:
+    def video(inner: str) -> str:
+        return (f"<video:video><video:thumbnail_loc>http://a.test/t.jpg</video:thumbnail_loc><video:title>T</video:title>"
+                f"<video:description>D</video:description>{inner}</video:video>")
+
+    twice = video("<video:content_loc>http://a.test/a.mp4</video:content_loc><video:content_loc>http://a.test/b.mp4</video:content_loc>")
+    unordered = video("<video:content_loc>http://a.test/c.mp4</video:content_loc><video:rating>4</video:rating><video:duration>60</video:duration>")
+    doc = urlset(f"<url><loc>http://a.test/v</loc>\n{twice}\n{unordered}\n</url>", ext="video")
+    code, found = rules_at(doc, tmp_path)
+    assert ("xsd-invalid", "error", 4) in found and ("video-element-order", "warning", 5) in found, found
+    assert code == 1
