@@ -45,3 +45,21 @@ def test_a_warning_on_one_video_does_not_hide_a_schema_error_in_another(tmp_path
     code, found = rules_at(doc, tmp_path)
     assert ("xsd-invalid", "error", 4) in found and ("video-element-order", "warning", 5) in found, found
     assert code == 1
+
+
+def test_an_extension_element_between_urls_is_a_schema_error(tmp_path: Path) -> None:
+    """An <image:image> (or a vendor's element) directly under <urlset> after a <url> is lost
+    to search engines and refused by the schema; the parser never gave it to the XSD. Before
+    the first <url> the schema's wildcard takes a known extension's element: no error."""
+    stray = "<image:image><image:loc>http://a.test/stray.jpg</image:loc></image:image>"
+    doc = urlset("<url><loc>http://a.test/a</loc></url>", stray, "<url><loc>http://a.test/b</loc></url>", ext="image")
+    code, found = rules_at(doc, tmp_path / "a")
+    assert ("xsd-invalid", "error", 4) in found and code == 1, found
+    vendor = urlset("<url><loc>http://a.test/a</loc></url>", "<acme:x/>", "<url><loc>http://a.test/b</loc></url>")
+    vendor = vendor.replace("<urlset ", '<urlset xmlns:acme="http://acme.example/ns" ')
+    code, found = rules_at(vendor, tmp_path / "b")
+    assert ("xsd-invalid", "error", 4) in found and code == 1, found
+    # near miss: before the first <url> the wildcard validates it
+    doc = urlset(stray, "<url><loc>http://a.test/a</loc></url>", ext="image")
+    code, found = rules_at(doc, tmp_path / "c")
+    assert not [r for r in found if r[1] == "error"] and code == 0, found
