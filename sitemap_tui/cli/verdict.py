@@ -144,6 +144,7 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
     # (validate's report said "no Sitemap: line" and nothing else)
     notes += [f"{n.url}: {n.error}" for n in explorer.nodes.values()
               if n.kind == NodeKind.ROBOTS and n.state == NodeState.DONE and n.error]
+    notes += explorer.robots_notes
     if explorer.robots_gaps and rule_notes:
         # video-files-not-accessible also judges what needs no robots.txt (a streaming-only or
         # relative URL), and does so: only its robots.txt part is what did not run

@@ -189,8 +189,9 @@ class RobotsReading(ExplorerState):
         buf = bytearray()
 
         def sink(chunk: bytes) -> None:
-            buf.extend(chunk[: ROBOTS_MAX_BYTES - len(buf)])
-            if len(buf) >= ROBOTS_MAX_BYTES:
+            # one byte past the cap tells parse_robots that the file went on (as _process_robots)
+            buf.extend(chunk[: ROBOTS_MAX_BYTES + 1 - len(buf)])
+            if len(buf) > ROBOTS_MAX_BYTES:
                 raise StopFetch()
 
         outcome = await self._fetcher.fetch(url, sink)
@@ -200,8 +201,18 @@ class RobotsReading(ExplorerState):
                 self._robots_failed[origin] = outcome.error
             self._keep_unread(url, outcome)
             return None  # no robots.txt (4xx), or none to be had: no cross-submission
+        if outcome.error and not outcome.stopped_early:
+            # broke off part-way: the rules after the break are unknown (a Disallow among them),
+            # so it is not judged or obeyed by, as a site target's robots.txt node (found from
+            # outside: the deep checks fetched a page the rest of the file disallowed)
+            self._robots_failed[origin] = f"it broke off after {len(buf):,} bytes ({outcome.error})"
+            self._keep_unread(url, outcome)
+            return None
         read_at = outcome.final_url or url
         robots = parse_robots(bytes(buf), read_at, max_bytes=ROBOTS_MAX_BYTES)
+        if robots.truncated and self._robots_wanted:  # said, as on a site target's robots.txt node
+            self.robots_notes.append(f"{read_at}: only the first {ROBOTS_MAX_BYTES // 1024} KiB read, as Google"
+                                     " reads it: the lines after it are ignored")
         self._remember_robots({read_at}, read_at, robots)  # it redirected: that host's too
         return read_at, robots
 

@@ -198,6 +198,8 @@ class ExplorerState:
         # why the robots-based rules did not run (for a host, or at all), in words; only with a
         # checker, since nothing else judges by robots.txt
         self.robots_gaps: list[str] = []
+        # what was cut of a robots.txt read with no node of its own (a sitemap URL target's)
+        self.robots_notes: list[str] = []
         # the read of a sitemap URL target's robots.txt (see _start_target_robots)
         self._target_robots: asyncio.Future[None] | None = None
         self._robots_failed: dict[str, str] = {}  # origin -> why its robots.txt could not be read
