@@ -209,7 +209,9 @@ def _validate(opts: ValidateOptions) -> int:
         if opts.deep:
             from sitemap_tui.validate.deep import DeepOptions
 
-            deep = DeepOptions(sample=opts.sample, rate=opts.rate, ignore_robots=opts.ignore_robots)
+            # --timeout and --concurrency bound the pages too, as an audit's
+            deep = DeepOptions(sample=opts.sample, rate=opts.rate, ignore_robots=opts.ignore_robots,
+                               timeout=opts.fetch.timeout, concurrency=opts.fetch.concurrency)
             def deep_note(text: str) -> None:  # at once (a Crawl-delay wait follows it), and in the summary
                 deep_notes.append(text)
                 _note(text)

@@ -306,6 +306,12 @@ class Prober:
             return
         probe.answered = True
         probe.status = out.stats.http_status
+        if mode == "page" and probe.status == 200 and out.error and not out.stopped_early:
+            # the page broke off after its headers (a stall, a dropped connection): what it
+            # says about indexing is unknown, as an audit's "timeout" (found from outside:
+            # a page that hung after <head> passed every check)
+            probe.error = f"the page broke off after its headers: {out.error}"
+            return
         if out.error and not out.error.startswith("HTTP "):  # a --map's build: why it has no file
             probe.why = out.error
         probe.final_url = out.final_url or probe.final_url
