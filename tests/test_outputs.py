@@ -745,3 +745,31 @@ def test_an_output_naming_a_sitemap_in_a_target_folder_is_refused(tmp_path: Path
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         code = cli_module.main(["validate", str(folder), "--format", "json", "-o", str(report), "--no-history"])
     assert code in (0, 1) and report.read_text() != "{}"
+
+
+def test_an_output_naming_a_file_of_a_map_folder_is_refused(tmp_path: Path) -> None:
+    """Found from outside: with --map URL=DIR the build folder is read as a folder TARGET is,
+    but -o into it replaced the build's child sitemap (or its robots.txt) with the output."""
+    from sitemap_tui import cli as cli_module
+
+    build = tmp_path / "public"
+    build.mkdir()
+    (build / "index.xml").write_text('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                                     "<sitemap><loc>https://example.com/s2.xml</loc></sitemap></sitemapindex>")
+    child = build / "s2.xml"
+    child.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>')
+    robots = build / "robots.txt"
+    robots.write_text("Sitemap: https://example.com/index.xml\n")
+    before = {p: p.read_bytes() for p in (child, robots)}
+    mapping = f"https://example.com/={build}"
+    for args in (["urls", str(build / "index.xml"), "-o", str(child)], ["validate", "https://example.com/", "-o", str(robots)]):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli_module.main([*args, "--map", mapping, "--no-history"])
+        assert code == 2 and "names a file in the --map folder" in err.getvalue(), err.getvalue()
+    assert {p: p.read_bytes() for p in (child, robots)} == before
+    report = build / "report.json"  # near miss: no file the run reads
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        code = cli_module.main(["validate", "https://example.com/", "--map", mapping, "--format", "json",
+                                "-o", str(report), "--no-history"])
+    assert code in (0, 1) and report.exists()

@@ -234,8 +234,11 @@ def one_file_twice(ns: argparse.Namespace) -> str | None:
             if _same_file(path, other):
                 return f"{other_flag} and {flag} name the same file ({path}): each would replace the other"
         seen.append((flag, path))
-    for in_flag, attr in _INPUTS:
-        value = getattr(ns, attr, None)
+    inputs: list[tuple[str, object]] = [(in_flag, getattr(ns, attr, None)) for in_flag, attr in _INPUTS]
+    # a --map URL=DIR build folder is read as a folder TARGET is (found from outside: -o into it
+    # replaced the build's child sitemap, or its robots.txt, with the run's output)
+    inputs += [("--map", [m.partition("=")[2] for m in getattr(ns, "map", None) or () if isinstance(m, str)])]
+    for in_flag, value in inputs:
         for source in value if isinstance(value, list) else [value]:
             if isinstance(source, str) and "://" not in source and os.path.isdir(source):
                 # a folder the run reads: a file in it named as a sitemap may be one (a report
