@@ -773,3 +773,18 @@ def test_an_output_naming_a_file_of_a_map_folder_is_refused(tmp_path: Path) -> N
         code = cli_module.main(["validate", "https://example.com/", "--map", mapping, "--format", "json",
                                 "-o", str(report), "--no-history"])
     assert code in (0, 1) and report.exists()
+
+
+def test_open_listing_to_a_full_or_closed_stdout_is_an_error(local_sitemap: Path, tmp_path: Path) -> None:
+    """Found from outside: `open --list > /dev/full` ended in a traceback, and a closed stdout
+    in a silent exit 0; `cache list`, which prints the same list, said one line and exit 2."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    subprocess.run(cli("urls", str(local_sitemap)), env=env, capture_output=True, timeout=180, check=True)
+    for args in (["open", "--list"], ["open"]):  # (no FILE and no terminal: the list)
+        with open("/dev/full", "wb") as full:  # noqa: PTH123
+            proc = subprocess.run(cli(*args), stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+        assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
+        assert "stdout" in one_error_line(proc.stderr) and "Traceback" not in proc.stderr
+    proc = subprocess.run(cli("open", "--list"), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=env, timeout=60, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2 and "closed" in one_error_line(proc.stderr), proc.stderr

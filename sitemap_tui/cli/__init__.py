@@ -62,6 +62,10 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
     # naming stdout, not a traceback, nor a silent success
     # (diff --tui opens the explorer: its stdout is the terminal's, not a result)
     headless = args.command in HEADLESS and not getattr(args, "tui", False)
+    if args.command == "open":  # (imported here: the store's modules, 70 ms of every start)
+        from sitemap_tui.cli.open import lists
+
+        headless = lists(args, launch)
     guard = output.guarded_stdout() if headless else contextlib.nullcontext()
     try:
         with signals.headless(), guard:

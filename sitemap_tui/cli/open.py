@@ -48,6 +48,21 @@ def cmd_open(opts: OpenOptions, launch: Launch | None) -> int:
     return launch(target=None, db_path=path, fetch_config=None, options=None)
 
 
+def lists(args: object, launch: Launch | None) -> bool:
+    """Whether ``open`` will print the recent list (``--list``, ``--json``, or no FILE and no
+    terminal to pick in): its stdout is then a headless command's, guarded against write
+    errors (found from outside: /dev/full gave a traceback, a closed stdout a silent exit 0)."""
+    if getattr(args, "list", False) or getattr(args, "json", False):
+        return True
+    if getattr(args, "db", None) is not None:
+        return False
+    out = sys.stdout
+    try:
+        return launch is None or out is None or not out.isatty()
+    except (OSError, ValueError):  # a closed stream
+        return True
+
+
 def _pick(launch: Launch | None) -> int:
     saved = list_saved()
     if not sys.stdout.isatty() or launch is None:
