@@ -55,6 +55,10 @@ _VALUE_RE = re.compile(
 )
 
 
+# an enumeration's refusal ("The value ' daily ' is not an element of the set {...}")
+_ENUM_VALUE_RE = re.compile(r"The value '(.*)' is not an element of the set", re.S)
+
+
 _FACET_RE = re.compile(r"\[facet '[^']*'\] ")
 
 

@@ -63,3 +63,14 @@ def test_an_extension_element_between_urls_is_a_schema_error(tmp_path: Path) -> 
     doc = urlset(stray, "<url><loc>http://a.test/a</loc></url>", ext="image")
     code, found = rules_at(doc, tmp_path / "c")
     assert not [r for r in found if r[1] == "error"] and code == 0, found
+
+
+def test_a_changefreq_with_spaces_around_it_is_changefreq_invalid(tmp_path: Path) -> None:
+    """The XSD's enumeration keeps spaces: " daily " fails it, and was an xsd-invalid error a
+    filter on changefreq- missed. The checker reads the word stripped; the schema's refusal is
+    worded as the rule, naming the spaces."""
+    run = run_fixture(one(urlset("<url><loc>http://a.test/a</loc><changefreq> daily </changefreq></url>",
+                                 "<url><loc>http://a.test/b</loc><changefreq>daily</changefreq></url>")), tmp_path, None)
+    found = [(f.rule, f.line) for f in run.findings if f.severity == "error"]
+    assert found == [("changefreq-invalid", 3)], run.describe()
+    assert "whitespace around 'daily'" in run.of("changefreq-invalid")[0].message

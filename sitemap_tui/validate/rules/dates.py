@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from sitemap_tui.engine.model import Entry, Issue
-from sitemap_tui.engine.values import is_xsd_datetime, parse_w3c_datetime
+from sitemap_tui.engine.values import CHANGEFREQS, is_xsd_datetime, parse_w3c_datetime
 from sitemap_tui.validate.checkstate import (
     _DECIMAL_RE,
     FIRST_WEB_PAGE,
@@ -15,7 +15,15 @@ from sitemap_tui.validate.checkstate import (
     FileState,
     bump,
 )
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
+
+
+def _changefreq_word(f: Fields) -> str | None:
+    """The whitespace named, where the word itself is right (its repr alone hid the fault)."""
+    value = f.get("value")
+    if isinstance(value, str) and value != value.strip() and value.strip() in CHANGEFREQS:
+        return f"changefreq {value!r} has whitespace around {value.strip()!r}: the schema's list of words takes none"
+    return None
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -141,13 +149,16 @@ RULES: tuple[Rule, ...] = (
         ),
         explanation=(
             "`<changefreq>` is not one of `always`, `hourly`, `daily`, `weekly`, `monthly`, "
-            "`yearly`, `never`. The check is case-sensitive: `Daily` fails the XSD enumeration."
+            "`yearly`, `never`. The check is case-sensitive: `Daily` fails the XSD enumeration, "
+            "and so does a word with whitespace around it (` daily `): the enumeration is of plain "
+            "strings, kept as written."
         ),
+        word=_changefreq_word,
         source=(
             "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
             "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"
         ),
-        decided_by=("checker",),
+        decided_by=("checker", "xsd"),  # (the checker reads the word stripped; the XSD sees the spaces)
     ),
     Rule(
         id="changefreq-ignored",
