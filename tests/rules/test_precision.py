@@ -74,3 +74,33 @@ def test_a_changefreq_with_spaces_around_it_is_changefreq_invalid(tmp_path: Path
     found = [(f.rule, f.line) for f in run.findings if f.severity == "error"]
     assert found == [("changefreq-invalid", 3)], run.describe()
     assert "whitespace around 'daily'" in run.of("changefreq-invalid")[0].message
+
+
+def _news(inner: str) -> str:
+    return urlset(f"<url><loc>http://a.test/n</loc><news:news>{inner}</news:news></url>", ext="news")
+
+
+def test_an_empty_news_tag_is_said_empty_not_missing(tmp_path: Path) -> None:
+    """"missing" sent users looking for a tag that is there (as the video rule already said)."""
+    pub = "<news:publication><news:name>{name}</news:name><news:language>en</news:language></news:publication>"
+    doc = _news(pub.format(name="") + "<news:publication_date>2024-05-01</news:publication_date><news:title></news:title>")
+    (issue,) = run_fixture(one(doc), tmp_path / "a", None).of("news-required-missing")
+    assert issue.message.endswith("missing <news:name> (empty), <news:title> (empty)"), issue.message
+    doc = _news(pub.format(name="Daily") + "<news:publication_date>2024-05-01</news:publication_date>")
+    (issue,) = run_fixture(one(doc), tmp_path / "b", None).of("news-required-missing")
+    assert issue.message.endswith("missing <news:title>"), issue.message  # near miss: absent
+
+
+def test_an_empty_platform_list_is_as_valid_as_an_empty_restriction(tmp_path: Path) -> None:
+    """The schema allows an empty list for both; only the platform was an error."""
+    video = ("<video:video><video:thumbnail_loc>http://a.test/t.jpg</video:thumbnail_loc><video:title>T</video:title>"
+             "<video:description>D</video:description><video:content_loc>http://a.test/v.mp4</video:content_loc>{x}"
+             "</video:video>")
+    for x in ('<video:restriction relationship="deny"></video:restriction>',
+              '<video:platform relationship="deny"></video:platform>'):
+        run = run_fixture(one(urlset(f"<url><loc>http://a.test/v</loc>{video.format(x=x)}</url>", ext="video")),
+                          tmp_path / str(len(x)), None)
+        assert not [f for f in run.findings if f.severity == "error"], run.describe()
+    pc = video.format(x='<video:platform relationship="deny">pc</video:platform>')
+    run = run_fixture(one(urlset(f"<url><loc>http://a.test/v</loc>{pc}</url>", ext="video")), tmp_path / "pc", None)
+    assert run.of("video-platform-invalid"), run.describe()  # near miss: a word not in the list

@@ -169,6 +169,12 @@ RULES: tuple[Rule, ...] = (
 # -- checks (called by the streaming checker, validate/checker.py) --------------------
 
 
+def _lacks(tag: str, written: str | None) -> str:
+    """A required tag absent, or written but blank, said so as a video's: "missing" sent users
+    looking for a tag that is there (found from outside)."""
+    return f"<news:{tag}>" + (" (empty)" if written is not None else "")
+
+
 def check_news(ctx: FileContext,
     st: FileState,
     entry: Entry,
@@ -197,17 +203,17 @@ def check_news(ctx: FileContext,
         date = n.publication_date.strip() if n.publication_date else ""
         title = n.title.strip() if n.title else ""
         missing = []
-        if not name and not lang:
+        if n.publication_name is None and n.publication_language is None:
             missing.append("<news:publication>")
         else:
             if not name:
-                missing.append("<news:name>")
+                missing.append(_lacks("name", n.publication_name))
             if not lang:
-                missing.append("<news:language>")
+                missing.append(_lacks("language", n.publication_language))
         if not date:
-            missing.append("<news:publication_date>")
+            missing.append(_lacks("publication_date", n.publication_date))
         if not title:
-            missing.append("<news:title>")
+            missing.append(_lacks("title", n.title))
         if missing:
             add("news-required-missing", missing=", ".join(missing))
         if date:

@@ -448,7 +448,7 @@ def _video_relationship(v: Video, name: str, add: Any) -> None:
     else:
         words = value.split()
         bad = [w for w in words if w not in PLATFORMS]
-        if bad or not words:
+        if bad:  # (an empty list is the schema's, as an empty <video:restriction>)
             add(
                 rule,
                 reason=f"{value.strip()[:60]!r} is not a space-separated list of web, mobile, tv",
