@@ -65,6 +65,7 @@ _new_image = _positional(Image, ("loc", "title", "caption", "geo_location", "lic
 
 
 # child codes of <url>/<sitemap> (see XmlSitemapParser._classify)
+_IANA_ALTERNATE = "http://www.iana.org/assignments/relation/alternate"
 _C_SKIP, _C_OTHER, _C_LOC, _C_LASTMOD, _C_CHANGEFREQ, _C_PRIORITY = 0, 1, 2, 3, 4, 5
 _C_IMAGE, _C_VIDEO, _C_NEWS, _C_LINK, _C_UNDECLARED = 6, 7, 8, 9, 10
 
@@ -399,7 +400,8 @@ class _EntryReader:
             if local == "link":
                 if loc is None:
                     rel = (child.get("rel") or "alternate").strip(_XML_WS)
-                    if rel == "alternate":
+                    # RFC 4287 §4.2.7.2: the IANA URI form is the same relation
+                    if rel == "alternate" or rel == _IANA_ALTERNATE:
                         loc = _atom_href(child)
             elif local in _ATOM_DATES:
                 if local not in dates:

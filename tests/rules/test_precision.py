@@ -104,3 +104,26 @@ def test_an_empty_platform_list_is_as_valid_as_an_empty_restriction(tmp_path: Pa
     pc = video.format(x='<video:platform relationship="deny">pc</video:platform>')
     run = run_fixture(one(urlset(f"<url><loc>http://a.test/v</loc>{pc}</url>", ext="video")), tmp_path / "pc", None)
     assert run.of("video-platform-invalid"), run.describe()  # near miss: a word not in the list
+
+
+def test_a_time_zone_beyond_14_hours_is_named_not_the_seconds(tmp_path: Path) -> None:
+    """"+15:00" with seconds was told that "a date-time with seconds is safer"."""
+    doc = urlset("<url><loc>http://a.test/a</loc><lastmod>2024-05-01T10:00:00+15:00</lastmod></url>",
+                 "<url><loc>http://a.test/b</loc><lastmod>2024-05-01T10:00+02:00</lastmod></url>")
+    a, b = run_fixture(one(doc), tmp_path, None).of("lastmod-w3c-but-xsd-invalid")
+    assert "rejects its time zone offset (beyond ±14:00)" in a.message and "seconds" not in a.message
+    assert "a date-time with seconds is safer" in b.message  # near miss: no seconds, as said
+
+
+def test_an_atom_link_with_the_iana_relation_uri_is_the_entrys_link(tmp_path: Path) -> None:
+    """RFC 4287 §4.2.7.2: rel="http://www.iana.org/assignments/relation/alternate" is
+    "alternate"; it was feed-item-no-link, an error."""
+    feed = ('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>'
+            "<id>urn:f</id><updated>2024-05-01T10:00:00Z</updated>\n"
+            '<entry><title>g</title><link rel="{rel}" href="http://a.test/g"/><id>urn:g</id>'
+            "<updated>2024-05-01T10:00:00Z</updated></entry>\n</feed>\n")
+    run = run_fixture(one(feed.format(rel="http://www.iana.org/assignments/relation/alternate"), name="feed.atom"),
+                      tmp_path / "a", None)
+    assert not run.of("feed-item-no-link"), run.describe()
+    run = run_fixture(one(feed.format(rel="edit"), name="feed.atom"), tmp_path / "b", None)
+    assert run.of("feed-item-no-link"), run.describe()  # near miss: another relation

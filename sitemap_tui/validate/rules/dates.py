@@ -18,6 +18,13 @@ from sitemap_tui.validate.checkstate import (
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
 
+def _xsd_zone_word(f: Fields) -> str | None:
+    if f.get("zone"):
+        return (f"lastmod {f['value']!r} is W3C Datetime but the official XSD rejects its time zone offset"
+                " (beyond ±14:00); use the time in UTC (Z)")
+    return None
+
+
 def _changefreq_word(f: Fields) -> str | None:
     """The whitespace named, where the word itself is right (its repr alone hid the fault)."""
     value = f.get("value")
@@ -58,8 +65,10 @@ RULES: tuple[Rule, ...] = (
             "The value is valid W3C Datetime, but `sitemap.xsd` (`xsd:date` or `xsd:dateTime`) "
             "rejects it. This happens with `YYYY`, `YYYY-MM`, and `YYYY-MM-DDThh:mmTZD` (no "
             "seconds). Validators that use the official XSD will flag it; a full date (or a "
-            "date-time with seconds) is safer. Verified with lxml and libxml2 2.14."
+            "date-time with seconds) is safer. Verified with lxml and libxml2 2.14. The XSD also "
+            "refuses a time zone offset beyond ±14:00 (`+15:00`), which W3C Datetime allows."
         ),
+        word=_xsd_zone_word,
         source=(
             "https://www.w3.org/TR/NOTE-datetime ; "
             "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"
@@ -290,7 +299,9 @@ def lastmod_findings(
     # within +-14:00; YYYY, YYYY-MM and hh:mm without seconds it rejects.
     n = len(raw)
     if n != 10 and not (n >= 20 and raw[16] == ":" and _xsd_zone_ok(raw)):
-        found.append(("lastmod-w3c-but-xsd-invalid", {"value": raw}))
+        # with seconds, only the zone can be the fault: said, not "seconds are safer"
+        zone = n >= 20 and raw[16] == ":"
+        found.append(("lastmod-w3c-but-xsd-invalid", {"value": raw, "zone": True} if zone else {"value": raw}))
     if dt > now + FUTURE_MARGIN:
         found.append(("lastmod-future", {"value": raw}))
     elif dt < FIRST_WEB_PAGE:
