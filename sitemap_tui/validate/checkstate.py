@@ -47,6 +47,20 @@ FUTURE_MARGIN = timedelta(hours=24)
 NEWS_MAX_AGE = timedelta(hours=48)
 FIRST_WEB_PAGE = datetime(1991, 8, 6, tzinfo=UTC)
 
+
+def period_before(raw: str, listed: datetime, other: datetime) -> bool:
+    """Whether the W3C date ``raw`` (parsed: ``listed``) ends before ``other``: a year or a
+    month is a period, and "2026-11" includes the 20th (found from outside: it was compared as
+    its first instant, and said to be older than a lastmod inside it); a day is a calendar day."""
+    n = len(raw)
+    if n == 4:
+        return listed.year < other.year
+    if n == 7:
+        return (listed.year, listed.month) < (other.year, other.month)
+    if n == 10:
+        return listed.date() < other.date()
+    return listed < other
+
 #: Canonical prefix of each extension namespace, as the parser writes it in ``Entry.tags``.
 EXTENSION_PREFIXES = {
     IMAGE_NS: "image",

@@ -127,3 +127,22 @@ def test_an_atom_link_with_the_iana_relation_uri_is_the_entrys_link(tmp_path: Pa
     assert not run.of("feed-item-no-link"), run.describe()
     run = run_fixture(one(feed.format(rel="edit"), name="feed.atom"), tmp_path / "b", None)
     assert run.of("feed-item-no-link"), run.describe()  # near miss: another relation
+
+
+def test_a_year_or_a_month_is_a_period_not_its_first_instant(tmp_path: Path, httpserver) -> None:
+    """"2026-11" includes the 20th: an index saying so of a child whose newest lastmod is
+    2026-11-20 is not stale; "1991" and "1991-08" include dates after the first web page."""
+    from .cases import index, site
+
+    def child(lastmod: str) -> str:
+        return f"<sitemap><loc>http://a.test/sitemap-1.xml</loc><lastmod>{lastmod}</lastmod></sitemap>"
+
+    inner = urlset("<url><loc>http://a.test/page</loc><lastmod>2024-05-20</lastmod></url>")
+    for listed, stale in (("2024-05", False), ("2024", False), ("2024-04", True), ("2023", True)):
+        httpserver.clear()
+        run = run_fixture(site({"index.xml": index(child(listed)), "sitemap-1.xml": inner}, target="index.xml"),
+                          tmp_path / listed, httpserver)
+        assert bool(run.of("index-lastmod-stale")) is stale, (listed, run.describe())
+    doc = urlset(*(f"<url><loc>http://a.test/{d}</loc><lastmod>{d}</lastmod></url>" for d in ("1991", "1991-08", "1990", "1991-07")))
+    old = {f.url.rpartition("/")[2] for f in run_fixture(one(doc), tmp_path / "old", None).of("lastmod-implausibly-old")}
+    assert old == {"1990", "1991-07"}

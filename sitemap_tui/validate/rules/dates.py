@@ -14,6 +14,7 @@ from sitemap_tui.validate.checkstate import (
     FileContext,
     FileState,
     bump,
+    period_before,
 )
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
@@ -304,7 +305,7 @@ def lastmod_findings(
         found.append(("lastmod-w3c-but-xsd-invalid", {"value": raw, "zone": True} if zone else {"value": raw}))
     if dt > now + FUTURE_MARGIN:
         found.append(("lastmod-future", {"value": raw}))
-    elif dt < FIRST_WEB_PAGE:
+    elif period_before(raw, dt, FIRST_WEB_PAGE):  # ("1991" includes dates after the 6th of August)
         found.append(("lastmod-implausibly-old", {"value": raw}))
     return found, dt
 

@@ -7,7 +7,13 @@ from email.utils import parsedate_to_datetime
 
 from sitemap_tui.engine.model import FileStats, Issue
 from sitemap_tui.engine.values import parse_w3c_datetime
-from sitemap_tui.validate.checkstate import _SITEMAP_EXPECTED, INDEX_ORDER, FileContext, FileState
+from sitemap_tui.validate.checkstate import (
+    _SITEMAP_EXPECTED,
+    INDEX_ORDER,
+    FileContext,
+    FileState,
+    period_before,
+)
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 from sitemap_tui.validate.rules.document import over_cap
 from sitemap_tui.validate.rules.elements import report_order
@@ -317,10 +323,8 @@ def lastmod_stale(ctx: FileContext, st: FileState, stats: FileStats | None) -> l
     listed = parse_w3c_datetime(raw)
     if listed is None:
         return []
-    date_only = len(raw) <= 10
-
     def older(other: datetime) -> bool:
-        return listed.date() < other.date() if date_only else listed < other
+        return period_before(raw, listed, other)
 
     reason = None
     if st.lastmod_max is not None and older(st.lastmod_max):
