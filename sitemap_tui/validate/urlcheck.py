@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sitemap_tui.engine.urlpolicy import canonical_host, not_dotted_quad
+from sitemap_tui.engine.urlpolicy import canonical_host, not_dotted_quad, remove_dot_segments
 
 HTTP_SCHEMES = frozenset({"http", "https"})
 DEFAULT_PORTS = {"http": "80", "https": "443"}
@@ -414,7 +414,30 @@ def split_base(url: str | None) -> UrlParts | None:
 
 
 def directory_of(path: str) -> str:
-    """The directory part of a URL path, ending in ``/`` (``/`` for an empty path)."""
+    """The directory part of a URL path as :func:`comparable_path` has it, ending in ``/``
+    (``/`` for an empty path)."""
     if not path:
         return "/"
+    path = comparable_path(path)
     return path[: path.rfind("/") + 1] or "/"
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PERCENT_RE = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _percent(m: re.Match[str]) -> str:
+    ch = chr(int(m.group(1), 16))
+    return ch if ch in _UNRESERVED else "%" + m.group(1).upper()
+
+
+def comparable_path(path: str) -> str:
+    """A URL path as RFC 3986 §6.2.2 compares it: dot-segments removed (``/sub/../s.xml`` is
+    ``/s.xml``; httpx resolves them too) and unreserved characters percent-decoded (``/%63at``
+    is ``/cat``), so one path written two ways is one (found from outside: a sitemap URL with
+    ``..`` put every URL "outside" its directory)."""
+    if "/." in path:
+        path = remove_dot_segments(path)
+    if "%" in path:
+        path = _PERCENT_RE.sub(_percent, path)
+    return path

@@ -146,3 +146,29 @@ def test_a_year_or_a_month_is_a_period_not_its_first_instant(tmp_path: Path, htt
     doc = urlset(*(f"<url><loc>http://a.test/{d}</loc><lastmod>{d}</lastmod></url>" for d in ("1991", "1991-08", "1990", "1991-07")))
     old = {f.url.rpartition("/")[2] for f in run_fixture(one(doc), tmp_path / "old", None).of("lastmod-implausibly-old")}
     assert old == {"1990", "1991-07"}
+
+
+def test_the_sitemaps_directory_and_its_urls_compare_as_rfc_3986_does(tmp_path: Path) -> None:
+    """A sitemap URL with a dot-segment (/sub/../s.xml) put every URL "outside" '/sub/../', and
+    /%63atalog/d (%63 is c) was outside /catalog/: location-outside-path, an error."""
+    import contextlib
+    import io
+    import json
+
+    from sitemap_tui import cli
+
+    build = tmp_path / "build"
+    (build / "catalog").mkdir(parents=True)
+    (build / "s.xml").write_text(urlset("<url><loc>https://example.com/a</loc></url>"))
+    (build / "catalog" / "sitemap.xml").write_text(urlset(
+        "<url><loc>https://example.com/%63atalog/d</loc></url>", "<url><loc>https://example.com/other/e</loc></url>"))
+
+    def outside(url: str) -> list[str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            cli.main(["validate", url, "--map", f"https://example.com/={build}", "--format", "json",
+                      "--no-history", "--workers", "0"])
+        return [i["url"] for i in json.loads(out.getvalue())["issues"] if i["rule"] == "location-outside-path"]
+
+    assert outside("https://example.com/sub/../s.xml") == []
+    assert outside("https://example.com/catalog/sitemap.xml") == ["https://example.com/other/e"]  # near miss

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.validate.checkstate import FileContext, FileState, tally
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
-from sitemap_tui.validate.urlcheck import Origin, UrlParts, site_label, split_base
+from sitemap_tui.validate.urlcheck import Origin, UrlParts, comparable_path, site_label, split_base
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -334,10 +333,10 @@ RULES: tuple[Rule, ...] = (
 
 
 def _path(p: UrlParts) -> str:
-    """The path a client requests: ``/blog/../shop/d`` is ``/shop/d`` (httpx resolves it), so a
-    dot-segment does not lift a URL into the sitemap's directory."""
-    path = p.path or "/"
-    return urlpolicy.remove_dot_segments(path) if "/." in path else path
+    """The path a client requests, as the sitemap's directory is compared: ``/blog/../shop/d``
+    is ``/shop/d`` (httpx resolves it), so a dot-segment does not lift a URL into the
+    sitemap's directory, and ``/%63atalog/d`` is ``/catalog/d``."""
+    return comparable_path(p.path or "/")
 
 
 def location_rules(
