@@ -172,3 +172,20 @@ def test_the_sitemaps_directory_and_its_urls_compare_as_rfc_3986_does(tmp_path: 
 
     assert outside("https://example.com/sub/../s.xml") == []
     assert outside("https://example.com/catalog/sitemap.xml") == ["https://example.com/other/e"]  # near miss
+
+
+def test_an_uploader_page_on_a_sibling_subdomain_is_on_the_pages_domain(tmp_path: Path) -> None:
+    """blog.a.test's video with its uploader's page on shop.a.test was an error ("not on the
+    page's domain"), while www.a.test's was not: both are a.test."""
+    video = ("<video:video><video:thumbnail_loc>http://{h}/t.jpg</video:thumbnail_loc><video:title>T</video:title>"
+             "<video:description>D</video:description><video:content_loc>http://{h}/v.mp4</video:content_loc>"
+             '<video:uploader info="{info}">Someone</video:uploader></video:video>')
+
+    def uploader_faults(page_host: str, info: str, name: str) -> list[str]:
+        doc = urlset(f"<url><loc>http://{page_host}/watch</loc>{video.format(h=page_host, info=info)}</url>", ext="video")
+        return [f.message for f in run_fixture(one(doc), tmp_path / name, None).of("video-uploader-invalid")]
+
+    assert uploader_faults("blog.example.com", "http://shop.example.com/u", "sibling") == []
+    assert uploader_faults("www.example.com", "http://shop.example.com/u", "www") == []
+    assert uploader_faults("blog.example.com", "http://example.org/u", "other")  # near miss: another domain
+    assert uploader_faults("a.example.co.uk", "http://b.co.uk/u", "registry")  # a registry's suffix is no site

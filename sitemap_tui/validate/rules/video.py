@@ -454,6 +454,34 @@ def _video_relationship(v: Video, name: str, add: Any) -> None:
                 reason=f"{value.strip()[:60]!r} is not a space-separated list of web, mobile, tv",
             )
 
+# second-level labels under a country code that registries sell names under (co.uk, com.au):
+# two hosts sharing only such a suffix are not one site
+_PUBLIC_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "edu", "ac", "ne", "or", "go", "gob", "nic"})
+
+
+def _same_domain(a: str, b: str) -> bool:
+    """Whether two hosts are one site's: equal, one under the other, or siblings under a common
+    domain (blog.example.com and shop.example.com: found from outside, the uploader's page on a
+    sibling subdomain was an error, and on www's sibling not). No public-suffix list: a shared
+    suffix of two labels counts unless it looks like a registry's (co.uk); an address only
+    matches itself."""
+    if a == b or a.endswith("." + b) or b.endswith("." + a):
+        return True
+    if a.replace(".", "").isdigit() or ":" in a or ":" in b:
+        return False
+    shared = 0
+    for x, y in zip(reversed(a.split(".")), reversed(b.split(".")), strict=False):
+        if x != y:
+            break
+        shared += 1
+    if shared >= 3:
+        return True
+    if shared == 2:
+        labels = a.split(".")
+        return not (len(labels[-1]) == 2 and labels[-2] in _PUBLIC_SECOND_LEVEL)
+    return False
+
+
 def _video_uploader(v: Video, page: str, add: Any) -> None:
     n = _count(v, "uploader")
     if not n:
@@ -475,5 +503,5 @@ def _video_uploader(v: Video, page: str, add: Any) -> None:
         b = urlpolicy.registrable_host(page)
         if a is None:  # "/users/me": no host to compare (the message named it as the page's domain)
             add("video-uploader-invalid", reason=f"the info URL {info.strip()[:60]!r} is not an absolute URL")
-        elif b is not None and not (a == b or a.endswith("." + b) or b.endswith("." + a)):
+        elif b is not None and not _same_domain(a, b):
             add("video-uploader-invalid", reason=f"the info URL is on {a!r}, not on the page's domain {b!r}")
