@@ -73,3 +73,34 @@ def test_a_long_name_is_cut_once_in_the_middle_keeping_its_end() -> None:
     assert wide.count("…") == 1 and "edition.xml" in wide and len(wide) <= 2 + 60
     narrow = node_label(node, model, width=20).plain
     assert narrow.count("…") == 1 and narrow.rstrip().endswith("edition"), narrow
+
+
+async def test_a_very_narrow_tree_still_keeps_badges_and_state(demo_server, make_app):
+    """Found from outside at 60x20: the rows had room for the badges only if the name shrank
+    below 3 cells, and were cut at their end instead: "≡ p…s ●4" (▲4 gone), "· m…g ●1"
+    (× 404 gone)."""
+    model, shown = await _rows_after_expand_all(make_app, demo_server.base_url + "/", (60, 20))
+    for node_id, row in shown:
+        errors, warnings = model.issues.get(node_id, (0, 0))
+        got = {mark: int(n.replace(",", "")) for mark, n in BADGE.findall(row)}
+        assert got == {mark: n for mark, n in {"●": errors, "▲": warnings}.items() if n}, row
+        if model.nodes[node_id].state == NodeState.FAILED:
+            assert row.rstrip().endswith("× 404"), row
+
+
+def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.sitemap_tree import node_label
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    node = Node(id=1, url="https://example.com/sitemap-blog.xml", kind=NodeKind.URLSET, state=NodeState.DONE)
+    node.stats.unchanged_since = "2026-11-27T10:00:00"
+    model = NodeModel()
+    model.add(node)
+    model.changes[1] = (0, 1, 0)
+    model.issues[1] = (3, 3)
+    for width in range(11, 30):
+        label = node_label(node, model, width=width).plain
+        assert len(label) <= width, (width, label)
+        assert label.startswith("≡") and "−1" in label and label.endswith("●3 ▲3"), (width, label)
+    assert "304" in node_label(node, model, width=22).plain  # near miss: with room, it stays

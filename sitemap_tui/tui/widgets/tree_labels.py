@@ -69,8 +69,9 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
     """Icon, name, count, issue badge and state of a node, as a Text (never markup).
 
     With ``width``, a label that would not fit is made to: the name is cut in the middle, then
-    the note and the URL/file count go, so the issue badges and the state stay whole (a
-    28-column tree at 80x24 used to cut every row inside the name, badges and all)."""
+    the note, the URL/file count and the 304 marker go and the name shrinks to one cell, so the
+    issue badges and the state stay whole (a 28-column tree at 80x24 used to cut every row
+    inside the name, badges and all)."""
     failed = node.state == NodeState.FAILED
     skipped = node.state == NodeState.SKIPPED
     head: list[tuple[str, str]] = []
@@ -115,8 +116,22 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
         fixed = _cells(head + tail)
         if fixed + min(NAME_MIN, cell_len(name)) + _cells(count) > width:
             count = []
-        room = max(width - fixed - _cells(count), 3)
-        if cell_len(name) > room:  # the icon says the format: the name's letters say more
+        # still too narrow for 3 cells of name: the 304 marker, then the name's letters and
+        # the space after the icon give way, never a badge or the state (found from outside:
+        # "≡ −1 b…g 304 ●3" had lost its "▲3" at 80x24, "≡ m…g ●1" its "× 404" at 60 columns)
+        if fixed + 3 > width:
+            tail = [part for part in tail if part[0] != " 304"]
+            fixed = _cells(head + tail)
+        if fixed + 1 > width and head[1] == (" ", ""):
+            del head[1]
+            fixed -= 1
+        room = width - fixed - _cells(count)
+        if room < 1 and tail:  # no letter of the name fits: the icon, then the badges
+            tail[0] = (tail[0][0].lstrip(" "), tail[0][1])
+            room = 0
+        if room <= 0:
+            name = ""
+        elif cell_len(name) > room:  # the icon says the format: the name's letters say more
             bare = _EXTENSIONS.sub("", full) or full
             if cell_len(bare) > room:
                 # and that it is a sitemap: "sitemap_index" and "sitemap-archive-index" were
