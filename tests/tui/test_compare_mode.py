@@ -74,8 +74,9 @@ def rows_of(grid) -> list:
 
 
 def flat(app) -> str:
-    """The screen's text with its line breaks and runs of spaces as one space (a wrapped line)."""
-    return " ".join(screen_text(app).split())
+    """The screen's text with its line breaks and runs of spaces as one space (a wrapped line),
+    without the tree's border (a pane's wrapped line continues after it)."""
+    return " ".join(screen_text(app).replace("▕", " ").split())
 
 
 def label(app, name: str) -> str:
@@ -179,13 +180,13 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
         await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
         when = read_summary(earlier).started[:10]
         # (the Overview draws the line on its next refresh, after the history is in)
-        await wait_for(pilot, lambda: f"Since {when}" in screen_text(app), what="the history line")
+        await wait_for(pilot, lambda: f"Site since {when}" in screen_text(app), what="the history line")
         assert ": +3 −3 URLs" in screen_text(app)
         # (the sparkline's caption on its own line, whole at 80 columns, not "URLs   URLs over …")
         lines = screen_text(app).splitlines()
-        since = next(i for i, line in enumerate(lines) if f"Since {when}" in line)
+        since = next(i for i, line in enumerate(lines) if f"Site since {when}" in line)
         assert lines[since].rstrip().endswith(": +3 −3 URLs"), lines[since]
-        assert "URLs over 2 explorations (7 → 7):" in lines[since + 1], lines[since + 1]
+        assert "Site's URLs over 2 explorations (7 → 7):" in lines[since + 1], lines[since + 1]
         spark = app.query_one("#ov-spark")
         assert spark.display and list(spark.data) == [7, 7]
         assert "Compare with…" in {c.name for c in app.palette_commands()}
@@ -252,7 +253,7 @@ async def test_the_history_line_counts_a_live_exploration_once_it_is_expanded(ex
         await pilot.press("e")
         await wait_for(pilot, lambda: app.site_history.url_counts == (7, 7), what="the history read again")
         await wait_for(pilot, lambda: ": +0 −0 URLs" in screen_text(app), what="the line redrawn")
-        assert "Since" in screen_text(app) and "not read here" not in flat(app)
+        assert "Site since" in screen_text(app) and "not read here" not in flat(app)
 
 
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)])
@@ -268,7 +269,7 @@ async def test_the_history_line_leaves_out_the_same_host_on_another_port(explore
         await wait_for(pilot, lambda: app.site_history.url_counts == (7,), what="the history read again")
         await settle(app, pilot)
         assert app.site_history.since is None
-        assert "Since" not in screen_text(app) and "−7" not in screen_text(app)
+        assert "Site since" not in screen_text(app) and "−7" not in screen_text(app)
     assert read_summary(app.db_path).site == f"127.0.0.1:{threaded_httpserver.port}"
 
 

@@ -121,8 +121,12 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
             from sitemap_tui.session.recent import cache_folder
 
             if self.compare_to is not None:
+                # (a run made now is newer than this exploration: it helps the next one, which
+                # the advice said nothing of; found from outside)
                 self._detail(Text(f"No earlier exploration of this site in {display(str(cache_folder()))}: "
-                                  "explore it again later, or run `sitemap-tui urls SITE`. Esc: back."))
+                                  "this one is the first kept. Explore the site again later (sitemap-tui SITE, "
+                                  "or sitemap-tui urls SITE in a script), and that exploration can be compared "
+                                  "with this one. Esc: back."))
                 return
             self._detail(Text(f"No saved explorations in {display(str(cache_folder()))} yet. "
                               "Explore a site first (sitemap-tui SITE). Esc: back."))

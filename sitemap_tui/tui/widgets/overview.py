@@ -457,7 +457,9 @@ class OverviewPane(NodePane):
         text = Text()
         if since is not None:
             when = datetime.fromisoformat(since).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-            text.append("Since ", style="bold")
+            # "Site": the line is the whole site's whatever node is selected (found from outside:
+            # under a file's own "−1" in the tree it read as that file's +2 −0)
+            text.append("Site since ", style="bold")
             text.append(when, style="bold cyan")
             text.append(f": +{added:,}", style="bold green")
             text.append(f" −{removed:,}", style="bold red")
@@ -468,7 +470,7 @@ class OverviewPane(NodePane):
         if len(url_counts) > 1:
             # on a line of its own, just above its sparkline (after "+N −N URLs" it read
             # "URLs   URLs over …" and wrapped mid-phrase at 80 columns)
-            text.append(("\n" if since else "") + f"URLs over {len(url_counts)} explorations "
+            text.append(("\n" if since else "") + f"Site's URLs over {len(url_counts)} explorations "
                         f"({url_counts[0]:,} → {url_counts[-1]:,}):", style="dim")
         line.update(text)
         line.set_class(not text.plain, "-hidden")
