@@ -362,6 +362,15 @@ def row_by_id(conn: sqlite3.Connection, entry_id: int) -> list[EntryRow]:
     return [entry]
 
 
+def rule_names_entries(conn: sqlite3.Connection, rule: str) -> bool | None:
+    """Whether any issue of ``rule`` is on an entry (a ``rule:`` filter can list it); False
+    when all are a file's or the site's; None when the store has none."""
+    # (two walks of the rule's index, each stopping at its first row: no sort of its issues)
+    if conn.execute("SELECT 1 FROM issues WHERE rule=? AND entry_id IS NOT NULL LIMIT 1", (rule,)).fetchone():
+        return True
+    return False if conn.execute("SELECT 1 FROM issues WHERE rule=? LIMIT 1", (rule,)).fetchone() else None
+
+
 def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:
     """Whether the entry has an issue of ``rule`` (for marks of a rule's URLs)."""
     return conn.execute(

@@ -17,9 +17,8 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
 from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
 from sitemap_tui.engine.store.diff_view import is_removed
-from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id
+from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id, rule_names_entries
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
-from sitemap_tui.tui.widgets.issue_rows import RULES
 from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
 from sitemap_tui.tui.widgets.url_table.detail import (
     audit_text,
@@ -377,6 +376,23 @@ class UrlTable(Vertical):
         self.post_message(self.Back())
         return True
 
+    def _rule_lists_none(self, rule: str) -> str | None:
+        """Why ``rule:RULE`` lists no URL, when the rule is the reason: its findings are a
+        file's or the site's (a count per file, a cross-file verdict), or there are none (found
+        from outside: rule:priority-all-equal said a bare "no URL matches")."""
+        store = self.grid.store
+        if store is None:
+            return None
+        try:
+            named = rule_names_entries(store.conn, rule)
+        except sqlite3.Error:
+            return None
+        if named is None:
+            return f"no {rule} finding here"
+        if not named:
+            return f"{rule} names no single URL: see Issues (4)"
+        return None
+
     # -- chrome ---------------------------------------------------------------------------
     def _refresh_chrome(self) -> None:
         if not self.is_mounted:
@@ -395,6 +411,8 @@ class UrlTable(Vertical):
         if g.total == 0 and not error:  # an empty table says why, as the Issues pane does
             if no_audit:  # the why first: after "no URL matches" and the sort, 80 columns cut it
                 parts.append("0 rows: no audit results yet (u audits, or sitemap-tui audit)")
+            elif self.user.rule and (why := self._rule_lists_none(self.user.rule)):
+                parts.append(f"0 rows: {why}")
             else:
                 parts.append("0 rows: no URL matches the filter" if not self.user.empty else "0 rows: no URL here")
         elif g.total is not None:
@@ -418,9 +436,6 @@ class UrlTable(Vertical):
             parts.append("Enter: detail")  # (the audit columns that did not fit are in it; "Enter: audit" read as a command)
         if no_audit and g.total != 0:
             parts.append("no audit results yet (u audits, or sitemap-tui audit)")
-        if self.user.rule and g.total == 0 and getattr(RULES.get(self.user.rule), "sample", False):
-            # its one finding per file (host, namespace) names no entry: rule: finds none
-            parts.append(f"{self.user.rule} stands for several URLs and names none: see Issues (4)")
         if error:
             # first: at 80 columns the line is cut at its end, and with it went the reason
             # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
