@@ -97,6 +97,22 @@ def test_a_second_run_replaces_what_the_db_held(command: str, httpserver, tmp_pa
     assert listing(tmp_path) == ["site.db"], "no temporary store, lock or journal is left"
 
 
+def test_a_db_given_as_a_symlink_is_written_through_it(httpserver, tmp_path: Path) -> None:
+    """Found from outside: `--db cur.db`, a link to store/real.db, replaced the link with a
+    regular file and left real.db stale; --output writes through a link (docs/safety.md)."""
+    (tmp_path / "store").mkdir()
+    real = tmp_path / "store" / "real.db"
+    url = serve(httpserver, ["/a"])
+    assert run("urls", url, "--db", real, "--workers", "0").returncode == 0
+    link = tmp_path / "cur.db"
+    link.symlink_to("store/real.db")
+    url = serve(httpserver, ["/b", "/c"])
+    proc = run("urls", url, "--db", link, "--workers", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and tree(real) == ([url], ["https://example.com/b", "https://example.com/c"])
+    assert listing(tmp_path) == ["cur.db", "store"] and listing(tmp_path / "store") == ["real.db"]
+
+
 def test_a_failed_run_keeps_the_previous_exploration_byte_for_byte(httpserver, tmp_path: Path) -> None:
     db = tmp_path / "site.db"
     url = serve(httpserver, ["/a", "/b"])
