@@ -582,3 +582,38 @@ def test_a_reader_that_outlived_the_writer_leaves_no_log_once_folded(tmp_path: P
     copy.write_bytes(path.read_bytes())  # the file alone, as a user copies it
     assert Store(copy, readonly=True).get_meta("target") == "https://example.com/"
     reader.close()
+
+
+@pytest.mark.parametrize("fails", ["making the store", "its first write"])
+def test_a_store_that_cannot_be_written_leaves_no_partial_files(tmp_path: Path, monkeypatch, fails: str) -> None:
+    """Found from outside on a full tmpfs: `stats --db PATH` said the one-line error, but left
+    .PATH.partial and its -wal/-shm beside PATH, holding the space until the next run."""
+    import contextlib
+    import io
+
+    from sitemap_tui import cli
+    from sitemap_tui.engine.store import run as store_run
+    from sitemap_tui.engine.store.file import StoreError
+    from sitemap_tui.engine.store.writer import Store
+
+    def full(path: Path) -> StoreError:
+        return StoreError(path, "cannot write: database or disk is full")
+
+    if fails == "making the store":
+        def make(partial: Path, shown_as: Path) -> Store:
+            for suffix in ("", "-wal", "-shm"):  # what SQLite had made when the disk filled
+                Path(f"{partial}{suffix}").write_bytes(b"x")
+            raise full(shown_as)
+        monkeypatch.setattr(store_run, "Store", make)
+    else:
+        def set_meta(self: Store, key: str, value: str) -> None:
+            raise full(Path(self.path))
+        monkeypatch.setattr(Store, "set_meta", set_meta)
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>')
+    (tmp_path / "out").mkdir()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["stats", str(sitemap), "--db", str(tmp_path / "out" / "new.db")])
+    assert code == 2 and "disk is full" in err.getvalue(), err.getvalue()
+    assert listing(tmp_path / "out") == []

@@ -301,9 +301,15 @@ def kept_store(tree: TreeOptions, target: Target, command: str, checks: str) -> 
     ``checks`` says which rules judged it (all, selected, none), for a later diff."""
     if tree.db:
         db = open_store(tree.db)
-        # as a history run records them: a diff against this store knows which rules judged it
-        db.store.set_meta("command", command)
-        db.store.set_meta("checks", checks)
+        try:
+            # as a history run records them: a diff against this store knows which rules judged it
+            db.store.set_meta("command", command)
+            db.store.set_meta("checks", checks)
+        except BaseException:
+            # not handed over yet, so no caller's finish would drop it (found from outside: a
+            # full disk left the partial store and its journals beside PATH)
+            db.finish(False)
+            raise
         return db
     if not tree.history:
         return None

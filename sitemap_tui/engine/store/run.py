@@ -34,6 +34,9 @@ class StoreRun:
             self.partial = partial_path(self.path)
             self.store = Store(self.partial, shown_as=self.path)
         except BaseException:
+            # a store that could not even be made (a full disk): its files go too (found from
+            # outside: the partial store and its journals stayed beside PATH, holding the space)
+            remove_partial(self.path)
             self.lock.release()
             raise
 
