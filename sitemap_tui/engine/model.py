@@ -60,6 +60,7 @@ class Image:
     line: int = 0
     # child element local names in document order (validator: order, unknown tags)
     tags: list[str] = field(default_factory=list)
+    loc_line: int = 0  # the first <image:loc>'s line: its findings point at it
 
 
 @dataclass(slots=True)
@@ -74,6 +75,8 @@ class Video:
     attrs: dict[str, str] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     line: int = 0
+    # the line of each child's first occurrence, by local name: a value's finding points at it
+    lines: dict[str, int] = field(default_factory=dict)
 
     def get(self, name: str) -> str | None:
         return self.fields.get(name)

@@ -479,6 +479,7 @@ def _image(el: Any) -> Image:
             if img.loc is None:  # first one wins
                 text = child.text
                 img.loc = text.strip(_XML_WS) if text else ""
+                img.loc_line = child.sourceline or 0
         elif getattr(img, local) is None:
             text = child.text
             setattr(img, local, text.strip(_XML_WS) if text else "")
@@ -497,6 +498,8 @@ def _video(el: Any) -> Video:
         if ns != VIDEO_NS:
             continue
         value = _deep_text(child) if len(child) else _text(child)
+        if local not in video.fields:
+            video.lines[local] = child.sourceline or video.line
         video.fields.setdefault(local, value)
         video.multi.setdefault(local, []).append(value)
         n = counts[local] = counts.get(local, 0) + 1

@@ -189,3 +189,19 @@ def test_an_uploader_page_on_a_sibling_subdomain_is_on_the_pages_domain(tmp_path
     assert uploader_faults("www.example.com", "http://shop.example.com/u", "www") == []
     assert uploader_faults("blog.example.com", "http://example.org/u", "other")  # near miss: another domain
     assert uploader_faults("a.example.co.uk", "http://b.co.uk/u", "registry")  # a registry's suffix is no site
+
+
+def test_a_value_finding_in_an_extension_points_at_its_element(tmp_path: Path) -> None:
+    """In a pretty-printed file the GitHub/SARIF annotations for a video's duration, rating and
+    date all said the <video:video> line, an image's URL its <image:image> line."""
+    doc = urlset("<url><loc>http://a.test/p</loc>\n"
+                 "<image:image>\n<image:loc>/rel.jpg</image:loc>\n</image:image>\n"
+                 "<video:video>\n<video:thumbnail_loc>http://a.test/t.jpg</video:thumbnail_loc>\n"
+                 "<video:title>t</video:title>\n<video:description>d</video:description>\n"
+                 "<video:content_loc>http://a.test/v.mp4</video:content_loc>\n<video:duration>0</video:duration>\n"
+                 "<video:rating>9</video:rating>\n</video:video>\n</url>", ext="image video")
+    run = run_fixture(one(doc), tmp_path, None)
+    lines = {f.rule: f.line for f in run.findings}
+    assert lines["image-loc-invalid"] == 5 and lines["video-duration-range"] == 12
+    assert lines["video-rating-range"] == 13
+    assert "xsd-invalid" not in lines, run.describe()  # the schema's errors there stay left to them

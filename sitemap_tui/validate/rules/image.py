@@ -134,7 +134,7 @@ def check_images(ctx: FileContext,
                     make_issue(
                         "image-loc-invalid",
                         node_id=nid,
-                        line=iline,
+                        line=img.loc_line or iline,  # the <image:loc>, not the <image:image> above it
                         url=url,
                         value=s,
                         reason=why,

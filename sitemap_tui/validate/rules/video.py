@@ -318,6 +318,11 @@ def check_videos(ctx: FileContext,
         def add(rule: str, _vline: int | None = vline, **fields: Any) -> None:
             out.append(make_issue(rule, node_id=nid, line=_vline, url=url, **fields))
 
+        def at(name: str, _v: Video = v, _vline: int | None = vline) -> int | None:
+            """The line of the child a value's finding is about (found from outside: the GitHub
+            and SARIF annotations pointed at <video:video>, several lines above)."""
+            return _v.lines.get(name) or _vline
+
         f = v.fields
 
         def val(name: str, _f: dict[str, str] = f) -> str | None:
@@ -340,6 +345,7 @@ def check_videos(ctx: FileContext,
                 # "None" from a CMS, a relative path, rtmp://: Googlebot cannot fetch it
                 add(
                     "video-files-not-accessible",
+                    at(name),
                     element=f"<video:{name}>",
                     value=target,
                     reason=why,
@@ -348,42 +354,42 @@ def check_videos(ctx: FileContext,
             if name == "thumbnail_loc" or not page:
                 continue
             if target == page:
-                add("video-url-equals-page", element=name)
+                add("video-url-equals-page", at(name), element=name)
             else:
                 if page_norm is None:
                     page_norm = urlpolicy.normalize(page)
                 if urlpolicy.normalize(target) == page_norm:
-                    add("video-url-equals-page", element=name)
+                    add("video-url-equals-page", at(name), element=name)
         desc = f.get("description")
         if desc is not None and len(desc) > MAX_VIDEO_DESCRIPTION:
-            add("video-description-too-long", length=len(desc))
+            add("video-description-too-long", at("description"), length=len(desc))
         title = f.get("title")
         if title is not None and len(title) > MAX_VIDEO_TITLE:
-            add("video-title-too-long", length=len(title))
+            add("video-title-too-long", at("title"), length=len(title))
         x = val("duration")
         if x is not None and not (_INT_RE.fullmatch(x) and 1 <= int(x) <= MAX_VIDEO_DURATION):
-            add("video-duration-range", value=f["duration"])
+            add("video-duration-range", at("duration"), value=f["duration"])
         x = val("rating")
         if x is not None and not (_DECIMAL_RE.fullmatch(x) and 0.0 <= float(x) <= 5.0):
-            add("video-rating-range", value=f["rating"])
+            add("video-rating-range", at("rating"), value=f["rating"])
         x = val("view_count")
         if x is not None and not _INT_RE.fullmatch(x):
-            add("video-view-count-invalid", value=f["view_count"])
+            add("video-view-count-invalid", at("view_count"), value=f["view_count"])
         for name in ("publication_date", "expiration_date"):
             x = val(name)
             if x is None:
                 continue
             dt = parse_w3c_datetime(x) if _VIDEO_DATE_RE.fullmatch(x) else None
             if dt is None:
-                add("video-date-invalid", element=name, value=f[name])
+                add("video-date-invalid", at(name), element=name, value=f[name])
             elif name == "expiration_date" and dt < now:
-                add("video-expired", value=x)
+                add("video-expired", at(name), value=x)
             elif name == "publication_date" and dt > now + FUTURE_MARGIN:
-                add("video-publication-future", value=x)
+                add("video-publication-future", at(name), value=x)
         for name in VIDEO_YES_NO:
             x = val(name)
             if x is not None and x not in YES_NO:
-                add("video-yes-no-invalid", element=name, value=f[name])
+                add("video-yes-no-invalid", at(name), element=name, value=f[name])
         _video_relationship(v, "restriction", add)
         _video_relationship(v, "platform", add)
         n = _count(v, "tag")
