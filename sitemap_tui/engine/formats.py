@@ -353,6 +353,7 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
     """Stored rows, in the order given, as export records with their extensions, hreflang
     alternates, (``issues``) the rule ids of their issues and (``audit``) their audit results."""
     from sitemap_tui.engine.store.coverage_filters import is_unlisted
+    from sitemap_tui.engine.store.diff_view import REMOVED_EXTENSIONS, is_removed, removed_sitemaps
     from sitemap_tui.engine.store.exports import (  # the headless workers need no store
         audit_values_for,
         rule_ids_for,
@@ -362,8 +363,16 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
     batch: list[Any] = []
 
     def emit(rows: list[Any]) -> Iterator[UrlRecord]:
-        alts = store.alternates_for([r.id for r in rows if r.n_alternates])
-        ext = store.extensions_for([r.id for r in rows if r.n_images or r.n_videos or r.n_news])
+        # compare mode's removed rows are OLD's: their sitemap and extensions are read from the
+        # comparison's copies of OLD's (an export named NEW's root and lost their images)
+        gone = [r.id for r in rows if is_removed(r.id)]
+        alts = store.alternates_for([r.id for r in rows if r.n_alternates and not is_removed(r.id)])
+        ext = store.extensions_for([r.id for r in rows if (r.n_images or r.n_videos or r.n_news) and not is_removed(r.id)])
+        old_sitemaps = {}
+        if gone:
+            alts.update(store.alternates_for(gone, REMOVED_EXTENSIONS))
+            ext.update(store.extensions_for(gone, REMOVED_EXTENSIONS))
+            old_sitemaps = removed_sitemaps(store.conn, gone)
         rules = rule_ids_for(store.conn, rows) if issues else {}
         audits = audit_values_for(store.conn, rows) if audit else {}
         for r in rows:
@@ -372,6 +381,9 @@ def records_from_rows(store: Any, rows: Iterable[Any], *, issues: bool = False, 
                 nodes[r.node_id] = ((node.stats.final_url or node.url), node.lastmod_raw) if node else ("", None)
             # a coverage:missing page is in no sitemap (it is filed under the root, not listed there)
             sitemap, sitemap_lastmod = ("", None) if is_unlisted(r.id) else nodes[r.node_id]
+            if r.id in old_sitemaps:
+                old_url, sitemap_lastmod = old_sitemaps[r.id]
+                sitemap = old_url or ""
             images, videos, news = ext.get(r.id, ([], [], []))
             yield UrlRecord(
                 loc=r.loc, lastmod=r.lastmod_raw, changefreq=r.changefreq_raw, priority=r.priority_raw,

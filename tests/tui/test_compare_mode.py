@@ -14,6 +14,7 @@ import pytest
 from app_helpers import screen_text, settle, wait_for, wait_started
 
 from sitemap_tui import cli
+from sitemap_tui.engine.formats import records_from_rows
 from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
@@ -21,6 +22,7 @@ from sitemap_tui.engine.store.summary import read_summary
 from sitemap_tui.session.recent import list_saved
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 
 
 def urlset(base: str, *paths: str, lastmod: dict[str, str] | None = None) -> str:
@@ -42,7 +44,9 @@ def serve(httpserver, version: int, *, robots: bool = False) -> str:
     posts = ["post/0", "post/1", "post/2", "post/3"] if version == 1 else ["post/2", "post/3", "post/4", "post/5", "post/6"]
     lastmod = {"post/2": "2024-05-01" if version == 1 else "2024-01-01"}
     bodies = {"/index.xml": index, "/posts.xml": urlset(b, *posts, lastmod=lastmod),
-              "/pages.xml": urlset(b, "page/a", "page/b"), "/old.xml": urlset(b, "page/x")}
+              "/pages.xml": urlset(b, "page/a", "page/b"),
+              "/old.xml": urlset(b, "page/x").replace("<urlset ", f'<urlset xmlns:image="{IMAGE_NS}" ').replace(
+                  "</loc></url>", f"</loc><image:image><image:loc>{b}/x.jpg</image:loc></image:image></url>")}
     for path, body in bodies.items():
         if path != "/old.xml" or version == 1:
             httpserver.expect_request(path).respond_with_data(body, content_type="application/xml")
@@ -85,7 +89,7 @@ def label(app, name: str) -> str:
 
 
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)])
-async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, make_app, size) -> None:
+async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, make_app, size, httpserver) -> None:
     old, new = two_versions
     app = make_app(None, db_path=new, compare_with=old)
     async with app.run_test(size=size) as pilot:
@@ -146,6 +150,11 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
         try:
             assert [r.loc for r in ordered_rows(store, table.marked_filter)] == [first.loc]
             assert count_rows(store, table.marked_filter) == 1
+            # exported with OLD's sitemap and extensions: page/x's file is gone from NEW (it
+            # was exported under NEW's root, without its image)
+            records = {r.loc.rsplit("/", 1)[-1]: r for r in records_from_rows(store, ordered_rows(store, table.grid.filter))}
+            assert records["x"].sitemap.endswith("/old.xml") and records["0"].sitemap.endswith("/posts.xml")
+            assert [i["loc"] for i in records["x"].images] == [httpserver.url_for("/x.jpg")]
         finally:
             store.conn.close()
         await pilot.press("enter")  # the detail of a removed row says what it is

@@ -56,14 +56,23 @@ def build_view(conn: sqlite3.Connection) -> None:
     c.execute("CREATE TABLE v_removed(id INTEGER PRIMARY KEY, node_id INTEGER, loc TEXT, line INTEGER,"
               " lastmod_raw TEXT, lastmod INTEGER, changefreq_raw TEXT, priority_raw TEXT, n_images INTEGER,"
               " n_videos INTEGER, n_news INTEGER, n_alternates INTEGER, n_issues INTEGER, priority REAL,"
-              " changefreq TEXT)")
+              " changefreq TEXT, sitemap TEXT, sitemap_lastmod TEXT)")
+    # OLD's sitemap file of each (an export named NEW's root for a file that is gone)
     c.execute(
         f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.fk = r.fk),"
         f" {root}), o.loc, o.line, o.lastmod_raw, o.lastmod, o.changefreq_raw, o.priority_raw,"
-        " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority, o.changefreq"
-        " FROM removed r JOIN old.entries o ON o.id = r.e")  # (one row per URL: OLD's first listing)
+        " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority, o.changefreq,"
+        " COALESCE(n.final_url, n.url), n.lastmod_raw"
+        " FROM removed r JOIN old.entries o ON o.id = r.e LEFT JOIN old.nodes n ON n.id = o.node_id")  # (one row per URL: OLD's first listing)
     for column in ("loc", "lastmod", "priority", "node_id"):  # the URL table's sort orders walk these
         c.execute(f"CREATE INDEX v_removed_{column} ON v_removed({column}, id)")
+    # and their extensions, under the rows' ids (an export of them had no images, news, links)
+    for table in ("images", "videos", "news", "alternates"):
+        c.execute(f"CREATE TABLE v_removed_{table} AS SELECT * FROM old.{table} WHERE 0")
+        c.execute(f"INSERT INTO v_removed_{table} SELECT * FROM old.{table}"
+                  f" WHERE entry_id IN (SELECT id + {REMOVED_BASE} FROM v_removed)")
+        c.execute(f"UPDATE v_removed_{table} SET entry_id = entry_id - {REMOVED_BASE}")
+        c.execute(f"CREATE INDEX v_removed_{table}_entry ON v_removed_{table}(entry_id)")
     c.execute("INSERT INTO v_marks SELECT 'removed', id FROM v_removed")
     c.execute("CREATE TABLE v_files(id INTEGER PRIMARY KEY, added INTEGER, removed INTEGER, changed INTEGER)")
     c.execute("INSERT INTO v_files(id, added, removed, changed) SELECT id, 0, 0, 0 FROM new.nodes")
@@ -122,6 +131,22 @@ def is_removed(entry_id: int) -> bool:
     """Whether a URL table row is one of OLD's removed rows (``v_removed``), not NEW's (ids
     from -REMOVED_BASE down are coverage_filters' pages of no sitemap)."""
     return -REMOVED_BASE < entry_id < 0
+
+
+REMOVED_EXTENSIONS = {t: f"{SCHEMA}.v_removed_{t}" for t in ("images", "videos", "news", "alternates")}
+"""Where the removed rows' extensions are (Store.extensions_for / alternates_for's ``tables``)."""
+
+
+def removed_sitemaps(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, tuple[str | None, str | None]]:
+    """(OLD's sitemap URL, its lastmod in OLD's index) of removed rows (``conn`` has ``cmp``)."""
+    out: dict[int, tuple[str | None, str | None]] = {}
+    for at in range(0, len(entry_ids), 900):
+        chunk = entry_ids[at : at + 900]
+        marks = ",".join("?" * len(chunk))
+        for eid, url, lastmod in conn.execute(
+                f"SELECT id, sitemap, sitemap_lastmod FROM {SCHEMA}.v_removed WHERE id IN ({marks})", chunk):
+            out[eid] = (url, lastmod)
+    return out
 
 
 def has_mark(conn: sqlite3.Connection, entry_id: int, what: str) -> bool:

@@ -4,7 +4,7 @@ issues."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sitemap_tui.engine.model import Node, Severity
@@ -311,34 +311,41 @@ class StoreReads(StoreBase):
             "issues": self.issues(entry_id=entry_id),
         }
 
-    def alternates_for(self, entry_ids: Sequence[int]) -> dict[int, list[tuple[str | None, str | None, str | None]]]:
-        """(hreflang, href, media) of each entry's xhtml:links."""
+    def alternates_for(self, entry_ids: Sequence[int], tables: Mapping[str, str] | None = None,
+                       ) -> dict[int, list[tuple[str | None, str | None, str | None]]]:
+        """(hreflang, href, media) of each entry's xhtml:links (``tables``: other tables of the
+        same columns by name, compare mode's removed rows')."""
+        table = (tables or {}).get("alternates", "alternates")
         out: dict[int, list[tuple[str | None, str | None, str | None]]] = {}
         for chunk in chunks(list(entry_ids), 900):
             marks = ",".join("?" * len(chunk))
             for eid, hreflang, href, media in self.conn.execute(
-                f"SELECT entry_id, hreflang, href, media FROM alternates WHERE entry_id IN ({marks})", chunk
+                f"SELECT entry_id, hreflang, href, media FROM {table} WHERE entry_id IN ({marks})", chunk
             ):
                 out.setdefault(eid, []).append((hreflang, href, media))
         return out
 
-    def extensions_for(self, entry_ids: Sequence[int]) -> dict[int, tuple[list[Any], list[Any], list[Any]]]:
+    def extensions_for(self, entry_ids: Sequence[int], tables: Mapping[str, str] | None = None,
+                       ) -> dict[int, tuple[list[Any], list[Any], list[Any]]]:
         """Each entry's images (loc, title, caption, geo_location, license), videos (the stored
-        dict: fields, multi, attrs, tags) and news (name, language, date, title, extra dict)."""
+        dict: fields, multi, attrs, tags) and news (name, language, date, title, extra dict);
+        ``tables`` as for :meth:`alternates_for`."""
+        named = tables or {}
+        images, videos, news = (named.get(t, t) for t in ("images", "videos", "news"))
         out: dict[int, tuple[list[Any], list[Any], list[Any]]] = {}
         for chunk in chunks(list(entry_ids), 900):
             marks = ",".join("?" * len(chunk))
             for eid, *image in self.conn.execute(
-                f"SELECT entry_id, loc, title, caption, geo_location, license FROM images"
+                f"SELECT entry_id, loc, title, caption, geo_location, license FROM {images}"
                 f" WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
             ):
                 out.setdefault(eid, ([], [], []))[0].append(tuple(image))
             for eid, data in self.conn.execute(
-                f"SELECT entry_id, data FROM videos WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
+                f"SELECT entry_id, data FROM {videos} WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
             ):
                 out.setdefault(eid, ([], [], []))[1].append(json.loads(data))
             for eid, name, lang, date, title, extra in self.conn.execute(
-                f"SELECT entry_id, publication_name, language, publication_date, title, extra FROM news"
+                f"SELECT entry_id, publication_name, language, publication_date, title, extra FROM {news}"
                 f" WHERE entry_id IN ({marks}) ORDER BY rowid", chunk
             ):
                 out.setdefault(eid, ([], [], []))[2].append((name, lang, date, title, json.loads(extra) if extra else None))
