@@ -374,11 +374,14 @@ def build_view(conn: sqlite3.Connection) -> None:
     root = "(SELECT min(id) FROM new.nodes WHERE parent_id IS NULL)"
     c.execute("CREATE TABLE v_removed(id INTEGER PRIMARY KEY, node_id INTEGER, loc TEXT, line INTEGER,"
               " lastmod_raw TEXT, lastmod INTEGER, changefreq_raw TEXT, priority_raw TEXT, n_images INTEGER,"
-              " n_videos INTEGER, n_news INTEGER, n_alternates INTEGER, n_issues INTEGER, priority REAL)")
+              " n_videos INTEGER, n_news INTEGER, n_alternates INTEGER, n_issues INTEGER, priority REAL,"
+              " changefreq TEXT, sitemap TEXT, sitemap_lastmod TEXT)")
     c.execute(
         f"INSERT OR IGNORE INTO v_removed SELECT o.id - {REMOVED_BASE}, COALESCE((SELECT min(f.id) FROM n_files f WHERE f.fk = r.fk),"
         f" {root}), o.loc, o.line, o.lastmod_raw, o.lastmod, o.changefreq_raw, o.priority_raw,"
-        " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority"
+        " o.n_images, o.n_videos, o.n_news, o.n_alternates, 0, o.priority, o.changefreq,"
+        " (SELECT COALESCE(n.final_url, n.url) FROM old.nodes n WHERE n.id = o.node_id),"
+        " (SELECT n.lastmod_raw FROM old.nodes n WHERE n.id = o.node_id)"
         " FROM removed r JOIN old.entries o ON o.id = r.e")
     for column in ("loc", "lastmod", "priority", "node_id"):  # the URL table's sort orders walk these
         c.execute(f"CREATE INDEX v_removed_{column} ON v_removed({column}, id)")
