@@ -71,7 +71,7 @@ def site(httpserver, version: int) -> str:
         files["/gone.xml"] = urlset(url(f"{b}/g1"))
     else:
         files["/a.xml"] = urlset(
-            url(f"{b}/p1", "<lastmod>2023-06-01</lastmod><changefreq>weekly</changefreq><priority>0.50</priority>"
+            url(f"{b}/p1", "<lastmod>2023-06-01</lastmod><changefreq>weekly</changefreq><priority>.50</priority>"
                 f"<image:image><image:loc>{b}/i2.jpg</image:loc></image:image>"
                 f'<xhtml:link rel="alternate" hreflang="en" href="{b}/p1"/>'),
             url(f"{b}/p2", "<lastmod>2024-02-01</lastmod><priority>0.8</priority>"),

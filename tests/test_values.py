@@ -152,6 +152,15 @@ def test_xsd_vs_w3c(raw: str | None, xsd: bool, w3c: bool):
         ("1.000", 1.0),
         (" 0.3\n", 0.3),
         ("0.00000000000000000001", 1e-20),
+        # xsd:decimal spellings the schema and the priority-invalid rule accept (found from
+        # outside: diff called ".50" against "0.5" a change, stats counted it invalid)
+        ("+0.5", 0.5),
+        (".5", 0.5),
+        (".50", 0.5),
+        ("0.", 0.0),
+        ("1.", 1.0),
+        ("00.5", 0.5),
+        ("-0", 0.0),
     ],
 )
 def test_priority_valid(raw: str, value: float):
@@ -173,13 +182,8 @@ def test_priority_valid(raw: str, value: float):
         "1.01",
         "2",
         "-0.5",
-        "+0.5",
-        ".5",
-        "0.",
-        "1.",
         "5e-1",
         "0x1",
-        "00.5",
         "0,5",
         "\u0660.\u0665",  # Arabic-Indic 0.5: float() would accept it
         "\uff10.\uff15",

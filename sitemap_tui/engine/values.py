@@ -48,7 +48,9 @@ _XSD_DATETIME_RE = re.compile(
     re.ASCII,
 )
 
-_PRIORITY_RE = re.compile(r"0(?:\.\d+)?|1(?:\.0+)?", re.ASCII)
+# xsd:decimal, as the schema and the priority-invalid rule read it (".5", "0.50", "+1." are
+# priorities too: found from outside, diff called .50 against 0.5 a change, stats "invalid")
+_PRIORITY_RE = re.compile(r"[+-]?(?:\d{1,12}(?:\.\d{0,20})?|\.\d{1,20})", re.ASCII)
 
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
@@ -225,7 +227,8 @@ def _parse_priority(raw: str | None) -> float | None:
     s = _clean(raw, _MAX_PRIORITY_LEN)
     if s is None or _PRIORITY_RE.fullmatch(s) is None:
         return None
-    return float(s)  # safe: the regex admits only plain decimals in [0, 1]
+    value = float(s)  # safe: the regex admits only plain decimals
+    return value + 0.0 if 0.0 <= value <= 1.0 else None  # (+ 0.0: "-0" is 0.0, not -0.0)
 
 
 def parse_changefreq(raw: str | None) -> str | None:
