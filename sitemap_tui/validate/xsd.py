@@ -391,7 +391,10 @@ class XsdValidator:
         )
 
     def _container_line(self, child: Any, step: str) -> int | None:
-        """The line of the element a path step (``image:image[2]``, ``*[3]``) names in ``child``."""
+        """The line of the element a path step (``image:image[2]``, ``*[3]``) names in ``child``;
+        -1 when another element of its name starts on that line too (a minified file): a line
+        then tells them apart no more, and a finding on one covers no fault of the other (found
+        from outside: on one line an image's title out of order hid the next one's second loc)."""
         try:
             if step[:1] == "*":
                 n = int(step[2:-1]) if step[1:2] == "[" and step[2:-1].isdigit() else 1
@@ -402,8 +405,13 @@ class XsdValidator:
             return None
         if not isinstance(found, list) or not found:
             return None
-        line = getattr(found[0], "sourceline", None)
-        return line if isinstance(line, int) else None
+        element = found[0]
+        line = getattr(element, "sourceline", None)
+        if not isinstance(line, int):
+            return None
+        if any(e is not element and e.tag == element.tag and e.sourceline == line for e in child):
+            return -1
+        return line
 
     def _add_record(self, record: XsdError) -> None:
         self.error_count += 1
@@ -496,6 +504,8 @@ class XsdValidator:
             # several entries start on that line (a minified file): the one with this <loc>
             entries = [e for e in entries if e[0] == url]
         lines = (rec.container_line, rec.line) if rec is not None and rec.container_line is not None else None
+        if lines is not None and lines[0] == -1:
+            return False  # its element shares its line with another of its name: said, not guessed
         for _, found, placed in entries:
             if not found & rules:
                 continue
