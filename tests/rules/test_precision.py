@@ -189,6 +189,9 @@ def test_an_uploader_page_on_a_sibling_subdomain_is_on_the_pages_domain(tmp_path
     assert uploader_faults("www.example.com", "http://shop.example.com/u", "www") == []
     assert uploader_faults("blog.example.com", "http://example.org/u", "other")  # near miss: another domain
     assert uploader_faults("a.example.co.uk", "http://b.co.uk/u", "registry")  # a registry's suffix is no site
+    # (a hand-written list of such suffixes missed me.uk, and the private ones: github.io)
+    assert uploader_faults("shop.example.me.uk", "http://evil.me.uk/u", "me.uk")
+    assert uploader_faults("victim.github.io", "http://attacker.github.io/u", "github")
 
 
 def test_a_value_finding_in_an_extension_points_at_its_element(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from sitemap_tui.engine import urlpolicy
@@ -460,32 +461,28 @@ def _video_relationship(v: Video, name: str, add: Any) -> None:
                 reason=f"{value.strip()[:60]!r} is not a space-separated list of web, mobile, tv",
             )
 
-# second-level labels under a country code that registries sell names under (co.uk, com.au):
-# two hosts sharing only such a suffix are not one site
-_PUBLIC_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "edu", "ac", "ne", "or", "go", "gob", "nic"})
+@lru_cache(maxsize=1)
+def _suffixes() -> Any:
+    """The Public Suffix List, bundled with publicsuffixlist, loaded once (~0.1 s) by the first
+    uploader page checked, in the process that meets it."""
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
 
 
 def _same_domain(a: str, b: str) -> bool:
-    """Whether two hosts are one site's: equal, one under the other, or siblings under a common
-    domain (blog.example.com and shop.example.com: found from outside, the uploader's page on a
-    sibling subdomain was an error, and on www's sibling not). No public-suffix list: a shared
-    suffix of two labels counts unless it looks like a registry's (co.uk); an address only
-    matches itself."""
+    """Whether two hosts are one site's: equal, one under the other, or under one registrable
+    domain (blog.example.com and shop.example.com: found from outside, a sibling subdomain was an
+    error and www's sibling not). The registrable domain is the Public Suffix List's, private
+    suffixes included: victim.github.io and attacker.github.io are two sites, as are
+    shop.example.me.uk and evil.me.uk. An address matches only itself."""
     if a == b or a.endswith("." + b) or b.endswith("." + a):
         return True
-    if a.replace(".", "").isdigit() or ":" in a or ":" in b:
+    if ":" in a or ":" in b or a.replace(".", "").isdigit() or b.replace(".", "").isdigit():
         return False
-    shared = 0
-    for x, y in zip(reversed(a.split(".")), reversed(b.split(".")), strict=False):
-        if x != y:
-            break
-        shared += 1
-    if shared >= 3:
-        return True
-    if shared == 2:
-        labels = a.split(".")
-        return not (len(labels[-1]) == 2 and labels[-2] in _PUBLIC_SECOND_LEVEL)
-    return False
+    psl = _suffixes()
+    site = psl.privatesuffix(a)
+    return site is not None and site == psl.privatesuffix(b)
 
 
 def _video_uploader(v: Video, page: str, add: Any) -> None:
