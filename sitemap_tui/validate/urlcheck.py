@@ -436,8 +436,9 @@ def comparable_path(path: str) -> str:
     ``/s.xml``; httpx resolves them too) and unreserved characters percent-decoded (``/%63at``
     is ``/cat``), so one path written two ways is one (found from outside: a sitemap URL with
     ``..`` put every URL "outside" its directory)."""
-    if "/." in path:
-        path = remove_dot_segments(path)
+    # decoded first, as §6.2.2.2 comes before §6.2.2.3: "/sub/%2e%2e/" is a dot-segment too
     if "%" in path:
         path = _PERCENT_RE.sub(_percent, path)
+    if "/." in path:
+        path = remove_dot_segments(path)
     return path

@@ -171,6 +171,7 @@ def test_the_sitemaps_directory_and_its_urls_compare_as_rfc_3986_does(tmp_path: 
         return [i["url"] for i in json.loads(out.getvalue())["issues"] if i["rule"] == "location-outside-path"]
 
     assert outside("https://example.com/sub/../s.xml") == []
+    assert outside("https://example.com/sub/%2e%2e/s.xml") == []  # decoded, then a dot-segment
     assert outside("https://example.com/catalog/sitemap.xml") == ["https://example.com/other/e"]  # near miss
 
 
