@@ -123,7 +123,8 @@ def _lastmod(uf: UserFilter, spec: str, now: int | None) -> None:
 
 def _unknown(name: str, what: str, choices: Sequence[str], hint: str) -> ValueError:
     """"name:WHAT?" and the choice it is nearest to, else ``hint``: one line the status bar
-    shows whole at 80 columns (the diff: words listed in full took 250 characters)."""
+    shows whole in the URL pane beside the tree at 80 columns (about 50 cells; the diff: words
+    listed in full took 250 characters). F1 lists every word and value."""
     near = difflib.get_close_matches(what, choices, n=1, cutoff=0.6)
     return ValueError(f"{name}:{what}? did you mean {name}:{near[0]}?" if near else f"{name}:{what}? {hint}")
 
@@ -135,13 +136,13 @@ def _has(uf: UserFilter, value: str, now: int | None) -> None:
     elif what in _EXT_ALIASES:
         uf.extension = _EXT_ALIASES[what]
     else:
-        raise _unknown("has", what, ("issue", *EXTENSIONS), "use has:issue, has:image, has:video, has:news or has:hreflang")
+        raise _unknown("has", what, ("issue", *EXTENSIONS), "use issue, image, video, news, hreflang")
 
 
 def _changefreq(uf: UserFilter, value: str, now: int | None) -> None:
     what = value.lower()
     if what not in _STATES and parse_changefreq(what) is None:
-        raise _unknown("changefreq", what, [*CHANGEFREQS, *_STATES], "use daily, weekly, … (always to never), missing or invalid")
+        raise _unknown("changefreq", what, [*CHANGEFREQS, *_STATES], "a word (daily…), missing, invalid")
     uf.changefreq = what
 
 
@@ -152,7 +153,7 @@ def _priority(uf: UserFilter, value: str, now: int | None) -> None:
     elif _NUMBER_RE.match(what) and 0.0 <= (number := float(what)) <= 1.0:
         uf.priority = priority_bucket(number)  # "0.50" and ".5" read as the Overview's "0.5"
     else:
-        raise ValueError(f"priority:{what}? use a value from 0.0 to 1.0, missing or invalid")
+        raise ValueError(f"priority:{what}? use 0.0 to 1.0, missing, invalid")
 
 
 def _checked(name: str, ok: Callable[[str], object], hint: str, value: Callable[[str], object] = str,
@@ -176,7 +177,7 @@ def _agent(name: str) -> Parser:
 
 def _reason(uf: UserFilter, value: str, now: int | None) -> None:
     if not (what := value.lower()):
-        raise ValueError("reason:? add a word of the reason, e.g. reason:noindex")
+        raise ValueError("reason:? add a word, e.g. reason:noindex")
     uf.reason = what
 
 
@@ -188,29 +189,29 @@ WORDS: tuple[Word, ...] = (
     Word("changefreq", "changefreq:WORD", f"changefreq {', '.join(CHANGEFREQS)}, missing or invalid", _changefreq),
     Word("priority", "priority:0.5|missing|invalid", "priority, as the Overview rounds it", _priority),
     Word("rule", "rule:RULE-ID", "URLs with an issue of that rule",
-         _checked("rule", _RULE_RE.match, "use a rule id such as rule:url-not-absolute")),
+         _checked("rule", _RULE_RE.match, "use a rule id, e.g. rule:loc-empty")),
     Word("diff", "diff:CHANGE", f"compare mode, what changed since the earlier exploration: {', '.join(MARKS)}",
-         _checked("diff", MARKS.__contains__, "use diff:added, removed, moved, lastmod, … (F1 lists them)",
+         _checked("diff", MARKS.__contains__, "use added, removed, moved, … (F1)",
                   choices=MARKS)),
     Word("status", "status:404|3xx|none", "the audit's HTTP status: a code, a class, or no answer",
-         _checked("status", _STATUS_RE.match, "use a status (status:404), a class (status:3xx) or status:none")),
+         _checked("status", _STATUS_RE.match, "use 404, 3xx or none")),
     Word("indexable", "indexable:yes|no", "the audit's indexability verdict",
-         _checked("indexable", _YES_NO.__contains__, "use indexable:yes or indexable:no", _YES_NO.__getitem__,
+         _checked("indexable", _YES_NO.__contains__, "use yes or no", _YES_NO.__getitem__,
                   choices=("yes", "no"))),
     Word("reason", "reason:WORD", "a word of the audit's reason (noindex, redirect, canonical, robots, ...)",
          _reason),
     Word("canonical", f"canonical:{'|'.join(CANONICALS)}", "the page's canonical: another URL, itself, none",
-         _checked("canonical", CANONICALS.__contains__, "use canonical:other, canonical:self or canonical:none",
+         _checked("canonical", CANONICALS.__contains__, "use other, self or none",
                   choices=CANONICALS)),
     Word("blocked", "blocked:AGENT", "URLs robots.txt shuts that crawler out of (e.g. blocked:GPTBot)",
          _agent("blocked")),
     Word("allowed", "allowed:AGENT", "URLs robots.txt lets that crawler fetch", _agent("allowed")),
     Word("orphan", "orphan:yes", "listed URLs no page of the link crawl links to (audit --crawl)",
          _checked("orphan", lambda w: _YES_NO.get(w, False),
-                  "use orphan:yes (listed URLs no crawled page links to)", lambda w: True)),
+                  "use orphan:yes", lambda w: True)),
     Word("coverage", f"coverage:{'|'.join(COVERAGE_WORDS)}", "pages of no sitemap (audit --crawl or"
          " --compare-list), listed URLs your list lacks",
-         _checked("coverage", COVERAGE_WORDS.__contains__, f"use {' or '.join('coverage:' + w for w in COVERAGE_WORDS)}",
+         _checked("coverage", COVERAGE_WORDS.__contains__, f"use {' or '.join(COVERAGE_WORDS)}",
                   choices=COVERAGE_WORDS)),
 )
 """The filter words: each named once, with its parser and its help line (the help screen)."""

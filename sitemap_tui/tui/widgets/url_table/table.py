@@ -388,9 +388,9 @@ class UrlTable(Vertical):
         except sqlite3.Error:
             return None
         if named is None:
-            return f"no {rule} finding here"
+            return f"no {rule} finding"
         if not named:
-            return f"{rule} names no single URL: see Issues (4)"
+            return f"see Issues (4): {rule} names no URL"
         return None
 
     # -- chrome ---------------------------------------------------------------------------
@@ -410,7 +410,7 @@ class UrlTable(Vertical):
         no_audit = audit_asked and not g.audit_keys
         if g.total == 0 and not error:  # an empty table says why, as the Issues pane does
             if no_audit:  # the why first: after "no URL matches" and the sort, 80 columns cut it
-                parts.append("0 rows: no audit results yet (u audits, or sitemap-tui audit)")
+                parts.append("0 rows: no audit yet (u, or sitemap-tui audit)")
             elif self.user.rule and (why := self._rule_lists_none(self.user.rule)):
                 parts.append(f"0 rows: {why}")
             else:
@@ -435,7 +435,7 @@ class UrlTable(Vertical):
         if g.row_count and g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
             parts.append("Enter: detail")  # (the audit columns that did not fit are in it; "Enter: audit" read as a command)
         if no_audit and g.total != 0:
-            parts.append("no audit results yet (u audits, or sitemap-tui audit)")
+            parts.append("no audit yet (u, or sitemap-tui audit)")
         if error:
             # first: at 80 columns the line is cut at its end, and with it went the reason
             # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
