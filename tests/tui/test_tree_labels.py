@@ -104,3 +104,22 @@ def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
         assert len(label) <= width, (width, label)
         assert label.startswith("≡") and "−1" in label and label.endswith("●3 ▲3"), (width, label)
     assert "304" in node_label(node, model, width=22).plain  # near miss: with room, it stays
+
+
+def test_wide_compare_badges_shorten_then_go_before_an_issue_badge() -> None:
+    """Found from outside: "+1,234 −5,678 ~99" never shrank, and pushed "▲12" off the row at
+    every width under 26."""
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.sitemap_tree import node_label
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    node = Node(id=1, url="https://example.com/sitemap-blog.xml", kind=NodeKind.URLSET, state=NodeState.DONE)
+    model = NodeModel()
+    model.add(node)
+    model.changes[1] = (1234, 5678, 99)
+    model.issues[1] = (3, 12)
+    for width in range(10, 40):
+        label = node_label(node, model, width=width).plain
+        assert len(label) <= width and label.endswith("●3 ▲12"), (width, label)
+    assert "+1.2k −5.7k" in node_label(node, model, width=24).plain  # shortened before they go
+    assert "+1,234 −5,678 ~99" in node_label(node, model, width=40).plain  # near miss: room for all

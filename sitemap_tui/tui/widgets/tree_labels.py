@@ -81,12 +81,7 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
     # compare mode's badges before the name: a narrow tree cuts a row at its end, and after a
     # long name "+4 −26 ~7" showed as "+4 −2", a wrong count that looked whole (80x24)
     added, removed, changed = model.changes.get(node.id, (0, 0, 0))
-    if added:
-        head.append((f"+{added:,} ", "bold green"))
-    if removed:
-        head.append((f"−{removed:,} ", "bold red"))
-    if changed:
-        head.append((f"~{changed:,} ", "yellow"))
+    head += _change_badges(added, removed, changed)
     name_style = "red" if failed else ("dim" if skipped else "")
     full = short_name(node, 2048)
     # a long name is cut in the middle, as a squeezed one: its end tells files apart
@@ -125,6 +120,15 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
         if fixed + 1 > width and head[1] == (" ", ""):
             del head[1]
             fixed -= 1
+        if fixed > width and (added or removed or changed):
+            # then the compare badges: "~N" goes and the counts shorten (1.2k), after every
+            # letter of the name (found from outside: "+1,234 −5,678 ~99" pushed "▲12" off)
+            spaced = len(head) > 1 and head[1] == (" ", "")
+            head = head[:2 if spaced else 1] + _change_badges(added, removed, 0, short=True)
+            fixed = _cells(head + tail)
+            if fixed > width:  # last, they go (the Changes tab has them): the issues stay
+                head = head[:2 if spaced else 1]
+                fixed = _cells(head + tail)
         room = width - fixed - _cells(count)
         if room < 1 and tail:  # no letter of the name fits: the icon, then the badges
             tail[0] = (tail[0][0].lstrip(" "), tail[0][1])
@@ -145,6 +149,32 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
     for part, style in count + tail + note:
         text.append(part, style=style)
     return text
+
+
+def _change_badges(added: int, removed: int, changed: int, *, short: bool = False) -> list[tuple[str, str]]:
+    """Compare mode's badges before a name: URLs added, removed and changed in the file."""
+    def n(count: int) -> str:
+        return _short(count) if short else f"{count:,}"
+
+    parts = []
+    if added:
+        parts.append((f"+{n(added)} ", "bold green"))
+    if removed:
+        parts.append((f"−{n(removed)} ", "bold red"))
+    if changed:
+        parts.append((f"~{n(changed)} ", "yellow"))
+    return parts
+
+
+def _short(count: int) -> str:
+    """A count in at most 4 cells: 999, 1.2k, 12k, 1.2M."""
+    if count < 1000:
+        return str(count)
+    for unit, size in (("M", 1_000_000), ("k", 1000)):
+        if count >= size:
+            value = count / size
+            return f"{value:.1f}{unit}" if value < 10 else f"{value:.0f}{unit}"
+    return str(count)
 
 
 def _cells(parts: list[tuple[str, str]]) -> int:
