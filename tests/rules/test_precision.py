@@ -113,6 +113,10 @@ def test_a_time_zone_beyond_14_hours_is_named_not_the_seconds(tmp_path: Path) ->
     a, b = run_fixture(one(doc), tmp_path, None).of("lastmod-w3c-but-xsd-invalid")
     assert "rejects its time zone offset (beyond ±14:00)" in a.message and "seconds" not in a.message
     assert "a date-time with seconds is safer" in b.message  # near miss: no seconds, as said
+    # both faults: seconds alone would not fix it
+    doc = urlset("<url><loc>http://a.test/c</loc><lastmod>2024-05-01T10:00+15:00</lastmod></url>")
+    (c,) = run_fixture(one(doc), tmp_path / "c", None).of("lastmod-w3c-but-xsd-invalid")
+    assert "time zone offset (beyond ±14:00) and its time without seconds" in c.message, c.message
 
 
 def test_an_atom_link_with_the_iana_relation_uri_is_the_entrys_link(tmp_path: Path) -> None:

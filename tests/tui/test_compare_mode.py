@@ -195,7 +195,7 @@ async def test_compare_with_from_the_palette_lists_the_site_s_earlier_exploratio
         lines = screen_text(app).splitlines()
         since = next(i for i, line in enumerate(lines) if f"Site since {when}" in line)
         assert lines[since].rstrip().endswith(": +3 −3 URLs"), lines[since]
-        assert "Site's URLs over 2 explorations (7 → 7):" in lines[since + 1], lines[since + 1]
+        assert "URLs over 2 explorations (7 → 7):" in lines[since + 1], lines[since + 1]
         spark = app.query_one("#ov-spark")
         assert spark.display and list(spark.data) == [7, 7]
         assert "Compare with…" in {c.name for c in app.palette_commands()}

@@ -470,7 +470,8 @@ class OverviewPane(NodePane):
         if len(url_counts) > 1:
             # on a line of its own, just above its sparkline (after "+N −N URLs" it read
             # "URLs   URLs over …" and wrapped mid-phrase at 80 columns)
-            text.append(("\n" if since else "") + f"Site's URLs over {len(url_counts)} explorations "
+            # ("Site's" only without the "Site since" line above it: 80 columns wrapped it)
+            text.append(("\n" if since else "Site's ") + f"URLs over {len(url_counts)} explorations "
                         f"({url_counts[0]:,} → {url_counts[-1]:,}):", style="dim")
         line.update(text)
         line.set_class(not text.plain, "-hidden")

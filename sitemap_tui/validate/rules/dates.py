@@ -20,9 +20,11 @@ from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
 
 def _xsd_zone_word(f: Fields) -> str | None:
-    if f.get("zone"):
+    zone = f.get("zone")
+    if zone:
+        also = " and its time without seconds" if zone == "both" else ""
         return (f"lastmod {f['value']!r} is W3C Datetime but the official XSD rejects its time zone offset"
-                " (beyond ±14:00); use the time in UTC (Z)")
+                f" (beyond ±14:00){also}; use the time in UTC (Z)" + (" with seconds" if also else ""))
     return None
 
 
@@ -300,9 +302,14 @@ def lastmod_findings(
     # within +-14:00; YYYY, YYYY-MM and hh:mm without seconds it rejects.
     n = len(raw)
     if n != 10 and not (n >= 20 and raw[16] == ":" and _xsd_zone_ok(raw)):
-        # with seconds, only the zone can be the fault: said, not "seconds are safer"
-        zone = n >= 20 and raw[16] == ":"
-        found.append(("lastmod-w3c-but-xsd-invalid", {"value": raw, "zone": True} if zone else {"value": raw}))
+        # a zone beyond +-14:00 is said, not only "seconds are safer" (with seconds it is the
+        # only fault; without them, one of two)
+        seconds = n >= 20 and raw[16] == ":"
+        zone = seconds or (n > 10 and raw[-6:-5] in "+-" and not _xsd_zone_ok(raw))
+        fields: dict[str, Any] = {"value": raw}
+        if zone:
+            fields["zone"] = "seconds" if seconds else "both"
+        found.append(("lastmod-w3c-but-xsd-invalid", fields))
     if dt > now + FUTURE_MARGIN:
         found.append(("lastmod-future", {"value": raw}))
     elif period_before(raw, dt, FIRST_WEB_PAGE):  # ("1991" includes dates after the 6th of August)
