@@ -430,3 +430,29 @@ def test_urls_that_cannot_be_compared_are_said(tmp_path: Path) -> None:
     assert code == 0, err
     assert f"sitemap-tui: NEW {new}: 2 listed URLs not compared: not an absolute http(s) URL" in err, err
     assert "OLD" not in err.split("not compared")[0].splitlines()[-1]
+
+
+def test_a_side_explored_now_that_left_files_unfetched_is_said_and_not_recovered(httpserver, tmp_path: Path) -> None:
+    """Found from outside: with NEW cut by --max-files, a file that failed in OLD and was not
+    fetched now read as "recovered", files with URLs as "changed 3 -> 0", and their URLs as
+    removed, with no word of it. The files are "unfetched", and stderr says what it does."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+    index = ('<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+             + "".join(f"<sitemap><loc>{b}/{name}.xml</loc></sitemap>\n" for name in ("a", "b", "c"))
+             + "</sitemapindex>\n")
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/a.xml").respond_with_data(urlset(url(f"{b}/a")), content_type="application/xml")
+    httpserver.expect_request("/b.xml").respond_with_data(urlset(url(f"{b}/b1")), content_type="application/xml")
+    httpserver.expect_request("/c.xml").respond_with_data("down", status=500)
+    old = tmp_path / "old.db"
+    code, _, err = run("urls", f"{b}/index.xml", "--db", str(old))
+    assert code == 0, err
+    code, out, err = run("diff", str(old), f"{b}/index.xml", "--no-history", "--format", "json", "--max-files", "2")
+    assert code == 0, err
+    doc = json.loads(out)
+    status = {s["sitemap"].rsplit("/", 1)[-1]: s["status"] for s in doc["sitemaps"]}
+    assert status == {"b.xml": "unfetched", "c.xml": "unfetched"}, doc["sitemaps"]
+    assert doc["summary"]["sitemaps_recovered"] == 0 and doc["summary"]["sitemaps_unfetched"] == 2
+    assert (f"sitemap-tui: NEW {b}/index.xml: 2 listed files were not fetched now (said above), first"
+            f" {b}/b.xml: what they list counts as removed") in err, err

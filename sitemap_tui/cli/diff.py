@@ -268,20 +268,23 @@ def _say_checks(old: Source, new: Source) -> None:
 
 
 def _say_unfetched(changes: Sequence[SitemapChange], old: Source, new: Source) -> None:
-    """A file a saved side listed but never fetched (its exploration's depth limit, file budget,
-    caps or a stop: said then, not now) is compared as a file of no URLs: what it lists counts as
-    added or removed. Said per side (a side explored now said what it left out already)."""
-    unread = ("pending", "skipped")
+    """A file a side listed but never fetched (its exploration's depth limit, file budget, caps
+    or a stop) is compared as a file of no URLs: what it lists counts as added or removed, said
+    per side (a side explored now said why it left them out, not what that does to the
+    comparison: found from outside, its URLs read as removed in silence)."""
+    from sitemap_tui.engine.store.diff import UNREAD
+
     for side, other, states in ((old, "added", [(c.old_state, c.old_url or c.key) for c in changes]),
                                 (new, "removed", [(c.new_state, c.new_url or c.key) for c in changes])):
-        urls = [url for state, url in states if state in unread]
-        if not side.saved or not urls:
+        urls = [url for state, url in states if state in UNREAD]
+        if not urls:
             continue
         n = len(urls)
+        when = ("in that exploration (a depth limit, a file budget, a cap or a stop)" if side.saved
+                else "now (said above)")
         print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'listed file')}"
-              f" {'was' if n == 1 else 'were'} not fetched in that exploration (a depth limit, a file budget,"
-              f" a cap or a stop), first {display(urls[0])}: what {'it lists' if n == 1 else 'they list'}"
-              f" counts as {other}", file=sys.stderr)
+              f" {'was' if n == 1 else 'were'} not fetched {when}, first {display(urls[0])}:"
+              f" what {'it lists' if n == 1 else 'they list'} counts as {other}", file=sys.stderr)
 
 
 def _explore(label: str, raw: str, opts: DiffOptions, db: Path) -> Source:

@@ -171,7 +171,8 @@ def summary_lines(diff: Diff, sources: Sequence[SourceLike]) -> list[str]:
         f"changefreq  {s['changefreq_changed']} changed; priority {s['priority_changed']} changed",
         f"extensions  URLs changed: {ext}",
         f"sitemaps    +{s['sitemaps_added']} -{s['sitemaps_removed']}, {s['sitemaps_failing']} failing now, "
-        f"{s['sitemaps_recovered']} recovered, {s['sitemaps_changed']} changed",
+        f"{s['sitemaps_recovered']} recovered, {s['sitemaps_changed']} changed"
+        + (f", {s['sitemaps_unfetched']} not fetched on a side" if s["sitemaps_unfetched"] else ""),
         f"findings    {s['issues_new']} new, {s['issues_resolved']} resolved{_unlike_checks(sources)}",
     ]
     return lines

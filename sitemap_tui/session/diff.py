@@ -34,7 +34,7 @@ SUMMARY_KEYS = (
     "changefreq_changed", "priority_changed",
     "images_changed", "videos_changed", "news_changed", "hreflang_changed",
     "sitemaps_added", "sitemaps_removed", "sitemaps_failing", "sitemaps_recovered", "sitemaps_changed",
-    "issues_new", "issues_resolved",
+    "sitemaps_unfetched", "issues_new", "issues_resolved",
 )
 """The summary's integer counts, in the order every format writes them."""
 
@@ -207,7 +207,8 @@ def _summary(q: DiffQueries, diff: Diff) -> dict[str, int]:
         "changefreq_changed": attrs.get("changefreq", 0),
         "priority_changed": attrs.get("priority", 0),
         **{f"{kind}_changed": ext.get(kind, 0) for kind in EXTENSION_KINDS},
-        **{f"sitemaps_{s}": status.count(s) for s in ("added", "removed", "failing", "recovered", "changed")},
+        **{f"sitemaps_{s}": status.count(s) for s in ("added", "removed", "failing", "recovered", "changed",
+                                                     "unfetched")},
         "issues_new": sum(diff.issues_new_by_rule.values()),
         "issues_resolved": sum(diff.issues_resolved_by_rule.values()),
     }

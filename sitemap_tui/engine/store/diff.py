@@ -61,6 +61,10 @@ class NodeRow:
     line: int | None = None  # its line in its parent (the listing's order: engine.tree_order)
 
 
+UNREAD = ("pending", "skipped")
+"""A listed file's states when its exploration never fetched it."""
+
+
 @dataclass(frozen=True, slots=True)
 class SitemapChange:
     key: str
@@ -80,6 +84,11 @@ class SitemapChange:
             return "added"
         if self.new_url is None:
             return "removed"
+        if self.old_state in UNREAD or self.new_state in UNREAD:
+            # listed but not fetched on a side (a depth limit, a file budget, a stop): neither
+            # "recovered" nor "changed" (found from outside: a skipped file that failed before
+            # read as recovered, and one that had URLs as changed to 0)
+            return "unfetched"
         if self.new_state == "failed" and self.old_state != "failed":
             return "failing"
         if self.old_state == "failed" and self.new_state != "failed":

@@ -40,7 +40,8 @@ URL_ROWS: tuple[tuple[str, str, str | None, str], ...] = (
 EXT_ROWS = (("images_changed", "images", "images"), ("videos_changed", "videos", "videos"),
             ("news_changed", "news", "news"), ("hreflang_changed", "hreflang alternates", "hreflang"))
 SITEMAP_ROWS = (("sitemaps_added", "added"), ("sitemaps_removed", "removed"), ("sitemaps_failing", "failing now"),
-                ("sitemaps_recovered", "recovered"), ("sitemaps_changed", "changed"))
+                ("sitemaps_recovered", "recovered"), ("sitemaps_changed", "changed"),
+                ("sitemaps_unfetched", "not fetched on a side"))
 ISSUE_ROWS = (("issues_new", "new"), ("issues_resolved", "resolved"))
 
 
