@@ -326,6 +326,26 @@ def test_config_headers_come_from_the_environment(httpserver, tmp_path: Path) ->
     one_error_line(proc, ".sitemap-tui.toml", "headers", "SITEMAP_TOKEN")
 
 
+@pytest.mark.parametrize("command", ["urls", "stats", "audit", "access"])
+def test_every_fetching_command_takes_the_configs_headers_and_proxy(httpserver, tmp_path: Path, command: str) -> None:
+    """Found from outside: only validate read the project config; audit, diff, access and urls
+    went without its token and around its proxy, while the README said every fetching command."""
+    (tmp_path / ".sitemap-tui.toml").write_text('headers = {Authorization = "env:SITEMAP_TOKEN"}\n')
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml", headers={"Authorization": "Bearer t0ken"}).respond_with_data(
+        sitemap(good("a")), content_type="application/xml")
+    httpserver.expect_request("/a").respond_with_data("<html><head></head></html>", content_type="text/html")
+    url = httpserver.url_for("/sitemap.xml")
+    proc = run(tmp_path, command, url, "--no-history", env={"SITEMAP_TOKEN": "Bearer t0ken"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the proxy too: one that cannot be reached stops the run, rather than going around it
+    (tmp_path / ".sitemap-tui.toml").write_text('proxy = "http://127.0.0.1:9"\n')
+    proc = run(tmp_path, command, url, "--no-history")
+    assert proc.returncode == 2 and "cannot reach the proxy" in proc.stderr, proc.stderr
+    proc = run(tmp_path, command, url, "--no-history", "--no-config")  # near miss: no file read
+    assert "cannot reach the proxy" not in proc.stderr, proc.stderr
+
+
 def test_config_baseline_is_relative_to_the_file(tmp_path: Path) -> None:
     (tmp_path / ".sitemap-tui.toml").write_text('baseline = "ci/base.json"\n')
     (tmp_path / "ci").mkdir()

@@ -121,6 +121,13 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     """The command ``ns`` names, on its typed options (each module imported only when its
     command runs, and it defines those options)."""
     command = ns.command
+    if command != "validate" and hasattr(ns, "header") and not getattr(ns, "no_config", False):
+        # the project config's headers, proxy and map reach every fetching command, as the
+        # README says (found from outside: audit, diff, access and urls went around its proxy
+        # and without its token); validate merges the whole file itself
+        from sitemap_tui.cli.validate_config import apply_fetch_keys
+
+        apply_fetch_keys(ns)
     if getattr(ns, "map", None):
         map_targets(ns)
     elif command in ("urls", "stats", "explore") and hasattr(ns, "map"):

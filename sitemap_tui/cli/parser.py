@@ -95,9 +95,13 @@ class _Parser(argparse.ArgumentParser):
             out.flush()
 
 
-def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True) -> None:
-    """``tree``: the command has --workers too (every one but discover)."""
+def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True, config: bool = True) -> None:
+    """``tree``: the command has --workers too (every one but discover); ``config``: it takes
+    the project config's fetching keys here (validate has --no-config among its own)."""
     g = p.add_argument_group("fetching")
+    if config:
+        g.add_argument("--no-config", action="store_true",
+                       help="read no project config file (.sitemap-tui.toml: its headers, proxy and map)")
     g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", type=header,
                    help="extra request header (repeatable; ASCII), sent only to the target's origin (same "
                         "scheme, host and port) and dropped on a redirect to another origin")
@@ -310,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--deep fetches pages robots.txt disallows for sitemap-tui, and ignores its Crawl-delay "
                         "(your own site behind a staging robots.txt)")
     _strict_option(p)
-    _fetch_options(p)
+    _fetch_options(p, config=False)
     _tree_options(p)
 
     _audit_parser(sub, fmt)

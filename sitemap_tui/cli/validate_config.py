@@ -1,6 +1,7 @@
 """validate's options merged from the project config (session/config.py) and the command line:
 an option given on the command line wins over the file's key; ``--show-config`` prints the
-result, each value with where it came from."""
+result, each value with where it came from. The other fetching commands take the file's
+fetching keys (headers, proxy, map) alone: :func:`apply_fetch_keys`."""
 
 from __future__ import annotations
 
@@ -98,3 +99,22 @@ def _show(config: project.ProjectConfig, rows: list[tuple[str, Any, str]], from_
         state = "set" if variable in os.environ else "NOT SET: a run exits 2"
         lines.append(f"  proxy: from ${display(variable)} ({state})")
     return tuple(lines)
+
+
+def apply_fetch_keys(ns: argparse.Namespace) -> None:
+    """The project config's ``headers``, ``proxy`` and ``map`` for a fetching command other than
+    validate, as if given on the command line; what the command line gives wins (a -H of the same
+    name, --proxy, --map)."""
+    config = project.load(Path.cwd())
+    values = config.values
+    if not values:
+        return
+    cli_names = {h.partition(":")[0].strip().lower() for h in ns.header}
+    from_file = {k: v for k, v in values.get("headers", {}).items() if k.lower() not in cli_names}
+    if from_file:
+        ns.header = [*project.resolve_headers(from_file, config.where), *ns.header]
+    if getattr(ns, "proxy", None) is None and values.get("proxy"):
+        ns.proxy = project.resolve_proxy(values["proxy"], config.where)
+    if hasattr(ns, "map") and not ns.map and values.get("map"):
+        project.check_maps(values["map"], config.where)
+        ns.map = list(values["map"])
