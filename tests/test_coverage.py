@@ -370,3 +370,19 @@ def test_a_url_two_sitemaps_list_is_reported_under_the_first_whatever_the_parse_
         assert group_samples(store, 5)["multiple_sitemaps"] == [(f"{base}/both", "in 2 sitemaps")]
     finally:
         store.close()
+
+
+def test_a_list_url_not_fetched_keeps_the_published_shape(site: HTTPServer, tmp_path: Path) -> None:
+    """Found from outside: a list URL on another host (not fetched) had indexable and reason
+    null, which the schema did not allow: now it does, and says why (no verdict without a fetch)."""
+    target = coverage_site(site)
+    listing = tmp_path / "urls.txt"
+    listing.write_text("https://other.example/zzz\n")
+    code, out, err = audit(target, "--compare-list", str(listing), "--format", "jsonl")
+    assert code == 0, err
+    recs = {r["loc"]: r for r in map(json.loads, out.splitlines())}
+    other = recs["https://other.example/zzz"]
+    assert other["indexable"] is None and other["reason"] is None and other["in_list"] is True
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs/schemas/audit-record.schema.json").read_text())
+    for rec in recs.values():
+        assert [(list(e.path), e.message) for e in Draft202012Validator(schema).iter_errors(rec)] == [], rec
