@@ -660,3 +660,18 @@ def test_a_listed_url_on_another_port_is_not_audited_unasked(site: HTTPServer, h
     code, out, err = audit(site.url_for("/sitemap.xml"), "--format", "jsonl")
     assert [req.path for req, _ in httpserver.log] == []
     assert f"on 127.0.0.1:{httpserver.port} not fetched: another host or port than the sitemaps'" in err, err
+
+
+def test_an_audit_leaves_nothing_beside_the_sites_previous_exploration(site: HTTPServer, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: each audit looked at the site's latest kept exploration (was its audit
+    stopped?) through a read-only connection, which left a -wal and a -shm beside it for good."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    site.expect_request("/robots.txt").respond_with_data("", status=404)
+    site.expect_request("/a").respond_with_data(html(), content_type="text/html")
+    target = sitemap(site, ["/a"])
+    for _ in range(3):
+        code, _, err = run("audit", target, "--workers", "0", "--rate", "0")
+        assert code == 0, err
+    kept = sorted(p.name for p in (tmp_path / "cache").rglob("*") if p.is_file())
+    assert not [name for name in kept if name.endswith(("-wal", "-shm"))], kept

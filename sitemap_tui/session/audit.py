@@ -15,6 +15,7 @@ from sitemap_tui.engine.coverage import CoverageOptions, CoverageRun
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, inspect_store
+from sitemap_tui.engine.store.schema import at_rest
 
 AUDIT_STATE = "audit"  # meta key
 PARTIAL, COMPLETE = "partial", "complete"
@@ -36,7 +37,9 @@ def unfinished_audit(path: Path, target: Target) -> bool:
         found = inspect_store(path)
         if found is None or not found.holds_exploration:
             return False
-        store = Store(path, readonly=True)
+        # immutable when nothing writes it: a read-only connection leaves -wal/-shm files it
+        # cannot remove (found from outside: one pair beside the kept exploration per audit)
+        store = Store(path, readonly=True, immutable=at_rest(path))
     except (StoreError, OSError):
         return False
     try:
