@@ -394,9 +394,9 @@ async def test_a_rule_whose_findings_name_no_entry_says_why_it_lists_none(tmp_pa
             return str(table.query_one("#url-status").render())
 
         status = await status_of("rule:location-different-host")
-        assert status.startswith("0 rows: see Issues (4): location-different-host names no URL"), status
+        assert status.startswith("0 rows: the rule names no URL: see Issues (4)"), status
         status = await status_of("rule:priority-all-equal")
-        assert status.startswith("0 rows: no priority-all-equal finding"), status
+        assert status.startswith("0 rows: the rule has no finding here"), status
         # near miss: a rule on entries, its rows filtered out by another word: the filter's doing
         status = await status_of("rule:url-lastmod-future zzzz")
         assert status.startswith("0 rows: no URL matches the filter"), status

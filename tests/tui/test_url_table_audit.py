@@ -220,6 +220,10 @@ async def test_blocked_for_from_the_access_table_alone(access_only: Path) -> Non
         assert await typed(pilot, table, "blocked:gptbot") == ["gpt/page"]
         await typed(pilot, table, "blocked:ClaudeBot")
         assert "known: GPTBot, Bingbot" in status_line(table)
+        # the crawler access alone is no audit: status:404 says so, not "no URL matches"
+        # (found in use: the access the explorer computes hid the reason)
+        assert await typed(pilot, table, "status:404") == []
+        assert status_line(table).startswith("0 rows: no audit yet (u, or sitemap-tui audit)"), status_line(table)
 
 
 

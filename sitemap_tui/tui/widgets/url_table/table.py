@@ -388,9 +388,9 @@ class UrlTable(Vertical):
         except sqlite3.Error:
             return None
         if named is None:
-            return f"no {rule} finding"
+            return "the rule has no finding here"
         if not named:
-            return f"see Issues (4): {rule} names no URL"
+            return "the rule names no URL: see Issues (4)"
         return None
 
     # -- chrome ---------------------------------------------------------------------------
@@ -405,12 +405,16 @@ class UrlTable(Vertical):
         status = self.query_one("#url-status", Static)
         parts: list[str] = []
         error = self.filter_error or g.store_error
-        audit_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical,
-                       self.user.blocked, self.user.allowed) != (None,) * 6
-        no_audit = audit_asked and not g.audit_keys
+        # the audit's words need its results, blocked:/allowed: the crawler access (computed
+        # alone, without an audit: found in use, status:404 then said a bare "no URL matches")
+        page_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical) != (None,) * 4
+        access_asked = (self.user.blocked, self.user.allowed) != (None, None)
+        missing = ("no audit yet (u, or sitemap-tui audit)" if page_asked and "status" not in g.audit_keys
+                   else "no crawler access yet (sitemap-tui access)" if access_asked and "blocked" not in g.audit_keys
+                   else None)
         if g.total == 0 and not error:  # an empty table says why, as the Issues pane does
-            if no_audit:  # the why first: after "no URL matches" and the sort, 80 columns cut it
-                parts.append("0 rows: no audit yet (u, or sitemap-tui audit)")
+            if missing:  # the why first: after "no URL matches" and the sort, 80 columns cut it
+                parts.append(f"0 rows: {missing}")
             elif self.user.rule and (why := self._rule_lists_none(self.user.rule)):
                 parts.append(f"0 rows: {why}")
             else:
@@ -434,8 +438,8 @@ class UrlTable(Vertical):
         # (not beside an error, which comes first)
         if g.row_count and g.audit_keys and not error and not g.audit_keys <= {c.key for c in g.layout_for(width)}:
             parts.append("Enter: detail")  # (the audit columns that did not fit are in it; "Enter: audit" read as a command)
-        if no_audit and g.total != 0:
-            parts.append("no audit yet (u, or sitemap-tui audit)")
+        if missing and g.total != 0:
+            parts.append(missing)
         if error:
             # first: at 80 columns the line is cut at its end, and with it went the reason
             # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
