@@ -83,6 +83,7 @@ from sitemap_tui.validate.xsd_rules import (
     XsdError,
     clean_message,
     covering_rules,
+    element_line,
     expected_order,
     schema_location_problem,
 )
@@ -377,7 +378,7 @@ class XsdValidator:
         entry_line = chunk.lines[index] if index is not None else None
         container_line = None
         if len(steps) > 4 and index is not None:  # inside an element of the <url>: its line
-            container_line = self._container_line(chunk.children[index], steps[3])
+            container_line = element_line(chunk.children[index], steps[3], self._root_nsmap)
         # the parent: the <url>/<sitemap> for its own children ("/*/*[3]/*[2]"), else the step
         # before the element ("/*/*[3]/video:video/video:tag" -> "video")
         parent = None
@@ -389,29 +390,6 @@ class XsdValidator:
             XsdError(line, message, entry.type_name, path, ns, local, url, entry_line, parent,
                      container_line)
         )
-
-    def _container_line(self, child: Any, step: str) -> int | None:
-        """The line of the element a path step (``image:image[2]``, ``*[3]``) names in ``child``;
-        -1 when another element of its name starts on that line too (a minified file): a line
-        then tells them apart no more, and a finding on one covers no fault of the other (found
-        from outside: on one line an image's title out of order hid the next one's second loc)."""
-        try:
-            if step[:1] == "*":
-                n = int(step[2:-1]) if step[1:2] == "[" and step[2:-1].isdigit() else 1
-                found = [e for e in child if isinstance(e.tag, str)][n - 1 : n]
-            else:
-                found = child.xpath(step, namespaces={p: ns for p, ns in self._root_nsmap.items() if p})
-        except (etree.XPathError, ValueError):
-            return None
-        if not isinstance(found, list) or not found:
-            return None
-        element = found[0]
-        line = getattr(element, "sourceline", None)
-        if not isinstance(line, int):
-            return None
-        if any(e is not element and e.tag == element.tag and e.sourceline == line for e in child):
-            return -1
-        return line
 
     def _add_record(self, record: XsdError) -> None:
         self.error_count += 1

@@ -1,11 +1,15 @@
 """What a libxml2 schema error means in rule terms: its message cleaned, its kind, the rules
-that already cover it, the sequences the schemas expect, a schemaLocation's problem."""
+that already cover it, the element of the <url> it is in, the sequences the schemas expect, a
+schemaLocation's problem."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
 
 from sitemap_tui.engine.parse_xml import (
     IMAGE_NS,
@@ -333,3 +337,28 @@ def schema_location_problem(value: str, root_tag: str) -> str | None:
         elif ns.endswith(".xsd") and not location.endswith(".xsd"):
             return "namespace and location look swapped"
     return None
+
+
+def element_line(child: Any, step: str, nsmap: Mapping[str | None, str]) -> int | None:
+    """The line of the element a schema error's path step (``image:image[2]``, ``*[3]``) names
+    in ``child`` (a <url>); -1 when another element of its name starts on that line too (a
+    minified file): a line then tells them apart no more, and a finding on one covers no fault
+    of the other (found from outside: on one line an image's title out of order hid the next
+    one's second loc)."""
+    try:
+        if step[:1] == "*":
+            n = int(step[2:-1]) if step[1:2] == "[" and step[2:-1].isdigit() else 1
+            found = [e for e in child if isinstance(e.tag, str)][n - 1 : n]
+        else:
+            found = child.xpath(step, namespaces={p: ns for p, ns in nsmap.items() if p})
+    except (etree.XPathError, ValueError):
+        return None
+    if not isinstance(found, list) or not found:
+        return None
+    element = found[0]
+    line = getattr(element, "sourceline", None)
+    if not isinstance(line, int):
+        return None
+    if any(e is not element and e.tag == element.tag and e.sourceline == line for e in child):
+        return -1
+    return line
