@@ -88,17 +88,24 @@ async def test_a_very_narrow_tree_still_keeps_badges_and_state(demo_server, make
             assert row.rstrip().endswith("× 404"), row
 
 
-def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
+def _blog(changes: tuple[int, int, int], issues: tuple[int, int]):
+    """sitemap-blog.xml done, with compare mode's changes and its issue counts."""
     from sitemap_tui.engine.model import Node, NodeKind
-    from sitemap_tui.tui.widgets.sitemap_tree import node_label
     from sitemap_tui.tui.widgets.tree_model import NodeModel
 
     node = Node(id=1, url="https://example.com/sitemap-blog.xml", kind=NodeKind.URLSET, state=NodeState.DONE)
-    node.stats.unchanged_since = "2026-11-27T10:00:00"
     model = NodeModel()
     model.add(node)
-    model.changes[1] = (0, 1, 0)
-    model.issues[1] = (3, 3)
+    model.changes[1] = changes
+    model.issues[1] = issues
+    return node, model
+
+
+def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
+    from sitemap_tui.tui.widgets.sitemap_tree import node_label
+
+    node, model = _blog((0, 1, 0), (3, 3))
+    node.stats.unchanged_since = "2026-11-27T10:00:00"
     for width in range(11, 30):
         label = node_label(node, model, width=width).plain
         assert len(label) <= width, (width, label)
@@ -109,15 +116,9 @@ def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
 def test_wide_compare_badges_shorten_then_go_before_an_issue_badge() -> None:
     """Found from outside: "+1,234 −5,678 ~99" never shrank, and pushed "▲12" off the row at
     every width under 26."""
-    from sitemap_tui.engine.model import Node, NodeKind
     from sitemap_tui.tui.widgets.sitemap_tree import node_label
-    from sitemap_tui.tui.widgets.tree_model import NodeModel
 
-    node = Node(id=1, url="https://example.com/sitemap-blog.xml", kind=NodeKind.URLSET, state=NodeState.DONE)
-    model = NodeModel()
-    model.add(node)
-    model.changes[1] = (1234, 5678, 99)
-    model.issues[1] = (3, 12)
+    node, model = _blog((1234, 5678, 99), (3, 12))
     for width in range(10, 40):
         label = node_label(node, model, width=width).plain
         assert len(label) <= width and label.endswith("●3 ▲12"), (width, label)
