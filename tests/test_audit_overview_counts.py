@@ -221,7 +221,7 @@ def test_coverage_words_without_a_crawl_or_list_say_so(site: HTTPServer, tmp_pat
                 store.count(flt)
     finally:
         store.close()
-    with pytest.raises(ValueError, match="coverage:missing or coverage:not-in-list"):
+    with pytest.raises(ValueError, match="use missing or not-in-list"):
         parse_filter("coverage:everything")
     with pytest.raises(ValueError, match="orphan:yes"):
         parse_filter("orphan:no")

@@ -123,7 +123,7 @@ def test_a_diff_filter_without_a_comparison_says_how_to_get_one(compared) -> Non
     _diff, store, _scratch, _b = compared
     with pytest.raises(ValueError, match="compare mode"):
         Query(store, EntryFilter(diff="added"), "id")
-    with pytest.raises(ValueError, match="diff:added"):
+    with pytest.raises(ValueError, match="use added, removed, moved"):
         parse_filter("diff:nope")
 
 
