@@ -194,7 +194,8 @@ class DiffQueries:
         tables below read only those."""
         c = self.conn
         # the parsed value when there is one ('0.5' and '0.50' are one priority), else the raw text
-        differs = {what: (f"CASE WHEN o.{what} IS NULL AND n.{what} IS NULL"
+        differs = {what: (f"CASE WHEN trim(o.{what}_raw) IS trim(n.{what}_raw) THEN 0"
+                          f" WHEN o.{what} IS NULL AND n.{what} IS NULL"
                           f" THEN trim(o.{what}_raw) IS NOT trim(n.{what}_raw) ELSE o.{what} IS NOT n.{what} END")
                    for what in ("changefreq", "priority")}
         counts = ("n_images", "n_videos", "n_news", "n_alternates")

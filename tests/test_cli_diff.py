@@ -456,3 +456,53 @@ def test_a_side_explored_now_that_left_files_unfetched_is_said_and_not_recovered
     assert doc["summary"]["sitemaps_recovered"] == 0 and doc["summary"]["sitemaps_unfetched"] == 2
     assert (f"sitemap-tui: NEW {b}/index.xml: 2 listed files were not fetched now (said above), first"
             f" {b}/b.xml: what they list counts as removed") in err, err
+
+
+def test_files_unread_on_both_sides_are_the_same_and_a_file_failing_now_is_failing(httpserver, tmp_path: Path) -> None:
+    """Found by a review: two explorations cut alike (--depth 0) listed their children as
+    "unfetched" (and --fail-if sitemaps_unfetched failed on identical runs), and a file that
+    fails now but was not fetched before read as "unfetched", not "failing"."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+    index = ('<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+             f"<sitemap><loc>{b}/a.xml</loc></sitemap>\n</sitemapindex>\n")
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    httpserver.expect_request("/a.xml").respond_with_data("gone", status=404)
+    one, two = tmp_path / "one.db", tmp_path / "two.db"
+    for db in (one, two):
+        code, _, err = run("urls", f"{b}/index.xml", "--db", str(db), "--depth", "0")
+        assert code == 0, err
+    code, out, err = run("diff", str(one), str(two), "--format", "json", "--fail-if", "sitemaps_unfetched")
+    assert code == 0 and json.loads(out)["sitemaps"] == [] and "not fetched" not in err, (out, err)
+    code, out, err = run("diff", str(one), f"{b}/index.xml", "--no-history", "--format", "json")
+    doc = json.loads(out)
+    assert [s["status"] for s in doc["sitemaps"]] == ["failing"], doc["sitemaps"]
+    assert doc["summary"]["sitemaps_failing"] == 1 and doc["summary"]["sitemaps_unfetched"] == 0
+
+
+def test_the_same_priority_text_is_no_change_whatever_a_version_parsed(tmp_path: Path) -> None:
+    """Found by a review: a store an earlier version parsed read ".5" as no priority; the first
+    diff after the upgrade called every such priority changed ('.5 -> .5')."""
+    import sqlite3
+
+    old, new = tmp_path / "old.xml", tmp_path / "new.xml"
+    for path in (old, new):
+        path.write_text(urlset(url("https://example.com/a", "<priority>.5</priority>"),
+                               url("https://example.com/b", "<priority>0.3</priority>")))
+    one, two = tmp_path / "one.db", tmp_path / "two.db"
+    for source, db in ((old, one), (new, two)):
+        code, _, err = run("urls", str(source), "--db", str(db))
+        assert code == 0, err
+    conn = sqlite3.connect(one)
+    conn.execute("UPDATE entries SET priority = NULL WHERE priority_raw = '.5'")  # as the old parser stored it
+    conn.commit()
+    conn.close()
+    code, out, err = run("diff", str(one), str(two), "--format", "json")
+    assert code == 0 and json.loads(out)["summary"]["priority_changed"] == 0, out
+    # near miss: another text is a change
+    two.unlink()
+    new.write_text(urlset(url("https://example.com/a", "<priority>.5</priority>"),
+                          url("https://example.com/b", "<priority>0.4</priority>")))
+    run("urls", str(new), "--db", str(two))
+    code, out, err = run("diff", str(one), str(two), "--format", "json")
+    assert json.loads(out)["summary"]["priority_changed"] == 1, out

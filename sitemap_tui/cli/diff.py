@@ -274,6 +274,7 @@ def _say_unfetched(changes: Sequence[SitemapChange], old: Source, new: Source) -
     comparison: found from outside, its URLs read as removed in silence)."""
     from sitemap_tui.engine.store.diff import UNREAD
 
+    changes = [c for c in changes if c.one_side_unread]  # (unread on both: nothing counted)
     for side, other, states in ((old, "added", [(c.old_state, c.old_url or c.key) for c in changes]),
                                 (new, "removed", [(c.new_state, c.new_url or c.key) for c in changes])):
         urls = [url for state, url in states if state in UNREAD]

@@ -13,6 +13,7 @@ from typing import IO, Any, Protocol
 
 from sitemap_tui.engine.formats import neutralise_cell
 from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.store.diff import UNREAD
 from sitemap_tui.session.diff import EXTENSION_KINDS, Diff
 from sitemap_tui.validate.report import escape_data, escape_property
 from sitemap_tui.words import plural
@@ -206,6 +207,9 @@ def _text(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: int)
             counts = f"{_n(x.old_urls)} -> {_n(x.new_urls)} URLs"
             pairs = f"+{x.urls_added} -{x.urls_removed}"
             why = f"  {display(x.error)}" if x.error and x.status in ("failing", "added") else ""
+            if x.status == "unfetched":  # which side never fetched it (its URLs count on the other)
+                why = f"  not fetched {'in OLD' if x.new_state not in UNREAD else 'in NEW'} (its URLs count as "\
+                      f"{'added' if x.new_state not in UNREAD else 'removed'})"
             w(f"  {display(x.key):<{width}}  {x.status:<9} {counts:<22} {pairs}{why}")
 
     def section(title: str, total: int, rows: Iterator[str]) -> None:

@@ -79,18 +79,23 @@ class SitemapChange:
     error: str | None  # NEW's error (a failing file), else OLD's
 
     @property
+    def one_side_unread(self) -> bool:
+        """Fetched (or failed) on one side, never fetched on the other."""
+        return (self.old_state in UNREAD) != (self.new_state in UNREAD)
+
+    @property
     def status(self) -> str:
         if self.old_url is None:
             return "added"
         if self.new_url is None:
             return "removed"
-        if self.old_state in UNREAD or self.new_state in UNREAD:
-            # listed but not fetched on a side (a depth limit, a file budget, a stop): neither
-            # "recovered" nor "changed" (found from outside: a skipped file that failed before
-            # read as recovered, and one that had URLs as changed to 0)
-            return "unfetched"
         if self.new_state == "failed" and self.old_state != "failed":
-            return "failing"
+            return "failing"  # (whatever OLD knew of it: it fails now)
+        if self.one_side_unread:
+            # listed but not fetched on one side (a depth limit, a file budget, a stop): neither
+            # "recovered" nor "changed" (found from outside: a skipped file that failed before
+            # read as recovered, and one that had URLs as changed to 0); unread on both, "same"
+            return "unfetched"
         if self.old_state == "failed" and self.new_state != "failed":
             return "recovered"
         if self.urls_added or self.urls_removed or (self.old_urls or 0) != (self.new_urls or 0):
@@ -280,8 +285,11 @@ class DiffQueries:
         or that have more than one pair (``more``: the pairs beyond the first, for the totals).
         The tables of each category are read from it."""
         c = self.conn
-        # the parsed value when there is one ('0.5' and '0.50' are one priority), else the raw text
-        differs = {what: (f"CASE WHEN o.{what} IS NULL AND n.{what} IS NULL"
+        # the parsed value when there is one ('0.5' and '0.50' are one priority), else the raw text;
+        # the same text is no change whatever the values (a store an earlier version parsed read
+        # '.5' as no priority: the first diff after an upgrade called it changed, found by a review)
+        differs = {what: (f"CASE WHEN trim(o.{what}_raw) IS trim(n.{what}_raw) THEN 0"
+                          f" WHEN o.{what} IS NULL AND n.{what} IS NULL"
                           f" THEN trim(o.{what}_raw) IS NOT trim(n.{what}_raw) ELSE o.{what} IS NOT n.{what} END")
                    for what in ("changefreq", "priority")}
         counts = ("n_images", "n_videos", "n_news", "n_alternates")
