@@ -113,6 +113,35 @@ def test_a_db_given_as_a_symlink_is_written_through_it(httpserver, tmp_path: Pat
     assert listing(tmp_path) == ["cur.db", "store"] and listing(tmp_path / "store") == ["real.db"]
 
 
+@pytest.mark.parametrize("command", ["urls", "audit"])
+def test_a_run_on_a_db_link_and_one_on_its_store_exclude_each_other(command: str, httpserver, tmp_path: Path) -> None:
+    """Found by a review: an audit (or the explorer) given --db LINK locked beside the link, so a
+    run on the store itself replaced what the audit was writing. Every command resolves --db."""
+    from sitemap_tui.engine.store.file import StoreLock
+
+    (tmp_path / "store").mkdir()
+    real = tmp_path / "store" / "real.db"
+    url = serve(httpserver, ["/a"])
+    assert run("urls", url, "--db", real, "--workers", "0").returncode == 0
+    if command == "audit":  # an audit stopped before its end: the next one continues it
+        from sitemap_tui.engine.store import Store
+        from sitemap_tui.session.audit import AUDIT_STATE, PARTIAL
+
+        store = Store(real)
+        store.set_meta(AUDIT_STATE, PARTIAL)
+        store.commit()
+        store.close()
+    link = tmp_path / "cur.db"
+    link.symlink_to("store/real.db")
+    lock = StoreLock.acquire(real)  # another run holds the store itself
+    try:
+        proc = run(command, url, "--db", link, "--workers", "0", "--rate", "0") if command == "audit" \
+            else run(command, url, "--db", link, "--workers", "0")
+    finally:
+        lock.release()
+    assert proc.returncode == 2 and "in use by another sitemap-tui process" in proc.stderr, proc.stderr
+
+
 def test_a_failed_run_keeps_the_previous_exploration_byte_for_byte(httpserver, tmp_path: Path) -> None:
     db = tmp_path / "site.db"
     url = serve(httpserver, ["/a", "/b"])

@@ -121,6 +121,21 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     """The command ``ns`` names, on its typed options (each module imported only when its
     command runs, and it defines those options)."""
     command = ns.command
+    if isinstance(getattr(ns, "db", None), str) and ns.db:
+        # --db through its symlinks, once for every command (the headless store, an audit that
+        # continues, the explorer): the lock sits beside the store itself, and a run on the
+        # link and one on the store exclude each other (found by a review: only the headless
+        # store did, and a second run replaced the store an explorer was writing)
+        from pathlib import Path
+
+        from sitemap_tui.engine.sanitize import display
+        from sitemap_tui.output import OutputError, resolve
+
+        label = "FILE" if command == "open" else "--db"
+        try:
+            ns.db = str(resolve(Path(ns.db), label))
+        except OutputError as exc:
+            raise UsageError(f"{label} {display(ns.db)}: {exc.reason}") from exc
     if command != "validate" and hasattr(ns, "header") and not getattr(ns, "no_config", False):
         # the project config's headers, proxy and map reach every fetching command, as the
         # README says (found from outside: audit, diff, access and urls went around its proxy
