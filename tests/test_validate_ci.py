@@ -346,6 +346,23 @@ def test_every_fetching_command_takes_the_configs_headers_and_proxy(httpserver, 
     assert "cannot reach the proxy" not in proc.stderr, proc.stderr
 
 
+def test_commands_that_read_saved_explorations_only_need_no_fetching_keys(tmp_path: Path) -> None:
+    """Found by a review: with a header whose variable a developer lacks, `diff a.db b.db` and
+    `access a.db` (files only, nothing fetched) stopped with exit 2; a fetching command still does."""
+    (tmp_path / "s.xml").write_text(sitemap(good("a")))
+    for db in ("a.db", "b.db"):
+        assert run(tmp_path, "urls", "s.xml", "--db", db, "--no-config").returncode == 0
+    (tmp_path / ".sitemap-tui.toml").write_text('headers = {Authorization = "env:NO_SUCH_TOKEN_SET"}\n')
+    env = {k: v for k, v in os.environ.items() if k != "NO_SUCH_TOKEN_SET"}
+    for args in (("diff", "a.db", "b.db"), ("access", "a.db")):
+        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", "s.xml", "--no-history"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    one_error_line(proc, ".sitemap-tui.toml", "NO_SUCH_TOKEN_SET")  # near miss: it fetches
+
+
 def test_config_baseline_is_relative_to_the_file(tmp_path: Path) -> None:
     (tmp_path / ".sitemap-tui.toml").write_text('baseline = "ci/base.json"\n')
     (tmp_path / "ci").mkdir()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from sitemap_tui.cli.arrange import arrange
 from sitemap_tui.cli.options import map_targets, one_file_twice
@@ -117,6 +118,21 @@ def _write_failed(exc: OSError) -> int:
     return EXIT_USAGE
 
 
+def _offline(ns: argparse.Namespace) -> bool:
+    """``diff`` of two saved explorations and ``access`` of one read files only: the project
+    config's fetching keys are not theirs (found by a review: a header whose variable a
+    developer lacks stopped `diff a.db b.db`)."""
+    from sitemap_tui.output import is_database
+
+    if ns.command == "diff":
+        sides = [getattr(ns, "old", None), getattr(ns, "new", None)]
+    elif ns.command == "access":
+        sides = [getattr(ns, "target", None)]
+    else:
+        return False
+    return all(isinstance(side, str) and is_database(Path(side)) for side in sides)
+
+
 def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
     """The command ``ns`` names, on its typed options (each module imported only when its
     command runs, and it defines those options)."""
@@ -126,8 +142,6 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         # continues, the explorer): the lock sits beside the store itself, and a run on the
         # link and one on the store exclude each other (found by a review: only the headless
         # store did, and a second run replaced the store an explorer was writing)
-        from pathlib import Path
-
         from sitemap_tui.engine.sanitize import display
         from sitemap_tui.output import OutputError, resolve
 
@@ -136,7 +150,8 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
             ns.db = str(resolve(Path(ns.db), label))
         except OutputError as exc:
             raise UsageError(f"{label} {display(ns.db)}: {exc.reason}") from exc
-    if command != "validate" and hasattr(ns, "header") and not getattr(ns, "no_config", False):
+    if command != "validate" and hasattr(ns, "header") and not getattr(ns, "no_config", False) \
+            and not _offline(ns):
         # the project config's headers, proxy and map reach every fetching command, as the
         # README says (found from outside: audit, diff, access and urls went around its proxy
         # and without its token); validate merges the whole file itself
