@@ -39,7 +39,7 @@ _EXT_ALIASES = {
 _STATES = ("missing", "invalid")
 FUTURE_SLACK = 86400
 """A lastmod is "in the future" a day after now, as ``stats.FileAccumulator`` counts it (time zones)."""
-_NUMBER_RE = re.compile(r"^\d*\.?\d+$")
+_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")  # a decimal as the data's priorities are read
 _RULE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _STATUS_RE = re.compile(r"^(?:[1-5]\d\d|[1-5]xx|none)$")
 _AGENT_RE = re.compile(r"^[a-z0-9_-]{1,64}$")
@@ -151,7 +151,7 @@ def _priority(uf: UserFilter, value: str, now: int | None) -> None:
     if what in _STATES:
         uf.priority = what
     elif _NUMBER_RE.match(what) and 0.0 <= (number := float(what)) <= 1.0:
-        uf.priority = priority_bucket(number)  # "0.50" and ".5" read as the Overview's "0.5"
+        uf.priority = priority_bucket(number + 0.0)  # "0.50" and ".5" read as the Overview's "0.5"
     else:
         raise ValueError(f"priority:{what}? use 0.0 to 1.0, missing, invalid")
 

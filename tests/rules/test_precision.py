@@ -207,11 +207,12 @@ def test_a_value_finding_in_an_extension_points_at_its_element(tmp_path: Path) -
                  "<video:video>\n<video:thumbnail_loc>http://a.test/t.jpg</video:thumbnail_loc>\n"
                  "<video:title>t</video:title>\n<video:description>d</video:description>\n"
                  "<video:content_loc>http://a.test/v.mp4</video:content_loc>\n<video:duration>0</video:duration>\n"
-                 "<video:rating>9</video:rating>\n</video:video>\n</url>", ext="image video")
+                 "<video:rating>9</video:rating>\n<video:restriction relationship=\"allow\">us</video:restriction>\n"
+                 "</video:video>\n</url>", ext="image video")
     run = run_fixture(one(doc), tmp_path, None)
     lines = {f.rule: f.line for f in run.findings}
     assert lines["image-loc-invalid"] == 5 and lines["video-duration-range"] == 12
-    assert lines["video-rating-range"] == 13
+    assert lines["video-rating-range"] == 13 and lines["video-restriction-invalid"] == 14
     assert "xsd-invalid" not in lines, run.describe()  # the schema's errors there stay left to them
 
 

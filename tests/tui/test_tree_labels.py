@@ -124,3 +124,11 @@ def test_wide_compare_badges_shorten_then_go_before_an_issue_badge() -> None:
         assert len(label) <= width and label.endswith("●3 ▲12"), (width, label)
     assert "+1.2k −5.7k" in node_label(node, model, width=24).plain  # shortened before they go
     assert "+1,234 −5,678 ~99" in node_label(node, model, width=40).plain  # near miss: room for all
+
+
+def test_a_shortened_count_keeps_to_four_cells() -> None:
+    from sitemap_tui.tui.widgets.tree_labels import _short
+
+    for n in (999, 1000, 9_999, 99_500, 999_499, 999_500, 9_999_999, 999_999_999):
+        assert len(_short(n)) <= 4, (n, _short(n))
+    assert (_short(1234), _short(12_345), _short(1_234_567)) == ("1.2k", "12k", "1.2M")

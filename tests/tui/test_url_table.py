@@ -80,6 +80,8 @@ def test_parse_filter():
     with pytest.raises(ValueError, match="the period ends before it starts"):
         parse_filter("lastmod:2024..2023")
     assert parse_filter("https://example.com/a foo:bar").also_contains == ("foo:bar",)  # (URL parts stay text)
+    # the spellings the data's priorities are read in (xsd:decimal), "-0" as 0.0
+    assert [parse_filter(f"priority:{v}").priority for v in ("+1.", "1.", "-0", ".5")] == ["1.0", "1.0", "0.0", "0.5"]
 
 
 def test_a_bad_filter_value_is_said_in_a_line_80_columns_show() -> None:

@@ -167,14 +167,16 @@ def _change_badges(added: int, removed: int, changed: int, *, short: bool = Fals
 
 
 def _short(count: int) -> str:
-    """A count in at most 4 cells: 999, 1.2k, 12k, 1.2M."""
+    """A count in at most 4 cells: 999, 1.2k, 12k, 999k, 1.2M, 12M, 999M, 1.2G."""
     if count < 1000:
         return str(count)
-    for unit, size in (("M", 1_000_000), ("k", 1000)):
-        if count >= size:
-            value = count / size
-            return f"{value:.1f}{unit}" if value < 10 else f"{value:.0f}{unit}"
-    return str(count)
+    for unit, size in (("k", 1000), ("M", 1_000_000), ("G", 1_000_000_000)):
+        value = count / size
+        if round(value, 1) < 10:
+            return f"{value:.1f}{unit}"
+        if round(value) < 1000:
+            return f"{value:.0f}{unit}"
+    return f"{count / 1_000_000_000_000:.0f}T"
 
 
 def _cells(parts: list[tuple[str, str]]) -> int:

@@ -391,12 +391,13 @@ def check_videos(ctx: FileContext,
             x = val(name)
             if x is not None and x not in YES_NO:
                 add("video-yes-no-invalid", at(name), element=name, value=f[name])
-        _video_relationship(v, "restriction", add)
-        _video_relationship(v, "platform", add)
+        # (each at its element's line, as the values above)
+        _video_relationship(v, "restriction", lambda rule, **f: add(rule, at("restriction"), **f))
+        _video_relationship(v, "platform", lambda rule, **f: add(rule, at("platform"), **f))
         n = _count(v, "tag")
         if n > MAX_VIDEO_TAGS:
             add("video-tag-too-many", count=n)
-        _video_uploader(v, page, add)
+        _video_uploader(v, page, lambda rule, **f: add(rule, at("uploader"), **f))
         for name in VIDEO_DEPRECATED:
             if name in f or name in v.multi or any(_local(t) == name for t in v.tags):
                 tally(
