@@ -8,6 +8,7 @@ the explorer is handed in as ``launch`` by the program's front door (sitemap_tui
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -147,9 +148,11 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
 
         label = "FILE" if command == "open" else "--db"
         try:
-            ns.db = str(resolve(Path(ns.db), label))
+            real = resolve(Path(ns.db), label)
         except OutputError as exc:
             raise UsageError(f"{label} {display(ns.db)}: {exc.reason}") from exc
+        if real != Path(os.path.abspath(ns.db)):  # (no link on the way: the name as typed, for messages)
+            ns.db = str(real)
     if command != "validate" and hasattr(ns, "header") and not getattr(ns, "no_config", False) \
             and not _offline(ns):
         # the project config's headers, proxy and map reach every fetching command, as the
