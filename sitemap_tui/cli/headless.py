@@ -215,15 +215,7 @@ def open_store(raw: str) -> StoreRun:
     """The run's store for ``--db``; a path that cannot hold one is a usage error. The new
     exploration replaces what the path held once ``finish(complete)`` says the run is complete
     (StoreRun); a store in use by another run is a StoreError (one line, exit 2)."""
-    from sitemap_tui.output import OutputError, resolve
-
-    try:
-        # through a symlink to the store it names, as --output writes through one (found from
-        # outside: the link was replaced by a regular file and its store left stale), the lock
-        # beside that store, so a run on the link and one on the store exclude each other
-        path = resolve(Path(raw), "--db")
-    except OutputError as exc:
-        raise UsageError(f"--db {display(raw)}: {exc.reason}") from exc
+    path = Path(raw)  # (through its symlinks already: cli._run resolved --db for every command)
     problem = exploration_problem(path, must_exist=False)
     if problem:
         raise UsageError(f"--db {display(raw)}: {problem}")

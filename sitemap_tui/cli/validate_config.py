@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,10 +57,7 @@ def merge(ns: argparse.Namespace) -> Merged:
     if maps and not getattr(ns, "map", None) and not ns.show_config:
         project.check_maps(maps, config.where)
     baseline = pick("baseline", ns.baseline, None)
-    references = values.get("headers", {})
-    cli_names = {h.partition(":")[0].strip().lower() for h in ns.header}
-    # a header named on the command line (-H) wins over the file's of the same name
-    from_file = {k: v for k, v in references.items() if k.lower() not in cli_names}
+    from_file = _file_headers(ns, values)
     rows.append(("headers", {**{h.partition(":")[0].strip(): "(-H)" for h in ns.header}, **from_file},
                  _headers_source(ns.header, from_file, config.where)))
     headers = tuple(ns.header)
@@ -75,6 +73,13 @@ def merge(ns: argparse.Namespace) -> Merged:
         fail_on=fail_on, baseline=baseline, severity=tuple(sorted(severity.items())),
         map=tuple(maps), headers=headers, shown=shown, proxy=proxy,
         root=str(config.path.parent) if config.path else None)
+
+
+def _file_headers(ns: argparse.Namespace, values: Mapping[str, Any]) -> dict[str, str]:
+    """The file's headers (name -> "env:VARIABLE") but those a -H of the command line names:
+    a header given there wins over the file's of the same name, whatever the case."""
+    cli_names = {h.partition(":")[0].strip().lower() for h in ns.header}
+    return {k: v for k, v in values.get("headers", {}).items() if k.lower() not in cli_names}
 
 
 def _headers_source(cli: list[str], from_file: dict[str, str], where: str) -> str:
@@ -109,8 +114,7 @@ def apply_fetch_keys(ns: argparse.Namespace) -> None:
     values = config.values
     if not values:
         return
-    cli_names = {h.partition(":")[0].strip().lower() for h in ns.header}
-    from_file = {k: v for k, v in values.get("headers", {}).items() if k.lower() not in cli_names}
+    from_file = _file_headers(ns, values)
     if from_file:
         ns.header = [*project.resolve_headers(from_file, config.where), *ns.header]
     if getattr(ns, "proxy", None) is None and values.get("proxy"):
