@@ -153,6 +153,27 @@ def test_the_default_port_is_the_same_prefix(tmp_path: Path) -> None:
     assert lookup((parse_map(f"https://example.com/={tmp_path}"),), "https://example.com:8443/b.xml") is None
 
 
+def test_an_idn_prefix_maps_both_spellings_and_user_info_is_refused(tmp_path: Path) -> None:
+    """Found from outside: --map https://bücher.example/=DIR never matched the xn-- form that
+    goes on the wire (robots.txt and every child were fetched from the network), nor the
+    punycode prefix a Unicode-spelled child; a prefix with user:password was taken, matched
+    nothing and printed the password in its "read as" line."""
+    (tmp_path / "b.xml").write_text("x")
+    for prefix in ("https://bücher.example/", "https://xn--bcher-kva.example/", "https://BÜCHER.example:443/"):
+        m = parse_map(f"{prefix}={tmp_path}")
+        assert m.prefix == "https://xn--bcher-kva.example/"
+        for url in ("https://bücher.example/b.xml", "https://xn--bcher-kva.example/b.xml"):
+            hit = lookup((m,), url)
+            assert hit is not None and hit.path == tmp_path / "b.xml", (prefix, url)
+    # near misses: another name, an IPv6 literal with its port kept
+    assert lookup((parse_map(f"https://bücher.example/={tmp_path}"),), "https://bucher.example/b.xml") is None
+    v6 = parse_map(f"http://[::1]:8080/={tmp_path}")
+    assert v6.prefix == "http://[::1]:8080/" and lookup((v6,), "http://[::1]:8080/b.xml") is not None
+    proc = run("urls", str(BUILD / "sitemap.xml"), "--map", f"https://user:s3cret@example.com/={BUILD}")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "user name or password" in proc.stderr
+    assert "s3cret" not in proc.stderr
+
+
 def test_stats_say_where_the_bytes_came_from() -> None:
     maps = ("--map", f"{SITE}={BUILD}", "--no-history")
     text = run("stats", str(BUILD / "sitemap.xml"), *maps)

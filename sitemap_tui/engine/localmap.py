@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import SplitResult, quote, unquote, urlsplit
+
+from sitemap_tui.engine.urlpolicy import canonical_host
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +47,21 @@ def parse_map(value: str) -> LocalMap:
         raise ValueError(f"bad --map {value!r}: {url!r} is not an http(s) URL with a host")
     if parts.query or parts.fragment:
         raise ValueError(f"bad --map {value!r}: the URL prefix cannot have a query or fragment")
+    if "@" in parts.netloc:
+        # never matched (URLs are looked up without user info), and its password was printed
+        # in "read as" lines: refused, without repeating it
+        raise ValueError(f"bad --map {parts.scheme}://…@{parts.hostname}/: the URL prefix cannot hold a user name "
+                         "or password (a build folder needs none)")
     root = Path(directory).expanduser()
     if not root.is_dir():
         raise ValueError(f"bad --map {value!r}: {directory!r} is not a directory")
     path = parts.path if parts.path.endswith("/") else parts.path + "/"
     scheme = parts.scheme.lower()
-    return LocalMap(f"{scheme}://{_netloc(scheme, parts.netloc)}{path}", root.resolve(), directory)
+    try:
+        netloc = _netloc(scheme, parts)
+    except ValueError:
+        raise ValueError(f"bad --map {value!r}: {url!r} has a bad port") from None
+    return LocalMap(f"{scheme}://{netloc}{path}", root.resolve(), directory)
 
 
 def parse_maps(values: list[str] | tuple[str, ...]) -> tuple[LocalMap, ...]:
@@ -59,12 +70,17 @@ def parse_maps(values: list[str] | tuple[str, ...]) -> tuple[LocalMap, ...]:
     return tuple(sorted(maps, key=lambda m: len(m.prefix), reverse=True))
 
 
-def _netloc(scheme: str, netloc: str) -> str:
-    """The host (and port) lowercased, without the scheme's default port: https://example.com:443/
-    is https://example.com/ (an index listed its children so, and the map missed them)."""
-    netloc = netloc.lower()
-    default = ":443" if scheme == "https" else ":80"
-    return netloc[: -len(default)] if netloc.endswith(default) else netloc
+def _netloc(scheme: str, parts: SplitResult) -> str:
+    """The host (and port) as hosts are compared (lower case, an IDN as its ``xn--`` form, as
+    it goes on the wire), without user info or the scheme's default port:
+    https://example.com:443/ is https://example.com/ (an index listed its children so, and the
+    map missed them), https://bücher.example/ is https://xn--bcher-kva.example/ (each spelling
+    missed the other's URLs, which were fetched from the network). ValueError: a bad port."""
+    host = canonical_host(parts.hostname or "")
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 literal
+    port = parts.port
+    return host if port is None or port == (443 if scheme == "https" else 80) else f"{host}:{port}"
 
 
 def _key(url: str) -> str | None:
@@ -73,7 +89,11 @@ def _key(url: str) -> str | None:
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         return None
-    return f"{scheme}://{_netloc(scheme, parts.netloc)}{parts.path or '/'}"
+    try:
+        netloc = _netloc(scheme, parts)
+    except ValueError:  # a bad port: no prefix names it
+        return None
+    return f"{scheme}://{netloc}{parts.path or '/'}"
 
 
 def lookup(maps: tuple[LocalMap, ...], url: str) -> MapHit | None:
