@@ -451,7 +451,7 @@ def test_a_folder_the_config_map_does_not_cover_is_read_as_its_own_site(tmp_path
     (tmp_path / ".sitemap-tui.toml").write_text('map = ["https://site.example/=./pub/"]\n')
     proc = run(tmp_path, "validate", "pub", "stg")
     assert proc.returncode == 1 and proc.stdout.count("location-different-host") == 2, proc.stdout
-    assert "stg is read as https://site.example/ (the site its folder's robots.txt names" in proc.stderr
+    assert "stg is read as https://site.example/ (the site the robots.txt in stg names" in proc.stderr
 
 
 def test_deep_only_options_without_deep_are_said(tmp_path: Path) -> None:

@@ -86,6 +86,7 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
     import sys
 
     from sitemap_tui.engine.localmap import parse_maps, url_for_path
+    from sitemap_tui.engine.sanitize import display
     from sitemap_tui.session.exits import UsageError
 
     try:
@@ -99,7 +100,9 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             maps = parse_maps(ns.map)
         except ValueError:  # (a site the folder's files name that no map can say): read as files
             ns.map, maps = [], ()
-        named = "an index there lists files of" if by_index else "its folder's robots.txt names"
+        where = {m.partition("=")[2] for m in ns.map}
+        there = f" in {display(_as_typed(where.pop()), 200)}" if len(where) == 1 else ""
+        named = f"an index{there} lists files of" if by_index else f"the robots.txt{there} names"
         why = f"(the site {named}; --map URL=DIR names another)"
     if not maps:
         return
@@ -176,10 +179,19 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
             continue
         site = target_site(path)
         if site is None:
+            _say_no_site(folder if path.is_dir() else None)
             continue
         if site.origin in found:
+            if found[site.origin].folder == site.folder:
+                continue  # two files of one build (public/de/, public/en/)
             return [], False
         found[site.origin] = site
+        if site.others:
+            shown = ", ".join(display(o, 100) for o in site.others[:5])
+            print(f"sitemap-tui: {display(str(site.folder / 'robots.txt'), 200)} names {plural(len(site.others) + 1, 'site')}: "
+                  f"the folder is read as {display(site.origin, 100)} (whose Sitemap: lines name its files); "
+                  f"{shown} {'is' if len(site.others) == 1 else 'are'} read from the network as named",
+                  file=sys.stderr)
     # A folder target: its sitemaps that nothing lists are read beside what robots.txt names, as
     # a folder's sitemaps were read before it was a site (a crawler would not find them: said).
     if len(raws) == 1 and len(found) == 1 and _local(str(raws[0])) and Path(str(raws[0])).expanduser().is_dir():
@@ -192,6 +204,43 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
                   f"listed by neither its robots.txt nor an index there, read as well: {names}{more}",
                   file=sys.stderr)
     return [f"{origin}={site.folder}" for origin, site in found.items()], any(s.by_index for s in found.values())
+
+
+def _as_typed(folder: str) -> str:
+    """A resolved folder as relative to the working directory when it is inside it."""
+    import os
+
+    try:
+        relative = os.path.relpath(folder)
+    except (OSError, ValueError):
+        return folder
+    return folder if relative.startswith("..") else relative
+
+
+def _say_no_site(folder: Path | None) -> None:
+    """Why a folder TARGET whose robots.txt names several sites stands for none (its files
+    then read as ``file:`` URLs, the host and location rules silent, its index's children
+    unread): the user's --map decides."""
+    import sys
+
+    from sitemap_tui.engine.localdir import here_of, robots_sites
+    from sitemap_tui.engine.sanitize import display
+
+    if folder is None:
+        return
+    try:
+        named = robots_sites(folder)
+    except OSError:
+        return
+    if len(named) < 2:
+        return
+    here = here_of(folder, named)
+    shown = ", ".join(display(o, 100) for o in sorted(here or named)[:5])
+    why = f"the Sitemap: lines of {len(here)} of them ({shown}) name its files" if here else \
+        f"none of them ({shown}) names one of its files"
+    print(f"sitemap-tui: {display(str(folder / 'robots.txt'), 200)} names {len(named)} sites and {why}: the "
+          f"folder is read as no site (host and location rules judge nothing); give --map SITE=FOLDER",
+          file=sys.stderr)
 
 
 _OUTPUTS = (("--db", "db"), ("--output", "output"), ("--write-baseline", "write_baseline"))

@@ -33,7 +33,20 @@ class Merged:
     root: str | None = None  # the project config's folder: baseline identities are relative to it
 
 
+def _no_empty(ns: argparse.Namespace) -> None:
+    """An empty value given is refused, as ``-o ''`` is (found from outside: ``--baseline ''``
+    from an unset CI variable ran with no baseline, ``--select ''`` ran every rule, unsaid)."""
+    from sitemap_tui.session.exits import UsageError
+
+    if ns.baseline is not None and not ns.baseline:
+        raise UsageError("--baseline: an empty file name")
+    for flag, value in (("--select", ns.select), ("--ignore", ns.ignore)):
+        if value is not None and not value.replace(",", "").strip():
+            raise UsageError(f"{flag} {value!r}: names no rule (comma-separated rule ids or prefixes)")
+
+
 def merge(ns: argparse.Namespace) -> Merged:
+    _no_empty(ns)
     config = project.ProjectConfig() if ns.no_config else project.load(Path.cwd())
     values = config.values
     rows: list[tuple[str, Any, str]] = []

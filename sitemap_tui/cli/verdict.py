@@ -13,7 +13,7 @@ from sitemap_tui.engine.leftout import LeftOut
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from sitemap_tui.session.validation import robots_based_rules
+from sitemap_tui.session.validation import robots_based_rules, site_based_rules
 from sitemap_tui.words import plural
 
 _CONTAINERS = (NodeKind.SITE, NodeKind.DIRECTORY, NodeKind.ROBOTS, NodeKind.INDEX)
@@ -152,8 +152,27 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
                           for r in robots_based_rules())
         notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
                   for gap in explorer.robots_gaps]
+    if rule_notes:
+        notes += _no_site_notes(explorer)
     # file names and a server's reason phrase are untrusted text
     return [display(note) for note in notes]
+
+
+_SITEMAP_KINDS = (NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT)
+
+
+def _no_site_notes(explorer: Explorer) -> list[str]:
+    """The host and location rules, silent on local files read as no site (found from outside:
+    a build's file given alone passed what the build's folder failed on, and only the robots
+    rules were said not to have run)."""
+    local = [n.url for n in explorer.nodes.values()
+             if n.url.startswith("file:") and n.kind in _SITEMAP_KINDS and n.state == NodeState.DONE]
+    if not local:
+        return []
+    rules = ", ".join(site_based_rules())
+    return [f"host and location rules did not run: {plural(len(local), 'local file')} read as no site, "
+            f"first {local[0]} ({rules}); give --map SITE=FOLDER, or run from the build's folder (the one whose "
+            "robots.txt names the site)"]
 
 
 def files_read(explorer: Explorer) -> int:

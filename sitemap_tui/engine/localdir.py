@@ -222,20 +222,42 @@ class NamedSite:
     folder: Path
     unlisted: tuple[str, ...]  # file names: sitemaps by name or content, listed by nothing
     by_index: bool = False  # named by an index's children there, the folder having no Sitemap: line
+    others: tuple[str, ...] = ()  # other sites robots.txt names, none of whose files are here
 
 
 def target_site(path: Path) -> NamedSite | None:
     """The site a local TARGET stands for: the one its folder names (:func:`named_site`; a
     folder target's indexes count too, a file target's do not). The commands read a build so,
-    and keep its runs under that site."""
-    folder = (path if path.is_dir() else path.parent).resolve()
-    return named_site(folder, from_indexes=path.is_dir())
+    and keep its runs under that site.
+
+    A file in a subfolder of the build (``public/de/sitemap.xml``, as a pre-commit hook passes
+    it) stands for the site the nearest robots.txt above it names, looking no higher than the
+    working directory: it was judged as a ``file:`` URL, its host and location rules silent,
+    while the folder's run failed on them."""
+    if path.is_dir():
+        return named_site(path.resolve(), from_indexes=True)
+    folder = path.parent.resolve()
+    if (folder / "robots.txt").exists():
+        return named_site(folder)
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        return None
+    if folder == cwd or not folder.is_relative_to(cwd):
+        return None
+    for up in folder.parents:
+        if (up / "robots.txt").exists():
+            return named_site(up)
+        if up == cwd:
+            break
+    return None
 
 
 def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
     """The one site whose URLs the absolute ``Sitemap:`` lines of ``folder``'s robots.txt
-    name: the folder is that site's root (robots.txt lives there). None when they name several
-    sites.
+    name: the folder is that site's root (robots.txt lives there). When they name several, the
+    one whose lines name files of the folder (:attr:`NamedSite.others` the rest); None when
+    that is not one site.
 
     Without a ``Sitemap:`` line (or a robots.txt), and ``from_indexes`` (a folder target: the
     user named the build), the site whose top-level URLs the folder's indexes list, when one of
@@ -243,25 +265,21 @@ def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
     all, and an index child missing from the build passed as "on another host", unread and
     unreported. Never for a file target: a downloaded index alone then chose which files beside
     it were read, and printed their lines."""
-    robots = folder / "robots.txt"
-    origins = set()
     try:
-        data = None
-        if robots.is_file() and inside(folder, robots):
-            with robots.open("rb") as fh:
-                data = fh.read(ROBOTS_MAX_BYTES + 1)
+        named = robots_sites(folder)
     except OSError:
         return None
-    if data is not None:
-        for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
-            # a relative or odd line names no site (robots-sitemap-not-absolute says it is
-            # wrong): the absolute ones do; it ended the site altogether, and with it the
-            # location rules, unsaid
-            origin = _site_of(line.url)
-            if origin is not None:
-                origins.add(origin)
+    origins = set(named)
+    others: tuple[str, ...] = ()
     if len(origins) > 1:
-        return None
+        # a news or shop subdomain's sitemap named beside the site's own (found from outside: the
+        # folder then stood for no site, its index's missing children went unreported, exit 0):
+        # the site is the one whose lines name files of the folder, when only one does
+        here = here_of(folder, named)
+        if len(here) != 1:
+            return None
+        others = tuple(sorted(origins - here))
+        origins = here
     by_index = not origins
     if by_index and not from_indexes:
         return None
@@ -272,7 +290,35 @@ def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
             return None
     listed = _listed(scan.robots, list(scan.indexes))
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
-    return NamedSite(origins.pop(), folder, unlisted, by_index)
+    return NamedSite(origins.pop(), folder, unlisted, by_index, others)
+
+
+def robots_sites(folder: Path) -> dict[str, list[str]]:
+    """The sites the absolute ``Sitemap:`` lines of ``folder``'s robots.txt name, each with its
+    lines' URLs (empty without a robots.txt). OSError: robots.txt cannot be read."""
+    robots = folder / "robots.txt"
+    if not (robots.is_file() and inside(folder, robots)):
+        return {}
+    with robots.open("rb") as fh:
+        data = fh.read(ROBOTS_MAX_BYTES + 1)
+    named: dict[str, list[str]] = {}
+    for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps:
+        # a relative or odd line names no site (robots-sitemap-not-absolute says it is wrong):
+        # the absolute ones do; it ended the site altogether, and with it the location rules,
+        # unsaid
+        origin = _site_of(line.url)
+        if origin is not None:
+            named.setdefault(origin, []).append(line.url)
+    return named
+
+
+def here_of(folder: Path, named: dict[str, list[str]]) -> set[str]:
+    """The sites of ``named`` (:func:`robots_sites`) one of whose URLs names a file of ``folder``."""
+    try:
+        files = {p.name: p for p in folder.iterdir() if p.is_file() and inside(folder, p)}
+    except OSError:
+        return set()
+    return {origin for origin, urls in named.items() if any(_by_site_path(u, files) for u in urls)}
 
 
 def _site_of(url: str) -> str | None:

@@ -149,6 +149,14 @@ def _registry_judge(enabled: frozenset[str] | None) -> Judge:
     return RegistryJudge(enabled)
 
 
+def site_based_rules() -> tuple[str, ...]:
+    """The rules that judge URLs against the site a file is served from (named when a local
+    file read as no site left them nothing to judge)."""
+    from sitemap_tui.validate.registry import SITE_BASED_RULES
+
+    return SITE_BASED_RULES
+
+
 def robots_based_rules() -> tuple[str, ...]:
     """The rules that need the site's robots.txt (named when they did not run)."""
     from sitemap_tui.validate.registry import ROBOTS_BASED_RULES

@@ -46,6 +46,7 @@ from sitemap_tui.validate.rules import (
 __all__ = [
     "ROBOTS_BASED_RULES",
     "RULES",
+    "SITE_BASED_RULES",
     "STAGES",
     "RegistryJudge",
     "Selection",
@@ -75,6 +76,17 @@ ROBOTS_BASED_RULES: tuple[str, ...] = (
     "robots-sitemap-file-disallowed",
     "video-files-not-accessible",
     "robots-cross-submit-ok",
+)
+
+#: The rules that judge a file's URLs against the site it is served from: a local file read as
+#: no site (a ``file:`` URL, no --map, no robots.txt naming its site) has none, and the report
+#: says they did not run.
+SITE_BASED_RULES: tuple[str, ...] = (
+    "location-different-host",
+    "location-different-scheme",
+    "location-port-mismatch",
+    "location-outside-path",
+    "index-child-different-host",
 )
 
 @dataclass(frozen=True, slots=True)
