@@ -19,7 +19,7 @@ from sitemap_tui.engine.bodycache import BodyWriter
 from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch, fetch_local
 from sitemap_tui.engine.findings import Finding, Judge, PlainJudge
 from sitemap_tui.engine.model import ChildRef, Entry, Issue, NodeKind
-from sitemap_tui.engine.sniff import SniffingParser
+from sitemap_tui.engine.sniff import SniffingParser, type_by_name
 from sitemap_tui.engine.stats import FileAccumulator
 from sitemap_tui.engine.store import EntryRows, ShardRows, ShardWriter, entry_rows
 from sitemap_tui.engine.validator import Validator
@@ -169,12 +169,16 @@ class FileJob:
         if self.checker is not None:
             self.checker.begin_file(spec.ctx)
             hook = self.checker.element_hook(spec.ctx)
-        parser = SniffingParser(spec.url, max_entries=spec.max_entries, element_hook=hook)
+        # the Content-Type decides a body with no URL in its first lines (found from outside: it
+        # never reached the sniffer, a text sitemap with a comment header was "not a sitemap")
+        parser = SniffingParser(spec.url, type_by_name(spec.url), max_entries=spec.max_entries, element_hook=hook)
         run = _Run(spec, parser, FileAccumulator(spec.now))
         body = BodyWriter(Path(spec.body_cache), spec.node_id) if spec.body_cache else None
 
         def on_response(outcome: FetchOutcome) -> None:
             self.emit(JobAnswered(spec.node_id, outcome.stats.http_status, outcome.stats.content_type))
+            if outcome.stats.content_type:
+                parser.content_type = outcome.stats.content_type
             # location rules (and the "sitemap" of each URL record) use the final URL
             run.final_url = outcome.final_url or None
             if spec.ctx is not None and outcome.final_url:

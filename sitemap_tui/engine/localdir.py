@@ -136,7 +136,7 @@ def scan_folder(folder: Path) -> FolderScan:
 def sniff_file(path: Path) -> tuple[NodeKind | None, str]:
     """What the file's first bytes are (gunzipped when gzip), and in words why it is not a
     sitemap when it is not one."""
-    parser = SniffingParser(path.as_uri())
+    parser = SniffingParser(path.as_uri())  # (no Content-Type: ads.txt and humans.txt are no lists of URLs)
     items: list[object] = []
     read = 0
     try:

@@ -54,6 +54,7 @@ class TextSitemapParser:
         # the line of the first URL not kept, and the length of the unfinished last line.
         self._cap_line: int | None = None
         self._partial = 0
+        self._cr = False  # the last chunk ended in CR: a CRLF may be split across chunks
 
     @property
     def done(self) -> bool:
@@ -63,10 +64,15 @@ class TextSitemapParser:
         out: list[Item] = []
         if self._closed:
             return out
-        data = self._transcoded(data, out)
+        self._split(self._newlines(self._transcoded(data, out)), out)
+        return out
+
+    def _split(self, data: bytes, out: list[Item]) -> None:
+        """The lines of ``data`` (UTF-8, LF line ends) to the line handler; the unfinished last
+        one kept for the next chunk."""
         if self._cap_line is not None:
             self._count(data)
-            return out
+            return
         start = 0
         n = len(data)
         while start < n:
@@ -87,9 +93,22 @@ class TextSitemapParser:
             start = nl + 1
             if self._cap_line is not None:
                 self._count(data[start:])
-                return out
+                return
         self.info.lines = self._lineno - 1
-        return out
+
+    def _newlines(self, data: bytes) -> bytes:
+        """CRLF and a lone CR as LF (found from outside: a file with CR line ends, as classic Mac
+        tools write them, listed no URL, unsaid; robots.txt is read so, and Python's
+        ``splitlines``, which other parsers use). A CR at a chunk's end waits for the next."""
+        if self._cr:
+            data = b"\r" + data
+            self._cr = False
+        if b"\r" not in data:
+            return data
+        if data.endswith(b"\r"):
+            self._cr = True
+            data = data[:-1]
+        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
     def _transcoded(self, data: bytes, out: list[Item], final: bool = False) -> bytes:
         """``data`` as UTF-8: itself, or a UTF-16 file's bytes (found by its BOM) decoded."""
@@ -124,9 +143,10 @@ class TextSitemapParser:
         if self._closed:
             return out
         if self._utf16 is not None or not self._sniffed:  # what was held back: half a character, a byte
-            rest = self._transcoded(b"", out, final=True)
-            if rest:
-                self._accumulate(rest, out)
+            self._split(self._newlines(self._transcoded(b"", out, final=True)), out)
+        if self._cr:  # the body's last byte: a line end
+            self._cr = False
+            self._split(b"\n", out)
         self._closed = True
         if self._cap_line is None:
             if cut:

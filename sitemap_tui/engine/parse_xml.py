@@ -52,6 +52,7 @@ from .xmlns import (  # noqa: F401  (callers import the namespaces from here)
     MOBILE_NS,
     NEWS_NS,
     RDF_NS,
+    RSS090_NS,
     RSS10_NS,
     SITEMAP_NS,
     VIDEO_NS,
@@ -500,9 +501,12 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
         elif local == "RDF" and ns == RDF_NS:
             self.kind = NodeKind.RSS
             self._mode = "rss"
-            info.format = "rss1.0"
+            # RSS 0.90 is RDF too, its items in Netscape's namespace (found from outside: they
+            # were no entries, 0 URLs, unsaid)
+            rss090 = el.nsmap.get(None) == RSS090_NS
+            info.format = "rss0.90" if rss090 else "rss1.0"
             self._entry_local = "item"
-            self._core = frozenset({RSS10_NS})
+            self._core = frozenset({RSS090_NS if rss090 else RSS10_NS})
         elif local == "feed" and ns in (ATOM10_NS, ATOM03_NS):
             self.kind = NodeKind.ATOM
             self._mode = "atom"
@@ -518,7 +522,8 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
             self.kind = NodeKind.UNKNOWN
             info.format = "unknown"
             self._stop()
-            out.append(Finding("root-unknown", {"found": "element", "root": local}, line=line))
+            # (a <feed> or <RDF> outside its namespace: the message says which one it lacks)
+            out.append(Finding("root-unknown", {"found": "element", "root": local, "namespace": ns}, line=line))
 
     def _configure(self) -> None:
         """Entry names and per-tag caches once the root (mode and core namespaces) is known."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from .findings import Finding
 from .model import NodeKind
@@ -37,6 +38,15 @@ _XML_START = re.compile(rb"<\?xml[ \t\r\n]|<" + _ROOT_NAMES + rb"[ \t\r\n>/]")
 _BOM = b"\xef\xbb\xbf"
 # a robots.txt record line: a robots.txt saved under another name, or served at a sitemap URL
 _ROBOTS_LINE = re.compile(r"^[ \t]*(?:user-agent|disallow|allow|sitemap|crawl-delay)[ \t]*:", re.IGNORECASE | re.MULTILINE)
+
+
+def type_by_name(url: str) -> str | None:
+    """The Content-Type a static host sends for ``url``'s file name, where no header says one
+    (a local file, a --map build): ``text/plain`` for ``.txt``. The text sniffing then reads a
+    list of URLs whose first lines are no URL (a long comment header, a notice printed first)
+    as the text sitemap it is, with those lines reported, not as no sitemap at all."""
+    path = urlsplit(url).path.lower()
+    return "text/plain" if path.endswith((".txt", ".txt.gz")) else None
 
 
 class SniffingParser:

@@ -12,6 +12,7 @@ ATOM10_NS = "http://www.w3.org/2005/Atom"
 ATOM03_NS = "http://purl.org/atom/ns#"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RSS10_NS = "http://purl.org/rss/1.0/"
+RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
 DC_NS = "http://purl.org/dc/elements/1.1/"
 
 # Prefixes used in Entry.tags for the extension namespaces everybody knows.

@@ -344,7 +344,13 @@ class Checker:
                 out.append(make_issue("feed-item-no-link", node_id=nid, line=line))
             elif loc is None:
                 if "loc" not in entry.tags:
-                    out.append(make_issue("loc-missing", node_id=nid, line=line))
+                    # a <loc xmlns=""> or one in another namespace is named: "has no <loc>" alone
+                    # hid the slip (found from outside)
+                    other = next((t for t in entry.tags if t.endswith("}loc") or t.endswith(":loc")), None)
+                    if other is None:
+                        out.append(make_issue("loc-missing", node_id=nid, line=line))
+                    else:
+                        out.append(make_issue("loc-missing", node_id=nid, line=line, other=other))
                 elif ctx._xsd is not None:
                     # the parser reported the markup inside <loc> (core-unknown-element)
                     ctx._xsd.reported(line, None, (("core-unknown-element", line),))

@@ -51,9 +51,20 @@ _ROOT_UNKNOWN = {
 }
 
 
+_ROOT_NAMESPACES = {
+    "feed": "Atom's (http://www.w3.org/2005/Atom)",
+    "RDF": "RDF's (http://www.w3.org/1999/02/22-rdf-syntax-ns#, RSS 1.0)",
+}
+
+
 def _root_unknown(f: Fields) -> str | None:
     found = f.get("found")
     if found == "element":
+        wanted = _ROOT_NAMESPACES.get(str(f["root"]))
+        if wanted is not None:  # "<feed> is not ... feed" said nothing of what was wrong
+            ns = f.get("namespace")
+            where = f"in the namespace {ns}" if ns else "in no namespace"
+            return f"Root element <{f['root']}> is {where}, not {wanted}: not read as a feed"
         return f"Root element <{f['root']}> is not urlset, sitemapindex, rss or feed"
     return _ROOT_UNKNOWN.get(str(found)) if found is not None else None
 

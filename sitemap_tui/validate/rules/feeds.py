@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sitemap_tui.engine.model import Entry, Issue, NodeKind
-from sitemap_tui.engine.values import parse_any_feed_date, parse_rfc822_datetime
+from sitemap_tui.engine.values import COLON_ZONE_RE, parse_any_feed_date, parse_rfc822_datetime
 from sitemap_tui.validate.checkstate import _RFC3339_RE, FileContext, FileState, tally
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
@@ -153,13 +153,22 @@ def check_feed_date(ctx: FileContext,
     if ctx.kind is NodeKind.RSS:
         ok = parse_rfc822_datetime(s) is not None
         expected = "an RFC 822 date (e.g. Tue, 10 Jun 2003 04:00:00 GMT)"
-        if ok and parse_rfc822_datetime(s, assume_utc=False) is None:
-            # readable, but without the zone RFC 822 requires: say what was assumed
+        zone = s.rsplit(None, 1)[-1]
+        if ok and COLON_ZONE_RE.search(s):
             ok = False
-            expected = (
-                "an RFC 822 date: it has no time zone (RFC 822 requires one), so UTC was"
-                " assumed"
-            )
+            expected = f"an RFC 822 date: its zone {zone} has a colon (RFC 822 writes {zone.replace(':', '')}); read as that offset"
+        elif ok and parse_rfc822_datetime(s, assume_utc=False) is None:
+            # readable, but without a zone RFC 822 defines: say what was assumed (a name such as
+            # CEST was said to be no zone at all)
+            ok = False
+            if zone.isalpha() and zone.isascii():
+                expected = (f"an RFC 822 date: its zone {zone!r} is not one RFC 822 defines (GMT, UT, the US zones,"
+                            " or +hhmm), so UTC was assumed")
+            else:
+                expected = (
+                    "an RFC 822 date: it has no time zone (RFC 822 requires one), so UTC was"
+                    " assumed"
+                )
     else:
         ok = _RFC3339_RE.fullmatch(s) is not None and parse_any_feed_date(s) is not None
         expected = "an RFC 3339 date-time (e.g. 2003-12-13T18:30:02Z)"

@@ -6,8 +6,23 @@ from typing import Any
 
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.validate.checkstate import FileContext, FileState, tally
-from sitemap_tui.validate.rules import ERR, INFO, WARN, Rule, make_issue
+from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 from sitemap_tui.validate.urlcheck import Origin, UrlParts, comparable_path, site_label, split_base
+
+
+def _loc_elsewhere(f: Fields) -> str | None:
+    """A <loc> outside the sitemap namespace named (``other``: its name in Entry.tags)."""
+    other = f.get("other")
+    if not isinstance(other, str):
+        return None
+    if other.startswith("{}"):
+        where = '<loc xmlns=""> is in no namespace'
+    elif other.startswith("{"):
+        where = f"<loc> is in the namespace {other[1:other.index('}')]}"
+    else:
+        where = f"<{other}> is in another namespace"
+    return f"<url> has no <loc> in the sitemap namespace: its {where}, which crawlers do not read as the URL"
+
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -16,6 +31,7 @@ RULES: tuple[Rule, ...] = (
         severity=ERR,
         title="<url> without <loc>",
         message="<url> has no <loc>",
+        word=_loc_elsewhere,
         explanation='A `<url>` has no `<loc>`. Google calls this "Missing XML tag".',
         source=(
             "https://www.sitemaps.org/protocol.html §XML tag definitions ; "
