@@ -646,3 +646,37 @@ def test_a_store_that_cannot_be_written_leaves_no_partial_files(tmp_path: Path, 
         code = cli.main(["stats", str(sitemap), "--db", str(tmp_path / "out" / "new.db")])
     assert code == 2 and "disk is full" in err.getvalue(), err.getvalue()
     assert listing(tmp_path / "out") == []
+
+
+def test_inspecting_a_live_store_keeps_its_locks_and_its_log(tmp_path: Path) -> None:
+    """Found from outside: the explorer's engine inspects its own live store (the recent
+    explorations' list); the header read on a descriptor of its own, once closed, dropped every
+    POSIX lock the process held on the file, SQLite's too. A `sqlite3 FILE.db "select ..."`
+    of the user's then took the database as unused, folded the write-ahead log and deleted
+    it, and the exploration's later writes (an audit's results) were lost for good. Near miss:
+    with no inspection between, the same outside reader leaves the log alone."""
+    from sitemap_tui.engine.model import Node, NodeKind, NodeState
+    from sitemap_tui.engine.store import Store
+    from sitemap_tui.engine.store.file import inspect_store
+
+    for inspect in (False, True):
+        path = tmp_path / f"live-{inspect}.db"
+        store = Store(path)
+        store.add_node(Node(id=1, url="https://example.com/", kind=NodeKind.SITE, state=NodeState.DONE))
+        store.commit()
+        store.begin()
+        try:
+            if inspect:
+                assert inspect_store(path) is not None
+            outside = subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                                      "c.execute('select count(*) from nodes').fetchone(); c.close()", str(path)],
+                                     capture_output=True, text=True, timeout=30)
+            assert outside.returncode == 0, outside.stderr
+            assert Path(f"{path}-wal").exists(), "the live store's log was deleted under it"
+            store.add_node(Node(id=2, url="https://example.com/robots.txt", kind=NodeKind.ROBOTS, state=NodeState.DONE))
+            store.commit()
+        finally:
+            store.close()
+        check = sqlite3.connect(path)
+        assert check.execute("select count(*) from nodes").fetchone() == (2,)
+        check.close()

@@ -24,7 +24,6 @@ STORE_VERSION = 2
 """The store version this code writes (meta ``schema``). Earlier stores are upgraded in place
 (store.Store adds the columns added since); a higher one was written by a newer sitemap-tui."""
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 OUR_TABLES = frozenset({"meta", "nodes", "entries"})
 JOURNALS = ("-wal", "-shm", "-journal")
 """SQLite's companion files of a database (write-ahead log, its index, rollback journal)."""
@@ -76,18 +75,27 @@ def inspect_store(path: str | Path) -> StoreFile | None:
         raise StoreError(path, "is not a file")
     if st.st_size == 0:
         return StoreFile(path, None)  # SQLite's own idea of an empty database: nothing to lose
-    try:
-        with path.open("rb") as fh:
-            header = fh.read(len(SQLITE_HEADER))
-    except OSError as exc:
-        raise StoreError(path, f"cannot be read ({exc.strerror or exc})") from exc
-    if header != SQLITE_HEADER:
-        raise StoreError(path, "is not a sitemap-tui exploration (not an SQLite database); it was left as it is")
+    # Read through SQLite alone, never a file descriptor of our own: closing any descriptor of a
+    # file drops every POSIX lock this process holds on it (fcntl's rule), SQLite's included.
+    # The explorer's engine inspects its own live store (the recent explorations' list); its
+    # header read so let another program's connection take the database as unused, fold the
+    # write-ahead log and delete it, and every later write of the exploration was lost (found
+    # from outside, with `sqlite3 FILE.db "select ..."`). SQLite's own opens share one
+    # descriptor per file within a process and keep it while a lock is held.
+    if not os.access(path, os.R_OK):
+        raise StoreError(path, "cannot be read (Permission denied)")
     try:
         conn = sqlite3.connect(_readonly_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise StoreError(path, f"cannot be read as a database ({exc})") from exc
     try:
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc):  # (SQLite checks the header: SQLITE_NOTADB)
+                raise StoreError(path, "is not a sitemap-tui exploration (not an SQLite database); it was left "
+                                       "as it is") from None
+            raise
         return identify(conn, path)
     except StoreError:
         raise
