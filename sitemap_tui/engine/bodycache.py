@@ -3,6 +3,7 @@ lines around an issue without fetching the file again."""
 
 from __future__ import annotations
 
+import shutil
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,26 @@ class BodyWriter:
 
 def body_path(folder: Path, node_id: int) -> Path:
     return folder / f"{node_id}.gz"
+
+
+def bodies_beside(store: Path) -> Path:
+    """The folder of an exploration's kept bodies: ``HOST-STAMP.bodies`` beside its store."""
+    return store.with_suffix(".bodies")
+
+
+def copy_body(source: Path, folder: Path, node_id: int) -> bool:
+    """An earlier exploration's kept body as ``node_id``'s (a file that answered 304 Not
+    Modified: its source lines are the earlier body's); False when it cannot be copied."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = body_path(folder, node_id)
+    part = target.with_suffix(".part")
+    try:
+        shutil.copyfile(source, part)
+        part.replace(target)
+    except OSError:
+        part.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _inflated(fh: BinaryIO) -> Iterator[bytes]:

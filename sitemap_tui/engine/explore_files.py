@@ -109,7 +109,8 @@ class FileProcessing(RobotsReading):
             keep_non_http=self.options.keep_non_http,
             sitemap_lastmod=node.lastmod_raw,
             judge=self.judge,
-            conditional=(self.previous.conditional(node.url, self.fetch_config.max_decoded)
+            conditional=(self.previous.conditional(node.url, self.fetch_config.max_decoded,
+                                                   want_body=self.options.body_cache is not None)
                          if self.previous is not None and node.id not in self._in_full else None),
         )
         if node.url.startswith("file:") and spec.local_path is None:
@@ -145,6 +146,8 @@ class FileProcessing(RobotsReading):
             spec.conditional = None
             job = FileJob(spec, apply, self.checker, cancelled=lambda: self._cancel or node.id in self._superseded)
             return await job.run(self._fetcher)
+        if o.body_cache is not None:
+            self.previous.carry_body(node.url, o.body_cache, node.id)
         self.output_left_out += carried.left_out
         for rule in carried.rules:
             if rule in CUT_RULES:

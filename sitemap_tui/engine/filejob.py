@@ -230,7 +230,10 @@ class FileJob:
                 body.abort()
             raise ours[0]
         if body is not None:
-            body.close()
+            if outcome.not_modified:
+                body.abort()  # no body came: the earlier one is carried with the rows (an empty one hid it)
+            else:
+                body.close()
         if self.cancelled():
             outcome.cancelled = True
         t0 = time.perf_counter()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.engine.bodycache import bodies_beside, body_path, copy_body
 from sitemap_tui.engine.fetch_outcome import FetchOutcome
 from sitemap_tui.engine.filejob import JobDone, has_http_scheme
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
@@ -54,12 +55,13 @@ class Refetch:
     # which copies the previous exploration's tables whole when every file answered 304
     defer_rows: bool = False
     _pending: list[Pending] = field(default_factory=list)
+    bodies: Path | None = None  # the previous exploration's kept bodies (the TUI's source view)
 
     @classmethod
     def open(cls, path: str | Path, skip_rules: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
              parent_rules: frozenset[str] = frozenset()) -> Refetch:
         """Raises StoreError when the previous store cannot be read."""
-        return cls(PreviousExploration(path), skip_rules, parent_rules)
+        return cls(PreviousExploration(path), skip_rules, parent_rules, bodies=bodies_beside(Path(path)))
 
     @property
     def skip_rules(self) -> frozenset[str]:
@@ -70,16 +72,36 @@ class Refetch:
     def close(self) -> None:
         self.previous.close()
 
-    def conditional(self, url: str, max_decoded: int | None = None) -> tuple[str | None, str | None] | None:
+    def conditional(self, url: str, max_decoded: int | None = None,
+                    *, want_body: bool = False) -> tuple[str | None, str | None] | None:
         """The validators to ask ``url`` with, or None to fetch it in full: unknown, read in
         part before, or larger than this run's ``max_decoded`` (a 304 would carry more than
-        this run reads: the same file is cut now)."""
+        this run reads: the same file is cut now). ``want_body``: this run keeps bodies (the
+        explorer's source view), and a 304 would leave it none unless the previous exploration
+        kept one to copy (found from outside: every issue of a file that answered 304 showed
+        "line 5 is past the end of the cached body")."""
         old = self.previous.validators(url)
         if old is None or old.read_in_part:
+            return None
+        if want_body and self._old_body(old.id) is None:
             return None
         if max_decoded is not None and (old.decoded_bytes or 0) > max_decoded:
             return None
         return old.etag, old.last_modified
+
+    def _old_body(self, old_id: int) -> Path | None:
+        if self.bodies is None:
+            return None
+        path = body_path(self.bodies, old_id)
+        return path if path.is_file() else None
+
+    def carry_body(self, url: str, folder: Path, node_id: int) -> None:
+        """The previous exploration's body of ``url`` kept as ``node_id``'s (after its 304);
+        when it cannot be, the source view says the body was not kept."""
+        old = self.previous.validators(url)
+        source = self._old_body(old.id) if old is not None else None
+        if source is not None:
+            copy_body(source, folder, node_id)
 
     def carry(self, node: Node, done: JobDone, store: Store | None, *, output_format: str | None = None,
               keep_non_http: bool = True, on_output: Callable[[str | bytes], None] | None = None) -> CarryResult | None:

@@ -466,7 +466,9 @@ class EngineHost(AuditJobs):
             store = Store(self.db_path)
             options = self.options or ExploreOptions()
             if options.body_cache is None:
-                options = replace(options, body_cache=self.db_path.with_suffix(".bodies"))
+                from sitemap_tui.engine.bodycache import bodies_beside
+
+                options = replace(options, body_cache=bodies_beside(self.db_path))
             checker = self.checker_factory() if self.checker_factory else None
             async with Explorer(
                 store=store,

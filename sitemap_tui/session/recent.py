@@ -186,7 +186,9 @@ def unusable(folder: Path, exc: OSError) -> StoreError:
 
 
 def bodies_of(db: Path) -> Path:
-    return db.with_suffix(".bodies")
+    from sitemap_tui.engine.bodycache import bodies_beside
+
+    return bodies_beside(db)
 
 
 def list_saved(folder: Path | None = None, *, prefix: str = "", read: bool = True) -> list[Saved]:

@@ -215,10 +215,11 @@ class AppBase(App[int]):
         yield AppFooter()
 
     def _make_issues_pane(self) -> Any:
+        from sitemap_tui.engine.bodycache import bodies_beside
         from sitemap_tui.tui.widgets.issues_pane import IssuesPane
 
         assert self.db_path is not None
-        return IssuesPane(self.db_path, self.db_path.with_suffix(".bodies"), id="issues-pane")
+        return IssuesPane(self.db_path, bodies_beside(self.db_path), id="issues-pane")
 
     def _make_url_table(self) -> Any:
         from sitemap_tui.tui.widgets.url_table import UrlTable

@@ -7,6 +7,7 @@ which honours the validators and counts the bodies it sends), in this test's own
 
 from __future__ import annotations
 
+import asyncio
 import re
 from contextlib import closing
 from pathlib import Path
@@ -181,3 +182,30 @@ async def test_reload_and_refetch_of_a_carried_file_fetch_the_servers_file(site,
     with closing(Store(db, readonly=True)) as store:
         since = dict(store.conn.execute("SELECT url, unchanged_since FROM nodes"))
         assert since[f"{site.base}/a.xml"] is None and since[f"{site.base}/index.xml"] is None
+
+
+async def test_a_file_that_answers_304_keeps_its_source_lines(site, make_app) -> None:
+    """Found from outside: after any earlier run the explorer asked conditionally, and a 304
+    kept an empty body: every issue's source view said "line 5 is past the end of the cached
+    body". A file is asked conditionally only when the earlier exploration kept its body, which
+    a 304 then carries: a headless run kept none, so the explorer after it fetches in full; the
+    explorer after that one gets 304s and shows the same lines."""
+    from test_refetch import run
+
+    from sitemap_tui.engine.bodycache import bodies_beside, read_lines
+
+    target = f"{site.base}/index.xml"
+    code, _, err = await asyncio.to_thread(run, "validate", target, "--format", "json")  # (its own loop)
+    assert code in (0, 1) and sent(site) == 4, err
+    first_db, second_db = kept("20991231-000000"), kept("20991231-000100")  # both newer than the headless run
+    lines: dict[str, list[tuple[int, bytes]]] = {}
+    for db, fetched in ((first_db, 8), (second_db, 8)):
+        app = explorer(make_app, site, db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await explore_all(app, pilot)
+            ids = {p: node_id(app, p.strip("/")) for p in SITEMAPS}
+        assert sent(site) == fetched, "the first explorer fetches in full, the second gets 304s"
+        got = {p: read_lines(bodies_beside(db), i, 2, context=1) for p, i in ids.items()}
+        assert all(got.values()), got
+        assert lines.setdefault("first", got) == got  # the carried bodies are the fetched ones
+    assert set(conditional(site)) == set(SITEMAPS)  # asked so by the second explorer alone
