@@ -408,6 +408,30 @@ async def test_enter_posts_entry_selected_and_shows_detail(tmp_path: Path):
     store.close()
 
 
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_a_new_filter_closes_the_detail_of_a_row_it_no_longer_shows(tmp_path: Path, size: tuple[int, int]):
+    """Found from outside: after `/`, a new filter and Enter, the table showed other rows (or
+    none) while the detail kept the old row's URL, sitemap line and issues. Near miss: the
+    same filter applied again keeps the detail of the row still shown."""
+    store, ids = small_store(tmp_path / "x.db")
+    app = Host(lambda: UrlTable(tmp_path / "x.db"))
+    async with app.run_test(size=size) as pilot:
+        table = app.query_one(UrlTable)
+        table.show(EntryFilter(node_ids=[2]))
+        grid = await mounted(pilot, table)
+        grid.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.detail_open
+        await pilot.press("slash", "enter")  # the same (empty) filter again
+        await pilot.pause()
+        assert table.detail_open
+        await pilot.press("slash", *"nothing-matches", "enter")
+        await wait_for(pilot, lambda: grid.total == 0)
+        assert not table.detail_open
+    store.close()
+
+
 async def test_jump_to_entry(tmp_path: Path):
     store, ids = build_store(tmp_path / "x.db", {
         1: [entry(f"https://example.com/{(i * 37) % 500:03d}/{i}", i) for i in range(500)],

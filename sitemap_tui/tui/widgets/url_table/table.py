@@ -304,6 +304,7 @@ class UrlTable(Vertical):
         self.filter_error = None
         if user != self.user or self.grid.listing is None:
             self.user = user
+            self.hide_detail()  # (the new listing starts at its top: the old row may be gone)
             self.grid.set_listing(self.current_filter)
         else:
             self._refresh_chrome()
