@@ -13,6 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from sitemap_tui.engine import urlpolicy
@@ -372,8 +373,12 @@ class Actions(ExportLink):
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
-        elif self.focused is not None:
-            screen.maximize(self.focused)
+        elif self.focused is not None and not screen.maximize(self.focused):
+            # a focused widget Textual does not maximize (the Overview's scroll: z did nothing
+            # there, found from outside): the nearest ancestor that may be, its pane's tabs
+            zoom = next((w for w in self.focused.ancestors if isinstance(w, Widget) and w.allow_maximize), None)
+            if zoom is not None:
+                screen.maximized = zoom
 
     def action_open_recent(self) -> None:
         from sitemap_tui.tui.screens.recent import RecentScreen
