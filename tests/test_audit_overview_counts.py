@@ -232,3 +232,25 @@ def vars_of(uf: object) -> dict:
 
     return {f.name: getattr(uf, f.name) for f in dataclasses.fields(uf)  # type: ignore[arg-type]
             if f.name in ("orphan", "coverage")}
+
+
+def test_a_listed_loc_that_is_no_fetchable_url_is_listed_and_said(site: HTTPServer, tmp_path: Path) -> None:
+    """Found from outside: a loc with a space (no fetchable URL) was left out of the listed
+    URLs, and the Overview said "3 of 3 listed URLs audited" where `sitemap-tui audit` said
+    "Not audited: 1". It is listed, never audited, and said; "u goes on" is not offered for it."""
+    from sitemap_tui.tui.widgets.overview_audit import _indexability
+
+    for page in ("/a1", "/a2"):
+        site.expect_request(page).respond_with_data(html(), content_type="text/html")
+    target = sitemap(site, ["/a1", "/a2", "/a1", "/bad page"])
+    db = tmp_path / "site.db"
+    code, _, err = audit(target, "--db", str(db))
+    assert code == 0, err
+    conn = connect(db, readonly=True)
+    try:
+        counts = indexability_counts(conn, _file_ids(conn))
+    finally:
+        conn.close()
+    assert counts is not None and (counts.listed, counts.audited, counts.unfetchable) == (4, 3, 1)
+    head = _indexability(counts)[0].label.plain
+    assert "3 of 4 listed URLs audited, 1 no fetchable URL" in head and "u goes on" not in head

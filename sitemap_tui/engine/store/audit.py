@@ -305,6 +305,7 @@ class IndexabilityCounts:
     listed: int
     audited: int
     groups: dict[str, int]
+    unfetchable: int = 0  # listed, but no fetchable http(s) URL (key ''): never audited
 
 
 def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> IndexabilityCounts | None:
@@ -320,12 +321,14 @@ def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> In
         row = conn.execute(
             f"SELECT COUNT(*), {sums} FROM entries e JOIN audit a ON a.key = {_KEY}"
             f" WHERE e.node_id IN ({marks}) AND e.key IS NOT ''", tuple(node_ids)).fetchone()
-        listed = int(conn.execute(
-            f"SELECT COUNT(*) FROM entries e WHERE e.node_id IN ({marks}) AND e.key IS NOT ''",
-            tuple(node_ids)).fetchone()[0])
+        # the listings that are no fetchable URL count as listed (found from outside: "18 of 18
+        # listed URLs audited" beside the headless audit's "Not audited: 1"), and are said
+        listed, unfetchable = conn.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(e.key = ''), 0) FROM entries e WHERE e.node_id IN ({marks})"
+            " AND e.loc IS NOT NULL", tuple(node_ids)).fetchone()
     except sqlite3.OperationalError:
         return None
     if not row or not row[0]:
         return None
     groups = {key: int(v) for (key, _), v in zip(INDEXABILITY, row[1:], strict=True)}
-    return IndexabilityCounts(listed, int(row[0]), groups)
+    return IndexabilityCounts(int(listed), int(row[0]), groups, int(unfetchable))

@@ -69,7 +69,9 @@ def audit_rows(data: AuditOverview | None) -> list[DrillRow]:
 def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
     head = Text("Indexability", style="bold")
     head.append(f"   {c.audited:,} of {plural(c.listed, 'listed URL')} audited", style="dim")
-    if c.audited < c.listed:
+    if c.unfetchable:
+        head.append(f", {c.unfetchable:,} no fetchable URL", style="yellow")
+    if c.audited < c.listed - c.unfetchable:
         head.append(" (u goes on)", style="dim italic")
     rows = [DrillRow(head, None)]
     width = max(len(f"{n:,}") for n in c.groups.values())
