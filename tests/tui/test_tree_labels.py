@@ -109,7 +109,7 @@ def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
     for width in range(11, 30):
         label = node_label(node, model, width=width).plain
         assert len(label) <= width, (width, label)
-        assert label.startswith("≡") and "−1" in label and label.endswith("●3 ▲3"), (width, label)
+        assert label.startswith("≡") and ("−1" in label or "±" in label) and label.endswith("●3 ▲3"), (width, label)
     assert "304" in node_label(node, model, width=22).plain  # near miss: with room, it stays
 
 
@@ -122,8 +122,23 @@ def test_wide_compare_badges_shorten_then_go_before_an_issue_badge() -> None:
     for width in range(10, 40):
         label = node_label(node, model, width=width).plain
         assert len(label) <= width and label.endswith("●3 ▲12"), (width, label)
-    assert "+1.2k −5.7k" in node_label(node, model, width=24).plain  # shortened before they go
+    assert "+1.2k −5.7k" in node_label(node, model, width=28).plain  # shortened before they go
     assert "+1,234 −5,678 ~99" in node_label(node, model, width=40).plain  # near miss: room for all
+
+
+def test_compare_counts_give_way_to_one_mark_before_the_name_is_unreadable() -> None:
+    """Found from outside: at 80x24 compare mode's "+1 −1 ~1" left the name one letter
+    ("≡ +1 −1 ~1 …g ▲2"): which file changed could not be read. The counts shorten, then
+    one "±" says the file changed (the Changes tab counts), and the name keeps its letters.
+    Near miss: with room, the counts stay."""
+    from sitemap_tui.tui.widgets.sitemap_tree import node_label
+
+    node, model = _blog((1, 1, 1), (0, 2))
+    for width in range(12, 17):
+        label = node_label(node, model, width=width).plain
+        assert label == "≡ ± blog ▲2", (width, label)
+    assert node_label(node, model, width=17).plain == "≡ +1 −1 blog ▲2"
+    assert node_label(node, model, width=20).plain == "≡ +1 −1 ~1 blog ▲2"
 
 
 def test_a_shortened_count_keeps_to_four_cells() -> None:

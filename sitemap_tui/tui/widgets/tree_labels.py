@@ -63,6 +63,8 @@ _EXTENSIONS = re.compile(r"\.(?:xml|txt|rss|atom|json|html?)(?:\.gz)?$|\.gz$", r
 _SITEMAP_WORD = re.compile(r"^sitemaps?[-_.]", re.IGNORECASE)
 NAME_MAX = 60  # cells of a name in a row that has room
 NAME_MIN = 12  # cells a cut name keeps before the count goes: "sitemap-…ts.xml" still tells files apart
+NAME_FLOOR = 6  # cells of name kept before compare mode's counts give way to one mark ("blog", "a…ive")
+CHANGED_MARK = "± "  # compare mode, no room for the counts: the file's URLs changed
 
 
 def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None = None) -> Text:
@@ -114,21 +116,26 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
         # still too narrow for 3 cells of name: the 304 marker, then the name's letters and
         # the space after the icon give way, never a badge or the state (found from outside:
         # "≡ −1 b…g 304 ●3" had lost its "▲3" at 80x24, "≡ m…g ●1" its "× 404" at 60 columns)
+        floor = min(NAME_FLOOR, cell_len(name))
         if fixed + 3 > width:
             tail = [part for part in tail if part[0] != " 304"]
             fixed = _cells(head + tail)
+        if fixed + floor > width and (added or removed or changed):
+            # the compare badges make room for a readable name: "~N" goes and the counts shorten
+            # (1.2k), then one "±" says the file changed (the Changes tab has the counts); found
+            # from outside: "≡ +1 −1 ~1 …g ▲2" at 80x24 named no file (and "+1,234 −5,678 ~99"
+            # once pushed "▲12" off)
+            for badges in (_change_badges(added, removed, 0, short=True), [(CHANGED_MARK, "bold yellow")]):
+                head = head[:2] + badges
+                fixed = _cells(head + tail)
+                if fixed + floor <= width:
+                    break
         if fixed + 1 > width and head[1] == (" ", ""):
             del head[1]
             fixed -= 1
-        if fixed > width and (added or removed or changed):
-            # then the compare badges: "~N" goes and the counts shorten (1.2k), after every
-            # letter of the name (found from outside: "+1,234 −5,678 ~99" pushed "▲12" off)
-            spaced = len(head) > 1 and head[1] == (" ", "")
-            head = head[:2 if spaced else 1] + _change_badges(added, removed, 0, short=True)
+        if fixed > width and (added or removed or changed):  # last, the mark goes: the issues stay
+            head = head[:2 if len(head) > 1 and head[1] == (" ", "") else 1]
             fixed = _cells(head + tail)
-            if fixed > width:  # last, they go (the Changes tab has them): the issues stay
-                head = head[:2 if spaced else 1]
-                fixed = _cells(head + tail)
         room = width - fixed - _cells(count)
         if room < 1 and tail:  # no letter of the name fits: the icon, then the badges
             tail[0] = (tail[0][0].lstrip(" "), tail[0][1])
