@@ -82,12 +82,10 @@ def inspect_store(path: str | Path) -> StoreFile | None:
     # write-ahead log and delete it, and every later write of the exploration was lost (found
     # from outside, with `sqlite3 FILE.db "select ..."`). SQLite's own opens share one
     # descriptor per file within a process and keep it while a lock is held.
-    if not os.access(path, os.R_OK):
-        raise StoreError(path, "cannot be read (Permission denied)")
     try:
         conn = sqlite3.connect(_readonly_uri(path), uri=True)
     except sqlite3.Error as exc:
-        raise StoreError(path, f"cannot be read as a database ({exc})") from exc
+        raise _unreadable(path, exc) from exc
     try:
         try:
             conn.execute("PRAGMA schema_version").fetchone()
@@ -95,7 +93,7 @@ def inspect_store(path: str | Path) -> StoreFile | None:
             if "not a database" in str(exc):  # (SQLite checks the header: SQLITE_NOTADB)
                 raise StoreError(path, "is not a sitemap-tui exploration (not an SQLite database); it was left "
                                        "as it is") from None
-            raise
+            raise _unreadable(path, exc) from exc
         return identify(conn, path)
     except StoreError:
         raise
@@ -103,6 +101,12 @@ def inspect_store(path: str | Path) -> StoreFile | None:
         raise StoreError(path, f"cannot be read as a database ({exc})") from exc
     finally:
         conn.close()
+
+
+def _unreadable(path: Path, exc: sqlite3.Error) -> StoreError:
+    if not os.access(path, os.R_OK):  # (SQLite says only "unable to open database file")
+        return StoreError(path, "cannot be read (Permission denied)")
+    return StoreError(path, f"cannot be read as a database ({exc})")
 
 
 def identify(conn: sqlite3.Connection, path: Path) -> StoreFile:
