@@ -173,7 +173,9 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
         if not self._stopped:
             self._push(b"", True, out)
         if not self._stopped:
-            if not self._root_seen:
+            if not self._root_seen and not cut:
+                # (a body cut inside its root's start tag names no root: "<u" of a truncated
+                # gzip was "root element <u> is not urlset", beside the cut's own finding)
                 root = self._pre_parse(b"", final=True)
                 if root is not None:
                     self._on_root(root, out)
