@@ -282,7 +282,8 @@ def test_validate_json_and_select(demo_url: str) -> None:
     rules = {i["rule"] for i in data["issues"]}
     assert rules and all(r.startswith(("priority-", "changefreq-")) for r in rules)
     issue = next(i for i in data["issues"] if i["rule"] == "priority-invalid")
-    assert set(issue) == {"rule", "severity", "sitemap", "line", "column", "url", "message"}
+    assert set(issue) == {"rule", "severity", "sitemap", "file", "line", "column", "url", "message"}
+    assert issue["file"] is None  # fetched, not read from a local file
     assert issue["line"] and issue["url"].endswith("ridgeline-gloves-rust")
     assert set(data["summary"]) == {"files", "urls", "errors", "warnings", "info", "notes"}
     assert data["summary"]["urls"] == 300 and proc.returncode == 1

@@ -41,7 +41,7 @@ def comparable(issues: list[dict[str, Any]], host: str) -> list[tuple[Any, ...]]
         # (served over http, the build's https URLs on other hosts are named with their scheme)
         return value.replace(host, SITE).replace(f"'{parts.netloc}'", "'example.com'").replace("'https://", "'")
 
-    rows = [tuple((k, fix(v)) for k, v in sorted(i.items())) for i in issues]
+    rows = [tuple((k, fix(v)) for k, v in sorted(i.items()) if k != "file") for i in issues]
     return sorted(rows, key=repr)
 
 
@@ -54,6 +54,9 @@ def test_build_validates_offline_as_the_served_site(httpserver: HTTPServer, tmp_
     # the children were read (their entries were judged), not skipped as on another host
     assert "url-duplicate" in rules or any("posts/first" in (i.get("url") or "") for i in found), found
     assert not any("another host" in i["message"] or "not fetched" in i["message"] for i in found), found
+    # each names the build's file it was read from, as the text and GitHub reports do
+    files = {i["sitemap"]: i["file"] for i in found if i["sitemap"]}
+    assert files and all(Path(f).resolve() == BUILD / s.removeprefix(SITE) for s, f in files.items()), files
 
     # the same files served from 127.0.0.1, their URLs naming that server
     host = httpserver.url_for("/")
@@ -62,6 +65,7 @@ def test_build_validates_offline_as_the_served_site(httpserver: HTTPServer, tmp_
         kind = "text/plain" if f.suffix == ".txt" else "application/xml"
         httpserver.expect_request(f"/{f.name}").respond_with_data(body, content_type=kind)
     served = report(run("validate", host + "sitemap.xml", "--format", "json", "--no-history"))
+    assert all(i["file"] is None for i in served)  # fetched: no local file
     assert comparable(found, host) == comparable(served, host)
 
 

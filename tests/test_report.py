@@ -173,13 +173,14 @@ def test_json(issues: list[IssueRow], base: Path) -> None:
     assert set(doc) == {"issues", "summary"}
     assert doc["summary"] == {"files": 2, "urls": 10, "errors": 2, "warnings": 2, "info": 1, "notes": []}
     assert [set(i) for i in doc["issues"]] == [
-        {"rule", "severity", "sitemap", "line", "column", "url", "message"}
+        {"rule", "severity", "sitemap", "file", "line", "column", "url", "message"}
     ] * 5
     first, second, third, fourth, fifth = doc["issues"]
     assert first == {
         "rule": "xsd-invalid",
         "severity": "error",
         "sitemap": "https://example.com/sitemap.xml",
+        "file": None,
         "line": 12,
         "column": None,
         "url": "https://example.com/a",
@@ -187,6 +188,8 @@ def test_json(issues: list[IssueRow], base: Path) -> None:
     }
     assert (second["line"], second["column"]) == (3, 7)
     assert third["line"] is None and third["sitemap"].startswith("file:")
+    # the local file as text, GitHub and SARIF name it (found from outside: JSON had the URL alone)
+    assert third["file"] == display_location(third["sitemap"], base) and not third["file"].startswith("file:")
     assert fourth["message"] == issues[3].message  # raw: JSON escapes it, nothing is lost
     assert fifth["sitemap"] is None
 

@@ -121,7 +121,7 @@ def write_report(
     if fmt == "text":
         _text(issues, summary, out, base, locate)
     elif fmt == "json":
-        _json(issues, summary, out)
+        _json(issues, summary, out, base, locate)
     elif fmt == "sarif":
         _sarif(issues, out, base, summary.notes, baseline_state, absent, locate)
     elif fmt == "github":
@@ -255,14 +255,23 @@ def _text(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path,
 # -- json --------------------------------------------------------------------------------------
 
 
-def _json(issues: Iterable[Any], summary: Summary, out: IO[str]) -> None:
+def _json(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path,
+          locate: Callable[[str | None], Path | None] = local_path) -> None:
     out.write('{"issues": [')
     first = True
+    files: dict[str | None, str | None] = {}
     for issue in issues:
+        if issue.sitemap not in files:
+            # the local file, as text, GitHub and SARIF name it (found from outside: a build
+            # read under its site's URLs left a JSON consumer only the URL)
+            path = locate(issue.sitemap)
+            rel = _relative(path, base) if path is not None else None
+            files[issue.sitemap] = None if path is None else str(rel if rel is not None else path)
         item = {
             "rule": issue.rule,
             "severity": str(issue.severity),
             "sitemap": issue.sitemap,
+            "file": files[issue.sitemap],
             "line": _line(issue),
             "column": _column(issue),
             "url": issue.url,
