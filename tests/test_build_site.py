@@ -9,20 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_verdict import index, urlset
 
 from sitemap_tui import cli
-
-NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-
-
-def urlset(*locs: str) -> str:
-    body = "".join(f"<url><loc>{loc}</loc><lastmod>2024-01-01</lastmod></url>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n{body}</urlset>\n'
-
-
-def index(*locs: str) -> str:
-    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>\n{body}</sitemapindex>\n'
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
