@@ -186,7 +186,7 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
                 continue  # two files of one build (public/de/, public/en/)
             return [], False
         found[site.origin] = site
-        if site.others:
+        if site.others and path.is_dir():  # (a file target reads no Sitemap: line of robots.txt)
             shown = ", ".join(display(o, 100) for o in site.others[:5])
             print(f"sitemap-tui: {display(str(site.folder / 'robots.txt'), 200)} names {plural(len(site.others) + 1, 'site')}: "
                   f"the folder is read as {display(site.origin, 100)} (whose Sitemap: lines name its files); "

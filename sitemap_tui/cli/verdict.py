@@ -152,7 +152,7 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
                           for r in robots_based_rules())
         notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
                   for gap in explorer.robots_gaps]
-    if rule_notes:
+    if rule_notes and explorer.checker is not None:  # (urls and stats judge nothing)
         notes += _no_site_notes(explorer)
     # file names and a server's reason phrase are untrusted text
     return [display(note) for note in notes]

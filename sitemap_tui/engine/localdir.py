@@ -17,6 +17,7 @@ read, not its subfolders."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -236,18 +237,26 @@ def target_site(path: Path) -> NamedSite | None:
     while the folder's run failed on them."""
     if path.is_dir():
         return named_site(path.resolve(), from_indexes=True)
-    folder = path.parent.resolve()
-    if (folder / "robots.txt").exists():
-        return named_site(folder)
+    if (path.parent / "robots.txt").exists():
+        return named_site(path.parent.resolve())
+    # the folders as named, not resolved: a build folder that is a symlink (public -> elsewhere)
+    # is still below the working directory
     try:
-        cwd = Path.cwd().resolve()
+        folder, cwd = Path(os.path.abspath(path.parent)), Path(os.path.abspath(os.getcwd()))
     except OSError:
         return None
     if folder == cwd or not folder.is_relative_to(cwd):
         return None
     for up in folder.parents:
         if (up / "robots.txt").exists():
-            return named_site(up)
+            # a build's root: its robots.txt names files of it (found from outside: a source
+            # repo's robots.txt at the working directory took its test fixtures for the site's)
+            site = named_site(up.resolve())
+            try:
+                here = here_of(up.resolve(), robots_sites(up.resolve())) if site is not None else set()
+            except OSError:
+                return None
+            return site if site is not None and site.origin in here else None
         if up == cwd:
             break
     return None

@@ -208,6 +208,9 @@ def _rules(value: Any, bad: Any) -> list[str]:
     from sitemap_tui.validate.registry import select_rules
 
     patterns = _strings(value, bad)
+    if not patterns:
+        # found from outside: `select = ""` (or []) ran every rule, unsaid, where --select '' is refused
+        raise bad("names no rule (rule ids or prefixes; leave the key out to run every rule)")
     for pattern in patterns:
         try:
             select_rules([pattern])
