@@ -173,6 +173,8 @@ def test_an_idn_prefix_maps_both_spellings_and_user_info_is_refused(tmp_path: Pa
     assert lookup((parse_map(f"https://bücher.example/={tmp_path}"),), "https://bucher.example/b.xml") is None
     v6 = parse_map(f"http://[::1]:8080/={tmp_path}")
     assert v6.prefix == "http://[::1]:8080/" and lookup((v6,), "http://[::1]:8080/b.xml") is not None
+    long = parse_map(f"http://[0:0:0:0:0:0:0:1]:8080/={tmp_path}")  # one address, two spellings
+    assert long.prefix == v6.prefix and lookup((long,), "http://[0::1]:8080/b.xml") is not None
     proc = run("urls", str(BUILD / "sitemap.xml"), "--map", f"https://user:s3cret@example.com/={BUILD}")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "user name or password" in proc.stderr
     assert "s3cret" not in proc.stderr

@@ -139,3 +139,26 @@ def test_a_body_cut_inside_its_roots_start_tag_names_no_root() -> None:
     assert [getattr(i, "rule", None) for i in parser.feed(head) + parser.close(cut="gzip-corrupt")] == []
     parser = SniffingParser("https://example.com/s.xml")
     assert "root-unknown" in [getattr(i, "rule", None) for i in parser.feed(head) + parser.close()]
+
+
+def test_a_text_plain_body_with_no_url_is_no_sitemap() -> None:
+    """Found from outside: a "Not Found" page served as text/plain (or a .txt of prose) became a
+    text sitemap with one error per line, where it was "neither XML nor a list of URLs". Near
+    miss: a URL past the first lines still makes it one."""
+    for body in (b"Not Found\n", b"lorem ipsum dolor\n" * 300):
+        items = parse(body, 65536, ctype="text/plain")
+        assert not entries(items) and [getattr(i, "rule", None) for i in items] == ["root-unknown"]
+    assert entries(parse(HEADER + b"https://example.com/a\n", 65536, ctype="text/plain")) == [("https://example.com/a", 26)]
+
+
+def test_rss_090_with_a_prefix_and_a_date_with_a_zone_comment() -> None:
+    """Found from outside: RSS 0.90 with its namespace bound to a prefix gave 0 URLs, unsaid; a
+    pubDate "-08:00 (PST)" (RFC 822 allows the comment) was read as UTC."""
+    from sitemap_tui.engine.values import parse_rfc822_datetime
+
+    rdf = ('<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+           'xmlns:r="http://my.netscape.com/rdf/simple/0.9/"><r:item><r:link>https://example.com/a</r:link>'
+           "</r:item></rdf:RDF>")
+    assert entries(parse(rdf.encode(), 65536, "https://example.com/f.xml")) == [("https://example.com/a", 1)]
+    got = parse_rfc822_datetime("Tue, 02 Jan 2024 23:30:00 -08:00 (PST)")
+    assert got is not None and got.isoformat() == "2024-01-03T07:30:00+00:00"

@@ -7,6 +7,8 @@ percent-decoded, resolved (symlinks included) and checked to stay under the dire
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import SplitResult, quote, unquote, urlsplit
@@ -77,8 +79,10 @@ def _netloc(scheme: str, parts: SplitResult) -> str:
     map missed them), https://bücher.example/ is https://xn--bcher-kva.example/ (each spelling
     missed the other's URLs, which were fetched from the network). ValueError: a bad port."""
     host = canonical_host(parts.hostname or "")
-    if ":" in host:
-        host = f"[{host}]"  # an IPv6 literal
+    if ":" in host:  # an IPv6 literal, in one spelling ([0:0:0:0:0:0:0:1] is [::1])
+        with contextlib.suppress(ValueError):
+            host = ipaddress.IPv6Address(host).compressed
+        host = f"[{host}]"
     port = parts.port
     return host if port is None or port == (443 if scheme == "https" else 80) else f"{host}:{port}"
 

@@ -505,7 +505,7 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
             self._mode = "rss"
             # RSS 0.90 is RDF too, its items in Netscape's namespace (found from outside: they
             # were no entries, 0 URLs, unsaid)
-            rss090 = el.nsmap.get(None) == RSS090_NS
+            rss090 = RSS090_NS in el.nsmap.values()  # (a default namespace, or a prefix's)
             info.format = "rss0.90" if rss090 else "rss1.0"
             self._entry_local = "item"
             self._core = frozenset({RSS090_NS if rss090 else RSS10_NS})

@@ -196,8 +196,12 @@ class SniffingParser:
         if urls <= sum(1 for line in candidates if _ROBOTS_LINE.match(line)):
             urls = 0
         ctype = (self.content_type or "").split(";", 1)[0].strip().lower()
-        if ctype == "text/plain" and (urls or not _ROBOTS_LINE.search(body)):
-            return True
+        if ctype == "text/plain" and not _ROBOTS_LINE.search(body):
+            # served (or named) as text: a URL on any whole line of the window makes it a list
+            # of URLs whose first lines are not (a comment header); none at all, it is no
+            # sitemap ("Not Found" as text/plain was one error per line)
+            whole = lines if complete or len(lines) == 1 else lines[:-1]
+            return any(looks_like_url(line.strip(" \t")) for line in whole)
         # A header line followed by URLs is still a (bad) text sitemap; the text parser reports it.
         return urls > 0
 

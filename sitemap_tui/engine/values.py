@@ -253,6 +253,8 @@ def _to_utc(dt: datetime) -> datetime | None:
         return None
 
 
+ZONE_COMMENT_RE = re.compile(r"\s*\([^()]*\)\s*$")
+"""A parenthesised comment at an RFC 822 date's end (``(PST)``)."""
 COLON_ZONE_RE = re.compile(r"(?<=\s)([+-])(\d\d):(\d\d)$")
 """An RFC 822 date's zone offset written with a colon (``-08:00``), at its end."""
 
@@ -266,6 +268,7 @@ def parse_rfc822_datetime(raw: str | None, *, assume_utc: bool = True) -> dateti
     s = _clean(raw, 128)
     if s is None:
         return None
+    s = ZONE_COMMENT_RE.sub("", s)  # "-08:00 (PST)": RFC 822 allows a comment after the zone
     colon = COLON_ZONE_RE.search(s)
     if colon is not None:
         # "-08:00" where RFC 822 writes "-0800" (a common slip): the instant is plain, and

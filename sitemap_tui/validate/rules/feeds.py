@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from sitemap_tui.engine.model import Entry, Issue, NodeKind
-from sitemap_tui.engine.values import COLON_ZONE_RE, parse_any_feed_date, parse_rfc822_datetime
+from sitemap_tui.engine.values import (
+    COLON_ZONE_RE,
+    ZONE_COMMENT_RE,
+    parse_any_feed_date,
+    parse_rfc822_datetime,
+)
 from sitemap_tui.validate.checkstate import _RFC3339_RE, FileContext, FileState, tally
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 
@@ -153,8 +158,9 @@ def check_feed_date(ctx: FileContext,
     if ctx.kind is NodeKind.RSS:
         ok = parse_rfc822_datetime(s) is not None
         expected = "an RFC 822 date (e.g. Tue, 10 Jun 2003 04:00:00 GMT)"
-        zone = s.rsplit(None, 1)[-1]
-        if ok and COLON_ZONE_RE.search(s):
+        bare = ZONE_COMMENT_RE.sub("", s)
+        zone = bare.rsplit(None, 1)[-1] if bare else ""
+        if ok and COLON_ZONE_RE.search(bare):
             ok = False
             expected = f"an RFC 822 date: its zone {zone} has a colon (RFC 822 writes {zone.replace(':', '')}); read as that offset"
         elif ok and parse_rfc822_datetime(s, assume_utc=False) is None:
