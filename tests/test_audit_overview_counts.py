@@ -254,3 +254,35 @@ def test_a_listed_loc_that_is_no_fetchable_url_is_listed_and_said(site: HTTPServ
     assert counts is not None and (counts.listed, counts.audited, counts.unfetchable) == (4, 3, 1)
     head = _indexability(counts)[0].label.plain
     assert "3 of 4 listed URLs audited, 1 no fetchable URL" in head and "u goes on" not in head
+
+
+def test_u_goes_on_only_while_an_audit_would_fetch_more(site: HTTPServer, tmp_path: Path) -> None:
+    """Found from outside: with a URL left on another host, the Overview said "(u goes on)" and
+    u fetched nothing (an audit fetches the sitemaps' hosts alone). Near miss: a URL of the
+    sitemap's own host with no result yet is what u goes on with."""
+    from sitemap_tui.tui.widgets.overview_audit import _indexability
+
+    site.expect_request("/a1").respond_with_data(html(), content_type="text/html")
+    base = site.url_for("").rstrip("/")
+    body = (f'<?xml version="1.0"?><urlset {NS}><url><loc>{base}/a1</loc></url>'
+            "<url><loc>https://other.invalid/x</loc></url></urlset>")
+    site.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    db = tmp_path / "site.db"
+    code, _, err = audit(site.url_for("/sitemap.xml"), "--db", str(db))
+    assert code == 0, err
+    conn = connect(db, readonly=True)
+    try:
+        counts = indexability_counts(conn, _file_ids(conn))
+    finally:
+        conn.close()
+    assert counts is not None and (counts.listed, counts.audited, counts.more) == (2, 1, False)
+    head = _indexability(counts)[0].label.plain
+    assert "u goes on" not in head and "the rest on other hosts" in head
+    store = Store(db)
+    try:  # the sitemap's own URL's result forgotten (moved): u would fetch it again
+        store.conn.execute("UPDATE audit SET key = 'https://other.invalid/x'")  # its result, moved
+        store.commit()
+        counts = indexability_counts(store.conn, _file_ids(store.conn))
+    finally:
+        store.close()
+    assert counts is not None and counts.more and "u goes on" in _indexability(counts)[0].label.plain

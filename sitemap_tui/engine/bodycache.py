@@ -3,6 +3,7 @@ lines around an issue without fetching the file again."""
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import zlib
 from collections.abc import Iterator
@@ -85,6 +86,24 @@ def _inflated(fh: BinaryIO) -> Iterator[bytes]:
             return
 
 
+def _lf(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """CRLF and a lone CR as LF, as the text parser counts lines (found from outside: a text
+    sitemap with CR line ends was one line in the source view, its issues' lines not found). A
+    CR at a chunk's end waits for the next (a CRLF split in two is one line end)."""
+    cr = False
+    for data in chunks:
+        if cr:
+            data = b"\r" + data
+            cr = False
+        if b"\r" in data:
+            if data.endswith(b"\r"):
+                cr, data = True, data[:-1]
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        yield data
+    if cr:
+        yield b"\n"
+
+
 def read_lines(folder: Path, node_id: int, line: int, context: int = 5, max_line_bytes: int = 4096) -> list[tuple[int, bytes]]:
     """Lines ``line-context .. line+context`` (1-based) of a cached body, each cut at max_line_bytes.
 
@@ -97,7 +116,14 @@ def read_lines(folder: Path, node_id: int, line: int, context: int = 5, max_line
     current = 1
     buf = bytearray()
     with open(path, "rb") as fh:
-        for data in _inflated(fh):
+        chunks = _inflated(fh)
+        head = next(chunks, b"")
+        stream: Iterator[bytes] = itertools.chain([head], chunks)
+        if head.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] != b"<":
+            # a text sitemap: its parser ends a line at a lone CR too (libxml2 counts only LF, so
+            # an XML body's lines are read as it numbers them)
+            stream = _lf(stream)
+        for data in stream:
             start = 0
             while current <= last:
                 nl = data.find(b"\n", start)

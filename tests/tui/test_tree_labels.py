@@ -139,6 +139,11 @@ def test_compare_counts_give_way_to_one_mark_before_the_name_is_unreadable() -> 
         assert label == "≡ ± blog ▲2", (width, label)
     assert node_label(node, model, width=17).plain == "≡ +1 −1 blog ▲2"
     assert node_label(node, model, width=20).plain == "≡ +1 −1 ~1 blog ▲2"
+    # a file whose URLs only changed keeps its mark too (found from outside: "~N" alone went,
+    # and nothing said the file changed)
+    node, model = _blog((0, 0, 12345), (0, 2))
+    for width in range(12, 19):
+        assert node_label(node, model, width=width).plain == "≡ ± blog ▲2", width
 
 
 def test_a_shortened_count_keeps_to_four_cells() -> None:

@@ -16,6 +16,7 @@ from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit_filters import ERROR_CONDITION
 from sitemap_tui.engine.store.packed import first_of
 from sitemap_tui.engine.store.schema import NODE_RANKS, tree_order
+from sitemap_tui.engine.urlpolicy import server_of
 
 __all__ = [
     "AuditRecord",
@@ -306,6 +307,7 @@ class IndexabilityCounts:
     audited: int
     groups: dict[str, int]
     unfetchable: int = 0  # listed, but no fetchable http(s) URL (key ''): never audited
+    more: bool = False  # an audit would fetch more of them: no result yet, on the sitemaps' hosts
 
 
 def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> IndexabilityCounts | None:
@@ -331,4 +333,25 @@ def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> In
     if not row or not row[0]:
         return None
     groups = {key: int(v) for (key, _), v in zip(INDEXABILITY, row[1:], strict=True)}
-    return IndexabilityCounts(int(listed), int(row[0]), groups, int(unfetchable))
+    more = int(row[0]) < int(listed) - int(unfetchable) and _more_to_audit(conn, node_ids)
+    return IndexabilityCounts(int(listed), int(row[0]), groups, int(unfetchable), more)
+
+
+def _more_to_audit(conn: sqlite3.Connection, node_ids: Sequence[int]) -> bool:
+    """Whether a listed URL of ``node_ids`` with no result is on a host an audit fetches (the
+    sitemaps' own, engine.audit.Auditor): the rest are other hosts' (found from outside: the
+    Overview said "u goes on" and u fetched nothing)."""
+    hosts = {h.lower() for (u,) in conn.execute("SELECT DISTINCT url FROM nodes") if (h := server_of(u))}
+    if not hosts:
+        return False
+    prefixes = [f"{scheme}://{_like(h)}/%" for h in sorted(hosts) for scheme in ("http", "https")]
+    on_hosts = " OR ".join(["k LIKE ? ESCAPE '\\'"] * len(prefixes))
+    marks = ",".join("?" * len(node_ids))
+    return conn.execute(
+        f"SELECT 1 FROM (SELECT {_KEY} AS k FROM entries e WHERE e.node_id IN ({marks}) AND e.key IS NOT ''"
+        f" AND e.loc IS NOT NULL AND NOT EXISTS(SELECT 1 FROM audit a WHERE a.key = {_KEY}))"
+        f" WHERE {on_hosts} LIMIT 1", (*node_ids, *prefixes)).fetchone() is not None
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

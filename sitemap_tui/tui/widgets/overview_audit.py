@@ -71,8 +71,10 @@ def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
     head.append(f"   {c.audited:,} of {plural(c.listed, 'listed URL')} audited", style="dim")
     if c.unfetchable:
         head.append(f", {c.unfetchable:,} no fetchable URL", style="yellow")
-    if c.audited < c.listed - c.unfetchable:
+    if c.more:
         head.append(" (u goes on)", style="dim italic")
+    elif c.audited < c.listed - c.unfetchable:
+        head.append(", the rest on other hosts", style="dim")
     rows = [DrillRow(head, None)]
     width = max(len(f"{n:,}") for n in c.groups.values())
     for key, label, filter_text, style in _ROWS:

@@ -125,7 +125,8 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
             # (1.2k), then one "±" says the file changed (the Changes tab has the counts); found
             # from outside: "≡ +1 −1 ~1 …g ▲2" at 80x24 named no file (and "+1,234 −5,678 ~99"
             # once pushed "▲12" off)
-            for badges in (_change_badges(added, removed, 0, short=True), [(CHANGED_MARK, "bold yellow")]):
+            short = _change_badges(added, removed, 0, short=True)  # (none when only changed)
+            for badges in ([short] if short else []) + [[(CHANGED_MARK, "bold yellow")]]:
                 head = head[:2] + badges
                 fixed = _cells(head + tail)
                 if fixed + floor <= width:
