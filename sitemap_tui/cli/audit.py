@@ -188,6 +188,12 @@ def cmd_audit(opts: AuditCommand) -> int:
             first = unfetchable(store)[1] or ""
             _note(f"{plural(counts['unfetchable'], 'listed URL')} not fetched: no fetchable http(s) URL (a space,"
                   f" a malformed host, another scheme; validate names each), first {display(first, 200)}")
+        if opts.format != "text" and counts["not_audited"] > counts["unfetchable"]:
+            # the text report says it; a record per URL audited does not (found from outside:
+            # --sample 5 --format jsonl wrote 5 records, the 90 others unsaid)
+            left = counts["not_audited"] - counts["unfetchable"]
+            _note(f"{plural(left, 'listed URL')} of {counts['listed']:,} not audited (sampled out, on other hosts,"
+                  " or the run was stopped): no record for them")
         listed, crawl = opts.compare_list is not None, opts.crawl is not None
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
         with reader_may_leave(), open_result(out_path, opts.output) as result:

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from sitemap_tui.engine.access import DEFAULT_AGENTS
 from sitemap_tui.engine.audit_page import (
     HTML_TYPES,
+    charset_of,
     head_end,
     head_facts,
     link_canonical,
@@ -290,6 +291,11 @@ class Auditor:
         out, body = await self._request(url, method)
         if method == "HEAD" and out.headers is not None and out.stats.http_status in (405, 501):
             out, body = await self._request(url, "GET")  # HEAD not allowed here
+        elif (method == "HEAD" and out.headers is not None and out.stats.http_status == 200
+              and mime_of(out.stats.content_type) in HTML_TYPES):
+            # a page after all (/page.txt, /data.xml served as HTML): its head is read, as the
+            # deep checks read it (found from outside: its noindex went unseen, "indexable")
+            out, body = await self._request(url, "GET")
         for _ in range(_RETRIES):
             status = out.stats.http_status
             if out.headers is None or status not in _RETRY_STATUSES:
@@ -367,7 +373,8 @@ class Auditor:
                                        "links": [v[:16384] for v in h.get_list("link")[:20]]}
             row.page = page
             if body is not None:
-                facts = head_facts(body, row.final_url, links=self.options.links)
+                facts = head_facts(body, row.final_url, links=self.options.links,
+                                   charset=charset_of(row.content_type))
                 row.links = facts.links
                 row.robots = [*facts.robots, *row.robots]  # meta first, then the header's
                 row.canonical = facts.canonical or row.canonical

@@ -7,6 +7,7 @@ no network: ``no_network``) with ``recover``, over a bounded prefix of the body 
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,19 +56,37 @@ _AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
 _LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
 _PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
 MAX_DIRECTIVES = 40  # kept per URL: a hostile page cannot grow the row
+_CHARSET_RE = re.compile(r";\s*charset\s*=\s*([^;]+)", re.IGNORECASE)
 
 
-def html_document(body: bytes, base_url: str) -> tuple[etree._Element, str] | None:
+def charset_of(content_type: str | None) -> str | None:
+    """The ``charset`` of a Content-Type, when it names an encoding Python knows."""
+    m = _CHARSET_RE.search(content_type or "")
+    if m is None:
+        return None
+    name = m.group(1).strip("\"' ")
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return None
+    return name  # (as sent: libxml2's names are the IANA labels servers send, not Python's)
+
+
+def html_document(body: bytes, base_url: str, charset: str | None = None) -> tuple[etree._Element, str] | None:
     """The parsed document of an untrusted HTML body and the base its relative links resolve
     against (its first ``<base href>``, else ``base_url``); None for an empty or unparsable body.
-    The audit and the deep checks both read pages through this one parser set-up."""
+    The audit and the deep checks both read pages through this one parser set-up.
+
+    ``charset``: the Content-Type's, which comes before the page's own ``<meta charset>`` (the
+    HTML standard's order; a byte order mark first): without it libxml2 read a UTF-8 page
+    with no meta as Latin-1, and its canonical ``/café`` was another URL, "canonicalised"."""
     if not body or not body.strip():
         return None
-    parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True)
-    try:
-        doc = lxml.html.document_fromstring(body, parser=parser)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError):
-        return None
+    bom = isinstance(body, str) or body.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))
+    encoding = None if bom else charset  # (a caller's text is decoded already)
+    doc = _parsed(body, encoding)
+    if doc is None and encoding is not None:  # a label libxml2 does not know: the page's own say
+        doc = _parsed(body, None)
     if doc is None:
         return None
     base = base_url
@@ -77,6 +96,15 @@ def html_document(body: bytes, base_url: str) -> tuple[etree._Element, str] | No
             base = resolve(base_url, href)
         break
     return doc, base
+
+
+def _parsed(body: bytes, encoding: str | None) -> etree._Element | None:
+    try:
+        parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True,
+                                      encoding=encoding)
+        return lxml.html.document_fromstring(body, parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError, LookupError):
+        return None
 
 
 def title_and_h1(doc: etree._Element) -> tuple[str | None, str | None]:
@@ -143,11 +171,20 @@ def x_robots_directives(values: Sequence[str]) -> list[str]:
     names a user agent first."""
     out: list[str] = []
     for value in values[:20]:
-        agent, rest = None, value[:1000]
-        m = _AGENT_PREFIX_RE.match(rest)
-        if m is not None and m.group(1).lower() not in _VALUE_DIRECTIVES:
-            agent, rest = m.group(1).lower(), m.group(2)
-        out += _directives(agent, rest)
+        # a user agent may start any item of the list, and scopes the items after it: repeated
+        # headers merged into one (RFC 9110 §5.3, as proxies and CDNs send them) read
+        # "otherbot: noarchive, googlebot: noindex" (found from outside: all of it was taken
+        # for otherbot's, the Googlebot noindex lost)
+        agent: str | None = None
+        part: list[str] = []
+        for item in value[:1000].split(","):
+            m = _AGENT_PREFIX_RE.match(item)
+            if m is not None and m.group(1).lower() not in _VALUE_DIRECTIVES:
+                out += _directives(agent, ",".join(part))
+                agent, part = m.group(1).lower(), [m.group(2)]
+            else:
+                part.append(item)
+        out += _directives(agent, ",".join(part))
     return out[:MAX_DIRECTIVES]
 
 
@@ -215,7 +252,7 @@ def head_end(body: bytes) -> int:
     return -1
 
 
-def head_part(body: bytes, base_url: str, doc: etree._Element) -> etree._Element:
+def head_part(body: bytes, base_url: str, doc: etree._Element, charset: str | None = None) -> etree._Element:
     """The part of the page its robots metas and canonical are read from: up to the head's end.
     Google takes rel=canonical from the head only; read from the whole document, one in the
     body counted when the page was read whole (64 KiB or less, with a Content-Length) and not
@@ -227,7 +264,7 @@ def head_part(body: bytes, base_url: str, doc: etree._Element) -> etree._Element
     end = head_end(body)
     if end < 0 or body[end:].strip().lower() in (b"</head>", b"</head></html>"):
         return doc
-    head = html_document(body[:end], base_url)
+    head = html_document(body[:end], base_url, charset)
     return head[0] if head is not None else etree.Element("html")
 
 
@@ -246,15 +283,16 @@ def canonical_of(head: etree._Element, base: str) -> tuple[str | None, list[str]
     return None, list(found.values())
 
 
-def head_facts(body: bytes, base_url: str, *, links: bool = False) -> HeadFacts:
+def head_facts(body: bytes, base_url: str, *, links: bool = False, charset: str | None = None) -> HeadFacts:
     """Meta robots (``robots`` and crawler-named metas) and ``<link rel=canonical>`` of a page
-    prefix, and with ``links`` its ``<a href>`` targets (http/https only); never raises."""
+    prefix, and with ``links`` its ``<a href>`` targets (http/https only); never raises.
+    ``charset``: the Content-Type's (:func:`charset_of`)."""
     facts = HeadFacts()
-    parsed = html_document(body, base_url)
+    parsed = html_document(body, base_url, charset)
     if parsed is None:
         return facts
     doc, base = parsed
-    head_doc = head_part(body, base_url, doc)
+    head_doc = head_part(body, base_url, doc, charset)
     for el in head_doc.iter("meta"):
         if (el.get("http-equiv") or "").strip().lower() == "refresh" and facts.refresh is None:
             m = _REFRESH_RE.match(el.get("content") or "")

@@ -323,7 +323,7 @@ class Prober:
         if body is None:
             return
         if mode == "page":
-            probe.facts = analyse_html(body, probe.final_url)
+            probe.facts = analyse_html(body, probe.final_url, probe.content_type)
         elif mode == "image":
             probe.image = image_size(body)
 

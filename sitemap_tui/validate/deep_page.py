@@ -13,10 +13,14 @@ from email.utils import parsedate_to_datetime
 
 from sitemap_tui.engine.audit_page import (
     canonical_of,
+    charset_of,
+    expired_directive,
     head_part,
     html_document,
     mime_of,
+    noindex_directive,
     title_and_h1,
+    x_robots_directives,
 )
 from sitemap_tui.engine.urlpolicy import resolve
 
@@ -30,20 +34,9 @@ __all__ = [
     "x_robots_noindex",
 ]
 
-# X-Robots-Tag directives that take a value ("max-snippet: 20"), not user agents.
-_VALUE_DIRECTIVES = frozenset(
-    {
-        "max-snippet",
-        "max-image-preview",
-        "max-video-preview",
-        "unavailable_after",
-        "indexifembedded",
-    }
-)
 _NOINDEX_AGENTS = frozenset({"robots", "googlebot", "bingbot"})
 _LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
 _PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
-_AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
 
 
 def parse_link_header(values: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
@@ -60,21 +53,12 @@ def parse_link_header(values: Sequence[str]) -> list[tuple[str, dict[str, str]]]
 
 
 def x_robots_noindex(values: Sequence[str]) -> str | None:
-    """The ``X-Robots-Tag`` value that makes the page noindex for Google or Bing, or None.
-
-    ``noindex``/``none`` without an agent, or after ``googlebot:``/``bingbot:``; a value
-    addressed to another crawler does not count."""
-    for value in values:
-        agent, rest = None, value
-        m = _AGENT_PREFIX_RE.match(value)
-        if m is not None and m.group(1).lower() not in _VALUE_DIRECTIVES:
-            agent, rest = m.group(1).lower(), m.group(2)
-        if agent is not None and agent not in ("googlebot", "bingbot"):
-            continue
-        tokens = {t.strip().lower() for t in rest.split(",")}
-        if "noindex" in tokens or "none" in tokens:
-            return value.strip()[:200]
-    return None
+    """The ``X-Robots-Tag`` directive that makes the page noindex for Google or Bing, or None:
+    read as the audit reads it (engine.audit_page: an agent may scope any item of a merged
+    list, an ``unavailable_after`` date that has passed is noindex; the two disagreed)."""
+    directives = x_robots_directives(values)
+    hit = noindex_directive(directives) or expired_directive(directives)
+    return hit[:200] if hit else None
 
 
 @dataclass(slots=True)
@@ -88,16 +72,18 @@ class PageFacts:
     h1: str | None = None
 
 
-def analyse_html(body: bytes, base_url: str) -> PageFacts:
-    """Meta robots, canonical, hreflang links, title and first heading of an HTML page.
+def analyse_html(body: bytes, base_url: str, content_type: str | None = None) -> PageFacts:
+    """Meta robots, canonical, hreflang links, title and first heading of an HTML page (read in
+    the Content-Type's charset, as the audit reads it).
 
     lxml's HTML parser with ``no_network`` and ``recover``; never raises."""
     facts = PageFacts()
-    parsed = html_document(body, base_url)
+    charset = charset_of(content_type)
+    parsed = html_document(body, base_url, charset)
     if parsed is None:
         return facts
     doc, base = parsed
-    head = head_part(body, base_url, doc)  # (the head's, as the audit reads them)
+    head = head_part(body, base_url, doc, charset)  # (the head's, as the audit reads them)
     for el in head.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         if name in _NOINDEX_AGENTS and facts.noindex is None:

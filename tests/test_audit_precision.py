@@ -1,0 +1,75 @@
+"""The audit's and the deep checks' page verdicts against a seeded site on 127.0.0.1, found from
+outside: the Content-Type's charset, an HTML page at a file-like URL, a merged X-Robots-Tag, a
+sampled audit's records, and the two commands reading X-Robots-Tag alike."""
+
+from __future__ import annotations
+
+import json
+
+from pytest_httpserver import HTTPServer
+from test_audit import audit, html, records, run, sitemap
+
+from sitemap_tui.engine.audit_page import charset_of, head_facts, x_robots_directives
+from sitemap_tui.validate.deep_page import x_robots_noindex
+
+CAFE = '<!DOCTYPE html><html><head><title>Café</title><link rel="canonical" href="/caf%C3%A9"></head><body></body></html>'
+
+
+def test_a_pages_charset_comes_from_its_content_type(httpserver: HTTPServer) -> None:
+    """A UTF-8 page with no <meta charset> whose canonical names itself ("/café" in UTF-8
+    bytes) was read as Latin-1: "canonicalised to …/cafÃ©", non-indexable, and the deep checks'
+    deep-non-canonical. Near miss: with no charset anywhere, libxml2's own guess stands."""
+    page = CAFE.replace("/caf%C3%A9", "/café").encode()
+    httpserver.expect_request("/café").respond_with_data(page, content_type="text/html; charset=utf-8")
+    target = sitemap(httpserver, ["/caf%C3%A9"])
+    code, out, err = audit(target, "--format", "jsonl")
+    (rec,) = records(out).values()
+    assert rec["indexable"] is True and rec["reason"] == "indexable", rec
+    code, out, err = run("validate", target, "--deep", "--workers", "0", "--no-history", "--format", "json")
+    assert "deep-non-canonical" not in {i["rule"] for i in json.loads(out)["issues"]}, out
+    facts = head_facts(page, "https://example.com/caf%C3%A9", charset=charset_of("text/html; charset=UTF-8"))
+    assert facts.canonical == "https://example.com/café" and facts.title == "Café"
+    assert head_facts(page, "https://example.com/caf%C3%A9").title != "Café"  # no charset given: not known
+    assert charset_of("text/html; charset=no-such-thing") is None
+
+
+def test_an_html_page_at_a_file_like_url_is_read(httpserver: HTTPServer) -> None:
+    """/page.txt and /data.xml served as text/html with a noindex were "indexable" after a HEAD
+    alone (the deep checks said deep-noindex). Near miss: a real text file stays a HEAD."""
+    noindex = html('<meta name="robots" content="noindex">')
+    for path in ("/page.txt", "/data.xml"):
+        httpserver.expect_request(path).respond_with_data(noindex, content_type="text/html")
+    httpserver.expect_request("/notes.txt").respond_with_data("plain", content_type="text/plain")
+    code, out, err = audit(sitemap(httpserver, ["/page.txt", "/data.xml", "/notes.txt"]), "--format", "jsonl")
+    recs = records(out)
+    assert recs["page.txt"]["indexable"] is False and "noindex" in recs["page.txt"]["reason"], recs["page.txt"]
+    assert recs["data.xml"]["indexable"] is False and "noindex" in recs["data.xml"]["reason"]
+    methods = [(req.method, req.path) for req, _ in httpserver.log]
+    assert ("GET", "/page.txt") in methods and ("GET", "/notes.txt") not in methods
+
+
+def test_a_merged_x_robots_tag_scopes_each_agents_items() -> None:
+    """"otherbot: noarchive, googlebot: noindex" (two headers merged into one, RFC 9110 §5.3)
+    was all otherbot's: the Googlebot noindex lost, in the audit and the deep checks alike.
+    Near misses: one agent's list stays its own; a value directive is no agent."""
+    assert x_robots_directives(["otherbot: noarchive, googlebot: noindex"]) == ["otherbot: noarchive", "googlebot: noindex"]
+    assert x_robots_directives(["googlebot: noindex, nofollow"]) == ["googlebot: noindex", "googlebot: nofollow"]
+    assert x_robots_directives(["max-snippet: 20, noindex"]) == ["max-snippet: 20", "noindex"]
+    assert x_robots_noindex(["googlebot: noarchive, bingbot: noindex"]) == "bingbot: noindex"
+    assert x_robots_noindex(["otherbot: noindex, nofollow"]) is None
+    # the deep checks read a date that has passed as the audit does
+    assert x_robots_noindex(["unavailable_after: 2010-01-01T00:00:00Z"]) is not None
+
+
+def test_a_sampled_audit_in_jsonl_says_what_it_left_out(httpserver: HTTPServer) -> None:
+    """--sample 2 --format jsonl wrote 2 records and nothing said the others were not audited
+    (the text report says it). Near miss: a whole audit says nothing of the kind."""
+    paths = [f"/p{i}" for i in range(5)]
+    for path in paths:
+        httpserver.expect_request(path).respond_with_data(html(), content_type="text/html")
+    target = sitemap(httpserver, paths)
+    code, out, err = audit(target, "--sample", "2", "--format", "jsonl")
+    assert code == 0 and len(out.splitlines()) == 2
+    assert "3 listed URLs of 5 not audited" in err, err
+    code, out, err = audit(target, "--format", "jsonl")
+    assert len(out.splitlines()) == 5 and "not audited" not in err
