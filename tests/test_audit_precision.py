@@ -73,3 +73,22 @@ def test_a_sampled_audit_in_jsonl_says_what_it_left_out(httpserver: HTTPServer) 
     assert "3 listed URLs of 5 not audited" in err, err
     code, out, err = audit(target, "--format", "jsonl")
     assert len(out.splitlines()) == 5 and "not audited" not in err
+
+
+def test_a_204_has_a_group_and_a_pdfs_noindex_is_its_reason(httpserver: HTTPServer) -> None:
+    """A 204 was counted non-indexable in no group (the groups added up to one less); a PDF
+    sent with X-Robots-Tag: noindex was "not HTML", its noindex unsaid. Near miss: a plain PDF
+    stays "not HTML"."""
+    httpserver.expect_request("/empty").respond_with_data("", status=204)
+    httpserver.expect_request("/doc.pdf").respond_with_data(b"%PDF-1.4", content_type="application/pdf")
+    httpserver.expect_request("/hidden.pdf").respond_with_data(b"%PDF-1.4", content_type="application/pdf",
+                                                               headers={"X-Robots-Tag": "noindex"})
+    target = sitemap(httpserver, ["/empty", "/doc.pdf", "/hidden.pdf"])
+    code, out, err = audit(target, "--format", "jsonl")
+    recs = records(out)
+    assert recs["hidden.pdf"]["reason"] == "non-indexable: noindex (noindex)", recs["hidden.pdf"]
+    assert recs["doc.pdf"]["reason"].startswith("non-indexable: not HTML")
+    code, out, err = audit(target)
+    assert "Other status (not 200): 1" in out and "/empty" in out.split("Other status")[1].split("\n\n")[0], out
+    code, out, err = audit(target, "--fail-if", "other_status>0")
+    assert code == 1 and "other_status" in err

@@ -28,6 +28,7 @@ _TITLES = (
     ("redirects", "Redirects (3xx)"),
     ("client_errors", "Client errors (4xx)"),
     ("server_errors", "Server errors (5xx)"),
+    ("other_status", "Other status (not 200)"),
     ("noindex", "Noindex"),
     ("canonicalised", "Canonicalised"),
     ("blocked", "Blocked by robots.txt"),

@@ -387,7 +387,7 @@ def _fail_if(text: str) -> str:
 # needs no import of the command
 AUDIT_SUMMARY_KEYS = (
     "listed", "audited", "not_audited", "indexable", "non_indexable", "multiple_sitemaps",
-    "redirects", "client_errors", "server_errors", "noindex", "canonicalised", "blocked",
+    "redirects", "client_errors", "server_errors", "other_status", "noindex", "canonicalised", "blocked",
     "not_html", "timeouts", "no_response",
     # --compare-list / --crawl (engine/store/coverage.py coverage_counts): 0 without them
     "missing_from_sitemaps", "orphans", "not_in_list",

@@ -371,6 +371,11 @@ def verdict(
         return _no(str(status))
     mime = mime_of(content_type)
     if mime is not None and mime not in HTML_TYPES:
+        # an X-Robots-Tag noindex of a PDF or an image is what keeps it out of the index (Google
+        # indexes PDFs): said, where "not HTML" hid it (found from outside)
+        directive = noindex_directive(robots)
+        if directive is not None:
+            return _no(f"noindex ({directive})")
         return _no(f"not HTML ({mime})")
     if refresh and urlsplit(refresh).scheme.lower() in ("http", "https") and page_key(refresh) != page_key(final_url):
         # Google reads a meta refresh as a redirect (instant: permanent, delayed: temporary)

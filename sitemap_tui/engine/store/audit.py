@@ -221,6 +221,10 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("redirects", "redirects > 0 OR reason LIKE 'non-indexable: redirect%'"),
     ("client_errors", "redirects = 0 AND status BETWEEN 400 AND 499"),
     ("server_errors", "redirects = 0 AND status >= 500"),
+    # a 2xx that is not 200 (204 No Content, 206), or a 3xx not followed: non-indexable, and
+    # in no group above (found from outside: the groups added up to one less than non-indexable)
+    ("other_status", "indexable = 0 AND redirects = 0 AND status BETWEEN 201 AND 399"
+                     " AND reason NOT LIKE 'non-indexable: redirect%'"),
     ("noindex", "reason LIKE 'non-indexable: noindex%'"),
     ("canonicalised", "reason LIKE 'non-indexable: canonicalised%'"),
     ("blocked", "reason = 'non-indexable: blocked by robots.txt'"),
