@@ -105,6 +105,8 @@ async def test_compare_mode_badges_changes_tab_and_drill_through(two_versions, m
 
         await pilot.press("6")
         await wait_for(pilot, lambda: app._active_tab() == "changes", what="the Changes tab")
+        # (the tab is active before its pane is drawn: seen in CI on a loaded box at 80x24)
+        await wait_for(pilot, lambda: "URLs added" in screen_text(app), what="the Changes tab's rows")
         text = screen_text(app)
         assert "URLs added" in text and "URLs removed" in text
         rows = app.changes_pane.rows
