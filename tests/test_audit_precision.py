@@ -92,3 +92,60 @@ def test_a_204_has_a_group_and_a_pdfs_noindex_is_its_reason(httpserver: HTTPServ
     assert "Other status (not 200): 1" in out and "/empty" in out.split("Other status")[1].split("\n\n")[0], out
     code, out, err = audit(target, "--fail-if", "other_status>0")
     assert code == 1 and "other_status" in err
+
+
+def test_a_legacy_label_is_read_as_browsers_read_it() -> None:
+    """Regression found from outside: with the Content-Type's label handed to libxml2, a page
+    labelled Shift_JIS using cp932's characters (or us-ascii carrying UTF-8) was read up to the
+    first byte outside the label and its noindex after it lost: "indexable". Labels are read as
+    the WHATWG Encoding standard reads them (Shift_JIS as cp932, us-ascii as windows-1252)."""
+    for label, text, codec in (("Shift_JIS", "①株式会社", "cp932"), ("gb2312", "鍚", "gbk"),
+                               ("euc-kr", "똠", "cp949"), ("us-ascii", "Café", "utf-8")):
+        page = (f'<html><head><title>{text}</title><meta name="robots" content="noindex">'
+                '<link rel="canonical" href="/elsewhere"></head></html>').encode(codec)
+        facts = head_facts(page, "https://example.com/p", charset=charset_of(f"text/html; charset={label}"))
+        assert facts.robots == ["noindex"] and facts.canonical == "https://example.com/elsewhere", label
+    # a UTF-16 label on a body with no NUL in it is no UTF-16: the page is read as it is
+    page = b'<html><head><meta name="robots" content="noindex"></head></html>'
+    assert head_facts(page, "https://example.com/p", charset=charset_of("text/html; charset=utf-16")).robots == ["noindex"]
+
+
+def test_a_retry_after_of_the_get_after_a_head_is_a_get(httpserver: HTTPServer) -> None:
+    """Regression found from outside: HEAD answered 200 text/html, the GET 503 with Retry-After,
+    and the retry was a HEAD again: the page's noindex never read, "indexable". Near miss: 405
+    on HEAD goes to GET, and its retry too."""
+    from werkzeug import Request, Response
+
+    seen: list[str] = []
+
+    def page(request: Request) -> Response:
+        seen.append(f"{request.method} {request.path}")
+        if request.method == "HEAD" and request.path.startswith("/h405"):
+            return Response(status=405)
+        if request.method == "GET" and sum(s == f"GET {request.path}" for s in seen) == 1:
+            return Response("busy", status=503, headers={"Retry-After": "1"})
+        return Response(html('<meta name="robots" content="noindex">'), content_type="text/html")
+
+    for path in ("/page.txt", "/h405.txt"):
+        httpserver.expect_request(path).respond_with_handler(page)
+    code, out, err = audit(sitemap(httpserver, ["/page.txt", "/h405.txt"]), "--format", "jsonl")
+    recs = records(out)
+    for name in ("page.txt", "h405.txt"):
+        assert "noindex" in recs[name]["reason"], (name, recs[name], seen)
+    assert seen.count("GET /page.txt") == 2 and seen.count("HEAD /page.txt") == 1, seen
+
+
+def test_a_passed_unavailable_after_is_noindex_on_a_pdf_and_in_a_meta_for_both_commands() -> None:
+    """Found from outside: a PDF's passed unavailable_after was "not HTML" in the audit and
+    noindex in the deep checks; a meta's was noindex in the audit, nothing in the deep checks."""
+    from sitemap_tui.engine.audit_page import verdict
+    from sitemap_tui.validate.deep_page import analyse_html
+
+    pdf = verdict(status=200, error=None, timed_out=False, redirects=0, redirect_problem=None,
+                  final_url="https://example.com/a.pdf", content_type="application/pdf",
+                  robots=x_robots_directives(["unavailable_after: 2020-01-01"]), canonical=None, blocked=False)
+    assert not pdf.indexable and "noindex (unavailable_after" in pdf.reason
+    page = html('<meta name="robots" content="unavailable_after: 2020-01-01">').encode()
+    assert analyse_html(page, "https://example.com/p").noindex is not None
+    later = html('<meta name="robots" content="unavailable_after: 2999-01-01">').encode()
+    assert analyse_html(later, "https://example.com/p").noindex is None  # near miss: not yet

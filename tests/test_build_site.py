@@ -152,3 +152,19 @@ def test_a_config_key_that_names_no_rule_is_refused(capsys: pytest.CaptureFixtur
     (tmp_path / ".sitemap-tui.toml").write_text('select = ["lastmod-"]\n')
     code, out, err = run(capsys, "validate", "s.xml")
     assert code == 0, err
+
+
+def test_a_robots_txt_naming_a_sitemap_in_a_subfolder_of_its_build(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression found from outside: robots.txt naming /sitemaps/index.xml (Gatsby's layout)
+    made the build no site once a robots.txt above had to name a file of its folder (only its
+    top-level files counted); from the repo root and from inside the build alike."""
+    public = tmp_path / "public"
+    (public / "sitemaps").mkdir(parents=True)
+    (public / "robots.txt").write_text("Sitemap: https://example.com/sitemaps/index.xml\n")
+    (public / "sitemaps" / "index.xml").write_text(urlset("https://example.com/a.html"))
+    for cwd, target in ((tmp_path, "public/sitemaps/index.xml"), (public, "sitemaps/index.xml")):
+        monkeypatch.chdir(cwd)
+        code, out, err = run(capsys, "validate", target, "--format", "json")
+        assert ("location-outside-path", "https://example.com/a.html") in rules(out) and code == 1, (cwd, err)

@@ -162,3 +162,13 @@ def test_rss_090_with_a_prefix_and_a_date_with_a_zone_comment() -> None:
     assert entries(parse(rdf.encode(), 65536, "https://example.com/f.xml")) == [("https://example.com/a", 1)]
     got = parse_rfc822_datetime("Tue, 02 Jan 2024 23:30:00 -08:00 (PST)")
     assert got is not None and got.isoformat() == "2024-01-03T07:30:00+00:00"
+
+
+def test_a_text_plain_list_of_wrong_urls_is_a_text_sitemap_with_each_fault_named() -> None:
+    """Regression found from outside: a sitemap.txt whose lines were all malformed URLs
+    (example.com/a, /relative, a space inside) became "neither XML nor a list of URLs" once a
+    line had to be a right URL; it is a text sitemap and each line's fault is named."""
+    for body in (b"example.com/a\nexample.com/b\n", b"/relative\n/other\n", b"https://example.com/a b\n"):
+        items = parse(body, 65536, ctype="text/plain")
+        rules = [getattr(i, "rule", None) for i in items]
+        assert "root-unknown" not in rules and "text-line-not-url" in rules, (body, rules)

@@ -289,13 +289,13 @@ class Auditor:
     async def _fetch(self, url: str) -> tuple[FetchOutcome, bytes | None]:
         method = "HEAD" if _wants_head(url) else "GET"
         out, body = await self._request(url, method)
-        if method == "HEAD" and out.headers is not None and out.stats.http_status in (405, 501):
-            out, body = await self._request(url, "GET")  # HEAD not allowed here
-        elif (method == "HEAD" and out.headers is not None and out.stats.http_status == 200
-              and mime_of(out.stats.content_type) in HTML_TYPES):
-            # a page after all (/page.txt, /data.xml served as HTML): its head is read, as the
-            # deep checks read it (found from outside: its noindex went unseen, "indexable")
-            out, body = await self._request(url, "GET")
+        if method == "HEAD" and out.headers is not None and (
+                out.stats.http_status in (405, 501)  # HEAD not allowed here
+                # a page after all (/page.txt, /data.xml served as HTML): its head is read, as the
+                # deep checks read it (found from outside: its noindex went unseen, "indexable")
+                or out.stats.http_status == 200 and mime_of(out.stats.content_type) in HTML_TYPES):
+            method = "GET"  # (and so is a Retry-After's retry below: a HEAD again read no body)
+            out, body = await self._request(url, method)
         for _ in range(_RETRIES):
             status = out.stats.http_status
             if out.headers is None or status not in _RETRY_STATUSES:

@@ -56,6 +56,11 @@ _AGENT_PREFIX_RE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:\s*(.*)\Z", re.S)
 _LINK_RE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]*)*)")
 _PARAM_RE = re.compile(r';\s*([A-Za-z*-]+)\s*(?:=\s*(?:"([^"]*)"|([^;,\s]*)))?')
 MAX_DIRECTIVES = 40  # kept per URL: a hostile page cannot grow the row
+_SUPERSETS = {  # Python's codec name -> what browsers decode that label as
+    "ascii": "cp1252", "iso8859-1": "cp1252", "latin-1": "cp1252", "iso8859-9": "cp1254",
+    "shift_jis": "cp932", "gb2312": "gb18030", "gbk": "gb18030", "euc_kr": "cp949",
+    "tis-620": "cp874", "iso8859-11": "cp874", "utf-16": "utf-16-le",
+}
 _CHARSET_RE = re.compile(r";\s*charset\s*=\s*([^;]+)", re.IGNORECASE)
 
 
@@ -66,10 +71,14 @@ def charset_of(content_type: str | None) -> str | None:
         return None
     name = m.group(1).strip("\"' ")
     try:
-        codecs.lookup(name)
+        codec = codecs.lookup(name).name
     except LookupError:
         return None
-    return name  # (as sent: libxml2's names are the IANA labels servers send, not Python's)
+    # a label is read as the encoding browsers read it as (the WHATWG Encoding standard): a
+    # Japanese page labelled Shift_JIS uses cp932's characters, a us-ascii one windows-1252's
+    # (found from outside: libxml2 told the strict one stopped at the first byte outside it,
+    # and the noindex after it went unread)
+    return _SUPERSETS.get(codec, codec)
 
 
 def html_document(body: bytes, base_url: str, charset: str | None = None) -> tuple[etree._Element, str] | None:
@@ -83,10 +92,14 @@ def html_document(body: bytes, base_url: str, charset: str | None = None) -> tup
     if not body or not body.strip():
         return None
     bom = isinstance(body, str) or body.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))
-    encoding = None if bom else charset  # (a caller's text is decoded already)
-    doc = _parsed(body, encoding)
-    if doc is None and encoding is not None:  # a label libxml2 does not know: the page's own say
-        doc = _parsed(body, None)
+    doc = None
+    if charset is not None and not bom and not (charset.startswith("utf-16") and b"\x00" not in body[:1024]):
+        # decoded here, as a browser does (a byte the encoding lacks is U+FFFD, the rest read);
+        # libxml2 given the name stopped at the first such byte (a UTF-16 label on a body with
+        # no NUL in it is no UTF-16: the page's own say)
+        doc = _parsed(body.decode(charset, errors="replace"))
+    if doc is None:  # (a document that declares its encoding is parsed from its bytes)
+        doc = _parsed(body)
     if doc is None:
         return None
     base = base_url
@@ -98,10 +111,9 @@ def html_document(body: bytes, base_url: str, charset: str | None = None) -> tup
     return doc, base
 
 
-def _parsed(body: bytes, encoding: str | None) -> etree._Element | None:
+def _parsed(body: bytes | str) -> etree._Element | None:
     try:
-        parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True,
-                                      encoding=encoding)
+        parser = lxml.html.HTMLParser(no_network=True, recover=True, remove_comments=True, remove_pis=True)
         return lxml.html.document_fromstring(body, parser=parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError, TypeError, LookupError):
         return None
@@ -376,6 +388,9 @@ def verdict(
         directive = noindex_directive(robots)
         if directive is not None:
             return _no(f"noindex ({directive})")
+        directive = expired_directive(robots)
+        if directive is not None:
+            return _no(f"noindex ({directive}: the date has passed)")
         return _no(f"not HTML ({mime})")
     if refresh and urlsplit(refresh).scheme.lower() in ("http", "https") and page_key(refresh) != page_key(final_url):
         # Google reads a meta refresh as a redirect (instant: permanent, delayed: temporary)

@@ -322,12 +322,21 @@ def robots_sites(folder: Path) -> dict[str, list[str]]:
 
 
 def here_of(folder: Path, named: dict[str, list[str]]) -> set[str]:
-    """The sites of ``named`` (:func:`robots_sites`) one of whose URLs names a file of ``folder``."""
+    """The sites of ``named`` (:func:`robots_sites`) one of whose URLs names a file of
+    ``folder``, or of a subfolder of it (``/sitemaps/index.xml``, as Gatsby writes it: found
+    from outside, a build whose robots.txt named that file stood for no site)."""
+    return {origin for origin, urls in named.items() if any(_names_a_file(folder, u) for u in urls)}
+
+
+def _names_a_file(folder: Path, url: str) -> bool:
+    relative = unquote(urlsplit(url.strip()).path).lstrip("/")
+    if not relative or any(part.startswith(".") for part in relative.split("/")):
+        return False
+    path = folder / relative
     try:
-        files = {p.name: p for p in folder.iterdir() if p.is_file() and inside(folder, p)}
-    except OSError:
-        return set()
-    return {origin for origin, urls in named.items() if any(_by_site_path(u, files) for u in urls)}
+        return path.is_file() and inside(folder, path)
+    except (OSError, ValueError):
+        return False
 
 
 def _site_of(url: str) -> str | None:

@@ -40,6 +40,11 @@ _BOM = b"\xef\xbb\xbf"
 _ROBOTS_LINE = re.compile(r"^[ \t]*(?:user-agent|disallow|allow|sitemap|crawl-delay)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 
 
+# a line meant as a URL, right or wrong (http..., /relative, example.com/a): a text/plain body
+# with one is a text sitemap whose faults are each named; "Not Found" has none
+_URLISH = re.compile(r"(?i)(?:https?:|/|www\.|[\w-]+(?:\.[\w-]+)+/)\S")
+
+
 def type_by_name(url: str) -> str | None:
     """The Content-Type a static host sends for ``url``'s file name, where no header says one
     (a local file, a --map build): ``text/plain`` for ``.txt``. The text sniffing then reads a
@@ -201,7 +206,7 @@ class SniffingParser:
             # of URLs whose first lines are not (a comment header); none at all, it is no
             # sitemap ("Not Found" as text/plain was one error per line)
             whole = lines if complete or len(lines) == 1 else lines[:-1]
-            return any(looks_like_url(line.strip(" \t")) for line in whole)
+            return any(_URLISH.match(line.strip(" \t")) for line in whole)
         # A header line followed by URLs is still a (bad) text sitemap; the text parser reports it.
         return urls > 0
 

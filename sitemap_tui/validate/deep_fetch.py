@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import httpx
 
+from sitemap_tui.engine.audit_page import expired_directive
 from sitemap_tui.engine.fetch import (
     RULE_PRIVATE_ADDRESS,
     FetchConfig,
@@ -363,7 +364,8 @@ def stored_probe(row: AuditRow, url: str, mode: str) -> Probe | None:
     for name, content in page.get("metas") or []:  # type: ignore[attr-defined]
         content = str(content).lower()
         tokens = {t.strip() for t in content.split(",")}
-        if name in _NOINDEX_METAS and ("noindex" in tokens or "none" in tokens):
+        if name in _NOINDEX_METAS and ("noindex" in tokens or "none" in tokens
+                                       or expired_directive([content.strip()])):
             facts.noindex = f'<meta name="{name}" content="{content.strip()[:80]}">'
             break
     p.facts = facts

@@ -89,7 +89,8 @@ def analyse_html(body: bytes, base_url: str, content_type: str | None = None) ->
         if name in _NOINDEX_AGENTS and facts.noindex is None:
             content = (el.get("content") or "").lower()
             tokens = {t.strip() for t in content.split(",")}
-            if "noindex" in tokens or "none" in tokens:
+            # a passed unavailable_after is noindex, as the audit reads it
+            if "noindex" in tokens or "none" in tokens or expired_directive([content.strip()]):
                 facts.noindex = f'<meta name="{name}" content="{content.strip()[:80]}">'
     for el in head.iter("link"):
         rels = (el.get("rel") or "").lower().split()
