@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -22,6 +24,8 @@ from sitemap_tui.engine.store.audit import audited, indexability_counts, todo_co
 from sitemap_tui.engine.store.schema import connect
 from sitemap_tui.session.audit import run_audit
 
+T = TypeVar("T")
+
 
 @pytest.fixture()
 def site(threaded_httpserver: HTTPServer) -> HTTPServer:
@@ -31,6 +35,15 @@ def site(threaded_httpserver: HTTPServer) -> HTTPServer:
 
 def _file_ids(conn: sqlite3.Connection) -> list[int]:
     return [n for (n,) in conn.execute("SELECT DISTINCT node_id FROM entries ORDER BY node_id")]
+
+
+def _read(db: Path, counts: Callable[[sqlite3.Connection, list[int]], T]) -> T:
+    """``counts`` over every sitemap of the store, read as the Overview reads it: no write."""
+    conn = connect(db, readonly=True)
+    try:
+        return counts(conn, _file_ids(conn))
+    finally:
+        conn.close()
 
 
 def _expected(rec: dict) -> set[str]:
@@ -54,11 +67,7 @@ def test_indexability_groups_agree_with_the_audit_records(site: HTTPServer, tmp_
     code, out, err = audit(verdict_site(site), "--format", "jsonl", "--timeout", "1", "--db", str(db))
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
-    conn = connect(db, readonly=True)
-    try:
-        counts = indexability_counts(conn, _file_ids(conn))
-    finally:
-        conn.close()
+    counts = _read(db, indexability_counts)
     assert counts is not None
     assert counts.listed == counts.audited == len(records) == 20
     expected: dict[str, int] = {}
@@ -158,11 +167,7 @@ def test_coverage_rows_count_what_their_filters_list(site: HTTPServer, tmp_path:
     listing.write_text(f"{base}/a\n{base}/from-list\n{base}/b\n")
     code, _, err = coverage_audit(target, "--crawl", "100", "--compare-list", str(listing), "--db", str(db))
     assert code == 0, err
-    conn = connect(db, readonly=True)
-    try:
-        counts = coverage_overview(conn, _file_ids(conn))
-    finally:
-        conn.close()
+    counts = _read(db, coverage_overview)
     assert counts is not None and counts.listed and counts.crawled
     # the headless audit's numbers (test_coverage): 5 indexable pages in no sitemap from the crawl
     # (/unlisted, /deep/1..4) and /from-list from the list; /orphan and /secret/listed; 3 not listed
@@ -246,11 +251,7 @@ def test_a_listed_loc_that_is_no_fetchable_url_is_listed_and_said(site: HTTPServ
     db = tmp_path / "site.db"
     code, _, err = audit(target, "--db", str(db))
     assert code == 0, err
-    conn = connect(db, readonly=True)
-    try:
-        counts = indexability_counts(conn, _file_ids(conn))
-    finally:
-        conn.close()
+    counts = _read(db, indexability_counts)
     assert counts is not None and (counts.listed, counts.audited, counts.unfetchable) == (4, 3, 1)
     head = _indexability(counts)[0].label.plain
     assert "3 of 4 listed URLs audited, 1 no fetchable URL" in head and "u goes on" not in head
@@ -270,11 +271,7 @@ def test_u_goes_on_only_while_an_audit_would_fetch_more(site: HTTPServer, tmp_pa
     db = tmp_path / "site.db"
     code, _, err = audit(site.url_for("/sitemap.xml"), "--db", str(db))
     assert code == 0, err
-    conn = connect(db, readonly=True)
-    try:
-        counts = indexability_counts(conn, _file_ids(conn))
-    finally:
-        conn.close()
+    counts = _read(db, indexability_counts)
     assert counts is not None and (counts.listed, counts.audited, counts.more) == (2, 1, False)
     head = _indexability(counts)[0].label.plain
     assert "u goes on" not in head and "the rest on other hosts" in head
