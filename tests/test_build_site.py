@@ -168,3 +168,17 @@ def test_a_robots_txt_naming_a_sitemap_in_a_subfolder_of_its_build(capsys: pytes
         monkeypatch.chdir(cwd)
         code, out, err = run(capsys, "validate", target, "--format", "json")
         assert ("location-outside-path", "https://example.com/a.html") in rules(out) and code == 1, (cwd, err)
+
+
+def test_the_did_not_run_notes_name_only_the_rules_the_run_keeps(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    """Found from outside: `--select lastmod-` on a local file still said the robots and the
+    host and location rules did not run, rules it would not have run anyway. Near miss: a
+    selection that keeps some names those alone."""
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset("https://example.com/a"))
+    code, _, err = run(capsys, "validate", str(sitemap), "--select", "lastmod-")
+    assert "did not run" not in err, err
+    code, _, err = run(capsys, "validate", str(sitemap), "--select", "location-different-host,robots-url-disallowed")
+    assert "host and location rules did not run" in err and "(location-different-host);" in err
+    assert "robots-based rules did not run" in err and "(robots-url-disallowed;" in err

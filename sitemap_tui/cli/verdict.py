@@ -145,17 +145,25 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
     notes += [f"{n.url}: {n.error}" for n in explorer.nodes.values()
               if n.kind == NodeKind.ROBOTS and n.state == NodeState.DONE and n.error]
     notes += explorer.robots_notes
-    if explorer.robots_gaps and rule_notes:
+    robots_rules = _selected(explorer, robots_based_rules())
+    if explorer.robots_gaps and rule_notes and robots_rules:
         # video-files-not-accessible also judges what needs no robots.txt (a streaming-only or
         # relative URL), and does so: only its robots.txt part is what did not run
         rules = ", ".join(f"{r} (its robots.txt part)" if r == "video-files-not-accessible" else r
-                          for r in robots_based_rules())
+                          for r in robots_rules)
         notes += [f"robots-based rules did not run: {gap} ({rules}; docs/exit-codes.md)"
                   for gap in explorer.robots_gaps]
     if rule_notes and explorer.checker is not None:  # (urls and stats judge nothing)
         notes += _no_site_notes(explorer)
     # file names and a server's reason phrase are untrusted text
     return [display(note) for note in notes]
+
+
+def _selected(explorer: Explorer, rules: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of ``rules`` the run's --select/--ignore keep: a rule left out would not have run
+    anyway (a note naming it, with --select lastmod-, was noise)."""
+    enabled = getattr(explorer.checker, "enabled", None)
+    return rules if enabled is None else tuple(r for r in rules if r in enabled)
 
 
 _SITEMAP_KINDS = (NodeKind.INDEX, NodeKind.URLSET, NodeKind.RSS, NodeKind.ATOM, NodeKind.TEXT)
@@ -167,9 +175,9 @@ def _no_site_notes(explorer: Explorer) -> list[str]:
     rules were said not to have run)."""
     local = [n.url for n in explorer.nodes.values()
              if n.url.startswith("file:") and n.kind in _SITEMAP_KINDS and n.state == NodeState.DONE]
-    if not local:
+    rules = ", ".join(_selected(explorer, site_based_rules()))
+    if not local or not rules:
         return []
-    rules = ", ".join(site_based_rules())
     return [f"host and location rules did not run: {plural(len(local), 'local file')} read as no site, "
             f"first {local[0]} ({rules}); give --map SITE=FOLDER, or run from the build's folder (the one whose "
             "robots.txt names the site)"]
