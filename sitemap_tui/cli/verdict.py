@@ -145,8 +145,9 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
     notes += [f"{n.url}: {n.error}" for n in explorer.nodes.values()
               if n.kind == NodeKind.ROBOTS and n.state == NodeState.DONE and n.error]
     notes += explorer.robots_notes
-    robots_rules = _selected(explorer, robots_based_rules())
-    if explorer.robots_gaps and rule_notes and robots_rules:
+    # (the registry is read only when a note may be said: urls and stats never load it, 40 ms)
+    robots_rules = _selected(explorer, robots_based_rules()) if explorer.robots_gaps and rule_notes else ()
+    if robots_rules:
         # video-files-not-accessible also judges what needs no robots.txt (a streaming-only or
         # relative URL), and does so: only its robots.txt part is what did not run
         rules = ", ".join(f"{r} (its robots.txt part)" if r == "video-files-not-accessible" else r
