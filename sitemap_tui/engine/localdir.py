@@ -251,18 +251,13 @@ def target_site(path: Path) -> NamedSite | None:
         if (up / "robots.txt").exists():
             # a build's root: its robots.txt names files of it (found from outside: a source
             # repo's robots.txt at the working directory took its test fixtures for the site's)
-            site = named_site(up.resolve())
-            try:
-                here = here_of(up.resolve(), robots_sites(up.resolve())) if site is not None else set()
-            except OSError:
-                return None
-            return site if site is not None and site.origin in here else None
+            return named_site(up.resolve(), named_here=True)
         if up == cwd:
             break
     return None
 
 
-def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
+def named_site(folder: Path, *, from_indexes: bool = False, named_here: bool = False) -> NamedSite | None:
     """The one site whose URLs the absolute ``Sitemap:`` lines of ``folder``'s robots.txt
     name: the folder is that site's root (robots.txt lives there). When they name several, the
     one whose lines name files of the folder (:attr:`NamedSite.others` the rest); None when
@@ -273,14 +268,17 @@ def named_site(folder: Path, *, from_indexes: bool = False) -> NamedSite | None:
     them names a file of the folder. A build without robots.txt was otherwise read as no site at
     all, and an index child missing from the build passed as "on another host", unread and
     unreported. Never for a file target: a downloaded index alone then chose which files beside
-    it were read, and printed their lines."""
+    it were read, and printed their lines.
+
+    ``named_here``: one site, too, only when its lines name a file of the folder (a robots.txt
+    above a file target is a build's root only then)."""
     try:
         named = robots_sites(folder)
     except OSError:
         return None
     origins = set(named)
     others: tuple[str, ...] = ()
-    if len(origins) > 1:
+    if len(origins) > 1 or (named_here and origins):
         # a news or shop subdomain's sitemap named beside the site's own (found from outside: the
         # folder then stood for no site, its index's missing children went unreported, exit 0):
         # the site is the one whose lines name files of the folder, when only one does
