@@ -48,6 +48,7 @@ class SitemapChange:
     urls_added: int  # listings of this file that the other tree's same file lacks
     urls_removed: int
     error: str | None  # NEW's error (a failing file), else OLD's
+    unlisted_by: str | None = None  # (set after the comparison: session.diff.mark_unlisted)
 
     @property
     def status(self) -> str:

@@ -506,3 +506,43 @@ def test_the_same_priority_text_is_no_change_whatever_a_version_parsed(tmp_path:
     run("urls", str(new), "--db", str(two))
     code, out, err = run("diff", str(one), str(two), "--format", "json")
     assert json.loads(out)["summary"]["priority_changed"] == 1, out
+
+
+def test_the_children_of_an_index_that_fails_now_are_unfetched_not_removed(httpserver, tmp_path: Path) -> None:
+    """Found from outside: a site whose index answered 500 on the second run reported every
+    child sitemap (and the children of a nested index) "removed", with exit 0, a GitHub error
+    per file and no word in the report; a file left unfetched by a budget read as "unfetched".
+    Now they are "unfetched", name the file that failed, and stderr says what their URLs count as."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+
+    def index(*names: str) -> str:
+        return ('<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                + "".join(f"<sitemap><loc>{b}/{name}.xml</loc></sitemap>\n" for name in names) + "</sitemapindex>\n")
+
+    httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {b}/index.xml\n")
+    httpserver.expect_request("/index.xml").respond_with_data(index("a", "sub"), content_type="application/xml")
+    httpserver.expect_request("/sub.xml").respond_with_data(index("c"), content_type="application/xml")
+    for name in ("a", "c"):
+        httpserver.expect_request(f"/{name}.xml").respond_with_data(urlset(url(f"{b}/{name}")),
+                                                                   content_type="application/xml")
+    old = tmp_path / "old.db"
+    code, _, err = run("urls", b, "--db", str(old))
+    assert code == 0, err
+    httpserver.clear()
+    httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {b}/index.xml\n")
+    httpserver.expect_request("/index.xml").respond_with_data("down", status=500)
+    code, out, err = run("diff", str(old), b, "--no-history", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    status = {s["sitemap"].rsplit("/", 1)[-1]: (s["status"], s["unlisted_by"]) for s in doc["sitemaps"]}
+    assert status == {"index.xml": ("failing", None), "a.xml": ("unfetched", f"{b}/index.xml"),
+                      "sub.xml": ("unfetched", f"{b}/index.xml"), "c.xml": ("unfetched", f"{b}/index.xml")}, status
+    assert doc["summary"]["sitemaps_removed"] == 0 and doc["summary"]["sitemaps_unfetched"] == 3
+    assert (f"sitemap-tui: NEW {b}: 3 sitemap files of the other side were not read, as {b}/index.xml that lists"
+            f" them failed or was not fetched, first {b}/a.xml: not counted as removed files, but what they list"
+            " counts as removed URLs") in err, err
+    code, out, _ = run("diff", str(old), b, "--no-history", "--format", "github")
+    assert "sitemap removed" not in out and "sitemap failing now" in out, out
+    code, out, _ = run("diff", str(old), b, "--no-history")
+    assert "unfetched 1 -> - URLs" in out and f"not read ({b}/index.xml failed there) in NEW" in out, out

@@ -272,20 +272,25 @@ def _say_unfetched(changes: Sequence[SitemapChange], old: Source, new: Source) -
     or a stop) is compared as a file of no URLs: what it lists counts as added or removed, said
     per side (a side explored now said why it left them out, not what that does to the
     comparison: found from outside, its URLs read as removed in silence)."""
-    from sitemap_tui.engine.store.diff import UNREAD
-
     changes = [c for c in changes if c.one_side_unread]  # (unread on both: nothing counted)
-    for side, other, states in ((old, "added", [(c.old_state, c.old_url or c.key) for c in changes]),
-                                (new, "removed", [(c.new_state, c.new_url or c.key) for c in changes])):
-        urls = [url for state, url in states if state in UNREAD]
-        if not urls:
-            continue
-        n = len(urls)
-        when = ("in that exploration (a depth limit, a file budget, a cap or a stop)" if side.saved
-                else "now (said above)")
-        print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'listed file')}"
-              f" {'was' if n == 1 else 'were'} not fetched {when}, first {display(urls[0])}:"
-              f" what {'it lists' if n == 1 else 'they list'} counts as {other}", file=sys.stderr)
+    for side, name, other in ((old, "old", "added"), (new, "new", "removed")):
+        unread = [c for c in changes if c.unread_on(name)]
+        listed = [c.old_url or c.new_url or c.key for c in unread if c.unlisted_by is None]
+        if listed:
+            n = len(listed)
+            when = ("in that exploration (a depth limit, a file budget, a cap or a stop)" if side.saved
+                    else "now (said above)")
+            print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'listed file')}"
+                  f" {'was' if n == 1 else 'were'} not fetched {when}, first {display(listed[0])}:"
+                  f" what {'it lists' if n == 1 else 'they list'} counts as {other}", file=sys.stderr)
+        unlisted = [c for c in unread if c.unlisted_by is not None]
+        if unlisted:
+            n, first = len(unlisted), unlisted[0]
+            print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'sitemap file')} of the other side"
+                  f" {'was' if n == 1 else 'were'} not read, as {display(first.unlisted_by or '')} that lists"
+                  f" {'it' if n == 1 else 'them'} failed or was not fetched, first"
+                  f" {display(first.old_url or first.new_url or first.key)}: not counted as {other} files, but"
+                  f" what {'it lists' if n == 1 else 'they list'} counts as {other} URLs", file=sys.stderr)
 
 
 def _explore(label: str, raw: str, opts: DiffOptions, db: Path) -> Source:

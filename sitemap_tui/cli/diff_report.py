@@ -13,7 +13,6 @@ from typing import IO, Any, Protocol
 
 from sitemap_tui.engine.formats import neutralise_cell
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.engine.store.diff import UNREAD
 from sitemap_tui.session.diff import EXTENSION_KINDS, Diff
 from sitemap_tui.validate.report import escape_data, escape_property
 from sitemap_tui.words import plural
@@ -56,7 +55,8 @@ def records(diff: Diff, limit: int | None = None) -> Iterator[dict[str, Any]]:
         if s.status != "same":
             yield {"change": f"sitemap_{s.status}", "sitemap": s.key, "old_url": s.old_url, "new_url": s.new_url,
                    "old_state": s.old_state, "new_state": s.new_state, "old_urls": s.old_urls, "new_urls": s.new_urls,
-                   "urls_added": s.urls_added, "urls_removed": s.urls_removed, "error": s.error}
+                   "urls_added": s.urls_added, "urls_removed": s.urls_removed, "error": s.error,
+                   "unlisted_by": s.unlisted_by}
     for table, change in (("added", "url_added"), ("removed", "url_removed")):
         for key, loc, fk in q.urls(table, limit):
             yield {"change": change, "url": key, "loc": loc, "sitemap": fk}
@@ -131,6 +131,8 @@ def _csv_row(record: dict[str, Any]) -> list[str]:
     if change.startswith("sitemap_"):
         old, new = record["old_urls"], record["new_urls"]
         detail = f"+{record['urls_added']} -{record['urls_removed']}" + (f" {record['error']}" if record["error"] else "")
+        if record["unlisted_by"]:
+            detail += f" not read: {record['unlisted_by']} failed or was not fetched"
         row = ["", record["sitemap"], old, new, detail]
     elif change == "url_moved":
         row = [record["url"], record["to"], record["from"], record["to"], ""]
@@ -207,9 +209,10 @@ def _text(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: int)
             counts = f"{_n(x.old_urls)} -> {_n(x.new_urls)} URLs"
             pairs = f"+{x.urls_added} -{x.urls_removed}"
             why = f"  {display(x.error)}" if x.error and x.status in ("failing", "added") else ""
-            if x.status == "unfetched":  # which side never fetched it (its URLs count on the other)
-                why = f"  not fetched {'in OLD' if x.new_state not in UNREAD else 'in NEW'} (its URLs count as "\
-                      f"{'added' if x.new_state not in UNREAD else 'removed'})"
+            if x.status == "unfetched":  # which side never read it (its URLs count on the other)
+                where, counted = ("in NEW", "removed") if x.unread_on("new") else ("in OLD", "added")
+                how = "not fetched" if x.unlisted_by is None else f"not read ({display(x.unlisted_by)} failed there)"
+                why = f"  {how} {where} (its URLs count as {counted})"
             w(f"  {display(x.key):<{width}}  {x.status:<9} {counts:<22} {pairs}{why}")
 
     def section(title: str, total: int, rows: Iterator[str]) -> None:

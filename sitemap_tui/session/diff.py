@@ -16,14 +16,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store import StoreError
-from sitemap_tui.engine.store.diff import DiffQueries, NodeRow, SitemapChange
+from sitemap_tui.engine.store.diff import UNREAD, DiffQueries, NodeRow, SitemapChange
 from sitemap_tui.engine.store.diff_view import build_view
 from sitemap_tui.engine.tree_order import listing_order
 from sitemap_tui.session.exits import UsageError
@@ -135,9 +135,13 @@ class Diff:
         return self.summary[ALIASES.get(name, name)]
 
 
-def build(q: Any, mapper: HostMap | None) -> None:
+Keyed = dict[str, tuple[list[NodeRow], dict[int, str]]]
+
+
+def build(q: Any, mapper: HostMap | None) -> Keyed:
     """Key both trees' files (hosts mapped), check they are one site's, and build the
-    comparison's tables in ``q`` (a DiffQueries, or the reference tests hold it to)."""
+    comparison's tables in ``q`` (a DiffQueries, or the reference tests hold it to); returns
+    each side's nodes and their file keys."""
     keyed = {}
     for side in ("old", "new"):
         nodes = q.nodes(side)
@@ -151,6 +155,37 @@ def build(q: Any, mapper: HostMap | None) -> None:
         order = listing_order((n.id, n.parent_id, n.line) for n in nodes)
         q.load_files(side, [(nid, keys[nid]) for nid in order if nid in keys])
     q.build()
+    return keyed
+
+
+UNREADABLE = ("failed", *UNREAD)
+"""A file's states when what it lists was never read."""
+
+
+def mark_unlisted(changes: list[SitemapChange], keyed: Keyed, states: dict[str, dict[int, str]]) -> list[SitemapChange]:
+    """A file only one side has, because on the other side the file listing it (or one above
+    that) failed or was never fetched, is "unfetched" there, not "removed" (or "added"): an
+    index answering 500 read as every child sitemap gone, with exit 0, where a child left
+    unfetched by a file budget read as not fetched."""
+    out: dict[str, SitemapChange] = {}
+    for side, other in (("old", "new"), ("new", "old")):
+        nodes, keys = keyed[side]
+        parent = {n.id: n.parent_id for n in nodes}
+        other_nodes, other_keys = keyed[other]
+        other_state = {other_keys[n.id]: states[other].get(n.id) for n in other_nodes if n.id in other_keys}
+        node_of = {keys[n.id]: n.id for n in reversed(nodes) if n.id in keys}  # (a key's first node)
+        for change in changes:
+            if (change.new_url if other == "new" else change.old_url) is not None or change.key not in node_of:
+                continue
+            up = parent.get(node_of[change.key])
+            while up is not None:
+                key = keys.get(up)
+                if key is not None and key in other_state:
+                    if other_state[key] in UNREADABLE:
+                        out[change.key] = replace(change, unlisted_by=key)
+                    break
+                up = parent.get(up)
+    return [out.get(c.key, c) for c in changes]
 
 
 def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None) -> Diff:
@@ -164,10 +199,10 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
             raise
         raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
     try:
-        build(q, mapper)
+        keyed = build(q, mapper)
         diff = Diff(q, q.totals("old"), q.totals("new"))
         diff.old_target, diff.new_target = _target(q.meta("old", "target")), _target(q.meta("new", "target"))
-        diff.sitemaps = list(q.sitemaps())
+        diff.sitemaps = mark_unlisted(list(q.sitemaps()), keyed, {side: q.node_states(side) for side in ("old", "new")})
         diff.issues_new_by_rule = q.issue_counts(new=True)
         diff.issues_resolved_by_rule = q.issue_counts(new=False)
         diff.summary = _summary(q, diff)

@@ -77,14 +77,25 @@ class SitemapChange:
     urls_added: int  # listings of this file that the other tree's same file lacks
     urls_removed: int
     error: str | None  # NEW's error (a failing file), else OLD's
+    # a file of one side only, because the file that lists it (or one above) failed or was not
+    # fetched on the other: that file's key (session.diff.mark_unlisted)
+    unlisted_by: str | None = None
+
+    def unread_on(self, side: str) -> bool:
+        """``side`` ("old" or "new") never read this file: listed there but not fetched, or
+        not listed because what lists it could not be read there."""
+        state, url = (self.old_state, self.old_url) if side == "old" else (self.new_state, self.new_url)
+        return state in UNREAD or (url is None and self.unlisted_by is not None)
 
     @property
     def one_side_unread(self) -> bool:
-        """Fetched (or failed) on one side, never fetched on the other."""
-        return (self.old_state in UNREAD) != (self.new_state in UNREAD)
+        """Fetched (or failed) on one side, never read on the other."""
+        return self.unread_on("old") != self.unread_on("new")
 
     @property
     def status(self) -> str:
+        if self.unlisted_by is not None:
+            return "unfetched"  # (its index failed on a side: not "removed", nor "added")
         if self.old_url is None:
             return "added"
         if self.new_url is None:
@@ -172,6 +183,9 @@ class DiffQueries:
     def nodes(self, side: str) -> list[NodeRow]:
         return [NodeRow(*row) for row in self.conn.execute(
             f"SELECT id, url, kind, parent_id, line FROM {side}.nodes ORDER BY id")]
+
+    def node_states(self, side: str) -> dict[int, str]:
+        return {nid: state for nid, state in self.conn.execute(f"SELECT id, state FROM {side}.nodes")}
 
     def totals(self, side: str) -> tuple[int, int]:
         """(files fetched or failed, entries with a URL key)."""
