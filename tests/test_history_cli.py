@@ -22,15 +22,16 @@ from sitemap_tui import cli
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
-def serve(httpserver, *pages: str, status: int = 200) -> str:
-    """Serve a sitemap of ``pages`` (replacing what was served); returns its URL."""
+def serve(httpserver, *pages: str, status: int = 200, robots: str | None = None) -> str:
+    """Serve a sitemap of ``pages`` (replacing what was served), and ``robots`` as robots.txt
+    (else a 404); returns its URL."""
     httpserver.clear()
     b = httpserver.url_for("").rstrip("/")
     body = f'<?xml version="1.0"?>\n<urlset {NS}>' + "".join(
         f"<url><loc>{b}/{p}</loc><lastmod>2024-01-01</lastmod></url>" for p in pages) + "</urlset>\n"
     httpserver.expect_request("/sitemap.xml").respond_with_data(body if status == 200 else "down", status=status,
                                                                content_type="application/xml")
-    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/robots.txt").respond_with_data(robots or "", status=404 if robots is None else 200)
     return httpserver.url_for("/sitemap.xml")
 
 
@@ -375,3 +376,35 @@ def test_audit_and_access_runs_are_listed_in_the_documented_shape(httpserver, ca
     assert run("audit", target, "--rate", "0", "--workers", "0")[0] == 0
     rows = history(target)["explorations"]
     assert sorted(r["command"] for r in rows) == ["access", "audit"]
+
+
+def test_a_run_that_read_no_sitemap_is_not_kept_as_the_next_baseline(httpserver, cache: Path) -> None:
+    """Found from outside: while the sitemap robots.txt names answered an error, `urls SITE`
+    and `diff SITE` were kept in the history with 0 URLs, and the next good deploy's `diff
+    SITE` compared with them: every URL "added", the real changes since the last good state
+    hidden. Such runs are said and not kept (a diff still compares with them); the baseline
+    stays the last exploration that read its sitemaps."""
+    site = httpserver.url_for("").rstrip("/")
+
+    def deploy(*pages: str, status: int = 200) -> None:
+        serve(httpserver, *pages, status=status, robots=f"Sitemap: {site}/sitemap.xml\n")
+
+    deploy("a", "b")
+    assert explore("urls", site)[0] == 0
+    deploy(status=404)
+    code, _, err = explore("urls", site)
+    assert code == 1, err
+    assert ("this exploration is not kept in the history: nothing could be listed; a later `diff` compares"
+            " with the last one kept") in err, err
+    code, out, err = explore("diff", site, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]["sitemaps_failing"] == 1, out
+    assert "not kept in the history: nothing could be listed" in err, err
+    assert [r["urls"] for r in history(site)["explorations"]] == [2]
+    deploy("a", "c")
+    code, out, err = explore("diff", site, "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)["summary"]
+    assert (summary["urls_added"], summary["urls_removed"], summary["sitemaps_recovered"]) == (1, 1, 0), summary
+    assert [r["urls"] for r in history(site)["explorations"]] == [2, 2]
+    assert [p.name for p in kept(cache) if not p.name.endswith(".db")] == []

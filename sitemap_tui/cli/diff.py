@@ -241,21 +241,22 @@ def _latest(raw: str, typed: str) -> Source:
 def _explore_kept(raw: str, opts: DiffOptions, scratch_db: Path) -> Source:
     """``diff SITE``'s NEW: SITE explored now, kept in the history (a temporary store with
     --no-history)."""
-    from sitemap_tui.cli.headless import kept_store
-    from sitemap_tui.cli.verdict import target_answered
+    from sitemap_tui.cli.headless import keeps, kept_store, unusable_goes_to
 
     kept = kept_store(opts.tree, parse_target(raw), "diff", "all")
     if kept is None:
         return _explore("NEW", raw, opts, scratch_db)
     complete = False
+    path = kept.path
     try:
         explorer = _run("NEW", raw, opts, kept.store)
-        complete = target_answered(explorer)
+        complete = keeps(kept, explorer)
+        path = unusable_goes_to(kept, scratch_db)  # (compared, not kept: a failed index's run)
     finally:
         kept.finish(complete)
     if not complete:
         raise UsageError(f"NEW {display(raw)}: the target did not answer")
-    return Source("NEW", raw, kept.path, saved=False)
+    return Source("NEW", raw, path, saved=False)
 
 
 def _say_checks(old: Source, new: Source) -> None:

@@ -30,7 +30,7 @@ from sitemap_tui.output import (
     open_output,
     silence_stdout,
 )
-from sitemap_tui.session.exits import UsageError
+from sitemap_tui.session.exits import EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
 from sitemap_tui.session.validation import Validation
 from sitemap_tui.words import plural
@@ -284,7 +284,7 @@ class KeptStore(Protocol):
     store: Store
     path: Path  # where the exploration is once finished complete
 
-    def finish(self, complete: bool) -> None: ...
+    def finish(self, complete: bool, elsewhere: Path | None = None) -> None: ...
 
 
 def kept_store(tree: TreeOptions, target: Target, command: str, checks: str) -> KeptStore | None:
@@ -321,15 +321,23 @@ class _SaysWhenNotKept:
         self.store = run.store
         self.path = run.path
         self.cause: str | None = None  # why it did not complete, when no line of its own says it
+        self.unusable: str | None = None  # why a run that completed is no baseline (keeps)
+        self.unusable_to: Path | None = None  # where such a run goes instead of nowhere (diff's NEW)
 
-    def finish(self, complete: bool) -> None:
+    def finish(self, complete: bool, elsewhere: Path | None = None) -> None:
         # a run refused before it began (a bad --resolve) is said by its error alone
         try:
             began = self.store.get_meta("target") is not None
         except sqlite3.Error:  # a store that cannot be read: the run may have begun, say it
             began = True
-        self.run.finish(complete)
-        if not complete and began:
+        if complete and self.unusable is not None and self.unusable_to is not None:
+            self.run.finish(True, self.unusable_to)
+        else:
+            self.run.finish(complete and self.unusable is None)
+        if complete and self.unusable is not None:
+            print(f"sitemap-tui: this exploration is not kept in the history: {self.unusable}; a later `diff`"
+                  " compares with the last one kept", file=sys.stderr)
+        elif not complete and began:
             # (the cause itself is said on its own line: the target, the signal, the write)
             # (an empty file answered: "never answered" read as false there)
             if self.cause is None and isinstance(sys.exc_info()[1], BrokenPipeError):
@@ -340,6 +348,31 @@ class _SaysWhenNotKept:
                   file=sys.stderr)
 
 
+def keeps(kept: KeptStore | None, explorer: Explorer) -> bool:
+    """Whether the run's exploration is kept (``finish``'s ``complete``): not when its target
+    never answered (verdict.target_answered); and in the history, which a later `diff SITE`
+    and the explorer's "since" compare with, not when it had nothing to work on either (an
+    index answering 500, a site without a sitemap: found from outside, such a run became the
+    baseline, and the next good deploy read as every URL added). --db keeps what it is told."""
+    from sitemap_tui.cli.verdict import target_answered, target_problem
+
+    if not target_answered(explorer):
+        return False
+    if isinstance(kept, _SaysWhenNotKept) and (problem := target_problem(explorer)) is not None:
+        kept.unusable = "nothing could be listed" if problem.code != EXIT_USAGE else "no sitemap could be read"
+    return True
+
+
+def unusable_goes_to(kept: KeptStore, path: Path) -> Path:
+    """Where ``kept``'s exploration is once finished: its own path, or ``path`` when the
+    history would not keep it (keeps), so that the run's caller still reads it (diff's NEW)."""
+    if isinstance(kept, _SaysWhenNotKept):
+        kept.unusable_to = path
+        if kept.unusable is not None:
+            return path
+    return kept.path
+
+
 def not_kept_because(kept: KeptStore | None, cause: str) -> None:
     """The cause a history run names when it keeps nothing, where nothing else says it (the
     output's reader left: ``urls | head`` is no error and says no line of its own)."""
@@ -348,13 +381,13 @@ def not_kept_because(kept: KeptStore | None, cause: str) -> None:
 
 
 def run_store(tree: TreeOptions, target: Target, command: str,
-              checks: str) -> tuple[Store, Callable[[bool], None], bool]:
-    """The run's store, what ends it and whether it is kept: ``finish(complete)`` puts a --db
-    or history exploration in place only when the run was complete; a temporary one (with
-    --no-history) is removed either way."""
+              checks: str) -> tuple[Store, Callable[[bool], None], KeptStore | None]:
+    """The run's store, what ends it and where it is kept (None: nowhere): ``finish(complete)``
+    puts a --db or history exploration in place only when the run was complete; a temporary
+    one (with --no-history) is removed either way."""
     kept = kept_store(tree, target, command, checks)
     if kept is not None:
-        return kept.store, kept.finish, True
+        return kept.store, kept.finish, kept
     # named after this process, removed at exit or after SIGTERM/SIGHUP, and by a later run
     # when this process was killed outright
     folder = scratch.temp_dir()
@@ -364,4 +397,4 @@ def run_store(tree: TreeOptions, target: Target, command: str,
         store.discard()
         scratch.remove(folder)
 
-    return store, cleanup, False
+    return store, cleanup, None

@@ -12,6 +12,7 @@ from typing import Any
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
+    keeps,
     kept_store,
     open_result,
     output_path,
@@ -23,7 +24,6 @@ from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
     report_redirects,
-    target_answered,
     target_problem,
 )
 from sitemap_tui.engine.explorer import Explorer
@@ -136,7 +136,7 @@ def cmd_stats(opts: StatsOptions) -> int:
                 out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
             problem = target_problem(explorer)
             report_redirects(explorer)
-            complete = target_answered(explorer)
+            complete = keeps(db, explorer)
             if problem is None:  # a failed target keeps the previous output
                 result.commit()
     finally:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
+    keeps,
     kept_store,
     not_kept_because,
     open_result,
@@ -21,7 +22,6 @@ from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import (
     report_failures,
     report_left_out,
-    target_answered,
     target_problem,
 )
 from sitemap_tui.engine.explorer import Explorer
@@ -118,7 +118,7 @@ def cmd_urls(opts: UrlsOptions) -> int:
                 started=running.append, cache=opts.tree.cache,
             )
             signals.check()  # stopped by a signal: not a complete result
-            complete = not closed and not failed and target_answered(explorer)
+            complete = not closed and not failed and keeps(db, explorer)
         finally:
             if closed and not failed:  # (a failed output says its own error: a full disk is no | head)
                 not_kept_because(db, "its output's reader stopped reading before the end, as | head does")

@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 from sitemap_tui import signals
 from sitemap_tui.cli.headless import (
     explore_options,
+    keeps,
     open_kept,
     open_result,
     output_path,
@@ -37,7 +38,6 @@ from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
     run_notes,
-    target_answered,
     target_problem,
 )
 from sitemap_tui.engine.sanitize import display
@@ -191,7 +191,7 @@ def _validate(opts: ValidateOptions) -> int:
     deep_notes: list[str] = []  # what the deep checks left out (robots.txt): stderr and the summary
     try:
         # per-file aggregates only matter in a store that is kept (--db or the history, for `open`)
-        options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=kept)
+        options = explore_options(opts.tree, robots_checks=opts.robots_checks, file_stats=kept is not None)
         explorer = run_exploration(opts.fetch, options, target, store=store, checker=checker,
                                    validation=validation, cache=opts.tree.cache,
                                    checks="all" if everything else "selected")
@@ -262,7 +262,7 @@ def _validate(opts: ValidateOptions) -> int:
         signals.check()  # stopped by a signal: no report, the previous one stays
         # the exploration is whole before its report is written: an output that cannot be written
         # (a full disk) is that output's error, said once, and the run is kept
-        complete = target_answered(explorer)
+        complete = keeps(kept, explorer)
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
         with reader_may_leave() as reader_left, contextlib.ExitStack() as outputs:
             # the baseline's file first: a folder that cannot be made fails the run before the

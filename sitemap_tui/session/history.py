@@ -180,8 +180,8 @@ class HistoryRun:
             return run
         raise StoreError(folder / f"{stem}.db", "no free file name in the cache for this run")
 
-    def finish(self, complete: bool) -> None:
-        self.run.finish(complete)
+    def finish(self, complete: bool, elsewhere: Path | None = None) -> None:
+        self.run.finish(complete, elsewhere)
 
 
 def carried_rules() -> frozenset[str]:

@@ -40,15 +40,17 @@ class StoreRun:
             self.lock.release()
             raise
 
-    def finish(self, complete: bool) -> None:
-        """Put the new exploration in place (``complete``), or drop it; release PATH either way."""
+    def finish(self, complete: bool, elsewhere: Path | None = None) -> None:
+        """Put the new exploration in place (``complete``; at ``elsewhere`` instead of PATH when
+        given), or drop it; release PATH either way."""
         try:
             if complete:
                 self.store.close()  # the last commit may fail too (StoreError): then PATH stays
+                to = elsewhere or self.path
                 try:
-                    replace_store(self.partial, self.path)
+                    replace_store(self.partial, to)
                 except OSError as exc:
-                    raise StoreError(self.path, f"cannot write: {exc.strerror or exc}") from exc
+                    raise StoreError(to, f"cannot write: {exc.strerror or exc}") from exc
             else:
                 self.store.discard()
         finally:
