@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -253,19 +253,20 @@ class UrlWriter:
     """Streams records in one format to a text stream; ``count`` is the lines written (URLs,
     or media URLs in a media format). ``issues`` adds the rule ids column / key (the export's)."""
 
-    def __init__(self, out: IO[str], fmt: str, *, issues: bool = False, audit: bool = False) -> None:
+    def __init__(self, out: IO[str], fmt: str, *, issues: bool = False, audit: Sequence[str] = ()) -> None:
         if fmt not in WRITER_FORMATS:
             raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
         self.out = out
         self.fmt = "csv" if fmt == CSV_RAW else fmt
         self.issues = issues
-        self.audit = audit  # the AUDIT_COLUMNS after the others (the export of an audited store)
+        # the audit columns after the others (AUDIT_COLUMNS, those of them the store has results for)
+        self.audit = tuple(audit)
         self.count = 0
         self._csv: Any = None
         self._cell = _plain if fmt == CSV_RAW else _safe_cell
         if self.fmt == "csv":
             self._csv = csv.writer(out, lineterminator="\n")
-            self._csv.writerow((*CSV_COLUMNS, *((ISSUES_COLUMN,) if issues else ()), *(AUDIT_COLUMNS if audit else ())))
+            self._csv.writerow((*CSV_COLUMNS, *((ISSUES_COLUMN,) if issues else ()), *self.audit))
 
     def _csv_row(self, r: UrlRecord) -> tuple[Any, ...]:
         cell = self._cell
@@ -278,7 +279,7 @@ class UrlWriter:
             row = (*row, cell(" ".join(r.issues)))
         if self.audit:
             values = r.audit or {}
-            row = (*row, *(_audit_cell(values.get(k), cell) for k in AUDIT_COLUMNS))
+            row = (*row, *(_audit_cell(values.get(k), cell, k) for k in self.audit))
         return row
 
     def write(self, records: Iterable[UrlRecord]) -> None:
@@ -318,7 +319,7 @@ class UrlWriter:
                     record[ISSUES_COLUMN] = r.issues
                 if self.audit:
                     values = r.audit or {}
-                    record.update((k, values.get(k)) for k in AUDIT_COLUMNS)
+                    record.update((k, values.get(k)) for k in self.audit)
                 # ensure_ascii escapes C0/C1/bidi characters, so JSON output is terminal-safe
                 out.write(dumps(record, ensure_ascii=True))
                 out.write("\n")
@@ -326,9 +327,12 @@ class UrlWriter:
             self.count += n
 
 
-def _audit_cell(value: Any, cell: Any) -> Any:
+def _audit_cell(value: Any, cell: Any, column: str) -> Any:
     """A CSV cell as ``sitemap-tui audit --format csv`` writes it: lists space-separated,
-    true/false, empty for none."""
+    true/false, empty for none; but ``?`` for a blocked_for not known (no robots.txt read, as
+    the URL table shows it), which read as "no crawler blocked" when empty."""
+    if column == "blocked_for" and value is None:
+        return "?"
     if isinstance(value, list):
         return cell(" ".join(value))
     if isinstance(value, bool):

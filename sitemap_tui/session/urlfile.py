@@ -4,7 +4,7 @@ the user's chosen name."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter
@@ -18,14 +18,14 @@ def missing_dir(path: Path) -> Path | None:
 
 
 def write_atomic(path: Path, fmt: str, records: Iterable[UrlRecord], *, overwrite: bool = False,
-                 create_dirs: bool = True, issues: bool = False, audit: bool = False) -> int:
+                 create_dirs: bool = True, issues: bool = False, audit: Sequence[str] = ()) -> int:
     """Write all records to ``path`` through :func:`sitemap_tui.output.open_output` (a temp file
     renamed over it once every record is written; a device or FIFO written to); returns the
     count written. A write error is an OutputError (an OSError) that names the path.
 
     ``create_dirs=False``: a missing folder is a FileNotFoundError (the explorer asks the user
-    before creating one); ``issues``: CSV / JSON Lines carry each URL's rule ids; ``audit``: its
-    audit columns (formats.AUDIT_COLUMNS)."""
+    before creating one); ``issues``: CSV / JSON Lines carry each URL's rule ids; ``audit``: the
+    audit columns it carries (formats.AUDIT_COLUMNS, or those the store has results for)."""
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists")

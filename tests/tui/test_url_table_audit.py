@@ -237,6 +237,35 @@ class ExportHost(App[None]):
         yield UrlTable(self.db)
 
 
+async def test_export_of_crawler_access_alone_carries_blocked_for_only(access_only: Path, tmp_path: Path) -> None:
+    """Found from outside: with crawler access but no audit (the explorer computes access after
+    every expand-all), the CSV export gained all ten audit columns, nine of them empty; and a
+    URL whose robots.txt was not read (the table's "?") exported as "" (no crawler blocked)."""
+    store = Store(access_only)
+    try:  # one URL of a host whose robots.txt nothing read: its access is not known
+        loc = store.conn.execute("SELECT id FROM entries WHERE loc LIKE '%/ok'").fetchone()[0]
+        store.conn.execute("UPDATE access SET unknown = 1, blocked = 0 WHERE entry_id = ?", (loc,))
+        store.commit()
+    finally:
+        store.close()
+    app = ExportHost(access_only)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        screen = ExportScreen(access_only, {"filtered rows": table.current_filter}, tmp_path, scope="filtered rows")
+        app.push_screen(screen, callback=app.results.append)
+        await pilot.pause()
+        next(b for b in screen.query_one("#export-format").query(RadioButton) if b.name == "csv").value = True
+        await pilot.pause()
+        await pilot.click("#export-go")
+        await wait_for(pilot, lambda: bool(app.results))
+        text = app.results[0][1].read_text(encoding="utf-8")
+    table_rows = {name(r["loc"]): r for r in csv.DictReader(io.StringIO(text))}
+    assert list(next(iter(table_rows.values())))[-2:] == ["issues", "blocked_for"]
+    assert table_rows["gpt/page"]["blocked_for"] == "GPTBot" and table_rows["ok"]["blocked_for"] == "?"
+    assert any(r["blocked_for"] == "" for r in table_rows.values())
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 async def test_export_carries_the_audit_columns(audited: Path, tmp_path: Path, fmt: str) -> None:
     """w on the filtered rows: the audit's fields, named as ``audit --format jsonl`` names them."""

@@ -73,6 +73,15 @@ class AuditView:
         """Anything to show in audit columns."""
         return self.audited or self.agents is not None
 
+    def export_columns(self, every: tuple[str, ...]) -> tuple[str, ...]:
+        """Of ``every`` audit column (formats.AUDIT_COLUMNS), those an export carries: all of
+        them once the store has audit results, only ``blocked_for`` with crawler access alone
+        (the cross-file pass judges it after every whole exploration: found from outside, an
+        export gained nine empty audit columns with no audit run)."""
+        if self.audited:
+            return every
+        return tuple(c for c in every if c == "blocked_for") if self.agents is not None else ()
+
     def joins(self) -> str:
         """The LEFT JOINs a listing's FROM gets (SQLite drops a join no column uses)."""
         out = f" LEFT JOIN audit a ON a.key = {AUDIT_KEY}" if self.audit else ""

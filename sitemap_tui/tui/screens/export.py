@@ -28,7 +28,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual.worker import Worker, get_current_worker
 
-from sitemap_tui.engine.formats import EXPORT_FORMATS, MEDIA_FORMATS, UrlRecord, records_from_rows
+from sitemap_tui.engine.formats import (
+    AUDIT_COLUMNS,
+    EXPORT_FORMATS,
+    MEDIA_FORMATS,
+    UrlRecord,
+    records_from_rows,
+)
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.audit_filters import AuditView
@@ -345,11 +351,11 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             ids = flt.entry_ids
             total = len(set(ids)) if ids is not None and len(ids) > ID_CHUNK else count_rows(store, flt)
             self.post_message(_Progress(0, total))
-            audit = AuditView.of(store.conn).any  # the audit columns, when the store has results
+            audit = AuditView.of(store.conn).export_columns(AUDIT_COLUMNS)  # those the store has results for
 
             def records() -> Iterator[UrlRecord]:
                 last = time.monotonic()
-                for done, rec in enumerate(export_records(store, flt, self.sort, self.descending, audit), 1):
+                for done, rec in enumerate(export_records(store, flt, self.sort, self.descending, bool(audit)), 1):
                     if worker.is_cancelled:
                         raise _Cancelled
                     yield rec
