@@ -107,3 +107,37 @@ def test_a_host_that_stalls_is_not_asked_for_every_listed_sitemap(threaded_https
         listener.close()
         for conn in held:
             conn.close()
+
+
+def test_every_sitemap_line_and_link_is_said_and_links_follow_the_base(threaded_httpserver: HTTPServer) -> None:
+    """Found from outside: robots.txt lines that repeat an earlier one or cannot be fetched were
+    left out of discover's rows ("6 Sitemap: lines" for 8), a <link rel=sitemap> to ftp: read as
+    "no <link rel=sitemap> in the home page", and `<base href="/sub/">` was not obeyed (the
+    link's sitemap fetched at the wrong path, a 404)."""
+    httpserver = threaded_httpserver
+    ok = httpserver.url_for("/ok.xml")
+    robots = (f"Sitemap: {ok}\nSitemap: ftp://127.0.0.1/s.xml\nSitemap:\nSitemap: {ok}\n"
+              "Sitemap: https://exa mple.com/s.xml\n")
+    httpserver.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request(re.compile(r"/(sub/)?ok.*\.xml")).respond_with_data(urlset, content_type="application/xml")
+    home = ('<html><head><base href="/sub/"><link rel="sitemap" href="ok-linked.xml">'
+            '<link rel="sitemap" href="ftp://127.0.0.1/l.xml"></head><body></body></html>')
+    httpserver.expect_request("/").respond_with_data(home, content_type="text/html")
+    proc = run("discover", httpserver.url_for("/"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("(5 Sitemap: lines)"), lines[0]
+    robots_rows = [" ".join(line.split()) for line in lines if line.split()[1] == "robots"]
+    assert robots_rows == [
+        f"found robots {ok} (robots.txt line 1; urlset)",
+        "no robots ftp://127.0.0.1/s.xml (robots.txt line 2: scheme 'ftp' is not http(s))",
+        "no robots (empty) (robots.txt line 3: empty URL)",
+        f"found robots {ok} (robots.txt line 4: repeats an earlier line; urlset)",
+        "no robots https://exa mple.com/s.xml (robots.txt line 5: contains whitespace)"], robots_rows
+    links = [" ".join(line.split()) for line in lines if line.split()[1] == "html-link"]
+    assert links == [
+        f"found html-link {httpserver.url_for('/sub/ok-linked.xml')} (<link rel=sitemap> in the home page; urlset)",
+        "no html-link ftp://127.0.0.1/l.xml (<link rel=sitemap> in the home page: scheme 'ftp' is not http(s))"], links
+    data = json.loads(run("discover", httpserver.url_for("/"), "--json").stdout)
+    assert [s["url"] for s in data["sitemaps"]][2] == ""

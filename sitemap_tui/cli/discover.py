@@ -82,7 +82,7 @@ def cmd_discover(opts: DiscoverOptions) -> int:
             print(f"{'no' if failed else 'read':<6} {'robots.txt':<10} {display(robots.url)}  ({detail})")
         for r in records:
             mark = "found" if r.found else "no"
-            print(f"{mark:<6} {r.found_by.value:<10} {display(r.url)}  ({display(r.detail)})")
+            print(f"{mark:<6} {r.found_by.value:<10} {display(r.url) or '(empty)'}  ({display(r.detail)})")
     if any(r.found_by == FoundBy.ROBOTS for r in records) and not opts.tree.probe:  # (text or JSON)
         print("sitemap-tui: common paths not probed: robots.txt lists sitemaps (--probe probes them too)",
               file=sys.stderr)

@@ -113,8 +113,11 @@ def candidate_probe_urls(site_url: str) -> list[str]:
     return out
 
 
-def find_sitemap_links(html: bytes, base_url: str) -> list[str]:
-    """<link rel="sitemap" href=...> in an HTML page (lxml.html, no network, size-capped by caller)."""
+def find_sitemap_links(html: bytes, base_url: str) -> list[tuple[str, str | None]]:
+    """<link rel="sitemap" href=...> in an HTML page (lxml.html, no network, size-capped by
+    caller), in the page's order: each URL (once) with None, or with why it cannot be fetched
+    (said, not dropped: "no <link rel=sitemap>" was said of a page that had one). Hrefs
+    resolve against the page's first ``<base href>``, as a browser resolves them."""
     from lxml import etree
     from lxml import html as lxml_html
 
@@ -123,14 +126,21 @@ def find_sitemap_links(html: bytes, base_url: str) -> list[str]:
         doc = lxml_html.document_fromstring(html, parser=parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return []
-    out: list[str] = []
+    base = next((b.get("href", "").strip() for b in doc.iter("base") if b.get("href", "").strip()), None)
+    if base is not None:
+        resolved = urlpolicy.resolve(base_url, base)
+        if urlpolicy.unfetchable_reason(resolved) is None:  # (a javascript: base is no base)
+            base_url = resolved
+    out: list[tuple[str, str | None]] = []
     for link in doc.iter("link"):
         rel = (link.get("rel") or "").lower().split()
         href = (link.get("href") or "").strip()
-        if "sitemap" in rel and href:
-            url = urlpolicy.resolve(base_url, href)
-            if urlpolicy.unfetchable_reason(url) is None and url not in out:
-                out.append(url)
+        if "sitemap" not in rel:
+            continue
+        url = urlpolicy.resolve(base_url, href) if href else ""
+        link_is = (url, urlpolicy.unfetchable_reason(url) if href else "an empty href")
+        if link_is not in out:
+            out.append(link_is)
     return out
 
 

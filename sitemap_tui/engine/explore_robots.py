@@ -287,6 +287,7 @@ class RobotsReading(ExplorerState):
             # (example.com -> www.example.com) speaks for both hosts
             self._remember_robots(read_from, outcome.final_url or node.url, robots)
         count = 0
+        self.sitemap_lines[node.id] = robots.sitemaps
         for line in robots.sitemaps:
             self.robots_listed.setdefault(urlpolicy.normalize(line.url), set()).update(read_from)
             if line.duplicate:

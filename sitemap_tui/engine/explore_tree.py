@@ -40,7 +40,7 @@ from sitemap_tui.engine.model import (
     NodeState,
 )
 from sitemap_tui.engine.refetch import Refetch
-from sitemap_tui.engine.robots import RobotsFile
+from sitemap_tui.engine.robots import RobotsFile, SitemapLine
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import Store, StoreError
 from sitemap_tui.engine.validator import FileFacts, Validator
@@ -159,6 +159,7 @@ class ExplorerState:
         self.visited: dict[str, int] = {}  # normalised URL -> node id
         self.robots: dict[str, RobotsFile] = {}
         self.robots_listed: dict[str, set[str]] = {}  # normalised sitemap URL -> robots URLs
+        self.sitemap_lines: dict[int, list[SitemapLine]] = {}  # per robots.txt node, its Sitemap: lines
         self.discovery: list[DiscoveryRecord] = []
         self.files_started = 0
         self._next_id = store.next_node_id() if store is not None else 1

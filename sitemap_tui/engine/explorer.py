@@ -350,8 +350,7 @@ class Explorer(FileProcessing):
             self._changed(root)
             return
         listed = list(self.children.get(robots_node.id, []))
-        for nid in listed:
-            self.discovery.append(DiscoveryRecord(self.nodes[nid].url, FoundBy.ROBOTS, f"robots.txt line {self.nodes[nid].line}", nid))
+        self._robots_records(robots_node, listed)
         if not listed or self.options.probe:
             for url in candidate_probe_urls(target.url):
                 if urlpolicy.normalize(url) in self.visited:
@@ -370,7 +369,11 @@ class Explorer(FileProcessing):
         links, home_detail = await self._home_links(target)
         if not links:  # said like a probed path that held nothing (discover lists it)
             self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))
-        for url in links:
+        for url, why in links:
+            if why is not None:
+                self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK,
+                                                      f"<link rel=sitemap> in the home page: {why}", None))
+                continue
             if urlpolicy.normalize(url) in self.visited:
                 self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "already found", self.visited[urlpolicy.normalize(url)]))
                 continue
@@ -384,6 +387,28 @@ class Explorer(FileProcessing):
         self._changed(root)
         if self.store is not None:
             self.store.set_meta("discovery", [[d.url, d.found_by.value, d.detail, d.node_id] for d in self.discovery])
+
+    def _robots_records(self, robots_node: Node, listed: list[int]) -> None:
+        """One discovery record per Sitemap: line of the site's robots.txt, in its order: a
+        repeated line and one that cannot be fetched are said too (found from outside: a file of
+        8 lines read as "6 Sitemap: lines", the rest nowhere but a count on stderr)."""
+        by_line = {self.nodes[nid].line: nid for nid in listed}
+        first: dict[str, int] = {}
+        for sl in self.sitemap_lines.get(robots_node.id, []):
+            nid = by_line.pop(sl.line, None)
+            where = f"robots.txt line {sl.line}"
+            if nid is not None:
+                first.setdefault(urlpolicy.normalize(sl.url), nid)
+                self.discovery.append(DiscoveryRecord(sl.url, FoundBy.ROBOTS, where, nid))
+            elif sl.duplicate:
+                self.discovery.append(DiscoveryRecord(sl.url, FoundBy.ROBOTS, f"{where}: repeats an earlier line",
+                                                      first.get(urlpolicy.normalize(sl.url))))
+            elif sl.unfetchable is not None:
+                self.discovery.append(DiscoveryRecord(sl.url or sl.value, FoundBy.ROBOTS,
+                                                      f"{where}: {sl.unfetchable}", None))
+        for nid in by_line.values():  # (a child whose line was not recorded)
+            self.discovery.append(DiscoveryRecord(self.nodes[nid].url, FoundBy.ROBOTS,
+                                                  f"robots.txt line {self.nodes[nid].line}", nid))
 
     def no_sitemap_note(self) -> str:
         """"no sitemap found: tried robots.txt (HTTP 404), /sitemap.xml, ..." for a site whose
@@ -468,8 +493,9 @@ class Explorer(FileProcessing):
             return True, f"probed: {parser.kind.value}", True
         return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'})", True
 
-    async def _home_links(self, target: Target) -> tuple[list[str], str]:
-        """The home page's <link rel=sitemap> URLs, and in words why there are none."""
+    async def _home_links(self, target: Target) -> tuple[list[tuple[str, str | None]], str]:
+        """The home page's <link rel=sitemap> URLs (find_sitemap_links), and in words why there
+        are none."""
         assert self._fetcher is not None
         buf = bytearray()
 
