@@ -157,6 +157,21 @@ def test_resolve():
     assert isinstance(resolve("http://a/", "http://[::1"), str)
 
 
+def test_resolve_keeps_the_empty_segments_of_a_relative_path():
+    """As RFC 3986 §5.2 and browsers (``new URL(ref, base)``) resolve them: urljoin dropped them,
+    so a relative `foo//bar.xml` was fetched as `foo/bar.xml` (found from outside)."""
+    base = "http://h/dir/s.xml?x=1"
+    assert resolve(base, "foo//bar.xml") == "http://h/dir/foo//bar.xml"
+    assert resolve(base, "./a//b/../c") == "http://h/dir/a//c"
+    assert resolve(base, "../../..//x?q#f") == "http://h//x?q#f"
+    assert resolve(base, "a/./b//.") == "http://h/dir/a/b//"
+    assert resolve("http://h", "a//b") == "http://h/a//b"
+    # (near misses: what urljoin already resolves as RFC 3986 does)
+    assert resolve(base, "/a//b") == "http://h/a//b"
+    assert resolve(base, "../a/b") == "http://h/a/b"
+    assert resolve(base, "?q") == "http://h/dir/s.xml?q"
+
+
 def test_host_of_and_same_host():
     assert host_of("https://WWW.Example.com:8080/x") == "www.example.com"
     assert host_of("http://[::1]/") == "::1"

@@ -250,11 +250,34 @@ def normalize(url: str) -> str:
 
 
 def resolve(base: str, ref: str) -> str:
-    """``urljoin(base, ref)`` that never raises (returns ``ref`` unchanged on failure)."""
+    """``ref`` resolved against ``base`` (RFC 3986 §5.2), never raising (``ref`` unchanged on
+    failure). ``urljoin`` drops the empty segments of a relative path (``foo//bar.xml`` became
+    ``foo/bar.xml``, another URL than a browser fetches); such a reference is merged here."""
     try:
-        return urljoin(base, ref)
+        r = urlsplit(ref)
+        if r.scheme or r.netloc or r.path.startswith("/") or "//" not in r.path:
+            return urljoin(base, ref)
+        b = urlsplit(base)
+        directory = b.path[: b.path.rfind("/") + 1] if b.path else "/"
+        return urlunsplit((b.scheme, b.netloc, _remove_dot_segments(directory + r.path), r.query, r.fragment))
     except (ValueError, TypeError, AttributeError):
         return ref
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 on an absolute path, empty segments kept."""
+    out: list[str] = []
+    segments = path.split("/")
+    last = len(segments) - 1
+    for i, segment in enumerate(segments):
+        if segment in (".", ".."):
+            if segment == ".." and len(out) > 1:
+                out.pop()
+            if i == last:
+                out.append("")  # ("a/." and "a/.." end in a slash)
+            continue
+        out.append(segment)
+    return "/".join(out)
 
 
 def host_of(url: str | None) -> str | None:

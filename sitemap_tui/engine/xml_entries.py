@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from typing import Any
-from urllib.parse import urljoin
 
 from .findings import Finding
 from .model import Alternate, ChildRef, Entry, Image, News, Video
 from .parsed import Item
+from .urlpolicy import resolve
 from .values import (
     _CHANGEFREQ_CACHE,
     _MISS,
@@ -426,10 +426,8 @@ def _atom_href(link: Any) -> str:
         return href
     base = link.base  # libxml2 joins the ancestors' xml:base attributes
     if base and _SCHEME.match(base) and base[:5].lower() in ("http:", "https"):
-        try:
-            return urljoin(base, href)
-        except ValueError:  # a malformed base ("http://[bad"): the href as written, reported
-            return href
+        # (a malformed base, "http://[bad": the href as written, reported)
+        return resolve(base, href)
     return href
 
 
