@@ -211,6 +211,9 @@ def test_text_counts_first_then_samples(saved) -> None:
     assert added.startswith("  + http://") and added.endswith("/f1")
     assert any(line.startswith("  + lastmod-future") for line in lines)
     assert any("failing" in line and "broken.xml" in line for line in lines)
+    # --samples 0: the counts and the sitemaps, no empty "(4; first 0):" lists (found from outside)
+    code, out, _ = run("diff", str(old), str(new), "--samples", "0")
+    assert code == 0 and "first 0" not in out and "URLs        +4 -4, 1 moved to another sitemap" in out, out
 
 
 def test_jsonl_and_csv_hold_every_change(saved) -> None:

@@ -216,7 +216,7 @@ def _text(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: int)
             w(f"  {display(x.key):<{width}}  {x.status:<9} {counts:<22} {pairs}{why}")
 
     def section(title: str, total: int, rows: Iterator[str]) -> None:
-        if not total:
+        if not total or not samples:  # (--samples 0: the counts alone, no empty lists)
             return
         shown = f"; first {samples}" if total > samples else ""
         w("")
