@@ -10,7 +10,12 @@ URL run) in the temp folder.
   that is its handler, which cancels the main task (the explorer's ``async with`` stops the
   workers); elsewhere it is :class:`KeyboardInterrupt`. Either way every ``finally`` runs.
 - The TUI (:func:`exit_app`): the app is asked to exit, with 128 + the signal's number as its
-  return code, so Textual leaves the alternate screen and restores the terminal modes.
+  return code, so Textual leaves the alternate screen and restores the terminal modes. After
+  SIGHUP the terminal is gone: its output goes to /dev/null from then on (a write to a hung-up
+  terminal fails, Textual's writer thread dies of it, and its stop then waits forever on a full
+  queue: found from outside, a closed tmux session left the explorer running, its store locked).
+  Should the app still not have ended ``GRACE_S`` later, the process ends there: the engine's
+  process sees its pipe close and stops on its own, releasing the store.
 
 :func:`received` says which signal it was, for the exit status (128 + number) and the message.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -29,6 +35,8 @@ from typing import Any
 # SIGHUP does not exist everywhere (Windows)
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _received: int | None = None
+GRACE_S = 5.0
+"""How long the TUI may take to exit after a stop signal before the process ends anyway."""
 
 
 def received() -> int | None:
@@ -85,15 +93,46 @@ def headless() -> contextlib.AbstractContextManager[None]:
     return _handlers(_as_interrupt)
 
 
-def exit_app(app: Any) -> contextlib.AbstractContextManager[None]:
-    """SIGTERM/SIGHUP make the Textual ``app`` exit with 128 + the signal's number."""
+@contextlib.contextmanager
+def exit_app(app: Any) -> Iterator[None]:
+    """SIGTERM/SIGHUP make the Textual ``app`` exit with 128 + the signal's number, within
+    ``GRACE_S`` (module docstring)."""
+    timers: list[threading.Timer] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         _note(signum)
+        if signum == getattr(signal, "SIGHUP", None):
+            _terminal_gone()
+        if not timers:
+            timers.append(threading.Timer(GRACE_S, os._exit, (128 + signum,)))
+            timers[0].daemon = True
+            timers[0].start()
         try:
             loop = asyncio.get_running_loop()  # the app's: handlers run on the main thread
         except RuntimeError:
             raise KeyboardInterrupt from None  # before or after the app's loop: stop as Ctrl-C
         loop.call_soon_threadsafe(functools.partial(app.exit, return_code=128 + signum))
 
-    return _handlers(on_signal)
+    try:
+        with _handlers(on_signal):
+            yield
+    finally:
+        for timer in timers:  # the app ended: what follows (the engine's stop) runs as usual
+            timer.cancel()
+
+
+def _terminal_gone() -> None:
+    """Standard output and error write to /dev/null from now on where they are a terminal that
+    hung up (its ioctls fail with EIO; a ``kill -HUP`` leaves a live terminal as it is)."""
+    import errno
+    import termios
+
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            try:
+                termios.tcgetattr(fd)
+            except termios.error as exc:
+                if exc.args and exc.args[0] == errno.EIO:
+                    os.dup2(null, fd)
+        os.close(null)

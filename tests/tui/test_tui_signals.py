@@ -132,3 +132,42 @@ def test_a_stop_signal_restores_the_terminal(tmp_path: Path, sig: signal.Signals
         assert all(gone(p) for p in engine), [p for p in engine if not gone(p)]
     finally:
         term.close()
+
+
+STUCK_APP = """
+import asyncio, sys, time
+from sitemap_tui import signals
+
+signals.GRACE_S = 1.0
+
+class App:
+    def exit(self, return_code=0):
+        time.sleep(600)  # as Textual's writer thread's stop waits on a dead thread's full queue
+
+async def main():
+    print("ready", flush=True)
+    await asyncio.sleep(600)
+
+with signals.exit_app(App()):
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_an_app_that_does_not_end_after_a_stop_signal_ends_within_the_grace(sig: signal.Signals) -> None:
+    """Found from outside: a closed tmux session (SIGHUP) left the explorer running for good,
+    its store locked: Textual's writer thread had died writing to the hung-up terminal, and the
+    app's exit waited on it forever. The process now ends GRACE_S after the signal whatever the
+    app does, with 128 + the signal's number."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-c", STUCK_APP], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        started = time.monotonic()
+        proc.send_signal(sig)
+        assert proc.wait(timeout=30) == 128 + sig
+        assert time.monotonic() - started < 20
+    finally:
+        proc.kill()
+        proc.wait()
