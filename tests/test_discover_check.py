@@ -141,3 +141,21 @@ def test_every_sitemap_line_and_link_is_said_and_links_follow_the_base(threaded_
         "no html-link ftp://127.0.0.1/l.xml (<link rel=sitemap> in the home page: scheme 'ftp' is not http(s))"], links
     data = json.loads(run("discover", httpserver.url_for("/"), "--json").stdout)
     assert [s["url"] for s in data["sitemaps"]][2] == ""
+
+
+def test_a_probed_path_that_redirects_says_where_it_led(threaded_httpserver: HTTPServer) -> None:
+    """Found from outside: /sitemap.xml answering 301 to /en/sitemap-en.xml read as a sitemap at
+    /sitemap.xml, beside the same file found again by the home page's link."""
+    httpserver = threaded_httpserver
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        "", status=301, headers={"Location": httpserver.url_for("/en/sitemap-en.xml")})
+    urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request("/en/sitemap-en.xml").respond_with_data(urlset, content_type="application/xml")
+    httpserver.expect_request(re.compile(r"/.+")).respond_with_data("", status=404)
+    httpserver.expect_request("/").respond_with_data("<html></html>", content_type="text/html")
+    proc = run("discover", httpserver.url_for("/"))
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("found "))
+    assert " ".join(row.split()) == (f"found probe {httpserver.url_for('/sitemap.xml')} (probed: urlset at"
+                                     f" {httpserver.url_for('/en/sitemap-en.xml')} (redirected))"), proc.stdout
+    assert "(probed: urlset)" not in proc.stdout

@@ -489,9 +489,13 @@ class Explorer(FileProcessing):
             stalled = outcome.timed_out and outcome.stats.http_status is None and outcome.stats.wire_bytes == 0
             return False, outcome.error, not stalled
         parser.close()
+        final = outcome.final_url
+        # where it led, said (found from outside: a probed path that redirected read as a second
+        # sitemap beside the one the home page linked, the same file)
+        at = f" at {final} (redirected)" if final and urlpolicy.normalize(final) != urlpolicy.normalize(url) else ""
         if parser.kind in SITEMAP_KINDS:
-            return True, f"probed: {parser.kind.value}", True
-        return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'})", True
+            return True, f"probed: {parser.kind.value}{at}", True
+        return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'}){at}", True
 
     async def _home_links(self, target: Target) -> tuple[list[tuple[str, str | None]], str]:
         """The home page's <link rel=sitemap> URLs (find_sitemap_links), and in words why there
