@@ -320,6 +320,7 @@ def test_config_headers_come_from_the_environment(httpserver, tmp_path: Path) ->
     proc = run(tmp_path, "validate", url, "--select", "lastmod-", env={"SITEMAP_TOKEN": "Bearer t0ken"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 file, 1 URL" in proc.stdout
+    assert "sets the header Authorization of this run (--no-config: without it)" in proc.stderr, proc.stderr
     missing = {k: v for k, v in os.environ.items() if k != "SITEMAP_TOKEN"}
     proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", url], capture_output=True,
                           text=True, timeout=120, cwd=tmp_path, env=missing)
@@ -354,12 +355,45 @@ def test_every_fetching_command_takes_the_configs_headers_and_proxy(httpserver, 
     url = httpserver.url_for("/sitemap.xml")
     proc = run(tmp_path, command, url, "--no-history", env={"SITEMAP_TOKEN": "Bearer t0ken"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # said, never silent (found from outside: nothing told a file had chosen the token)
+    assert (f"sitemap-tui: {tmp_path / '.sitemap-tui.toml'} sets the header Authorization of this run"
+            " (--no-config: without it)") in proc.stderr, proc.stderr
     # the proxy too: one that cannot be reached stops the run, rather than going around it
     (tmp_path / ".sitemap-tui.toml").write_text('proxy = "http://127.0.0.1:9"\n')
     proc = run(tmp_path, command, url, "--no-history")
     assert proc.returncode == 2 and "cannot reach the proxy" in proc.stderr, proc.stderr
     proc = run(tmp_path, command, url, "--no-history", "--no-config")  # near miss: no file read
     assert "cannot reach the proxy" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown to another user needs root")
+@pytest.mark.parametrize("command", ["validate", "urls"])
+def test_a_config_file_another_user_owns_or_anyone_may_write_is_refused(httpserver, tmp_path: Path,
+                                                                         command: str) -> None:
+    """Found from outside: a job under /tmp found a .sitemap-tui.toml planted higher up by another
+    user, and every request went through its proxy with the job's -H token, unsaid. Refused as
+    git refuses a repository it does not own: exit 2, one line naming the file; near misses:
+    the user's own file, and --no-config."""
+    shared = tmp_path / "shared"
+    job = shared / "job"
+    job.mkdir(parents=True)
+    config = shared / ".sitemap-tui.toml"
+    config.write_text('proxy = "http://127.0.0.1:9"\n')
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/s.xml").respond_with_data(sitemap(good("a")), content_type="application/xml")
+    url = httpserver.url_for("/s.xml")
+    nobody = 65534
+    os.chown(config, nobody, -1)
+    one_error_line(run(job, command, url, "--no-history"), str(config), f"owned by another user (uid {nobody})",
+                   "--no-config")
+    proc = run(job, command, url, "--no-history", "--no-config")
+    assert proc.returncode in (0, 1) and "error:" not in proc.stderr, proc.stderr  # (a finding: 1)
+    os.chown(config, os.getuid(), -1)
+    config.chmod(0o666)
+    one_error_line(run(job, command, url, "--no-history"), str(config), "writable by every user")
+    config.chmod(0o644)
+    config.write_text('select = ["lastmod-"]\n')
+    assert run(job, command, url, "--no-history").returncode == 0
 
 
 def test_commands_that_read_saved_explorations_only_need_no_fetching_keys(tmp_path: Path) -> None:

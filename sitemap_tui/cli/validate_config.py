@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,9 @@ def merge(ns: argparse.Namespace) -> Merged:
     proxy = pick("proxy", ns.proxy, None)
     if proxy is not None and not ns.proxy and not ns.show_config:
         proxy = project.resolve_proxy(proxy, config.where)
+    if not ns.show_config:
+        say_applied(config.where, from_file, proxy is not None and not ns.proxy,
+                    bool(maps) and not getattr(ns, "map", None))
     shown = _show(config, rows, from_file)
     return Merged(
         select=",".join(select) if isinstance(select, list) else select,
@@ -130,8 +134,23 @@ def apply_fetch_keys(ns: argparse.Namespace) -> None:
     from_file = _file_headers(ns, values)
     if from_file:
         ns.header = [*project.resolve_headers(from_file, config.where), *ns.header]
-    if getattr(ns, "proxy", None) is None and values.get("proxy"):
+    proxy = getattr(ns, "proxy", None) is None and bool(values.get("proxy"))
+    if proxy:
         ns.proxy = project.resolve_proxy(values["proxy"], config.where)
-    if hasattr(ns, "map") and not ns.map and values.get("map"):
+    maps = hasattr(ns, "map") and not ns.map and bool(values.get("map"))
+    if maps:
         project.check_maps(values["map"], config.where)
         ns.map = list(values["map"])
+    say_applied(config.where, from_file, proxy, maps)
+
+
+def say_applied(where: str, headers: Mapping[str, str], proxy: bool, maps: bool) -> None:
+    """Say on stderr what the project config chose for how this run fetches (headers, proxy,
+    map): found from outside, a file found upward sent every request through its proxy with
+    the run's tokens, and nothing said a file was read."""
+    what = ([f"the headers {', '.join(sorted(headers))}" if len(headers) > 1 else f"the header {next(iter(headers))}"]
+            if headers else []) + (["the proxy"] if proxy else []) + (["the map"] if maps else [])
+    if what:
+        chosen = ", ".join(what[:-1]) + (" and " if len(what) > 1 else "") + what[-1]
+        print(f"sitemap-tui: {display(where)} sets {display(chosen)} of this run (--no-config: without it)",
+              file=sys.stderr)

@@ -15,7 +15,9 @@ root. Keys::
     proxy = "http://proxy.internal:3128"   # as --proxy; or "env:VARIABLE" (a URL with a password)
 
 Command-line options win over the file. An unknown key or a bad value is a usage error naming
-the file and the key. Standard library only (tomllib)."""
+the file and the key. A file another user owns (root aside), or that others may write, is refused
+as git refuses a repository it does not own: found upward from a job's folder under /tmp, a file
+planted higher up sent the run's tokens through its proxy. Standard library only (tomllib)."""
 
 from __future__ import annotations
 
@@ -70,6 +72,7 @@ def find(start: Path, home: Path | None = None) -> tuple[Path, dict[str, Any]] |
     while True:
         own = folder / FILE_NAME
         if own.is_file():
+            _trusted(own)
             return own, _read(own)
         pyproject = folder / PYPROJECT
         if pyproject.is_file():
@@ -78,10 +81,25 @@ def find(start: Path, home: Path | None = None) -> tuple[Path, dict[str, Any]] |
             if table is not None:
                 if not isinstance(table, dict):
                     raise ConfigError(f"{display(str(pyproject))}: [{TABLE}] must be a table")
+                _trusted(pyproject)
                 return pyproject, table
         if folder == home or folder.parent == folder:
             return None
         folder = folder.parent
+
+
+def _trusted(path: Path) -> None:
+    """Refuse a config file that another user owns (root aside) or that others may write (module
+    docstring): it would choose this run's headers, proxy and map."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # (no owners to compare: Windows)
+        return
+    st = path.stat()
+    why = (f"owned by another user (uid {st.st_uid})" if st.st_uid not in (getuid(), 0)
+           else "writable by every user" if st.st_mode & 0o002 else None)
+    if why is not None:
+        raise ConfigError(f"{display(str(path))}: {why}: not read, as it would choose this run's headers, proxy"
+                          " and map (--no-config runs without it)")
 
 
 def load(start: Path, home: Path | None = None) -> ProjectConfig:
