@@ -340,3 +340,24 @@ def test_one_server_is_one_host_and_port_with_the_defaults_left_out() -> None:
     # found from outside: IPv6 hosts without brackets made [::1]:8873 and [::1:8873] one server
     assert not same_server("http://[::1]:8873/a", "http://[::1:8873]/b")
     assert same_server("http://[::1]/a", "https://[::1]/b") and server_of("http://[::1]:8873/") == "[::1]:8873"
+
+
+@pytest.mark.parametrize("value", ["Authorization: Bearer SECR\u00c9T1", "Authorization: Bearer SECR\x01T1",
+                                   "Bearer SECRET1"])
+def test_a_refused_header_is_named_never_echoed(value: str) -> None:
+    """Found from outside: a pasted non-ASCII or control character, or a missing colon, printed
+    the whole value, the bearer token in the CI log. Near miss: a good header runs."""
+    import contextlib
+    import io
+
+    from sitemap_tui import cli
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(["urls", "https://example.invalid/s.xml", "-H", value])
+        except SystemExit as exc:  # (argparse's own refusals)
+            code = exc.code
+    assert code == 2
+    assert "SECR" not in err.getvalue() and len(err.getvalue().strip().splitlines()) <= 3, err.getvalue()
+    assert ("'Authorization'" in err.getvalue()) == value.startswith("Authorization"), err.getvalue()

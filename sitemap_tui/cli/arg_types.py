@@ -74,9 +74,11 @@ _FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "upgr
 
 
 def header(text: str) -> str:
+    """A -H value checked. What is refused is named, never echoed whole: a value is often a token
+    (found from outside: a pasted non-ASCII character put the bearer token in the CI log)."""
     name, sep, value = text.partition(":")
     if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"bad header {text!r}: expected 'Name: value'")
+        raise argparse.ArgumentTypeError(f"bad header ({len(text)} characters, not shown): expected 'Name: value'")
     if not _TOKEN.fullmatch(name.strip()):
         raise argparse.ArgumentTypeError(f"bad header name {name.strip()!r}: letters, digits and !#$%&'*+.^_`|~- only")
     if name.strip().lower() == "host":
@@ -87,7 +89,7 @@ def header(text: str) -> str:
             f"header {name.strip()!r} is set by the HTTP client for each request (it frames the message)")
     if not _FIELD_VALUE.fullmatch(value.strip()):
         raise argparse.ArgumentTypeError(
-            f"bad header value {value.strip()!r}: ASCII without control characters only"
+            f"bad value of header {name.strip()!r} (not shown): ASCII without control characters only"
             " (percent-encode other characters)")
     return text
 
