@@ -162,6 +162,16 @@ def test_a_robots_txt_and_a_home_page_over_their_caps_are_said(httpserver) -> No
     assert proc.stderr.splitlines().count(f"sitemap-tui: {cut}") == 1, proc.stderr
     proc = run("validate", httpserver.url_for("/"), "--no-history", "--format", "json")
     assert cut in json.loads(proc.stdout)["summary"]["notes"] and f"sitemap-tui: {cut}" in proc.stderr
+    # its only Sitemap: line past the cap: "no sitemap found" says why (found from outside: it
+    # said "tried robots.txt (no Sitemap: lines)", the cap nowhere)
+    httpserver.clear()
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        "User-agent: *\n" + pad * 5200 + f"Sitemap: {httpserver.url_for('/b.xml')}\n", content_type="text/plain")
+    httpserver.expect_request("/").respond_with_data("<html></html>", content_type="text/html")
+    proc = run("urls", httpserver.url_for("/"), "--no-history")
+    assert proc.returncode == 2
+    assert ("tried robots.txt (no Sitemap: lines; only the first 500 KiB read, as Google reads it: the lines after"
+            " it are ignored)") in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize(

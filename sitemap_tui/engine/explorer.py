@@ -416,7 +416,9 @@ class Explorer(FileProcessing):
         tried = []
         robots = next((n for n in self.nodes.values() if n.kind == NodeKind.ROBOTS), None)
         if robots is not None:
-            why = (robots.error or "failed") if robots.state == NodeState.FAILED else "no Sitemap: lines"
+            why = ((robots.error or "failed") if robots.state == NodeState.FAILED
+                   # (read in part: a Sitemap: line after the cap is not seen, found from outside)
+                   else "no Sitemap: lines" + (f"; {robots.error}" if robots.error else ""))
             tried.append(f"robots.txt ({why})")
         for record in self.discovery:
             if record.found_by == FoundBy.PROBE and record.node_id is None:
