@@ -161,6 +161,39 @@ async def test_enter_on_the_overview_goes_to_its_rows_then_lists_one(demo_server
 
 
 @sizes
+async def test_the_overview_reaches_its_last_row_from_the_body_and_from_the_rows(demo_server, make_app, size):
+    """Found from outside at 80x24: the groups' list was capped to the pane's height and scrolled
+    inside itself, so End, PageDown and Down on the pane stopped at the Priority table: the
+    lastmod, indexability and crawler-access rows below it were out of reach. Now the pane
+    scrolls over the whole list, and follows the highlighted row when the rows have the focus."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        pane = await products_overview(app, pilot)
+        groups, body = pane.groups, pane.body
+
+        def shown(line: int) -> bool:
+            y = groups.region.y + line
+            return body.region.y <= y < body.region.bottom
+
+        last = groups.virtual_size.height - 1
+        assert app.focused is body
+        await pilot.press("end")
+        await pilot.pause()
+        assert shown(last), (groups.region, body.region, last)
+        await pilot.press("home")
+        await pilot.pause()
+        await pilot.press("enter")  # the rows take the focus
+        await wait_for(pilot, lambda: app.focused is groups, what="the rows focused")
+        await pilot.press("end")
+        await pilot.pause()
+        assert groups.highlighted == len(groups.rows) - 1 or groups.rows[-1].filter_text is None
+        assert shown(last) or shown(last - 1), (groups.region, body.region, last)
+        await pilot.press("home")
+        await pilot.pause()
+        assert shown(0)
+
+
+@sizes
 async def test_extension_row_opens_its_urls(demo_server, make_app, size):
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:

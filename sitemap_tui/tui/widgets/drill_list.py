@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on
+from textual.containers import ScrollableContainer
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -30,10 +32,14 @@ class DrillRow:
 class DrillList(OptionList):
     """Counted rows; Enter on one shows its URLs (see the module docstring)."""
 
+    # the whole list, no scrolling of its own: it sits in a pane's scrolling body, which scrolls
+    # to the highlighted row (found from outside: capped to the pane's height, at 80x24 the list
+    # scrolled inside itself and the pane's keys stopped at the Priority table, the audit's
+    # Indexability and the crawler access below it out of reach)
     DEFAULT_CSS = """
     DrillList, DrillList:focus {
         height: auto;
-        max-height: 100%;
+        max-height: initial;
         border: none;
         padding: 0;
         background: transparent;
@@ -68,6 +74,29 @@ class DrillList(OptionList):
         if keep is None:
             keep = next((i for i, row in enumerate(rows) if row.filter_text is not None), None)
         self.highlighted = keep
+
+    def scroll_to_highlight(self, top: bool = False) -> None:
+        container = self.parent
+        highlighted = self.highlighted
+        if not isinstance(container, ScrollableContainer) or highlighted is None or not self.is_mounted:
+            super().scroll_to_highlight(top)
+            return
+        if not self.has_focus:
+            return  # rows set while the data streams in: the pane stays where the user put it
+        self._update_lines()
+        first = highlighted  # the headings just above the row come into view with it
+        while first > 0 and self.rows[first - 1].filter_text is None:
+            first -= 1
+        try:
+            y = self._index_to_line[first]
+            end = self._index_to_line[highlighted] + self._heights[highlighted]
+        except (KeyError, IndexError):
+            return
+        container.scroll_to_region(Region(0, self.virtual_region.y + y, self.size.width, end - y),
+                                   animate=False, top=top, immediate=True, force=True)
+
+    def on_focus(self) -> None:
+        self.scroll_to_highlight()  # (Tab into the rows: the highlighted one in view)
 
     @property
     def highlighted_row(self) -> DrillRow | None:
