@@ -212,6 +212,22 @@ def test_source_text_highlights_and_sanitises():
     assert "<bad/>" in t.plain and t.plain.split("│ ", 1)[1].startswith("…")
 
 
+def test_a_minified_sitemaps_finding_shows_its_entry_and_value():
+    """Found from outside: an entry's finding has a line and no column (the parser gives lines
+    only), so on a one-line sitemap the excerpt showed its first characters, the bad lastmod
+    2,400 columns further. The excerpt now starts near the entry's URL, then its quoted value;
+    the same value in an earlier entry is not the one shown. Near miss: a line that fits."""
+    from sitemap_tui.tui.widgets.issue_rows import where_to_look
+
+    entry = lambda n, lastmod: f"<url><loc>https://e.example/p{n}</loc><lastmod>{lastmod}</lastmod></url>"  # noqa: E731
+    line = ('<?xml version="1.0"?><urlset>' + entry(0, "2024-13-45") + "".join(entry(n, "2024-01-01") for n in range(1, 40))
+            + entry(40, "2024-13-45") + "</urlset>").encode()
+    find = where_to_look("https://e.example/p40", "lastmod '2024-13-45' is not a W3C Datetime")
+    shown = source_text([(1, line)], 1, None, 80, find).plain.split("│ ", 1)[1]
+    assert shown.startswith("…") and "p40</loc><lastmod>2024-13-45" in shown, shown
+    assert source_text([(1, b"<a>short</a>")], 1, None, 80, find).plain.endswith("<a>short</a>")
+
+
 async def test_enter_jumps_to_the_entry_in_the_url_table(tmp_path: Path):
     store, ids, cache = fixture(tmp_path)
     app = Host(tmp_path / "x.db", cache, with_table=True)

@@ -47,6 +47,7 @@ from sitemap_tui.tui.widgets.issue_rows import (
     rule_text,
     rule_title,
     source_text,
+    where_to_look,
 )
 from sitemap_tui.tui.widgets.issue_tree import IssueItem as _Item
 from sitemap_tui.tui.widgets.issue_tree import IssueTree
@@ -479,7 +480,8 @@ class IssuesPane(Vertical):
             # appears when the lines arrive: the Static would wrap a longer one
             room = self._source_room()
             gutter = len(str(msg.lines[-1][0])) + 4
-            source.update(source_text(msg.lines, line, col, max(20, room - gutter)))
+            find = where_to_look(iss.url, iss.message) if iss is not None else ()
+            source.update(source_text(msg.lines, line, col, max(20, room - gutter), find))
             self._cut_at = room
             # the lines around the issue are what the detail is for: keep them on screen
             self.call_after_refresh(self._source_into_view)
