@@ -227,6 +227,50 @@ async def test_blocked_for_from_the_access_table_alone(access_only: Path) -> Non
 
 
 
+async def test_rule_with_an_id_the_catalogue_lacks_says_so_and_the_nearest(plain: Path) -> None:
+    """Found from outside: a typo (`rule:lastmd-future`), a prefix (`rule:lastmod-`) and an id of
+    no rule all said "the rule has no finding here", where has: and priority: name the choices.
+    Near miss: a real rule with no finding says that."""
+    app = Host(lambda: UrlTable(plain))
+    async with app.run_test(size=(200, 50)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        await typed(pilot, table, "rule:lastmd-future")
+        assert status_line(table).startswith("0 rows: no rule 'lastmd-future': did you mean lastmod-future?")
+        await typed(pilot, table, "rule:lastmod-i")
+        assert status_line(table).startswith("0 rows: rule: takes one rule id, not a prefix: lastmod-implausibly-old,"
+                                             " lastmod-invalid-format"), status_line(table)
+        await typed(pilot, table, "rule:zzz-qqq")
+        assert status_line(table).startswith("0 rows: no rule 'zzz-qqq' (sitemap-tui rules lists them)")
+        await typed(pilot, table, "rule:lastmod-implausibly-old")
+        assert status_line(table).startswith("0 rows: the rule has no finding here"), status_line(table)
+
+
+async def test_a_filter_error_that_lists_the_known_words_is_read_whole_at_80_columns(access_only: Path) -> None:
+    """Found from outside: with the default nine crawlers judged, `blocked:nobot` said "...;
+    known:" at 80 columns, the names cut off. An error now takes up to three lines."""
+    from sitemap_tui.engine.access import compute
+    from sitemap_tui.engine.agents import DEFAULT_AGENTS
+    from sitemap_tui.engine.store.access import AccessTable
+
+    store = Store(access_only)
+    try:
+        compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
+    finally:
+        store.close()
+    app = Host(lambda: UrlTable(access_only))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        await typed(pilot, table, "blocked:nobot")
+        status = table.query_one("#url-status", Static)
+        await wait_for(pilot, lambda: status.size.height > 1)
+        shown = "".join(str(line.text) for line in status.render_lines(status.region.reset_offset))
+        assert DEFAULT_AGENTS[-1] in shown, shown
+        await typed(pilot, table, "")  # near miss: the usual status, one line
+        await wait_for(pilot, lambda: status.size.height == 1)
+
+
 class ExportHost(App[None]):
     def __init__(self, db: Path) -> None:
         super().__init__()

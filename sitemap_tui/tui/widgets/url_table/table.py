@@ -45,7 +45,7 @@ class UrlTable(Vertical):
         #url-issues.-folded, #url-ext.-folded { display: none; }
         #url-header { height: 1; padding: 0; }
         #url-status { height: 1; color: $text-muted; }
-        #url-status.-error { color: $error; }
+        #url-status.-error { color: $error; height: auto; max-height: 3; }
         #url-detail { height: 40%; display: none; border-top: solid $primary; }
         #url-detail.-open { display: block; }
     }
@@ -389,7 +389,7 @@ class UrlTable(Vertical):
         except sqlite3.Error:
             return None
         if named is None:
-            return "the rule has no finding here"
+            return _unknown_rule(rule) or "the rule has no finding here"
         if not named:
             return "the rule names no URL: see Issues (4)"
         return None
@@ -448,5 +448,24 @@ class UrlTable(Vertical):
         line = display(" · ".join(parts), 1000)
         if line != self._status_line:
             self._status_line = line
+            # an error takes up to three lines: its list of known words was cut at 80 columns
+            # (found from outside: "known:" and nothing after it)
+            relayout = bool(error) != status.has_class("-error") or bool(error)
             status.set_class(bool(error), "-error")
-            status.update(Text(line), layout=False)  # height 1: no layout pass per refresh
+            status.update(Text(line), layout=relayout)  # height 1: no layout pass per refresh
+
+
+def _unknown_rule(rule: str) -> str | None:
+    """Why ``rule:RULE`` names no rule of the catalogue, with the nearest id (found from outside:
+    a typo and a prefix both read as "the rule has no finding here")."""
+    import difflib
+
+    from sitemap_tui.tui.widgets.issue_rows import RULES
+
+    if not RULES or rule in RULES:
+        return None
+    starting = sorted(r for r in RULES if r.startswith(rule))
+    if starting:
+        return f"rule: takes one rule id, not a prefix: {', '.join(starting[:3])}{', …' if len(starting) > 3 else ''}"
+    near = difflib.get_close_matches(rule, list(RULES), n=1, cutoff=0.6)
+    return f"no rule {rule!r}" + (f": did you mean {near[0]}?" if near else " (sitemap-tui rules lists them)")
