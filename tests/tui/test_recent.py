@@ -123,6 +123,23 @@ async def test_an_empty_cache_says_so(cache):
         assert "No saved explorations" in flat(picker)
 
 
+async def test_compare_with_no_earlier_exploration_is_read_whole_at_80_columns(cache, tmp_path):
+    """Found from outside: the advice of "Compare with…" on a site's first exploration was cut
+    after three lines at 80 columns, its end ("Esc: back.") with it."""
+    from textual.app import App
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(RecentScreen(closes_app=False, compare_to=tmp_path / "only.db"))
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await list_read(app, pilot)
+        await pilot.pause()
+        shown = " ".join(screen_text(app).split())
+        assert "this one is the first kept" in shown and "compared with this one. Esc: back." in shown, shown
+
+
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_damaged_exploration_opens_an_error_screen_that_names_it(size, demo_server, cache, make_app):
     """Damage deep in the entries: the tree would load, and only the panes would fail."""

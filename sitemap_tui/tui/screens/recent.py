@@ -65,7 +65,7 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
     RecentScreen > Vertical { height: 1fr; padding: 0 1; }
     RecentScreen .title { text-style: bold; height: 1; margin: 1 0 0 0; }
     RecentScreen #recent-list { height: 1fr; border: round $primary; }
-    RecentScreen #recent-detail { height: auto; max-height: 3; color: $text-muted; }
+    RecentScreen #recent-detail { height: auto; max-height: 6; color: $text-muted; }
     RecentScreen #recent-empty { height: auto; }
     """
     BINDINGS = [Binding("escape,q", "cancel", "Close", id="recent.close")]
