@@ -127,7 +127,9 @@ class AuditLink(CompareLink):
             else:
                 n = message.result if isinstance(message.result, int) else 0
                 if n:
-                    self.notify(f"Crawler access computed: {plural(n, 'listed URL')} × {len(DEFAULT_AGENTS)} "
+                    # (the URLs judged: those whose robots.txt was read; the Overview counts every
+                    # listed URL, the unknown apart: "33 listed" here read as a second count of 34)
+                    self.notify(f"Crawler access computed: {plural(n, 'URL')} judged × {len(DEFAULT_AGENTS)} "
                                 "crawlers, from robots.txt (Overview, 1).", markup=False)
                 else:  # (a local folder): "computed … from robots.txt" would claim what was not
                     self.notify("Crawler access: no robots.txt was read for the listed URLs' origins, "
