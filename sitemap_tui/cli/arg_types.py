@@ -80,7 +80,10 @@ def header(text: str) -> str:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"bad header ({len(text)} characters, not shown): expected 'Name: value'")
     if not _TOKEN.fullmatch(name.strip()):
-        raise argparse.ArgumentTypeError(f"bad header name {name.strip()!r}: letters, digits and !#$%&'*+.^_`|~- only")
+        # (not shown either: a colon inside a value ("Authorization Basic alice:pw") puts the
+        # secret's first part where the name is)
+        raise argparse.ArgumentTypeError("bad header name (not shown): letters, digits and !#$%&'*+.^_`|~- only,"
+                                         " then ': value'")
     if name.strip().lower() == "host":
         raise argparse.ArgumentTypeError("the Host header is the URL's: --resolve HOST:IP reaches a host"
                                          " at another address")
