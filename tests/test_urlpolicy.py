@@ -166,6 +166,9 @@ def test_resolve_keeps_the_empty_segments_of_a_relative_path():
     assert resolve(base, "../../..//x?q#f") == "http://h//x?q#f"
     assert resolve(base, "a/./b//.") == "http://h/dir/a/b//"
     assert resolve("http://h", "a//b") == "http://h/a//b"
+    # the base's own empty segments too (found by a review: a robots.txt's x//y/index.xml)
+    assert resolve("http://a/x//y/index.xml", "part.xml") == "http://a/x//y/part.xml"
+    assert resolve("http://a/b//c/d", "../../g") == "http://a/b/g"
     # (near misses: what urljoin already resolves as RFC 3986 does)
     assert resolve(base, "/a//b") == "http://h/a//b"
     assert resolve(base, "../a/b") == "http://h/a/b"

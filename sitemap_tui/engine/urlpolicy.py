@@ -251,13 +251,16 @@ def normalize(url: str) -> str:
 
 def resolve(base: str, ref: str) -> str:
     """``ref`` resolved against ``base`` (RFC 3986 §5.2), never raising (``ref`` unchanged on
-    failure). ``urljoin`` drops the empty segments of a relative path (``foo//bar.xml`` became
-    ``foo/bar.xml``, another URL than a browser fetches); such a reference is merged here."""
+    failure). ``urljoin`` drops the empty segments of a relative path, the reference's or the
+    base's (``foo//bar.xml`` became ``foo/bar.xml``, another URL than a browser fetches); such
+    a reference is merged here."""
     try:
         r = urlsplit(ref)
-        if r.scheme or r.netloc or r.path.startswith("/") or "//" not in r.path:
+        if r.scheme or r.netloc or not r.path or r.path.startswith("/"):
             return urljoin(base, ref)
         b = urlsplit(base)
+        if "//" not in r.path and "//" not in b.path:
+            return urljoin(base, ref)
         directory = b.path[: b.path.rfind("/") + 1] if b.path else "/"
         return urlunsplit((b.scheme, b.netloc, _remove_dot_segments(directory + r.path), r.query, r.fragment))
     except (ValueError, TypeError, AttributeError):
