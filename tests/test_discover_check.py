@@ -159,3 +159,30 @@ def test_a_probed_path_that_redirects_says_where_it_led(threaded_httpserver: HTT
     assert " ".join(row.split()) == (f"found probe {httpserver.url_for('/sitemap.xml')} (probed: urlset at"
                                      f" {httpserver.url_for('/en/sitemap-en.xml')} (redirected))"), proc.stdout
     assert "(probed: urlset)" not in proc.stdout
+
+
+def test_a_robots_txt_of_unusable_lines_alone_probes_and_says_so(threaded_httpserver: HTTPServer) -> None:
+    """Found by a review: with robots.txt's only line `Sitemap: ftp://...`, discover probed the
+    common paths (and found one) yet said "common paths not probed: robots.txt lists sitemaps";
+    `urls` said "no Sitemap: lines" where discover listed one. Also the first <base> with an
+    href counts, an empty one too (the page's own URL), as a browser reads it."""
+    httpserver = threaded_httpserver
+    httpserver.expect_request("/robots.txt").respond_with_data("Sitemap: ftp://127.0.0.1/s.xml\n",
+                                                               content_type="text/plain")
+    httpserver.expect_request("/").respond_with_data(
+        '<html><head><base href=""><base href="/sub/"><link rel="sitemap" href="linked.xml"></head></html>',
+        content_type="text/html")
+    urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request("/linked.xml").respond_with_data(urlset, content_type="application/xml")
+    httpserver.expect_request(re.compile(r"/.+")).respond_with_data("", status=404)
+    proc = run("discover", httpserver.url_for("/"))
+    assert "common paths not probed" not in proc.stderr, proc.stderr
+    assert sum(line.split()[1] == "probe" for line in proc.stdout.splitlines()) == 5, proc.stdout
+    assert f"found  html-link  {httpserver.url_for('/linked.xml')} " in proc.stdout, proc.stdout
+    httpserver.clear()
+    httpserver.expect_request("/robots.txt").respond_with_data("Sitemap: ftp://127.0.0.1/s.xml\n",
+                                                               content_type="text/plain")
+    httpserver.expect_request(re.compile(r"/.*")).respond_with_data("", status=404)
+    proc = run("urls", httpserver.url_for("/"), "--no-history")
+    assert proc.returncode == 2 and "tried robots.txt (1 Sitemap: line, none that may be fetched)" in proc.stderr, \
+        proc.stderr

@@ -83,7 +83,8 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         for r in records:
             mark = "found" if r.found else "no"
             print(f"{mark:<6} {r.found_by.value:<10} {display(r.url) or '(empty)'}  ({display(r.detail)})")
-    if any(r.found_by == FoundBy.ROBOTS for r in records) and not opts.tree.probe:  # (text or JSON)
+    # (a usable line: one that stands for a file; repeated or unfetchable lines probe all the same)
+    if any(r.found_by == FoundBy.ROBOTS and r.node_id is not None for r in records) and not opts.tree.probe:
         print("sitemap-tui: common paths not probed: robots.txt lists sitemaps (--probe probes them too)",
               file=sys.stderr)
     if unchecked[0]:

@@ -126,8 +126,9 @@ def find_sitemap_links(html: bytes, base_url: str) -> list[tuple[str, str | None
         doc = lxml_html.document_fromstring(html, parser=parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return []
-    base = next((b.get("href", "").strip() for b in doc.iter("base") if b.get("href", "").strip()), None)
-    if base is not None:
+    # (the first <base> with an href, even an empty one: the page's own URL then)
+    base = next((b.get("href", "").strip() for b in doc.iter("base") if b.get("href") is not None), None)
+    if base:
         resolved = urlpolicy.resolve(base_url, base)
         if urlpolicy.unfetchable_reason(resolved) is None:  # (a javascript: base is no base)
             base_url = resolved

@@ -418,7 +418,8 @@ class Explorer(FileProcessing):
         if robots is not None:
             why = ((robots.error or "failed") if robots.state == NodeState.FAILED
                    # (read in part: a Sitemap: line after the cap is not seen, found from outside)
-                   else "no Sitemap: lines" + (f"; {robots.error}" if robots.error else ""))
+                   else (_unusable_lines(len(self.sitemap_lines.get(robots.id, [])))
+                         + (f"; {robots.error}" if robots.error else "")))
             tried.append(f"robots.txt ({why})")
         for record in self.discovery:
             if record.found_by == FoundBy.PROBE and record.node_id is None:
@@ -517,6 +518,14 @@ class Explorer(FileProcessing):
         if len(buf) >= HOME_MAX_BYTES:  # a link further down is not seen: say how far it looked
             return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB"
         return links, "no <link rel=sitemap> in the home page"
+
+
+def _unusable_lines(lines: int) -> str:
+    """A robots.txt that named no sitemap to fetch: no lines, or only unusable ones (discover
+    lists them one by one: "1 Sitemap: line" there and "no Sitemap: lines" here disagreed)."""
+    if not lines:
+        return "no Sitemap: lines"
+    return f"{lines} Sitemap: line{'s' if lines > 1 else ''}, none that may be fetched"
 
 
 def _discard(_chunk: bytes) -> None:
