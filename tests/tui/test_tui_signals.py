@@ -134,6 +134,34 @@ def test_a_stop_signal_restores_the_terminal(tmp_path: Path, sig: signal.Signals
         term.close()
 
 
+def test_a_hang_up_of_the_whole_job_leaves_no_lock_nor_log(tmp_path: Path) -> None:
+    """Found by a review: a closed terminal sends SIGHUP to the whole foreground job; the engine
+    process died of it, leaving the store's .lock and its .log beside the exploration. The
+    engine now leaves the hang-up to the interface, which stops it."""
+    sitemap = tmp_path / "sitemap.xml"
+    locs = "".join(f"<url><loc>https://example.com/page-{i}</loc></url>" for i in range(50))
+    sitemap.write_text(f'<?xml version="1.0"?><urlset {NS}>{locs}</urlset>')
+    env = dict(os.environ, TERM="xterm-256color", HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"), TMPDIR=str(tmp_path))
+    env.pop("NO_COLOR", None)
+    db = tmp_path / "x.db"
+    term = Terminal(["explore", str(sitemap), "--db", str(db)], env)
+    try:
+        term.wait_for(b"50 missing", term.wait_for(ENTER_ALT))
+        engine = descendants(term.pid)
+        assert engine
+        os.killpg(term.pid, signal.SIGHUP)  # (pty.fork: the app leads its own session and group)
+        assert term.wait_exit() == 128 + signal.SIGHUP
+        deadline = time.monotonic() + 60
+        while not all(gone(p) for p in engine) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert all(gone(p) for p in engine)
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("x."))
+        assert "x.db" in left and not {"x.db.lock", "x.log"} & set(left), left
+    finally:
+        term.close()
+
+
 STUCK_APP = """
 import asyncio, sys, time
 from sitemap_tui import signals
