@@ -408,3 +408,22 @@ def test_a_run_that_read_no_sitemap_is_not_kept_as_the_next_baseline(httpserver,
     assert (summary["urls_added"], summary["urls_removed"], summary["sitemaps_recovered"]) == (1, 1, 0), summary
     assert [r["urls"] for r in history(site)["explorations"]] == [2, 2]
     assert [p.name for p in kept(cache) if not p.name.endswith(".db")] == []
+
+
+def test_the_explorers_since_line_passes_over_an_exploration_that_listed_nothing(httpserver, cache: Path,
+                                                                                tmp_path: Path) -> None:
+    """Found by a review: an explorer session opened while the index failed was kept with 0 URLs,
+    and the next session's "Site since" line compared with it: "+2 −0 URLs", nothing changed."""
+    from sitemap_tui.engine.discover import Target
+    from sitemap_tui.session.diff import site_history
+    from sitemap_tui.session.history import HistoryRun
+
+    target = serve(httpserver, "a", "b")
+    assert explore("urls", target)[0] == 0
+    time.sleep(1.1)  # (the cache names explorations by the second)
+    empty = HistoryRun(Target.parse(target), "explorer", "all")  # what such a session leaves: no URL
+    empty.finish(True)
+    db = tmp_path / "now.db"
+    assert explore("urls", target, "--db", str(db))[0] == 0
+    history = site_history(db, tmp_path / "scratch.db")
+    assert (history.added, history.removed, history.url_counts) == (0, 0, (2, 2)), history

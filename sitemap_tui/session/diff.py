@@ -286,7 +286,9 @@ def site_history(db: Path, scratch: Path) -> SiteHistory:
 
     me = Saved(read_summary(db), 0)
     mine = db.resolve()
-    others = [s for s in explorations_of(me.site) if s.path.resolve() != mine and s.date <= me.date]
+    # (one that listed nothing, a session while the index failed, is no baseline: the headless
+    # runs keep none such; found by a review, the next session read "+2 −0" against it)
+    others = [s for s in explorations_of(me.site) if s.path.resolve() != mine and s.date <= me.date and s.summary.urls]
     counts = tuple(s.summary.urls for s in reversed(others)) + (me.summary.urls,)
     if not others:
         return SiteHistory(None, 0, 0, counts)
