@@ -380,6 +380,21 @@ def test_a_build_folder_is_read_as_the_site_its_robots_txt_names(capsys: pytest.
     assert code == 0
 
 
+def test_two_build_folders_read_their_unlisted_files_in_diff_and_validate(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    """Found by a review: `diff public staging` said "2 sitemap files ... read as well" of each
+    build and read neither (the per-side exploration lost them): their URLs counted as gone.
+    validate with the two folders lost them the same way."""
+    old, new = build_output(tmp_path / "public"), build_output(tmp_path / "staging")
+    code, out, err = run(capsys, "diff", str(old), str(new), "--format", "json", "--no-history")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["old"]["files"] == doc["new"]["files"] == 7, (doc["old"], doc["new"])
+    assert doc["summary"]["urls_removed"] == doc["summary"]["urls_added"] == 0, doc["summary"]
+    code, out, err = run(capsys, "validate", str(old), str(new), "--no-history")
+    assert [line.split(":")[0] for line in out.splitlines() if " files, " in line] == ["7 files, 6 URLs"] * 2, out
+
+
 def test_a_build_folders_missing_child_and_foreign_urls_fail_as_on_the_site(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Read as files, the folder's index child on its own site was "on another host" (exit 0, a
     hint to fetch it from the network) and the location rules had no site: a missing child and a

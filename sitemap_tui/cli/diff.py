@@ -59,15 +59,19 @@ class DiffOptions:
     # with no --map: the map each side's own build folder implies (OLD's, NEW's), as validate's
     side_maps: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     typed_old: str | None = None  # OLD as typed, when a build folder was read as its site
+    # each side's build-folder files that nothing lists, read as its site's too (TreeOptions.also)
+    side_also: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 def options(ns: argparse.Namespace) -> DiffOptions:
     side_maps, typed_old = None, ns.old
+    side_also: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     if not ns.map:
         # a build folder is read as the site its robots.txt names, as validate reads it: its
         # runs are kept under that site, and two builds compare as the same site's
-        (ns.old, old_map), (ns.new, new_map) = map_each_target(ns, [ns.old, ns.new])
+        (ns.old, old_map, old_also), (ns.new, new_map, new_also) = map_each_target(ns, [ns.old, ns.new])
         side_maps = (old_map, new_map if ns.new is not None else old_map)
+        side_also = (old_also, new_also if ns.new is not None else old_also)
         if not any(side_maps):
             side_maps = None
     ns.target = ns.old  # the fetching group's target is set per side (-H goes to its origin)
@@ -75,7 +79,7 @@ def options(ns: argparse.Namespace) -> DiffOptions:
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history,
                        max_time=ns.max_time)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
-                       fetch_options(ns), tree, ns.tui, side_maps, typed_old)
+                       fetch_options(ns), tree, ns.tui, side_maps, typed_old, side_also)
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +318,8 @@ def _run(label: str, raw: str, opts: DiffOptions, store: Store) -> Explorer:
     fetch = replace(opts.fetch, target=raw)
     if opts.side_maps is not None:
         fetch = replace(fetch, maps=opts.side_maps[label == "NEW"])
-    explorer = run_exploration(fetch, explore_options(opts.tree), target,
+    tree = replace(opts.tree, also=opts.side_also[label == "NEW"])
+    explorer = run_exploration(fetch, explore_options(tree), target,
                                store=store, checker=checker, validation=ALL_RULES,
                                cache=opts.tree.cache, checks="all")
     signals.check()

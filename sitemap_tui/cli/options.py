@@ -124,23 +124,25 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             setattr(ns, name, mapped(raw))
 
 
-def map_each_target(ns: argparse.Namespace, raws: list[object] | None = None) -> list[tuple[object, tuple[str, ...]]]:
+def map_each_target(ns: argparse.Namespace,
+                    raws: list[object] | None = None) -> list[tuple[object, tuple[str, ...], tuple[str, ...]]]:
     """``validate``'s several TARGETs (or ``diff``'s two sides, ``raws``) with no --map: each
     read as it would be alone, with the site its own folder names (two builds of one site,
     ``public/`` and ``staging/``, each stand for it in their own run). Each as mapped, with its
-    map; an exploration file (``.db``) as it is."""
+    map and the folder's files nothing lists that it reads too (``also``: found by a review,
+    `diff DIR1 DIR2` said it read them and did not); an exploration file (``.db``) as it is."""
     import copy
 
-    each: list[tuple[object, tuple[str, ...]]] = []
+    each: list[tuple[object, tuple[str, ...], tuple[str, ...]]] = []
     for raw in ns.target if raws is None else raws:
         if not isinstance(raw, str) or Path(raw).suffix == ".db":
-            each.append((raw, ()))
+            each.append((raw, (), ()))
             continue
         alone = copy.copy(ns)
-        alone.target, alone.map = [raw], []
+        alone.target, alone.map, alone.also = [raw], [], []
         alone.old = alone.new = None  # (diff's sides: this one is mapped as the target alone)
         map_targets(alone, imply=True)
-        each.append((alone.target[0], tuple(alone.map or ())))
+        each.append((alone.target[0], tuple(alone.map or ()), tuple(alone.also or ())))
     return each
 
 

@@ -86,6 +86,7 @@ class ValidateOptions:
     ignore_robots: bool = False  # --deep fetches what robots.txt disallows for us
     # several TARGETs with no --map: each one's own implied map (the site its folder names), in order
     target_maps: tuple[tuple[str, ...], ...] = ()
+    target_also: tuple[tuple[str, ...], ...] = ()  # ... and its folder's files nothing lists (TreeOptions.also)
 
 
 def options(ns: argparse.Namespace) -> ValidateOptions:
@@ -93,6 +94,7 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
 
     merged = merge(ns)
     target_maps: tuple[tuple[str, ...], ...] = ()
+    target_also: tuple[tuple[str, ...], ...] = ()
     if not ns.map and not ns.show_config:  # (a --map of the command line was applied already)
         if merged.map:  # the project config's map: as if given with --map
             ns.map = list(merged.map)
@@ -102,8 +104,10 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
             # as if given alone (found from outside: two builds of one site, or a staging build
             # beside the mapped one, were read as files, unsaid, and a URL on another host passed)
             each = map_each_target(ns)
-            ns.target = [t for t, _ in each]
-            target_maps = tuple(m or tuple(merged.map) for _, m in each)
+            ns.target = [t for t, _, _ in each]
+            target_also = tuple(also for _, _, also in each)
+            ns.also = list(target_also[0]) if target_also else []
+            target_maps = tuple(m or tuple(merged.map) for _, m, _ in each)
             ns.map = list(target_maps[0]) if target_maps else ns.map
         else:
             map_targets(ns, imply=True)
@@ -124,7 +128,7 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
         fetch, tree_options(ns, recursive=not ns.no_recursive),
         ns.summary, ns.summary_urls, merged.baseline, ns.write_baseline, merged.severity, merged.map,
         merged.shown if ns.show_config else None, tuple(targets[1:]), merged.root, ns.ignore_robots,
-        target_maps)
+        target_maps, target_also)
 
 
 def cmd_validate(opts: ValidateOptions) -> int:
@@ -150,6 +154,8 @@ def cmd_validate(opts: ValidateOptions) -> int:
         # exit 2 wins
         maps = opts.target_maps[i] if opts.target_maps else opts.fetch.maps
         one = replace(opts, target=target, more_targets=(), fetch=replace(opts.fetch, target=target, maps=maps))
+        if opts.target_also:
+            one = replace(one, tree=replace(one.tree, also=opts.target_also[i]))
         try:
             codes.append(_validate(one))
         except UsageError as exc:
