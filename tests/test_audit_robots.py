@@ -101,3 +101,23 @@ def test_a_redirect_is_not_followed_into_a_path_its_hosts_robots_txt_disallows(h
                               + " not followed: robots.txt disallows it for sitemap-tui)"), here
     assert away["final_url"] == f"http://localhost:{port}/elsewhere/y" and "not followed" in away["reason"]
     assert fine["reason"] == f"non-indexable: redirect to http://localhost:{port}/open"
+
+
+def test_a_mapped_builds_robots_txt_is_obeyed_not_read_as_unreadable(tmp_path: Path) -> None:
+    """Found from outside: `audit --map SITE=DIR` read the build's robots.txt through the map
+    (status 200, no headers) as "could not be read (HTTP 200)": every URL counted as disallowed.
+    Now its rules are obeyed: /x blocked, /p fetched (near miss)."""
+    from test_audit import records
+
+    site = "http://127.0.0.1:9"  # (nothing listens there: every byte comes from the folder)
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /x\n")
+    (tmp_path / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site}/p.html</loc></url><url><loc>{site}/x.html</loc></url></urlset>")
+    for name in ("p.html", "x.html"):
+        (tmp_path / name).write_text("<html><head><title>t</title></head><body>hi</body></html>")
+    code, out, err = audit(str(tmp_path / "sitemap.xml"), "--map", f"{site}/={tmp_path}/", "--format", "jsonl")
+    assert "could not be read" not in err, err
+    rows = records(out)
+    assert rows["p.html"]["status"] == 200 and rows["p.html"]["indexable"] is True, rows["p.html"]
+    assert rows["x.html"]["reason"] == "non-indexable: blocked by robots.txt", rows["x.html"]

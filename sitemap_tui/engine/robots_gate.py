@@ -148,11 +148,14 @@ class RobotsGate:
             # fetch is refused with the policy's reason (a redirect there was blamed on robots.txt)
             return None
         status = out.stats.http_status
-        if out.headers is not None and status is not None and 400 <= status < 500:
+        # a status is an answer, headers or not: a file read through --map has none (found from
+        # outside: a build's robots.txt read as "could not be read (HTTP 200)", every URL blocked)
+        answered = out.headers is not None or status is not None
+        if answered and status is not None and 400 <= status < 500:
             return None
-        if out.headers is None and not out.reached and not self._no_answer_disallows:
+        if not answered and not out.reached and not self._no_answer_disallows:
             return None
-        if out.headers is None or status is None or status >= 500 or (out.error and not out.stopped_early):
+        if not answered or status is None or status >= 500 or (out.error and not out.stopped_early):
             self._on_unreadable(key, out.error or f"HTTP {status}")
             return parse_robots(_DISALLOW_ALL, url)
         robots = parse_robots(bytes(buf), url)
