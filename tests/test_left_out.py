@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -95,6 +96,10 @@ def test_urls_says_each_cause_once_with_a_count(site: str) -> None:
 def test_file_budget(site: str) -> None:
     proc = run("stats", f"{site}/wide.xml", "--max-files", "3", "--workers", "0")
     assert "sitemap-tui: 3 files not fetched: file budget of 3 reached (--max-files)" in proc.stderr.splitlines()
+    # validate's JSON report says it too (found from outside: "notes": [], a partial report read
+    # as whole by a consumer of the JSON alone)
+    proc = run("validate", f"{site}/wide.xml", "--max-files", "3", "--workers", "0", "--format", "json")
+    assert "3 files not fetched: file budget of 3 reached (--max-files)" in json.loads(proc.stdout)["summary"]["notes"]
 
 
 def test_files_cut_short_by_the_size_and_entry_caps(site: str) -> None:

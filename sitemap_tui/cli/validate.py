@@ -258,7 +258,10 @@ def _validate(opts: ValidateOptions) -> int:
         files = files_read(explorer)
         urls = sum(n.stats.url_count for n in explorer.nodes.values())
         counted = _Counted(selected(), baseline, _root(opts))
-        notes = run_notes(explorer) + [display(n) for n in deep_notes]
+        # what the exploration left out goes in the report too, not on stderr alone (found from
+        # outside: a run cut by --max-files read as whole in its JSON, "notes": [])
+        notes = (run_notes(explorer) + [display(o.text) for o in explorer.left_out()]
+                 + [display(n) for n in deep_notes])
         if baseline is None:
             # counted per (rule, severity) in the store: the report reads the issues once
             summary = _summary(store.rule_counts(), shown, floor if not overrides else None,
