@@ -231,3 +231,26 @@ def test_a_robots_txt_that_answers_4xx_allows_every_url(httpserver, tmp_path: Pa
         assert total["unknown"] == 0 and total["agents"]["GPTBot"] == {"allowed": 2, "disallowed": 0}
     else:
         assert total["unknown"] == 2
+
+
+def test_a_sitemap_that_redirects_is_named_by_its_final_url_as_urls_and_validate_name_it(httpserver) -> None:
+    """Found from outside: /old.xml answering 301 to /new.xml was "sitemap": ".../new.xml" in
+    urls and validate, ".../old.xml" in access and audit: the keys did not join."""
+    from test_audit import audit
+
+    b = httpserver.url_for("").rstrip("/")
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow: /x\n")
+    httpserver.expect_request("/idx.xml").respond_with_data(
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{b}/old.xml</loc></sitemap></sitemapindex>", content_type="application/xml")
+    httpserver.expect_request("/old.xml").respond_with_data("", status=301, headers={"Location": f"{b}/new.xml"})
+    httpserver.expect_request("/new.xml").respond_with_data(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{b}/p</loc></url></urlset>", content_type="application/xml")
+    httpserver.expect_request("/p").respond_with_data("<html><head></head></html>", content_type="text/html")
+    code, out, err = run("access", f"{b}/idx.xml", "--format", "jsonl", "--workers", "0", "--no-history")
+    assert code == 0, err
+    named = {r["sitemap"] for r in map(json.loads, out.splitlines()) if r.get("sitemap")}
+    assert named == {f"{b}/new.xml"}, out
+    code, out, err = audit(f"{b}/idx.xml", "--format", "jsonl")
+    assert [json.loads(line)["sitemap"] for line in out.splitlines()] == [f"{b}/new.xml"], out

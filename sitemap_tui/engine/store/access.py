@@ -197,7 +197,7 @@ class AccessTable:
         sums = "".join(f", COALESCE(SUM(a.blocked >> {i} & 1), 0)" for i in range(len(agents)))
         out = []
         for row in self.conn.execute(
-                f"SELECT n.id, n.url, COUNT(*), COALESCE(SUM(a.unknown), 0){sums} "
+                f"SELECT n.id, COALESCE(n.final_url, n.url), COUNT(*), COALESCE(SUM(a.unknown), 0){sums} "
                 f"FROM {self.schema}.access a JOIN entries e ON e.id = a.entry_id "
                 f"JOIN nodes n ON n.id = e.node_id GROUP BY n.id ORDER BY {tree_order('n')}"):
             out.append((int(row[0]), str(row[1]),
@@ -210,7 +210,7 @@ class AccessTable:
         where = "" if mask is None else " WHERE a.blocked & ? != 0"
         params: tuple[object, ...] = () if mask is None else (mask,)
         yield from self.conn.execute(
-            f"SELECT e.loc, n.url, a.blocked, a.unknown FROM {self.schema}.access a "
+            f"SELECT e.loc, COALESCE(n.final_url, n.url), a.blocked, a.unknown FROM {self.schema}.access a "
             "JOIN entries e ON e.id = a.entry_id JOIN nodes n ON n.id = e.node_id"
             f"{where} ORDER BY a.entry_id", params)
 

@@ -207,7 +207,7 @@ def audit_records(store: Store) -> Iterator[AuditRecord]:
     """Every audited URL in listing order, with its first sitemap and that entry's lastmod."""
     cols = ", ".join(f"a.{c}" for c in STORED_COLUMNS)
     for row in store.conn.execute(
-        f"SELECT {cols}, n.url, e.lastmod_raw FROM audit a"
+        f"SELECT {cols}, COALESCE(n.final_url, n.url), e.lastmod_raw FROM audit a"
         " LEFT JOIN nodes n ON n.id = a.node_id LEFT JOIN entries e ON e.id = a.entry_id"
         f" ORDER BY {tree_order('n')}, a.node_id, a.entry_id"
     ):
