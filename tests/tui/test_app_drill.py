@@ -191,6 +191,30 @@ async def test_the_overview_reaches_its_last_row_from_the_body_and_from_the_rows
         await pilot.press("home")
         await pilot.pause()
         assert shown(0)
+        # a page is the pane's height (found by a review: PageDown went to the last row, PageUp
+        # onto the first heading left none highlighted)
+        line_of = groups._index_to_line
+        await pilot.press("pagedown")
+        await pilot.pause()
+        row = groups.highlighted
+        assert row is not None and shown(line_of[row])
+        if groups.virtual_size.height > body.size.height + 2:  # (the list is taller than the pane)
+            assert row < len(groups.rows) - 1
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert groups.highlighted is not None and shown(line_of[groups.highlighted])
+        # the rows focused again from the body: their highlighted row comes into view
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.press("1")
+        await wait_for(pilot, lambda: app.focused is body, what="the pane's body focused")
+        await pilot.press("home")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.focused is groups, what="the rows focused again")
+        await pilot.pause()
+        await pilot.pause()
+        assert shown(line_of[groups.highlighted]), (groups.highlighted, body.scroll_y)
 
 
 @sizes

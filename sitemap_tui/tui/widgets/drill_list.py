@@ -8,9 +8,11 @@ while the data streams in, so the cursor stays on the same row."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import on
+from textual._widget_navigation import find_next_enabled_no_wrap
 from textual.containers import ScrollableContainer
 from textual.geometry import Region
 from textual.widget import Widget
@@ -96,7 +98,26 @@ class DrillList(OptionList):
                                    animate=False, top=top, immediate=True, force=True)
 
     def on_focus(self) -> None:
-        self.scroll_to_highlight()  # (Tab into the rows: the highlighted one in view)
+        # (Tab or Enter into the rows: the highlighted one in view, after the screen's own
+        # scroll_visible, which shows the list's top: found by a review, the row was off screen)
+        self.call_after_refresh(self.scroll_to_highlight)
+
+    def _move_page(self, direction: Any) -> None:
+        """A page is the pane's height, not the list's (the whole list, now): PageDown jumped to
+        the last row, and PageUp onto the first heading left no row highlighted (a review)."""
+        container = self.parent
+        if not isinstance(container, ScrollableContainer) or not self._options:
+            super()._move_page(direction)
+            return
+        self._update_lines()
+        height = max(1, container.scrollable_content_region.height - 1)
+        y = max(0, min(self._index_to_line[self.highlighted or 0] + direction * height, len(self._lines) - 1))
+        anchor = self._lines[y][0]
+        found = find_next_enabled_no_wrap(self._options, anchor, direction, with_anchor=True)
+        if found is None:  # (a heading at the end: the nearest row the other way)
+            found = find_next_enabled_no_wrap(self._options, anchor, -direction, with_anchor=True)
+        if found is not None:
+            self.highlighted = found
 
     @property
     def highlighted_row(self) -> DrillRow | None:

@@ -387,8 +387,7 @@ class OverviewPane(NodePane):
         if event.key == "enter" and self.screen.focused is self.body and groups.option_count:
             event.stop()
             event.prevent_default()
-            groups.focus()
-            groups.scroll_visible(animate=False)
+            groups.focus()  # (it brings its highlighted row into view: DrillList.on_focus)
 
     def on_resize(self, event: events.Resize) -> None:
         sel = self.selection
