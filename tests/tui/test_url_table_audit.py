@@ -271,6 +271,31 @@ async def test_a_filter_error_that_lists_the_known_words_is_read_whole_at_80_col
         await wait_for(pilot, lambda: status.size.height == 1)
 
 
+@pytest.mark.parametrize("words", ["blocked:nobot", "rule:lastmd-missing", "rule:lastmod-"])
+async def test_the_status_is_read_whole_in_the_explorers_narrow_pane(access_only: Path, words: str) -> None:
+    """Found by a review: beside the tree at 80x24 the pane is ~52 columns: the error's last
+    crawler names, and the rule: hints' nearest ids (not errors, so one line), were cut."""
+    from sitemap_tui.engine.access import compute
+    from sitemap_tui.engine.agents import DEFAULT_AGENTS
+    from sitemap_tui.engine.store.access import AccessTable
+
+    store = Store(access_only)
+    try:
+        compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
+    finally:
+        store.close()
+    app = Host(lambda: UrlTable(access_only))
+    async with app.run_test(size=(52, 24)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        await typed(pilot, table, words)
+        status = table.query_one("#url-status", Static)
+        await pilot.pause()
+        shown = " ".join(" ".join(str(s.text) for s in status.render_lines(status.region.reset_offset)).split())
+        whole = " ".join(status_line(table).split())
+        assert shown.replace(" ", "") == whole.replace(" ", ""), (shown, whole)
+
+
 class ExportHost(App[None]):
     def __init__(self, db: Path) -> None:
         super().__init__()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -30,6 +31,7 @@ from sitemap_tui.tui.widgets.url_table.grid import UrlGrid
 from sitemap_tui.words import plural
 
 FOLD_WIDTH = 70  # below it the unset toggles of the filter bar fold away (see _fold_toggles)
+STATUS_LINES = 4  # the most lines the status takes: an error names the words it knows
 
 
 class UrlTable(Vertical):
@@ -45,7 +47,7 @@ class UrlTable(Vertical):
         #url-issues.-folded, #url-ext.-folded { display: none; }
         #url-header { height: 1; padding: 0; }
         #url-status { height: 1; color: $text-muted; }
-        #url-status.-error { color: $error; height: auto; max-height: 3; }
+        #url-status.-error { color: $error; }
         #url-detail { height: 40%; display: none; border-top: solid $primary; }
         #url-detail.-open { display: block; }
     }
@@ -81,6 +83,7 @@ class UrlTable(Vertical):
         self._before_drill: tuple[str, bool] | None = None
         self._header_key: tuple[int, str, bool, frozenset[str]] | None = None
         self._status_line = ""
+        self._status_rows = 1
         self.grid = UrlGrid(self.db_path, id="url-grid")
 
     def compose(self) -> ComposeResult:
@@ -451,11 +454,18 @@ class UrlTable(Vertical):
         line = display(" · ".join(parts), 1000)
         if line != self._status_line:
             self._status_line = line
-            # an error takes up to three lines: its list of known words was cut at 80 columns
-            # (found from outside: "known:" and nothing after it)
-            relayout = bool(error) != status.has_class("-error") or bool(error)
+            # as many lines as the text takes, up to STATUS_LINES (found from outside: an error's
+            # known words, and a hint's nearest rule id, were cut at the pane's 52 columns)
+            # (an error or a why: the usual counts stay one line, the table's height steady)
+            wrap = max(1, status.size.width or width)
+            explains = bool(error) or line.startswith("0 rows:")
+            rows = (min(STATUS_LINES, len(Text(line).wrap(self.app.console, wrap)))
+                    if explains and cell_len(line) > wrap else 1)
             status.set_class(bool(error), "-error")
-            status.update(Text(line), layout=relayout)  # height 1: no layout pass per refresh
+            if rows != self._status_rows:
+                self._status_rows = rows
+                status.styles.height = rows  # (a layout pass, only when the height changes)
+            status.update(Text(line), layout=False)
 
 
 def _unknown_rule(rule: str) -> str | None:
