@@ -226,6 +226,15 @@ def test_a_minified_sitemaps_finding_shows_its_entry_and_value():
     shown = source_text([(1, line)], 1, None, 80, find).plain.split("│ ", 1)[1]
     assert shown.startswith("…") and "p40</loc><lastmod>2024-13-45" in shown, shown
     assert source_text([(1, b"<a>short</a>")], 1, None, 80, find).plain.endswith("<a>short</a>")
+    # a URL with & (escaped in the file) and one that is the start of another (p4 in p40)
+    amp = lambda n: f"<url><loc>https://e.example/i?id={n}&amp;l=en</loc><lastmod>2024-13-45</lastmod></url>"  # noqa: E731
+    line = ("<urlset>" + "".join(amp(n) for n in range(41)) + "</urlset>").encode()
+    find = where_to_look("https://e.example/i?id=40&l=en", "lastmod '2024-13-45' is not a W3C Datetime")
+    shown = source_text([(1, line)], 1, None, 80, find).plain.split("│ ", 1)[1]
+    assert "&amp;l=en</loc><lastmod>2024-13-45</lastmod></url></urlset>" in shown, shown  # (the 40th, the last)
+    line = ("<urlset>" + "".join(entry(n, "2024-01-01") for n in (4, 40)) * 30 + "</urlset>").encode()
+    shown = source_text([(1, line)], 1, None, 80, where_to_look("https://e.example/p4", "")).plain.split("│ ", 1)[1]
+    assert "/p4</loc>" in shown, shown
 
 
 async def test_enter_jumps_to_the_entry_in_the_url_table(tmp_path: Path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 from urllib.parse import urlsplit
+from xml.sax.saxutils import escape as xml_escape
 
 from rich.text import Text
 
@@ -143,9 +144,16 @@ def _column_of(raw: bytes, find: tuple[str, ...], width: int) -> int | None:
         return None
     at, found = 0, None
     for needle in find:
-        i = text.find(needle, at) if needle else -1
-        if i >= 0:
-            at = found = i
+        if not needle:
+            continue
+        # as an element's whole text first, XML-escaped as the file has it (found by a review:
+        # a URL with & is &amp; there, and /p1 matched inside /p10)
+        escaped = xml_escape(needle)
+        for candidate in (f">{escaped}<", f">{needle}<", escaped, needle):
+            i = text.find(candidate, at)
+            if i >= 0:
+                at = found = i + (1 if candidate.startswith(">") else 0)
+                break
     return None if found is None else found + 1
 
 
