@@ -217,29 +217,3 @@ async def test_the_highlighted_issue_stays_in_view_when_the_detail_grows(demo_se
             line = issues.cursor_line
             top = round(issues.scroll_offset.y)
             assert top <= line < top + issues.scrollable_content_region.height, (rule, line, top, issues.size)
-
-
-@pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
-async def test_enter_on_a_rule_that_counts_urls_per_file_lists_them(make_app, tmp_path, size):
-    """Found from outside: lastmod-missing's finding counts a file's URLs ("2 of 9") and names one
-    as a sample; Enter on the rule only folded it open and shut. It now opens the URL table on
-    lastmod:missing, exactly those URLs."""
-    sitemap = tmp_path / "sitemap.xml"
-    entries = "".join(f"<url><loc>https://example.com/{i}</loc>" + ("<lastmod>2024-01-01</lastmod>" if i % 3 else "")
-                      + "</url>" for i in range(9))
-    sitemap.write_text(f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}'
-                       "</urlset>")
-    app = make_app(str(sitemap))
-    posted, hook = show_urls_hook()
-    async with app.run_test(size=size, message_hook=hook) as pilot:
-        await wait_started(app, pilot)
-        await settle(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        issues = app.issues_pane.issue_list
-        await to_rule(app, pilot, issues, "lastmod-missing")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: bool(posted), what="ShowUrls")
-        assert posted[0].filter_text == "lastmod:missing"
-        table = app.url_table
-        await wait_for(pilot, lambda: table.grid.total == 3, what="the 3 URLs without lastmod")

@@ -23,10 +23,6 @@ except Exception:  # pragma: no cover - depends on the registry being importable
     _RULES = {}
 
 RULES: dict[str, Any] = _RULES
-RULE_FILTERS = {"lastmod-missing": "lastmod:missing"}
-"""The URL filter that lists exactly the URLs of a rule whose findings count them per file (a
-finding names one URL as a sample): Enter on the rule opens those (found from outside: it only
-folded the rule open and shut)."""
 SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 EXPLAIN_KEY = "i"
 """Said in the folded explanation; the pane binds it (``issues.explain``)."""

@@ -39,7 +39,6 @@ from sitemap_tui.engine.store.issues import IssueFilter, issue_groups, rule_issu
 from sitemap_tui.tui.messages import ShowUrls
 from sitemap_tui.tui.widgets import update_static
 from sitemap_tui.tui.widgets.issue_rows import (
-    RULE_FILTERS,
     RULES,
     SEVERITY_STYLE,
     issue_label,
@@ -529,8 +528,7 @@ class IssuesPane(Vertical):
         item = event.node.data
         if item is None or item.rule is None:
             return
-        words = f"rule:{item.rule}" if (item.severity, item.rule) in self._with_urls else RULE_FILTERS.get(item.rule)
-        if words is None:
+        if (item.severity, item.rule) not in self._with_urls:
             if item.kind == "rule":
                 event.node.toggle()
             return
@@ -538,7 +536,7 @@ class IssuesPane(Vertical):
         count = rule_node.data.count if rule_node is not None and rule_node.data is not None else item.count
         title = rule_title(item.rule)
         name = f"{item.rule} — {title}" if title else item.rule
-        self.post_message(ShowUrls(words, origin=self.issue_list, title=f"{name} ({count:,})"))
+        self.post_message(ShowUrls(f"rule:{item.rule}", origin=self.issue_list, title=f"{name} ({count:,})"))
 
     # -- filter bar ------------------------------------------------------------------------------
     @on(Input.Changed, "#issues-filter")

@@ -394,10 +394,7 @@ class UrlTable(Vertical):
         if named is None:
             return _unknown_rule(rule) or "the rule has no finding here"
         if not named:
-            from sitemap_tui.tui.widgets.issue_rows import RULE_FILTERS
-
-            words = RULE_FILTERS.get(rule)
-            return f"the rule names no URL: {words} lists them" if words else "the rule names no URL: see Issues (4)"
+            return "the rule names no URL: see Issues (4)"
         return None
 
     # -- chrome ---------------------------------------------------------------------------
