@@ -100,6 +100,10 @@ def test_file_budget(site: str) -> None:
     # as whole by a consumer of the JSON alone)
     proc = run("validate", f"{site}/wide.xml", "--max-files", "3", "--workers", "0", "--format", "json")
     assert "3 files not fetched: file budget of 3 reached (--max-files)" in json.loads(proc.stdout)["summary"]["notes"]
+    # a run that failed (exit 2) says why in its report too, not a clean-looking empty one
+    proc = run("validate", f"{site}/no-such.xml", "--workers", "0", "--format", "json")
+    assert proc.returncode == 2
+    assert [n for n in json.loads(proc.stdout)["summary"]["notes"] if n.startswith("error: ")], proc.stdout
 
 
 def test_files_cut_short_by_the_size_and_entry_caps(site: str) -> None:

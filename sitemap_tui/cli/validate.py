@@ -262,6 +262,8 @@ def _validate(opts: ValidateOptions) -> int:
         # outside: a run cut by --max-files read as whole in its JSON, "notes": [])
         notes = (run_notes(explorer) + [display(o.text) for o in explorer.left_out()]
                  + [display(n) for n in deep_notes])
+        if problem is not None and problem.code == EXIT_USAGE:  # (exit 2: a report of nothing, said why)
+            notes.append(f"error: {display(problem.message)}")
         if baseline is None:
             # counted per (rule, severity) in the store: the report reads the issues once
             summary = _summary(store.rule_counts(), shown, floor if not overrides else None,
