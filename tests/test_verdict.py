@@ -390,6 +390,8 @@ def test_two_build_folders_read_their_unlisted_files_in_diff_and_validate(capsys
     assert code == 0, err
     doc = json.loads(out)
     assert doc["old"]["files"] == doc["new"]["files"] == 7, (doc["old"], doc["new"])
+    # each side named as typed (found from outside: both read "https://example.com/")
+    assert (doc["old"]["source"], doc["new"]["source"]) == (str(old), str(new)), (doc["old"], doc["new"])
     assert doc["summary"]["urls_removed"] == doc["summary"]["urls_added"] == 0, doc["summary"]
     code, out, err = run(capsys, "validate", str(old), str(new), "--no-history")
     assert [line.split(":")[0] for line in out.splitlines() if " files, " in line] == ["7 files, 6 URLs"] * 2, out

@@ -59,12 +59,14 @@ class DiffOptions:
     # with no --map: the map each side's own build folder implies (OLD's, NEW's), as validate's
     side_maps: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     typed_old: str | None = None  # OLD as typed, when a build folder was read as its site
+    typed_new: str | None = None  # NEW as typed (the report's "source": found from outside, two
+    # build folders both read "https://ex.com/", which was which unsaid)
     # each side's build-folder files that nothing lists, read as its site's too (TreeOptions.also)
     side_also: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 def options(ns: argparse.Namespace) -> DiffOptions:
-    side_maps, typed_old = None, ns.old
+    side_maps, typed_old, typed_new = None, ns.old, ns.new
     side_also: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     if not ns.map:
         # a build folder is read as the site its robots.txt names, as validate reads it: its
@@ -79,7 +81,7 @@ def options(ns: argparse.Namespace) -> DiffOptions:
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history,
                        max_time=ns.max_time)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
-                       fetch_options(ns), tree, ns.tui, side_maps, typed_old, side_also)
+                       fetch_options(ns), tree, ns.tui, side_maps, typed_old, typed_new, side_also)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,8 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
                     sources[i] = _explore(label, raw, opts, folder / f"{label.lower()}.db")
         old, new = sources
         assert old is not None and new is not None
+        if opts.new is not None:  # each side named as the user typed it, not as it was mapped
+            old, new = replace(old, raw=opts.typed_old or old.raw), replace(new, raw=opts.typed_new or new.raw)
         _say_checks(old, new)
         if opts.tui:
             assert launch is not None
