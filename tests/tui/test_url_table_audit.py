@@ -294,6 +294,12 @@ async def test_the_status_is_read_whole_in_the_explorers_narrow_pane(access_only
         shown = " ".join(" ".join(str(s.text) for s in status.render_lines(status.region.reset_offset)).split())
         whole = " ".join(status_line(table).split())
         assert shown.replace(" ", "") == whole.replace(" ", ""), (shown, whole)
+        # the same text at another width (zoom, a resize) takes the lines it needs there (a review)
+        narrow = status.size.height
+        await pilot.resize_terminal(120, 24)
+        await wait_for(pilot, lambda: status.size.height < narrow)
+        await pilot.resize_terminal(40, 24)
+        await wait_for(pilot, lambda: status.size.height > narrow or status.size.height == 4)
 
 
 class ExportHost(App[None]):

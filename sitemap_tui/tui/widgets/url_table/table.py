@@ -84,6 +84,7 @@ class UrlTable(Vertical):
         self._header_key: tuple[int, str, bool, frozenset[str]] | None = None
         self._status_line = ""
         self._status_rows = 1
+        self._status_key: tuple[str, int] = ("", 0)
         self.grid = UrlGrid(self.db_path, id="url-grid")
 
     def compose(self) -> ComposeResult:
@@ -275,6 +276,7 @@ class UrlTable(Vertical):
 
     def on_resize(self) -> None:
         self._fold_toggles()
+        self.call_after_refresh(self._refresh_chrome)  # (the status's lines at the new width)
 
     def _fold_toggles(self) -> None:
         """Below FOLD_WIDTH the "issues" and "ext" toggles fold away while unset, so the filter
@@ -449,19 +451,22 @@ class UrlTable(Vertical):
             # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
             parts.insert(0, error)
         line = display(" · ".join(parts), 1000)
-        if line != self._status_line:
-            self._status_line = line
-            # as many lines as the text takes, up to STATUS_LINES (found from outside: an error's
-            # known words, and a hint's nearest rule id, were cut at the pane's 52 columns)
-            # (an error or a why: the usual counts stay one line, the table's height steady)
-            wrap = max(1, status.size.width or width)
+        # as many lines as the text takes at the pane's width, up to STATUS_LINES (found from
+        # outside: an error's known words, and a hint's nearest rule id, were cut at the pane's
+        # 52 columns), worked out again when the width changes (zoom, a resize: a review); an
+        # error or a why only: the usual counts stay one line, the table's height steady
+        wrap = max(1, status.size.width or width)
+        if (line, wrap) != self._status_key:
+            self._status_key = (line, wrap)
             explains = bool(error) or line.startswith("0 rows:")
             rows = (min(STATUS_LINES, len(Text(line).wrap(self.app.console, wrap)))
                     if explains and cell_len(line) > wrap else 1)
-            status.set_class(bool(error), "-error")
             if rows != self._status_rows:
                 self._status_rows = rows
                 status.styles.height = rows  # (a layout pass, only when the height changes)
+        if line != self._status_line:
+            self._status_line = line
+            status.set_class(bool(error), "-error")
             status.update(Text(line), layout=False)
 
 
