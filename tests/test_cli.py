@@ -283,7 +283,10 @@ def test_validate_demo_finds_errors_exit_1(demo_url: str) -> None:
     lines = proc.stdout.splitlines()
     assert any(": error priority-invalid " in line for line in lines)
     assert any(": error fetch-http-error " in line for line in lines)
-    assert "error" in lines[-1] and "warning" in lines[-1]
+    # the summary line, then its notes: here the missing sitemap, as stderr says it too
+    summary = next(i for i, line in enumerate(lines) if " files, " in line and " URLs: " in line)
+    assert "error" in lines[summary] and "warning" in lines[summary]
+    assert lines[summary + 1:] == ["1 file could not be fetched or read, first " + demo_url + "/sitemap-missing.xml"]
 
 
 def test_validate_json_and_select(demo_url: str) -> None:

@@ -104,6 +104,12 @@ def test_file_budget(site: str) -> None:
     proc = run("validate", f"{site}/no-such.xml", "--workers", "0", "--format", "json")
     assert proc.returncode == 2
     assert [n for n in json.loads(proc.stdout)["summary"]["notes"] if n.startswith("error: ")], proc.stdout
+    # in SARIF: the invocation did not succeed, and the note is an error (a review)
+    proc = run("validate", f"{site}/no-such.xml", "--workers", "0", "--format", "sarif")
+    invocation = json.loads(proc.stdout)["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert [n["level"] for n in invocation["toolExecutionNotifications"] if n["message"]["text"].startswith("error: ")] \
+        == ["error"], invocation
 
 
 def test_files_cut_short_by_the_size_and_entry_caps(site: str) -> None:

@@ -166,7 +166,7 @@ def cmd_validate(opts: ValidateOptions) -> int:
 
 def _validate(opts: ValidateOptions) -> int:
     from sitemap_tui.engine.model import Severity
-    from sitemap_tui.validate.report import Summary
+    from sitemap_tui.validate.report import ERROR_NOTE, Summary
 
     if opts.summary and opts.format != "text":
         raise UsageError(f"--summary is a text report; --format {opts.format} lists every finding")
@@ -263,7 +263,8 @@ def _validate(opts: ValidateOptions) -> int:
         notes = (run_notes(explorer) + [display(o.text) for o in explorer.left_out()]
                  + [display(n) for n in deep_notes])
         if problem is not None and problem.code == EXIT_USAGE:  # (exit 2: a report of nothing, said why)
-            notes.append(f"error: {display(problem.message)}")
+            # (in the report itself: "no output was replaced" is said of the files it replaces)
+            notes.append(ERROR_NOTE + display(problem.message.removesuffix(": no output was replaced")))
         if baseline is None:
             # counted per (rule, severity) in the store: the report reads the issues once
             summary = _summary(store.rule_counts(), shown, floor if not overrides else None,

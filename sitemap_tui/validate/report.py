@@ -48,6 +48,9 @@ SRCROOT = "%SRCROOT%"
 CHUNK = 1000  # text lines per write
 
 
+ERROR_NOTE = "error: "
+"""How a summary note that says why the run failed (exit 2) begins."""
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     files: int = 0
@@ -57,7 +60,7 @@ class Summary:
     info: int = 0
     # what the run did not do, in words: rules that did not run (robots-based rules without a
     # robots.txt), files of a folder skipped; the CLI says them on stderr too
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # (one that starts with ERROR_NOTE: why the run exits 2)
 
     @classmethod
     def of(cls, issues: Iterable[Any], *, files: int = 0, urls: int = 0, notes: Iterable[str] = ()) -> Summary:
@@ -393,9 +396,12 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
         first = False
     out.write("]" if first else "\n      ]")
     if notes:
+        # a run that could not do its job (exit 2) says so, as SARIF readers expect (a review)
+        failed = any(n.startswith(ERROR_NOTE) for n in notes)
         invocation = {
-            "executionSuccessful": True,
-            "toolExecutionNotifications": [{"level": "note", "message": {"text": n}} for n in notes],
+            "executionSuccessful": not failed,
+            "toolExecutionNotifications": [{"level": "error" if n.startswith(ERROR_NOTE) else "note",
+                                            "message": {"text": n}} for n in notes],
         }
         out.write(",\n" + field("invocations", [invocation], "      "))
     if uses_srcroot:
