@@ -106,15 +106,20 @@ def gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_a_stop_signal_restores_the_terminal(tmp_path: Path, sig: signal.Signals) -> None:
+def explorer_on_50_urls(tmp_path: Path) -> Terminal:
+    """The explorer in a pty on a 50-URL sitemap, its exploration in tmp_path/x.db."""
     sitemap = tmp_path / "sitemap.xml"
     locs = "".join(f"<url><loc>https://example.com/page-{i}</loc></url>" for i in range(50))
     sitemap.write_text(f'<?xml version="1.0"?><urlset {NS}>{locs}</urlset>')
     env = dict(os.environ, TERM="xterm-256color", HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"),
                XDG_CONFIG_HOME=str(tmp_path / "config"), TMPDIR=str(tmp_path))
     env.pop("NO_COLOR", None)
-    term = Terminal(["explore", str(sitemap), "--db", str(tmp_path / "x.db")], env)
+    return Terminal(["explore", str(sitemap), "--db", str(tmp_path / "x.db")], env)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_restores_the_terminal(tmp_path: Path, sig: signal.Signals) -> None:
+    term = explorer_on_50_urls(tmp_path)
     try:
         start = term.wait_for(ENTER_ALT)
         term.wait_for(b"50 missing", start)  # the app runs, and the engine has read the sitemap
@@ -138,14 +143,7 @@ def test_a_hang_up_of_the_whole_job_leaves_no_lock_nor_log(tmp_path: Path) -> No
     """Found by a review: a closed terminal sends SIGHUP to the whole foreground job; the engine
     process died of it, leaving the store's .lock and its .log beside the exploration. The
     engine now leaves the hang-up to the interface, which stops it."""
-    sitemap = tmp_path / "sitemap.xml"
-    locs = "".join(f"<url><loc>https://example.com/page-{i}</loc></url>" for i in range(50))
-    sitemap.write_text(f'<?xml version="1.0"?><urlset {NS}>{locs}</urlset>')
-    env = dict(os.environ, TERM="xterm-256color", HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"),
-               XDG_CONFIG_HOME=str(tmp_path / "config"), TMPDIR=str(tmp_path))
-    env.pop("NO_COLOR", None)
-    db = tmp_path / "x.db"
-    term = Terminal(["explore", str(sitemap), "--db", str(db)], env)
+    term = explorer_on_50_urls(tmp_path)
     try:
         term.wait_for(b"50 missing", term.wait_for(ENTER_ALT))
         engine = descendants(term.pid)

@@ -20,6 +20,7 @@ from textual.widgets import RadioButton, Static
 from urltui_helpers import Host, grid_lines, wait_for
 
 from sitemap_tui import cli
+from sitemap_tui.engine.agents import DEFAULT_AGENTS
 from sitemap_tui.engine.formats import AUDIT_COLUMNS
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import AuditRow, add_results
@@ -246,18 +247,22 @@ async def test_rule_with_an_id_the_catalogue_lacks_says_so_and_the_nearest(plain
         assert status_line(table).startswith("0 rows: the rule has no finding here"), status_line(table)
 
 
-async def test_a_filter_error_that_lists_the_known_words_is_read_whole_at_80_columns(access_only: Path) -> None:
-    """Found from outside: with the default nine crawlers judged, `blocked:nobot` said "...;
-    known:" at 80 columns, the names cut off. An error now takes up to three lines."""
+def judge_every_default_crawler(db: Path) -> None:
+    """The store's crawler access computed for the nine default crawlers (a long "known:" list)."""
     from sitemap_tui.engine.access import compute
-    from sitemap_tui.engine.agents import DEFAULT_AGENTS
     from sitemap_tui.engine.store.access import AccessTable
 
-    store = Store(access_only)
+    store = Store(db)
     try:
         compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
     finally:
         store.close()
+
+
+async def test_a_filter_error_that_lists_the_known_words_is_read_whole_at_80_columns(access_only: Path) -> None:
+    """Found from outside: with the default nine crawlers judged, `blocked:nobot` said "...;
+    known:" at 80 columns, the names cut off. An error now takes up to three lines."""
+    judge_every_default_crawler(access_only)
     app = Host(lambda: UrlTable(access_only))
     async with app.run_test(size=(80, 24)) as pilot:
         table = app.query_one(UrlTable)
@@ -275,15 +280,7 @@ async def test_a_filter_error_that_lists_the_known_words_is_read_whole_at_80_col
 async def test_the_status_is_read_whole_in_the_explorers_narrow_pane(access_only: Path, words: str) -> None:
     """Found by a review: beside the tree at 80x24 the pane is ~52 columns: the error's last
     crawler names, and the rule: hints' nearest ids (not errors, so one line), were cut."""
-    from sitemap_tui.engine.access import compute
-    from sitemap_tui.engine.agents import DEFAULT_AGENTS
-    from sitemap_tui.engine.store.access import AccessTable
-
-    store = Store(access_only)
-    try:
-        compute(AccessTable(store.conn, publish=store.publish), DEFAULT_AGENTS)
-    finally:
-        store.close()
+    judge_every_default_crawler(access_only)
     app = Host(lambda: UrlTable(access_only))
     async with app.run_test(size=(52, 24)) as pilot:
         table = app.query_one(UrlTable)
