@@ -121,6 +121,17 @@ def exit_app(app: Any) -> Iterator[None]:
             timer.cancel()
 
 
+def leave_hangup_to_parent(*, term_as_interrupt: bool = False) -> None:
+    """In a child process of the explorer (its engine, a worker): a hang-up of the whole job (a
+    closed terminal) is the interface's to act on, which stops the child (or its pipe ends);
+    dying of it left the store's lock and the log beside it. ``term_as_interrupt``: SIGTERM stops
+    as Ctrl-C does, so that every ``finally`` runs."""
+    with contextlib.suppress(ValueError, AttributeError, OSError):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        if term_as_interrupt:
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def _terminal_gone() -> None:
     """Standard output and error write to /dev/null from now on where they are a terminal that
     hung up (its ioctls fail with EIO; a ``kill -HUP`` leaves a live terminal as it is)."""

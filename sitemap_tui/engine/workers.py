@@ -242,13 +242,12 @@ def _worker_main(
     without a lock (an ``mp.Event`` has one, and a worker killed while holding it would hang
     ``cancel_running`` and every other worker)."""
     import gc
-    import signal
 
     from sitemap_tui.engine.fetch import Fetcher
     from sitemap_tui.engine.filejob import FileJob
+    from sitemap_tui.signals import leave_hangup_to_parent
 
-    with contextlib.suppress(ValueError, AttributeError, OSError):  # (the explorer stops it: a hang-up is its)
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    leave_hangup_to_parent()
 
     # batches of short-lived entries trip the cyclic collector constantly; none of them form
     # cycles, so collect far less often

@@ -523,13 +523,10 @@ def run_in_process(conn: Any, db_path: Path, fetch_config: FetchConfig | None, o
     back on it (both sitemap_tui/session/messages.py). The process ends when told to stop or when the interface's end of the
     pipe closes (the interface quit or died)."""
     import gc
-    import signal
 
-    # a closed terminal hangs up the whole job: the interface stops this process (or its pipe
-    # ends); dying of SIGHUP left the store's lock and the log beside it. SIGTERM stops as Ctrl-C.
-    with contextlib.suppress(ValueError, AttributeError, OSError):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    from sitemap_tui.signals import leave_hangup_to_parent
+
+    leave_hangup_to_parent(term_as_interrupt=True)
     log = _quiet_stderr(Path(db_path))
     # the interface must win the CPU when it needs it: on a machine with fewer cores than busy
     # processes, the engine and its workers (which inherit this) yield to the interface's frames
