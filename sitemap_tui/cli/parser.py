@@ -21,7 +21,12 @@ from sitemap_tui.cli.arg_types import (
     whole,
 )
 from sitemap_tui.cli.options import DEFAULT_MAX_TIME
-from sitemap_tui.engine.cores import MAX_WORKERS, default_workers
+from sitemap_tui.engine.cores import (
+    MAX_WORKERS,
+    POOL_AFTER_ENTRIES,
+    POOL_AFTER_FILES,
+    default_workers,
+)
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
 
@@ -186,7 +191,8 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
                             "once the run is complete, the explorer refuses one that holds an exploration")
     g.add_argument("--workers", type=whole(0, MAX_WORKERS), metavar="N",
                    help="parser processes (default: one per usable core, after CPU affinity and any "
-                        f"cgroup CPU quota: {default_workers()} here; 0 parses in the main process). "
+                        f"cgroup CPU quota: {default_workers()} here, started once a run lists more than {POOL_AFTER_FILES} "
+                        f"files or parses {POOL_AFTER_ENTRIES:,} URLs; 0 parses in the main process). "
                         "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
     if history:
         kept = "kept by default, unless --db names a file" if db else "kept by `diff SITE` alone"

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable
 
 from sitemap_tui.engine import urlpolicy
+from sitemap_tui.engine.cores import pool_pays
 from sitemap_tui.engine.events import (
     EntriesAdded,
     IssuesAdded,
@@ -127,6 +128,8 @@ class FileProcessing(RobotsReading):
             job = FileJob(spec, apply, self.checker,
                           cancelled=lambda: self._cancel or node.id in self._superseded)
             done = await job.run(self._fetcher)
+            if node.parent_id is not None:
+                self._entries_here += done.count
         if done.outcome.not_modified and node.id not in self._superseded:
             done = await self._not_modified(node, spec, done, apply)
         await self._target_robots_read()  # no file is judged before the site's robots.txt is in
@@ -161,12 +164,17 @@ class FileProcessing(RobotsReading):
         """Worker processes pay off for many files; a single file is parsed right here, and so
         is a re-exploration's file asked for conditionally while no file of it needed parsing
         (every file answering 304: no process started; the first that answers with a body is
-        parsed here, the pool takes those after it)."""
+        parsed here, the pool takes those after it), and, with ``lazy_pool``, the files of a
+        small exploration (pool_pays)."""
         if self.options.workers <= 0:
             return False
         if node.parent_id is None:
             return False
+        self._children_started += 1
         if self._pool is None and spec.conditional is not None and not self._body_seen:
+            return False
+        if self._pool is None and self.options.lazy_pool and not pool_pays(
+                self._files_listed - self._children_started + 1, self._entries_here):
             return False
         if self._pool is not None and not self._pool.alive:
             return False  # every worker died: parse here, as with --workers 0

@@ -87,6 +87,9 @@ class ExploreOptions:
     body_cache: Path | None = None  # keep decoded bodies here (the TUI's source view)
     output_format: str | None = None  # "txt"/"csv"/"jsonl": URL records go to on_output
     workers: int = 0  # worker processes for parsing (0: parse in this process)
+    # with workers: they start only when the exploration has work enough to pay for them
+    # (engine/cores.py pool_pays); False: from its first child file (`--workers N` given)
+    lazy_pool: bool = False
     # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
     # after `validate` needs none, and they cost about a tenth of a worker's time there
     file_stats: bool = True
@@ -162,6 +165,11 @@ class ExplorerState:
         self.sitemap_lines: dict[int, list[SitemapLine]] = {}  # per robots.txt node, its Sitemap: lines
         self.discovery: list[DiscoveryRecord] = []
         self.files_started = 0
+        # what decides when a lazy pool starts (FileProcessing._use_pool): the child files
+        # listed to be fetched, those begun, and the entries parsed here
+        self._files_listed = 0
+        self._children_started = 0
+        self._entries_here = 0
         self._next_id = store.next_node_id() if store is not None else 1
         self._fetcher: Fetcher | None = None
         self._running: dict[int, asyncio.Task[None]] = {}
@@ -318,6 +326,8 @@ class ExplorerState:
             self.visited[key] = node.id
             if local_ok:
                 self._local_ok.add(node.id)
+            if not url.lower().split("?")[0].endswith("/robots.txt"):
+                self._files_listed += 1  # (a robots.txt is read here, never by the workers)
         return node
 
     def _judged(self, findings: Sequence[Finding]) -> list[Issue]:
