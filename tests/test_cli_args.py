@@ -301,6 +301,8 @@ def test_a_dash_is_stdout_for_output_and_no_target(site: str, tmp_path: Path) ->
     ("robots.txt", None),
     ("sitemap.xml.gz", None),
     ("public/sitemap.xml", None),
+    ("public", r"^no such file or directory: public \(a site on the host 'public': https:"),  # (a DNS lookup)
+    ("localhost", "https://localhost/"),
     ("./public/", None),
     ("~nosuchuser/sitemap.xml", None),  # (a traceback: no such user's home)
     ("http:/example.com/s.xml", "two slashes"),  # (a DNS lookup of the host "http")

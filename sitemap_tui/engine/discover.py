@@ -69,7 +69,9 @@ class Target:
             raise TargetError(f"{text!r}: a URL needs two slashes after its scheme ({text.split(':', 1)[0]}://...)")
         if "://" not in text:
             if _local_looking(text):
-                raise TargetError(f"no such file or directory: {text}")
+                # (a bare word: a build folder that was not made, or a host without its scheme)
+                hint = f" (a site on the host {text!r}: https://{text}/)" if re.fullmatch(r"[A-Za-z0-9-]+", text) else ""
+                raise TargetError(f"no such file or directory: {text}{hint}")
             text = "https://" + text
         text, userinfo = _without_userinfo(text)
         if userinfo:
@@ -150,12 +152,14 @@ def _local_looking(text: str) -> bool:
     missing file), or a site or sitemap URL typed without https://? A bare file name
     (``sitemap.xml``, ``robots.txt``: no host has such a name) and a path that starts like one
     (``./``, ``/``, ``~``) or whose first part is no host name (``public/sitemap.xml``: no dot,
-    no port) are paths; ``example.com/sitemap.xml`` and ``localhost:8000/`` are URLs. The bare
-    name took a DNS lookup and "site unreachable", and the host-first URL was "no such file"."""
+    no port) are paths, and so is a bare word without them (``public``: the build folder a CI
+    job names, not there when the build made nothing); ``example.com/sitemap.xml`` and
+    ``localhost:8000/`` are URLs. The bare name took a DNS lookup and "site unreachable" (a
+    missing ``public``, a robots-fetch-error), and the host-first URL was "no such file"."""
     path = text.split("?")[0].split("#")[0]
     first = path.split("/")[0]
     if path.startswith((".", "/", "~")) or "\\" in path:
         return True
-    if "/" not in path:
-        return first.lower().endswith(LOCAL_SUFFIXES)
+    if "/" not in path and first.lower().endswith(LOCAL_SUFFIXES):
+        return True
     return "." not in first and ":" not in first and first.lower() != "localhost"
