@@ -244,7 +244,7 @@ class PaneSync(AppBase):
     def _show_urls(self, message: ShowUrls) -> None:
         """The URL table, filtered by ``message.filter_text`` within the selected node, focused."""
         message.stop()
-        if self._show_listed_file(message.filter_text):
+        if self._show_listed_file(message.filter_text.removeprefix("url:")):
             return
         table = self.url_table
         if table is None:

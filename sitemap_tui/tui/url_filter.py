@@ -1,6 +1,7 @@
 """The URL table's filter language: what the user types in the filter bar, as an EntryFilter.
 
 Plain words are substrings every URL holds (or one regex in regex mode); ``re:PATTERN`` a regex;
+``url:URL`` exactly one URL;
 ``lastmod:2024-01..2024-06`` a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang``
 narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|invalid``,
 ``priority:0.5|missing|invalid``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
@@ -104,6 +105,12 @@ def _regex(uf: UserFilter, value: str, now: int | None) -> None:
         uf.regex = value
 
 
+def _url(uf: UserFilter, value: str, now: int | None) -> None:
+    if not value:
+        raise ValueError("url:? add the whole URL, e.g. url:https://example.com/page")
+    uf.url = value  # as typed: a URL's path is case-sensitive
+
+
 def _lastmod(uf: UserFilter, spec: str, now: int | None) -> None:
     if spec.lower() in _STATES:
         uf.lastmod_state = spec.lower()
@@ -183,6 +190,7 @@ def _reason(uf: UserFilter, value: str, now: int | None) -> None:
 
 WORDS: tuple[Word, ...] = (
     Word("re", "re:PATTERN", "URLs matching a regular expression", _regex),
+    Word("url", "url:URL", "exactly that URL (a plain word is any URL that holds it)", _url),
     Word("lastmod", "lastmod:2024-01..2024-06", "lastmod in a period (YYYY[-MM[-DD]], either end open),"
          " or lastmod:missing, invalid, future", _lastmod),
     Word("has", "has:WHAT", "URLs with an issue (has:issue) or an extension: image, video, news, hreflang", _has),
@@ -312,6 +320,8 @@ def row_matches(
         if text and (loc is None or text not in loc):
             return False
     if flt.regex and (loc is None or re.search(flt.regex, loc) is None):
+        return False
+    if flt.url is not None and loc != flt.url:
         return False
     if flt.lastmod_from is not None and (row.lastmod is None or row.lastmod < flt.lastmod_from):
         return False

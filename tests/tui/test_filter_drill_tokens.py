@@ -101,6 +101,12 @@ def test_each_token_lists_the_urls_it_names(store) -> None:
         "rule:no-such-rule": (),
         "changefreq:weekly priority:0.5 lastmod:2024-03-31": (1,),
         "lastmod:missing changefreq:missing": (8,),
+        # an issue's drill to the one URL it names: that URL alone, as written (a plain word
+        # is every URL that holds it: …/p lists them all)
+        "url:https://example.com/p1": (1,),
+        "url:https://example.com/p": (),
+        "example.com/p": tuple(range(len(ROWS))),
+        "url:HTTPS://EXAMPLE.COM/p1": (),
     }
     for text, rows in cases.items():
         flt = combine(EntryFilter(node_ids=[1]), parse_filter(text, now=NOW))
@@ -126,7 +132,7 @@ def test_counts_agree_with_the_panes(store) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["changefreq:sometimes", "changefreq:", "priority:2", "priority:x", "rule:", "rule:Bad_Rule!", "lastmod:futur"],
+    ["changefreq:sometimes", "changefreq:", "url:", "priority:2", "priority:x", "rule:", "rule:Bad_Rule!", "lastmod:futur"],
 )
 def test_bad_tokens_say_what_to_write(bad: str) -> None:
     with pytest.raises(ValueError):
@@ -147,7 +153,7 @@ def test_each_word_is_named_once_and_parsed_by_its_own_entry() -> None:
             f"{w.name}:{_SAMPLE[w.name]}", now=NOW) != parse_filter("", now=NOW), w.name
 
 
-_SAMPLE = {"re": "x", "lastmod": "2024", "has": "issue", "changefreq": "daily", "priority": "0.5",
+_SAMPLE = {"re": "x", "url": "https://example.com/p1", "lastmod": "2024", "has": "issue", "changefreq": "daily", "priority": "0.5",
            "rule": "loc-not-absolute", "diff": "added", "status": "404", "indexable": "no",
            "reason": "noindex", "canonical": "other", "blocked": "GPTBot", "allowed": "GPTBot",
            "orphan": "yes", "coverage": "missing"}

@@ -171,6 +171,9 @@ class StoreReads(StoreBase):
             if text:
                 clauses.append("instr(e.loc, ?) > 0")
                 params.append(text)
+        if f.url is not None:
+            clauses.append("e.loc = ?")
+            params.append(f.url)
         if f.regex:
             compiled_regex(f.regex)  # raise re.error here, not inside SQLite
             clauses.append("e.loc REGEXP ?")

@@ -22,6 +22,7 @@ class EntryFilter:
     # search index narrows by ``substring``, each of these is checked on its candidates
     also_contains: tuple[str, ...] = ()
     regex: str | None = None
+    url: str | None = None  # exactly this URL (`url:…`: an issue's drill to the one URL it names)
     lastmod_from: int | None = None  # unix seconds, inclusive
     lastmod_to: int | None = None  # unix seconds, exclusive
     has_issue: bool = False

@@ -513,8 +513,10 @@ class IssuesPane(Vertical):
             self.post_message(self.JumpToEntry(issue.entry_id, self))
         elif issue.url and issue.url != issue.sitemap:
             # a file's finding that names one of its URLs (a deprecated tag, a missing lastmod,
-            # a sample of another host): that URL, by its address; Enter did nothing
-            self.post_message(ShowUrls(issue.url, origin=self.issue_list,
+            # a sample of another host): that URL, by its address; Enter did nothing, and as a
+            # plain word it listed every URL that holds it (…/cat-3 also …/cat-323)
+            exact = not any(c.isspace() for c in issue.url)  # (a word ends at a space: then the words)
+            self.post_message(ShowUrls(f"url:{issue.url}" if exact else issue.url, origin=self.issue_list,
                                        title=f"{issue.rule}: {display(issue.url, 80)}"))
         else:  # about the file as a whole (a 404, a parse error): said, not silence under "⏎ Show URLs"
             self.notify("This issue is about the sitemap file itself: no URL to show (its source, "
