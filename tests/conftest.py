@@ -105,8 +105,9 @@ TESTS = Path(__file__).resolve().parent
 
 # -- the user's directories --------------------------------------------------------------------
 USER_DIR_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
-# a developer's own override would bypass XDG_CONFIG_HOME; tests that want a config set it themselves
-CLEARED_VARS = ("SITEMAP_TUI_CONFIG",)
+# a developer's own override would bypass XDG_CONFIG_HOME; tests that want a config set it themselves;
+# a GitHub runner's workspace is where --format github names files from (tests that want one set it)
+CLEARED_VARS = ("SITEMAP_TUI_CONFIG", "GITHUB_WORKSPACE")
 _ENV_KEY = pytest.StashKey[tuple[Path, Path, dict[str, str | None]]]()
 
 

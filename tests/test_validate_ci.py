@@ -562,3 +562,44 @@ def test_a_selection_says_files_are_fetched_in_full_only_when_something_was_kept
     assert run(tmp_path, "validate", "public", env=env).returncode == 0  # every rule: kept, comparable
     again = run(tmp_path, "validate", "public", "--select", "loc-", env=env)
     assert "every file is fetched in full" in again.stderr, again.stderr
+
+
+def test_github_annotations_name_files_from_the_runners_workspace(tmp_path: Path) -> None:
+    """Found from outside: a job with `working-directory: site` annotated `public/sitemap.xml`,
+    which the runner reads from the repository's root (site/public/sitemap.xml is the file)."""
+    site = tmp_path / "site"
+    (site / "public").mkdir(parents=True)
+    (site / "public" / "sitemap.xml").write_text(sitemap(good("a"), bad_priority("b")))
+    for env, want in (({"GITHUB_WORKSPACE": str(tmp_path)}, "site/public/sitemap.xml"),
+                      ({}, "public/sitemap.xml")):  # (near miss: off a runner, from where it runs)
+        proc = run(site, "validate", "public", "--format", "github", "--no-history", env=env)
+        line = next(ln for ln in proc.stdout.splitlines() if "title=priority-invalid" in ln)
+        assert line.startswith(f"::error file={want},line=4,"), line
+    # the other reports still name files from the working directory
+    proc = run(site, "validate", "public", "--no-history", env={"GITHUB_WORKSPACE": str(tmp_path)})
+    assert "\npublic/sitemap.xml:4: error priority-invalid" in "\n" + proc.stdout, proc.stdout
+
+
+def test_a_sarif_baseline_of_a_build_read_as_its_site_matches_wherever_the_folder_is(tmp_path: Path) -> None:
+    """Found from outside: a SARIF baseline named the build's files by their path alone, so the
+    same build renamed (dist for public) or named from another directory had every finding new;
+    a JSON baseline, which names them by the site's URL, matched."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text("User-agent: *\nDisallow:\nSitemap: https://example.com/sitemap.xml\n")
+    (public / "sitemap.xml").write_text(sitemap(bad_lastmod("a"), bad_priority("b")))
+    run(tmp_path, "validate", "public", "--no-history", "--format", "sarif", "-o", "base.sarif")
+    results = json.loads((tmp_path / "base.sarif").read_text())["runs"][0]["results"]
+    on_file = [r for r in results if r["ruleId"] in ("lastmod-invalid-format", "priority-invalid")]
+    assert len(on_file) == 2 and {r["properties"]["sitemap"] for r in on_file} == {"https://example.com/sitemap.xml"}
+    known = f"{len(results)} known findings not reported, 0 new"
+    (tmp_path / "public").rename(tmp_path / "dist")
+    (tmp_path / "sub").mkdir()
+    for cwd, target, base in ((tmp_path, "dist", "base.sarif"), (tmp_path / "sub", "../dist", "../base.sarif")):
+        proc = run(cwd, "validate", target, "--no-history", "--baseline", base)
+        assert proc.returncode == 0 and known in proc.stderr, (cwd, proc.stderr)
+    # near miss: a local file that stands for no site keeps its path (and a finding there is new)
+    (tmp_path / "dist" / "robots.txt").unlink()
+    proc = run(tmp_path, "validate", "dist", "--no-history", "--baseline", "base.sarif")
+    assert proc.returncode == 1 and ", 0 new" not in proc.stderr, proc.stderr
+

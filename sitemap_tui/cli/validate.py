@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import shutil
 import sys
 import time
@@ -416,7 +417,16 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
     if _summary_wanted(opts, total):
         write_rule_summary(issues, summary, out, urls=opts.summary_urls)
     else:
-        write_report(opts.format, issues, summary, out, maps=opts.fetch.maps)
+        write_report(opts.format, issues, summary, out, maps=opts.fetch.maps, base_dir=_annotation_base(opts.format))
+
+
+def _annotation_base(fmt: str) -> Path | None:
+    """Where `--format github` makes its paths relative to: on a GitHub runner, the
+    repository's root (GITHUB_WORKSPACE), as the runner reads a relative `file=` (a job run
+    with `working-directory: site` annotated `public/...` for `site/public/...`); else, as
+    every other report, the working directory (None)."""
+    workspace = os.environ.get("GITHUB_WORKSPACE") if fmt == "github" else None
+    return Path(workspace) if workspace and Path(workspace).is_dir() else None
 
 
 def _summary_wanted(opts: ValidateOptions, total: int) -> bool:

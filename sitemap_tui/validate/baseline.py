@@ -203,7 +203,10 @@ def _from_sarif(doc: dict[str, Any], base: Path) -> Iterable[Known]:
             if not isinstance(rule, str):
                 raise ValueError("a SARIF result without a ruleId")
             sitemap, line = _sarif_location(result, base)
-            url = (result.get("properties") or {}).get("url")
+            properties = result.get("properties") or {}
+            url = properties.get("url")
+            if isinstance(properties.get("sitemap"), str):
+                sitemap = properties["sitemap"]  # the URL a build folder's file stands for (report._sarif)
             yield Known(rule, SARIF_LEVEL_SEVERITY.get(result.get("level", "warning"), "warning"), sitemap,
                         line, url, str((result.get("message") or {}).get("text") or ""))
 

@@ -388,8 +388,17 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
                     region["startColumn"] = col
                 physical["region"] = region
             result["locations"] = [{"physicalLocation": physical}]
+        properties: dict[str, str] = {}
         if issue.url:
-            result["properties"] = {"url": issue.url}
+            properties["url"] = issue.url
+        if issue.sitemap and "://" in issue.sitemap and not issue.sitemap.startswith("file:") \
+                and artifacts[issue.sitemap][0]["uri"] != issue.sitemap:
+            # a build folder read as its site: the URL the file stands for, as the JSON report
+            # names it, so that a SARIF baseline matches wherever the folder is (renamed, or
+            # named from another directory: its %SRCROOT% path alone matched none there)
+            properties["sitemap"] = issue.sitemap
+        if properties:
+            result["properties"] = properties
         if state is not None:
             result["baselineState"] = state
         out.write(("\n" if first else ",\n") + "        " + json.dumps(result, ensure_ascii=True))
