@@ -192,7 +192,8 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
     g.add_argument("--workers", type=whole(0, MAX_WORKERS), metavar="N",
                    help="parser processes (default: one per usable core, after CPU affinity and any "
                         f"cgroup CPU quota: {default_workers()} here, started once a run lists more than {POOL_AFTER_FILES} "
-                        f"files or parses {POOL_AFTER_ENTRIES:,} URLs; 0 parses in the main process). "
+                        f"files or parses {POOL_AFTER_ENTRIES:,} URLs, or its first file takes over 0.3 s; 0 parses in the "
+                        "main process). "
                         "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
     if history:
         kept = "kept by default, unless --db names a file" if db else "kept by `diff SITE` alone"

@@ -88,20 +88,7 @@ def default_workers() -> int:
     return min(usable_cores(), MAX_WORKERS)
 
 
-# a lazy pool (ExploreOptions.lazy_pool) starts once more child files than this wait to be
-# fetched, or this many entries were parsed in the explorer's process
+# a run without --workers starts its pool only once more child files than this wait to be
+# fetched, or this many entries were parsed in the explorer's process (engine/pool_gate.py)
 POOL_AFTER_FILES = 3
 POOL_AFTER_ENTRIES = 10_000
-
-
-def pool_pays(files_waiting: int, entries_here: int) -> bool:
-    """Whether worker processes are worth starting: each is a fresh interpreter importing the
-    engine, ~0.3 s of wall on a 2-core box before its first file, and its rows reach the
-    store through a shard's copy. A small site's `validate` (an index and three files) took
-    0.64 s with its two workers against 0.34 s parsed in one process (measured); a 50,000-URL
-    file costs ~0.6 s to list (~5 s to validate, rich in images and hreflang) in one process,
-    where the workers pay for their start within the first file. So a few files waiting are
-    parsed here, and the workers take over once more are listed, or once what was parsed here
-    shows the files are large. The worst case is ``POOL_AFTER_FILES`` large files parsed in
-    one process, which the entries rule cannot catch: they all start at once."""
-    return files_waiting > POOL_AFTER_FILES or entries_here >= POOL_AFTER_ENTRIES

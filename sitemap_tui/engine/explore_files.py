@@ -8,7 +8,6 @@ import asyncio
 from collections.abc import Callable
 
 from sitemap_tui.engine import urlpolicy
-from sitemap_tui.engine.cores import pool_pays
 from sitemap_tui.engine.events import (
     EntriesAdded,
     IssuesAdded,
@@ -117,7 +116,7 @@ class FileProcessing(RobotsReading):
         if node.url.startswith("file:") and spec.local_path is None:
             raise Refused("file: URLs are only read when given on the command line")
         apply = self._store_guard(self._applier(node))
-        if self._use_pool(node, spec):
+        if await self._use_pool(node, spec):
             assert self._pool is not None
             try:
                 done = await self._pool.run(spec, apply)
@@ -127,9 +126,10 @@ class FileProcessing(RobotsReading):
         else:
             job = FileJob(spec, apply, self.checker,
                           cancelled=lambda: self._cancel or node.id in self._superseded)
-            done = await job.run(self._fetcher)
-            if node.parent_id is not None:
-                self._entries_here += done.count
+            try:
+                done = await job.run(self._fetcher)
+            finally:
+                self._gate.ended(node.id)
         if done.outcome.not_modified and node.id not in self._superseded:
             done = await self._not_modified(node, spec, done, apply)
         await self._target_robots_read()  # no file is judged before the site's robots.txt is in
@@ -160,21 +160,20 @@ class FileProcessing(RobotsReading):
             self.events.emit(IssuesAdded(node.id, carried.issues))
         return carried.done
 
-    def _use_pool(self, node: Node, spec: JobSpec) -> bool:
+    async def _use_pool(self, node: Node, spec: JobSpec) -> bool:
         """Worker processes pay off for many files; a single file is parsed right here, and so
         is a re-exploration's file asked for conditionally while no file of it needed parsing
         (every file answering 304: no process started; the first that answers with a body is
         parsed here, the pool takes those after it), and, with ``lazy_pool``, the files of a
-        small exploration (pool_pays)."""
+        small exploration (engine/pool_gate.py)."""
         if self.options.workers <= 0:
             return False
         if node.parent_id is None:
             return False
-        self._children_started += 1
+        self._gate.started += 1
         if self._pool is None and spec.conditional is not None and not self._body_seen:
             return False
-        if self._pool is None and self.options.lazy_pool and not pool_pays(
-                self._files_listed - self._children_started + 1, self._entries_here):
+        if self._pool is None and self.options.lazy_pool and not await self._gate.wanted(node.id):
             return False
         if self._pool is not None and not self._pool.alive:
             return False  # every worker died: parse here, as with --workers 0
@@ -221,6 +220,7 @@ class FileProcessing(RobotsReading):
             self.on_output(batch.text)
         self.output_left_out += batch.left_out
         node.stats.url_count = batch.count
+        self._gate.parsed(node.id, batch.count)
         self.events.emit(EntriesAdded(node.id, batch.count))
         for iss in [*issues, *batch.unselected]:  # the file's account reads all of them
             if iss.severity == Severity.ERROR:

@@ -39,6 +39,7 @@ from sitemap_tui.engine.model import (
     NodeKind,
     NodeState,
 )
+from sitemap_tui.engine.pool_gate import PoolGate
 from sitemap_tui.engine.refetch import Refetch
 from sitemap_tui.engine.robots import RobotsFile, SitemapLine
 from sitemap_tui.engine.stats import Aggregate
@@ -88,7 +89,7 @@ class ExploreOptions:
     output_format: str | None = None  # "txt"/"csv"/"jsonl": URL records go to on_output
     workers: int = 0  # worker processes for parsing (0: parse in this process)
     # with workers: they start only when the exploration has work enough to pay for them
-    # (engine/cores.py pool_pays); False: from its first child file (`--workers N` given)
+    # (engine/pool_gate.py); False: from its first child file (`--workers N` given)
     lazy_pool: bool = False
     # per-file aggregates (the stats and lastmod panes, `stats`); a store that is thrown away
     # after `validate` needs none, and they cost about a tenth of a worker's time there
@@ -165,11 +166,7 @@ class ExplorerState:
         self.sitemap_lines: dict[int, list[SitemapLine]] = {}  # per robots.txt node, its Sitemap: lines
         self.discovery: list[DiscoveryRecord] = []
         self.files_started = 0
-        # what decides when a lazy pool starts (FileProcessing._use_pool): the child files
-        # listed to be fetched, those begun, and the entries parsed here
-        self._files_listed = 0
-        self._children_started = 0
-        self._entries_here = 0
+        self._gate = PoolGate()  # when a lazy pool starts (FileProcessing._use_pool)
         self._next_id = store.next_node_id() if store is not None else 1
         self._fetcher: Fetcher | None = None
         self._running: dict[int, asyncio.Task[None]] = {}
@@ -327,7 +324,7 @@ class ExplorerState:
             if local_ok:
                 self._local_ok.add(node.id)
             if not url.lower().split("?")[0].endswith("/robots.txt"):
-                self._files_listed += 1  # (a robots.txt is read here, never by the workers)
+                self._gate.listed += 1  # (a robots.txt is read here, never by the workers)
         return node
 
     def _judged(self, findings: Sequence[Finding]) -> list[Issue]:
