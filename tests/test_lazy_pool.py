@@ -153,7 +153,8 @@ async def _explore_lazy(target: str, workers: int = 2) -> list[int]:
     options = ExploreOptions(workers=workers, lazy_pool=True, event_interval=0, batch_size=10)
     async with Explorer(fetch_config=FetchConfig(retries=0), options=options) as ex:
         await ex.explore(target)
-        files = sorted((n for n in ex.nodes.values() if n.parent_id is not None and n.url.endswith(".xml")),
+        files = sorted((n for n in ex.nodes.values() if n.parent_id is not None and n.url.endswith(".xml")
+                        and not n.url.endswith("/index.xml")),
                        key=lambda n: n.url)
         assert all(n.state == NodeState.DONE for n in files)
         return [n.stats.url_count for n in files]
@@ -199,4 +200,19 @@ async def test_a_slow_probe_sends_the_files_waiting_for_it_to_the_pool(
     assert await _explore_lazy(target) == [2, 2, 2]
     assert started == [2] and sorted(POOLED) == ["s1.xml", "s2.xml"]
     # near miss: a quick probe keeps them here (the small-site test above, with no pool at all)
+
+
+async def test_an_index_is_no_probe_its_first_file_is(
+        httpserver: HTTPServer, started: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: a site whose robots.txt names its index made the index the probe;
+    it ended with no entries, so its three heavy files were all parsed here, one after the other
+    (1.35x the wall of --workers 2). The index hands the probe on to its first file, whose
+    entries pass the threshold: the two after it go to the pool."""
+    monkeypatch.setattr(cores, "POOL_AFTER_ENTRIES", 30)
+    target = _site(httpserver, [200, 2, 2])
+    base = target.rsplit("/", 1)[0]
+    httpserver.expect_request("/robots.txt").respond_with_data(f"User-agent: *\nSitemap: {target}\n",
+                                                               content_type="text/plain")
+    assert await _explore_lazy(base + "/") == [200, 2, 2]
+    assert started == [2] and sorted(POOLED) == ["s1.xml", "s2.xml"]
 
