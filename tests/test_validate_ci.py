@@ -575,6 +575,11 @@ def test_github_annotations_name_files_from_the_runners_workspace(tmp_path: Path
         proc = run(site, "validate", "public", "--format", "github", "--no-history", env=env)
         line = next(ln for ln in proc.stdout.splitlines() if "title=priority-invalid" in ln)
         assert line.startswith(f"::error file={want},line=4,"), line
+    # a workspace named through a symlink (found from outside: ../ws-real/site/public/...)
+    (tmp_path.parent / f"{tmp_path.name}-link").symlink_to(tmp_path)
+    proc = run(site, "validate", "public", "--format", "github", "--no-history",
+               env={"GITHUB_WORKSPACE": str(tmp_path.parent / f"{tmp_path.name}-link")})
+    assert "::error file=site/public/sitemap.xml,line=4," in proc.stdout, proc.stdout
     # the other reports still name files from the working directory
     proc = run(site, "validate", "public", "--no-history", env={"GITHUB_WORKSPACE": str(tmp_path)})
     assert "\npublic/sitemap.xml:4: error priority-invalid" in "\n" + proc.stdout, proc.stdout

@@ -426,7 +426,8 @@ def _annotation_base(fmt: str) -> Path | None:
     with `working-directory: site` annotated `public/...` for `site/public/...`); else, as
     every other report, the working directory (None)."""
     workspace = os.environ.get("GITHUB_WORKSPACE") if fmt == "github" else None
-    return Path(workspace) if workspace and Path(workspace).is_dir() else None
+    # resolved: a symlinked workspace made paths ../ws-real/site/... (relative to the link)
+    return Path(workspace).resolve() if workspace and Path(workspace).is_dir() else None
 
 
 def _summary_wanted(opts: ValidateOptions, total: int) -> bool:
