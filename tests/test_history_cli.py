@@ -240,6 +240,21 @@ def test_local_files_are_keyed_by_their_path(cache: Path, tmp_path: Path) -> Non
     assert len(history(str(two))["explorations"]) == 1
 
 
+def test_a_folder_since_removed_still_names_its_history_by_a_bare_word(cache: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: `history gone` of a folder since deleted said "no such file or
+    directory: gone (a site on the host 'gone': ...)"; `history ./gone` listed its runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "sitemap.xml").write_text(
+        f'<?xml version="1.0"?><urlset {NS}><url><loc>https://example.com/</loc></url></urlset>')
+    assert explore("urls", "gone")[0] == 0
+    (tmp_path / "gone" / "sitemap.xml").unlink()
+    (tmp_path / "gone").rmdir()
+    for typed in ("gone", "./gone", "gone/"):
+        assert len(history(typed)["explorations"]) == 1, typed
+
+
 def test_a_build_folder_read_as_its_site_finds_its_runs_and_two_builds_compare(cache: Path, tmp_path: Path) -> None:
     """Found from outside: a build folder's runs are kept under the site its robots.txt names,
     and `history ./public` / `diff ./public` looked them up under the folder's path (none, and a

@@ -68,7 +68,7 @@ class Target:
         if re.match(r"(?i)https?:/?(?!/)", text):  # http:/host, https:host: a scheme's slashes missing
             raise TargetError(f"{text!r}: a URL needs two slashes after its scheme ({text.split(':', 1)[0]}://...)")
         if "://" not in text:
-            if _local_looking(text):
+            if local_looking(text):
                 # (a bare word: a build folder that was not made, or a host without its scheme)
                 hint = f" (a site on the host {text!r}: https://{text}/)" if re.fullmatch(r"[A-Za-z0-9-]+", text) else ""
                 raise TargetError(f"no such file or directory: {text}{hint}")
@@ -147,7 +147,7 @@ def find_sitemap_links(html: bytes, base_url: str) -> list[tuple[str, str | None
     return out
 
 
-def _local_looking(text: str) -> bool:
+def local_looking(text: str) -> bool:
     """A TARGET without a scheme that is not there as a path: a path all the same (said as a
     missing file), or a site or sitemap URL typed without https://? A bare file name
     (``sitemap.xml``, ``robots.txt``: no host has such a name) and a path that starts like one

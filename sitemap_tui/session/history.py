@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from sitemap_tui import USER_AGENT
-from sitemap_tui.engine.discover import Target, TargetError
+from sitemap_tui.engine.discover import Target, TargetError, local_looking
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import Store, StoreError, StoreLock, StoreRun
 from sitemap_tui.engine.store.file import remove_partial
@@ -55,7 +55,8 @@ def key_of_argument(raw: str) -> str:
         return site_key(Target.parse(raw))
     except TargetError:
         text = raw.strip()
-        if text and "://" not in text and text.startswith((".", "/", "~")):
+        # (as Target reads it: a bare word, public, is a path too, not the host the error hints at)
+        if text and "://" not in text and local_looking(text):
             return str(Path(text).expanduser().absolute())
         raise
 
