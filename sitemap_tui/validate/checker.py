@@ -248,7 +248,7 @@ class Checker:
             add("ping-endpoint-deprecated", url=ctx.url, engine=m.group(1).capitalize())
 
         # per-file reminders, in a stable order
-        total = st.entries
+        total = st.urls
         for (rule, _key), t in st.tallies.items():
             if not t.count:
                 continue
@@ -319,6 +319,7 @@ class Checker:
         loc = entry.loc
         s = loc.strip() if loc else ""
         url = s or None
+        st.urls += url is not None
 
         if kind is _INDEX:
             out.append(
@@ -391,7 +392,8 @@ class Checker:
             raw = entry.changefreq_raw
             if raw is not None:
                 vline = entry.changefreq_line or line
-                bump(st.changefreq_seen, vline, url)
+                if url is not None:  # (the reminders count URLs: an entry without one is none)
+                    bump(st.changefreq_seen, vline, url)
                 if raw.strip() not in CHANGEFREQ_SET:
                     out.append(
                         make_issue("changefreq-invalid", node_id=nid, line=vline, url=url, value=raw)
@@ -399,7 +401,8 @@ class Checker:
             raw = entry.priority_raw
             if raw is not None:
                 vline = entry.priority_line or line
-                bump(st.priority_seen, vline, url)
+                if url is not None:
+                    bump(st.priority_seen, vline, url)
                 check_priority(ctx, st, entry, raw, vline, url, out)
 
         if entry.images:

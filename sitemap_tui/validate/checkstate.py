@@ -192,6 +192,9 @@ class Tally:
 @dataclass(slots=True)
 class FileState:
     entries: int = 0
+    # entries with a URL: the "N of TOTAL" of the per-file reminders counts URLs, as the
+    # statistics do (an empty <loc> is no URL: "URLs without <lastmod>: 2 of 3" beside "1 URL")
+    urls: int = 0
     children: int = 0
     base_key: tuple[str, str | None] | None = None
     base: UrlParts | None = None

@@ -226,3 +226,18 @@ def test_on_one_line_a_warning_on_one_image_hides_no_schema_error_in_another(tmp
     # near miss: one image on the line, its order fault is image-element-order's alone
     code, found = rules_at(urlset(f"<url><loc>http://a.test/p</loc>{title_first}</url>", ext="image"), tmp_path / "b")
     assert "xsd-invalid" not in {r[0] for r in found} and code == 0, found
+
+
+def test_the_reminders_count_urls_not_entries_without_one(tmp_path: Path) -> None:
+    """Found from outside: two empty <loc> beside one URL with a lastmod gave "URLs without
+    <lastmod>: 2 of 3" next to "1 file, 1 URL" (an entry without a URL is no URL)."""
+    empty = "<url><loc></loc><changefreq>daily</changefreq></url>"
+    doc = urlset(f"<url><loc>http://a.test/</loc><lastmod>2024-05-01</lastmod></url>\n{empty}\n{empty}")
+    run = run_fixture(one(doc), tmp_path / "a", None)
+    assert not [f for f in run.findings if f.rule in ("lastmod-missing", "changefreq-ignored")], run.findings
+    assert [f.rule for f in run.findings if f.rule == "loc-empty"] == ["loc-empty", "loc-empty"]
+    # near miss: a URL without one is counted, of the URLs alone
+    doc = urlset(f"<url><loc>http://a.test/</loc></url>\n{empty}")
+    run = run_fixture(one(doc), tmp_path / "b", None)
+    assert [f.message for f in run.findings if f.rule == "lastmod-missing"] == ["URLs without <lastmod>: 1 of 1"]
+

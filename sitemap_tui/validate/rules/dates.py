@@ -233,7 +233,8 @@ def check_lastmod(ctx: FileContext,
 ) -> None:
     raw = entry.lastmod_raw
     if raw is None:
-        bump(st.lastmod_missing, line, url)
+        if url is not None:  # (URLs without <lastmod>: an entry without a URL is none)
+            bump(st.lastmod_missing, line, url)
         return
     found, dt = lastmod_findings(raw, entry.lastmod, ctx.now, "lastmod-invalid-format")
     for rule, fields in found:
