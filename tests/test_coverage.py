@@ -110,7 +110,7 @@ def test_crawl_finds_unlisted_pages_and_orphans(site: HTTPServer) -> None:
     assert recs["/a"]["in_list"] is None  # no list given: unknown, not false
     assert recs["/secret/x"]["reason"] == "non-indexable: blocked by robots.txt"
     assert "--crawl: 1 page(s) not crawled: robots.txt disallows them for sitemap-tui" in err
-    assert "--crawl: 1 link(s) to other hosts than 127.0.0.1 not followed" in err
+    assert f"--crawl: 1 link(s) to other hosts or ports than {base.removeprefix('http://')} not followed" in err
     assert "stopped at" not in err  # 9 pages, under the cap
     code, out, err = audit(target, "--crawl", "100", "--fail-if", "orphans>=3")
     assert code == 0, err
@@ -386,3 +386,22 @@ def test_a_list_url_not_fetched_keeps_the_published_shape(site: HTTPServer, tmp_
     schema = json.loads((Path(__file__).resolve().parents[1] / "docs/schemas/audit-record.schema.json").read_text())
     for rec in recs.values():
         assert [(list(e.path), e.message) for e in Draft202012Validator(schema).iter_errors(rec)] == [], rec
+
+
+def test_the_crawl_stays_on_its_port(site: HTTPServer, httpserver: HTTPServer) -> None:
+    """Found from outside: the home page's link to another port of the same host was crawled,
+    and that site's pages counted as indexable pages in no sitemap (which cannot list them)."""
+    base = site.url_for("").rstrip("/")
+    elsewhere = httpserver.url_for("/x")
+    site.expect_request("/robots.txt").respond_with_data("User-agent: *\nDisallow:\n", content_type="text/plain")
+    site.expect_request("/").respond_with_data(page(["/a", elsewhere]), content_type="text/html")
+    site.expect_request("/a").respond_with_data(page([]), content_type="text/html")
+    site.expect_request("/sitemap.xml").respond_with_data(
+        f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{base}/</loc></url></urlset>\n', content_type="application/xml")
+    httpserver.expect_request("/x").respond_with_data(page([]), content_type="text/html")
+    code, out, err = audit(f"{base}/sitemap.xml", "--crawl", "100", "--format", "jsonl")
+    assert code == 0, err
+    assert set(by_path(out, base)) == {"/", "/a"}  # /a: in no sitemap, found by its link
+    assert not [r for r, _ in httpserver.log if r.path == "/x"]  # never fetched
+    assert "--crawl: 1 link(s) to other hosts or ports than" in err
+

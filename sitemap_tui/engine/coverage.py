@@ -23,7 +23,7 @@ from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store import coverage as cov
 from sitemap_tui.engine.store.audit import AuditRow, TodoUrl
-from sitemap_tui.engine.urlpolicy import host_of, server_of
+from sitemap_tui.engine.urlpolicy import server_of
 
 __all__ = ["CRAWL_HOST", "CoverageOptions", "CoverageRun", "home_page"]
 
@@ -116,7 +116,9 @@ class CoverageRun:
         # the crawl's host: the home page's, or the host it redirects to when that host serves the
         # sitemaps (example.com -> www.example.com); kept in the store for a resumed crawl
         saved = self.store.get_meta(CRAWL_HOST)
-        host = saved if isinstance(saved, str) else host_of(start) or ""
+        # a server, host[:port] (found from outside: a link to another port of the same host was
+        # crawled and its pages counted as missing from the sitemaps, which cannot list them)
+        host = saved if isinstance(saved, str) else server_of(start) or ""
         other_links = long_pages = 0
         while (done := cov.crawled(self.store)) < limit:
             todo = cov.crawl_todo(self.store, min(self.batch, limit - done))
@@ -126,13 +128,13 @@ class CoverageRun:
             results = []
             for (_, _, depth), row in zip(todo, rows, strict=True):
                 final = row.final_url or row.loc
-                final_host = host_of(final) or ""
+                final_host = server_of(final) or ""
                 if depth == 0 and saved is None:
                     host = self._crawl_host(start, final, final_host, host)
                 links: list[tuple[str, str]] = []
                 # a redirect is followed as a link is: its target is reached from this page
                 for link in ([final] if row.redirects else []) + (row.links if final_host == host else []):
-                    if (host_of(link) or "") != host:
+                    if (server_of(link) or "") != host:
                         other_links += 1
                         continue
                     k = url_key(link)
@@ -145,7 +147,7 @@ class CoverageRun:
         self._said(limit, host, other_links, long_pages)
 
     def _crawl_host(self, start: str, final: str, final_host: str, host: str) -> str:
-        if final_host != host and (server_of(final) or "") in self.auditor.hosts:  # (servers: host[:port])
+        if final_host != host and final_host in self.auditor.hosts:  # (servers: host[:port])
             self.on_note(f"--crawl: the home page {start} redirects to {final}: the crawl follows links on {final_host}")
             host = final_host
         elif final_host != host:
@@ -164,7 +166,8 @@ class CoverageRun:
             self.on_note(f"--crawl: {counts['crawl_robots']} page(s) not crawled: robots.txt disallows them "
                          f"for {self.auditor.agent} (--ignore-robots crawls them)")
         if other_links:
-            self.on_note(f"--crawl: {other_links} link(s) to other hosts than {host} not followed (same host only)")
+            self.on_note(f"--crawl: {other_links} link(s) to other hosts or ports than {host} not followed"
+                         " (its own pages only)")
         if long_pages:
             kib = self.auditor.options.max_head // 1024
             self.on_note(f"--crawl: {long_pages} page(s) longer than {kib} KiB: their links after the first {kib} KiB"
