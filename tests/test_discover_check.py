@@ -186,3 +186,22 @@ def test_a_robots_txt_of_unusable_lines_alone_probes_and_says_so(threaded_httpse
     proc = run("urls", httpserver.url_for("/"), "--no-history")
     assert proc.returncode == 2 and "tried robots.txt (1 Sitemap: line, none that may be fetched)" in proc.stderr, \
         proc.stderr
+
+
+def test_the_home_page_is_not_fetched_where_robots_txt_disallows_it(httpserver: HTTPServer) -> None:
+    """Found from outside: with `Disallow: /` for every crawler the home page was fetched all
+    the same, for its <link rel=sitemap> (sitemaps are read whatever robots.txt says: it is
+    what they are for; a page is not)."""
+    link = f'<html><head><link rel="sitemap" href="{httpserver.url_for("/linked.xml")}"></head></html>'
+    urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request("/").respond_with_data(link, content_type="text/html")
+    httpserver.expect_request("/linked.xml").respond_with_data(urlset, content_type="application/xml")
+    for rules, fetched in (("Disallow: /\n", False), ("Disallow: /private/\n", True)):  # (near miss)
+        httpserver.expect_oneshot_request("/robots.txt").respond_with_data(f"User-agent: *\n{rules}",
+                                                                          content_type="text/plain")
+        httpserver.clear_log()
+        proc = run("discover", httpserver.url_for("/"))
+        assert ("/" in [r.path for r, _ in httpserver.log]) is fetched, rules
+        assert (httpserver.url_for("/linked.xml") in proc.stdout) is fetched, proc.stdout
+        said = "home page: not fetched: robots.txt disallows it for sitemap-tui" in proc.stdout + proc.stderr
+        assert said is not fetched, proc.stdout

@@ -33,6 +33,8 @@ from sitemap_tui.engine.model import (
     NodeKind,
     NodeState,
 )
+from sitemap_tui.engine.robots import RobotsFile
+from sitemap_tui.engine.robots_gate import agent_token
 from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.base import MADE_BY_KEY
@@ -366,7 +368,7 @@ class Explorer(FileProcessing):
                 continue  # listed after all (an index read from robots.txt's)
             node = self._add_child(root, url, FoundBy.USER)
             self.discovery.append(DiscoveryRecord(url, FoundBy.USER, "in the build folder, listed by nothing there", node.id))
-        links, home_detail = await self._home_links(target)
+        links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
         if not links:  # said like a probed path that held nothing (discover lists it)
             self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))
         for url, why in links:
@@ -500,10 +502,14 @@ class Explorer(FileProcessing):
             return True, f"probed: {parser.kind.value}{at}", True
         return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'}){at}", True
 
-    async def _home_links(self, target: Target) -> tuple[list[tuple[str, str | None]], str]:
+    async def _home_links(self, target: Target, robots: RobotsFile | None) -> tuple[list[tuple[str, str | None]], str]:
         """The home page's <link rel=sitemap> URLs (find_sitemap_links), and in words why there
-        are none."""
+        are none. A page, unlike a sitemap: not fetched when the site's robots.txt disallows it
+        for this tool (found from outside: `Disallow: /` and the home page fetched all the same)."""
         assert self._fetcher is not None
+        agent = agent_token(self.fetch_config.user_agent)
+        if robots is not None and not robots.allowed(target.url, agent):
+            return [], f"home page: not fetched: robots.txt disallows it for {agent}"
         buf = bytearray()
 
         def sink(chunk: bytes) -> None:
