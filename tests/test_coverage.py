@@ -405,3 +405,30 @@ def test_the_crawl_stays_on_its_port(site: HTTPServer, httpserver: HTTPServer) -
     assert not [r for r, _ in httpserver.log if r.path == "/x"]  # never fetched
     assert "--crawl: 1 link(s) to other hosts or ports than" in err
 
+
+
+def test_a_crawl_the_time_budget_stops_says_how_far_it_got(site: HTTPServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: --max-time ended the crawl and stderr said only how many URLs were
+    audited; what the crawl left, and what its orphans then mean, went unsaid."""
+    import asyncio
+
+    from sitemap_tui.engine import audit as audit_mod
+
+    target = coverage_site(site)
+    original = audit_mod.Auditor.audit_one
+    calls = {"n": 0}
+
+    async def slowing(self, url):  # noqa: ANN001, ANN202 - the patched method
+        calls["n"] += 1
+        if calls["n"] > len(LISTED) + 3:  # the crawl's pages after its first three
+            await asyncio.sleep(5)
+        return await original(self, url)
+
+    monkeypatch.setattr(audit_mod.Auditor, "audit_one", slowing)
+    code, _, err = audit(target, "--crawl", "100", "--max-time", "2", "--concurrency", "1")
+    assert "ran out (--max-time)" in err, err
+    assert "--crawl: the time budget stopped it after" in err and "were not crawled" in err, err
+    # near miss: a crawl that ends by itself says no such thing
+    monkeypatch.setattr(audit_mod.Auditor, "audit_one", original)
+    code, _, err = audit(target, "--crawl", "100")
+    assert code == 0 and "time budget" not in err, err

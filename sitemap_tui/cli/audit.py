@@ -196,6 +196,12 @@ def cmd_audit(opts: AuditCommand) -> int:
                   " or the run was stopped): no record for them")
         listed, crawl = opts.compare_list is not None, opts.crawl is not None
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
+        if not finished and crawl and counts["crawl_queued"]:
+            # (the crawl's own notes are said when it ends, not when the budget cuts it: found from
+            # outside, "6 audited" alone while the crawl had read 64 of the pages it found)
+            _note(f"--crawl: the time budget stopped it after {counts['crawled']:,} pages; "
+                  f"{counts['crawl_queued']:,} linked page(s) found were not crawled, so orphans mean "
+                  f"'not linked from the {counts['crawled']:,} crawled pages'")
         with reader_may_leave(), open_result(out_path, opts.output) as result:
             if coverage is not None and opts.format != "text":
                 # no page crawled (robots.txt disallows the home page): no orphan can be judged
