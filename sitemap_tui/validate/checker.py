@@ -247,7 +247,8 @@ class Checker:
         if m:
             add("ping-endpoint-deprecated", url=ctx.url, engine=m.group(1).capitalize())
 
-        # per-file reminders, in a stable order
+        # per-file reminders, in a stable order: of the file's URLs ("URLs without <lastmod>"), but
+        # feed-item-no-date is of its items, a link or not ("feed items without a date")
         total = st.urls
         for (rule, _key), t in st.tallies.items():
             if not t.count:
@@ -258,9 +259,10 @@ class Checker:
                 "lastmod-missing",
                 "changefreq-ignored",
                 "priority-ignored",
-                "feed-item-no-date",
             ):
                 fields["total"] = total
+            elif rule == "feed-item-no-date":
+                fields["total"] = st.entries
             elif rule == "index-lastmod-missing":
                 fields["total"] = st.children
             add(rule, line=t.line, url=t.url, **fields)

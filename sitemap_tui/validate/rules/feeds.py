@@ -152,8 +152,7 @@ def check_feed_date(ctx: FileContext,
 ) -> None:
     raw = entry.lastmod_raw
     if raw is None or not raw.strip():
-        if url is not None:  # (counted of the items with a link, as the statistics count them)
-            tally(st, "feed-item-no-date", "", line, url)
+        tally(st, "feed-item-no-date", "", line, url)
         return
     s = raw.strip()
     if ctx.kind is NodeKind.RSS:
