@@ -18,7 +18,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
 from sitemap_tui import cli
-from sitemap_tui.engine import cores, explore_files, pool_gate
+from sitemap_tui.engine import cores, explore_files
 from sitemap_tui.engine.cores import POOL_AFTER_FILES, default_workers
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.fetch import FetchConfig
@@ -33,7 +33,7 @@ NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 def started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The worker processes each pool of the test started (one number per pool started). The
     files after the probe wait for it as long as it takes (a busy test machine is no slow site)."""
-    monkeypatch.setattr(pool_gate, "PROBE_WAIT", 60.0)
+    monkeypatch.setattr(cores, "PROBE_WAIT", 60.0)
     counts: list[int] = []
 
     class Counted(WorkerPool):
@@ -132,7 +132,7 @@ async def test_a_large_file_parsed_here_hands_the_next_files_to_the_workers(
 def test_what_pays_for_the_pool() -> None:
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
     said = (f"started only once a run lists more than {POOL_AFTER_FILES} files or parses {cores.POOL_AFTER_ENTRIES:,}"
-            f" URLs, or its first file takes over {pool_gate.PROBE_WAIT} s")
+            f" URLs, or its first file takes over {cores.PROBE_WAIT:g} s")
     assert said in readme  # what the README says is what the code does
     assert not pool_pays(POOL_AFTER_FILES, 0)
     assert pool_pays(POOL_AFTER_FILES + 1, 0)
@@ -187,7 +187,7 @@ async def test_a_slow_probe_sends_the_files_waiting_for_it_to_the_pool(
         httpserver: HTTPServer, started: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """A first file whose server takes its time: the files after it wait PROBE_WAIT, not as long
     as it takes, then go to the pool."""
-    monkeypatch.setattr(pool_gate, "PROBE_WAIT", 0.2)
+    monkeypatch.setattr(cores, "PROBE_WAIT", 0.2)
     target = _site(httpserver, [2, 2, 2], skip=("s0.xml",))
     body = f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>http://x.test/a</loc></url>' \
            "<url><loc>http://x.test/b</loc></url></urlset>\n"

@@ -53,7 +53,7 @@ def explore_options(tree: TreeOptions, *, robots_checks: bool = True, keep_non_h
     return ExploreOptions(
         workers=default_workers() if tree.workers is None else tree.workers,
         # the default's workers start when the run has work for them; `--workers N` starts N
-        lazy_pool=tree.workers is None or tree.lazy_pool,
+        lazy_pool=tree.workers is None,
         output_format=output_format,
         file_stats=file_stats,
         keep_non_http=keep_non_http,

@@ -28,10 +28,10 @@ class TreeOptions:
     probe: bool = False
     follow_cross_host: bool = False
     db: str | None = None
-    workers: int | None = None  # None: one per usable core (engine.cores.default_workers)
-    # the workers start when the run has work for them (ExploreOptions.lazy_pool): they are the
-    # default's, not the user's `--workers N` (None workers: the default's too)
-    lazy_pool: bool = False
+    # None: one per usable core (engine.cores.default_workers), started when the run has work
+    # for them (ExploreOptions.lazy_pool); a number, the user's `--workers N` (0: a command
+    # that parses nothing)
+    workers: int | None = None
     history: bool = True  # keep the exploration in the cache when no --db is named (--no-history)
     cache: bool = True  # ask conditionally against the site's latest exploration (--no-cache: not)
     also: tuple[str, ...] = ()  # a build folder's sitemaps that nothing lists, read as the site's too
@@ -74,7 +74,7 @@ def fetch_options(ns: argparse.Namespace) -> FetchOptions:
 def tree_options(ns: argparse.Namespace, *, recursive: bool) -> TreeOptions:
     return TreeOptions(
         recursive=recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe, follow_cross_host=ns.follow_cross_host,
-        db=ns.db, workers=worker_count(ns), lazy_pool=getattr(ns, "workers", None) is None,
+        db=ns.db, workers=None if getattr(ns, "workers", 0) is None else worker_count(ns),
         history=not getattr(ns, "no_history", False),
         cache=not getattr(ns, "no_cache", False), also=tuple(getattr(ns, "also", None) or ()),
         max_time=getattr(ns, "max_time", 0.0),

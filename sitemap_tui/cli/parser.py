@@ -25,6 +25,7 @@ from sitemap_tui.engine.cores import (
     MAX_WORKERS,
     POOL_AFTER_ENTRIES,
     POOL_AFTER_FILES,
+    PROBE_WAIT,
     default_workers,
 )
 from sitemap_tui.session.exits import EXIT_USAGE
@@ -192,7 +193,7 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
     g.add_argument("--workers", type=whole(0, MAX_WORKERS), metavar="N",
                    help="parser processes (default: one per usable core, after CPU affinity and any "
                         f"cgroup CPU quota: {default_workers()} here, started once a run lists more than {POOL_AFTER_FILES} "
-                        f"files or parses {POOL_AFTER_ENTRIES:,} URLs, or its first file takes over 0.3 s; 0 parses in the "
+                        f"files or parses {POOL_AFTER_ENTRIES:,} URLs, or its first file takes over {PROBE_WAIT:g} s; 0 parses in the "
                         "main process). "
                         "Files in flight: at least one per worker (requests within --concurrency and --per-host)")
     if history:

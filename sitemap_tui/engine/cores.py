@@ -92,3 +92,5 @@ def default_workers() -> int:
 # fetched, or this many entries were parsed in the explorer's process (engine/pool_gate.py)
 POOL_AFTER_FILES = 3
 POOL_AFTER_ENTRIES = 10_000
+PROBE_WAIT = 0.3
+"""Seconds the files after the first child file (the probe) wait for it before the pool takes them."""

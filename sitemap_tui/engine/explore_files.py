@@ -66,7 +66,7 @@ class FileProcessing(RobotsReading):
         self._left.pop(node.id, None)  # fetched after all (asked for, or resumed)
         self._cut.pop(node.id, None)
         try:
-            if node.kind == NodeKind.ROBOTS or node.url.lower().split("?")[0].endswith("/robots.txt"):
+            if node.kind == NodeKind.ROBOTS or urlpolicy.names_robots_txt(node.url):
                 await self._process_robots(node)
             else:
                 await self._process_sitemap(node)

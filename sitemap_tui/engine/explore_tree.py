@@ -323,7 +323,7 @@ class ExplorerState:
             self.visited[key] = node.id
             if local_ok:
                 self._local_ok.add(node.id)
-            if not url.lower().split("?")[0].endswith("/robots.txt"):
+            if not urlpolicy.names_robots_txt(url):
                 self._gate.listed += 1  # (a robots.txt is read here, never by the workers)
         return node
 

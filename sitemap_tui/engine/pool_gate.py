@@ -7,7 +7,7 @@ many the workers pay for their start within the first file; a small site pays it
 So the pool starts once the exploration shows it has work for it: more than
 ``cores.POOL_AFTER_FILES`` child files waiting to be fetched, or ``cores.POOL_AFTER_ENTRIES``
 entries parsed in the explorer's process. Until then the first child file is a probe, parsed
-here while the files after it wait for it, at most :data:`PROBE_WAIT` (about what the pool's
+here while the files after it wait for it, at most ``cores.PROBE_WAIT`` (about what the pool's
 start costs): a probe that ends with a few entries lets them be parsed here too; one that is
 slow, or large (its entries pass the threshold), sends them to the pool while it goes on here;
 one that lists no entry (an index) hands the probe on to the next file.
@@ -25,9 +25,6 @@ from __future__ import annotations
 import asyncio
 
 from sitemap_tui.engine import cores
-
-PROBE_WAIT = 0.3
-"""Seconds the files after the probe wait for it before the pool takes them."""
 
 
 def pool_pays(files_waiting: int, entries_here: int) -> bool:
@@ -62,7 +59,7 @@ class PoolGate:
                 break
             decided = self._decided
             try:
-                await asyncio.wait_for(decided.wait(), PROBE_WAIT)
+                await asyncio.wait_for(decided.wait(), cores.PROBE_WAIT)
             except TimeoutError:
                 return True  # a slow probe: a large file, or a slow server; the pool for the rest
         else:

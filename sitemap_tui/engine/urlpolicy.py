@@ -135,6 +135,11 @@ def has_scheme(url: str) -> bool:
     return _SCHEME_RE.match(url) is not None
 
 
+def names_robots_txt(url: str) -> bool:
+    """Whether ``url``'s path ends in /robots.txt (read as a robots.txt, never as a sitemap)."""
+    return url.lower().split("?")[0].endswith("/robots.txt")
+
+
 def is_fetchable(url: str | None) -> bool:
     return unfetchable_reason(url) is None
 
