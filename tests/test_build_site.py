@@ -182,3 +182,40 @@ def test_the_did_not_run_notes_name_only_the_rules_the_run_keeps(capsys: pytest.
     code, _, err = run(capsys, "validate", str(sitemap), "--select", "location-different-host,robots-url-disallowed")
     assert "host and location rules did not run" in err and "(location-different-host);" in err
     assert "robots-based rules did not run" in err and "(robots-url-disallowed;" in err
+
+
+def test_a_mapped_build_folder_reads_its_sitemaps_nothing_lists(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: the folder read as its robots.txt's site read a sitemap nothing
+    lists, but the same folder under `--map` (or the project config's `map`, which a CI job
+    sets once) dropped it, unsaid: its invalid priority passed (exit 0). Every way of mapping
+    the folder now reads it and says so; near miss: a file TARGET reads only itself, as
+    without a map."""
+    from test_verdict import build_output
+
+    public = build_output(tmp_path / "public")
+    (public / "sitemap-extra.xml").write_text(urlset("https://example.com/extra").replace(
+        "</loc>", "</loc><priority>7</priority>", 1))
+    monkeypatch.chdir(tmp_path)
+    said = f"3 sitemap files in {public.resolve()} listed by neither its robots.txt nor an index there, read as well"
+    ways = {"implied": ["public"], "--map": ["public", "--map", "https://example.com/=public"]}
+    for way, args in ways.items():
+        code, out, err = run(capsys, "validate", *args, "--format", "json")
+        assert ("priority-invalid", "https://example.com/extra") in rules(out) and code == 1, (way, err)
+        assert said in err, (way, err)
+    (tmp_path / ".sitemap-tui.toml").write_text('map = ["https://example.com/=public"]\n')
+    code, out, err = run(capsys, "validate", "public", "--format", "json")
+    assert ("priority-invalid", "https://example.com/extra") in rules(out) and code == 1, err
+    code, out, err = run(capsys, "validate", "public", "public/pages.xml")  # each TARGET its own
+    assert [line for line in out.splitlines() if " files, " in line][0].startswith("8 files, 7 URLs"), out
+    code, out, err = run(capsys, "urls", "public")  # the config's map reaches urls too
+    assert "https://example.com/extra" in out.splitlines() and said in err, err
+    (tmp_path / ".sitemap-tui.toml").unlink()
+    code, out, err = run(capsys, "diff", "public", "public", "--map", "https://example.com/=public",
+                         "--format", "json")
+    doc = json.loads(out)
+    assert doc["old"]["files"] == doc["new"]["files"] == 8, (doc["old"], err)
+    # near miss: a file of the mapped folder is read alone
+    code, out, err = run(capsys, "validate", "public/pages.xml", "--map", "https://example.com/=public",
+                         "--format", "json")
+    assert ("priority-invalid", "https://example.com/extra") not in rules(out) and "read as well" not in err

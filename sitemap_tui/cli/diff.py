@@ -76,6 +76,9 @@ def options(ns: argparse.Namespace) -> DiffOptions:
         side_also = (old_also, new_also if ns.new is not None else old_also)
         if not any(side_maps):
             side_maps = None
+    else:  # a side that is a mapped folder reads its files that nothing lists too (map_targets)
+        by_map = getattr(ns, "also_by_target", None) or {}
+        side_also = (tuple(by_map.get(ns.old, ())), tuple(by_map.get(ns.new, ())))
     ns.target = ns.old  # the fetching group's target is set per side (-H goes to its origin)
     tree = TreeOptions(recursive=not ns.no_recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe,
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history,

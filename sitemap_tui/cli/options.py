@@ -9,8 +9,12 @@ import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemap_tui.session.fetching import FetchOptions, default_concurrency
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.localmap import LocalMap
 
 # a headless run, at most (--max-time): a set of 10 M URLs takes minutes to explore; a hostile
 # index of slow children took children x --timeout / --per-host (21 h with the defaults), and
@@ -110,6 +114,8 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
         why = f"(the site {named}; --map URL=DIR names another)"
     if not maps:
         return
+    given = why == "(--map)"  # (an implied map's folder said its unlisted files already)
+    also_of: dict[str, list[str]] = {}
 
     def mapped(raw: object) -> object:
         if not isinstance(raw, str) or "://" in raw or not _local(raw):
@@ -118,6 +124,8 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
         if url is None:
             return raw
         print(f"sitemap-tui: {raw} is read as {url} {why}", file=sys.stderr)
+        if given and Path(raw).expanduser().is_dir():
+            also_of[url] = _mapped_also(maps, Path(raw).expanduser().resolve())
         return url
 
     for name in ("target", "old", "new"):
@@ -126,6 +134,49 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             setattr(ns, name, [mapped(r) for r in raw])
         elif raw is not None:
             setattr(ns, name, mapped(raw))
+    if given:
+        # each folder TARGET's sitemaps that nothing lists, read as the mapped site's too
+        # (TreeOptions.also; validate's several TARGETs and diff's sides take theirs by URL)
+        ns.also_by_target = also_of
+        raw_target = getattr(ns, "target", None)  # (diff has OLD and NEW instead)
+        targets = raw_target if isinstance(raw_target, list) else [raw_target]
+        if len(targets) == 1 and isinstance(targets[0], str) and targets[0] in also_of:
+            ns.also = also_of[targets[0]]
+
+
+def _mapped_also(maps: tuple[LocalMap, ...], folder: Path) -> list[str]:
+    """The URLs of a mapped folder TARGET's sitemaps that neither its robots.txt nor an index
+    there lists, as the folder read as its robots.txt's site reads them (:func:`_implied_maps`);
+    said on stderr. A file TARGET reads only itself, as without --map."""
+    from sitemap_tui.engine.localdir import mapped_unlisted
+    from sitemap_tui.engine.localmap import lookup, url_for_path
+
+    def local_of(url: str) -> Path | None:
+        hit = lookup(maps, url)
+        return hit.path if hit is not None else None
+
+    try:
+        names = mapped_unlisted(folder, local_of)
+    except OSError:
+        return []
+    urls = [u for name in names if (u := url_for_path(maps, folder / name)) is not None]
+    _say_unlisted(folder, names)
+    return urls
+
+
+def _say_unlisted(folder: Path, names: tuple[str, ...]) -> None:
+    import sys
+
+    from sitemap_tui.engine.sanitize import display
+    from sitemap_tui.words import plural
+
+    if not names:
+        return
+    shown = ", ".join(display(n, 100) for n in names[:5])
+    more = f", and {len(names) - 5:,} more" if len(names) > 5 else ""
+    print(f"sitemap-tui: {plural(len(names), 'sitemap file')} in {display(str(folder), 200)} "
+          f"listed by neither its robots.txt nor an index there, read as well: {shown}{more}",
+          file=sys.stderr)
 
 
 def map_each_target(ns: argparse.Namespace,
@@ -138,7 +189,11 @@ def map_each_target(ns: argparse.Namespace,
     import copy
 
     each: list[tuple[object, tuple[str, ...], tuple[str, ...]]] = []
+    by_map: dict[str, list[str]] = getattr(ns, "also_by_target", None) or {}
     for raw in ns.target if raws is None else raws:
+        if isinstance(raw, str) and raw in by_map:  # (a folder the config's map covers)
+            each.append((raw, (), tuple(by_map[raw])))
+            continue
         if not isinstance(raw, str) or Path(raw).suffix == ".db":
             each.append((raw, (), ()))
             continue
@@ -204,11 +259,7 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
         site = next(iter(found.values()))
         if site.unlisted:
             ns.also = [site.origin + quote(name) for name in site.unlisted]
-            names = ", ".join(display(n, 100) for n in site.unlisted[:5])
-            more = f", and {len(site.unlisted) - 5:,} more" if len(site.unlisted) > 5 else ""
-            print(f"sitemap-tui: {plural(len(site.unlisted), 'sitemap file')} in {display(str(site.folder), 200)} "
-                  f"listed by neither its robots.txt nor an index there, read as well: {names}{more}",
-                  file=sys.stderr)
+            _say_unlisted(site.folder, site.unlisted)
     return [f"{origin}={site.folder}" for origin, site in found.items()], any(s.by_index for s in found.values())
 
 

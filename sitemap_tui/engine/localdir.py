@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -194,6 +194,29 @@ def _why_not(found: Finding | None) -> str:
 
 def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
     """Names of the folder's files that robots.txt or an index lists."""
+    names = set()
+    for url in _listed_urls(robots, indexes):
+        parts = urlsplit(url.strip())
+        if parts.scheme.lower() in ("http", "https"):
+            url_path = unquote(parts.path)
+            if url_path.count("/") == 1:
+                names.add(url_path[1:])
+    return names
+
+
+def mapped_unlisted(folder: Path, local_of: Callable[[str], Path | None]) -> tuple[str, ...]:
+    """Names of ``folder``'s sitemaps that neither its robots.txt nor an index there lists, a
+    listed URL standing for the file ``local_of`` (the user's --map) says: a build read through
+    --map dropped them, unsaid, where the same folder read as its robots.txt's site read them
+    (found from outside: a CI job's config `map` stopped checking a sitemap nothing listed)."""
+    scan = scan_folder(folder)
+    listed = {path.resolve() for url in _listed_urls(scan.robots, list(scan.indexes))
+              if (path := local_of(url.strip())) is not None}
+    return tuple(p.name for p in scan.sitemaps if p.resolve() not in listed)
+
+
+def _listed_urls(robots: Path | None, indexes: list[Path]) -> list[str]:
+    """The URLs the folder's robots.txt's ``Sitemap:`` lines and its indexes list."""
     urls: list[str] = []
     if robots is not None:
         try:
@@ -204,14 +227,7 @@ def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
         urls += [line.url for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps]
     for path in indexes:
         urls += index_children(path)
-    names = set()
-    for url in urls:
-        parts = urlsplit(url.strip())
-        if parts.scheme.lower() in ("http", "https"):
-            url_path = unquote(parts.path)
-            if url_path.count("/") == 1:
-                names.add(url_path[1:])
-    return names
+    return urls
 
 
 @dataclass(frozen=True, slots=True)
