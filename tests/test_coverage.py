@@ -22,6 +22,9 @@ from sitemap_tui import cli
 from sitemap_tui.engine.audit_page import head_facts
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.coverage import coverage_missing, coverage_parts, orphan_condition
+from sitemap_tui.engine.store.coverage_filters import MISSING_BASE, unlisted_page
+from sitemap_tui.engine.store.exports import audit_values_for
+from sitemap_tui.engine.store.rows import EntryRow
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
@@ -109,6 +112,11 @@ def test_crawl_finds_unlisted_pages_and_orphans(site: HTTPServer) -> None:
     assert recs["/a"]["orphan"] is False and recs["/b"]["orphan"] is False
     assert recs["/a"]["in_list"] is None  # no list given: unknown, not false
     assert recs["/secret/x"]["reason"] == "non-indexable: blocked by robots.txt"
+    # a page of no sitemap carries its fetch's fields as a listed page does (found from outside:
+    # content type, robots, final URL and response time were null)
+    assert recs["/noindexed"]["robots"] == ["noindex"] and recs["/noindexed"]["final_url"] == f"{base}/noindexed"
+    assert recs["/unlisted"]["content_type"].startswith("text/html") and recs["/unlisted"]["response_time"] is not None
+    assert recs["/secret/x"]["blocked_for"] and recs["/unlisted"]["sitemap"] is None
     assert "--crawl: 1 page(s) not crawled: robots.txt disallows them for sitemap-tui" in err
     assert f"--crawl: 1 link(s) to other hosts or ports than {base.removeprefix('http://')} not followed" in err
     assert "stopped at" not in err  # 9 pages, under the cap
@@ -156,6 +164,8 @@ def test_plain_list_compare(site: HTTPServer, tmp_path: Path) -> None:
     assert recs["/from-list"] == {**recs["/from-list"], "in_sitemaps": False, "in_list": True, "indexable": True,
                                   "sitemap": None, "orphan": None, "linked_from": None}
     assert recs["/gone"]["status"] == 404 and recs["/gone"]["indexable"] is False
+    assert recs["/from-list"]["content_type"].startswith("text/html") and recs["/from-list"]["final_url"]
+    assert recs["/noindexed"]["robots"] == ["noindex"]
     # the published shape holds these records too (found from outside: 12 schema errors)
     schema = json.loads((Path(__file__).resolve().parents[1] / "docs/schemas/audit-record.schema.json").read_text())
     for rec in recs.values():
@@ -226,10 +236,26 @@ def test_store_queries_for_the_explorer(site: HTTPServer, tmp_path: Path) -> Non
         missing = list(coverage_missing(store))
         assert missing == [f"{base}/unlisted", *(f"{base}/deep/{i}" for i in range(1, 5))]
         assert coverage_parts(store) == (False, True)
+        # the explorer's detail and export of such a page: its fetch's whole row
+        rowid = store.conn.execute("SELECT rowid FROM coverage WHERE loc = ?", (f"{base}/unlisted",)).fetchone()[0]
+        page = unlisted_page(store.conn, rowid - MISSING_BASE)
+        assert page is not None and page.fetch is not None and page.fetch.final_url == f"{base}/unlisted"
+        row = EntryRow(rowid - MISSING_BASE, 1, page.loc, None, None, None, None, None, 0, 0, 0, 0, 0)
+        values = audit_values_for(store.conn, [row])
+        assert values[rowid - MISSING_BASE]["content_type"].startswith("text/html")
     finally:
         store.close()
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM coverage_links").fetchone()[0] > 0
+    # a store from before the fetch's row was kept, opened read-only: the verdict alone
+    con.execute("ALTER TABLE coverage DROP COLUMN page_row")
+    con.commit()
+    old = Store(db, readonly=True)
+    try:
+        page = unlisted_page(old.conn, rowid - MISSING_BASE)
+        assert page is not None and page.fetch is None and page.status == 200
+    finally:
+        old.close()
     # a store from before the tables, opened read-only: no list, no crawl, no error
     con.execute("DROP TABLE coverage")
     con.commit()

@@ -32,8 +32,9 @@ def counts(store: Store, *, listed: bool, crawl: bool) -> dict[str, int]:
 
 def records(store: Store, *, listed: bool, crawl: bool) -> Iterator[dict[str, Any]]:
     for r in coverage_records(store):
-        if r.audit is not None:
+        if r.audit is not None:  # (a page of no sitemap fetched by the list or the crawl has one too)
             rec = audit_record(AuditRecord(r.audit, r.sitemap, r.lastmod))
+            rec.update(loc=r.loc, sitemap=r.sitemap or None)
         else:
             rec = dict.fromkeys(AUDIT_FIELDS)
             rec.update(loc=r.loc, sitemap=r.sitemap or None, lastmod=r.lastmod, status=r.status,

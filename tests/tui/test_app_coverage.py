@@ -74,6 +74,7 @@ async def test_overview_coverage_rows_drill_and_the_words_filter(covered, make_a
         await pilot.press("enter")  # the detail panel of the first row
         body = str(app.url_table.query_one("#url-detail-body", Static).render())
         assert "Not in any sitemap:" in body and "An indexable page no sitemap lists" in body, body
+        assert "content type: text/html" in body, body  # the fetch's own facts, as a listed page's
         await pilot.press("escape")
 
         await drill(app, pilot, "orphan:yes")

@@ -110,7 +110,8 @@ class StoreBase:
         the cross-file pass fills the keys in before it uses them."""
         for table, columns in (("entries", ("key TEXT", "alt_n INTEGER", "alt_h INTEGER")),
                                ("alternates", ("lang TEXT", "tgt TEXT", "media TEXT")),
-                               ("nodes", ("unchanged_since TEXT", "place TEXT"))):
+                               ("nodes", ("unchanged_since TEXT", "place TEXT")),
+                               ("coverage", ("page_row TEXT",))):
             have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
             for column in columns:
                 if column.split()[0] not in have:

@@ -9,6 +9,7 @@ a sitemap. Every write commits: a stopped run goes on from what is stored."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -81,15 +82,18 @@ def set_fetched(store: Store, rows: Sequence[AuditRow]) -> None:
     """The verdicts of URLs fetched for the list (not their links)."""
     with store.guarded():
         store.conn.executemany(
-            "UPDATE coverage SET status = ?, indexable = ?, reason = ?, note = ?, fetched_at = ? WHERE key = ?",
-            [_verdict(r) + (r.key,) for r in rows])
+            "UPDATE coverage SET status = ?, indexable = ?, reason = ?, note = ?, fetched_at = ?, page_row = ?"
+            " WHERE key = ?", [_verdict(r) + (r.key,) for r in rows])
     store.publish()
 
 
 def _verdict(r: AuditRow) -> tuple[Any, ...]:
     unknown = r.fetched_at is None  # not fetched at all (another host): no verdict
+    # the whole row too: a page of no sitemap's record carries what a listed page's does (its
+    # canonical, robots, final URL; found from outside: they were all null)
     return (r.status, None if unknown else int(r.indexable), None if unknown else r.reason, r.note,
-            r.fetched_at if r.fetched_at is not None else time.time())
+            r.fetched_at if r.fetched_at is not None else time.time(),
+            None if unknown else json.dumps(r.values()))
 
 
 def queue_home(store: Store, key: str, loc: str) -> None:
@@ -138,7 +142,7 @@ def add_crawl_results(store: Store, results: Sequence[CrawlResult]) -> None:
         for res in results:
             state = "robots" if res.blocked else "crawled"
             c.execute("UPDATE coverage SET crawl = ?, status = ?, indexable = ?, reason = ?, note = ?,"
-                      " fetched_at = ? WHERE key = ?", (state, *_verdict(res.row), res.row.key))
+                      " fetched_at = ?, page_row = ? WHERE key = ?", (state, *_verdict(res.row), res.row.key))
             c.executemany(
                 f"INSERT INTO coverage(key, loc, in_sitemaps, depth, crawl) VALUES(?, ?, {_IN_SITEMAPS}, ?, 'queued')"
                 " ON CONFLICT(key) DO UPDATE SET depth = MIN(COALESCE(depth, excluded.depth), excluded.depth),"
@@ -260,8 +264,9 @@ def coverage_records(store: Store) -> Iterator[CoverageRecord]:
         yield CoverageRecord(row[0], row[1] or "", row[2], True, bool(row[3]), int(row[4]), audit,
                              row[5], None if row[6] is None else bool(row[6]), row[7], row[8], bool(row[9]))
     for row in store.conn.execute(
-        f"SELECT c.loc, c.in_list, {linked.format(k='c.key')}, c.status, c.indexable, c.reason, c.note, c.depth IS 0"
-        " FROM coverage c WHERE c.in_sitemaps = 0 ORDER BY c.rowid"
+        f"SELECT c.loc, c.in_list, {linked.format(k='c.key')}, c.status, c.indexable, c.reason, c.note, c.depth IS 0,"
+        " c.page_row FROM coverage c WHERE c.in_sitemaps = 0 ORDER BY c.rowid"
     ):
-        yield CoverageRecord(row[0], "", None, False, bool(row[1]), int(row[2]), None, row[3],
+        page = AuditRow.of(json.loads(row[8])) if row[8] else None
+        yield CoverageRecord(row[0], "", None, False, bool(row[1]), int(row[2]), page, row[3],
                              None if row[4] is None else bool(row[4]), row[5], row[6], bool(row[7]))

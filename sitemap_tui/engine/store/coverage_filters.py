@@ -12,12 +12,16 @@ node: no sitemap lists them, so a node's scope does not narrow them."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.store.audit_filters import AuditView
 from sitemap_tui.engine.store.diff_view import REMOVED_BASE
+
+if TYPE_CHECKING:
+    from sitemap_tui.engine.store.audit import AuditRow
 
 WORDS = ("missing", "not-in-list")
 """What ``coverage:WORD`` names."""
@@ -146,18 +150,26 @@ class UnlistedPage:
     linked_from: int  # crawled pages linking to it
     status: int | None
     reason: str | None
+    fetch: AuditRow | None = None  # the fetch's whole row; None: a store from before it was kept
 
 
 def unlisted_page(conn: sqlite3.Connection, entry_id: int) -> UnlistedPage | None:
     """The page behind a ``coverage:missing`` row id (None: gone, or not such a row)."""
     if not is_unlisted(entry_id) or not has_table(conn):
         return None
-    row = conn.execute(
-        "SELECT c.loc, c.in_list, c.depth, (SELECT COUNT(*) FROM coverage_links l WHERE l.dst = c.key),"
-        " c.status, c.reason FROM coverage c WHERE c.rowid = ?", (entry_id + MISSING_BASE,)).fetchone()
+    query = ("SELECT c.loc, c.in_list, c.depth, (SELECT COUNT(*) FROM coverage_links l WHERE l.dst = c.key),"
+             " c.status, c.reason{} FROM coverage c WHERE c.rowid = ?")
+    try:
+        row = conn.execute(query.format(", c.page_row"), (entry_id + MISSING_BASE,)).fetchone()
+    except sqlite3.OperationalError:  # an earlier version's store, opened read-only: no page_row
+        row = conn.execute(query.format(", NULL"), (entry_id + MISSING_BASE,)).fetchone()
     if row is None:
         return None
-    return UnlistedPage(str(row[0]), bool(row[1]), row[2], int(row[3]), row[4], row[5])
+    # (not at the top: audit.py imports the store package, which imports this module)
+    from sitemap_tui.engine.store.audit import AuditRow
+
+    fetch = AuditRow.of(json.loads(row[6])) if row[6] else None
+    return UnlistedPage(str(row[0]), bool(row[1]), row[2], int(row[3]), row[4], row[5], fetch)
 
 
 @dataclass(frozen=True, slots=True)

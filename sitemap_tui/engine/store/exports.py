@@ -163,6 +163,11 @@ def audit_values_for(conn: sqlite3.Connection, rows: Sequence[EntryRow]) -> dict
             out[r.id] = {**dict.fromkeys(("final_url", "redirects", "canonical", "blocked_for", "last_modified",
                                           "content_type", "response_time")),
                          "status": page.status, "indexable": True, "reason": page.reason}
+            if (f := page.fetch) is not None:
+                out[r.id].update(final_url=f.final_url, redirects=f.redirects, canonical=f.canonical,
+                                 blocked_for=f.blocked_for, last_modified=f.last_modified,
+                                 content_type=f.content_type,
+                                 response_time=None if f.response_time is None else round(f.response_time, 4))
         cells = r.audit
         if cells is not None and cells.access_known:
             out.setdefault(r.id, {})["blocked_for"] = list(cells.blocked)

@@ -127,7 +127,8 @@ CREATE TABLE IF NOT EXISTS coverage(  -- audit --compare-list / --crawl: a URL o
     crawl TEXT,                     -- NULL, 'queued', 'crawled' (links read), 'robots' (disallowed)
     status INTEGER, indexable INTEGER, reason TEXT,  -- this table's own fetch; NULL: not fetched here
     note TEXT,                      -- why not fetched, what was not read
-    fetched_at REAL);
+    fetched_at REAL,
+    page_row TEXT);                 -- JSON list: the fetch's audit row (store.audit STORED_COLUMNS)
 CREATE TABLE IF NOT EXISTS coverage_links(  -- audit --crawl: src links to dst (both coverage keys)
     dst TEXT NOT NULL, src TEXT NOT NULL, PRIMARY KEY(dst, src)) WITHOUT ROWID;
 """

@@ -39,6 +39,12 @@ def unlisted_text(loc: str | None, page: UnlistedPage | None) -> Text:
         found.append("in your URL list (audit --compare-list)")
     t.append("\nFound " + " and ".join(found or ["by the audit"]) + ".")
     t.append(f"\nStatus: {page.status if page.status is not None else 'no answer'} · {display(page.reason or '')}")
+    if (f := page.fetch) is not None:  # what the fetch read, as a listed page's detail says it
+        for label, value in (("final URL", f.final_url if f.redirects else None), ("canonical", f.canonical),
+                             ("robots", ", ".join(f.robots) or None), ("content type", f.content_type)):
+            if value:
+                t.append(f"\n{label}: ", style="bold")
+                t.append(display(value, 500))
     t.append("\nAn indexable page no sitemap lists: add it to a sitemap, or make it non-indexable.", style="dim")
     return t
 
