@@ -1,10 +1,11 @@
 """The URL table's filter language: what the user types in the filter bar, as an EntryFilter.
 
 Plain words are substrings every URL holds (or one regex in regex mode); ``re:PATTERN`` a regex;
-``url:URL`` exactly one URL;
+``url:URL`` exactly one URL; ``sitemap:URL`` one file's URLs (a row's node, decided by the caller
+for :func:`row_matches`: the marks narrow their node ids to it);
 ``lastmod:2024-01..2024-06`` a lastmod range; ``has:issue`` and ``has:image|video|news|hreflang``
-narrow further; ``lastmod:missing|invalid|future``, ``changefreq:WORD|missing|invalid``,
-``priority:0.5|missing|invalid``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
+narrow further; ``lastmod:missing|invalid|any|future``, ``changefreq:WORD|missing|invalid|any``,
+``priority:0.5|missing|invalid|any``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
 lastmod|lastmod-back|attrs|ext`` name the groups the other panes count; the audit's
 ``status:404|3xx|none``, ``indexable:yes|no``, ``reason:WORD``, ``canonical:other|self|none``,
 ``blocked:AGENT`` and ``allowed:AGENT`` (engine.store.audit_filters) its results, and
@@ -20,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
@@ -37,7 +38,7 @@ _EXT_ALIASES = {
     "news": "news", "n": "news",
     "hreflang": "hreflang", "alternate": "hreflang", "alternates": "hreflang", "alt": "hreflang", "h": "hreflang",
 }
-_STATES = ("missing", "invalid")
+_STATES = ("missing", "invalid", "any")  # (any: the element is there, valid or not)
 FUTURE_SLACK = 86400
 """A lastmod is "in the future" a day after now, as ``stats.FileAccumulator`` counts it (time zones)."""
 _NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")  # a decimal as the data's priorities are read
@@ -111,6 +112,12 @@ def _url(uf: UserFilter, value: str, now: int | None) -> None:
     uf.url = value  # as typed: a URL's path is case-sensitive
 
 
+def _sitemap(uf: UserFilter, value: str, now: int | None) -> None:
+    if not value:
+        raise ValueError("sitemap:? add a sitemap file's whole URL, e.g. sitemap:https://example.com/sitemap.xml")
+    uf.sitemap = value
+
+
 def _lastmod(uf: UserFilter, spec: str, now: int | None) -> None:
     if spec.lower() in _STATES:
         uf.lastmod_state = spec.lower()
@@ -149,7 +156,7 @@ def _has(uf: UserFilter, value: str, now: int | None) -> None:
 def _changefreq(uf: UserFilter, value: str, now: int | None) -> None:
     what = value.lower()
     if what not in _STATES and parse_changefreq(what) is None:
-        raise _unknown("changefreq", what, [*CHANGEFREQS, *_STATES], "a word (daily…), missing, invalid")
+        raise _unknown("changefreq", what, [*CHANGEFREQS, *_STATES], "daily…, missing, invalid, any")
     uf.changefreq = what
 
 
@@ -160,7 +167,7 @@ def _priority(uf: UserFilter, value: str, now: int | None) -> None:
     elif _NUMBER_RE.match(what) and 0.0 <= (number := float(what)) <= 1.0:
         uf.priority = priority_bucket(number + 0.0)  # "0.50" and ".5" read as the Overview's "0.5"
     else:
-        raise ValueError(f"priority:{what}? use 0.0 to 1.0, missing, invalid")
+        raise ValueError(f"priority:{what}? use 0.0–1.0, missing, invalid, any")
 
 
 def _checked(name: str, ok: Callable[[str], object], hint: str, value: Callable[[str], object] = str,
@@ -191,11 +198,14 @@ def _reason(uf: UserFilter, value: str, now: int | None) -> None:
 WORDS: tuple[Word, ...] = (
     Word("re", "re:PATTERN", "URLs matching a regular expression", _regex),
     Word("url", "url:URL", "exactly that URL (a plain word is any URL that holds it)", _url),
+    Word("sitemap", "sitemap:URL", "the URLs of that sitemap file (within the selection)", _sitemap),
     Word("lastmod", "lastmod:2024-01..2024-06", "lastmod in a period (YYYY[-MM[-DD]], either end open),"
-         " or lastmod:missing, invalid, future", _lastmod),
+         " or lastmod:missing, invalid, any, future", _lastmod),
     Word("has", "has:WHAT", "URLs with an issue (has:issue) or an extension: image, video, news, hreflang", _has),
-    Word("changefreq", "changefreq:WORD", f"changefreq {', '.join(CHANGEFREQS)}, missing or invalid", _changefreq),
-    Word("priority", "priority:0.5|missing|invalid", "priority, as the Overview rounds it", _priority),
+    Word("changefreq", "changefreq:WORD", f"changefreq {', '.join(CHANGEFREQS)}, missing, invalid or any",
+         _changefreq),
+    Word("priority", "priority:0.5|missing|…", "priority, as the Overview rounds it (0.5), or missing, invalid, any",
+         _priority),
     Word("rule", "rule:RULE-ID", "URLs with an issue of that rule",
          _checked("rule", _RULE_RE.match, "use a rule id, e.g. rule:loc-empty")),
     Word("diff", "diff:CHANGE", f"compare mode, what changed since the earlier exploration: {', '.join(MARKS)}",
@@ -303,7 +313,8 @@ def row_matches(
 ) -> bool:
     """The filter evaluated in Python on one row (to show "all filtered" marks).
 
-    ``sets``: the filter's node_ids and entry_ids as frozensets, when the caller keeps them.
+    ``sets``: the filter's node_ids and entry_ids as frozensets, when the caller keeps them. A
+    ``sitemap:URL`` filter is decided by its node ids, which :func:`to_files` narrows first.
     ``rule_check`` / ``diff_check``: whether a row has an issue of a rule / is in a change
     category (engine.store.urls.has_rule, engine.store.diff_view.has_mark); ``coverage_check``
     whether an entry is ``orphan`` / ``not-in-list`` (engine.store.coverage_filters.has_coverage)."""
@@ -332,15 +343,15 @@ def row_matches(
     if flt.extension and not getattr(row, EXTENSIONS[flt.extension]):
         return False
     # the row keeps only the raw values: parsed again by the functions the parser stored them with
-    if flt.lastmod_state is not None and _state(row.lastmod_raw, row.lastmod) != flt.lastmod_state:
+    if flt.lastmod_state is not None and not _in_state(row.lastmod_raw, flt.lastmod_state, row.lastmod):
         return False
     if flt.changefreq is not None:
         word = parse_changefreq(row.changefreq_raw)
-        if (word or _state(row.changefreq_raw, word)) != flt.changefreq:
+        if not _in_state(row.changefreq_raw, flt.changefreq, word, word):
             return False
     if flt.priority is not None:
         value = parse_priority(row.priority_raw)
-        if (priority_bucket(value) or _state(row.priority_raw, value)) != flt.priority:
+        if not _in_state(row.priority_raw, flt.priority, value, priority_bucket(value)):
             return False
     if flt.diff and diff_check is not None and not diff_check(row.id, flt.diff):
         return False
@@ -355,11 +366,27 @@ def row_matches(
     return not (flt.rule and rule_check is not None and not rule_check(row.id, flt.rule))
 
 
+def to_files(flt: EntryFilter, at: Iterable[int]) -> EntryFilter:
+    """``flt`` with its node ids narrowed to ``at``, the files its ``sitemap:URL`` names (the
+    store's ``nodes_at``): :func:`row_matches` tells a row's file by its node alone."""
+    files = set(at)
+    ids = files if flt.node_ids is None else [n for n in flt.node_ids if n in files]
+    return dataclasses.replace(flt, node_ids=sorted(ids))
+
+
 def _state(raw: str | None, parsed: object) -> str | None:
     """"missing" (no element), "invalid" (one that did not parse) or None (a value)."""
     if raw is None:
         return "missing"
     return "invalid" if parsed is None else None
+
+
+def _in_state(raw: str | None, want: str, parsed: object, shown: str | None = None) -> bool:
+    """Whether a raw value is in the asked state: "any" (an element, valid or not), "missing",
+    "invalid", or the value as the Overview shows it (``shown``)."""
+    if want == "any":
+        return raw is not None
+    return (shown or _state(raw, parsed)) == want
 
 
 def _audit_matches(flt: EntryFilter, row: EntryRow) -> bool:

@@ -16,7 +16,7 @@ from sitemap_tui.engine.sniff import SniffingParser
 from sitemap_tui.engine.stats import FileAccumulator
 from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.urls import has_rule
-from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
+from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches, to_files
 
 NOW = int(datetime(2026, 11, 25, 12, tzinfo=UTC).timestamp())
 
@@ -54,6 +54,7 @@ def store(tmp_path: Path):
     assert len(entries) == len(ROWS)
     st = Store(tmp_path / "x.db")
     st.add_node(Node(id=1, url="https://example.com/sitemap.xml", kind=NodeKind.URLSET, state=NodeState.DONE, depth=0))
+    st.conn.execute("UPDATE nodes SET final_url = 'https://example.com/moved.xml'")  # (as a redirect leaves it)
     ids = st.add_entries(1, entries)
     issue = Issue(rule="url-not-absolute", severity=Severity.ERROR, message="m", node_id=1, line=1)
     other = Issue(rule="priority-invalid", severity=Severity.WARNING, message="m", node_id=1, line=1)
@@ -68,6 +69,8 @@ def store(tmp_path: Path):
 def _both(st: Store, flt: EntryFilter) -> list[int]:
     """The ids the SQL lists, after checking that row_matches picks the same ones."""
     sql = [r.id for r in st.iter_entries(flt)]
+    if flt.sitemap is not None:  # (as the marks decide it: by the file's nodes)
+        flt = to_files(flt, st.nodes_at(flt.sitemap))
     every = st.iter_entries(EntryFilter())
     python = [r.id for r in every if row_matches(flt, r, rule_check=lambda i, rule: has_rule(st.conn, i, rule))]
     assert sql == python, flt
@@ -107,6 +110,15 @@ def test_each_token_lists_the_urls_it_names(store) -> None:
         "url:https://example.com/p": (),
         "example.com/p": tuple(range(len(ROWS))),
         "url:HTTPS://EXAMPLE.COM/p1": (),
+        # the element there, valid or not: what changefreq-ignored and priority-ignored count
+        "changefreq:any": (0, 1, 2, 3, 4, 6, 7),
+        "priority:any": (0, 1, 2, 3, 4, 5, 7, 8),
+        "lastmod:any": (0, 1, 2, 4, 5, 6, 7),
+        # a file's finding drills to its file's URLs (the listed URL or where it redirected)
+        "sitemap:https://example.com/sitemap.xml lastmod:missing": (3, 8),
+        "sitemap:https://example.com/moved.xml": tuple(range(len(ROWS))),
+        "sitemap:https://example.com/other.xml": (),
+        "sitemap:https://example.com/ lastmod:missing": (),
     }
     for text, rows in cases.items():
         flt = combine(EntryFilter(node_ids=[1]), parse_filter(text, now=NOW))
@@ -153,7 +165,7 @@ def test_each_word_is_named_once_and_parsed_by_its_own_entry() -> None:
             f"{w.name}:{_SAMPLE[w.name]}", now=NOW) != parse_filter("", now=NOW), w.name
 
 
-_SAMPLE = {"re": "x", "url": "https://example.com/p1", "lastmod": "2024", "has": "issue", "changefreq": "daily", "priority": "0.5",
+_SAMPLE = {"re": "x", "url": "https://example.com/p1", "sitemap": "https://example.com/sitemap.xml", "lastmod": "2024", "has": "issue", "changefreq": "daily", "priority": "0.5",
            "rule": "loc-not-absolute", "diff": "added", "status": "404", "indexable": "no",
            "reason": "noindex", "canonical": "other", "blocked": "GPTBot", "allowed": "GPTBot",
            "orphan": "yes", "coverage": "missing"}

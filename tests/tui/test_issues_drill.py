@@ -218,3 +218,38 @@ async def test_the_highlighted_issue_stays_in_view_when_the_detail_grows(demo_se
             line = issues.cursor_line
             top = round(issues.scroll_offset.y)
             assert top <= line < top + issues.scrollable_content_region.height, (rule, line, top, issues.size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_enter_on_a_files_count_lists_every_url_it_counted(demo_server, make_app, size):
+    """Found from outside: Enter on "URLs without <lastmod>: N of M" (a file's finding that
+    counts its URLs, naming one as a sample) listed the sample alone: the N URLs to fix were a
+    filter the user had to know. It lists them all now, in its own file, as a filter they can
+    read and edit."""
+    app = make_app(demo_server.base_url + "/")
+    posted, hook = show_urls_hook()
+
+    async with app.run_test(size=size, message_hook=hook) as pilot:
+        issues = await explored_issues(app, pilot, "E")
+        await to_first_issue(app, pilot, issues, "lastmod-missing")
+        issue = app.issues_pane.selected_issue
+        assert issue is not None and issue.entry_id is None and issue.sitemap
+        counted = int(issue.message.split(": ")[1].split(" of ")[0].replace(",", ""))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(posted), what="ShowUrls")
+        assert posted[-1].filter_text == f"sitemap:{issue.sitemap} lastmod:missing", posted[-1].filter_text
+        table = app.url_table
+        await wait_for(pilot, lambda: table.grid.total == counted and not table.grid.scanning,
+                       what=f"the {counted} URLs it counted")
+        assert counted > 1  # (more than its sample)
+        sitemaps = {app.tree.model.nodes[table.grid.row_at(i).node_id].url for i in range(min(counted, 5))}
+        assert len(sitemaps) == 1, sitemaps  # its own file's, not the selection's other files
+        # marked all (a), each row drawn as marked and exported: the same rows (its file's nodes)
+        table.grid.focus()
+        await pilot.press("a")
+        await wait_for(pilot, lambda: table.grid.marked_count == counted, what="every row marked")
+        assert all(table.grid.is_marked(table.grid.row_at(i)) for i in range(min(counted, 5)))
+        await pilot.press("escape")  # (the first clears the marks)
+        await wait_for(pilot, lambda: table.grid.marked_count == 0, what="the marks cleared")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")

@@ -36,6 +36,10 @@ from sitemap_tui.engine.store.search import (
     search_glob,
 )
 
+# the files a `sitemap:URL` filter names: by the URL listed or the one it redirected to (the
+# Issues pane shows the latter)
+NODES_AT = "SELECT id FROM nodes WHERE url = ? OR final_url = ?"
+
 
 class StoreReads(StoreBase):
     """The read queries (every connection, the writer's included, may ask them)."""
@@ -88,6 +92,10 @@ class StoreReads(StoreBase):
                 sql + " WHERE parent_id=? ORDER BY id", (parent_id,)
             ).fetchall()
         return [row_to_node(r) for r in rows]
+
+    def nodes_at(self, url: str) -> list[int]:
+        """The files at ``url``, as listed or where they redirected (``sitemap:URL``)."""
+        return [int(r[0]) for r in self.conn.execute(NODES_AT, (url, url))]
 
     def subtree_ids(self, node_id: int) -> list[int]:
         row = self.conn.execute("SELECT path FROM nodes WHERE id=?", (node_id,)).fetchone()
@@ -174,6 +182,9 @@ class StoreReads(StoreBase):
         if f.url is not None:
             clauses.append("e.loc = ?")
             params.append(f.url)
+        if f.sitemap is not None:
+            clauses.append(f"e.node_id IN ({NODES_AT})")
+            params += [f.sitemap, f.sitemap]
         if f.regex:
             compiled_regex(f.regex)  # raise re.error here, not inside SQLite
             clauses.append("e.loc REGEXP ?")
@@ -208,6 +219,8 @@ class StoreReads(StoreBase):
                 continue
             if want == "missing":
                 clauses.append(f"{raw} IS NULL")
+            elif want == "any":
+                clauses.append(f"{raw} IS NOT NULL")
             elif want == "invalid":  # written but not understood (as stats.FileAccumulator counts)
                 clauses.append(f"{parsed} IS NULL AND {raw} IS NOT NULL")
             elif bucket is not None:

@@ -23,6 +23,9 @@ class EntryFilter:
     also_contains: tuple[str, ...] = ()
     regex: str | None = None
     url: str | None = None  # exactly this URL (`url:…`: an issue's drill to the one URL it names)
+    # the entries of the sitemap file at this URL (as listed or where it redirected: `sitemap:…`,
+    # a file finding's drill to the URLs it counted, within the selection)
+    sitemap: str | None = None
     lastmod_from: int | None = None  # unix seconds, inclusive
     lastmod_to: int | None = None  # unix seconds, exclusive
     has_issue: bool = False
@@ -32,7 +35,8 @@ class EntryFilter:
     # the groups the Overview and Lastmod panes count (stats.Aggregate), so a drill into one
     # lists exactly the URLs it counted: "missing" (no element) or "invalid" (one that does not
     # parse) for lastmod; a word, "missing" or "invalid" for changefreq; a one-decimal value as
-    # the Overview rounds it ("0.5"), "missing" or "invalid" for priority
+    # the Overview rounds it ("0.5"), "missing" or "invalid" for priority; "any" for each: the
+    # element is there, valid or not (what changefreq-ignored and priority-ignored count)
     lastmod_state: str | None = None
     changefreq: str | None = None
     priority: str | None = None

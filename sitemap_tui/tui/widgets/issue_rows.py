@@ -24,6 +24,15 @@ except Exception:  # pragma: no cover - depends on the registry being importable
 
 RULES: dict[str, Any] = _RULES
 SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
+# A file's finding that counts its URLs (one per file, naming a sample): the filter words that
+# list exactly the URLs it counted (validate/checker.py bumps each tally on these same values),
+# so Enter on it lists them all, within its file (found from outside: it listed the sample only)
+COUNTED_BY = {
+    "lastmod-missing": "lastmod:missing",
+    "feed-item-no-date": "lastmod:missing",  # (a feed item's date is its entry's lastmod)
+    "changefreq-ignored": "changefreq:any",
+    "priority-ignored": "priority:any",
+}
 EXPLAIN_KEY = "i"
 """Said in the folded explanation; the pane binds it (``issues.explain``)."""
 
@@ -208,3 +217,12 @@ def issue_label(iss: IssueRow, with_sitemap: bool) -> Text:
     if where:
         t.append(" · " + " ".join(where), style="dim")
     return t
+
+
+def counted_urls(issue: IssueRow) -> tuple[str, str] | None:
+    """The URL filter (and its title) listing the URLs a file's counting finding counted; None
+    for any other finding, or a file whose URL holds a space (a filter word ends there)."""
+    words = COUNTED_BY.get(issue.rule)
+    if words is None or issue.entry_id is not None or not issue.sitemap or any(c.isspace() for c in issue.sitemap):
+        return None
+    return f"sitemap:{issue.sitemap} {words}", f"{issue.rule}: {words} in {display(issue.sitemap, 80)}"

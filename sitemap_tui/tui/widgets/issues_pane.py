@@ -41,6 +41,7 @@ from sitemap_tui.tui.widgets import update_static
 from sitemap_tui.tui.widgets.issue_rows import (
     RULES,
     SEVERITY_STYLE,
+    counted_urls,
     issue_label,
     issue_text,
     rule_folded,
@@ -511,6 +512,8 @@ class IssuesPane(Vertical):
             return
         if issue.entry_id is not None:
             self.post_message(self.JumpToEntry(issue.entry_id, self))
+        elif (counted := counted_urls(issue)) is not None:  # every URL it counted, not its sample
+            self.post_message(ShowUrls(counted[0], origin=self.issue_list, title=counted[1]))
         elif issue.url and issue.url != issue.sitemap:
             # a file's finding that names one of its URLs (a deprecated tag, a missing lastmod,
             # a sample of another host): that URL, by its address; Enter did nothing, and as a

@@ -15,7 +15,7 @@ from sitemap_tui.engine.store import EntryFilter, EntryRow, connect
 from sitemap_tui.engine.store.coverage_filters import has_coverage
 from sitemap_tui.engine.store.diff_view import attach, has_mark
 from sitemap_tui.engine.store.urls import Query, has_rule, row_key
-from sitemap_tui.tui.url_filter import row_matches
+from sitemap_tui.tui.url_filter import row_matches, to_files
 from sitemap_tui.tui.widgets.url_table.listing import Listing
 from sitemap_tui.tui.widgets.url_table.messages import Materialised, Ranged
 from sitemap_tui.words import plural
@@ -157,10 +157,13 @@ class MarkedListing(Listing):
             self.notify(f"marked the first {MARK_CAP:,} rows of the range only", severity="warning")
 
     def mark_all(self) -> None:
-        self.marks = Marks(all_filter=dataclasses.replace(self.filter))
+        flt = dataclasses.replace(self.filter)
+        store = self._open()
+        if flt.sitemap is not None:  # (the marks tell a row's file by its node: to_files)
+            flt = to_files(flt, store.nodes_at(flt.sitemap) if store is not None else ())
+        self.marks = Marks(all_filter=flt)
         self.materialised = None
         self._marks_changed()
-        store = self._open()
         if store is not None:
             self._materialise(self.marks.all_filter, Query(store, self.marks.all_filter, "id"))
 
