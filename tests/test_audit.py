@@ -76,6 +76,7 @@ Disallow: /private/
 
 User-agent: Googlebot
 Disallow: /nogoogle
+Disallow: /private/
 
 User-agent: Bingbot
 Disallow: /nobing
@@ -163,9 +164,9 @@ def test_every_verdict_of_a_real_site(site: HTTPServer) -> None:
     # robots.txt: ours (the * group) is obeyed, nothing fetched; the crawlers' groups are reported
     private = r["page"]
     assert private["reason"] == "non-indexable: blocked by robots.txt" and private["status"] is None
-    # every crawler of the access matrix that falls to the * group too (engine/access.py);
-    # Applebot follows Googlebot's group when none names it (Apple's documentation)
-    assert private["blocked_for"] == ["sitemap-tui", "GPTBot", "OAI-SearchBot", "ClaudeBot",
+    # every crawler of the access matrix that falls to the * group too (engine/access.py), and
+    # Googlebot's own group; Applebot follows Googlebot's when none names it (Apple's documentation)
+    assert private["blocked_for"] == ["sitemap-tui", "Googlebot", "Applebot", "GPTBot", "OAI-SearchBot", "ClaudeBot",
                                       "PerplexityBot", "CCBot", "Google-Extended"]
     assert "not fetched" in private["note"]
     assert r["nogoogle"]["blocked_for"] == ["Googlebot", "Applebot"]

@@ -121,3 +121,33 @@ def test_a_mapped_builds_robots_txt_is_obeyed_not_read_as_unreadable(tmp_path: P
     rows = records(out)
     assert rows["p.html"]["status"] == 200 and rows["p.html"]["indexable"] is True, rows["p.html"]
     assert rows["x.html"]["reason"] == "non-indexable: blocked by robots.txt", rows["x.html"]
+
+
+def test_a_robots_txt_shutting_out_this_tool_alone_gives_no_verdict(httpserver: HTTPServer, tmp_path: Path) -> None:
+    """Found from outside: a site whose robots.txt lets Googlebot in and every other bot out (a
+    common guard against scrapers) read "0 indexable, N non-indexable: blocked by robots.txt",
+    nothing said, its pages indexable all along. Those URLs are not fetched (obeyed) and not
+    judged: said on stderr, "not audited" in the summary. Near misses: --ignore-robots fetches
+    them; a URL disallowed for Googlebot too is still blocked."""
+    robots = "User-agent: Googlebot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n"
+    target = _site(httpserver, robots)
+    code, out, err = audit(target, "--format", "text")
+    assert code == 0, err
+    assert "1 listed URL(s) not fetched: robots.txt disallows them for sitemap-tui, not for Googlebot" in err
+    assert out.startswith(f"Audit of {target}: 3 URLs listed, 2 audited, 0 indexable, 2 non-indexable\n"), out
+    assert "Not audited: 1 " in out and "Blocked by robots.txt: 2\n" in out, out
+    assert not {"/a", "/private/b", "/private/own"} & {req.path for req, _ in httpserver.log}
+    code, out, err = audit(target, "--format", "jsonl", "--fail-if", "non_indexable>2")
+    assert code == 0, err
+    rows = {json.loads(line)["loc"].rsplit("/", 1)[-1]: json.loads(line) for line in out.splitlines()}
+    assert sorted(rows) == ["b", "own"] and rows["b"]["reason"] == "non-indexable: blocked by robots.txt", rows
+    # the URL list's pages in no sitemap: not judged either (not counted as missing)
+    listing = tmp_path / "list.txt"
+    listing.write_text(httpserver.url_for("/elsewhere") + "\n")
+    code, out, err = audit(target, "--format", "jsonl", "--compare-list", str(listing))
+    assert "--compare-list: 1 URL(s) of the list in no sitemap not fetched: robots.txt disallows them for " \
+           "sitemap-tui, not for Googlebot" in err and "another host" not in err, err
+    other = [json.loads(line) for line in out.splitlines() if json.loads(line)["loc"].endswith("/elsewhere")]
+    assert other[0]["indexable"] is None and not other[0]["in_sitemaps"], other
+    code, out, err = audit(target, "--format", "jsonl", "--ignore-robots")
+    assert code == 0 and len(out.splitlines()) == 3 and "not fetched" not in err, err

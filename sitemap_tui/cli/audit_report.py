@@ -68,7 +68,7 @@ def write_text(target: str, counts: Mapping[str, int], samples: Mapping[str, lis
     out.write(f"Audit of {display(target)}: {counts['listed']} URLs listed, {counts['audited']} audited, "
               f"{counts['indexable']} indexable, {counts['non_indexable']} non-indexable\n")
     if counts["not_audited"]:
-        out.write(f"Not audited: {counts['not_audited']} (sampled out, on other hosts, no fetchable URL, or the run was stopped)\n")
+        out.write(f"Not audited: {counts['not_audited']} (sampled out, on other hosts, no fetchable URL, robots.txt shutting this tool out alone, or the run was stopped)\n")
     for key, title in _TITLES:
         n = counts[key]
         out.write(f"\n{title}: {n}\n")

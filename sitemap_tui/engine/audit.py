@@ -174,6 +174,8 @@ class Auditor:
         self.hosts = self._own_hosts()
         self.skipped_hosts: dict[str, int] = {}
         self.busy: set[str] = set()  # keys in flight or waiting for their batch's commit
+        # keys robots.txt disallows for our agent and not for Googlebot: not fetched, no verdict
+        self.ours_only: set[str] = set()
         self.batch: list[AuditRow] = []
         self.last_flush = time.monotonic()
         self.fetched = 0
@@ -212,12 +214,16 @@ class Auditor:
         for host, n in sorted(self.skipped_hosts.items()):
             self.on_note(f"{n} listed URL(s) on {host} not fetched: another host or port than the sitemaps' "
                          "(--follow-cross-host fetches them)")
+        if self.ours_only:
+            self.on_note(f"{len(self.ours_only)} listed URL(s) not fetched: robots.txt disallows them for "
+                         f"{self.agent}, not for Googlebot, so their indexability is unknown and they are not "
+                         "audited (--ignore-robots fetches them)")
         return self.fetched
 
     def _todo(self) -> Iterator[TodoUrl]:
         for page in todo_pages(self.store, self.options.sample, node_ids=self.options.node_ids):
             for url in page:
-                if url.key in self.busy:
+                if url.key in self.busy or url.key in self.ours_only:
                     continue  # listed again while its first listing is in flight
                 host = _host(url.loc)
                 if not self.options.follow_cross_host and host not in self.hosts:
@@ -229,6 +235,10 @@ class Auditor:
     async def _worker(self, todo: Iterator[TodoUrl]) -> None:
         for url in todo:
             row = await self.audit_one(url)
+            if self.robots_ours_only(row):  # no verdict to keep: said at the end, not stored
+                self.ours_only.add(row.key)
+                self.busy.discard(row.key)
+                continue
             self.batch.append(row)
             if len(self.batch) >= _BATCH or time.monotonic() - self.last_flush > _BATCH_SECONDS:
                 self.flush()
@@ -269,12 +279,24 @@ class Auditor:
             self.store.publish()
 
     # -- one URL ---------------------------------------------------------------------------
+    def robots_ours_only(self, row: AuditRow) -> bool:
+        """Whether :meth:`audit_one` left ``row`` unfetched for robots.txt shutting out our agent
+        alone: it has no verdict (Googlebot may fetch and index the page)."""
+        return row.fetched_at is None and self.agent in row.blocked_for
+
     async def audit_one(self, url: TodoUrl) -> AuditRow:
         row = AuditRow(url.key, url.loc, url.entry_id, url.node_id, fetched_at=time.time())
         robots = await self._robots_of(url.loc)
         if robots is not None:
             row.blocked_for = [a for a in (self.agent, *REPORTED_AGENTS) if not robots.allowed(url.loc, a)]
         own_blocked = self.agent in row.blocked_for
+        if own_blocked and not self.options.ignore_robots and "Googlebot" not in row.blocked_for:
+            # shut out as an unknown bot, Googlebot let in (found from outside: such a site's every
+            # URL read "non-indexable: blocked by robots.txt", its pages indexable all along)
+            row.fetched_at = None
+            row.note = (f"not fetched: robots.txt disallows it for {self.agent}, not for Googlebot: "
+                        "indexability unknown (--ignore-robots fetches it)")
+            return row
         if own_blocked and not self.options.ignore_robots:
             v = verdict(status=None, error=None, timed_out=False, redirects=0, redirect_problem=None,
                         final_url=url.loc, content_type=None, robots=(), canonical=None, blocked=True)

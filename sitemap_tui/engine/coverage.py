@@ -87,7 +87,7 @@ class CoverageRun:
     async def _fetch_list(self) -> None:
         budget = self.cover.list_fetch
         done = cov.list_fetched(self.store)
-        other = 0
+        other = robots_only = 0
         while budget is None or done < budget:
             room = self.batch if budget is None else min(self.batch, budget - done)
             todo = cov.list_todo(self.store, room)
@@ -95,7 +95,9 @@ class CoverageRun:
                 break
             rows = await asyncio.gather(*(self._one(k, loc) for k, loc in todo))
             cov.set_fetched(self.store, rows)
-            other += sum(1 for r in rows if r.fetched_at is None)
+            ours = [r for r in rows if self.auditor.robots_ours_only(r)]
+            robots_only += len(ours)
+            other += sum(1 for r in rows if r.fetched_at is None) - len(ours)
             done += len(rows)
         left = len(cov.list_todo(self.store, 1_000_000_000)) if budget is not None else 0
         if left:
@@ -105,6 +107,10 @@ class CoverageRun:
         if other:
             self.on_note(f"--compare-list: {other} URL(s) of the list on another host than the sitemaps' not "
                          "fetched (--follow-cross-host fetches them)")
+        if robots_only:
+            self.on_note(f"--compare-list: {robots_only} URL(s) of the list in no sitemap not fetched: robots.txt "
+                         f"disallows them for {self.auditor.agent}, not for Googlebot, so their indexability is "
+                         "unknown (--ignore-robots fetches them)")
 
     # -- the crawl -------------------------------------------------------------------------
     async def _crawl(self, limit: int) -> None:
