@@ -29,8 +29,26 @@ def test_a_pages_charset_comes_from_its_content_type(httpserver: HTTPServer) -> 
     assert "deep-non-canonical" not in {i["rule"] for i in json.loads(out)["issues"]}, out
     facts = head_facts(page, "https://example.com/caf%C3%A9", charset=charset_of("text/html; charset=UTF-8"))
     assert facts.canonical == "https://example.com/café" and facts.title == "Café"
-    assert head_facts(page, "https://example.com/caf%C3%A9").title != "Café"  # no charset given: not known
     assert charset_of("text/html; charset=no-such-thing") is None
+
+
+def test_a_page_that_says_no_charset_anywhere_is_read_as_utf8_when_it_is(httpserver: HTTPServer) -> None:
+    """Found from outside: a UTF-8 page served as plain "text/html" with no <meta charset> was
+    read as Latin-1 (libxml2's guess): its canonical "/café" became "/cafÃ©", "canonicalised",
+    non-indexable. Its bytes are UTF-8, so it is read so, as browsers and Google sniff it. Near
+    misses: windows-1252 bytes stay windows-1252; a <meta charset> still decides."""
+    page = CAFE.replace("/caf%C3%A9", "/café")
+    httpserver.expect_request("/café").respond_with_data(page.encode(), content_type="text/html")
+    target = sitemap(httpserver, ["/caf%C3%A9"])
+    code, out, err = audit(target, "--format", "jsonl")
+    (rec,) = records(out).values()
+    assert rec["indexable"] is True and rec["reason"] == "indexable", rec
+    url = "https://example.com/caf%C3%A9"
+    assert head_facts(page.encode(), url).title == "Café"
+    assert head_facts(page.encode() + "é".encode()[:1], url).canonical == "https://example.com/café"  # cut short
+    assert head_facts(page.encode("cp1252"), url).canonical == "https://example.com/café"
+    latin = page.replace("<head>", '<head><meta charset="iso-8859-1">').encode()
+    assert head_facts(latin, url).title == "CafÃ©"  # (what the page says of itself decides)
 
 
 def test_an_html_page_at_a_file_like_url_is_read(httpserver: HTTPServer) -> None:

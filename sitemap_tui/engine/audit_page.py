@@ -98,6 +98,12 @@ def html_document(body: bytes, base_url: str, charset: str | None = None) -> tup
         # libxml2 given the name stopped at the first such byte (a UTF-16 label on a body with
         # no NUL in it is no UTF-16: the page's own say)
         doc = _parsed(body.decode(charset, errors="replace"))
+    if doc is None and charset is None and not bom and not _META_CHARSET.search(body[:1024]):
+        # no encoding said anywhere: UTF-8 when the bytes are (libxml2 read them as Latin-1, and a
+        # UTF-8 page's canonical /café was /cafÃ©, "canonicalised"), as browsers and Google sniff it
+        text = _as_utf8(body)
+        if text is not None and not text.isascii():
+            doc = _parsed(text)
     if doc is None:  # (a document that declares its encoding is parsed from its bytes)
         doc = _parsed(body)
     if doc is None:
@@ -109,6 +115,18 @@ def html_document(body: bytes, base_url: str, charset: str | None = None) -> tup
             base = resolve(base_url, href)
         break
     return doc, base
+
+
+_META_CHARSET = re.compile(rb"<meta[^>]{0,200}charset", re.IGNORECASE)
+
+
+def _as_utf8(body: bytes) -> str | None:
+    """``body`` read as UTF-8 (a sequence cut at its end, a head read to its byte cap, left
+    out); None when it is not UTF-8."""
+    try:
+        return str(codecs.getincrementaldecoder("utf-8")().decode(body, final=False))
+    except UnicodeDecodeError:
+        return None
 
 
 def _parsed(body: bytes | str) -> etree._Element | None:
