@@ -309,6 +309,11 @@ def test_help_states_the_exit_codes_and_the_url_policy() -> None:
     for command in ("urls", "stats", "discover", "validate"):
         out = run(command, "--help").stdout
         assert "exit codes:" in out and "could not run as asked" in out, command
+    # every command that fetches or opens something says what it exits with, signals too
+    # (found from outside: the explorer's, access's and open's help said none)
+    for command in ("urls", "stats", "discover", "validate", "audit", "access", "diff", "explore", "demo", "open"):
+        out = run(command, "--help").stdout
+        assert "exit codes:" in out and "  2  " in out and "128+N" in out, command
     assert "--keep-non-http" in run("urls", "--help").stdout
     assert "exit codes:" in run("--help").stdout
 

@@ -82,6 +82,12 @@ exit codes:
      are removed and an --output file keeps its previous content
   (docs/exit-codes.md: the whole contract, and which rules read robots.txt)
 """
+SIGNAL_HELP = ("  128+N  stopped by signal N: 130 Ctrl-C (SIGINT), 129 SIGHUP, 143 SIGTERM (temp files\n"
+               "     removed, an --output file as it was)\n")
+# the explorer's commands: what a run that opens a terminal interface exits with
+EXPLORER_EXIT_HELP = ("\nexit codes:\n  0  the explorer was quit (q)\n"
+                      "  2  could not start: a bad option, no terminal (scripts: urls, stats or validate),\n"
+                      "     a file that is no exploration or cannot be written\n" + SIGNAL_HELP)
 
 FAIL_LEVELS = ("error", "warning", "info", "never")
 
@@ -222,14 +228,16 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser("explore", usage=_usage("TARGET"), help="open the explorer on TARGET (the default command)",
-                       formatter_class=fmt, epilog="example:\n  sitemap-tui explore https://example.com")
+                       formatter_class=fmt,
+                       epilog="example:\n  sitemap-tui explore https://example.com\n" + EXPLORER_EXIT_HELP)
     p.add_argument("target", metavar="TARGET")
     _fetch_options(p)
     _tree_options(p, recursive=False, history=False, headless=False)
 
     p = sub.add_parser("demo", help="serve the bundled sample site on 127.0.0.1 and explore it",
                        formatter_class=fmt,
-                       epilog="examples:\n  sitemap-tui demo\n  sitemap-tui demo --serve --port 8000")
+                       epilog="examples:\n  sitemap-tui demo\n  sitemap-tui demo --serve --port 8000\n"
+                              + EXPLORER_EXIT_HELP)
     p.add_argument("--serve", action="store_true", help="only serve the site (until Ctrl-C)")
     p.add_argument("--port", type=whole(0, 65535), default=0, help="port (default 0: a free one)")
     p.add_argument("--headless", action="store_true",
@@ -239,7 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui open                 pick from the recent explorations\n"
                               "  sitemap-tui open --list          print them (site, date, URLs, size, file)\n"
-                              "  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com-20250101-120000.db")
+                              "  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com-20250101-120000.db\n"
+                              + EXPLORER_EXIT_HELP)
     p.add_argument("db", metavar="FILE.db", nargs="?")
     p.add_argument("--list", action="store_true", help="print the recent explorations instead of opening one")
     p.add_argument("--json", action="store_true", help="with --list: JSON, explorations grouped by site")
@@ -422,7 +431,7 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
                "orphans (listed URLs none of the N crawled pages links to).\n"
                f"\nsummary keys (--fail-if): {', '.join(AUDIT_SUMMARY_KEYS)}\n"
                "\nexit codes:\n  0  audited; no --fail-if condition met\n  1  a --fail-if condition is met\n"
-               "  2  could not run as asked: a bad option or condition, an unreachable target\n")
+               "  2  could not run as asked: a bad option or condition, an unreachable target\n" + SIGNAL_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("text", "jsonl", "csv"), default="text",
                    help="text (default: counts by group with samples), jsonl or csv (one record per URL: "
@@ -469,7 +478,7 @@ def _diff_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatt
                "URLs are compared by the key the duplicate rules use (README: What changed).\n"
                "\nexit codes:\n  0  compared; no --fail-if condition met\n  1  a --fail-if condition is met\n"
                "  2  could not run as asked: a bad option or condition, a file that is no exploration,\n"
-               "     an unreachable target\n")
+               "     an unreachable target\n" + SIGNAL_HELP)
     p.add_argument("old", metavar="OLD", help="the earlier exploration: a saved .db file, or a TARGET to explore now")
     p.add_argument("new", metavar="NEW", nargs="?",
                    help="the later one, the same way. Without NEW, OLD is a SITE: a fresh exploration of it "
@@ -522,7 +531,10 @@ def _access_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForma
                "is fetched. A URL whose origin's robots.txt was not read is counted as unknown, never as\n"
                "allowed. A saved exploration (FILE.db) is read offline and not changed. Google-Extended is\n"
                "a product token, not a crawler: it says whether Google may use what Googlebot fetched to\n"
-               "train and ground Gemini models (README: Crawler access).")
+               "train and ground Gemini models (README: Crawler access).\n"
+               "\nexit codes:\n  0  ran (a file that failed or was left out is said on stderr)\n"
+               "  2  could not run as asked: a bad option, an unreachable target, no sitemap, a file that\n"
+               "     is no exploration, an output that cannot be written\n" + SIGNAL_HELP)
     p.add_argument("target", metavar="TARGET|FILE.db")
     p.add_argument("--agents", metavar="A,B,...",
                    help="the crawlers, as robots.txt user-agent tokens (default: " + ",".join(DEFAULT_AGENTS) + ")")
