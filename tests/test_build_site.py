@@ -219,3 +219,35 @@ def test_a_mapped_build_folder_reads_its_sitemaps_nothing_lists(capsys: pytest.C
     code, out, err = run(capsys, "validate", "public/pages.xml", "--map", "https://example.com/=public",
                          "--format", "json")
     assert ("priority-invalid", "https://example.com/extra") not in rules(out) and "read as well" not in err
+
+
+def test_a_mapped_folders_unlisted_files_are_its_own_sitemaps_only(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a review of the change above: a macOS tarball's `._sitemap-1.xml` (binary) was
+    read as an unlisted sitemap and failed the run; a file the index lists by http:// under an
+    https:// map, or robots.txt by a relative line, was read a second time as unlisted; and two
+    folder TARGETs under one --map said their files were read and did not read them."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("public", "staging"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "robots.txt").write_text("Sitemap: /sitemap_index.xml\n")
+        (folder / "sitemap_index.xml").write_text(index("http://example.com/sitemap-1.xml"))
+        (folder / "sitemap-1.xml").write_text(urlset("https://example.com/a"))
+        (folder / "._sitemap-1.xml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+        (folder / "orphan-sitemap.xml").write_text(urlset(f"https://example.com/{name}-orphan"))
+    said = "listed by neither its robots.txt nor an index there, read as well: orphan-sitemap.xml\n"
+    code, out, err = run(capsys, "validate", "public", "--map", "https://example.com/=public", "--format", "json")
+    doc = json.loads(out)
+    assert said in err and "._sitemap-1.xml" not in out + err.split("read as well")[1], err
+    read = {i["sitemap"] for i in doc["issues"]}
+    assert "https://example.com/sitemap-1.xml" not in read, read  # (listed by http://: not read twice)
+    assert doc["summary"]["urls"] == 1, doc["summary"]  # the orphan's (sitemap-1.xml: from the network, unreached)
+    code, out, err = run(capsys, "validate", "public", "staging", "--map", "https://example.com/=public",
+                         "--map", "https://staging.example.com/=staging")
+    assert err.count(said) == 2, err
+    assert [line for line in out.splitlines() if " files, " in line][0].startswith("4 files, 1 URL:"), out
+    assert "staging/orphan-sitemap.xml" in out, out  # (each TARGET its own folder's)
+    code, out, err = run(capsys, "urls", "public", "--map", "https://example.com/=public")
+    assert "https://example.com/public-orphan" in out.splitlines()

@@ -125,7 +125,7 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             return raw
         print(f"sitemap-tui: {raw} is read as {url} {why}", file=sys.stderr)
         if given and Path(raw).expanduser().is_dir():
-            also_of[url] = _mapped_also(maps, Path(raw).expanduser().resolve())
+            also_of[url] = _mapped_also(maps, Path(raw).expanduser().resolve(), url)
         return url
 
     for name in ("target", "old", "new"):
@@ -144,7 +144,7 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
             ns.also = also_of[targets[0]]
 
 
-def _mapped_also(maps: tuple[LocalMap, ...], folder: Path) -> list[str]:
+def _mapped_also(maps: tuple[LocalMap, ...], folder: Path, url: str) -> list[str]:
     """The URLs of a mapped folder TARGET's sitemaps that neither its robots.txt nor an index
     there lists, as the folder read as its robots.txt's site reads them (:func:`_implied_maps`);
     said on stderr. A file TARGET reads only itself, as without --map."""
@@ -156,7 +156,7 @@ def _mapped_also(maps: tuple[LocalMap, ...], folder: Path) -> list[str]:
         return hit.path if hit is not None else None
 
     try:
-        names = mapped_unlisted(folder, local_of)
+        names = mapped_unlisted(folder, url, local_of)
     except OSError:
         return []
     urls = [u for name in names if (u := url_for_path(maps, folder / name)) is not None]

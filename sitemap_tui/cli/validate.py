@@ -112,6 +112,9 @@ def options(ns: argparse.Namespace) -> ValidateOptions:
             ns.map = list(target_maps[0]) if target_maps else ns.map
         else:
             map_targets(ns, imply=True)
+    elif len(ns.target or []) > 1:  # several TARGETs under the command line's --map: each its folder's
+        by_map = getattr(ns, "also_by_target", None) or {}
+        target_also = tuple(tuple(by_map.get(t, ())) for t in ns.target)
     targets = list(ns.target or [])
     ns.target = targets[0] if targets else None  # the -H headers' origin (fetch_options) is the first's
     fetch = fetch_options(ns)

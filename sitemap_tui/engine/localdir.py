@@ -52,6 +52,7 @@ class FolderScan:
     by_name: dict[str, Path] = field(default_factory=dict)  # the sitemaps by file name
     indexes: tuple[Path, ...] = ()  # the sitemaps that sniffed as indexes
     outside: tuple[str, ...] = ()  # symlinks leading out of the folder: never read
+    hidden: tuple[str, ...] = ()  # .DS_Store, ._sitemap.xml (macOS), .env: never a site's file
 
     def files(self) -> list[Path]:
         """What to read: robots.txt first (it names the site), then the sitemaps."""
@@ -80,6 +81,10 @@ class FolderScan:
             more = f", and {len(self.outside) - NAMED_IN_NOTES:,} more" if len(self.outside) > NAMED_IN_NOTES else ""
             out.append(f"{plural(len(self.outside), 'symlink')} leading outside the folder, not read (a file "
                        f"there may not be the build's; give it as the target to read it): {named}{more}")
+        if self.hidden:
+            named = ", ".join(self.hidden[:NAMED_IN_NOTES])
+            more = f", and {len(self.hidden) - NAMED_IN_NOTES:,} more" if len(self.hidden) > NAMED_IN_NOTES else ""
+            out.append(f"{plural(len(self.hidden), 'hidden file')} not read (a site's are never served): {named}{more}")
         if self.subfolders:
             out.append(f"{plural(self.subfolders, 'subfolder')} not searched: only the folder's own "
                        f"files are read")
@@ -94,9 +99,15 @@ def scan_folder(folder: Path) -> FolderScan:
     subfolders = 0
     indexes: list[Path] = []
     outside: list[str] = []  # symlinks out of the folder: never opened, said
+    hidden: list[str] = []
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
         if path.is_dir():
             subfolders += 1
+            continue
+        if path.name.startswith("."):
+            # as a mapped site never serves them (localmap._find): a macOS tarball's
+            # ._sitemap.xml, binary, was read as a sitemap by its name (found from outside)
+            hidden.append(path.name)
             continue
         if path.is_symlink() and not inside(folder, path):
             outside.append(path.name)
@@ -131,6 +142,7 @@ def scan_folder(folder: Path) -> FolderScan:
         by_name=dict(picked),
         indexes=tuple(indexes),
         outside=tuple(outside),
+        hidden=tuple(hidden),
     )
 
 
@@ -194,8 +206,13 @@ def _why_not(found: Finding | None) -> str:
 
 def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
     """Names of the folder's files that robots.txt or an index lists."""
+    return _top_level_names(_listed_urls(robots, indexes))
+
+
+def _top_level_names(urls: list[str]) -> set[str]:
+    """The file names of the http(s) URLs at a site's top level (``/NAME``), on any host."""
     names = set()
-    for url in _listed_urls(robots, indexes):
+    for url in urls:
         parts = urlsplit(url.strip())
         if parts.scheme.lower() in ("http", "https"):
             url_path = unquote(parts.path)
@@ -204,19 +221,24 @@ def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
     return names
 
 
-def mapped_unlisted(folder: Path, local_of: Callable[[str], Path | None]) -> tuple[str, ...]:
+def mapped_unlisted(folder: Path, url: str, local_of: Callable[[str], Path | None]) -> tuple[str, ...]:
     """Names of ``folder``'s sitemaps that neither its robots.txt nor an index there lists, a
-    listed URL standing for the file ``local_of`` (the user's --map) says: a build read through
+    listed URL standing for the file ``local_of`` (the user's --map) says, ``url`` the folder's
+    own (robots.txt's relative lines resolve against it): a build read through
     --map dropped them, unsaid, where the same folder read as its robots.txt's site read them
     (found from outside: a CI job's config `map` stopped checking a sitemap nothing listed)."""
     scan = scan_folder(folder)
-    listed = {path.resolve() for url in _listed_urls(scan.robots, list(scan.indexes))
-              if (path := local_of(url.strip())) is not None}
+    urls = _listed_urls(scan.robots, list(scan.indexes), url + "robots.txt")
+    listed = {path.resolve() for u in urls if (path := local_of(u.strip())) is not None}
+    # and as without a map: a top-level name on any scheme or host (http:// beside an https://
+    # map: the explorer fetches that URL, so the file is not read a second time)
+    listed |= {(folder / name).resolve() for name in _top_level_names(urls)}
     return tuple(p.name for p in scan.sitemaps if p.resolve() not in listed)
 
 
-def _listed_urls(robots: Path | None, indexes: list[Path]) -> list[str]:
-    """The URLs the folder's robots.txt's ``Sitemap:`` lines and its indexes list."""
+def _listed_urls(robots: Path | None, indexes: list[Path], robots_url: str | None = None) -> list[str]:
+    """The URLs the folder's robots.txt's ``Sitemap:`` lines and its indexes list (a relative
+    line against ``robots_url``, robots.txt's own URL, else its file's)."""
     urls: list[str] = []
     if robots is not None:
         try:
@@ -224,7 +246,8 @@ def _listed_urls(robots: Path | None, indexes: list[Path]) -> list[str]:
                 data = fh.read(ROBOTS_MAX_BYTES + 1)
         except OSError:
             data = b""
-        urls += [line.url for line in parse_robots(data, robots.as_uri(), max_bytes=ROBOTS_MAX_BYTES).sitemaps]
+        urls += [line.url for line in parse_robots(data, robots_url or robots.as_uri(),
+                                                   max_bytes=ROBOTS_MAX_BYTES).sitemaps]
     for path in indexes:
         urls += index_children(path)
     return urls
