@@ -237,7 +237,7 @@ async def test_enter_on_a_files_count_lists_every_url_it_counted(demo_server, ma
         counted = int(issue.message.split(": ")[1].split(" of ")[0].replace(",", ""))
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(posted), what="ShowUrls")
-        assert posted[-1].filter_text == f"sitemap:{issue.sitemap} lastmod:missing", posted[-1].filter_text
+        assert posted[-1].filter_text == f"lastmod:missing sitemap:{issue.sitemap}", posted[-1].filter_text
         table = app.url_table
         await wait_for(pilot, lambda: table.grid.total == counted and not table.grid.scanning,
                        what=f"the {counted} URLs it counted")
