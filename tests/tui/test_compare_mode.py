@@ -342,3 +342,35 @@ async def test_a_live_exploration_that_grows_is_compared_again(first_kept, make_
                        timeout=30, what="the comparison made again")
         assert app.comparison.summary["urls_added"] == 3
         await wait_for(pilot, lambda: "not read yet" not in screen_text(app), what="the note gone")
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_a_changed_urls_detail_says_what_it_was(two_versions, make_app, size) -> None:
+    """Found from outside: in compare mode a URL whose lastmod went back showed its new date
+    alone; what it was is what the user asks next. The detail says it; near miss: an
+    unchanged URL says nothing of the earlier exploration."""
+    old, new = two_versions
+    app = make_app(None, db_path=new, compare_with=old)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(app, pilot)
+        await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
+        await pilot.press("5")
+        table = app.url_table
+        await pilot.press("slash")
+        await pilot.press(*"diff:lastmod")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: table.grid.total == 1 and not table.grid.scanning, what="the changed URL")
+        table.grid.focus()
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: table.detail_open, what="the detail")
+        body = str(table.query_one("#url-detail-body").render())
+        assert "lastmod: 2024-01-01" in body and "earlier: lastmod 2024-05-01" in body, body
+        await pilot.press("escape")
+        await pilot.press("slash", "ctrl+u")
+        await pilot.press(*"page/a")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: table.grid.total == 1 and not table.grid.scanning, what="an unchanged URL")
+        table.grid.focus()
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: table.detail_open, what="its detail")
+        assert "earlier:" not in str(table.query_one("#url-detail-body").render())

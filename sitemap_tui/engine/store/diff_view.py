@@ -21,6 +21,7 @@ own connections need only the scratch file (ATTACHed as ``cmp`` by :func:`attach
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA = "cmp"
@@ -74,6 +75,14 @@ def build_view(conn: sqlite3.Connection) -> None:
         c.execute(f"UPDATE v_removed_{table} SET entry_id = entry_id - {REMOVED_BASE}")
         c.execute(f"CREATE INDEX v_removed_{table}_entry ON v_removed_{table}(entry_id)")
     c.execute("INSERT INTO v_marks SELECT 'removed', id FROM v_removed")
+    # what a changed or moved URL's first listing said in OLD, by NEW's entry id: the detail
+    # panel's "earlier" line (found from outside: a lastmod change showed the new date alone)
+    c.execute("CREATE TABLE v_was(e INTEGER PRIMARY KEY, lastmod_raw TEXT, changefreq_raw TEXT, priority_raw TEXT,"
+              " sitemap TEXT)")
+    c.execute("INSERT OR IGNORE INTO v_was SELECT d.ne, o.lastmod_raw, o.changefreq_raw, o.priority_raw,"
+              " COALESCE(n.final_url, n.url) FROM delta d JOIN old.entries o ON o.id = d.oe"
+              " LEFT JOIN old.nodes n ON n.id = o.node_id"
+              " WHERE d.ne IS NOT NULL AND (d.moved OR d.lastmod IS NOT NULL OR d.changefreq OR d.priority)")
     c.execute("CREATE TABLE v_files(id INTEGER PRIMARY KEY, added INTEGER, removed INTEGER, changed INTEGER)")
     c.execute("INSERT INTO v_files(id, added, removed, changed) SELECT id, 0, 0, 0 FROM new.nodes")
     per_fk = {  # (the listings a file gained and lost are the diff's pair_counts)
@@ -147,6 +156,24 @@ def removed_sitemaps(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int
                 f"SELECT id, sitemap, sitemap_lastmod FROM {SCHEMA}.v_removed WHERE id IN ({marks})", chunk):
             out[eid] = (url, lastmod)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """What OLD's first listing of a changed or moved URL said (``v_was``)."""
+
+    lastmod_raw: str | None
+    changefreq_raw: str | None
+    priority_raw: str | None
+    sitemap: str | None
+
+
+def earlier(conn: sqlite3.Connection, entry_id: int) -> Earlier | None:
+    """OLD's values of NEW's row ``entry_id`` when its URL changed or moved (``conn`` has
+    ``cmp``); None for a URL that did neither."""
+    row = conn.execute(f"SELECT lastmod_raw, changefreq_raw, priority_raw, sitemap FROM {SCHEMA}.v_was WHERE e = ?",
+                       (entry_id,)).fetchone()
+    return None if row is None else Earlier(*row)
 
 
 def has_mark(conn: sqlite3.Connection, entry_id: int, what: str) -> bool:

@@ -10,6 +10,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryRow
 from sitemap_tui.engine.store.audit import AuditRow
 from sitemap_tui.engine.store.coverage_filters import UnlistedPage
+from sitemap_tui.engine.store.diff_view import Earlier
 from sitemap_tui.engine.store.rows import AuditCells
 
 
@@ -49,7 +50,19 @@ def unlisted_text(loc: str | None, page: UnlistedPage | None) -> Text:
     return t
 
 
-def detail_text(detail: dict[str, Any], sitemap: str | None) -> Text:
+def _earlier_line(t: Text, was: Earlier, e: EntryRow, sitemap: str | None) -> None:
+    """Compare mode: what the earlier exploration's listing said, where it differs."""
+    parts = [f"{name} {display(old) if old is not None else '—'}" for name, old, now in (
+        ("lastmod", was.lastmod_raw, e.lastmod_raw), ("changefreq", was.changefreq_raw, e.changefreq_raw),
+        ("priority", was.priority_raw, e.priority_raw)) if old != now]
+    if was.sitemap and sitemap and was.sitemap != sitemap:
+        parts.append(f"in {display(was.sitemap)}")
+    if parts:
+        t.append("earlier: ", style="bold yellow")
+        t.append(" · ".join(parts) + "\n")
+
+
+def detail_text(detail: dict[str, Any], sitemap: str | None, earlier: Earlier | None = None) -> Text:
     """Everything about one entry as a Text (every value sanitised, no markup)."""
     t = Text(no_wrap=False)
     if not detail:
@@ -69,6 +82,8 @@ def detail_text(detail: dict[str, Any], sitemap: str | None) -> Text:
           "red" if e.lastmod_raw is not None and e.lastmod is None else "")
     field("changefreq", e.changefreq_raw if e.changefreq_raw is not None else "—")
     field("priority", e.priority_raw if e.priority_raw is not None else "—")
+    if earlier is not None:
+        _earlier_line(t, earlier, e, sitemap)
     for loc, title, caption, geo, lic, _line in detail.get("images", []):
         t.append("image: ", style="bold")
         t.append(display(loc))

@@ -17,7 +17,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
 from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
-from sitemap_tui.engine.store.diff_view import is_removed
+from sitemap_tui.engine.store.diff_view import attach, earlier, is_removed
 from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id, rule_names_entries
 from sitemap_tui.tui.url_filter import UserFilter, combine, parse_filter
 from sitemap_tui.tui.widgets.url_table.columns import LEGEND, SORT_NAMES
@@ -350,7 +350,14 @@ class UrlTable(Vertical):
             detail, node, result, rows = {}, None, None, []
             self.notify(f"cannot read the entry: {display(str(exc))}", severity="error", markup=False)
         sitemap = (node.stats.final_url or node.url) if node is not None else None
-        text = detail_text(detail, sitemap)
+        was = None
+        if (diff_db := self.current_filter.diff_db) is not None:  # compare mode: what it said before
+            try:
+                attach(store.conn, diff_db)
+                was = earlier(store.conn, entry_id)
+            except sqlite3.Error:
+                was = None  # (the comparison closed meanwhile: the entry alone)
+        text = detail_text(detail, sitemap, was)
         if detail:
             audit_text(text, result, rows[0].audit if rows else None)
         self.query_one("#url-detail-body", Static).update(text)
