@@ -49,6 +49,12 @@ def test_a_page_that_says_no_charset_anywhere_is_read_as_utf8_when_it_is(httpser
     assert head_facts(page.encode("cp1252"), url).canonical == "https://example.com/café"
     latin = page.replace("<head>", '<head><meta charset="iso-8859-1">').encode()
     assert head_facts(latin, url).title == "CafÃ©"  # (what the page says of itself decides)
+    # found by a review: the word "charset" in a description turned the sniff off; a late meta
+    # (after the prescan's 1,024 bytes) still decides
+    described = page.replace("<head>", '<head><meta name="description" content="Fixing the charset">').encode()
+    assert head_facts(described, url).canonical == "https://example.com/café"
+    late = page.replace("</title>", "</title>" + " " * 2000 + '<meta charset="iso-8859-1">').encode()
+    assert head_facts(late, url).title == "CafÃ©"
 
 
 def test_an_html_page_at_a_file_like_url_is_read(httpserver: HTTPServer) -> None:

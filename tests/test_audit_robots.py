@@ -14,7 +14,9 @@ from test_audit import audit, html, sitemap
 from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.access import AccessTable, robots_texts, stored_counts
+from sitemap_tui.engine.store.audit import indexability_counts
 from sitemap_tui.engine.store.schema import connect
+from sitemap_tui.tui.widgets.overview_audit import _indexability
 
 ROBOTS = "User-agent: GPTBot\nDisallow: /private/\n\nUser-agent: sitemap-tui\nDisallow: /private/own\n"
 
@@ -131,8 +133,20 @@ def test_a_robots_txt_shutting_out_this_tool_alone_gives_no_verdict(httpserver: 
     them; a URL disallowed for Googlebot too is still blocked."""
     robots = "User-agent: Googlebot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n"
     target = _site(httpserver, robots)
-    code, out, err = audit(target, "--format", "text")
+    db = tmp_path / "site.db"
+    code, out, err = audit(target, "--format", "text", "--db", str(db))
     assert code == 0, err
+    # the explorer's Overview: the skipped URL said, and the audit done (found by a review: "u
+    # goes on" stayed, u fetched nothing)
+    conn = connect(db, readonly=True)
+    try:
+        files = [n for (n,) in conn.execute("SELECT DISTINCT node_id FROM entries")]
+        counts = indexability_counts(conn, files)
+    finally:
+        conn.close()
+    assert counts is not None and (counts.audited, counts.skipped, counts.more) == (2, 1, False), counts
+    head = _indexability(counts)[0].label.plain
+    assert "1 not fetched: robots.txt shuts sitemap-tui out" in head and "u goes on" not in head, head
     assert "1 listed URL(s) not fetched: robots.txt disallows them for sitemap-tui, not for Googlebot" in err
     assert out.startswith(f"Audit of {target}: 3 URLs listed, 2 audited, 0 indexable, 2 non-indexable\n"), out
     assert "Not audited: 1 " in out and "Blocked by robots.txt: 2\n" in out, out

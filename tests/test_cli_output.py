@@ -314,6 +314,11 @@ def test_help_states_the_exit_codes_and_the_url_policy() -> None:
     for command in ("urls", "stats", "discover", "validate", "audit", "access", "diff", "explore", "demo", "open"):
         out = run(command, "--help").stdout
         assert "exit codes:" in out and "  2  " in out and "128+N" in out, command
+    # (found by a review: each as the command exits) an HTML page is exit 1 for access too; the
+    # explorer takes ctrl+c as a key, and demo --serve stops on it with 0
+    assert "not a usable sitemap" in run("access", "--help").stdout
+    assert "130" not in run("explore", "--help").stdout.split("exit codes:")[1]
+    assert "--serve stopped with Ctrl-C" in run("demo", "--help").stdout
     assert "--keep-non-http" in run("urls", "--help").stdout
     assert "exit codes:" in run("--help").stdout
 

@@ -193,7 +193,7 @@ def cmd_audit(opts: AuditCommand) -> int:
             # --sample 5 --format jsonl wrote 5 records, the 90 others unsaid)
             left = counts["not_audited"] - counts["unfetchable"]
             _note(f"{plural(left, 'listed URL')} of {counts['listed']:,} not audited (sampled out, on other hosts,"
-                  " or the run was stopped): no record for them")
+                  " robots.txt shutting this tool out alone, or the run was stopped): no record for them")
         listed, crawl = opts.compare_list is not None, opts.crawl is not None
         counts.update(coverage_report.counts(store, listed=listed, crawl=crawl))
         if not finished and crawl and counts["crawl_queued"]:

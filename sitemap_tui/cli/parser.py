@@ -84,10 +84,16 @@ exit codes:
 """
 SIGNAL_HELP = ("  128+N  stopped by signal N: 130 Ctrl-C (SIGINT), 129 SIGHUP, 143 SIGTERM (temp files\n"
                "     removed, an --output file as it was)\n")
-# the explorer's commands: what a run that opens a terminal interface exits with
+# the explorer's: ctrl+c is a key there (it asks before quitting), so no 130
+_EXPLORER_SIGNALS = "  128+N  stopped by signal N: 129 SIGHUP (the terminal closed), 143 SIGTERM\n"
 EXPLORER_EXIT_HELP = ("\nexit codes:\n  0  the explorer was quit (q)\n"
                       "  2  could not start: a bad option, no terminal (scripts: urls, stats or validate),\n"
-                      "     a file that is no exploration or cannot be written\n" + SIGNAL_HELP)
+                      "     a file that is no exploration or cannot be written\n" + _EXPLORER_SIGNALS)
+DEMO_EXIT_HELP = ("\nexit codes:\n  0  the explorer was quit (q), --serve stopped with Ctrl-C, or the tree printed\n"
+                  "     (--headless, or with no terminal)\n"
+                  "  2  could not start: a bad option, a --port in use\n" + _EXPLORER_SIGNALS)
+# what `urls` and `stats` say of a target that answered with no sitemap (docs/exit-codes.md)
+_NOT_A_SITEMAP = "the target answered but is not a usable sitemap (an HTML page, corrupt gzip)"
 
 FAIL_LEVELS = ("error", "warning", "info", "never")
 
@@ -237,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="serve the bundled sample site on 127.0.0.1 and explore it",
                        formatter_class=fmt,
                        epilog="examples:\n  sitemap-tui demo\n  sitemap-tui demo --serve --port 8000\n"
-                              + EXPLORER_EXIT_HELP)
+                              + DEMO_EXIT_HELP)
     p.add_argument("--serve", action="store_true", help="only serve the site (until Ctrl-C)")
     p.add_argument("--port", type=whole(0, 65535), default=0, help="port (default 0: a free one)")
     p.add_argument("--headless", action="store_true",
@@ -430,7 +436,8 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
                "the list or found by links that no sitemap lists, sitemap URLs absent from the list, and\n"
                "orphans (listed URLs none of the N crawled pages links to).\n"
                f"\nsummary keys (--fail-if): {', '.join(AUDIT_SUMMARY_KEYS)}\n"
-               "\nexit codes:\n  0  audited; no --fail-if condition met\n  1  a --fail-if condition is met\n"
+               "\nexit codes:\n  0  audited; no --fail-if condition met\n  1  a --fail-if condition is met, or\n"
+               f"     {_NOT_A_SITEMAP}\n"
                "  2  could not run as asked: a bad option or condition, an unreachable target\n" + SIGNAL_HELP)
     p.add_argument("target", metavar="TARGET")
     p.add_argument("--format", choices=("text", "jsonl", "csv"), default="text",
@@ -533,6 +540,7 @@ def _access_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForma
                "a product token, not a crawler: it says whether Google may use what Googlebot fetched to\n"
                "train and ground Gemini models (README: Crawler access).\n"
                "\nexit codes:\n  0  ran (a file that failed or was left out is said on stderr)\n"
+               f"  1  {_NOT_A_SITEMAP}\n"
                "  2  could not run as asked: a bad option, an unreachable target, no sitemap, a file that\n"
                "     is no exploration, an output that cannot be written\n" + SIGNAL_HELP)
     p.add_argument("target", metavar="TARGET|FILE.db")

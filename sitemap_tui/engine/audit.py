@@ -63,7 +63,14 @@ from sitemap_tui.engine.robots_gate import (
     crawl_delay_said,
 )
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.audit import AuditRow, TodoUrl, add_results, sitemap_urls, todo_pages
+from sitemap_tui.engine.store.audit import (
+    AuditRow,
+    TodoUrl,
+    add_results,
+    add_skipped,
+    sitemap_urls,
+    todo_pages,
+)
 from sitemap_tui.engine.urlpolicy import server_of
 
 __all__ = ["AuditOptions", "Auditor", "REPORTED_AGENTS"]
@@ -217,7 +224,7 @@ class Auditor:
         if self.ours_only:
             self.on_note(f"{len(self.ours_only)} listed URL(s) not fetched: robots.txt disallows them for "
                          f"{self.agent}, not for Googlebot, so their indexability is unknown and they are not "
-                         "audited (--ignore-robots fetches them)")
+                         "audited (sitemap-tui audit --ignore-robots fetches them)")
         return self.fetched
 
     def _todo(self) -> Iterator[TodoUrl]:
@@ -235,10 +242,8 @@ class Auditor:
     async def _worker(self, todo: Iterator[TodoUrl]) -> None:
         for url in todo:
             row = await self.audit_one(url)
-            if self.robots_ours_only(row):  # no verdict to keep: said at the end, not stored
+            if self.robots_ours_only(row):  # no verdict: kept apart (store.audit.add_skipped), said at the end
                 self.ours_only.add(row.key)
-                self.busy.discard(row.key)
-                continue
             self.batch.append(row)
             if len(self.batch) >= _BATCH or time.monotonic() - self.last_flush > _BATCH_SECONDS:
                 self.flush()
@@ -248,7 +253,8 @@ class Auditor:
         self.last_flush = time.monotonic()
         if not batch:
             return
-        add_results(self.store, batch)
+        add_results(self.store, [r for r in batch if not self.robots_ours_only(r)])
+        add_skipped(self.store, [r for r in batch if self.robots_ours_only(r)])
         self.busy.difference_update(r.key for r in batch)
         self.stored += len(batch)
         if self.on_progress is not None:
@@ -295,7 +301,7 @@ class Auditor:
             # URL read "non-indexable: blocked by robots.txt", its pages indexable all along)
             row.fetched_at = None
             row.note = (f"not fetched: robots.txt disallows it for {self.agent}, not for Googlebot: "
-                        "indexability unknown (--ignore-robots fetches it)")
+                        "indexability unknown (sitemap-tui audit --ignore-robots fetches it)")
             return row
         if own_blocked and not self.options.ignore_robots:
             v = verdict(status=None, error=None, timed_out=False, redirects=0, redirect_problem=None,

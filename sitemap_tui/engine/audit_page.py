@@ -98,7 +98,7 @@ def html_document(body: bytes, base_url: str, charset: str | None = None) -> tup
         # libxml2 given the name stopped at the first such byte (a UTF-16 label on a body with
         # no NUL in it is no UTF-16: the page's own say)
         doc = _parsed(body.decode(charset, errors="replace"))
-    if doc is None and charset is None and not bom and not _META_CHARSET.search(body[:1024]):
+    if doc is None and charset is None and not bom and not _META_CHARSET.search(body[:_META_WINDOW]):
         # no encoding said anywhere: UTF-8 when the bytes are (libxml2 read them as Latin-1, and a
         # UTF-8 page's canonical /café was /cafÃ©, "canonicalised"), as browsers and Google sniff it
         text = _as_utf8(body)
@@ -117,7 +117,11 @@ def html_document(body: bytes, base_url: str, charset: str | None = None) -> tup
     return doc, base
 
 
-_META_CHARSET = re.compile(rb"<meta[^>]{0,200}charset", re.IGNORECASE)
+# a charset declared by a <meta> (charset=..., or http-equiv's content "...; charset=..."), not the
+# word in a description (found by a review); anywhere in the head, as a late one still changes
+# the encoding (the HTML standard), not only in the prescan's first 1,024 bytes
+_META_CHARSET = re.compile(rb"<meta[^>]{0,300}?charset\s*=", re.IGNORECASE)
+_META_WINDOW = 1 << 16
 
 
 def _as_utf8(body: bytes) -> str | None:

@@ -84,7 +84,8 @@ class FolderScan:
         if self.hidden:
             named = ", ".join(self.hidden[:NAMED_IN_NOTES])
             more = f", and {len(self.hidden) - NAMED_IN_NOTES:,} more" if len(self.hidden) > NAMED_IN_NOTES else ""
-            out.append(f"{plural(len(self.hidden), 'hidden file')} not read (a site's are never served): {named}{more}")
+            out.append(f"{plural(len(self.hidden), 'hidden file')} not read (.DS_Store, ._* and the like are no "
+                       f"build's sitemaps; give one as the target to read it): {named}{more}")
         if self.subfolders:
             out.append(f"{plural(self.subfolders, 'subfolder')} not searched: only the folder's own "
                        f"files are read")
@@ -106,7 +107,7 @@ def scan_folder(folder: Path) -> FolderScan:
             continue
         if path.name.startswith("."):
             # as a mapped site never serves them (localmap._find): a macOS tarball's
-            # ._sitemap.xml, binary, was read as a sitemap by its name (found from outside)
+            # ._sitemap.xml, binary, was read as a sitemap by its name (found by a review)
             hidden.append(path.name)
             continue
         if path.is_symlink() and not inside(folder, path):
@@ -229,10 +230,10 @@ def mapped_unlisted(folder: Path, url: str, local_of: Callable[[str], Path | Non
     (found from outside: a CI job's config `map` stopped checking a sitemap nothing listed)."""
     scan = scan_folder(folder)
     urls = _listed_urls(scan.robots, list(scan.indexes), url + "robots.txt")
+    # (a file listed by a URL the map does not cover, http:// beside an https:// map, another
+    # host: the exploration fetches that URL from the network or not at all, never this file,
+    # so it is unlisted here and read: found by a review, its findings had gone)
     listed = {path.resolve() for u in urls if (path := local_of(u.strip())) is not None}
-    # and as without a map: a top-level name on any scheme or host (http:// beside an https://
-    # map: the explorer fetches that URL, so the file is not read a second time)
-    listed |= {(folder / name).resolve() for name in _top_level_names(urls)}
     return tuple(p.name for p in scan.sitemaps if p.resolve() not in listed)
 
 

@@ -181,6 +181,20 @@ def add_results(store: Store, rows: Sequence[AuditRow]) -> None:
             f"INSERT OR REPLACE INTO audit({_COLUMNS}) VALUES({','.join('?' * 19)})",
             [r.values() for r in rows],
         )
+        # (fetched now, --ignore-robots: no longer skipped)
+        store.conn.executemany("DELETE FROM audit_skipped WHERE key = ?", [(r.key,) for r in rows])
+    store.publish()
+
+
+def add_skipped(store: Store, rows: Sequence[AuditRow]) -> None:
+    """Listed URLs the audit did not fetch and gives no verdict (robots.txt shuts our agent out,
+    not Googlebot; the row's note says why): kept, so the Overview says so and an audit that
+    reached every URL is done (found from outside: "u goes on" stayed, and u did nothing)."""
+    if not rows:
+        return
+    with store.guarded():
+        store.conn.executemany("INSERT OR REPLACE INTO audit_skipped(key, why) VALUES(?, ?)",
+                               [(r.key, r.note or "") for r in rows])
     store.publish()
 
 
@@ -312,6 +326,7 @@ class IndexabilityCounts:
     groups: dict[str, int]
     unfetchable: int = 0  # listed, but no fetchable http(s) URL (key ''): never audited
     more: bool = False  # an audit would fetch more of them: no result yet, on the sitemaps' hosts
+    skipped: int = 0  # not fetched, no verdict: robots.txt shuts sitemap-tui out, not Googlebot
 
 
 def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> IndexabilityCounts | None:
@@ -322,8 +337,9 @@ def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> In
     marks = ",".join("?" * len(node_ids))
     sums = ", ".join(f"COALESCE(SUM(CASE WHEN {cond} THEN 1 ELSE 0 END), 0)" for _, cond in INDEXABILITY)
     try:
-        if conn.execute("SELECT 1 FROM audit LIMIT 1").fetchone() is None:
+        if conn.execute("SELECT 1 FROM audit LIMIT 1").fetchone() is None and not _any_skipped(conn):
             return None  # never audited: no pass over the entries (the Overview asks at every refresh)
+        skipped = _skipped_listings(conn, node_ids)
         row = conn.execute(
             f"SELECT COUNT(*), {sums} FROM entries e JOIN audit a ON a.key = {_KEY}"
             f" WHERE e.node_id IN ({marks}) AND e.key IS NOT ''", tuple(node_ids)).fetchone()
@@ -334,11 +350,28 @@ def indexability_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> In
             " AND e.loc IS NOT NULL", tuple(node_ids)).fetchone()
     except sqlite3.OperationalError:
         return None
-    if not row or not row[0]:
+    if not row or not (row[0] or skipped):
         return None
     groups = {key: int(v) for (key, _), v in zip(INDEXABILITY, row[1:], strict=True)}
-    more = int(row[0]) < int(listed) - int(unfetchable) and _more_to_audit(conn, node_ids)
-    return IndexabilityCounts(int(listed), int(row[0]), groups, int(unfetchable), more)
+    more = int(row[0]) + skipped < int(listed) - int(unfetchable) and _more_to_audit(conn, node_ids)
+    return IndexabilityCounts(int(listed), int(row[0]), groups, int(unfetchable), more, skipped)
+
+
+def _any_skipped(conn: sqlite3.Connection) -> bool:
+    try:
+        return conn.execute("SELECT 1 FROM audit_skipped LIMIT 1").fetchone() is not None
+    except sqlite3.OperationalError:  # a store from before the table, opened read-only
+        return False
+
+
+def _skipped_listings(conn: sqlite3.Connection, node_ids: Sequence[int]) -> int:
+    """The listings of ``node_ids`` whose URL the audit skipped (audit_skipped)."""
+    if not _any_skipped(conn):
+        return 0
+    marks = ",".join("?" * len(node_ids))
+    return int(conn.execute(
+        f"SELECT COUNT(*) FROM entries e JOIN audit_skipped s ON s.key = {_KEY}"
+        f" WHERE e.node_id IN ({marks}) AND e.key IS NOT ''", tuple(node_ids)).fetchone()[0])
 
 
 def _more_to_audit(conn: sqlite3.Connection, node_ids: Sequence[int]) -> bool:
@@ -351,9 +384,10 @@ def _more_to_audit(conn: sqlite3.Connection, node_ids: Sequence[int]) -> bool:
     prefixes = [f"{scheme}://{_like(h)}/%" for h in sorted(hosts) for scheme in ("http", "https")]
     on_hosts = " OR ".join(["k LIKE ? ESCAPE '\\'"] * len(prefixes))
     marks = ",".join("?" * len(node_ids))
+    skipped = f" AND NOT EXISTS(SELECT 1 FROM audit_skipped s WHERE s.key = {_KEY})" if _any_skipped(conn) else ""
     return conn.execute(
         f"SELECT 1 FROM (SELECT {_KEY} AS k FROM entries e WHERE e.node_id IN ({marks}) AND e.key IS NOT ''"
-        f" AND e.loc IS NOT NULL AND NOT EXISTS(SELECT 1 FROM audit a WHERE a.key = {_KEY}))"
+        f" AND e.loc IS NOT NULL AND NOT EXISTS(SELECT 1 FROM audit a WHERE a.key = {_KEY}){skipped})"
         f" WHERE {on_hosts} LIMIT 1", (*node_ids, *prefixes)).fetchone() is not None
 
 

@@ -118,6 +118,9 @@ CREATE TABLE IF NOT EXISTS audit(  -- sitemap-tui audit: one row per listed URL 
     fetched_at REAL,
     page TEXT);                     -- JSON: raw X-Robots-Tag and Link values, robots metas,
                                     -- hreflang links, title, h1, refused (the deep checks')
+CREATE TABLE IF NOT EXISTS audit_skipped(  -- audit: a listed URL not fetched, with no verdict
+    key TEXT PRIMARY KEY,           -- as audit.key
+    why TEXT NOT NULL) WITHOUT ROWID;  -- robots.txt shuts sitemap-tui out, not Googlebot
 CREATE TABLE IF NOT EXISTS coverage(  -- audit --compare-list / --crawl: a URL of the list or found by links
     key TEXT PRIMARY KEY,           -- engine.keys.url_key: matches COALESCE(entries.key, entries.loc)
     loc TEXT NOT NULL,              -- as the list wrote it or the link resolved

@@ -71,9 +71,11 @@ def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
     head.append(f"   {c.audited:,} of {plural(c.listed, 'listed URL')} audited", style="dim")
     if c.unfetchable:
         head.append(f", {c.unfetchable:,} no fetchable URL", style="yellow")
+    if c.skipped:  # (no verdict: robots.txt lets Googlebot in, not this tool)
+        head.append(f", {c.skipped:,} not fetched: robots.txt shuts sitemap-tui out", style="yellow")
     if c.more:
         head.append(" (u goes on)", style="dim italic")
-    elif c.audited < c.listed - c.unfetchable:
+    elif c.audited + c.skipped < c.listed - c.unfetchable:
         head.append(", the rest on other hosts", style="dim")
     rows = [DrillRow(head, None)]
     width = max(len(f"{n:,}") for n in c.groups.values())
@@ -84,7 +86,7 @@ def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
         text = Text(no_wrap=True, end="")
         text.append(label.ljust(_LABEL), style=style if n else "dim")
         text.append(f"{n:,}".rjust(width))
-        text.append(f" {n / c.audited:.0%}".rjust(5), style="dim")
+        text.append(f" {n / c.audited:.0%}".rjust(5) if c.audited else "", style="dim")
         rows.append(DrillRow(text, filter_text if n else None, f"{label.strip()} ({plural(n, 'URL')})"))
     return rows
 
