@@ -245,3 +245,28 @@ def test_a_text_sitemap_whose_bytes_are_not_utf8_is_said_to_be_altered(tmp_path:
     utf16.write_bytes("https://example.com/café\n".encode("utf-16"))
     proc = run("urls", str(utf16), "--no-history", "--strict")
     assert proc.returncode == 0 and "U+FFFD" not in proc.stderr and "café" in proc.stdout, proc.stderr
+
+
+async def test_a_fan_out_of_indexes_keeps_a_bounded_tree_and_says_the_rest(tmp_path: Path) -> None:
+    """Found by a security review: indexes listing 50,000 indexes each kept a node for every
+    listed child, fetched or not (within the caps: 40 files, 1.6 GB; the defaults grew for the
+    whole --max-time). A run keeps the file budget plus one index's worth; the rest is counted,
+    said on the index that listed them, and --strict's."""
+    root = tmp_path / "fan"
+    root.mkdir()
+    (root / "top.xml").write_text(index(*(f"{{{{BASE}}}}/d{i}.xml" for i in range(4))))
+    for i in range(4):
+        (root / f"d{i}.xml").write_text(index(*(f"{{{{BASE}}}}/d{i}-{j}.xml" for j in range(4))))
+    server = serve_directory(root)
+    try:
+        config = FetchConfig(total_timeout=10, retries=0, concurrency=1)
+        async with Explorer(fetch_config=config, options=ExploreOptions(max_files=2, max_children=4)) as ex:
+            await ex.explore(f"{server.base_url}/top.xml")
+    finally:
+        server.stop()
+    assert len(ex.nodes) == 2 + 4, [n.url for n in ex.nodes.values()]  # the budget and one index's
+    causes = {o.cause: o for o in ex.left_out()}
+    assert causes[LeftOut.NODE_CAP].count == 3 and causes[LeftOut.NODE_CAP].strict
+    assert "3 listed files not kept: a run keeps at most 6 listed files" in causes[LeftOut.NODE_CAP].text
+    noted = [n for n in ex.nodes.values() if n.error and "more listed sitemaps not kept" in n.error]
+    assert [n.url.rsplit("/", 1)[-1] for n in noted] == ["d0.xml"], [(n.url, n.error) for n in ex.nodes.values()]

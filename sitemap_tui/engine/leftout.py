@@ -31,6 +31,7 @@ class LeftOut(StrEnum):
     REPLACED = "replaced"  # a text sitemap's bytes that are not UTF-8 read as U+FFFD: URLs not as served
     NOT_RECURSIVE = "not-recursive"  # listed sitemaps left alone under --no-recursive
     ROBOTS_CAP = "robots-cap"  # hosts whose robots.txt was not read for cross-submission
+    NODE_CAP = "node-cap"  # listed files past the run's cap on files kept: not even shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,10 @@ def describe(
             None, True,
         ),
         LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),
+        LeftOut.NODE_CAP: (
+            f"{listed} not kept: a run keeps at most {max_files + max_children:,} listed files (the file budget"
+            f" and one index's {max_children:,})", "--max-files", True,
+        ),
         LeftOut.ROBOTS_CAP: (
             f"cross-submission not checked for {_n(count, 'host', 'hosts')}: robots.txt read on "
             f"{robots_hosts} other hosts at most",
