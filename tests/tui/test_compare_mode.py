@@ -344,6 +344,19 @@ async def test_a_live_exploration_that_grows_is_compared_again(first_kept, make_
         await wait_for(pilot, lambda: "not read yet" not in screen_text(app), what="the note gone")
 
 
+async def _detail_of_the_one_row(app, pilot, text: str) -> str:
+    """The URL table filtered by ``text`` (one row), that row's detail as drawn."""
+    table = app.url_table
+    await pilot.press("slash", "ctrl+u", *text, "enter")
+    await wait_for(pilot, lambda: table.grid.total == 1 and not table.grid.scanning, what=f"the row of {text}")
+    table.grid.focus()
+    await pilot.press("home", "enter")
+    await wait_for(pilot, lambda: table.detail_open, what="the detail")
+    body = str(table.query_one("#url-detail-body").render())
+    await pilot.press("escape")
+    return body
+
+
 @pytest.mark.parametrize("size", [(200, 50), (80, 24)])
 async def test_a_changed_urls_detail_says_what_it_was(two_versions, make_app, size) -> None:
     """Found from outside: in compare mode a URL whose lastmod went back showed its new date
@@ -355,22 +368,6 @@ async def test_a_changed_urls_detail_says_what_it_was(two_versions, make_app, si
         await wait_started(app, pilot)
         await wait_for(pilot, lambda: app.comparison is not None, what="the comparison")
         await pilot.press("5")
-        table = app.url_table
-        await pilot.press("slash")
-        await pilot.press(*"diff:lastmod")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: table.grid.total == 1 and not table.grid.scanning, what="the changed URL")
-        table.grid.focus()
-        await pilot.press("home", "enter")
-        await wait_for(pilot, lambda: table.detail_open, what="the detail")
-        body = str(table.query_one("#url-detail-body").render())
+        body = await _detail_of_the_one_row(app, pilot, "diff:lastmod")
         assert "lastmod: 2024-01-01" in body and "earlier: lastmod 2024-05-01" in body, body
-        await pilot.press("escape")
-        await pilot.press("slash", "ctrl+u")
-        await pilot.press(*"page/a")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: table.grid.total == 1 and not table.grid.scanning, what="an unchanged URL")
-        table.grid.focus()
-        await pilot.press("home", "enter")
-        await wait_for(pilot, lambda: table.detail_open, what="its detail")
-        assert "earlier:" not in str(table.query_one("#url-detail-body").render())
+        assert "earlier:" not in await _detail_of_the_one_row(app, pilot, "page/a")
