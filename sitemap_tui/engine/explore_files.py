@@ -44,6 +44,9 @@ from sitemap_tui.engine.store import ShardGone, StoreError
 from sitemap_tui.engine.workers import WorkerPool
 from sitemap_tui.words import plural
 
+KEPT_INDEXES = 4
+"""A run keeps the file budget plus this many full indexes of listed files (nodes)."""
+
 
 class FileProcessing(RobotsReading):
     # a re-exploration's file answered with a body: the files after it go to the worker pool
@@ -258,16 +261,19 @@ class FileProcessing(RobotsReading):
         # children of an index become pending nodes: fetched when asked (lazy) or by expand_all
         cap = self.options.max_children
         base = outcome.final_url or node.url
-        # the files a run keeps (shown, stored) past the ones it may fetch: one index's worth
+        # the files a run keeps (shown, stored) past the ones it may fetch: four indexes' worth
         # (found by a review: indexes of 50,000 indexes each kept every listed child, fetched or
-        # not, ~25 MB a file, 1.6 GB by the 40th; now counted and said past this)
-        kept_most = self.options.max_files + cap
+        # not, ~25 MB a file, 1.6 GB by the 40th; now counted and said past this). Which files
+        # are dropped past it depends on which index finished first: high enough that no real
+        # set (3 indexes of 30,000 files) reaches it, so two runs of one site keep the same
+        kept_most = self.options.max_files + KEPT_INDEXES * cap
         dropped = 0
         for i, child in enumerate(done.children):
             if child.loc is None or not child.loc.strip():
                 continue
             if len(self.nodes) >= kept_most:
-                dropped += 1
+                # (a listing of a file already kept is no file missing: not counted)
+                dropped += urlpolicy.normalize(urlpolicy.resolve(base, child.loc.strip())) not in self.visited
                 continue
             url = urlpolicy.resolve(base, child.loc.strip())
             follow, why = True, None
@@ -321,9 +327,10 @@ class FileProcessing(RobotsReading):
                                 f" {max(done.count, len(done.children)):,} kept, the rest not read")
             node.error = "; ".join(problems) or None
         if dropped:
-            self._left_uncounted[LeftOut.NODE_CAP] += dropped
+            # (under --no-recursive they would not have been fetched: what was asked, not --strict's)
+            self._left_uncounted[LeftOut.NODE_CAP if self.options.recursive else LeftOut.NOT_RECURSIVE] += dropped
             note = (f"{dropped:,} more listed sitemaps not kept: a run keeps at most {kept_most:,} listed files"
-                    f" (--max-files {self.options.max_files:,}, and one index's {cap:,})")
+                    f" (--max-files {self.options.max_files:,}, and {KEPT_INDEXES} indexes' {cap:,})")
             node.error = f"{node.error}; {note}" if node.error else note
         node.expandable = bool(done.children)
         if node.state == NodeState.FAILED and self.checker is not None:

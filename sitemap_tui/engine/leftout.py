@@ -110,8 +110,8 @@ def describe(
         ),
         LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),
         LeftOut.NODE_CAP: (
-            f"{listed} not kept: a run keeps at most {max_files + max_children:,} listed files (the file budget"
-            f" and one index's {max_children:,})", "--max-files", True,
+            f"{listed} not kept: a run keeps at most {max_files + 4 * max_children:,} listed files (the file"
+            f" budget and 4 indexes' {max_children:,})", "--max-files", True,
         ),
         LeftOut.ROBOTS_CAP: (
             f"cross-submission not checked for {_n(count, 'host', 'hosts')}: robots.txt read on "
