@@ -15,6 +15,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import cli_process
 import pytest
 
 from sitemap_tui.cli import main as cli_main
@@ -25,7 +26,7 @@ NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
 def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *map(str, args)], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *map(str, args)], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL, env=env)
 
 

@@ -10,13 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 import pytest
 
 DEMO_TOTAL = 300 + 42 + 20 + 6 + 8 + 25 + 15 + 20
 
 
 def run(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
+    proc = cli_process.run(
         [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
     )
     if check:

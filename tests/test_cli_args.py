@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import cli_process
 import pytest
 
 from sitemap_tui import __version__, cli
@@ -195,7 +196,7 @@ def test_every_option_takes_the_same_values_in_every_command() -> None:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
                           timeout=120)
 
 
@@ -283,7 +284,7 @@ def test_headless_mistakes_are_one_line_and_exit_2(site: str, order: tuple[str, 
 def test_a_dash_is_stdout_for_output_and_no_target(site: str, tmp_path: Path) -> None:
     """Found from outside: `-o -` wrote a file named "-"; `urls -` looked up a host named "-"
     (three retries) before calling the site unreachable."""
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", site + "index.xml", "-o", "-",
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "urls", site + "index.xml", "-o", "-",
                            "--no-history"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout == site + "page\n" and not (tmp_path / "-").exists()
     proc = run("urls", "-")

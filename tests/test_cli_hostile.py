@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import cli_process
 import pytest
 
 URLSET = (
@@ -130,7 +131,7 @@ def test_hostile_option_values(httpserver, tmp_path: Path, busy_port: int, comma
     before = sorted(p.name for p in work.rglob("*"))
     text_before, foreign_before = text.read_bytes(), foreign.read_bytes()
 
-    proc = subprocess.run(
+    proc = cli_process.run(
         [sys.executable, "-m", "sitemap_tui", command, *target, *argv],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=work,
     )
@@ -149,7 +150,7 @@ def test_validate_output_in_a_missing_folder_is_created(httpserver, tmp_path: Pa
     """Like `urls --output`, `validate --output` creates the folders it needs (no traceback)."""
     httpserver.expect_request("/s.xml").respond_with_data(URLSET, content_type="application/xml")
     out = tmp_path / "missing" / "dir" / "r.json"
-    proc = subprocess.run(
+    proc = cli_process.run(
         [sys.executable, "-m", "sitemap_tui", "validate", httpserver.url_for("/s.xml"), "--format", "json",
          "--output", str(out)], capture_output=True, text=True, timeout=60,
     )
@@ -171,7 +172,7 @@ def test_a_failed_run_leaves_no_folder_for_its_output(tmp_path: Path, command: s
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()  # nothing listens there: the connection is refused
-    proc = subprocess.run(
+    proc = cli_process.run(
         [sys.executable, "-m", "sitemap_tui", command, f"http://127.0.0.1:{port}/s.xml", "--no-history",
          "--output", str(out)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
@@ -185,7 +186,7 @@ def test_a_folder_that_cannot_be_made_is_a_usage_error_before_any_work(httpserve
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     try:
-        proc = subprocess.run(
+        proc = cli_process.run(
             [sys.executable, "-m", "sitemap_tui", "validate", httpserver.url_for("/s.xml"), "--no-history",
              "--write-baseline", str(locked / "a" / "b.json")], capture_output=True, text=True, timeout=60,
         )

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 import pytest
 
 from sitemap_tui.engine.store import EntryFilter, Store
@@ -19,7 +20,7 @@ NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return cli_process.run(
         [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
     )
 
@@ -491,7 +492,7 @@ def test_the_explorer_without_a_terminal_says_so_instead_of_hanging(tmp_path: Pa
                           (["explore", str(sitemap)], "use urls, stats or validate"),
                           (["open", str(saved)], "history, diff FILE.db NEW or cache list read saved explorations"),
                           (["diff", str(saved), str(sitemap), "--tui"], "diff without --tui writes the comparison")):
-        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], stdin=subprocess.DEVNULL,
+        proc = cli_process.run([sys.executable, "-m", "sitemap_tui", *args], stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2, (args, proc.stderr)
         assert proc.stdout == ""

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import cli_process
 import pytest
 from pytest_httpserver import HTTPServer
 
@@ -23,7 +24,7 @@ SECRET_HEADERS = ("-H", f"Authorization: {TOKEN}", "-H", f"Cookie: {COOKIE}")
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return cli_process.run(
         [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
     )
 
@@ -269,7 +270,7 @@ def test_user_and_password_in_the_target_url_go_as_basic_auth_to_its_origin_only
     serve_xml(httpserver, "/local.xml", urlset("https://example.com/a"))
     serve_xml(other_host, "/child.xml", urlset("https://example.com/b"))
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    proc = subprocess.run(
+    proc = cli_process.run(
         [sys.executable, "-m", "sitemap_tui", "validate", target, "--follow-cross-host", "--format", "json"],
         capture_output=True, text=True, timeout=120, env=env,
     )

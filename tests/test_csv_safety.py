@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 import pytest
 from pytest_httpserver import HTTPServer
 
@@ -25,7 +26,7 @@ HOSTILE = [EVIL, "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1,2)", "\t=1", "\r=1"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return cli_process.run(
         [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
     )
 

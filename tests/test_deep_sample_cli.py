@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 import pytest
 
 
@@ -27,7 +28,7 @@ def build(tmp_path: Path) -> Path:
 
 
 def validate(build: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", str(build), "--deep", "--select",
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", "validate", str(build), "--deep", "--select",
                            "deep-", "--no-history", *args], capture_output=True, text=True, timeout=120,
                           cwd=build.parent)
 
@@ -47,7 +48,7 @@ def test_the_default_sample_is_said(build: Path) -> None:
 
 
 def test_sample_all_without_deep_is_said_unused(build: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", str(build), "--sample", "all",
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "validate", str(build), "--sample", "all",
                            "--no-history"], capture_output=True, text=True, timeout=120, cwd=build.parent)
     assert "--sample, --rate and --ignore-robots apply to --deep only: not used" in proc.stderr
 

@@ -9,13 +9,14 @@ import re
 import subprocess
 import sys
 
+import cli_process
 from pytest_httpserver import HTTPServer
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
                           timeout=120)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import cli_process
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -23,7 +23,7 @@ def schema(name: str) -> Draft202012Validator:
 
 
 def run(*args: str) -> str:
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120)
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in proc.stderr
     return proc.stdout
 

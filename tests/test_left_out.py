@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import cli_process
 import pytest
 
 from sitemap_tui.demo.server import serve_directory
@@ -59,7 +60,7 @@ def site(tmp_path: Path) -> Iterator[str]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=180)
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=180)
 
 
 def said(proc: subprocess.CompletedProcess[str]) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import cli_process
 import pytest
 
 URLSET = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{}</loc></url></urlset>'
@@ -101,7 +102,7 @@ def site(rec: Recorder, children: dict[str, int]) -> str:
 
 
 def stats(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "stats", *args], capture_output=True, text=True, timeout=180)
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "stats", *args], capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     return proc
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import cli_process
 import pytest
 from pytest_httpserver import HTTPServer
 
@@ -23,7 +24,7 @@ SITE = "https://example.com/"
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
                           text=True, timeout=120, cwd=cwd, env=env)
 
 

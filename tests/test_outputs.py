@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import cli_process
 import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
@@ -49,7 +50,7 @@ def cli(*args: str) -> list[str]:
 
 
 def run(*args: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cli(*args), capture_output=True, text=True, timeout=180, env=env, **kw)
+    return cli_process.run(cli(*args), capture_output=True, text=True, timeout=180, env=env, **kw)
 
 
 def one_error_line(stderr: str) -> str:
@@ -202,7 +203,7 @@ def test_a_full_device_as_output_is_an_error_naming_it(local_sitemap: Path, tmp_
 @pytest.mark.parametrize("command", [["urls"], ["urls", "--format", "csv"], ["validate"], ["stats", "--json"]])
 def test_stdout_on_a_full_device_is_an_error_naming_stdout(local_sitemap: Path, command: list[str]) -> None:
     with open("/dev/full", "wb") as full:  # noqa: PTH123 - written through, never replaced
-        proc = subprocess.run(cli(command[0], str(local_sitemap), *command[1:]), stdout=full,
+        proc = cli_process.run(cli(command[0], str(local_sitemap), *command[1:]), stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=180)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     line = one_error_line(proc.stderr)
@@ -214,7 +215,7 @@ def test_stdout_on_a_full_device_is_an_error_naming_stdout(local_sitemap: Path, 
 def test_help_and_version_on_a_full_device_are_an_error(args: list[str]) -> None:
     """Found from outside: argparse drops write errors, so `--help > /dev/full` exited 0."""
     with open("/dev/full", "wb") as full:  # noqa: PTH123
-        proc = subprocess.run(cli(*args), stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+        proc = cli_process.run(cli(*args), stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert "stdout" in one_error_line(proc.stderr) and "No space left on device" in proc.stderr
 
@@ -222,7 +223,7 @@ def test_help_and_version_on_a_full_device_are_an_error(args: list[str]) -> None
 def test_a_big_result_on_stdout_on_a_full_device_stops_with_the_error(big_sitemap: Path) -> None:
     """The error comes while the URLs stream (not only at the end): it stops the run."""
     with open("/dev/full", "wb") as full:  # noqa: PTH123
-        proc = subprocess.run(cli("urls", str(big_sitemap)), stdout=full, stderr=subprocess.PIPE,
+        proc = cli_process.run(cli("urls", str(big_sitemap)), stdout=full, stderr=subprocess.PIPE,
                               text=True, timeout=180)
     assert proc.returncode == 2
     assert "stdout" in one_error_line(proc.stderr)
@@ -232,7 +233,7 @@ def test_a_big_result_on_stdout_on_a_full_device_stops_with_the_error(big_sitema
 @pytest.mark.parametrize("command", [["urls"], ["validate"], ["stats"], ["rules"]])
 def test_a_closed_stdout_is_an_error(local_sitemap: Path, command: list[str]) -> None:
     args = [command[0]] if command[0] == "rules" else [command[0], str(local_sitemap)]
-    proc = subprocess.run(cli(*args), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    proc = cli_process.run(cli(*args), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           timeout=180, pass_fds=(), preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     line = one_error_line(proc.stderr)
@@ -241,7 +242,7 @@ def test_a_closed_stdout_is_an_error(local_sitemap: Path, command: list[str]) ->
 
 def test_a_closed_stdout_does_not_matter_with_output(local_sitemap: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
-    proc = subprocess.run(cli("urls", str(local_sitemap), "--output", str(out)), stderr=subprocess.PIPE,
+    proc = cli_process.run(cli("urls", str(local_sitemap), "--output", str(out)), stderr=subprocess.PIPE,
                           text=True, timeout=180, preexec_fn=lambda: os.close(1))
     assert proc.returncode == 0, proc.stderr
     assert out.read_text().count("\n") == 3
@@ -339,7 +340,7 @@ def test_dev_stdout_writes_to_stdout_itself(local_sitemap: Path, tmp_path: Path)
     log = tmp_path / "log.txt"
     log.write_bytes(b"earlier line\n")
     with log.open("ab") as fh:
-        proc = subprocess.run(cli("urls", str(local_sitemap), "--output", "/dev/stdout"), stdout=fh,
+        proc = cli_process.run(cli("urls", str(local_sitemap), "--output", "/dev/stdout"), stdout=fh,
                               stderr=subprocess.PIPE, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     assert log.read_bytes() == b"earlier line\nhttps://example.com/p0\nhttps://example.com/p1\nhttps://example.com/p2\n"
@@ -621,7 +622,7 @@ def test_a_stdout_that_is_not_utf8_gets_escapes_said_once_not_a_failed_file(http
             f"<url><loc>{base}/plain</loc></url></urlset>")
     httpserver.expect_request("/s.xml").respond_with_data(body.encode(), content_type="application/xml")
     env = {**os.environ, "PYTHONIOENCODING": "latin-1", "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    proc = subprocess.run(cli("urls", f"{base}/s.xml"), capture_output=True, timeout=180, env=env)
+    proc = cli_process.run(cli("urls", f"{base}/s.xml"), capture_output=True, timeout=180, env=env)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode("latin-1").splitlines()
     assert lines == [f"{base}/caf\u00e9", f"{base}/\\u0645\\u062b\\u0627\\u0644", f"{base}/plain"]
@@ -779,12 +780,12 @@ def test_open_listing_to_a_full_or_closed_stdout_is_an_error(local_sitemap: Path
     """Found from outside: `open --list > /dev/full` ended in a traceback, and a closed stdout
     in a silent exit 0; `cache list`, which prints the same list, said one line and exit 2."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    subprocess.run(cli("urls", str(local_sitemap)), env=env, capture_output=True, timeout=180, check=True)
+    cli_process.run(cli("urls", str(local_sitemap)), env=env, capture_output=True, timeout=180, check=True)
     for args in (["open", "--list"], ["open"]):  # (no FILE and no terminal: the list)
         with open("/dev/full", "wb") as full:  # noqa: PTH123
-            proc = subprocess.run(cli(*args), stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+            proc = cli_process.run(cli(*args), stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
         assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
         assert "stdout" in one_error_line(proc.stderr) and "Traceback" not in proc.stderr
-    proc = subprocess.run(cli("open", "--list"), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    proc = cli_process.run(cli("open", "--list"), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           env=env, timeout=60, preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2 and "closed" in one_error_line(proc.stderr), proc.stderr

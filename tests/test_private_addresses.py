@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cli_process
 import httpcore
 import pytest
 from pytest_httpserver import HTTPServer
@@ -37,7 +38,7 @@ PRIVATE = "http://10.255.255.1/sitemap.xml"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return cli_process.run(
         [sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120
     )
 

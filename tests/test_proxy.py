@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cli_process
 import pytest
 import trustme
 from forward_proxy import ForwardProxy
@@ -26,7 +27,7 @@ NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
                           text=True, timeout=120, env=env)
 
 
@@ -292,7 +293,7 @@ def test_every_fetching_command_takes_proxy(command: str) -> None:
 
 # -- the project config (validate, session/config.py) ---------------------------------------
 def run_in(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
                           timeout=120, cwd=cwd, env={**os.environ, **(env or {})})
 
 

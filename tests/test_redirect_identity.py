@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 import pytest
 from pytest_httpserver import HTTPServer
 
@@ -108,7 +109,7 @@ async def test_spellings_of_one_url_are_fetched_once(httpserver: HTTPServer) -> 
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120)
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_headless_commands_count_a_redirected_duplicate_once(redirect_to_sibling: str) -> None:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import cli_process
 import pytest
 import trustme
 from pytest_httpserver import HTTPServer
@@ -18,7 +19,7 @@ URLSET = ('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True,
                           text=True, timeout=120)
 
 

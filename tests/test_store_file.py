@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import cli_process
 import pytest
 from werkzeug import Request, Response
 
@@ -35,7 +36,7 @@ NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
 def run(*args: str | Path, timeout: float = 60, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return cli_process.run(
         [sys.executable, "-m", "sitemap_tui", *map(str, args)],
         capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kw,  # type: ignore[call-overload]
     )
@@ -580,7 +581,7 @@ def test_opening_a_saved_exploration_to_look_leaves_its_bytes(tmp_path: Path) ->
     sitemap = tmp_path / "s.xml"
     sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
                        "<url><loc>https://example.com/a</loc></url></urlset>")
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", str(sitemap), "--db", str(path)],
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "urls", str(sitemap), "--db", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     before = hashlib.sha256(path.read_bytes()).hexdigest(), os.stat(path).st_mtime_ns

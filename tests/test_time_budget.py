@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import cli_process
 import pytest
 
 INDEX = '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}</sitemapindex>'
@@ -63,7 +64,7 @@ def slow_site() -> Iterator[str]:
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     # without the budget this run lasts 60 s at least (the held answers): the timeout fails it
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args, "--timeout", "55", "--no-history"],
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args, "--timeout", "55", "--no-history"],
                           capture_output=True, text=True, timeout=40)
 
 
@@ -82,11 +83,11 @@ def test_the_time_budget_ends_the_run_and_says_what_it_left(slow_site: str, comm
 
 
 def test_the_budget_is_an_option_of_the_headless_commands_only() -> None:
-    helps = {c: subprocess.run([sys.executable, "-m", "sitemap_tui", c, "--help"], capture_output=True, text=True,
+    helps = {c: cli_process.run([sys.executable, "-m", "sitemap_tui", c, "--help"], capture_output=True, text=True,
                                timeout=60).stdout for c in ("urls", "explore")}
     assert "--max-time SECONDS" in helps["urls"] and "default 1800; 0: none" in " ".join(helps["urls"].split())
     assert "--max-time" not in helps["explore"]
-    bad = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", "x.xml", "--max-time", "-1"],
+    bad = cli_process.run([sys.executable, "-m", "sitemap_tui", "urls", "x.xml", "--max-time", "-1"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) <= 3 and "Traceback" not in bad.stderr
 

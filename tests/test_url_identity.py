@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import cli_process
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -142,7 +143,6 @@ def test_case_of_scheme_and_host_across_files_and_for_scope(httpserver) -> None:
     """§8 against a real server: HTTP://Example.COM/a and http://example.com/a are one URL for
     cross-file duplicates; HTTP://127.0.0.1:PORT/p is on the sitemap's own host and scheme."""
     import json
-    import subprocess
     import sys
 
     base = httpserver.url_for("").rstrip("/")
@@ -153,7 +153,7 @@ def test_case_of_scheme_and_host_across_files_and_for_scope(httpserver) -> None:
         index.format(f"<sitemap><loc>{base}/a.xml</loc></sitemap><sitemap><loc>{base}/b.xml</loc></sitemap>"))
     httpserver.expect_request("/a.xml").respond_with_data(urlset.format(f"<url><loc>{upper}/Page</loc></url>"))
     httpserver.expect_request("/b.xml").respond_with_data(urlset.format(f"<url><loc>{base}/Page</loc></url><url><loc>{base}/page</loc></url>"))
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", f"{base}/index.xml", "--format", "json"],
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "validate", f"{base}/index.xml", "--format", "json"],
                           capture_output=True, text=True, timeout=120)
     issues = json.loads(proc.stdout)["issues"]
     dups = [i for i in issues if i["rule"] == "cross-duplicate-url"]

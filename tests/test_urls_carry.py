@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 from werkzeug import Request, Response
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -66,7 +67,7 @@ def test_a_file_an_earlier_run_cut_is_not_carried_as_whole_nor_a_whole_one_past_
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "SITEMAP_TUI_CONFIG": str(tmp_path / "c.toml")}
 
     def urls_run(*options: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", httpserver.url_for("/big.xml"),
+        return cli_process.run([sys.executable, "-m", "sitemap_tui", "urls", httpserver.url_for("/big.xml"),
                                "--workers", "0", *options], env=env, capture_output=True, text=True)
 
     cut = urls_run("--max-size", "1")

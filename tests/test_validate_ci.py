@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
 import pytest
 
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
@@ -33,7 +34,7 @@ def bad_priority(path: str) -> str:
 
 
 def run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
                           timeout=120, cwd=cwd, env={**os.environ, **(env or {})})
 
 
@@ -72,7 +73,7 @@ def _on_terminal(cwd: Path, lines: int, *args: str) -> str:
     """stdout of a run whose stdout is a terminal of ``lines`` rows (shutil reads LINES)."""
     leader, follower = pty.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], stdout=follower,
+        proc = cli_process.run([sys.executable, "-m", "sitemap_tui", *args], stdout=follower,
                               stderr=subprocess.DEVNULL, cwd=cwd, timeout=120,
                               env={**os.environ, "LINES": str(lines), "COLUMNS": "200"})
         os.close(follower)
@@ -322,7 +323,7 @@ def test_config_headers_come_from_the_environment(httpserver, tmp_path: Path) ->
     assert "1 file, 1 URL" in proc.stdout
     assert "sets the header Authorization of this run (--no-config: without it)" in proc.stderr, proc.stderr
     missing = {k: v for k, v in os.environ.items() if k != "SITEMAP_TOKEN"}
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "validate", url], capture_output=True,
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "validate", url], capture_output=True,
                           text=True, timeout=120, cwd=tmp_path, env=missing)
     one_error_line(proc, ".sitemap-tui.toml", "headers", "SITEMAP_TOKEN")
 
@@ -405,10 +406,10 @@ def test_commands_that_read_saved_explorations_only_need_no_fetching_keys(tmp_pa
     (tmp_path / ".sitemap-tui.toml").write_text('headers = {Authorization = "env:NO_SUCH_TOKEN_SET"}\n')
     env = {k: v for k, v in os.environ.items() if k != "NO_SUCH_TOKEN_SET"}
     for args in (("diff", "a.db", "b.db"), ("access", "a.db")):
-        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+        proc = cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
                               timeout=120, cwd=tmp_path, env=env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "sitemap_tui", "urls", "s.xml", "--no-history"],
+    proc = cli_process.run([sys.executable, "-m", "sitemap_tui", "urls", "s.xml", "--no-history"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     one_error_line(proc, ".sitemap-tui.toml", "NO_SUCH_TOKEN_SET")  # near miss: it fetches
 

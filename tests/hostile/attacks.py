@@ -664,45 +664,11 @@ def _changefreq(invalid: int) -> Callable[..., None]:
     return check
 
 
-# -- running the headless CLI in a measured subprocess --------------------------------------------
-# A launcher process forks and execs the CLI, then reports ``os.wait4``'s rusage. Measuring a
-# direct child of the test process would be wrong on Linux: a child's ru_maxrss starts from the
-# high-water mark of the (big) process that forked it, so every run would report at least the
-# test runner's own peak. A fresh, small launcher forks a fresh, small image instead.
-_LAUNCHER = r"""
-import json, os, signal, sys
-report, timeout, argv = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
-pid = os.fork()
-if pid == 0:
-    os.setsid()
-    try:
-        os.execv(argv[0], argv)
-    finally:
-        os._exit(127)
-killed = []
-def kill(*_):
-    killed.append(1)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-signal.signal(signal.SIGALRM, kill)
-signal.setitimer(signal.ITIMER_REAL, timeout)
-while True:
-    try:
-        _, status, ru = os.wait4(pid, 0)
-        break
-    except InterruptedError:
-        continue
-signal.setitimer(signal.ITIMER_REAL, 0)
-try:
-    os.killpg(pid, signal.SIGKILL)  # worker processes left behind, if any
-except OSError:
-    pass
-with open(report, "w") as f:
-    json.dump({"status": status, "maxrss_kb": ru.ru_maxrss, "utime": ru.ru_utime,
-               "stime": ru.ru_stime, "killed": bool(killed)}, f)
-"""
+# -- running the headless CLI in a measured process ---------------------------------------------------
+# Each run is forked from tests/cli_process.py's zygote, which reports ``os.wait4``'s rusage.
+# Measuring a direct child of the test process would be wrong on Linux: a child's ru_maxrss
+# starts from the high-water mark of the (big) process that forked it, so every run would report
+# at least the test runner's own peak. The zygote is a small image: the CLI's modules, imported.
 
 
 @dataclass
@@ -728,32 +694,23 @@ class CliRun:
 
 
 def run_cli(args: list[str], *, timeout: float = 60.0, cwd: Path | None = None) -> CliRun:
-    """Run ``python -m sitemap_tui *args`` through the launcher; never raises on failure."""
-    import json
+    """Run ``python -m sitemap_tui *args`` in a session of its own; never raises on failure."""
     import os
-    import subprocess
-    import sys
     import tempfile
     import time
 
+    import cli_process
+
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1", COLUMNS="200")
-    fd, report = tempfile.mkstemp(prefix="hostile-rusage-", suffix=".json")
-    os.close(fd)
     t0 = time.monotonic()
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-S", "-c", _LAUNCHER, report, str(timeout),
-             sys.executable, "-m", "sitemap_tui", *args],
-            capture_output=True, stdin=subprocess.DEVNULL, cwd=cwd, env=env, timeout=timeout + 30,
-        )
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, open(os.devnull, "rb") as null:
+        done = cli_process.run_forked(list(args), stdin=null.fileno(), stdout=out.fileno(), stderr=err.fileno(),
+                                      cwd=cwd, env=env, timeout=timeout, new_session=True)
         seconds = time.monotonic() - t0
-        with open(report) as f:
-            info = json.load(f)
-    finally:
-        os.unlink(report)
-    status = info["status"]
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     return CliRun(
-        args=list(args), returncode=os.waitstatus_to_exitcode(status), stdout=proc.stdout,
-        stderr=proc.stderr, seconds=seconds, cpu_seconds=info["utime"] + info["stime"],
-        max_rss_mb=info["maxrss_kb"] / 1024, timed_out=info["killed"],
+        args=list(args), returncode=done.returncode, stdout=stdout, stderr=stderr, seconds=seconds,
+        cpu_seconds=done.cpu_seconds, max_rss_mb=done.maxrss_kb / 1024, timed_out=done.killed,
     )
