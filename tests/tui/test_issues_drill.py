@@ -249,7 +249,14 @@ async def test_enter_on_a_files_count_lists_every_url_it_counted(demo_server, ma
         await pilot.press("a")
         await wait_for(pilot, lambda: table.grid.marked_count == counted, what="every row marked")
         assert all(table.grid.is_marked(table.grid.row_at(i)) for i in range(min(counted, 5)))
+        notes = capture_notes(app)
         await pilot.press("escape")  # (the first clears the marks)
         await wait_for(pilot, lambda: table.grid.marked_count == 0, what="the marks cleared")
-        await pilot.press("escape")
+        assert f"{counted} marks cleared (ctrl+z brings them back; Esc again goes back)" in notes, notes
+        # found using it: one Esc too many lost every mark; ctrl+z brings them back, all of them
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: table.grid.marked_count == counted, what="the marks back")
+        assert all(table.grid.is_marked(table.grid.row_at(i)) for i in range(min(counted, 5)))
+        await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")
+        assert table.grid.marks.empty

@@ -64,6 +64,10 @@ async def test_marks_and_filtered_rows_stay_with_their_node(demo_server, make_ap
         await settle(app, pilot)
         assert app.url_table.grid.marks.empty and not app.url_table.detail_open
         assert "marks cleared: they were of the rows of the node left" in notes
+        app.url_table.grid.focus()
+        await pilot.press("ctrl+z")  # they belonged to the rows left: not brought back here
+        await pilot.pause()
+        assert app.url_table.grid.marks.empty and "no cleared marks to bring back" in notes, notes
         assert filter_text(app) == "kitchen"  # a filter the user typed stays, as typed
 
 

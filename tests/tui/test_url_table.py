@@ -360,6 +360,12 @@ async def test_marks(tmp_path: Path):
         assert grid.cursor == 6
         await pilot.press("A")
         assert table.marked_ids == set() and table.marked_filter is None
+        # ctrl+z brings cleared marks back, once; a mark made after a clear ends that
+        await pilot.press("ctrl+z")
+        assert table.marked_ids == {a[i] for i in range(1, 7)}
+        await pilot.press("A", "home", "space", "ctrl+z")
+        assert table.marked_ids == {a[0]}
+        await pilot.press("A")
 
         # "a" marks every filtered row as a filter, not a list of ids
         table.set_filter_text("a/2")
@@ -380,6 +386,9 @@ async def test_marks(tmp_path: Path):
         assert len(marked_lines) == 9
         await pilot.press("escape")
         assert table.marked_ids == set()
+        await pilot.press("ctrl+z")  # "every filtered row but one", as it was
+        await wait_for(pilot, lambda: grid.marked_count == 9)
+        assert table.marked_ids == {a[i] for i in range(21, 30)} and grid.marks.all_filter is not None
     store.close()
 
 

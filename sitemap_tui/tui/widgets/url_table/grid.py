@@ -30,6 +30,7 @@ from sitemap_tui.tui.widgets.url_table import columns
 from sitemap_tui.tui.widgets.url_table.columns import AUDIT_KEYS, Column, fit
 from sitemap_tui.tui.widgets.url_table.marks import MarkedListing
 from sitemap_tui.tui.widgets.url_table.messages import Indexed
+from sitemap_tui.words import plural
 
 SORT_ORDER = ("id", "loc", "lastmod", "issues", "ext", "priority", "changefreq", "sitemap")
 """The columns ``s`` steps through (file order, then every column in its place on the screen;
@@ -76,6 +77,7 @@ class UrlGrid(MarkedListing, can_focus=True):
         Binding("shift+up", "extend_up", "Extend marks", show=False, id="url_table.extend_up"),
         Binding("a", "mark_all", "Mark all", id="url_table.mark_all"),
         Binding("A", "clear_marks", "Clear marks", show=False, id="url_table.clear_marks"),
+        Binding("ctrl+z", "restore_marks", "Restore cleared marks", show=False, id="url_table.restore_marks"),
         Binding("escape", "escape", "Close/clear", show=False, id="url_table.escape"),
         Binding("s", "cycle_sort", "Sort", id="url_table.sort"),
         Binding("S", "reverse_sort", "Reverse sort", id="url_table.reverse_sort"),
@@ -235,12 +237,25 @@ class UrlGrid(MarkedListing, can_focus=True):
         self.mark_all()
 
     def action_clear_marks(self) -> None:
-        self.clear_marks()
+        if not self.marks.empty:
+            self.say_cleared(self.clear_marks())
+
+    def say_cleared(self, count: int | None, then: str = "") -> None:
+        what = "marks" if count is None else plural(count, "mark")
+        self.notify(f"{what} cleared (ctrl+z brings {'it' if count == 1 else 'them'} back{then})", timeout=4,
+                    markup=False)
+
+    def action_restore_marks(self) -> None:
+        if self.restore_marks():
+            self.notify("marks restored", timeout=2, markup=False)
+        else:
+            self.notify("no cleared marks to bring back", timeout=2, markup=False)
 
     def action_escape(self) -> None:
         if self.on_escape is not None and self.on_escape():
             return
-        self.clear_marks()
+        if not self.marks.empty:
+            self.say_cleared(self.clear_marks())
 
     def action_cycle_sort(self) -> None:
         """The next column, ascending."""

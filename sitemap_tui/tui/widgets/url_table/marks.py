@@ -56,6 +56,7 @@ class MarkedListing(Listing):
         self.marks = Marks()
         self.marks_version = 0
         self.materialised: tuple[int, set[int], bool] | None = None
+        self.cleared: Marks | None = None  # what the last clear took, until the marks change again
         self._rule_cache: dict[tuple[int, str], bool] = {}
 
     def _rows_dropped(self, *, data: bool) -> None:
@@ -93,7 +94,9 @@ class MarkedListing(Listing):
             return False
         return row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check, self._coverage_check)
 
-    def _marks_changed(self) -> None:
+    def _marks_changed(self, *, undoable: bool = False) -> None:
+        if not undoable:
+            self.cleared = None  # a mark made after a clear: bringing the old ones back would lose it
         self.marks_version += 1
         self._strips.clear()
         self.refresh()
@@ -161,16 +164,33 @@ class MarkedListing(Listing):
         store = self._open()
         if flt.sitemap is not None:  # (the marks tell a row's file by its node: to_files)
             flt = to_files(flt, store.nodes_at(flt.sitemap) if store is not None else ())
-        self.marks = Marks(all_filter=flt)
-        self.materialised = None
-        self._marks_changed()
-        if store is not None:
-            self._materialise(self.marks.all_filter, Query(store, self.marks.all_filter, "id"))
+        self._set_marks(Marks(all_filter=flt))
 
-    def clear_marks(self) -> None:
-        self.marks = Marks()
+    def _set_marks(self, marks: Marks, *, undoable: bool = False) -> None:
+        self.marks = marks
         self.materialised = None
-        self._marks_changed()
+        self._marks_changed(undoable=undoable)
+        store = self._open()
+        if store is not None and marks.all_filter is not None:
+            self._materialise(marks.all_filter, Query(store, marks.all_filter, "id"))
+
+    def clear_marks(self, *, undoable: bool = True) -> int | None:
+        """Unmark every row; ``restore_marks`` brings them back until the marks change again
+        (a few hundred rows marked by hand were lost to one Esc). The number cleared (None while
+        "all filtered" was still being counted); not ``undoable`` when they belonged to rows no
+        longer shown (another node's)."""
+        count = self.marked_count
+        self.cleared = self.marks if undoable and not self.marks.empty else None
+        self._set_marks(Marks(), undoable=True)
+        return count
+
+    def restore_marks(self) -> bool:
+        """The marks the last clear took, back; False when there is nothing to restore."""
+        if self.cleared is None:
+            return False
+        marks, self.cleared = self.cleared, None
+        self._set_marks(marks, undoable=True)
+        return True
 
     @staticmethod
     def _collect(conn: sqlite3.Connection, query: Query, is_cancelled: Callable[[], bool]) -> tuple[set[int], bool]:

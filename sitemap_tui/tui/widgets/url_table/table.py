@@ -133,7 +133,7 @@ class UrlTable(Vertical):
         if moved:
             self.hide_detail()
             if not self.grid.marks.empty:
-                self.grid.clear_marks()
+                self.grid.clear_marks(undoable=False)
                 self.notify("marks cleared: they were of the rows of the node left", timeout=3, markup=False)
             self._restore_filter()
         self.grid.set_listing(self.current_filter)
@@ -383,8 +383,7 @@ class UrlTable(Vertical):
             return True
         if not self.grid.marks.empty:
             # said: marks the filter hides went unseen, and Esc seemed to do nothing
-            self.grid.clear_marks()
-            self.notify("marks cleared (Esc again goes back)", timeout=3, markup=False)
+            self.grid.say_cleared(self.grid.clear_marks(), "; Esc again goes back")
             return True
         self.post_message(self.Back())
         return True
