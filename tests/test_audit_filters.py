@@ -169,7 +169,7 @@ def test_store_not_audited_yet_lists_nothing_and_has_no_cells(tmp_path: Path, ht
 
 
 @pytest.mark.parametrize(("text", "error"), [
-    ("status:abc", "status:abc? use 404, 3xx or none"),
+    ("status:abc", "status:abc? use 404, 3xx, none or skipped"),
     ("indexable:maybe", "indexable:maybe? use yes or no"),
     ("canonical:elsewhere", "canonical:elsewhere? use other, self or none"),
     ("blocked:", "blocked:? name a crawler"),

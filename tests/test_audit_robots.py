@@ -15,7 +15,11 @@ from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.access import AccessTable, robots_texts, stored_counts
 from sitemap_tui.engine.store.audit import indexability_counts
+from sitemap_tui.engine.store.audit_filters import is_skipped
+from sitemap_tui.engine.store.rows import EntryFilter
 from sitemap_tui.engine.store.schema import connect
+from sitemap_tui.engine.store.urls import Query
+from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
 from sitemap_tui.tui.widgets.overview_audit import _indexability
 
 ROBOTS = "User-agent: GPTBot\nDisallow: /private/\n\nUser-agent: sitemap-tui\nDisallow: /private/own\n"
@@ -145,8 +149,25 @@ def test_a_robots_txt_shutting_out_this_tool_alone_gives_no_verdict(httpserver: 
     finally:
         conn.close()
     assert counts is not None and (counts.audited, counts.skipped, counts.more) == (2, 1, False), counts
-    head = _indexability(counts)[0].label.plain
+    rows = _indexability(counts)
+    head = rows[0].label.plain
     assert "1 not fetched: robots.txt shuts sitemap-tui out" in head and "u goes on" not in head, head
+    # found using it: the skipped URLs could not be listed; their own row drills to status:skipped,
+    # which lists exactly them, in SQL (the table, its count, an export) and row by row (marks)
+    drill = [r for r in rows if r.filter_text == "status:skipped"]
+    assert len(drill) == 1 and drill[0].label.plain.split() == ["skipped:", "robots.txt", "1"], drill
+    store = Store(db, readonly=True)
+    try:
+        flt = combine(EntryFilter(), parse_filter("status:skipped"))
+        listed = Query(store, flt).rows(store.conn)
+        assert [r.loc for r in listed] == [target.rsplit("/", 1)[0] + "/a"], listed
+        every = Query(store, EntryFilter()).rows(store.conn)
+        assert [r.loc for r in every if row_matches(flt, r, coverage_check=lambda i, w: is_skipped(store.conn, i))] \
+            == [r.loc for r in listed]
+        with_audit = combine(EntryFilter(), parse_filter("status:skipped indexable:no"))  # (none: no verdict)
+        assert Query(store, with_audit).rows(store.conn) == []
+    finally:
+        store.close()
     assert "1 listed URL(s) not fetched: robots.txt disallows them for sitemap-tui, not for Googlebot" in err
     assert out.startswith(f"Audit of {target}: 3 URLs listed, 2 audited, 0 indexable, 2 non-indexable\n"), out
     assert "Not audited: 1 " in out and "Blocked by robots.txt: 2\n" in out, out

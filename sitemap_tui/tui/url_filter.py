@@ -7,7 +7,7 @@ for :func:`row_matches`: the marks narrow their node ids to it);
 narrow further; ``lastmod:missing|invalid|any|future``, ``changefreq:WORD|missing|invalid|any``,
 ``priority:0.5|missing|invalid|any``, ``rule:RULE-ID`` and, in compare mode, ``diff:added|removed|moved|
 lastmod|lastmod-back|attrs|ext`` name the groups the other panes count; the audit's
-``status:404|3xx|none``, ``indexable:yes|no``, ``reason:WORD``, ``canonical:other|self|none``,
+``status:404|3xx|none|skipped``, ``indexable:yes|no``, ``reason:WORD``, ``canonical:other|self|none``,
 ``blocked:AGENT`` and ``allowed:AGENT`` (engine.store.audit_filters) its results, and
 ``orphan:yes``, ``coverage:missing|not-in-list`` (engine.store.coverage_filters) its link crawl
 and URL list, so a
@@ -43,7 +43,7 @@ FUTURE_SLACK = 86400
 """A lastmod is "in the future" a day after now, as ``stats.FileAccumulator`` counts it (time zones)."""
 _NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")  # a decimal as the data's priorities are read
 _RULE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_STATUS_RE = re.compile(r"^(?:[1-5]\d\d|[1-5]xx|none)$")
+_STATUS_RE = re.compile(r"^(?:[1-5]\d\d|[1-5]xx|none|skipped)$")
 _AGENT_RE = re.compile(r"^[a-z0-9_-]{1,64}$")
 _YES_NO = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False}
 
@@ -211,8 +211,9 @@ WORDS: tuple[Word, ...] = (
     Word("diff", "diff:CHANGE", f"compare mode, what changed since the earlier exploration: {', '.join(MARKS)}",
          _checked("diff", MARKS.__contains__, "use added, removed, moved, … (F1)",
                   choices=MARKS)),
-    Word("status", "status:404|3xx|none", "the audit's HTTP status: a code, a class, or no answer",
-         _checked("status", _STATUS_RE.match, "use 404, 3xx or none")),
+    Word("status", "status:404|3xx|none|skipped", "the audit's HTTP status: a code, a class, no answer,"
+         " or skipped (not fetched: robots.txt shuts sitemap-tui out, not Googlebot)",
+         _checked("status", _STATUS_RE.match, "use 404, 3xx, none or skipped")),
     Word("indexable", "indexable:yes|no", "the audit's indexability verdict",
          _checked("indexable", _YES_NO.__contains__, "use yes or no", _YES_NO.__getitem__,
                   choices=("yes", "no"))),
@@ -317,7 +318,8 @@ def row_matches(
     ``sitemap:URL`` filter is decided by its node ids, which :func:`to_files` narrows first.
     ``rule_check`` / ``diff_check``: whether a row has an issue of a rule / is in a change
     category (engine.store.urls.has_rule, engine.store.diff_view.has_mark); ``coverage_check``
-    whether an entry is ``orphan`` / ``not-in-list`` (engine.store.coverage_filters.has_coverage)."""
+    whether an entry is ``orphan`` / ``not-in-list`` (engine.store.coverage_filters.has_coverage)
+    or ``skipped`` by the audit (engine.store.audit_filters.is_skipped)."""
     nodes, ids = sets if sets is not None else (
         None if flt.node_ids is None else frozenset(flt.node_ids),
         None if flt.entry_ids is None else frozenset(flt.entry_ids),
@@ -354,6 +356,8 @@ def row_matches(
         if not _in_state(row.priority_raw, flt.priority, value, priority_bucket(value)):
             return False
     if flt.diff and diff_check is not None and not diff_check(row.id, flt.diff):
+        return False
+    if flt.status == "skipped" and (coverage_check is None or not coverage_check(row.id, "skipped")):
         return False
     if not _audit_matches(flt, row):
         return False
@@ -393,14 +397,15 @@ def _audit_matches(flt: EntryFilter, row: EntryRow) -> bool:
     """The audit and access fields of the filter on the row's cells, as
     engine.store.audit_filters writes them in SQL."""
     cells = row.audit
-    if all(v is None for v in (flt.status, flt.indexable, flt.reason, flt.canonical, flt.blocked, flt.allowed)):
+    status = None if flt.status == "skipped" else flt.status  # (row_matches asks the store)
+    if all(v is None for v in (status, flt.indexable, flt.reason, flt.canonical, flt.blocked, flt.allowed)):
         return True
     if cells is None:
         return False
-    audit_asked = (flt.status, flt.indexable, flt.reason, flt.canonical) != (None, None, None, None)
+    audit_asked = (status, flt.indexable, flt.reason, flt.canonical) != (None, None, None, None)
     if audit_asked and not cells.audited:
         return False
-    if flt.status is not None and not _status_matches(flt.status, cells.status, cells.redirects):
+    if status is not None and not _status_matches(status, cells.status, cells.redirects):
         return False
     if flt.indexable is not None and cells.indexable != int(flt.indexable):
         return False

@@ -15,7 +15,7 @@ from app_helpers import capture_notes, screen_text, settle, static_text, wait_fo
 from pytest_httpserver import HTTPServer
 from test_app_drill import filter_input
 from test_app_focus import active_tab
-from textual.widgets import Input
+from textual.widgets import Input, Static
 from werkzeug import Request, Response
 
 from sitemap_tui.engine.store import Store
@@ -246,3 +246,42 @@ async def test_a_folder_without_robots_txt_has_no_crawler_table_of_zeros(make_ap
         access = [line for line in labels if line.startswith("Crawler access")]
         assert access and "3 listed URLs, all unknown: no robots.txt read" in access[0], labels
         assert not any(line.startswith("Googlebot") for line in labels), labels
+
+
+@sizes
+async def test_urls_robots_txt_shuts_this_tool_out_of_are_listed_from_their_own_row(
+        httpserver: HTTPServer, make_app, size):
+    """Found using it: "1 not fetched: robots.txt shuts sitemap-tui out" was a heading that
+    listed nothing, and the URL table showed those URLs only as "–" among the rest. Their own
+    row drills to status:skipped, exactly them; a mark of every row takes them alone."""
+    base = httpserver.url_for("").rstrip("/")
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"User-agent: Googlebot\nDisallow:\n\nUser-agent: *\nDisallow: /members/\nSitemap: {base}/sitemap.xml\n",
+        content_type="text/plain")
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        _sitemap(base, ["/ok", "/members/a", "/members/b"]), content_type="application/xml")
+    httpserver.expect_request("/ok").respond_with_data(HTML.format(t="ok", extra=""), content_type="text/html")
+    app = make_app(base + "/")
+    async with app.run_test(size=size) as pilot:
+        sitemap = await expanded(app, pilot)
+        assert app.tree.reveal(sitemap)
+        await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
+        await palette_run(app, pilot, "Audit URLs of this node")
+        await confirm_audit(app, pilot)
+        await wait_for(pilot, lambda: app.jobs.audit is None, what="the audit to end", timeout=60)
+        await settle(app, pilot)
+        counts = {r.filter_text: r.label.plain.split() for r in groups(app).rows if r.filter_text}
+        assert counts.get("status:skipped") == ["skipped:", "robots.txt", "2"], counts
+        await drill(app, pilot, "status:skipped")
+        grid = app.url_table.grid
+        await wait_for(pilot, lambda: grid.total == 2 and not grid.scanning, what="the two skipped URLs")
+        assert sorted(grid.row_at(i).loc for i in range(2)) == [f"{base}/members/a", f"{base}/members/b"]
+        grid.focus()
+        await pilot.press("a")
+        await wait_for(pilot, lambda: grid.marked_count == 2, what="both marked")
+        assert all(grid.is_marked(grid.row_at(i)) for i in range(2))
+        await pilot.press("enter")  # the row's detail says why it has no verdict
+        await wait_for(pilot, lambda: app.url_table.detail_open, what="the row's detail")
+        detail = str(app.url_table.query_one("#url-detail-body", Static).render())
+        assert "audit: not fetched: robots.txt shuts sitemap-tui out and lets Googlebot in" in " ".join(detail.split())
+    assert not any(req.path.startswith("/members/") for req, _ in httpserver.log)

@@ -115,7 +115,7 @@ async def test_audit_columns_and_typed_filters(audited: Path, size: tuple[int, i
         assert "the audit judged no crawler 'nosuchbot'" in line and "\n" not in line
         assert table.query_one("#url-status").has_class("-error")
         await typed(pilot, table, "status:2")
-        assert "status:2? use 404, 3xx or none" in status_line(table)
+        assert "status:2? use 404, 3xx, none or skipped" in status_line(table)
 
         # Enter on a row: every audit field of the URL
         assert await typed(pilot, table, "canonical:other") == ["canon"]

@@ -156,8 +156,24 @@ def _audited(cond: str) -> str:
     return f"EXISTS (SELECT 1 FROM audit a WHERE a.key = {AUDIT_KEY} AND {cond})"
 
 
+def skipped_condition(conn: sqlite3.Connection) -> str:
+    """``status:skipped``: listed URLs the audit did not fetch and gave no verdict (robots.txt
+    shuts sitemap-tui out, not Googlebot: the ``audit_skipped`` table); none in a store from
+    before that table."""
+    if not _has_table(conn, "audit_skipped"):
+        return "0"
+    return f"EXISTS (SELECT 1 FROM audit_skipped s WHERE s.key = {AUDIT_KEY})"
+
+
+def is_skipped(conn: sqlite3.Connection, entry_id: int) -> bool:
+    """Whether entry ``entry_id`` is one :func:`skipped_condition` selects (for marks)."""
+    return conn.execute(f"SELECT 1 FROM entries e WHERE e.id = ? AND {skipped_condition(conn)}",
+                        (entry_id,)).fetchone() is not None
+
+
 def status_condition(spec: str) -> tuple[str, list[Any]]:
-    """``404``, ``3xx`` (a redirect followed, or a 3xx answer kept) or ``none`` (no answer)."""
+    """``404``, ``3xx`` (a redirect followed, or a 3xx answer kept) or ``none`` (no answer);
+    ``skipped`` is :func:`skipped_condition`, a URL with no audit row."""
     if spec == "none":
         return "a.status IS NULL", []
     if spec.endswith("xx"):
@@ -175,9 +191,12 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
     if all(w is None for w in wanted):
         return clauses, params
     view = AuditView.of(conn)
-    if (f.status, f.indexable, f.reason, f.canonical) != (None, None, None, None) and not view.audit:
+    status = None if f.status == "skipped" else f.status  # (skipped URLs have no audit row)
+    if (status, f.indexable, f.reason, f.canonical) != (None, None, None, None) and not view.audit:
         raise ValueError("this exploration has no audit results: run sitemap-tui audit on it first")
-    if f.status is not None:
+    if f.status == "skipped":
+        clauses.append(skipped_condition(conn))
+    elif f.status is not None:
         cond, more = status_condition(f.status)
         clauses.append(_audited(cond))
         params += more

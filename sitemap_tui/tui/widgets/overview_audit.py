@@ -78,7 +78,7 @@ def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
     elif c.audited + c.skipped < c.listed - c.unfetchable:
         head.append(", the rest on other hosts", style="dim")
     rows = [DrillRow(head, None)]
-    width = max(len(f"{n:,}") for n in c.groups.values())
+    width = max(len(f"{n:,}") for n in (*c.groups.values(), c.skipped))
     for key, label, filter_text, style in _ROWS:
         n = c.groups.get(key, 0)
         if not n and key not in ("indexable", "non-indexable"):
@@ -88,6 +88,12 @@ def _indexability(c: IndexabilityCounts) -> list[DrillRow]:
         text.append(f"{n:,}".rjust(width))
         text.append(f" {n / c.audited:.0%}".rjust(5) if c.audited else "", style="dim")
         rows.append(DrillRow(text, filter_text if n else None, f"{label.strip()} ({plural(n, 'URL')})"))
+    if c.skipped:  # no verdict, so no share of the audited: its own row, to list them
+        text = Text(no_wrap=True, end="")
+        text.append("skipped: robots.txt".ljust(_LABEL), style="yellow")
+        text.append(f"{c.skipped:,}".rjust(width))
+        rows.append(DrillRow(text, "status:skipped", f"not fetched: robots.txt shuts sitemap-tui out"
+                                                     f" ({plural(c.skipped, 'URL')})"))
     return rows
 
 

@@ -122,8 +122,13 @@ def detail_text(detail: dict[str, Any], sitemap: str | None, earlier: Earlier | 
     return t
 
 
-def audit_text(t: Text, result: AuditRow | None, cells: AuditCells | None) -> None:
-    """Append every audit field of the URL (sitemap-tui audit) and its crawler access to ``t``."""
+def audit_text(t: Text, result: AuditRow | None, cells: AuditCells | None, *, skipped: bool = False) -> None:
+    """Append every audit field of the URL (sitemap-tui audit) and its crawler access to ``t``;
+    ``skipped``: the audit did not fetch it (status:skipped), said, as the Overview says it."""
+    if skipped:
+        t.append("\naudit: ", style="bold")
+        t.append("not fetched: robots.txt shuts sitemap-tui out and lets Googlebot in, so no verdict"
+                 " (sitemap-tui audit --ignore-robots fetches it)", style="yellow")
     if result is None and (cells is None or not cells.access_known):
         if cells is not None:  # (a crawler-access row: its origin's robots.txt is unknown)
             t.append("\ncrawler access: robots.txt of its origin not read", style="dim")

@@ -12,6 +12,7 @@ from textual import on, work
 from textual.worker import get_current_worker
 
 from sitemap_tui.engine.store import EntryFilter, EntryRow, connect
+from sitemap_tui.engine.store.audit_filters import is_skipped
 from sitemap_tui.engine.store.coverage_filters import has_coverage
 from sitemap_tui.engine.store.diff_view import attach, has_mark
 from sitemap_tui.engine.store.urls import Query, has_rule, row_key
@@ -83,8 +84,13 @@ class MarkedListing(Listing):
         return has_mark(self.store.conn, entry_id, what)
 
     def _coverage_check(self, entry_id: int, word: str) -> bool:
-        """Whether a row is an orphan / not in the user's list (a lookup per row, as rules)."""
-        return self.store is not None and has_coverage(self.store.conn, entry_id, word)
+        """Whether a row is an orphan / not in the user's list / skipped by the audit (a lookup
+        per row, as rules)."""
+        if self.store is None:
+            return False
+        if word == "skipped":
+            return is_skipped(self.store.conn, entry_id)
+        return has_coverage(self.store.conn, entry_id, word)
 
     def is_marked(self, row: EntryRow) -> bool:
         m = self.marks

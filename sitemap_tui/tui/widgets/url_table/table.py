@@ -16,6 +16,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
+from sitemap_tui.engine.store.audit_filters import is_skipped
 from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
 from sitemap_tui.engine.store.diff_view import attach, earlier, is_removed
 from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id, rule_names_entries
@@ -346,8 +347,9 @@ class UrlTable(Vertical):
             node = store.node(detail["entry"].node_id) if detail else None
             result = audit_of_entry(store.conn, entry_id)
             rows = row_by_id(store.conn, entry_id)
+            skipped = result is None and is_skipped(store.conn, entry_id)
         except sqlite3.Error as exc:
-            detail, node, result, rows = {}, None, None, []
+            detail, node, result, rows, skipped = {}, None, None, [], False
             self.notify(f"cannot read the entry: {display(str(exc))}", severity="error", markup=False)
         sitemap = (node.stats.final_url or node.url) if node is not None else None
         was = None
@@ -359,7 +361,7 @@ class UrlTable(Vertical):
                 was = None  # (the comparison closed meanwhile: the entry alone)
         text = detail_text(detail, sitemap, was)
         if detail:
-            audit_text(text, result, rows[0].audit if rows else None)
+            audit_text(text, result, rows[0].audit if rows else None, skipped=skipped)
         self.query_one("#url-detail-body", Static).update(text)
         self.query_one("#url-detail").add_class("-open")
         self._detail_id = entry_id
