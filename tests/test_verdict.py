@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -539,6 +540,36 @@ def test_a_site_whose_sitemaps_all_fail_lists_nothing_and_is_1(
     assert "nothing could be listed: 2 sitemap files failed" in err
     assert f"{base}/a.xml: HTTP 404" in err
     assert out.read_text() == "GOOD LIST\n"
+
+
+def test_many_failed_files_are_named_up_to_a_cap_and_the_rest_counted_by_cause(
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer
+) -> None:
+    """Found using it: an index whose children all fail wrote one stderr line per child (50,000
+    for a large site), and the run's own last words scrolled away. The first
+    FAILURES_SAID are named, the rest counted by cause; near miss: at the cap, no count line."""
+    from sitemap_tui.cli.verdict import FAILURES_SAID
+
+    base = base_of(httpserver)
+    cap = FAILURES_SAID
+    children = [f"{base}/gone-{i}.xml" for i in range(cap + 5)] + [f"{base}/bad-{i}.xml" for i in range(2)]
+    httpserver.expect_request("/index.xml").respond_with_data(index(*children), content_type=XML)
+    for i in range(2):
+        httpserver.expect_request(f"/bad-{i}.xml").respond_with_data("nope", status=500)
+    # (the tests' server answers 404 to what nobody set up)
+    code, _, err = run(capsys, "urls", base + "/index.xml", "--no-history", "--retries", "0")
+    named = [line for line in err.splitlines() if line.startswith(f"sitemap-tui: {base}/") and "HTTP" in line]
+    assert len(named) == cap, err
+    # which 7 are left depends on the fetch order: their causes add up to 7
+    count_line = next(line for line in err.splitlines() if "more files failed" in line)
+    assert count_line.startswith("sitemap-tui: 7 more files failed ("), count_line
+    counted = sum(int(n) for n in re.findall(r"(?:\(|; )(\d+) ", count_line))
+    assert counted == 7 and "`sitemap-tui stats TARGET --json` lists each file and its error" in count_line
+    # at the cap: every failure named, no count
+    fewer = [f"{base}/x-{i}.xml" for i in range(cap)]
+    httpserver.expect_request("/few.xml").respond_with_data(index(*fewer), content_type=XML)
+    code, _, err = run(capsys, "urls", base + "/few.xml", "--no-history", "--retries", "0")
+    assert sum(f"{base}/x-" in line for line in err.splitlines()) == cap and "more files failed" not in err, err
 
 
 def test_an_empty_sitemap_or_one_child_that_fails_is_still_a_listing(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass
 
 from sitemap_tui.engine.explorer import Explorer
@@ -221,19 +222,37 @@ def report_redirects(explorer: Explorer) -> None:
           file=sys.stderr)
 
 
+FAILURES_SAID = 20
+"""Failed files named one per line on stderr; the rest are counted by cause. An index of
+50,000 children that all answered 404 wrote 50,000 lines, and the run's last words (what it
+left out, why it exits 1) scrolled away with them."""
+
+
 def report_failures(explorer: Explorer, problem: TargetProblem | None = None) -> None:
-    """Each file that failed, one line on stderr; not the one the target's ``problem`` (said as
-    the run's error) already names: "x.xml: HTTP 404" came twice, once as a failure and once
-    as the error."""
+    """Each file that failed, one line on stderr (the first :data:`FAILURES_SAID`, then a count
+    of the rest by cause); not the one the target's ``problem`` (said as the run's error)
+    already names: "x.xml: HTTP 404" came twice, once as a failure and once as the error."""
     said = problem.message if problem is not None else None
     report_redirects(explorer)
+    rest: Counter[str] = Counter()
+    shown = 0
     for node in explorer.nodes.values():
         if node.kind == NodeKind.ROBOTS and node.state == NodeState.DONE:
             continue  # read in part: a run note (run_notes), said once
         if node.state == NodeState.FAILED or (node.error and node.state == NodeState.DONE):
             line = f"{display(node.url)}: {display(node.error)}"
-            if line != said:
+            if line == said:
+                continue
+            if shown < FAILURES_SAID:
+                shown += 1
                 print(f"sitemap-tui: {line}", file=sys.stderr)
+            else:
+                rest[display(node.error or "failed")] += 1
+    if rest:
+        causes = "; ".join(f"{n:,} {cause}" for cause, n in rest.most_common(3))
+        others = f"; {plural(sum(n for _, n in rest.most_common()[3:]), 'other')}" if len(rest) > 3 else ""
+        print(f"sitemap-tui: {plural(rest.total(), 'more file')} failed ({causes}{others});"
+              " `sitemap-tui stats TARGET --json` lists each file and its error", file=sys.stderr)
     for nid in explorer.cycles:  # nothing is missing, but the site's indexes loop
         node = explorer.nodes[nid]
         parent = explorer.nodes.get(node.parent_id) if node.parent_id is not None else None
