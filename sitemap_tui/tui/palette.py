@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.dom import DOMNode
 
 
 @dataclass(frozen=True)
@@ -40,10 +41,10 @@ class SitemapCommands(Provider):
                 yield Hit(score, matcher.highlight(cmd.name), self._runner(cmd.action), help=cmd.help)
 
 
-def action_keys(app: App[Any]) -> dict[str, str]:
-    """The first key of each of the app's own actions, the user's keymap applied (as
-    Screen._binding_chain applies it: Textual has no public call for one node's keys)."""
-    bindings = app._bindings.copy()
+def action_keys(app: App[Any], node: DOMNode | None = None) -> dict[str, str]:
+    """The first key of each action of ``node`` (the app's own by default), the user's keymap
+    applied (as Screen._binding_chain applies it: Textual has no public call for one node's keys)."""
+    bindings = (node or app)._bindings.copy()
     if app._keymap:
         bindings.apply_keymap(app._keymap)  # (a clash was said at start)
     keys: dict[str, str] = {}

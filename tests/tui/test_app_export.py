@@ -167,7 +167,7 @@ async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         notes = capture_notes(app)
         await pilot.press("escape")  # (the marks so far go, said: unseen under a filter, Esc seemed to do nothing)
         await pilot.pause()
-        assert app.url_table.grid.marks.empty and "2 marks cleared (ctrl+z brings them back; Esc again goes back)" in notes, notes
+        assert app.url_table.grid.marks.empty and "2 marks cleared (^z brings them back; Esc again goes back)" in notes, notes
         await pilot.press("a")
         await settle(app, pilot)
         app.url_table.set_filter_text(shown[1])

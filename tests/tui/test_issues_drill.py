@@ -252,7 +252,7 @@ async def test_enter_on_a_files_count_lists_every_url_it_counted(demo_server, ma
         notes = capture_notes(app)
         await pilot.press("escape")  # (the first clears the marks)
         await wait_for(pilot, lambda: table.grid.marked_count == 0, what="the marks cleared")
-        assert f"{counted} marks cleared (ctrl+z brings them back; Esc again goes back)" in notes, notes
+        assert f"{counted} marks cleared (^z brings them back; Esc again goes back)" in notes, notes
         # found using it: one Esc too many lost every mark; ctrl+z brings them back, all of them
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: table.grid.marked_count == counted, what="the marks back")

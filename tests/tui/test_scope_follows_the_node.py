@@ -69,6 +69,22 @@ async def test_marks_and_filtered_rows_stay_with_their_node(demo_server, make_ap
         await pilot.pause()
         assert app.url_table.grid.marks.empty and "no cleared marks to bring back" in notes, notes
         assert filter_text(app) == "kitchen"  # a filter the user typed stays, as typed
+        # nor marks cleared (A) before the move (found by a review: w then exported the blog's
+        # rows as the products' "marked rows")
+        app.url_table.set_filter_text("")  # (no blog post is a kitchen's)
+        await settle(app, pilot)
+        app.url_table.grid.focus()
+        await pilot.press("home", "space", "A")
+        await pilot.pause()
+        assert app.url_table.grid.cleared is not None
+        await select(app, pilot, products)
+        await pilot.press("5")
+        await settle(app, pilot)
+        app.url_table.grid.focus()
+        notes.clear()
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.url_table.grid.marks.empty and "no cleared marks to bring back" in notes, notes
 
 
 @sizes

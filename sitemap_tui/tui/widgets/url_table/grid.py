@@ -26,6 +26,7 @@ from sitemap_tui.engine.store.audit_filters import SORT_KEYS, AuditView
 from sitemap_tui.engine.store.coverage_filters import is_unlisted
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.urls import has_sort_index
+from sitemap_tui.tui.palette import action_keys
 from sitemap_tui.tui.widgets.url_table import columns
 from sitemap_tui.tui.widgets.url_table.columns import AUDIT_KEYS, Column, fit
 from sitemap_tui.tui.widgets.url_table.marks import MarkedListing
@@ -242,8 +243,9 @@ class UrlGrid(MarkedListing, can_focus=True):
 
     def say_cleared(self, count: int | None, then: str = "") -> None:
         what = "marks" if count is None else plural(count, "mark")
-        self.notify(f"{what} cleared (ctrl+z brings {'it' if count == 1 else 'them'} back{then})", timeout=4,
-                    markup=False)
+        key = action_keys(self.app, self).get("restore_marks")  # (a keymap may have moved it)
+        back = f"{key} brings {'it' if count == 1 else 'them'} back" if key else "they cannot be brought back: no key"
+        self.notify(f"{what} cleared ({back}{then})", timeout=4, markup=False)
 
     def action_restore_marks(self) -> None:
         if self.restore_marks():

@@ -133,6 +133,7 @@ class UrlTable(Vertical):
             return
         if moved:
             self.hide_detail()
+            self.grid.cleared = None  # (marks cleared here before the move were of those rows too)
             if not self.grid.marks.empty:
                 self.grid.clear_marks(undoable=False)
                 self.notify("marks cleared: they were of the rows of the node left", timeout=3, markup=False)
@@ -421,7 +422,9 @@ class UrlTable(Vertical):
         error = self.filter_error or g.store_error
         # the audit's words need its results, blocked:/allowed: the crawler access (computed
         # alone, without an audit: found in use, status:404 then said a bare "no URL matches")
-        page_asked = (self.user.status, self.user.indexable, self.user.reason, self.user.canonical) != (None,) * 4
+        # (status:skipped lists URLs with no audit row: an audit that skipped them all has none)
+        asked_status = None if self.user.status == "skipped" else self.user.status
+        page_asked = (asked_status, self.user.indexable, self.user.reason, self.user.canonical) != (None,) * 4
         access_asked = (self.user.blocked, self.user.allowed) != (None, None)
         missing = ("no audit yet (u, or sitemap-tui audit)" if page_asked and "status" not in g.audit_keys
                    else "no crawler access yet (sitemap-tui access)" if access_asked and "blocked" not in g.audit_keys
