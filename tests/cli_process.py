@@ -7,13 +7,21 @@ modules once and forks one child per run. The child is still a process of its ow
 run's arguments, environment, working folder, stdin/stdout/stderr, exit status and rusage; only
 the imports are shared. What the fork cannot give goes through a real subprocess: an
 environment that changes how the interpreter itself starts (``PYTHON*``, the locale's
-variables), or options this module does not model (``preexec_fn``, ``pass_fds``, ...). Tests of
-the start itself (signals, imports, the installed script) use ``subprocess`` directly.
+variables), options this module does not model (``preexec_fn``, ``pass_fds``, ...), or a request
+too large for one socket message. Tests of the start itself (signals, imports, the installed
+script) use ``subprocess`` directly.
+
+What sharing the zygote's imports cannot show: a module the program uses without importing it
+works here when the zygote imported it (``CLI_PROCESS_FRESH=1 pytest ...`` runs every CLI run in a
+fresh interpreter, as .ci/smoke and the tests of the start do); and every forked run of one test
+process hashes strings with the same seed, so a test of output that must not depend on set
+order runs the CLI with ``subprocess`` twice.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import locale
@@ -24,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -33,6 +42,7 @@ _ZYGOTE = Path(__file__).with_name("cli_zygote.py")
 # read when the interpreter starts: a run that changes one needs a fresh interpreter
 _STARTUP_VARS = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES")
 _HARMLESS_PYTHON_VARS = ("PYTHONDONTWRITEBYTECODE",)  # bytecode is already loaded in the zygote
+_MAX_REQUEST = 100_000  # arguments and environment, as JSON: one socket message must hold them
 _MODELLED = {"capture_output", "text", "timeout", "cwd", "env", "input", "stdin", "stdout", "stderr",
              "check", "encoding", "errors"}
 
@@ -70,10 +80,14 @@ class _Zygote:
     def start(self, args: list[str], env: dict[str, str], cwd: str, fds: tuple[int, int, int],
               new_session: bool) -> tuple[socket.socket, int]:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        conn.connect(self.path)
-        request = json.dumps({"args": args, "env": env, "cwd": cwd, "new_session": new_session})
-        socket.send_fds(conn, [request.encode()], list(fds))
-        pid = int(conn.recv(64))
+        try:
+            conn.connect(self.path)
+            request = json.dumps({"args": args, "env": env, "cwd": cwd, "new_session": new_session})
+            socket.send_fds(conn, [request.encode()], list(fds))
+            pid = int(conn.recv(64))
+        except BaseException:
+            conn.close()
+            raise
         return conn, pid
 
     def stop(self) -> None:
@@ -121,10 +135,19 @@ def run_forked(args: list[str], *, stdin: int, stdout: int, stderr: int, cwd: st
     ``timeout``: the run (with its process group, under ``new_session``) is killed after so many
     seconds. With ``new_session`` the child leads a session of its own and whatever it leaves
     running in its group is killed when it ends (as a terminal would on hang-up)."""
-    zygote = _get()
-    conn, pid = zygote.start(list(args), dict(os.environ if env is None else env),
-                             os.path.abspath(cwd if cwd is not None else os.getcwd()),
-                             (stdin, stdout, stderr), new_session)
+    conn, pid = _start(args, (stdin, stdout, stderr), cwd, env, new_session)
+    return _wait(conn, pid, timeout, new_session)
+
+
+def _start(args: list[str], fds: tuple[int, int, int], cwd: str | os.PathLike[str] | None,
+           env: dict[str, str] | None, new_session: bool) -> tuple[socket.socket, int]:
+    folder = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    if not os.path.isdir(folder):  # as subprocess says it, in this process
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(cwd))
+    return _get().start(list(args), dict(os.environ if env is None else env), folder, fds, new_session)
+
+
+def _wait(conn: socket.socket, pid: int, timeout: float | None, new_session: bool) -> Finished:
     killed = False
     with conn:
         conn.settimeout(timeout)
@@ -137,16 +160,28 @@ def run_forked(args: list[str], *, stdin: int, stdout: int, stderr: int, cwd: st
             conn.settimeout(None)
             answer = conn.recv(4096)
     if not answer:
-        raise RuntimeError(f"the CLI zygote ended before it reported run {args!r}")
+        raise RuntimeError(f"the CLI zygote ended before it reported run {pid}")
     report = json.loads(answer)
     return Finished(report["status"], report["cpu"], report["maxrss_kb"], killed)
 
 
-def _fd_for(spec: Any, default: int, pipe_file: IO[bytes] | None) -> tuple[int, IO[Any] | None]:
-    """A descriptor for a stream argument of ``subprocess.run``; the file to close after, if any."""
-    if spec == subprocess.PIPE:
-        assert pipe_file is not None
-        return pipe_file.fileno(), None
+class _Reader(threading.Thread):
+    """One end of a pipe read to EOF, as ``communicate`` reads it."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(daemon=True)
+        self.fd = fd
+        self.data = bytearray()
+
+    def run(self) -> None:
+        with open(self.fd, "rb", buffering=0) as f:
+            while chunk := f.read(65536):
+                self.data += chunk
+
+
+def _fd_for(spec: Any, default: int) -> tuple[int, IO[Any] | None]:
+    """A descriptor for a stream argument of ``subprocess.run`` (not PIPE); the file to close
+    once the child holds it, if any."""
     if spec == subprocess.DEVNULL:
         f = open(os.devnull, "r+b")  # noqa: SIM115  (closed by run() once the child ended)
         return f.fileno(), f
@@ -159,54 +194,73 @@ def _fd_for(spec: Any, default: int, pipe_file: IO[bytes] | None) -> tuple[int, 
 
 def run(argv: list[str], **kw: Any) -> subprocess.CompletedProcess[Any]:
     """``subprocess.run(argv, **kw)`` for ``[sys.executable, "-m", "sitemap_tui", ...]``, forked
-    from the zygote when the run allows it (see the module's docstring)."""
-    if tuple(argv[:3]) != CLI or set(kw) - _MODELLED or not forkable(kw.get("env")):
+    from the zygote when the run allows it (see the module's docstring). ``CLI_PROCESS_FRESH=1``
+    in the tests' environment runs every one in a fresh interpreter instead."""
+    args = [os.fsdecode(a) for a in argv[3:]]
+    if (tuple(argv[:3]) != CLI or set(kw) - _MODELLED or os.environ.get("CLI_PROCESS_FRESH") == "1"
+            or len(json.dumps([args, kw.get("env")])) > _MAX_REQUEST or not forkable(kw.get("env"))):
         return subprocess.run(argv, **kw)
-    args = [str(a) for a in argv[3:]]
     capture = kw.get("capture_output", False)
-    out_spec = subprocess.PIPE if capture else kw.get("stdout")
-    err_spec = subprocess.PIPE if capture else kw.get("stderr")
+    specs = {"stdout": subprocess.PIPE if capture else kw.get("stdout"),
+             "stderr": subprocess.PIPE if capture else kw.get("stderr")}
     text = kw.get("text") or kw.get("encoding") is not None or kw.get("errors") is not None
-    data = kw.get("input")
-    with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file, \
-            tempfile.TemporaryFile() as in_file:
-        opened: list[IO[Any]] = []
+    encoding = kw.get("encoding") or locale.getpreferredencoding(False)
+    timeout = kw.get("timeout")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    opened: list[IO[Any]] = []
+    readers: dict[str, _Reader] = {}
+    ours: list[int] = []  # the write ends of the pipes, closed once the child holds them
+    with tempfile.TemporaryFile() as in_file:
+        data = kw.get("input")
         if data is not None:
-            in_file.write(data.encode(kw.get("encoding") or locale.getpreferredencoding(False))
-                          if isinstance(data, str) else data)
+            in_file.write(data.encode(encoding) if isinstance(data, str) else data)
             in_file.seek(0)
             in_fd = in_file.fileno()
         else:
-            in_fd, f = _fd_for(kw.get("stdin"), 0, None)
+            in_fd, f = _fd_for(kw.get("stdin"), 0)
             opened += [f] if f else []
-        out_fd, f = _fd_for(out_spec, 1, out_file)
-        opened += [f] if f else []
-        if err_spec == subprocess.STDOUT:
-            err_fd = out_fd
-        else:
-            err_fd, f = _fd_for(err_spec, 2, err_file)
-            opened += [f] if f else []
+        fds = {}
+        for name, default in (("stdout", 1), ("stderr", 2)):
+            spec = specs[name]
+            if spec == subprocess.STDOUT:
+                fds[name] = fds["stdout"]
+            elif spec == subprocess.PIPE:  # a real pipe: the run ends when every writer let go
+                r, w = os.pipe()
+                readers[name] = _Reader(r)
+                fds[name], ours = w, [*ours, w]
+            else:
+                fds[name], f = _fd_for(spec, default)
+                opened += [f] if f else []
         try:
-            done = run_forked(args, stdin=in_fd, stdout=out_fd, stderr=err_fd, cwd=kw.get("cwd"),
-                              env=kw.get("env"), timeout=kw.get("timeout"))
+            conn, pid = _start(args, (in_fd, fds["stdout"], fds["stderr"]), kw.get("cwd"), kw.get("env"), False)
+        except BaseException:
+            for r in readers.values():
+                os.close(r.fd)
+            raise
         finally:
+            for fd in ours:
+                os.close(fd)
             for f in opened:
                 f.close()
+        for r in readers.values():
+            r.start()
+        done = _wait(conn, pid, timeout, False)
+    for r in readers.values():
+        r.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    late = any(r.is_alive() for r in readers.values())  # a process the run left holds its output
 
-        def read(spec: Any, f: IO[bytes]) -> Any:
-            if spec != subprocess.PIPE:
-                return None
-            f.seek(0)
-            raw = f.read()
-            if not text:
-                return raw
-            encoding = kw.get("encoding") or locale.getpreferredencoding(False)
-            # as subprocess reads a pipe in text mode: universal newlines
-            return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, errors=kw.get("errors") or "strict").read()
+    def output(name: str) -> Any:
+        if name not in readers:
+            return None
+        raw = bytes(readers[name].data)
+        if not text:
+            return raw
+        # as subprocess reads a pipe in text mode: universal newlines
+        return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, errors=kw.get("errors") or "strict").read()
 
-        stdout, stderr = read(out_spec, out_file), read(err_spec, err_file)
-    if done.killed:
-        raise subprocess.TimeoutExpired(argv, kw["timeout"], output=stdout, stderr=stderr)
+    stdout, stderr = output("stdout"), output("stderr")
+    if done.killed or late:
+        raise subprocess.TimeoutExpired(argv, timeout, output=stdout, stderr=stderr)
     proc = subprocess.CompletedProcess(argv, done.returncode, stdout, stderr)
     if kw.get("check"):
         proc.check_returncode()

@@ -36,9 +36,9 @@ import sitemap_tui.cli.validate  # noqa: E402,F401
 import sitemap_tui.main  # noqa: E402,F401
 
 
-def child(request: dict, fds: list[int], inherited: list[int]) -> None:
-    for fd in inherited:
-        os.close(fd)
+def child(request: dict, fds: list[int], inherited: list) -> None:
+    for owner in inherited:  # through their objects: closed by number, the objects closed them again at exit
+        owner.close() if hasattr(owner, "close") else os.close(owner)
     if request["new_session"]:
         os.setsid()
     for target, fd in enumerate(fds):
@@ -49,6 +49,9 @@ def child(request: dict, fds: list[int], inherited: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    # what the interpreter sets up at its start from the run's environment and descriptors
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    sys.stdout.reconfigure(line_buffering=os.isatty(1))
     sys.path.insert(0, request["cwd"])  # as `python -m` does
     import runpy
 
@@ -58,12 +61,7 @@ def child(request: dict, fds: list[int], inherited: list[int]) -> None:
     sys.exit(0)
 
 
-def main() -> None:
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    server.bind(sys.argv[1])
-    server.listen(64)
-    sys.stdout.write("ready\n")
-    sys.stdout.flush()
+def serve(server: socket.socket) -> None:
     selector = selectors.DefaultSelector()
     selector.register(server, selectors.EVENT_READ, "accept")
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "parent")
@@ -74,16 +72,26 @@ def main() -> None:
                 return
             if key.data == "accept":
                 conn, _ = server.accept()
-                message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-                request = json.loads(message)
-                inherited = [server.fileno(), conn.fileno(), selector.fileno(),  # type: ignore[attr-defined]
-                             *waiting, *(c.fileno() for _, c, _ in waiting.values())]
-                pid = os.fork()
-                if pid == 0:
-                    child(request, fds, inherited)
+                fds: list[int] = []
+                try:
+                    message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+                    request = json.loads(message)
+                    pid = os.fork()
+                    if pid == 0:  # it leaves by SystemExit (or KeyboardInterrupt), never into this loop
+                        try:
+                            child(request, fds, [server, conn, selector, *waiting,
+                                                 *(c for _, c, _ in waiting.values())])
+                        except Exception:  # uncaught in the program: as an interpreter ends on one
+                            sys.excepthook(*sys.exc_info())
+                            sys.exit(1)
+                    conn.send(str(pid).encode())
+                except Exception:  # a request cut short or malformed ends that request only
+                    conn.close()
+                    for fd in fds:
+                        os.close(fd)
+                    continue
                 for fd in fds:
                     os.close(fd)
-                conn.send(str(pid).encode())
                 pidfd = os.pidfd_open(pid)
                 waiting[pidfd] = (pid, conn, request["new_session"])
                 selector.register(pidfd, selectors.EVENT_READ, "child")
@@ -96,9 +104,27 @@ def main() -> None:
             if led:
                 with contextlib.suppress(OSError):  # what the run left running in its session's group
                     os.killpg(pid, signal.SIGKILL)
-            conn.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime,
-                                  "maxrss_kb": usage.ru_maxrss}).encode())
+            with contextlib.suppress(OSError):  # (a caller that went away)
+                conn.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime,
+                                      "maxrss_kb": usage.ru_maxrss}).encode())
             conn.close()
+
+
+def main() -> None:
+    path = sys.argv[1]
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    server.bind(path)
+    server.listen(64)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    zygote = os.getpid()
+    try:
+        serve(server)
+    finally:
+        if os.getpid() == zygote:  # (a child leaves by SystemExit through here too)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                os.rmdir(os.path.dirname(path))
 
 
 main()

@@ -58,3 +58,22 @@ def test_an_interpreter_setting_gets_an_interpreter_of_its_own() -> None:
     assert not cli_process.forkable({**os.environ, "PYTHONPATH": "/elsewhere"})
     assert not cli_process.forkable({**os.environ, "LC_ALL": "C"})
     assert cli_process.forkable({**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"})
+
+
+def test_odd_requests_go_as_subprocess_would_and_leave_the_zygote_serving(tmp_path: Path) -> None:
+    """Found by a review: a request over one socket message's size raised in the test and, with
+    a connection dropped half-way, ended the zygote under every run in flight."""
+    (tmp_path / "s.xml").write_text(URLSET)
+    kw = {"capture_output": True, "text": True, "timeout": 60, "cwd": tmp_path}
+    many = [*CLI, "urls", "s.xml", *(f"extra-{i}.xml" for i in range(6000))]
+    assert cli_process.run(many, **kw).returncode == subprocess.run(many, **kw).returncode  # type: ignore[call-overload]
+    zygote = cli_process._get()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as broken:
+        broken.connect(zygote.path)
+        broken.send(b"{not json")
+        assert broken.recv(64) == b""  # refused, that request alone
+    assert cli_process._get() is zygote and zygote.alive()
+    proc = cli_process.run([*CLI, "urls", b"s.xml"], **kw)  # bytes, as subprocess takes them
+    assert proc.returncode == 0 and proc.stdout.split() == ["https://example.com/a", "https://example.com/b"]
+    with pytest.raises(FileNotFoundError):
+        cli_process.run([*CLI, "urls", "s.xml"], capture_output=True, cwd=tmp_path / "gone")
