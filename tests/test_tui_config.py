@@ -161,3 +161,12 @@ def test_an_app_key_a_focused_widget_binds_is_applied_and_said():
     assert problems == [f"{SOURCE}: keymap.expand_all: key \"space\" is also 'Toggle' in the tree, which takes it"
                         " while it has the focus"]
     assert check_keymap({"expand_all": "x"}, specs, SOURCE) == ({"expand_all": "x"}, [])  # (a dialog's keys are modal)
+
+
+def test_a_dotted_binding_id_may_be_written_quoted_or_not(tmp_path):
+    """Unquoted, TOML reads url_table.sort as a table holding sort: that is the id the user meant."""
+    path = tmp_path / "config.toml"
+    path.write_text('[keymap]\nurl_table.sort = "o"\n"url_table.restore_marks" = "ctrl+y"\nexpand_all = "E"\n')
+    cfg = load_config(path)
+    assert cfg.problems == []
+    assert cfg.keymap == {"url_table.sort": "o", "url_table.restore_marks": "ctrl+y", "expand_all": "E"}

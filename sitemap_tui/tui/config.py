@@ -25,6 +25,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ENV_VAR = "SITEMAP_TUI_CONFIG"
 
@@ -86,7 +87,7 @@ def load_config(path: Path | None = None) -> TuiConfig:
     if not isinstance(keymap, dict):
         cfg.problems.append(f"{path}: [keymap] must be a table of binding_id = \"key\"")
         keymap = {}
-    for binding_id, keys in keymap.items():
+    for binding_id, keys in _dotted(keymap):
         if isinstance(keys, list):
             keys = ",".join(str(k) for k in keys)
         if not isinstance(keys, str) or not keys.strip():
@@ -94,6 +95,19 @@ def load_config(path: Path | None = None) -> TuiConfig:
             continue
         cfg.keymap[str(binding_id)] = ",".join(k.strip() for k in keys.split(",") if k.strip())
     return cfg
+
+
+def _dotted(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """The keymap's entries by binding id: an id with a dot written unquoted
+    (``url_table.sort = "o"``) is, to TOML, a table ``url_table`` holding ``sort``; the user
+    meant the id (found by a review: "keymap.url_table: expected a key string")."""
+    out: list[tuple[str, Any]] = []
+    for name, value in table.items():
+        if isinstance(value, dict):
+            out += _dotted(value, f"{prefix}{name}.")
+        else:
+            out.append((f"{prefix}{name}", value))
+    return out
 
 
 _KNOWN = ("theme", "keymap", "cache")  # (the [cache] table: session/recent.py's limits)
