@@ -30,7 +30,7 @@ from sitemap_tui.engine.filejob import (
     JobRedirected,
     JobSpec,
 )
-from sitemap_tui.engine.leftout import LeftOut
+from sitemap_tui.engine.leftout import KEPT_INDEXES, LeftOut
 from sitemap_tui.engine.model import (
     FoundBy,
     Node,
@@ -43,9 +43,6 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import ShardGone, StoreError
 from sitemap_tui.engine.workers import WorkerPool
 from sitemap_tui.words import plural
-
-KEPT_INDEXES = 4
-"""A run keeps the file budget plus this many full indexes of listed files (nodes)."""
 
 
 class FileProcessing(RobotsReading):

@@ -10,6 +10,9 @@ from enum import StrEnum
 
 from sitemap_tui.engine.sanitize import display
 
+KEPT_INDEXES = 4
+"""A run keeps the file budget plus this many full indexes of listed files (nodes): NODE_CAP."""
+
 
 class LeftOut(StrEnum):
     """Why a file (or part of one) is not in the result."""
@@ -110,8 +113,8 @@ def describe(
         ),
         LeftOut.NOT_RECURSIVE: (f"{listed} not fetched: not recursive", "without --no-recursive", False),
         LeftOut.NODE_CAP: (
-            f"{listed} not kept: a run keeps at most {max_files + 4 * max_children:,} listed files (the file"
-            f" budget and 4 indexes' {max_children:,})", "--max-files", True,
+            f"{listed} not kept: a run keeps at most {max_files + KEPT_INDEXES * max_children:,} listed files"
+            f" (the file budget and {KEPT_INDEXES} indexes' {max_children:,})", "--max-files", True,
         ),
         LeftOut.ROBOTS_CAP: (
             f"cross-submission not checked for {_n(count, 'host', 'hosts')}: robots.txt read on "

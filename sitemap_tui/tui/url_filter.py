@@ -25,7 +25,13 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
-from sitemap_tui.engine.store.audit_filters import CANONICALS, canonical_kind, reason_matches
+from sitemap_tui.engine.store.audit_filters import (
+    CANONICALS,
+    asks_verdict,
+    canonical_kind,
+    reason_matches,
+    verdict_status,
+)
 from sitemap_tui.engine.store.coverage_filters import WORDS as COVERAGE_WORDS
 from sitemap_tui.engine.store.coverage_filters import is_unlisted
 from sitemap_tui.engine.store.diff_view import MARKS
@@ -397,12 +403,12 @@ def _audit_matches(flt: EntryFilter, row: EntryRow) -> bool:
     """The audit and access fields of the filter on the row's cells, as
     engine.store.audit_filters writes them in SQL."""
     cells = row.audit
-    status = None if flt.status == "skipped" else flt.status  # (row_matches asks the store)
-    if all(v is None for v in (status, flt.indexable, flt.reason, flt.canonical, flt.blocked, flt.allowed)):
+    status = verdict_status(flt.status)  # (status:skipped: row_matches asks the store)
+    audit_asked = asks_verdict(flt.status, flt.indexable, flt.reason, flt.canonical)
+    if not audit_asked and (flt.blocked, flt.allowed) == (None, None):
         return True
     if cells is None:
         return False
-    audit_asked = (status, flt.indexable, flt.reason, flt.canonical) != (None, None, None, None)
     if audit_asked and not cells.audited:
         return False
     if status is not None and not _status_matches(status, cells.status, cells.redirects):

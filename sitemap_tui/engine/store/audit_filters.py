@@ -156,6 +156,17 @@ def _audited(cond: str) -> str:
     return f"EXISTS (SELECT 1 FROM audit a WHERE a.key = {AUDIT_KEY} AND {cond})"
 
 
+def verdict_status(status: str | None) -> str | None:
+    """``status:WORD`` as far as an audit row answers it: ``skipped`` names URLs with none."""
+    return None if status == "skipped" else status
+
+
+def asks_verdict(status: str | None, indexable: object, reason: object, canonical: object) -> bool:
+    """Whether a filter's audit words need the audit's verdicts (rows of ``audit``): an
+    exploration without them has nothing they could list (status:skipped aside)."""
+    return (verdict_status(status), indexable, reason, canonical) != (None, None, None, None)
+
+
 def skipped_condition(conn: sqlite3.Connection) -> str:
     """``status:skipped``: listed URLs the audit did not fetch and gave no verdict (robots.txt
     shuts sitemap-tui out, not Googlebot: the ``audit_skipped`` table); none in a store from
@@ -191,8 +202,7 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
     if all(w is None for w in wanted):
         return clauses, params
     view = AuditView.of(conn)
-    status = None if f.status == "skipped" else f.status  # (skipped URLs have no audit row)
-    if (status, f.indexable, f.reason, f.canonical) != (None, None, None, None) and not view.audit:
+    if asks_verdict(f.status, f.indexable, f.reason, f.canonical) and not view.audit:
         raise ValueError("this exploration has no audit results: run sitemap-tui audit on it first")
     if f.status == "skipped":
         clauses.append(skipped_condition(conn))

@@ -16,7 +16,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow
-from sitemap_tui.engine.store.audit_filters import is_skipped
+from sitemap_tui.engine.store.audit_filters import asks_verdict, is_skipped
 from sitemap_tui.engine.store.coverage_filters import is_unlisted, unlisted_page
 from sitemap_tui.engine.store.diff_view import attach, earlier, is_removed
 from sitemap_tui.engine.store.urls import audit_of_entry, row_by_id, rule_names_entries
@@ -423,8 +423,7 @@ class UrlTable(Vertical):
         # the audit's words need its results, blocked:/allowed: the crawler access (computed
         # alone, without an audit: found in use, status:404 then said a bare "no URL matches")
         # (status:skipped lists URLs with no audit row: an audit that skipped them all has none)
-        asked_status = None if self.user.status == "skipped" else self.user.status
-        page_asked = (asked_status, self.user.indexable, self.user.reason, self.user.canonical) != (None,) * 4
+        page_asked = asks_verdict(self.user.status, self.user.indexable, self.user.reason, self.user.canonical)
         access_asked = (self.user.blocked, self.user.allowed) != (None, None)
         missing = ("no audit yet (u, or sitemap-tui audit)" if page_asked and "status" not in g.audit_keys
                    else "no crawler access yet (sitemap-tui access)" if access_asked and "blocked" not in g.audit_keys
