@@ -5,13 +5,16 @@ the text summary shows the crawler table and a store opened in the explorer its 
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pytest_httpserver import HTTPServer
 from test_audit import audit, html, sitemap
 
 from sitemap_tui.engine.access import DEFAULT_AGENTS, compute
+from sitemap_tui.engine.formats import AUDIT_COLUMNS, UrlWriter, records_from_rows
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.access import AccessTable, robots_texts, stored_counts
 from sitemap_tui.engine.store.audit import indexability_counts
@@ -166,6 +169,24 @@ def test_a_robots_txt_shutting_out_this_tool_alone_gives_no_verdict(httpserver: 
             == [r.loc for r in listed]
         with_audit = combine(EntryFilter(), parse_filter("status:skipped indexable:no"))  # (none: no verdict)
         assert Query(store, with_audit).rows(store.conn) == []
+        # found by a review: robots.txt was read for it, yet it had no crawler verdict
+        # (blocked:Bingbot left it out, the export said blocked_for "?", "no robots.txt read")
+        cells = listed[0].audit
+        assert cells is not None and cells.access_known and not cells.audited, cells
+        assert "sitemap-tui" in cells.blocked and "Bingbot" in cells.blocked and "Googlebot" not in cells.blocked
+        for words, wanted in (("blocked:bingbot", {"/a", "/private/b", "/private/own"}),
+                              ("allowed:Googlebot", {"/a"}), ("allowed:Bingbot", set())):
+            f = combine(EntryFilter(), parse_filter(words))
+            got = Query(store, f).rows(store.conn)
+            assert {urlsplit(r.loc or "").path for r in got} == wanted, (words, got)
+            assert {r.loc for r in every if row_matches(f, r)} == {r.loc for r in got}, words  # row by row too
+        record = next(records_from_rows(store, listed, audit=True))
+        assert record.audit is not None and "Bingbot" in record.audit["blocked_for"], record.audit
+        buf = io.StringIO()
+        UrlWriter(buf, "csv", audit=AUDIT_COLUMNS).write([record])
+        cell = buf.getvalue().splitlines()[1].split(",")[len(buf.getvalue().splitlines()[0].split(",")) - len(AUDIT_COLUMNS)
+                                                          + AUDIT_COLUMNS.index("blocked_for")]
+        assert "Bingbot" in cell and "?" not in cell, buf.getvalue()
     finally:
         store.close()
     assert "1 listed URL(s) not fetched: robots.txt disallows them for sitemap-tui, not for Googlebot" in err

@@ -193,8 +193,8 @@ def add_skipped(store: Store, rows: Sequence[AuditRow]) -> None:
     if not rows:
         return
     with store.guarded():
-        store.conn.executemany("INSERT OR REPLACE INTO audit_skipped(key, why) VALUES(?, ?)",
-                               [(r.key, r.note or "") for r in rows])
+        store.conn.executemany("INSERT OR REPLACE INTO audit_skipped(key, why, blocked_for) VALUES(?, ?, ?)",
+                               [(r.key, r.note or "", json.dumps(r.blocked_for)) for r in rows])
     store.publish()
 
 

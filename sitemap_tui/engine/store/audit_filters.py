@@ -61,12 +61,18 @@ class AuditView:
     audit: bool  # the audit table exists (rows or not)
     audited: bool  # ... and holds at least one result
     agents: tuple[str, ...] | None  # the access table's agents, None: no access table
+    # blocked-for of the URLs the audit skipped (audit_skipped.blocked_for) is read too: no
+    # access table, and a store that keeps it (one from before has no such column)
+    skipped: bool = False
 
     @classmethod
     def of(cls, conn: sqlite3.Connection) -> AuditView:
         audit = _has_table(conn, "audit")
         audited = audit and conn.execute("SELECT 1 FROM audit LIMIT 1").fetchone() is not None
-        return cls(audit, audited, access_agents(conn))
+        agents = access_agents(conn)
+        skipped = audit and agents is None and any(
+            row[1] == "blocked_for" for row in conn.execute("PRAGMA main.table_info(audit_skipped)"))
+        return cls(audit, audited, agents, skipped)
 
     @property
     def any(self) -> bool:
@@ -85,13 +91,19 @@ class AuditView:
     def joins(self) -> str:
         """The LEFT JOINs a listing's FROM gets (SQLite drops a join no column uses)."""
         out = f" LEFT JOIN audit a ON a.key = {AUDIT_KEY}" if self.audit else ""
+        if self.skipped:
+            out += f" LEFT JOIN audit_skipped s ON s.key = {AUDIT_KEY}"
         if self.agents is not None:
             out += " LEFT JOIN access x ON x.entry_id = e.id"
         return out
 
     def blocked_sort(self) -> str:
         # the bitmask (0: no crawler blocked, first), or how many crawlers the audit's list names
-        return "x.blocked" if self.agents is not None else "json_array_length(a.blocked_for)"
+        return "x.blocked" if self.agents is not None else f"json_array_length({self._blocked_for()})"
+
+    def _blocked_for(self) -> str:
+        # an audited URL's list, else a skipped one's (robots.txt read, the URL not fetched)
+        return "COALESCE(a.blocked_for, s.blocked_for)" if self.skipped else "a.blocked_for"
 
     def sortable(self, sort: str) -> bool:
         """Whether a listing can sort on audit column ``sort``: with the audit's results, or
@@ -109,23 +121,24 @@ class AuditView:
         x = (lambda c: f"x.{c}") if self.agents is not None else (lambda _c: "NULL")
         return ", ".join((
             "a.key IS NOT NULL" if self.audit else "0", a("status"), a("redirects"), a("indexable"),
-            a("reason"), a("canonical"), a("final_url"), a("loc"), a("response_time"), a("blocked_for"),
+            a("reason"), a("canonical"), a("final_url"), a("loc"), a("response_time"),
+            self._blocked_for() if self.audit else "NULL",
             x("blocked"), x("unknown"),
         ))
 
     def cells(self, raw: tuple[Any, ...]) -> AuditCells | None:
         """The cells of one row from :meth:`columns`' values; None when the URL has neither an
-        audit result nor an access verdict."""
+        audit result nor an access verdict (a skipped URL's blocked-for is one)."""
         (audited, status, redirects, indexable, reason, canonical, final_url, loc, rtime, blocked_json, mask,
          unknown) = raw
-        if not audited and mask is None:
+        if not audited and mask is None and blocked_json is None:
             return None
         if self.agents is not None:
             known = mask is not None and not unknown
             blocked = tuple(a for i, a in enumerate(self.agents) if known and int(mask) >> i & 1)
             key: Any = mask
         else:
-            known = bool(audited)
+            known = bool(audited) or blocked_json is not None
             names = json.loads(blocked_json) if blocked_json else []
             blocked = tuple(str(n) for n in names) if isinstance(names, list) else ()
             key = len(names) if blocked_json is not None and isinstance(names, list) else None
@@ -154,6 +167,12 @@ class AuditView:
 
 def _audited(cond: str) -> str:
     return f"EXISTS (SELECT 1 FROM audit a WHERE a.key = {AUDIT_KEY} AND {cond})"
+
+
+def _skipped(cond: str) -> str:
+    # (a skipped URL's blocked-for is a verdict of robots.txt: blocked:AGENT and allowed:AGENT
+    # list it as the table shows it; found from outside: blocked:Bingbot left them out)
+    return f"EXISTS (SELECT 1 FROM audit_skipped s WHERE s.key = {AUDIT_KEY} AND s.blocked_for IS NOT NULL AND {cond})"
 
 
 def verdict_status(status: str | None) -> str | None:
@@ -230,9 +249,11 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
             clauses.append(f"e.id IN (SELECT entry_id FROM access WHERE unknown = 0 AND (blocked >> ? & 1) {op} 0)")
             params.append(bit)
         else:
-            listed = "EXISTS (SELECT 1 FROM json_each(a.blocked_for) j WHERE j.value = ?)"
-            clauses.append(_audited(listed if blocked else f"NOT {listed}"))
-            params.append(stored)
+            listed = "EXISTS (SELECT 1 FROM json_each({}.blocked_for) j WHERE j.value = ?)"
+            cond = listed if blocked else f"NOT {listed}"
+            clauses.append(_audited(cond.format("a")) if not view.skipped else
+                           f"({_audited(cond.format('a'))} OR {_skipped(cond.format('s'))})")
+            params += [stored] * (2 if view.skipped else 1)
     return clauses, params
 
 

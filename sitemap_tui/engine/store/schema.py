@@ -120,7 +120,8 @@ CREATE TABLE IF NOT EXISTS audit(  -- sitemap-tui audit: one row per listed URL 
                                     -- hreflang links, title, h1, refused (the deep checks')
 CREATE TABLE IF NOT EXISTS audit_skipped(  -- audit: a listed URL not fetched, with no verdict
     key TEXT PRIMARY KEY,           -- as audit.key
-    why TEXT NOT NULL) WITHOUT ROWID;  -- robots.txt shuts sitemap-tui out, not Googlebot
+    why TEXT NOT NULL,              -- robots.txt shuts sitemap-tui out, not Googlebot
+    blocked_for TEXT) WITHOUT ROWID;  -- as audit.blocked_for (NULL: a store from before it)
 CREATE TABLE IF NOT EXISTS coverage(  -- audit --compare-list / --crawl: a URL of the list or found by links
     key TEXT PRIMARY KEY,           -- engine.keys.url_key: matches COALESCE(entries.key, entries.loc)
     loc TEXT NOT NULL,              -- as the list wrote it or the link resolved
