@@ -290,4 +290,6 @@ async def test_urls_robots_txt_shuts_this_tool_out_of_are_listed_from_their_own_
         await wait_for(pilot, lambda: app.url_table.detail_open, what="the row's detail")
         detail = str(app.url_table.query_one("#url-detail-body", Static).render())
         assert "audit: not fetched: robots.txt shuts sitemap-tui out and lets Googlebot in" in " ".join(detail.split())
+        # robots.txt was read: its verdict for each crawler is there (the crawler-access table)
+        assert "blocked for: Bingbot, GPTBot" in " ".join(detail.split()), detail
     assert not any(req.path.startswith("/members/") for req, _ in httpserver.log)
