@@ -254,3 +254,60 @@ def test_a_mapped_folders_unlisted_files_are_its_own_sitemaps_only(capsys: pytes
     assert "staging/orphan-sitemap.xml" in out, out  # (each TARGET its own folder's)
     code, out, err = run(capsys, "urls", "public", "--map", "https://example.com/=public")
     assert "https://example.com/public-orphan" in out.splitlines()
+
+
+def test_a_build_whose_index_lists_files_of_its_subfolders_is_its_sites(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Found from outside: a Hugo multilingual build (no robots.txt; sitemap.xml an index of
+    /en/sitemap.xml and /fr/sitemap.xml) stood for no site: both children went unread, 0 URLs,
+    exit 0, and stderr said to give the folder as the target, which it was. Its index names
+    files of its subfolders: it is the site's. Its own sitemap.xml, which the exploration
+    probes, is not said to be "listed by nothing". Near miss: an index whose children are in
+    none of its folders stands for no site, and that is said."""
+    hugo = tmp_path / "hugo"
+    for lang in ("en", "fr"):
+        (hugo / lang).mkdir(parents=True)
+        (hugo / lang / "sitemap.xml").write_text(urlset(f"https://example.org/{lang}/",
+                                                        f"https://staging.example.net/{lang}/x"))
+    (hugo / "sitemap.xml").write_text(index("https://example.org/en/sitemap.xml", "https://example.org/fr/sitemap.xml"))
+    code, out, err = run(capsys, "validate", str(hugo), "--format", "json")
+    assert {("location-different-host", f"https://staging.example.net/{lang}/x") for lang in ("en", "fr")} \
+        <= rules(out) and code == 1, err
+    assert "is read as https://example.org/ (the site an index in" in err
+    assert "stands for no site" not in err and "read as well" not in err, err
+    code, out, err = run(capsys, "urls", str(hugo))
+    assert out.split() == ["https://example.org/en/", "https://staging.example.net/en/x",
+                           "https://example.org/fr/", "https://staging.example.net/fr/x"] and code == 0, err
+    # near miss: the children it names are not here
+    (hugo / "sitemap.xml").write_text(index("https://example.org/de/sitemap.xml"))
+    code, out, err = run(capsys, "urls", str(hugo))
+    assert out == "" and "is read as" not in err and "whose folder stands for no site" in err, err
+
+
+def test_audit_and_access_read_a_build_folder_as_the_site_its_robots_txt_names(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Found from outside: `urls`, `stats` and `validate` read ./public as the site its
+    robots.txt names, `access` and `audit` did not: access judged the index's file: children
+    unread ("give the folder as the target", which it was), and audit fetched robots.txt from
+    the network, offline every page "non-indexable: blocked by robots.txt". Both now read the
+    build as the other commands do: its robots.txt, its sitemaps and (audit) its pages."""
+    public = tmp_path / "public"
+    (public / "blog").mkdir(parents=True)
+    (public / "robots.txt").write_text("User-agent: GPTBot\nDisallow: /\n\nSitemap: https://example.com/sitemap.xml\n")
+    (public / "sitemap.xml").write_text(index("https://example.com/pages.xml", "https://example.com/blog/posts.xml"))
+    (public / "pages.xml").write_text(urlset("https://example.com/", "https://example.com/about.html"))
+    (public / "blog" / "posts.xml").write_text(urlset("https://example.com/blog/p.html"))
+    page = "<html><head><title>t</title>{}</head><body>t</body></html>"
+    (public / "index.html").write_text(page.format(""))
+    (public / "about.html").write_text(page.format(""))
+    (public / "blog" / "p.html").write_text(page.format('<meta name="robots" content="noindex">'))
+    code, out, err = run(capsys, "access", str(public))
+    assert code == 0 and "is read as https://example.com/" in err and "not fetched" not in err, err
+    table = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith(("GPTBot ", "Googlebot "))}
+    assert out.startswith("crawler access of 3 listed URLs\n") and table == {"GPTBot": ["0", "3"], "Googlebot": ["3", "0"]}, out
+    assert "https://example.com/blog/posts.xml  1 URL: GPTBot 1" in out, out
+    code, out, err = run(capsys, "audit", str(public), "--format", "jsonl", "--rate", "0")
+    verdicts = {r["loc"]: (r["indexable"], r["reason"]) for r in map(json.loads, out.splitlines())}
+    assert verdicts == {"https://example.com/": (True, "indexable"), "https://example.com/about.html": (True, "indexable"),
+                        "https://example.com/blog/p.html": (False, "non-indexable: noindex (noindex)")}, (verdicts, err)
+    assert code == 0 and "could not be read" not in err, err

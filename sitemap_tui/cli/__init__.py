@@ -163,7 +163,7 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         apply_fetch_keys(ns)
     if getattr(ns, "map", None):
         map_targets(ns)
-    elif command in ("urls", "stats", "explore") and hasattr(ns, "map"):
+    elif command in ("urls", "stats", "explore", "audit", "access") and hasattr(ns, "map"):
         map_targets(ns, imply=True)  # (validate: after its project config, which may hold a map)
     if command == "urls":
         from sitemap_tui.cli import urls

@@ -79,8 +79,9 @@ def describe(
             "--follow-cross-host", True,
         ),
         LeftOut.FROM_LOCAL: (
-            f"{listed} not fetched: listed by a local file whose folder stands for no site (give the folder "
-            "as the target, or --map URL=DIR, to read them from it; --follow-cross-host fetches them)",
+            # (not "give the folder as the target": found from outside, said when it was)
+            f"{listed} not fetched: listed by a local file whose folder stands for no site (--map URL=DIR "
+            "reads them from it; --follow-cross-host fetches them)",
             None, True,
         ),
         # (the first named: "not http(s)" read wrong of an http URL with a control character)

@@ -336,6 +336,12 @@ def named_site(folder: Path, *, from_indexes: bool = False, named_here: bool = F
         if len(origins) != 1:
             return None
     listed = _listed(scan.robots, list(scan.indexes))
+    if by_index and not _listed_urls(scan.robots, []):
+        # no Sitemap: line: the exploration probes these paths, and finds them (found from outside:
+        # a Hugo build's own sitemap.xml was said to be "listed by nothing, read as well")
+        from sitemap_tui.engine.discover import COMMON_PATHS  # (discover imports this module)
+
+        listed |= set(COMMON_PATHS)
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
     return NamedSite(origins.pop(), folder, unlisted, by_index, others)
 
@@ -400,21 +406,18 @@ INFER_INDEXES = 20
 
 
 def _index_sites(indexes: list[Path], folder: Path) -> set[str]:
-    """The site whose top-level URLs ``indexes`` list, with a file of ``folder`` among them
-    (the first INFER_CHILDREN of the first INFER_INDEXES: a folder of large indexes was read
-    whole to learn it, before the run's time budget began)."""
+    """The site whose URLs ``indexes`` list, with a file of ``folder`` or of a subfolder of it
+    among them (``/en/sitemap.xml``, as Hugo writes a multilingual build: found from outside,
+    such a build without robots.txt stood for no site, read nothing and passed) (the first
+    INFER_CHILDREN of the first INFER_INDEXES: a folder of large indexes was read whole to
+    learn it, before the run's time budget began)."""
     found: dict[str, bool] = {}
-    try:
-        files = {p.name for p in folder.iterdir() if p.is_file() and inside(folder, p)}
-    except OSError:
-        return set()
     for path in indexes[:INFER_INDEXES]:
         for url in index_children(path, INFER_CHILDREN):
             origin = _site_of(url)
-            url_path = unquote(urlsplit(url.strip()).path)
-            if origin is None or url_path.count("/") != 1:
+            if origin is None:
                 continue
-            found[origin] = found.get(origin, False) or url_path[1:] in files
+            found[origin] = found.get(origin, False) or _names_a_file(folder, url)
     if len(found) != 1:
         return set()  # several sites: which one the folder stands for is a guess
     return {origin for origin, here in found.items() if here}
