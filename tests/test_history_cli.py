@@ -179,6 +179,26 @@ def test_diff_site_passes_over_newer_explorer_sessions(httpserver, cache: Path) 
     assert code == 0 and json.loads(out)["summary"]["urls_added"] == 2 and "passed over" not in err
 
 
+def test_diff_site_compares_with_the_latest_of_that_target_not_another_of_its_site(httpserver, cache: Path) -> None:
+    """Found from outside: one `urls SITE/news.xml` during the day became the nightly `diff`'s
+    baseline: every other URL "added", `--fail-if removed` met by the news file's. The latest
+    kept of the same target is OLD, the newer run of another target passed over (said). Near
+    miss: with none of that target, the latest of its site, and that said."""
+    target = serve(httpserver, "a", "b")
+    news = httpserver.url_for("/news.xml")
+    httpserver.expect_request("/news.xml").respond_with_data(
+        f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{news}#n</loc></url></urlset>\n', content_type="application/xml")
+    assert explore("urls", target)[0] == 0
+    time.sleep(1.1)  # (the files are named by the second)
+    assert explore("urls", news)[0] == 0
+    code, out, err = explore("diff", target, "--format", "json", "--no-history", "--fail-if", "removed")
+    assert code == 0 and set(json.loads(out)["summary"].values()) == {0}, (out, err)
+    assert f"OLD: 1 newer exploration of another target passed over (the latest: {news})" in err, err
+    code, out, err = explore("diff", httpserver.url_for("/"), "--format", "json", "--no-history")
+    assert f"OLD: no kept exploration of {httpserver.url_for('/')} itself: compared with the latest of its site, " \
+           f"of {news}" in err, err
+
+
 def test_diff_of_a_site_without_a_scheme_explores_it_as_it_was_kept(httpserver, cache: Path) -> None:
     """Found from outside: `diff 127.0.0.1:PORT` after http explorations explored https:// (a
     TLS error on a plain server); the site is explored again over the scheme it was kept with."""

@@ -206,13 +206,28 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
     site SITE names alone, never another port's (session/history.find_site); ``headless``: the
     latest a headless command kept, when there is one, the explorer's newer sessions passed over
     (and said): a session reads what its user opened, and a glance at one lazily opened node
-    made it the baseline, every URL of the site "added" and a real removal unseen."""
+    made it the baseline, every URL of the site "added" and a real removal unseen. Of those,
+    the latest of SITE itself, newer runs of another target of the site passed over (said): one
+    `urls SITE/news.xml` made the nightly `diff SITE` report every other URL removed (found
+    from outside); with none of SITE, the latest, its other target said."""
     from sitemap_tui.cli.history import site_of
 
     site_found = site_of(site, exact=exact)
     key, found = site_found.key, site_found.explorations
     if headless:
         runs = [i for i, s in enumerate(found) if s.summary.command is not None and s.summary.problem is None]
+        want = _target_key(site)
+        same = [i for i in runs if _target_key(found[i].summary.target) == want]
+        if same and runs[0] != same[0]:
+            other = found[runs[0]].summary.target or "?"
+            print(f"sitemap-tui: {label}: {plural(runs.index(same[0]), 'newer exploration')} of another target "
+                  f"passed over (the latest: {display(other)}); `sitemap-tui history {display(site)}` lists them",
+                  file=sys.stderr)
+            runs = same
+        elif runs and not same:
+            other = found[runs[0]].summary.target or "?"
+            print(f"sitemap-tui: {label}: no kept exploration of {display(site)} itself: compared with the latest "
+                  f"of its site, of {display(other)} (what differs may be the target's)", file=sys.stderr)
         if runs and runs[0] > 0:
             back = runs[0]
             # (the newest by its file: this run keeps its own, and ~0 is that one afterwards)
@@ -230,6 +245,23 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
     s = found[back]
     return Source(label, raw, s.path, saved=True, checks=s.summary.checks, command=s.summary.command,
                   target=s.summary.target)
+
+
+def _target_key(raw: str | None) -> str | None:
+    """What two targets share when they name one thing: the URL without its scheme (a site
+    kept over http is explored again over http), normalised; None: no target."""
+    from urllib.parse import urlsplit
+
+    from sitemap_tui.engine import urlpolicy
+    from sitemap_tui.engine.discover import Target
+
+    if not raw:
+        return None
+    try:
+        parts = urlsplit(urlpolicy.normalize(Target.parse(raw).url))
+    except ValueError:  # (TargetError)
+        return None
+    return f"{parts.netloc}{parts.path or '/'}{'?' + parts.query if parts.query else ''}"
 
 
 def _latest(raw: str, typed: str) -> Source:
