@@ -543,7 +543,7 @@ def test_a_site_whose_sitemaps_all_fail_lists_nothing_and_is_1(
 
 
 def test_many_failed_files_are_named_up_to_a_cap_and_the_rest_counted_by_cause(
-    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer
+    capsys: pytest.CaptureFixture[str], httpserver: HTTPServer, tmp_path: Path
 ) -> None:
     """Found using it: an index whose children all fail wrote one stderr line per child (50,000
     for a large site), and the run's own last words scrolled away. The first
@@ -570,6 +570,13 @@ def test_many_failed_files_are_named_up_to_a_cap_and_the_rest_counted_by_cause(
     httpserver.expect_request("/few.xml").respond_with_data(index(*fewer), content_type=XML)
     code, _, err = run(capsys, "urls", base + "/few.xml", "--no-history", "--retries", "0")
     assert sum(f"{base}/x-" in line for line in err.splitlines()) == cap and "more files failed" not in err, err
+    # a mapped build's missing files share one cause, not one each by name (found by a review)
+    build = tmp_path / "public"
+    build.mkdir()
+    (build / "index.xml").write_text(index(*(f"https://example.com/s{i}.xml" for i in range(cap + 3))))
+    code, _, err = run(capsys, "urls", str(build / "index.xml"), "--map", f"https://example.com/={build}",
+                       "--no-history")
+    assert "sitemap-tui: 3 more files failed (3 not found in " in err and "s22.xml;" not in err, err
 
 
 def test_an_empty_sitemap_or_one_child_that_fails_is_still_a_listing(

@@ -8,6 +8,7 @@ import os
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
 
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.leftout import LeftOut
@@ -228,6 +229,16 @@ FAILURES_SAID = 20
 left out, why it exits 1) scrolled away with them."""
 
 
+def _cause(url: str, error: str) -> str:
+    """``error`` as a cause shared by many files: without the file's own path at its end (a
+    mapped build's "not found in ./public: s21.xml": found from outside, each missing file was
+    a cause of its own)."""
+    own = unquote(urlsplit(url).path).lstrip("/")
+    if own and error.endswith(f": {own}"):
+        return error[: -len(own) - 2]
+    return error
+
+
 def report_failures(explorer: Explorer, problem: TargetProblem | None = None) -> None:
     """Each file that failed, one line on stderr (the first :data:`FAILURES_SAID`, then a count
     of the rest by cause); not the one the target's ``problem`` (said as the run's error)
@@ -247,7 +258,7 @@ def report_failures(explorer: Explorer, problem: TargetProblem | None = None) ->
                 shown += 1
                 print(f"sitemap-tui: {line}", file=sys.stderr)
             else:
-                rest[display(node.error or "failed")] += 1
+                rest[display(_cause(node.url, node.error or "failed"))] += 1
     if rest:
         causes = "; ".join(f"{n:,} {cause}" for cause, n in rest.most_common(3))
         others = f"; {plural(sum(n for _, n in rest.most_common()[3:]), 'other')}" if len(rest) > 3 else ""
