@@ -30,7 +30,7 @@ from sitemap_tui.tui.palette import SitemapCommands
 # or whatever a markup string might name) is refused by check_action.
 APP_ACTIONS: frozenset[str] = frozenset(
     {
-        "expand_all", "cancel", "reload", "export", "filter", "validate_deep", "check_files", "copy_url",
+        "expand_all", "cancel", "reload", "refetch", "export", "filter", "validate_deep", "check_files", "copy_url",
         "open_browser", "toggle_theme", "open_file", "help", "tree_narrower", "tree_wider",
         "tab_overview", "tab_extensions", "tab_lastmod", "tab_issues", "tab_urls",
         "focus_tree", "lastmod_mode", "toggle_tree", "zoom", "open_recent", "back",
@@ -63,6 +63,8 @@ class SitemapApp(Actions):
         # early in the footer: on an 80-column terminal the last bindings are cut off
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("r", "reload", "Reload", id="reload", tooltip="Fetch the highlighted file again (conditional GET)"),
+        Binding("R", "refetch", "Fetch in full", id="refetch", show=False,
+                tooltip="Fetch the highlighted file again in full (no conditional GET)"),
         Binding("slash", "filter", "Filter", id="filter", tooltip="Filter the URL table"),
         Binding("c", "copy_url", "Copy URL", id="copy_url", tooltip="Copy the marked URLs, else the current URL, to the clipboard (OSC 52)"),
         Binding("o", "open_browser", "Open in browser", id="open_browser", show=False, tooltip="Open an http(s) URL in the browser"),

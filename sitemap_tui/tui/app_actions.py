@@ -90,19 +90,30 @@ class Actions(ExportLink):
         self.notify("Cancelling…", markup=False)
 
     def action_reload(self) -> None:
+        """r: the highlighted file again, asked with its validators (a 304 keeps the copy)."""
+        self._fetch_again(in_full=False)
+
+    def action_refetch(self) -> None:
+        """R: the highlighted file again in full, no validators sent (found from outside: the
+        README named f for it, which toggles following other hosts)."""
+        self._fetch_again(in_full=True)
+
+    def _fetch_again(self, *, in_full: bool) -> None:
         node = self._cursor_node()
-        if node is None or not self._require_engine("Reload"):
+        what = "Fetch in full" if in_full else "Reload"
+        if node is None or not self._require_engine(what):
             return
         if node.kind in CONTAINERS:
-            self.notify("Reload works on a file (robots.txt, an index or a sitemap).", markup=False)
+            self.notify(f"{what} works on a file (robots.txt, an index or a sitemap).", markup=False)
             return
         if node.state in ACTIVE:
             self.notify("This file is being fetched right now.", markup=False)
             return
         assert self.bridge is not None
-        if self.bridge.reload(node.id):
+        if (self.bridge.refetch if in_full else self.bridge.reload)(node.id):
             self.refetches.asked(node.id)  # its rows go: the URL table counts them all again
-        self.notify(f"Reloading {short_name(node)}…", markup=False)
+        self.notify(f"Fetching {short_name(node)} again in full…" if in_full else f"Reloading {short_name(node)}…",
+                    markup=False)
 
     def action_filter(self) -> None:
         self.query_one("#tabs", TabbedContent).active = "urls"
@@ -332,6 +343,7 @@ class Actions(ExportLink):
         cmds.append(PaletteCommand("Filter URLs", "Filter the URL table (substring, regex, lastmod, issues, extensions)", "filter"))
         if node is not None and node.kind not in CONTAINERS:
             cmds.append(PaletteCommand("Reload node", f"Fetch {name} again with a conditional GET", "reload"))
+            cmds.append(PaletteCommand("Fetch node in full", f"Fetch {name} again, no conditional GET (a 304 copy is replaced)", "refetch"))
         if node is not None:
             cmds.extend(self.audit_commands(name))
             cmds.append(PaletteCommand("Validate deep", f"Live checks of a sample of the URLs under {name} (status, redirects, robots, canonical)", "validate_deep"))

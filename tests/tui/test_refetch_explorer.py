@@ -171,13 +171,16 @@ async def test_reload_and_refetch_of_a_carried_file_fetch_the_servers_file(site,
         assert "304" not in app.tree.label_for(a).plain
         await select(app, pilot, a)
         assert "Unchanged since" not in screen_text(app)
-        # f on the carried index fetches it unconditionally: never the previous exploration's copy again
+        # R on the carried index fetches it unconditionally: never the previous exploration's
+        # copy again; no setting changes (found from outside: the README named f, which turned
+        # on following other hosts)
         index = node_id(app, "index.xml")
         await select(app, pilot, index)
-        await pilot.press("f")
+        await pilot.press("R")
         await wait_for(pilot, lambda: site.bodies["/index.xml"] >= 2, what="the index fetched in full")
         await settle(app, pilot)
         assert app.tree.model.nodes[node_id(app, "index.xml")].stats.unchanged_since is None
+        assert not app.following_hosts() and any("again in full" in n for n in notes), notes
         db = app.db_path
     with closing(Store(db, readonly=True)) as store:
         since = dict(store.conn.execute("SELECT url, unchanged_since FROM nodes"))
