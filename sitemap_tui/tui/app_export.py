@@ -165,8 +165,17 @@ class ExportLink(AuditLink):
         if not url:
             self.notify("Nothing to copy.", markup=False)
             return
-        self.copy_to_clipboard(url)
-        self.notify(f"Copied {display(url, 200)}", markup=False)
+        # escaped as every other output is: a listed URL's raw CR or ESC, pasted into a shell,
+        # ran a command (found from outside); the marked rows' copy was escaped already
+        from sitemap_tui.tui.clipboard import fit_urls
+
+        fit = fit_urls([url])
+        if not fit.urls:
+            self.notify(f"Nothing copied: the URL is longer than the {fit.limit:,} bytes terminals take through "
+                        "the clipboard (OSC 52). Export (w) writes it.", severity="warning", markup=False)
+            return
+        self.copy_to_clipboard(fit.urls[0])
+        self.notify(f"Copied {display(fit.urls[0], 200)}", markup=False)
 
     def _copy_marked(self, marked: Any, count: int | None) -> None:
         import sqlite3
