@@ -288,6 +288,33 @@ def test_user_and_password_in_the_target_url_go_as_basic_auth_to_its_origin_only
     assert not any(b"hunter2" in p.read_bytes() for p in stored)
 
 
+def test_the_urls_password_is_in_no_report_of_diff_or_audit(httpserver: HTTPServer, tmp_path: Path) -> None:
+    """Found from outside: `diff` printed both sides as typed (text, JSON "source", the CSV and
+    GitHub formats' stderr), `audit`'s text summary "Audit of http://alice:hunter2@...", and a
+    target that is no valid URL its password in the one-line error. Every one of them is
+    written without it; the request still carries it."""
+    serve_xml(httpserver, "/sitemap.xml", urlset(httpserver.url_for("/a")))
+    httpserver.expect_request("/a").respond_with_data("<html><head><title>a</title></head></html>",
+                                                      content_type="text/html")
+    target = httpserver.url_for("/sitemap.xml").replace("http://", "http://alice:hunter2@")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = [["diff", target, target], ["diff", target, target, "--format", "json"],
+            ["diff", target, target, "--format", "github"], ["diff", target],
+            ["audit", target, "--rate", "0"], ["stats", "http://alice:hunter2@[::1/"]]
+    outs = []
+    for args in runs:
+        proc = cli_process.run([sys.executable, "-m", "sitemap_tui", *args], capture_output=True, text=True,
+                               timeout=120, env=env)
+        assert proc.returncode in (0, 1, 2) and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert "hunter2" not in proc.stdout + proc.stderr, (args, proc.stdout, proc.stderr)
+        outs.append(proc.stdout + proc.stderr)
+    assert f"--- OLD {httpserver.url_for('/sitemap.xml')} (explored now)" in outs[0], outs[0]
+    assert outs[4].startswith(f"Audit of {httpserver.url_for('/sitemap.xml')}: "), outs[4]
+    assert "cannot explore 'http://[::1/'" in outs[5], outs[5]
+    basic = "Basic " + base64.b64encode(b"alice:hunter2").decode()
+    assert {auth for _, path, auth, _ in seen(httpserver) if path == "/sitemap.xml"} == {basic}
+
+
 def test_an_authorization_header_wins_over_the_urls_password(httpserver: HTTPServer) -> None:
     serve_xml(httpserver, "/sitemap.xml", urlset("https://example.com/a"))
     target = httpserver.url_for("/sitemap.xml").replace("http://", "http://alice:hunter2@")

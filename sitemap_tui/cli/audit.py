@@ -212,7 +212,7 @@ def cmd_audit(opts: AuditCommand) -> int:
             elif opts.format == "csv":
                 write_csv(audit_records(store), result.file)
             else:
-                write_text(opts.target, counts, group_samples(store, opts.samples), result.file)
+                write_text(target.raw, counts, group_samples(store, opts.samples), result.file)
                 if coverage is not None:
                     coverage_report.write_text(store, counts, opts.samples, listed=listed, crawl=crawl,
                                                crawl_cap=opts.crawl, out=result.file)

@@ -30,6 +30,7 @@ from sitemap_tui.cli.headless import (
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, map_each_target
 from sitemap_tui.cli.verdict import run_notes, target_problem
+from sitemap_tui.engine.discover import shown_target
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.fetching import FetchOptions
@@ -98,6 +99,10 @@ class Source:
     checks: str | None = "all"  # the rules that judged it (all, selected, none; None: not said)
     command: str | None = None  # the command that saved it, when it says
     target: str | None = None  # what it explored, when it says
+
+    def __post_init__(self) -> None:
+        # named without a "user:password@" in it (the report, its JSON, stderr: found from outside)
+        object.__setattr__(self, "raw", shown_target(self.raw))
 
 
 def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
@@ -183,21 +188,21 @@ def _saved(label: str, raw: str) -> Source | None:
             with path.open("rb") as fh:
                 head = fh.read(len(SQLITE_MAGIC))
         except OSError as exc:
-            raise UsageError(f"{label} {display(raw)}: cannot be read ({exc.strerror})") from exc
+            raise UsageError(f"{label} {_said(raw)}: cannot be read ({exc.strerror})") from exc
         if head != SQLITE_MAGIC:
             if path.suffix.lower() == ".db":  # an empty or text *.db is no sitemap either
-                raise UsageError(f"{label} {display(raw)}: not a saved exploration (no SQLite database)")
+                raise UsageError(f"{label} {_said(raw)}: not a saved exploration (no SQLite database)")
             return None  # a local sitemap file: a TARGET
         problem = exploration_problem(path, must_exist=True)
         if problem:
-            raise UsageError(f"{label} {display(raw)}: {problem}")
+            raise UsageError(f"{label} {_said(raw)}: {problem}")
         from sitemap_tui.engine.store.summary import read_summary
 
         summary = read_summary(path)  # which command kept it (--db), and the rules that judged it
-        said_if_written(f"{label} {display(raw)}", path, "compared")
+        said_if_written(f"{label} {_said(raw)}", path, "compared")
         return Source(label, raw, path, saved=True, checks=summary.checks, command=summary.command)
     if not path.exists() and path.suffix == ".db" and "://" not in raw:
-        raise UsageError(f"{label} {display(raw)}: no such exploration file")
+        raise UsageError(f"{label} {_said(raw)}: no such exploration file")
     return None
 
 
@@ -221,30 +226,35 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
         if same and runs[0] != same[0]:
             other = found[runs[0]].summary.target or "?"
             print(f"sitemap-tui: {label}: {plural(runs.index(same[0]), 'newer exploration')} of another target "
-                  f"passed over (the latest: {display(other)}); `sitemap-tui history {display(site)}` lists them",
+                  f"passed over (the latest: {display(other)}); `sitemap-tui history {_said(site)}` lists them",
                   file=sys.stderr)
             runs = same
         elif runs and not same:
             other = found[runs[0]].summary.target or "?"
-            print(f"sitemap-tui: {label}: no kept exploration of {display(site)} itself: compared with the latest "
+            print(f"sitemap-tui: {label}: no kept exploration of {_said(site)} itself: compared with the latest "
                   f"of its site, of {display(other)} (what differs may be the target's)", file=sys.stderr)
         if runs and runs[0] > 0:
             back = runs[0]
             # (the newest by its file: this run keeps its own, and ~0 is that one afterwards)
             print(f"sitemap-tui: {label}: {plural(back, 'newer explorer session')} passed over (a session reads what "
-                  f"was opened in it, not the whole site); `sitemap-tui history {display(site)}` lists them, "
-                  f"`diff {display(str(found[0].path))} {display(site)}` compares with the newest", file=sys.stderr)
+                  f"was opened in it, not the whole site); `sitemap-tui history {_said(site)}` lists them, "
+                  f"`diff {display(str(found[0].path))} {_said(site)}` compares with the newest", file=sys.stderr)
     if back >= len(found):
         if not found:
             why = (f"({display(site_found.note)})" if site_found.note
-                   else f"(`sitemap-tui validate {display(raw)}` keeps a first one to compare with)" if headless
-                   else f"(`sitemap-tui history {display(site)}` lists them)")
-            raise UsageError(f"{label} {display(raw)}: no saved exploration of {display(key)} in the cache {why}")
-        raise UsageError(f"{label} {display(raw)}: {display(key)} has {len(found)} saved exploration"
+                   else f"(`sitemap-tui validate {_said(raw)}` keeps a first one to compare with)" if headless
+                   else f"(`sitemap-tui history {_said(site)}` lists them)")
+            raise UsageError(f"{label} {_said(raw)}: no saved exploration of {display(key)} in the cache {why}")
+        raise UsageError(f"{label} {_said(raw)}: {display(key)} has {len(found)} saved exploration"
                          f"{'s' * (len(found) != 1)} (~0 to ~{len(found) - 1})")
     s = found[back]
     return Source(label, raw, s.path, saved=True, checks=s.summary.checks, command=s.summary.command,
                   target=s.summary.target)
+
+
+def _said(raw: str) -> str:
+    """TARGET ``raw`` in a message: escaped, without a "user:password@"."""
+    return display(shown_target(raw))
 
 
 def _target_key(raw: str | None) -> str | None:
@@ -268,11 +278,11 @@ def _latest(raw: str, typed: str) -> Source:
     """``diff SITE``'s OLD: the latest kept exploration of SITE (the cache's limits applied first,
     as before every run that keeps one)."""
     if Path(raw).suffix == ".db" and Path(raw).is_file():
-        raise UsageError(f"{display(raw)} is an exploration file: diff it with a NEW, or name a SITE alone")
+        raise UsageError(f"{_said(raw)} is an exploration file: diff it with a NEW, or name a SITE alone")
     from sitemap_tui.session.history import INDEX
 
     if not Path(raw).exists() and INDEX.match(raw):
-        raise UsageError(f"{display(raw)} is a kept exploration: name the other side too "
+        raise UsageError(f"{_said(raw)} is a kept exploration: name the other side too "
                          "(`diff SITE~1 SITE~0`), or SITE alone to compare it now with the latest")
     from sitemap_tui.cli.cache import prune_at_start
 
@@ -298,7 +308,7 @@ def _explore_kept(raw: str, opts: DiffOptions, scratch_db: Path) -> Source:
     finally:
         kept.finish(complete)
     if not complete:
-        raise UsageError(f"NEW {display(raw)}: the target did not answer")
+        raise UsageError(f"NEW {_said(raw)}: the target did not answer")
     return Source("NEW", raw, path, saved=False)
 
 
@@ -371,5 +381,5 @@ def _run(label: str, raw: str, opts: DiffOptions, store: Store) -> Explorer:
     notes = [problem.message] if problem is not None else []  # answered, but no usable sitemap
     notes += run_notes(explorer) + [omission.text for omission in explorer.left_out()]
     for note in notes:
-        print(f"sitemap-tui: {label} {display(raw)}: {note}", file=sys.stderr)
+        print(f"sitemap-tui: {label} {_said(raw)}: {note}", file=sys.stderr)
     return explorer

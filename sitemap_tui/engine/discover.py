@@ -17,16 +17,30 @@ from sitemap_tui.engine.localdir import LOCAL_SUFFIXES
 if TYPE_CHECKING:
     from sitemap_tui.engine.localdir import FolderScan
 
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
+
+
 def _without_userinfo(text: str) -> tuple[str, str]:
     """``text`` without the "user:password@" before its host, and that user info ("" if none)."""
     try:
         parts = urlsplit(text)
-    except ValueError:
-        return text, ""
+    except ValueError:  # (http://u:pw@[::1/ : said as a bad URL, without the password: a review)
+        found = _USERINFO.match(text)
+        return (found[1] + text[found.end():], found[2]) if found else (text, "")
     userinfo, at, hostport = parts.netloc.rpartition("@")
     if not at:
         return text, ""
     return urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment)), userinfo
+
+
+def shown_target(raw: str) -> str:
+    """TARGET ``raw`` as reports and messages may show it: without a "user:password@" (the
+    session sends it as an Authorization header; found from outside: diff's and audit's
+    reports printed it as typed)."""
+    try:
+        return Target.parse(raw).raw
+    except TargetError:
+        return _without_userinfo(raw.strip())[0] if "://" in raw else raw
 
 
 COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
