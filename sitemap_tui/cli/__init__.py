@@ -69,8 +69,9 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
 
         headless = lists(args, launch)
     guard = output.guarded_stdout() if headless else contextlib.nullcontext()
+    errors = output.guarded_stderr() if headless else contextlib.nullcontext()
     try:
-        with signals.headless(), guard:
+        with signals.headless(), errors, guard:
             code = _run(args, launch)
             if headless:
                 sys.stdout.flush()
