@@ -260,3 +260,42 @@ async def test_enter_on_a_files_count_lists_every_url_it_counted(demo_server, ma
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")
         assert table.grid.marks.empty
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_rule_that_counts_a_files_urls_lists_and_exports_them(make_app, tmp_path, size):
+    """Found from outside: lastmod-missing ("URLs without <lastmod>: 5 of 7", once per file, on
+    no entry) was a rule Enter only opened, "⏎ Show URLs" in the footer, and w on it said "0
+    URLs in this scope: the rule is reported on sitemap files", while Enter on its one finding
+    listed the 5. The rule's row lists those 5 (rule:lastmod-missing) and w exports them."""
+    target = tmp_path / "sitemap.xml"
+    rows = "".join(f"<url><loc>https://example.com/{i}</loc>{'<lastmod>2024-01-01</lastmod>' if i < 2 else ''}</url>\n"
+                   for i in range(7))
+    target.write_text(f'<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{rows}</urlset>\n')
+    app = make_app(str(target))
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.root_opened and app.selected_id is not None, what="the file to open")
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        issues = app.issues_pane.issue_list
+        await to_rule(app, pilot, issues, "lastmod-missing")
+        await pilot.press("enter")
+        table = app.url_table
+        await wait_for(pilot, lambda: app.focused is table.grid and table.grid.total == 5 and not table.grid.scanning,
+                       what="the 5 URLs without lastmod")
+        assert sorted(table.grid.row_at(i).loc for i in range(5)) == [f"https://example.com/{i}" for i in range(2, 7)]
+        # marks ask row by row: the same 5 (near miss: a URL with its lastmod)
+        from sitemap_tui.engine.store.urls import has_rule
+
+        conn = table.grid.store.conn
+        ids = dict(conn.execute("SELECT loc, id FROM entries"))
+        assert has_rule(conn, ids["https://example.com/3"], "lastmod-missing")
+        assert not has_rule(conn, ids["https://example.com/0"], "lastmod-missing")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.focused is issues, what="the issue list again")
+        await pilot.press("w")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ExportScreen", what="the export dialog")
+        count = app.screen.query_one("#export-count")
+        await wait_for(pilot, lambda: "5 URLs" in str(count.render()), what="5 URLs in the rule's scope")
+        assert "reported on sitemap files" not in str(count.render())

@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from sitemap_tui.engine.store import IssueRow
+from sitemap_tui.engine.store.rule_filter import COUNTED
 from sitemap_tui.engine.store.schema import tree_order
 
 
@@ -76,10 +77,12 @@ def rule_issues(conn: sqlite3.Connection, flt: IssueFilter, severity: str, rule:
 
 
 def rules_with_urls(conn: sqlite3.Connection, flt: IssueFilter) -> set[tuple[str, str]]:
-    """(severity, rule) of the matching groups with an issue on a URL: the groups the URL table
-    can show (a ``rule:`` filter matches the entries that have an issue of the rule)."""
+    """(severity, rule) of the matching groups with an issue on a URL, or a file's count of its
+    URLs: the groups the URL table can show (store.rule_filter: what ``rule:`` lists)."""
     where, params = flt.where()
+    counted = ",".join("?" * len(COUNTED))
     rows = conn.execute(
-        f"SELECT DISTINCT i.severity, i.rule FROM issues i WHERE {where} AND i.entry_id IS NOT NULL", params
+        f"SELECT DISTINCT i.severity, i.rule FROM issues i WHERE {where}"
+        f" AND (i.entry_id IS NOT NULL OR i.rule IN ({counted}))", [*params, *COUNTED]
     ).fetchall()
     return {(s, r) for s, r in rows}

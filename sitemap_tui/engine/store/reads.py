@@ -22,6 +22,7 @@ from sitemap_tui.engine.store.rows import (
     chunks,
     row_to_node,
 )
+from sitemap_tui.engine.store.rule_filter import rule_condition
 from sitemap_tui.engine.store.schema import (
     EXTENSIONS,
     NODE_STAT_COLUMNS,
@@ -200,8 +201,9 @@ class StoreReads(StoreBase):
         if f.extension:
             clauses.append(f"e.{EXTENSIONS[f.extension]} > 0")
         if f.rule:
-            clauses.append("e.id IN (SELECT entry_id FROM issues WHERE rule = ?)")
-            params.append(f.rule)
+            cond, more = rule_condition(f.rule)
+            clauses.append(cond)
+            params += more
         if f.diff:
             if not f.diff_db:
                 raise ValueError(f"diff:{f.diff} lists what changed since an earlier exploration: open compare mode"

@@ -30,6 +30,7 @@ from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.coverage_filters import MISSING_VIEW, entry_source
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
+from sitemap_tui.engine.store.rule_filter import COUNTED, rule_condition
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq
 
 PAGE = 100
@@ -363,19 +364,20 @@ def row_by_id(conn: sqlite3.Connection, entry_id: int) -> list[EntryRow]:
 
 
 def rule_names_entries(conn: sqlite3.Connection, rule: str) -> bool | None:
-    """Whether any issue of ``rule`` is on an entry (a ``rule:`` filter can list it); False
-    when all are a file's or the site's; None when the store has none."""
+    """Whether any issue of ``rule`` is on an entry, or counts a file's entries (a ``rule:``
+    filter can list it); False when all are a file's or the site's; None when the store has none."""
     # (two walks of the rule's index, each stopping at its first row: no sort of its issues)
     if conn.execute("SELECT 1 FROM issues WHERE rule=? AND entry_id IS NOT NULL LIMIT 1", (rule,)).fetchone():
         return True
-    return False if conn.execute("SELECT 1 FROM issues WHERE rule=? LIMIT 1", (rule,)).fetchone() else None
+    if conn.execute("SELECT 1 FROM issues WHERE rule=? LIMIT 1", (rule,)).fetchone() is None:
+        return None
+    return rule in COUNTED  # a file's count of its URLs names those URLs (store.rule_filter)
 
 
 def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:
-    """Whether the entry has an issue of ``rule`` (for marks of a rule's URLs)."""
-    return conn.execute(
-        "SELECT 1 FROM issues WHERE entry_id=? AND rule=? LIMIT 1", (entry_id, rule)
-    ).fetchone() is not None
+    """Whether the entry is one ``rule:RULE`` lists (for marks of a rule's URLs)."""
+    cond, params = rule_condition(rule)
+    return conn.execute(f"SELECT 1 FROM entries e WHERE e.id=? AND {cond}", (entry_id, *params)).fetchone() is not None
 
 
 def has_sort_index(conn: sqlite3.Connection, sort: str) -> bool:
