@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Button, RadioButton
+from textual.widgets import Button, RadioButton, RadioSet
 from urltui_helpers import build_store, entry, issue, wait_for
 
 from sitemap_tui.engine.store import EntryFilter
@@ -402,3 +402,29 @@ async def test_a_rule_whose_findings_name_no_entry_says_why_it_lists_none(tmp_pa
         # near miss: a rule on entries, its rows filtered out by another word: the filter's doing
         status = await status_of("rule:url-lastmod-future zzzz")
         assert status.startswith("0 rows: no URL matches the filter"), status
+
+
+async def test_the_keyboard_starts_on_the_remembered_choices(tmp_path: Path):
+    """Found from outside: with CSV remembered (shown pressed), Tab into Format and Enter made it
+    Text: Textual's RadioSet puts its cursor on its first button. It starts on the pressed one,
+    in Scope too; a move goes on from there."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"this node": EntryFilter(node_ids=[1]), "subtree": EntryFilter(node_ids=[1])},
+                            tmp_path, scope="subtree", fmt="csv")
+        await pilot.pause()
+        scope, fmt = screen.query_one("#export-scope", RadioSet), screen.query_one("#export-format", RadioSet)
+        fmt.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert fmt.pressed_button is not None and fmt.pressed_button.name == "csv"
+        await pilot.press("down", "enter")  # the one after CSV
+        await pilot.pause()
+        assert fmt.pressed_index == 2, fmt.pressed_button
+        scope.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert scope.pressed_button is not None and scope.pressed_button.name == "subtree"
+    store.close()

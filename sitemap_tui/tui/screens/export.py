@@ -191,6 +191,11 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
                 yield Button(Text("Export"), id="export-go", variant="primary")
 
     def on_mount(self) -> None:
+        # the keyboard's cursor on the choice made, not the first: Textual's RadioSet starts it on
+        # its first button, and Tab, Tab, Enter turned a remembered CSV into Text (found from outside)
+        for radios in self.query(RadioSet):
+            if radios.pressed_index >= 0:
+                radios._selected = radios.pressed_index
         self.query_one("#export-go", Button).focus()
         self._count(self.scope, self.scopes[self.scope])
 
