@@ -232,14 +232,19 @@ async def test_c_copies_the_marked_urls_through_osc52(demo_server, make_app, mon
         assert base64.b64decode(osc[0][len("\x1b]52;c;"):-1]).decode() == f"{rows[0]}\n{rows[2]}\n"
         assert "Copied 2 marked URLs" in notes
         # over what terminals accept: whole URLs up to the limit, and the notice says what was cut
+        full_payload = clipboard.MAX_PAYLOAD
         monkeypatch.setattr(clipboard, "MAX_PAYLOAD", len(rows[0]) + 1)
         await pilot.press("c")
         await pilot.pause()
         assert app.clipboard == f"{rows[0]}\n"
         assert any("Copied 1 of 2 marked URLs" in n and "100,000 bytes" in n and "other 1 were left out" in n
                    for n in notes), notes
-        # no marks: the current URL, as before
+        # no marks: the current URL, as before; one longer than terminals accept is said, not cut
         await pilot.press("A", "c")
+        await pilot.pause()
+        assert any("Nothing copied: the URL is longer than" in n for n in notes), notes
+        monkeypatch.setattr(clipboard, "MAX_PAYLOAD", full_payload)
+        await pilot.press("c")
         await pilot.pause()
         assert app.clipboard == app.url_table.highlighted_entry.loc
 
