@@ -12,7 +12,7 @@ from sitemap_tui.engine import urlpolicy
 
 # a folder's files are localdir's business; a target only names its suffixes (one direction:
 # discover -> localdir, never back)
-from sitemap_tui.engine.localdir import LOCAL_SUFFIXES
+from sitemap_tui.engine.localdir import COMMON_PATHS, LOCAL_SUFFIXES
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.localdir import FolderScan
@@ -43,7 +43,6 @@ def shown_target(raw: str) -> str:
         return _without_userinfo(raw.strip())[0] if "://" in raw else raw
 
 
-COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
 
 
 class TargetError(ValueError):

@@ -339,8 +339,6 @@ def named_site(folder: Path, *, from_indexes: bool = False, named_here: bool = F
     if by_index and not _listed_urls(scan.robots, []):
         # no Sitemap: line: the exploration probes these paths, and finds them (found from outside:
         # a Hugo build's own sitemap.xml was said to be "listed by nothing, read as well")
-        from sitemap_tui.engine.discover import COMMON_PATHS  # (discover imports this module)
-
         listed |= set(COMMON_PATHS)
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
     return NamedSite(origins.pop(), folder, unlisted, by_index, others)
@@ -400,6 +398,10 @@ def inside(folder: Path, path: Path) -> bool:
     except (OSError, RuntimeError):
         return False
 
+
+COMMON_PATHS = ("sitemap.xml", "sitemap_index.xml", "sitemap-index.xml", "sitemap.xml.gz", "sitemap.txt")
+"""The paths a site's exploration probes at its root without a robots.txt Sitemap: line
+(engine.discover; here, as a folder read as a site is probed for them too)."""
 
 INFER_CHILDREN = 1000  # an index's children read to learn its site (an index may list 50,000)
 INFER_INDEXES = 20
