@@ -275,6 +275,8 @@ def test_a_build_whose_index_lists_files_of_its_subfolders_is_its_sites(
         <= rules(out) and code == 1, err
     assert "is read as https://example.org/ (the site an index in" in err
     assert "stands for no site" not in err and "read as well" not in err, err
+    code, out, err = run(capsys, "validate", str(hugo), "--map", f"https://example.org/={hugo}", "--format", "json")
+    assert code == 1 and "read as well" not in err, err  # (the same with the map given: probed, found)
     code, out, err = run(capsys, "urls", str(hugo))
     assert out.split() == ["https://example.org/en/", "https://staging.example.net/en/x",
                            "https://example.org/fr/", "https://staging.example.net/fr/x"] and code == 0, err

@@ -230,6 +230,8 @@ def mapped_unlisted(folder: Path, url: str, local_of: Callable[[str], Path | Non
     (found from outside: a CI job's config `map` stopped checking a sitemap nothing listed)."""
     scan = scan_folder(folder)
     urls = _listed_urls(scan.robots, list(scan.indexes), url + "robots.txt")
+    if not _listed_urls(scan.robots, [], url + "robots.txt"):
+        urls += [url + name for name in COMMON_PATHS]  # probed, and found (as named_site says)
     # (a file listed by a URL the map does not cover, http:// beside an https:// map, another
     # host: the exploration fetches that URL from the network or not at all, never this file,
     # so it is unlisted here and read: found by a review, its findings had gone)
