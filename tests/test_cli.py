@@ -247,12 +247,12 @@ def test_a_reader_that_left_does_not_turn_a_failing_run_into_a_pass(tmp_path: Pa
     assert "Traceback" not in err and "Broken pipe" not in err
 
 
-@pytest.mark.parametrize("command", ["validate", "urls", "audit"])
+@pytest.mark.parametrize("command", ["validate", "urls", "stats", "audit"])
 def test_a_reader_of_stderr_too_that_left_does_not_turn_a_failing_run_into_a_pass(tmp_path: Path, command: str) -> None:
     """Found from outside: with stderr in the pipe (`2>&1 | head -1`, a common CI pattern) a
     run that failed exited 0: the broken pipe of its first message on stderr ended it as a
     reader's choice. The messages are lost with the reader; the exit status stays the run's
-    (2: the target did not answer)."""
+    (2: the target did not answer), stats's too, whose report the reader left before."""
     read, write = os.pipe()
     proc = subprocess.Popen([sys.executable, "-m", "sitemap_tui", command, "http://127.0.0.1:9/sitemap.xml",
                              "--retries", "0", "--no-history"],

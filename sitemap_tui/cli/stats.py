@@ -17,6 +17,7 @@ from sitemap_tui.cli.headless import (
     open_result,
     output_path,
     parse_target,
+    reader_may_leave,
     run_exploration,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
@@ -121,20 +122,23 @@ def cmd_stats(opts: StatsOptions) -> int:
             explorer = run_exploration(opts.fetch, explore_options(opts.tree), target,
                                        store=db.store if db else None, cache=opts.tree.cache)
             signals.check()
-            out = result.file
-            roots = explorer.children.get(None, [])
-            tree = [node_json(explorer, r) for r in roots]
-            if opts.json:
-                write_json(out, {"nodes": tree}, ensure_ascii=True, indent=2)
-                out.write("\n")
-            else:
-                total_urls = 0
-                for line, urls in _stats_lines(tree, humanize):
-                    out.write(line + "\n")
-                    total_urls += urls
-                files = files_read(explorer)
-                out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
+            # the verdict is the exploration's, decided before the report: a reader that left
+            # (| head) ends the writing, never a failed target's exit status
             problem = target_problem(explorer)
+            with reader_may_leave():
+                out = result.file
+                roots = explorer.children.get(None, [])
+                tree = [node_json(explorer, r) for r in roots]
+                if opts.json:
+                    write_json(out, {"nodes": tree}, ensure_ascii=True, indent=2)
+                    out.write("\n")
+                else:
+                    total_urls = 0
+                    for line, urls in _stats_lines(tree, humanize):
+                        out.write(line + "\n")
+                        total_urls += urls
+                    files = files_read(explorer)
+                    out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
             report_redirects(explorer)
             complete = keeps(db, explorer)
             if problem is None:  # a failed target keeps the previous output
