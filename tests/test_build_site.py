@@ -313,3 +313,29 @@ def test_audit_and_access_read_a_build_folder_as_the_site_its_robots_txt_names(
     assert verdicts == {"https://example.com/": (True, "indexable"), "https://example.com/about.html": (True, "indexable"),
                         "https://example.com/blog/p.html": (False, "non-indexable: noindex (noindex)")}, (verdicts, err)
     assert code == 0 and "could not be read" not in err, err
+
+
+def test_what_a_build_index_lists_elsewhere_or_a_broken_probed_file_keeps_the_folder_its_sites(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a review of the subfolder change: (1) a child on another host at a deeper path
+    (a shop's /sitemaps/products.xml) made a second site, so the build stood for none and
+    passed; (2) an HTML page at sitemap.xml, a probed path, was taken as found by the probe
+    and never read (its file-is-html gone, exit 0); (3) `access saved.db` in a build folder
+    read the saved exploration as a sitemap of the site."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "sitemap_index.xml").write_text(index("https://example.com/pages.xml", "https://example.com/posts.xml",
+                                                    "https://shop.example.com/sitemaps/products.xml"))
+    (public / "pages.xml").write_text(urlset("https://example.com/a"))
+    (public / "sitemap.xml").write_text("<!doctype html><html><body>Not found</body></html>")
+    code, out, err = run(capsys, "validate", str(public), "--format", "json", "--no-robots-checks")
+    found = rules(out)
+    assert "is read as https://example.com/ (the site an index in" in err, err
+    assert ("index-child-unfetchable", "https://example.com/posts.xml") in found and code == 1, found
+    assert "file-is-html" in {rule for rule, _ in found}, found
+    db = public / "saved.db"
+    assert run(capsys, "urls", str(public), "--db", str(db))[0] in (0, 1)
+    (public / "robots.txt").write_text("Sitemap: https://example.com/sitemap_index.xml\n")
+    monkeypatch.chdir(public)
+    code, out, err = run(capsys, "access", "saved.db")
+    assert code == 0 and "is read as" not in err and out.startswith("crawler access of "), (out, err)

@@ -207,9 +207,13 @@ def map_each_target(ns: argparse.Namespace,
 
 def _local(raw: str) -> bool:
     """``raw`` names a path that is there (``~nosuchuser/`` names none: no such home, and a
-    traceback before the target's own one-line error)."""
+    traceback before the target's own one-line error), and not a saved exploration (``access
+    saved.db`` in a build's folder was read as a sitemap of the site: found by a review)."""
+    from sitemap_tui.output import is_database
+
     try:
-        return Path(raw).expanduser().exists()
+        path = Path(raw).expanduser()
+        return path.exists() and not (path.is_file() and is_database(path))
     except (RuntimeError, OSError, ValueError):
         return False
 

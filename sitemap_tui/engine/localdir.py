@@ -53,6 +53,7 @@ class FolderScan:
     indexes: tuple[Path, ...] = ()  # the sitemaps that sniffed as indexes
     outside: tuple[str, ...] = ()  # symlinks leading out of the folder: never read
     hidden: tuple[str, ...] = ()  # .DS_Store, ._sitemap.xml (macOS), .env: never a site's file
+    sniffed: frozenset[str] = frozenset()  # names whose content sniffed as a sitemap (a probe takes them)
 
     def files(self) -> list[Path]:
         """What to read: robots.txt first (it names the site), then the sitemaps."""
@@ -101,6 +102,7 @@ def scan_folder(folder: Path) -> FolderScan:
     indexes: list[Path] = []
     outside: list[str] = []  # symlinks out of the folder: never opened, said
     hidden: list[str] = []
+    sniffed: set[str] = set()
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
         if path.is_dir():
             subfolders += 1
@@ -121,6 +123,8 @@ def scan_folder(folder: Path) -> FolderScan:
             robots = path
             continue
         kind, why = sniff_file(path)
+        if kind in SITEMAP_KINDS:
+            sniffed.add(path.name)
         if kind in SITEMAP_KINDS or "sitemap" in name:
             picked[path.name] = path
             if kind == NodeKind.INDEX:
@@ -144,6 +148,7 @@ def scan_folder(folder: Path) -> FolderScan:
         indexes=tuple(indexes),
         outside=tuple(outside),
         hidden=tuple(hidden),
+        sniffed=frozenset(sniffed),
     )
 
 
@@ -205,6 +210,11 @@ def _why_not(found: Finding | None) -> str:
     return error[:1].lower() + error[1:]
 
 
+def _probed(scan: FolderScan) -> set[str]:
+    """The folder's files a site's exploration finds at its probed paths: sitemaps there."""
+    return {name for name in COMMON_PATHS if name in scan.sniffed}
+
+
 def _listed(robots: Path | None, indexes: list[Path]) -> set[str]:
     """Names of the folder's files that robots.txt or an index lists."""
     return _top_level_names(_listed_urls(robots, indexes))
@@ -231,7 +241,7 @@ def mapped_unlisted(folder: Path, url: str, local_of: Callable[[str], Path | Non
     scan = scan_folder(folder)
     urls = _listed_urls(scan.robots, list(scan.indexes), url + "robots.txt")
     if not _listed_urls(scan.robots, [], url + "robots.txt"):
-        urls += [url + name for name in COMMON_PATHS]  # probed, and found (as named_site says)
+        urls += [url + name for name in _probed(scan)]  # probed, and found (as named_site says)
     # (a file listed by a URL the map does not cover, http:// beside an https:// map, another
     # host: the exploration fetches that URL from the network or not at all, never this file,
     # so it is unlisted here and read: found by a review, its findings had gone)
@@ -339,9 +349,10 @@ def named_site(folder: Path, *, from_indexes: bool = False, named_here: bool = F
             return None
     listed = _listed(scan.robots, list(scan.indexes))
     if by_index and not _listed_urls(scan.robots, []):
-        # no Sitemap: line: the exploration probes these paths, and finds them (found from outside:
-        # a Hugo build's own sitemap.xml was said to be "listed by nothing, read as well")
-        listed |= set(COMMON_PATHS)
+        # no Sitemap: line: the exploration probes these paths, and finds what is a sitemap there
+        # (found from outside: a Hugo build's own sitemap.xml was said to be "listed by nothing,
+        # read as well"); one that is not (an HTML page) is read as well, and its finding said
+        listed |= _probed(scan)
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
     return NamedSite(origins.pop(), folder, unlisted, by_index, others)
 
@@ -421,7 +432,11 @@ def _index_sites(indexes: list[Path], folder: Path) -> set[str]:
             origin = _site_of(url)
             if origin is None:
                 continue
-            found[origin] = found.get(origin, False) or _names_a_file(folder, url)
+            here = _names_a_file(folder, url)
+            # a deeper child names a site only by a file here (a shop subdomain's
+            # /sitemaps/products.xml beside the site's own: found by a review, no site at all)
+            if here or unquote(urlsplit(url.strip()).path).count("/") == 1:
+                found[origin] = found.get(origin, False) or here
     if len(found) != 1:
         return set()  # several sites: which one the folder stands for is a guess
     return {origin for origin, here in found.items() if here}
