@@ -461,53 +461,6 @@ def silence_stdout() -> None:
         pass
 
 
-class _Stderr:
-    """``sys.stderr`` for the headless commands: once it cannot be written (its reader left,
-    ``2>&1 | head``; a full disk) the messages are lost, never the run's exit status (found
-    from outside: a failed run's stderr in a closed pipe exited 0, through pipefail). There
-    is nowhere left to say it; fd 2 then points at /dev/null for the interpreter's last flush."""
-
-    def __init__(self, raw: IO[str]) -> None:
-        self._raw = raw
-        self.lost = False
-
-    def write(self, text: str) -> int:
-        if not self.lost:
-            try:
-                return self._raw.write(text)
-            except OSError:
-                self._lose()
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.lost:
-            try:
-                self._raw.flush()
-            except OSError:
-                self._lose()
-
-    def _lose(self) -> None:
-        self.lost = True
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            os.close(devnull)
-
-    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
-        return getattr(self._raw, name)
-
-
-@contextlib.contextmanager
-def guarded_stderr() -> Iterator[None]:
-    """``sys.stderr`` as a :class:`_Stderr` while a headless command runs."""
-    original = sys.stderr
-    sys.stderr = cast(Any, _Stderr(original))
-    try:
-        yield
-    finally:
-        sys.stderr = original
-
-
 @contextlib.contextmanager
 def guarded_stdout() -> Iterator[None]:
     """``sys.stdout`` as a :class:`Stream` for the headless commands: every print to it either

@@ -262,6 +262,29 @@ def test_a_reader_of_stderr_too_that_left_does_not_turn_a_failing_run_into_a_pas
     assert proc.wait(timeout=60) == 2
 
 
+FETCH = ["--no-history", "--retries", "0"]
+
+
+@pytest.mark.parametrize(("args", "code"), [(["urls", "--bogus"], 2), (["diff", "http://127.0.0.1:9/x.xml"], 2),
+                                           (["urls", "{good}", *FETCH], 0), (["urls", "{bad}", *FETCH], 2)])
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_a_stderr_that_cannot_be_written_keeps_the_exit_code(tmp_path: Path, args: list[str], code: int,
+                                                             stderr: str) -> None:
+    """Found by a review: past the command's own body (argparse's refusal, a usage error, the
+    Ctrl-C line) a stderr on /dev/full turned 2 into 1, and a closed one (2>&-) made every
+    run a traceback and 1, with no stdout. The messages go; the exit code and stdout stay."""
+    good = tmp_path / "s.xml"
+    good.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/a</loc></url></urlset>')
+    argv = [a.format(good=good, bad="http://127.0.0.1:9/x.xml") for a in args]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "sitemap_tui", *argv],
+                              stdout=subprocess.PIPE, stderr=full if stderr == "full" else None,
+                              preexec_fn=(lambda: os.close(2)) if stderr == "closed" else None,
+                              env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=60)
+    assert proc.returncode == code
+    assert proc.stdout == (b"https://e.com/a\n" if code == 0 else b"")
+
+
 @pytest.mark.parametrize("command", [["urls"], ["access", "--list", "--format", "jsonl"]])
 def test_a_reader_that_left_is_the_cause_named_for_not_keeping_the_run(tmp_path: Path, command: list[str]) -> None:
     """More URLs than the pipe holds, the reader gone after one: the run is not kept, and the

@@ -18,11 +18,18 @@ from sitemap_tui.cli.options import map_targets, one_file_twice
 from sitemap_tui.cli.parser import HEADLESS, build_parser
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.launch import Launch
+from sitemap_tui.stderr_guard import kept_stderr
 
 
 def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int:
     """Run the command ``argv`` names; returns the exit code (docs/exit-codes.md). ``launch``
-    runs the explorer (explore, open, demo); without it those commands are a usage error."""
+    runs the explorer (explore, open, demo); without it those commands are a usage error. A
+    stderr that cannot be written loses the messages, never the exit code (stderr_guard)."""
+    with kept_stderr():
+        return _main(argv, launch)
+
+
+def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not args_list:
@@ -69,9 +76,8 @@ def main(argv: Sequence[str] | None = None, launch: Launch | None = None) -> int
 
         headless = lists(args, launch)
     guard = output.guarded_stdout() if headless else contextlib.nullcontext()
-    errors = output.guarded_stderr() if headless else contextlib.nullcontext()
     try:
-        with signals.headless(), errors, guard:
+        with signals.headless(), guard:
             code = _run(args, launch)
             if headless:
                 sys.stdout.flush()
