@@ -194,6 +194,7 @@ def test_diff_site_compares_with_the_latest_of_that_target_not_another_of_its_si
     code, out, err = explore("diff", target, "--format", "json", "--no-history", "--fail-if", "removed")
     assert code == 0 and set(json.loads(out)["summary"].values()) == {0}, (out, err)
     assert f"OLD: 1 newer exploration of another target passed over (the latest: {news})" in err, err
+    assert "explorer session" not in err, err  # (none was: found by a review, the other target's counted as one)
     code, out, err = explore("diff", httpserver.url_for("/"), "--format", "json", "--no-history")
     assert f"OLD: no kept exploration of {httpserver.url_for('/')} itself: compared with the latest of its site, " \
            f"of {news}" in err, err

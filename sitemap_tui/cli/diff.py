@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from sitemap_tui.engine.store import Store
     from sitemap_tui.engine.store.diff import SitemapChange
     from sitemap_tui.session.launch import Launch
+    from sitemap_tui.session.recent import Saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,26 +220,8 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
 
     site_found = site_of(site, exact=exact)
     key, found = site_found.key, site_found.explorations
-    if headless:
-        runs = [i for i, s in enumerate(found) if s.summary.command is not None and s.summary.problem is None]
-        want = _target_key(site)
-        same = [i for i in runs if _target_key(found[i].summary.target) == want]
-        if same and runs[0] != same[0]:
-            other = found[runs[0]].summary.target or "?"
-            print(f"sitemap-tui: {label}: {plural(runs.index(same[0]), 'newer exploration')} of another target "
-                  f"passed over (the latest: {display(other)}); `sitemap-tui history {_said(site)}` lists them",
-                  file=sys.stderr)
-            runs = same
-        elif runs and not same:
-            other = found[runs[0]].summary.target or "?"
-            print(f"sitemap-tui: {label}: no kept exploration of {_said(site)} itself: compared with the latest "
-                  f"of its site, of {display(other)} (what differs may be the target's)", file=sys.stderr)
-        if runs and runs[0] > 0:
-            back = runs[0]
-            # (the newest by its file: this run keeps its own, and ~0 is that one afterwards)
-            print(f"sitemap-tui: {label}: {plural(back, 'newer explorer session')} passed over (a session reads what "
-                  f"was opened in it, not the whole site); `sitemap-tui history {_said(site)}` lists them, "
-                  f"`diff {display(str(found[0].path))} {_said(site)}` compares with the newest", file=sys.stderr)
+    if headless and (chosen := _headless_choice(label, site, found)) is not None:
+        back = chosen
     if back >= len(found):
         if not found:
             why = (f"({display(site_found.note)})" if site_found.note
@@ -250,6 +233,34 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
     s = found[back]
     return Source(label, raw, s.path, saved=True, checks=s.summary.checks, command=s.summary.command,
                   target=s.summary.target)
+
+
+def _headless_choice(label: str, site: str, found: Sequence[Saved]) -> int | None:
+    """Of ``found`` (newest first), the latest a headless command kept of SITE itself, else the
+    latest a headless command kept; None: none (the latest, whatever kept it). What it passes
+    over is said, each kind by its own count: explorer sessions, runs of another target."""
+    runs = [i for i, s in enumerate(found) if s.summary.command is not None and s.summary.problem is None]
+    if not runs:
+        return None
+    want = _target_key(site)
+    same = [i for i in runs if _target_key(found[i].summary.target) == want]
+    chosen = same[0] if same else runs[0]
+    others = [i for i in runs if i < chosen]
+    sessions = [i for i in range(chosen) if found[i].summary.command is None]
+    if not same:
+        print(f"sitemap-tui: {label}: no kept exploration of {_said(site)} itself: compared with the latest "
+              f"of its site, of {display(found[chosen].summary.target or '?')} (what differs may be the target's)",
+              file=sys.stderr)
+    elif others:
+        print(f"sitemap-tui: {label}: {plural(len(others), 'newer exploration')} of another target passed over "
+              f"(the latest: {display(found[others[0]].summary.target or '?')}); `sitemap-tui history {_said(site)}`"
+              " lists them", file=sys.stderr)
+    if sessions:
+        # (the newest by its file: this run keeps its own, and ~0 is that one afterwards)
+        print(f"sitemap-tui: {label}: {plural(len(sessions), 'newer explorer session')} passed over (a session reads"
+              f" what was opened in it, not the whole site); `sitemap-tui history {_said(site)}` lists them, "
+              f"`diff {display(str(found[0].path))} {_said(site)}` compares with the newest", file=sys.stderr)
+    return chosen
 
 
 def _said(raw: str) -> str:
