@@ -181,3 +181,14 @@ def test_diff_tui_opens_the_explorer_on_new_against_old(compared) -> None:
         assert cli.main(["diff", str(old), str(new), "--tui", "--format", "json"], launch=launch) == 2
     assert "--tui opens the explorer instead of writing a report: it does not take --format" in err.getvalue()
     assert len(calls) == 1
+
+
+def test_removed_rows_match_no_counting_rule_of_new(compared) -> None:
+    """Found by a review: rule:lastmod-missing counts a file's URLs without one; in compare mode
+    `diff:removed rule:lastmod-missing` listed OLD's removed /p3 and /t/, filed under NEW's a.xml,
+    which NEW's finding did not count (their issues show 0). Near miss: NEW's own, listed."""
+    _, store, scratch, b = compared
+    flt = EntryFilter(diff="removed", rule="lastmod-missing", diff_db=str(scratch))
+    assert Query(store, flt, "loc").rows(store.conn) == []
+    own = Query(store, EntryFilter(rule="lastmod-missing"), "loc").rows(store.conn)
+    assert {r.loc.removeprefix(b) for r in own if r.loc} >= {"/t", "/café"}, own

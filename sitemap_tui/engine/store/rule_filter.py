@@ -24,5 +24,7 @@ def rule_condition(rule: str) -> tuple[str, list[Any]]:
     counted = COUNTED.get(rule)
     if counted is None:
         return named, [rule]
-    return (f"({named} OR (e.loc IS NOT NULL AND {counted} AND e.node_id IN"
+    # (e.id > 0: a NEW entry; compare mode's removed rows are OLD's, filed under NEW's files,
+    # which NEW's findings did not count: found by a review, diff:removed listed them)
+    return (f"({named} OR (e.id > 0 AND e.loc IS NOT NULL AND {counted} AND e.node_id IN"
             " (SELECT node_id FROM issues WHERE rule = ? AND entry_id IS NULL)))"), [rule, rule]
