@@ -318,6 +318,9 @@ def test_the_project_config_names_the_proxy(
     config = str(tmp_path.resolve() / ".sitemap-tui.toml")
     assert f'proxy = "{key}"    ({config})' in shown.stdout, shown.stdout
     assert "s3cret" not in shown.stdout
+    # one given on the command line shows without its password too (found by a review)
+    given = run_in(tmp_path, "validate", "--show-config", "--proxy", env["STAGING_PROXY"], env=env)
+    assert "s3cret" not in given.stdout and '//u:***@' in given.stdout, given.stdout
     bypass = run_in(tmp_path, "validate", httpserver.url_for("/s.xml"), "--no-history", "--proxy",
                     f"http://127.0.0.1:{closed_port()}", "--retries", "0", env=env)
     assert bypass.returncode == 2 and "cannot reach the proxy" in bypass.stderr, bypass.stderr

@@ -108,7 +108,11 @@ def _show(config: project.ProjectConfig, rows: list[tuple[str, Any, str]], from_
     import os
 
     lines = [f"config file: {display(config.where) if config.path else '(none)'}"]
+    from sitemap_tui.engine.netpolicy import shown_proxy
+
     for key, value, source in rows:
+        if key == "proxy" and isinstance(value, str):
+            value = shown_proxy(value)  # (its password went to the screen: found by a review)
         lines.append(f"{key} = {display(json.dumps(value))}    ({display(source)})")
     for name, ref in from_file.items():
         variable = ref[len(project.ENV_PREFIX):]
