@@ -278,8 +278,8 @@ def test_a_build_whose_index_lists_files_of_its_subfolders_is_its_sites(
     code, out, err = run(capsys, "validate", str(hugo), "--map", f"https://example.org/={hugo}", "--format", "json")
     assert code == 1 and "read as well" not in err, err  # (the same with the map given: probed, found)
     code, out, err = run(capsys, "urls", str(hugo))
-    assert out.split() == ["https://example.org/en/", "https://staging.example.net/en/x",
-                           "https://example.org/fr/", "https://staging.example.net/fr/x"] and code == 0, err
+    assert sorted(out.split()) == ["https://example.org/en/", "https://example.org/fr/",  # (files in any order)
+                                   "https://staging.example.net/en/x", "https://staging.example.net/fr/x"] and code == 0, err
     # near miss: the children it names are not here
     (hugo / "sitemap.xml").write_text(index("https://example.org/de/sitemap.xml"))
     code, out, err = run(capsys, "urls", str(hugo))
