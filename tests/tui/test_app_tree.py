@@ -254,3 +254,26 @@ async def test_validate_deep_adds_issues_for_the_selected_file(demo_server, make
         errors, warnings = app.tree.model.issues.get(root, (0, 0))
         # the demo's video pages do not exist: the live checks report them
         assert errors + warnings > errors_before + warnings_before
+
+
+async def test_a_scrolling_trees_badges_are_whole_beside_its_scrollbar(make_app, tmp_path):
+    """Found from outside: at 80x24 a tree longer than the screen drew "●31" for a file's 310
+    errors, its last cell under the scrollbar (the labels were cut to the width with it). The
+    badge is whole; near miss: a tree that fits has no scrollbar to leave room for."""
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    bad = "".join(f"<url><loc>https://e.com/b{i}</loc><lastmod>2024-13-01</lastmod></url>" for i in range(310))
+    (tmp_path / "sitemap-products-category-00-bad.xml").write_text(f"<urlset {ns}>{bad}</urlset>")
+    for i in range(1, 30):  # (names longer than the tree is wide: each label is cut to fit)
+        (tmp_path / f"sitemap-products-category-{i:02d}.xml").write_text(
+            f"<urlset {ns}><url><loc>https://e.com/{i}</loc></url></urlset>")
+    app = make_app(str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("E")
+        await settle(app, pilot)
+        bad_id = node_by_name(app, "sitemap-products-category-00-bad.xml")
+        await wait_for(pilot, lambda: app.tree.model.nodes[bad_id].state == NodeState.DONE, what="the bad file")
+        await settle(app, pilot)
+        assert app.tree.show_vertical_scrollbar
+        line = next(row for row in screen_text(app).splitlines() if "●3" in row)
+        assert "●310" in line, line
