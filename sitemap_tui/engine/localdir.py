@@ -210,8 +210,13 @@ def _why_not(found: Finding | None) -> str:
     return error[:1].lower() + error[1:]
 
 
-def _probed(scan: FolderScan) -> set[str]:
-    """The folder's files a site's exploration finds at its probed paths: sitemaps there."""
+def _probed(scan: FolderScan, robots_url: str | None = None) -> set[str]:
+    """The folder's files a site's exploration finds at its probed paths: the sitemaps there,
+    when robots.txt names none (the exploration probes only then). Found from outside: a Hugo
+    build's own sitemap.xml was said to be "listed by nothing, read as well"; one that is no
+    sitemap there (an HTML page) is not found by the probe, and is read as well."""
+    if _listed_urls(scan.robots, [], robots_url):
+        return set()
     return {name for name in COMMON_PATHS if name in scan.sniffed}
 
 
@@ -240,8 +245,7 @@ def mapped_unlisted(folder: Path, url: str, local_of: Callable[[str], Path | Non
     (found from outside: a CI job's config `map` stopped checking a sitemap nothing listed)."""
     scan = scan_folder(folder)
     urls = _listed_urls(scan.robots, list(scan.indexes), url + "robots.txt")
-    if not _listed_urls(scan.robots, [], url + "robots.txt"):
-        urls += [url + name for name in _probed(scan)]  # probed, and found (as named_site says)
+    urls += [url + name for name in _probed(scan, url + "robots.txt")]
     # (a file listed by a URL the map does not cover, http:// beside an https:// map, another
     # host: the exploration fetches that URL from the network or not at all, never this file,
     # so it is unlisted here and read: found by a review, its findings had gone)
@@ -348,11 +352,7 @@ def named_site(folder: Path, *, from_indexes: bool = False, named_here: bool = F
         if len(origins) != 1:
             return None
     listed = _listed(scan.robots, list(scan.indexes))
-    if by_index and not _listed_urls(scan.robots, []):
-        # no Sitemap: line: the exploration probes these paths, and finds what is a sitemap there
-        # (found from outside: a Hugo build's own sitemap.xml was said to be "listed by nothing,
-        # read as well"); one that is not (an HTML page) is read as well, and its finding said
-        listed |= _probed(scan)
+    listed |= _probed(scan)
     unlisted = tuple(p.name for p in scan.sitemaps if p.name not in listed)
     return NamedSite(origins.pop(), folder, unlisted, by_index, others)
 
