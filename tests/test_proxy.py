@@ -255,6 +255,8 @@ def test_headers_go_to_the_target_origin_only_through_the_proxy(
     ("http://", "host"),
     ("http://127.0.0.1:3128/path", "has no path"),
     ("http://u:hidden@127.0.0.1:99999", "port"),
+    # httpx's message quoted a piece of it ("Invalid port: 'hidden'"): found by a review
+    ("http://u:hidden#x@127.0.0.1:3128", "percent-encoded"),
 ])
 def test_bad_proxy_values_are_one_line_exit_2(value: str, why: str) -> None:
     proc = run("urls", "http://127.0.0.1:9/s.xml", "--proxy", value)
@@ -321,6 +323,10 @@ def test_the_project_config_names_the_proxy(
     # one given on the command line shows without its password too (found by a review)
     given = run_in(tmp_path, "validate", "--show-config", "--proxy", env["STAGING_PROXY"], env=env)
     assert "s3cret" not in given.stdout and '//u:***@' in given.stdout, given.stdout
+    # an "@" in the password: the whole of it, up to the last "@" a URL parser reads it to
+    given = run_in(tmp_path, "validate", "--show-config", "--proxy",
+                   env["STAGING_PROXY"].replace("s3cret", "s3cret@tail"), env=env)
+    assert "tail" not in given.stdout and '//u:***@127.0.0.1' in given.stdout, given.stdout
     bypass = run_in(tmp_path, "validate", httpserver.url_for("/s.xml"), "--no-history", "--proxy",
                     f"http://127.0.0.1:{closed_port()}", "--retries", "0", env=env)
     assert bypass.returncode == 2 and "cannot reach the proxy" in bypass.stderr, bypass.stderr

@@ -207,7 +207,9 @@ def shown_proxy(url: httpx.URL | str) -> str:
     return _PASSWORD.sub(r"\1***@", str(url))
 
 
-_PASSWORD = re.compile(r"(//[^/@:]*:)[^/@]*@")
+# (to the last "@" before the host, as a URL parser reads it: a password with an "@" in it showed
+# its tail, found by a review)
+_PASSWORD = re.compile(r"(//[^/@:]*:)[^/]*@")
 
 
 def parse_proxy(value: str, what: str = "--proxy") -> httpx.URL:
@@ -221,6 +223,9 @@ def parse_proxy(value: str, what: str = "--proxy") -> httpx.URL:
         url = httpx.URL(text)
         port = url.port
     except (httpx.InvalidURL, ValueError, UnicodeError) as exc:
+        if _PASSWORD.search(text):  # its message may quote a piece of the password ("Invalid port: 's3cret'")
+            raise ValueError(f"bad {what} {shown}: not a valid URL (in a password, / ? # @ and : are written"
+                             " percent-encoded: %2F %3F %23 %40 %3A)") from None
         raise ValueError(f"bad {what} {shown}: {shown_proxy(str(exc))}") from None
     scheme = url.scheme.lower()
     if scheme.startswith("socks"):
