@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_tui.cli import main as cli_main
+from sitemap_tui.stderr_guard import kept_stderr
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.discover import Target
@@ -29,10 +30,12 @@ launch_explorer.needs_terminal = True  # type: ignore[attr-defined]  # (cli: sai
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return cli_main(argv, launch=launch_explorer)
-    except KeyboardInterrupt:  # Ctrl-C before the command's own handling began (its imports)
-        import sys
+    # (its line too: on a closed stderr it went to stdout, into the data; on /dev/full it made 1)
+    with kept_stderr():
+        try:
+            return cli_main(argv, launch=launch_explorer)
+        except KeyboardInterrupt:  # Ctrl-C before the command's own handling began (its imports)
+            import sys
 
-        print("sitemap-tui: interrupted (Ctrl-C)", file=sys.stderr)
-        return 130
+            print("sitemap-tui: interrupted (Ctrl-C)", file=sys.stderr)
+            return 130

@@ -285,6 +285,21 @@ def test_a_stderr_that_cannot_be_written_keeps_the_exit_code(tmp_path: Path, arg
     assert proc.stdout == (b"https://e.com/a\n" if code == 0 else b"")
 
 
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_an_early_ctrl_c_line_never_reaches_stdout_nor_changes_130(stderr: str) -> None:
+    """Found by a review: a Ctrl-C before the command's own handling began (its imports) was
+    said by the front door after the stderr guard had ended: on a closed stderr the line went
+    to stdout (`urls ... 2>&- > list.txt` put it in the data), on /dev/full the exit was 1."""
+    code = ("import sys, sitemap_tui.main as m\n"
+            "def boom(*a, **k): raise KeyboardInterrupt\n"
+            "m.cli_main = boom\nsys.exit(m.main(['urls', 'x.xml']))\n")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                              stderr=full if stderr == "full" else None,
+                              preexec_fn=(lambda: os.close(2)) if stderr == "closed" else None, timeout=60)
+    assert (proc.returncode, proc.stdout) == (130, b"")
+
+
 @pytest.mark.parametrize("command", [["urls"], ["access", "--list", "--format", "jsonl"]])
 def test_a_reader_that_left_is_the_cause_named_for_not_keeping_the_run(tmp_path: Path, command: list[str]) -> None:
     """More URLs than the pipe holds, the reader gone after one: the run is not kept, and the
