@@ -169,10 +169,8 @@ def _audited(cond: str) -> str:
     return f"EXISTS (SELECT 1 FROM audit a WHERE a.key = {AUDIT_KEY} AND {cond})"
 
 
-def _skipped(cond: str) -> str:
-    # (a skipped URL's blocked-for is a verdict of robots.txt: blocked:AGENT and allowed:AGENT
-    # list it as the table shows it; found from outside: blocked:Bingbot left them out)
-    return f"EXISTS (SELECT 1 FROM audit_skipped s WHERE s.key = {AUDIT_KEY} AND s.blocked_for IS NOT NULL AND {cond})"
+def _skipped(cond: str = "1") -> str:
+    return f"EXISTS (SELECT 1 FROM audit_skipped s WHERE s.key = {AUDIT_KEY} AND {cond})"
 
 
 def verdict_status(status: str | None) -> str | None:
@@ -192,7 +190,7 @@ def skipped_condition(conn: sqlite3.Connection) -> str:
     before that table."""
     if not _has_table(conn, "audit_skipped"):
         return "0"
-    return f"EXISTS (SELECT 1 FROM audit_skipped s WHERE s.key = {AUDIT_KEY})"
+    return _skipped()
 
 
 def is_skipped(conn: sqlite3.Connection, entry_id: int) -> bool:
@@ -251,8 +249,12 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
         else:
             listed = "EXISTS (SELECT 1 FROM json_each({}.blocked_for) j WHERE j.value = ?)"
             cond = listed if blocked else f"NOT {listed}"
-            clauses.append(_audited(cond.format("a")) if not view.skipped else
-                           f"({_audited(cond.format('a'))} OR {_skipped(cond.format('s'))})")
+            # (a skipped URL's blocked-for is a verdict of robots.txt: blocked:AGENT and
+            # allowed:AGENT list it as the table shows it; found from outside: blocked:Bingbot
+            # left them out)
+            audited = _audited(cond.format("a"))
+            skipped = _skipped(f"s.blocked_for IS NOT NULL AND {cond.format('s')}")
+            clauses.append(f"({audited} OR {skipped})" if view.skipped else audited)
             params += [stored] * (2 if view.skipped else 1)
     return clauses, params
 
