@@ -231,6 +231,8 @@ def test_over_the_cap_the_first_listed_findings_are_kept(store: Store, ids_follo
         assert kept == [(nid, 10), (nid, 11), (nid, 12)], rule  # a is listed before b
         (summary,) = [i for i in of(found, rule) if i.line is None]
         assert f"{more} more {rule} issues not listed" in summary.message
+    counts = {rule: n for rule, _, n in store.rule_counts()}
+    assert counts["cross-duplicate-url"] == 3 + 5 and counts["robots-url-disallowed"] == 3 + 9
 
 
 def test_duplicate_conflicting_lastmod_priority_changefreq(store: Store) -> None:

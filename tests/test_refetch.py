@@ -558,3 +558,37 @@ def test_carried_txt_lines_written_as_utf8_bytes_are_the_first_runs(site: Site, 
     assert f"{site.base}/caf\u00e9" in new and site.bodies["/b.xml"] == 2
     assert sorted(new) == sorted(old)
     assert [x for x in new if "/d" in x or "caf" in x] == [x for x in old if "/d" in x or "caf" in x]
+
+
+def test_a_carried_caps_summary_still_counts_what_it_did_not_list(
+        site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cross-file rules' findings carried from an unchanged run keep each one's weight: the
+    cap's summary issue counts for the findings it did not list on the second run as on the
+    first (a rule's count, in the report and the summary)."""
+    import functools
+
+    from sitemap_tui.validate import crossfile
+
+    ran: list[int] = []
+    real = crossfile.run_crossfile
+
+    def capped(*args: object, **kwargs: object) -> object:
+        ran.append(1)
+        return real(*args, **{**kwargs, "cap": 1})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crossfile, "run_crossfile", functools.update_wrapper(capped, real))
+    site.put("/b.xml", urlset(site.base, ["a1", "a2", "c1"]))  # 3 URLs also listed elsewhere
+    target = f"{site.base}/index.xml"
+    reports = []
+    for _ in range(2):
+        code, out, err = run("validate", target, "--format", "json", "--fail-on", "never")
+        assert code == 0, err
+        reports.append(json.loads(out))
+    assert len(ran) == 1 and sent(site) == 4  # the second run carried the findings over
+    for report in reports:
+        dups = [i for i in report["issues"] if i["rule"] == "cross-duplicate-url"]
+        assert len(dups) == 2
+        assert any("2 more cross-duplicate-url issues not listed" in i["message"] for i in dups)
+    assert reports[0]["summary"] == reports[1]["summary"]
+    listed = sum(1 for i in reports[0]["issues"] if i["severity"] == "info")
+    assert reports[0]["summary"]["info"] == listed + 1  # 1 listed + the 2 it stands for

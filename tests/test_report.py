@@ -406,3 +406,20 @@ def test_the_entry_url_is_named_unless_the_message_shows_it_whole() -> None:
     assert named_url(longer) == entry
     for message in (f"duplicate of {entry}", f"'{entry}' is listed twice", f"see <{entry}>", entry):
         assert named_url(row("r", "info", url=entry, message=message)) is None, message
+
+
+def test_summaries_count_a_caps_summary_issue_as_the_findings_it_stands_for() -> None:
+    """A rule over its cap lists some findings and one "N more ... not listed" issue (weight N):
+    ``--summary``'s line for the rule and the severity counts say the whole number."""
+    from sitemap_tui.validate.report import write_rule_summary
+
+    rows = [IssueRow(i, "cross-duplicate-url", "info", 1, i, i, None, f"https://a.com/{i}", "m", "s.xml")
+            for i in range(2)]
+    rows.append(IssueRow(9, "cross-duplicate-url", "info", 1, None, None, None, None,
+                         "40 more cross-duplicate-url issues not listed", "s.xml", weight=40))
+    summary = Summary.of(rows)
+    assert summary.info == 42
+    out = io.StringIO()
+    write_rule_summary(rows, summary, out, urls=2)
+    assert out.getvalue().splitlines()[0] == (
+        "info cross-duplicate-url: 42 findings: <https://a.com/0>, <https://a.com/1>, and 40 more")

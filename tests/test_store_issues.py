@@ -68,3 +68,49 @@ def test_forget_a_shared_rule_keeps_the_other_stages_findings(store: Store) -> N
     store.forget_issues(IssueScope(rules=("x",), shared=(("v", "robots.txt disallows it"),)))
     assert [i.message for i in store.issues()] == ["bad: not a video"]
     _counters_match(store)
+
+
+def test_a_caps_summary_issue_counts_for_the_findings_it_did_not_list(store: Store, tmp_path: Path) -> None:
+    """A rule over its cap lists 10,000 findings and one "N more ... not listed" issue: every
+    count (the headless summary, the issues pane's groups, the tree's badges, a site's history)
+    says 10,000 + N, not the 10,001 rows (found from outside: 42,000 duplicates read 10,001)."""
+    from sitemap_tui.engine.store.issues import IssueFilter, issue_groups
+    from sitemap_tui.engine.store.summary import issue_counts
+
+    more = Issue("x", Severity.WARNING, "40 more x issues not listed", node_id=1, weight=40)
+    store.add_issues([_issue("x", 1), _issue("x", 1), more, _issue("y", 2)])
+    assert store.rule_counts() == [("x", "warning", 42), ("y", "warning", 1)]
+    assert store.issue_counts()["warning"] == 43
+    assert store.issue_counts([2])["warning"] == 1
+    assert store.issue_counts_by_node()[1]["warning"] == 42
+    flt = IssueFilter((1, 2), ("error", "warning", "info"))
+    assert issue_groups(store.conn, flt) == [("warning", "x", 42), ("warning", "y", 1)]
+    store.commit()
+    assert issue_counts(store.path)["warning"] == 43
+
+
+def test_a_store_from_before_the_weight_column_counts_rows(tmp_path: Path) -> None:
+    """A saved exploration without ``issues.weight`` is still counted, read only (a site's
+    history, ``open`` on a file one cannot write), and gains the column when opened to write."""
+    from sitemap_tui.engine.store.reads import StoreReads
+    from sitemap_tui.engine.store.summary import issue_counts
+
+    path = tmp_path / "old.db"
+    s = Store(path)
+    s.add_node(Node(id=1, url="https://a.com/1.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+    s.add_issues([_issue("x", 1), _issue("x", 1)])
+    s.conn.execute("ALTER TABLE issues DROP COLUMN weight")
+    s.close()
+    assert issue_counts(path)["warning"] == 2
+    reads = StoreReads(path, readonly=True)
+    try:
+        assert reads.rule_counts() == [("x", "warning", 2)]
+    finally:
+        reads.close()
+    s = Store(path)
+    try:
+        assert s.issue_counts()["warning"] == 2
+        s.add_issues([Issue("x", Severity.WARNING, "5 more", node_id=1, weight=5)])
+        assert s.rule_counts() == [("x", "warning", 7)]
+    finally:
+        s.close()

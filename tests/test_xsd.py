@@ -358,6 +358,7 @@ def test_issue_cap_with_summary() -> None:
     issues = v.finish()
     assert len(issues) == 11
     assert issues[-1].rule == "xsd-invalid" and "20 more" in issues[-1].message
+    assert issues[-1].weight == 20  # the summary counts for the errors it did not list
 
 
 def test_finish_is_idempotent_and_add_after_finish_is_ignored() -> None:

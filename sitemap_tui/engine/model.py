@@ -156,6 +156,9 @@ class Issue:
     column: int | None = None
     url: str | None = None  # the entry's URL, when the issue is about one entry
     sitemap: str | None = None  # filled from the node when stored
+    # how many findings it counts for: a cap's summary issue ("N more ... not listed") stands
+    # for the N it did not list, so every count says how many there are, not how many rows
+    weight: int = 1
 
 
 @dataclass(slots=True)

@@ -57,6 +57,7 @@ class Sink:
                     severity=rule.severity,
                     message=f"{n:,} more {rule_id} {noun(n, 'issue')} not listed (at most {self.cap:,} per rule)",
                     node_id=node_id,
+                    weight=n,
                 )
             )
             self._ids.append(None)

@@ -64,12 +64,13 @@ class Summary:
 
     @classmethod
     def of(cls, issues: Iterable[Any], *, files: int = 0, urls: int = 0, notes: Iterable[str] = ()) -> Summary:
-        """Count ``issues`` by severity (anything with a ``severity`` str or Severity)."""
+        """Count ``issues`` by severity (anything with a ``severity`` str or Severity; a cap's
+        summary issue counts for the findings it stands for, its ``weight``)."""
         counts = {"error": 0, "warning": 0, "info": 0}
         for issue in issues:
             sev = str(issue.severity)
             if sev in counts:
-                counts[sev] += 1
+                counts[sev] += getattr(issue, "weight", 1)
         return cls(
             files=files,
             urls=urls,
@@ -439,7 +440,7 @@ def write_rule_summary(issues: Iterable[Any], summary: Summary, out: IO[str], *,
         rule = rules.get(issue.rule)
         if rule is None:
             rule = rules[issue.rule] = _RuleCount(str(issue.severity), 0, [])
-        rule.count += 1
+        rule.count += getattr(issue, "weight", 1)  # a cap's summary: the findings it stands for
         if len(rule.first) < urls:
             if issue.url:
                 rule.first.append(f"<{display(issue.url)}>")

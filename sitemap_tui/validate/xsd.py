@@ -458,13 +458,10 @@ class XsdValidator:
             n for (line, rules), n in self._overflow.items() if not self._covered(line, None, rules)
         )
         if dropped:
-            out.append(
-                make_issue(
-                    "xsd-invalid",
-                    node_id=self.node_id,
-                    detail=f"{dropped:,} more schema errors not listed",
-                )
-            )
+            summary = make_issue("xsd-invalid", node_id=self.node_id,
+                                 detail=f"{dropped:,} more schema errors not listed")
+            summary.weight = dropped  # counted as the errors it stands for
+            out.append(summary)
         return out
 
     def _covered(self, entry_line: int | None, url: str | None, rules: frozenset[str],

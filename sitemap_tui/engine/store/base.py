@@ -111,7 +111,8 @@ class StoreBase:
         for table, columns in (("entries", ("key TEXT", "alt_n INTEGER", "alt_h INTEGER")),
                                ("alternates", ("lang TEXT", "tgt TEXT", "media TEXT")),
                                ("nodes", ("unchanged_since TEXT", "place TEXT")),
-                               ("coverage", ("page_row TEXT",)), ("audit_skipped", ("blocked_for TEXT",))):
+                               ("coverage", ("page_row TEXT",)), ("audit_skipped", ("blocked_for TEXT",)),
+                               ("issues", ("weight INTEGER NOT NULL DEFAULT 1",))):
             have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
             for column in columns:
                 if column.split()[0] not in have:

@@ -128,6 +128,8 @@ class PreviousExploration:
             ):
                 self.files.setdefault(url, OldFile(nid, etag, modified, carried, decoded, bool(in_part)))
             self.entry_columns = self._columns("main", "entries")
+            # an issue's weight (a cap's summary issue: how many it stands for) goes with it
+            self.weight = "weight" if "weight" in self._columns("main", "issues") else "1"
         except sqlite3.DatabaseError as exc:
             self.reads.close()
             raise StoreError(self.path, f"cannot be read ({exc})") from exc
@@ -298,15 +300,15 @@ class PreviousExploration:
         c = store.conn
         skip = sorted(set(skip_rules) | set(parent_rules))
         c.execute(
-            "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
-            " SELECT rule, severity, ?, entry_id + ?, line, col, url, message"
+            "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message, weight)"
+            f" SELECT rule, severity, ?, entry_id + ?, line, col, url, message, {self.weight}"
             f" FROM {ALIAS}.issues WHERE node_id = ? AND rule NOT IN ({','.join('?' * len(skip))}) ORDER BY id",
             (new_id, delta, old.id, *skip))
         theirs = sorted(set(parent_rules))
         if theirs and new_parent is not None:
             c.execute(
-                "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
-                " SELECT rule, severity, ?, NULL, line, col, url, message FROM prev.issues"
+                "INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message, weight)"
+                f" SELECT rule, severity, ?, NULL, line, col, url, message, {self.weight} FROM {ALIAS}.issues"
                 f" WHERE node_id = (SELECT parent_id FROM {ALIAS}.nodes WHERE id = ?) AND url = ?"
                 f" AND entry_id IS NULL AND rule IN ({','.join('?' * len(theirs))}) ORDER BY id",
                 (new_parent, old.id, url, *theirs))
@@ -435,8 +437,9 @@ class PreviousExploration:
 
     def _copy_crossfile(self, store: Store, wanted: list[str], after: int) -> int:
         c = store.conn
-        c.execute("INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message)"
-                  " SELECT i.rule, i.severity, m.new, i.entry_id + em.delta, i.line, i.col, i.url, i.message"
+        c.execute("INSERT INTO main.issues(rule, severity, node_id, entry_id, line, col, url, message, weight)"
+                  " SELECT i.rule, i.severity, m.new, i.entry_id + em.delta, i.line, i.col, i.url, i.message,"
+                  f" {'i.' if self.weight == 'weight' else ''}{self.weight}"
                   f" FROM {ALIAS}.issues i LEFT JOIN temp.carry_nodes m ON m.old = i.node_id"
                   f" LEFT JOIN {ALIAS}.entries e ON e.id = i.entry_id LEFT JOIN temp.carry_nodes em ON em.old = e.node_id"
                   f" WHERE i.rule IN ({','.join('?' * len(wanted))}) ORDER BY i.id", wanted)

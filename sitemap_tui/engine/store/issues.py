@@ -12,7 +12,7 @@ from typing import Any
 
 from sitemap_tui.engine.store import IssueRow
 from sitemap_tui.engine.store.rule_filter import COUNTED
-from sitemap_tui.engine.store.schema import tree_order
+from sitemap_tui.engine.store.schema import issue_count, tree_order
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -45,10 +45,11 @@ class IssueFilter:
 
 
 def issue_groups(conn: sqlite3.Connection, flt: IssueFilter) -> list[tuple[str, str, int]]:
-    """(severity, rule, count) of the matching issues: errors first, then by rule."""
+    """(severity, rule, count) of the matching issues: errors first, then by rule (a cap's
+    summary issue counts for those it did not list)."""
     where, params = flt.where()
     rows = conn.execute(
-        f"SELECT i.severity, i.rule, COUNT(*) FROM issues i WHERE {where}"
+        f"SELECT i.severity, i.rule, {issue_count(conn, 'i')} FROM issues i WHERE {where}"
         " GROUP BY i.severity, i.rule ORDER BY CASE i.severity WHEN 'error' THEN 0"
         " WHEN 'warning' THEN 1 ELSE 2 END, i.rule",
         params,

@@ -28,6 +28,8 @@ from sitemap_tui.engine.store.schema import (
     NODE_STAT_COLUMNS,
     SORTS,
     compiled_regex,
+    issue_count,
+    issue_weight,
     tree_order,
 )
 from sitemap_tui.engine.store.search import (
@@ -424,7 +426,8 @@ class StoreReads(StoreBase):
             clauses.append(f"i.severity IN ({','.join('?' * len(allowed))})")
             params += allowed
         select = ("SELECT i.id, i.rule, i.severity, i.node_id, i.entry_id, i.line, i.col, i.url, i.message,"
-                  " COALESCE(n.final_url, n.url) FROM issues i LEFT JOIN nodes n ON n.id = i.node_id WHERE ")
+                  f" COALESCE(n.final_url, n.url), {issue_weight(self.conn, 'i')}"
+                  " FROM issues i LEFT JOIN nodes n ON n.id = i.node_id WHERE ")
         # one query per file, each through the issues_node index, in the tree's order: no sort
         # of the whole report, and nothing left on the connection (a temporary rank table was)
         groups: list[tuple[str, tuple[Any, ...]]] = []
@@ -458,14 +461,15 @@ class StoreReads(StoreBase):
         if node_ids is not None:
             where = f" WHERE node_id IN ({','.join(str(int(n)) for n in node_ids) or 'NULL'})"
         counts = {s.value: 0 for s in Severity}
-        for sev, n in self.conn.execute(f"SELECT severity, COUNT(*) FROM issues{where} GROUP BY severity"):
+        count = issue_count(self.conn)
+        for sev, n in self.conn.execute(f"SELECT severity, {count} FROM issues{where} GROUP BY severity"):
             counts[sev] = n
         return counts
 
     def issue_counts_by_node(self) -> dict[int, dict[str, int]]:
         out: dict[int, dict[str, int]] = {}
         for node_id, sev, n in self.conn.execute(
-            "SELECT node_id, severity, COUNT(*) FROM issues GROUP BY node_id, severity"
+            f"SELECT node_id, severity, {issue_count(self.conn)} FROM issues GROUP BY node_id, severity"
         ):
             out.setdefault(node_id, {s.value: 0 for s in Severity})[sev] = n
         return out
@@ -476,7 +480,7 @@ class StoreReads(StoreBase):
             where = f" WHERE node_id IN ({','.join(str(int(n)) for n in node_ids) or 'NULL'})"
         return list(
             self.conn.execute(
-                f"SELECT rule, severity, COUNT(*) FROM issues{where} GROUP BY rule, severity"
+                f"SELECT rule, severity, {issue_count(self.conn)} FROM issues{where} GROUP BY rule, severity"
                 " ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rule"
             )
         )

@@ -119,6 +119,7 @@ class IssueRow:
     url: str | None
     message: str
     sitemap: str | None = None
+    weight: int = 1  # how many findings it counts for (a cap's summary issue: those not listed)
 
 
 @dataclass(frozen=True, slots=True)

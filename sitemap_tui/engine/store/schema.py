@@ -21,6 +21,19 @@ def tree_order(alias: str = "") -> str:
     return f"length({a}place), {a}place, {a}id"
 
 
+def issue_weight(conn: sqlite3.Connection, alias: str = "", schema: str = "main") -> str:
+    """The column expression of an issue's weight (``alias``: the issues table's in the query):
+    how many findings it counts for, where a cap's summary issue counts for those it did not
+    list; 1 in a store from before the column (``schema``: the database the table is in)."""
+    have = any(row[1] == "weight" for row in conn.execute(f"PRAGMA {schema}.table_info(issues)"))
+    return f"{alias + '.' if alias else ''}weight" if have else "1"
+
+
+def issue_count(conn: sqlite3.Connection, alias: str = "", schema: str = "main") -> str:
+    """The aggregate that counts issues: the sum of their weights (:func:`issue_weight`)."""
+    return f"COALESCE(SUM({issue_weight(conn, alias, schema)}), 0)"
+
+
 NODE_RANKS = f"(SELECT id, ROW_NUMBER() OVER (ORDER BY {tree_order()}) AS rk FROM nodes)"
 """Each node's rank in :func:`tree_order` as an integer (``rk``), for a first listing packed
 in one ``MIN()`` (store/packed.py): joined to a million entries it costs ~20 % of the query
@@ -97,7 +110,8 @@ CREATE TABLE IF NOT EXISTS issues(
     line INTEGER,
     col INTEGER,
     url TEXT,
-    message TEXT NOT NULL);
+    message TEXT NOT NULL,
+    weight INTEGER NOT NULL DEFAULT 1);
 CREATE INDEX IF NOT EXISTS issues_node ON issues(node_id, severity);
 CREATE INDEX IF NOT EXISTS issues_rule ON issues(rule);
 CREATE TABLE IF NOT EXISTS audit(  -- sitemap-tui audit: one row per listed URL fetched

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitemap_tui.engine.store.file import StoreError, _json_text, _readonly_uri, inspect_store
+from sitemap_tui.engine.store.schema import issue_count
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ def issue_counts(path: Path) -> dict[str, int]:
         return {}
     try:
         return {str(sev): int(n) for sev, n in
-                conn.execute("SELECT severity, COUNT(*) FROM issues GROUP BY severity").fetchall()}
+                conn.execute(f"SELECT severity, {issue_count(conn)} FROM issues GROUP BY severity").fetchall()}
     except sqlite3.Error:
         return {}
     finally:

@@ -197,13 +197,13 @@ class Store(StoreReads):
             eid = entry_ids[i] if entry_ids is not None else None
             rows.append(
                 (iss.rule, iss.severity.value, iss.node_id, eid, iss.line, iss.column, iss.url,
-                 iss.message)
+                 iss.message, iss.weight)
             )
             if eid is not None:
                 bumps[eid] = bumps.get(eid, 0) + 1
         self.conn.executemany(
-            "INSERT INTO issues(rule, severity, node_id, entry_id, line, col, url, message)"
-            " VALUES(?,?,?,?,?,?,?,?)",
+            "INSERT INTO issues(rule, severity, node_id, entry_id, line, col, url, message, weight)"
+            " VALUES(?,?,?,?,?,?,?,?,?)",
             rows,
         )
         if bumps:
