@@ -339,3 +339,28 @@ def test_what_a_build_index_lists_elsewhere_or_a_broken_probed_file_keeps_the_fo
     monkeypatch.chdir(public)
     code, out, err = run(capsys, "access", "saved.db")
     assert code == 0 and "is read as" not in err and out.startswith("crawler access of "), (out, err)
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (("--select", "lastmod-nope"), "unknown rule id or prefix: 'lastmod-nope' (see `sitemap-tui rules`)"),
+    (("--ignore", "lastmod-nope"), "unknown rule id or prefix: 'lastmod-nope' (see `sitemap-tui rules`)"),
+    (("--baseline", "gone.json"), "--baseline gone.json: no such file (write one with --write-baseline)"),
+])
+def test_a_usage_error_is_the_one_line_before_any_note_on_the_target(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        args: tuple[str, str], error: str) -> None:
+    """A usage error is one line and exit 2: a --select typo or a missing --baseline on a build
+    folder's file came after the note on the site the file is read as (two lines). The notes
+    wait for the run to start. Near miss: a run that starts says the note."""
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text("Sitemap: https://example.com/sitemap.xml\n")
+    (public / "sitemap.xml").write_text(urlset("https://example.com/"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "validate", "public/sitemap.xml", *args)
+    assert code == 2 and not out
+    assert err.splitlines() == [f"sitemap-tui: error: {error}"]
+    code, out, err = run(capsys, "validate", "public/sitemap.xml", "--select", "lastmod-*")
+    assert code == 0 and err.startswith("sitemap-tui: public/sitemap.xml is read as https://example.com/sitemap.xml")
+    code, out, err = run(capsys, "urls", "public/sitemap.xml")
+    assert code == 0 and "is read as https://example.com/sitemap.xml" in err and out == "https://example.com/\n"

@@ -64,6 +64,7 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
     import contextlib
 
     from sitemap_tui import output, scratch, signals
+    from sitemap_tui.cli.options import say_pending
     from sitemap_tui.engine.store.file import StoreError
 
     scratch.sweep_temp()  # what runs killed outright (SIGKILL, the OOM killer) left in $TMPDIR
@@ -76,9 +77,11 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
 
         headless = lists(args, launch)
     guard = output.guarded_stdout() if headless else contextlib.nullcontext()
+    say_pending(drop=True)  # (an earlier call's in this process, one that failed: not this one's)
     try:
         with signals.headless(), guard:
             code = _run(args, launch)
+            say_pending()  # a run that read its targets without exploring them: said all the same
             if headless:
                 sys.stdout.flush()
         signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
@@ -98,9 +101,11 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
         output.silence_stdout()
         return EXIT_OK
     except output.OutputError as exc:
+        say_pending(drop=True)
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except (UsageError, StoreError) as exc:
+        say_pending(drop=True)  # the one line of a usage error (notes found before it unsaid)
         # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
         print(f"sitemap-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sitemap_tui.cli.headless import exploration_problem, explore_options, parse_target
-from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
+from sitemap_tui.cli.options import TreeOptions, fetch_options, say_pending, tree_options
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK, UsageError
 from sitemap_tui.session.fetching import FetchOptions, fetch_config
@@ -91,6 +91,7 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
     # re-explored conditionally against the site's latest exploration in the cache, as the
     # headless commands are (session/host.py asks once the target is opened); --no-cache: not
     options = replace(explore_options(opts.tree), refetch=opts.tree.cache)
+    say_pending()  # how the target is read, before the explorer takes the screen
     return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch), options=options)
 
 

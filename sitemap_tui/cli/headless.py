@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sitemap_tui import scratch
-from sitemap_tui.cli.options import TreeOptions
+from sitemap_tui.cli.options import TreeOptions, say_pending
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
@@ -114,6 +114,7 @@ def run_exploration(
     judge (the streaming ``checker``, when given, is the same validation's). ``cache``: ask
     conditionally for each file the site's latest exploration judged alike (``checks``: all,
     none) holds (--no-cache: not); a run judged by its own selection of rules asks for none."""
+    say_pending()  # the run starts: how its targets are read
     progress = StderrProgress()
     previous = None
     if cache and checks == "selected":

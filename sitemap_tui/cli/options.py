@@ -21,6 +21,26 @@ if TYPE_CHECKING:
 # validate --deep's or audit's pages as long again
 DEFAULT_MAX_TIME = 1800.0
 
+# The notes on how the targets are read (a build folder read as its site, its unlisted files),
+# said when the run starts (:func:`say_pending`): a usage error found after them (a --select
+# typo, a --baseline that is not there) is then the one line it should be, not the second.
+_PENDING: list[str] = []
+
+
+def say_later(text: str) -> None:
+    _PENDING.append(text)
+
+
+def say_pending(*, drop: bool = False) -> None:
+    """Say the notes :func:`say_later` kept (``drop``: forget them, the run did not start)."""
+    import sys
+
+    notes = list(_PENDING)
+    _PENDING.clear()
+    if not drop:
+        for text in notes:
+            print(f"sitemap-tui: {text}", file=sys.stderr)
+
 
 @dataclass(frozen=True, slots=True)
 class TreeOptions:
@@ -91,7 +111,6 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
     --map is a usage error here, before anything runs. ``validate``'s several TARGETs each.
     ``imply``: with no --map, a local target whose folder's robots.txt names one site is read
     as that site, as ``--map SITE=FOLDER`` would read it (said on stderr)."""
-    import sys
 
     from sitemap_tui.engine.localmap import parse_maps, url_for_path
     from sitemap_tui.engine.sanitize import display
@@ -123,7 +142,7 @@ def map_targets(ns: argparse.Namespace, *, imply: bool = False) -> None:
         url = url_for_path(maps, Path(raw))
         if url is None:
             return raw
-        print(f"sitemap-tui: {raw} is read as {url} {why}", file=sys.stderr)
+        say_later(f"{raw} is read as {url} {why}")
         if given and Path(raw).expanduser().is_dir():
             also_of[url] = _mapped_also(maps, Path(raw).expanduser().resolve(), url)
         return url
@@ -165,7 +184,6 @@ def _mapped_also(maps: tuple[LocalMap, ...], folder: Path, url: str) -> list[str
 
 
 def _say_unlisted(folder: Path, names: tuple[str, ...]) -> None:
-    import sys
 
     from sitemap_tui.engine.sanitize import display
     from sitemap_tui.words import plural
@@ -174,9 +192,8 @@ def _say_unlisted(folder: Path, names: tuple[str, ...]) -> None:
         return
     shown = ", ".join(display(n, 100) for n in names[:5])
     more = f", and {len(names) - 5:,} more" if len(names) > 5 else ""
-    print(f"sitemap-tui: {plural(len(names), 'sitemap file')} in {display(str(folder), 200)} "
-          f"listed by neither its robots.txt nor an index there, read as well: {shown}{more}",
-          file=sys.stderr)
+    say_later(f"{plural(len(names), 'sitemap file')} in {display(str(folder), 200)} "
+              f"listed by neither its robots.txt nor an index there, read as well: {shown}{more}")
 
 
 def map_each_target(ns: argparse.Namespace,
@@ -224,7 +241,6 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
     name the same site: which one stands for it is the user's choice, --map), and whether an
     index named one. Without it, an index's children on that site were "on another host" and
     the location rules had no site to judge by."""
-    import sys
     from urllib.parse import quote
 
     from sitemap_tui.engine.localdir import NamedSite, target_site
@@ -253,10 +269,9 @@ def _implied_maps(ns: argparse.Namespace) -> tuple[list[str], bool]:
         found[site.origin] = site
         if site.others and path.is_dir():  # (a file target reads no Sitemap: line of robots.txt)
             shown = ", ".join(display(o, 100) for o in site.others[:5])
-            print(f"sitemap-tui: {display(str(site.folder / 'robots.txt'), 200)} names {plural(len(site.others) + 1, 'site')}: "
-                  f"the folder is read as {display(site.origin, 100)} (whose Sitemap: lines name its files); "
-                  f"{shown} {'is' if len(site.others) == 1 else 'are'} read from the network as named",
-                  file=sys.stderr)
+            say_later(f"{display(str(site.folder / 'robots.txt'), 200)} names {plural(len(site.others) + 1, 'site')}: "
+                      f"the folder is read as {display(site.origin, 100)} (whose Sitemap: lines name its files); "
+                      f"{shown} {'is' if len(site.others) == 1 else 'are'} read from the network as named")
     # A folder target: its sitemaps that nothing lists are read beside what robots.txt names, as
     # a folder's sitemaps were read before it was a site (a crawler would not find them: said).
     if len(raws) == 1 and len(found) == 1 and _local(str(raws[0])) and Path(str(raws[0])).expanduser().is_dir():
@@ -282,7 +297,6 @@ def _say_no_site(folder: Path | None) -> None:
     """Why a folder TARGET whose robots.txt names several sites stands for none (its files
     then read as ``file:`` URLs, the host and location rules silent, its index's children
     unread): the user's --map decides."""
-    import sys
 
     from sitemap_tui.engine.localdir import here_of, robots_sites
     from sitemap_tui.engine.sanitize import display
@@ -299,9 +313,8 @@ def _say_no_site(folder: Path | None) -> None:
     shown = ", ".join(display(o, 100) for o in sorted(here or named)[:5])
     why = f"the Sitemap: lines of {len(here)} of them ({shown}) name its files" if here else \
         f"none of them ({shown}) names one of its files"
-    print(f"sitemap-tui: {display(str(folder / 'robots.txt'), 200)} names {len(named)} sites and {why}: the "
-          f"folder is read as no site (host and location rules judge nothing); give --map SITE=FOLDER",
-          file=sys.stderr)
+    say_later(f"{display(str(folder / 'robots.txt'), 200)} names {len(named)} sites and {why}: the "
+              f"folder is read as no site (host and location rules judge nothing); give --map SITE=FOLDER")
 
 
 _OUTPUTS = (("--db", "db"), ("--output", "output"), ("--write-baseline", "write_baseline"))
