@@ -592,3 +592,19 @@ def test_a_carried_caps_summary_still_counts_what_it_did_not_list(
     assert reports[0]["summary"] == reports[1]["summary"]
     listed = sum(1 for i in reports[0]["issues"] if i["severity"] == "info")
     assert reports[0]["summary"]["info"] == listed + 1  # 1 listed + the 2 it stands for
+
+
+def test_diff_no_cache_fetches_every_file_in_full(site: Site) -> None:
+    """``diff SITE --no-cache`` sends no validators, as every other command's --no-cache: the
+    way around a server whose validators lie (found from outside: diff built its options by
+    hand without it, got 304s, and its own note said "--no-cache fetches every file in full")."""
+    target = f"{site.base}/index.xml"
+    code, _, err = run("validate", target)
+    assert code in (0, 1), err
+    before, asked = sent(site), len(site.asked)
+    code, out, err = run("diff", target, "--no-cache")
+    assert code == 0, err
+    assert sent(site) == before + 4 and not any(inm or ims for _, inm, ims in site.asked[asked:])
+    assert "carried over" not in err
+    code, out, err = run("diff", target)  # near miss: without it, the files are asked for conditionally
+    assert code == 0 and sent(site) == before + 4, err

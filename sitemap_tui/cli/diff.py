@@ -84,7 +84,7 @@ def options(ns: argparse.Namespace) -> DiffOptions:
     ns.target = ns.old  # the fetching group's target is set per side (-H goes to its origin)
     tree = TreeOptions(recursive=not ns.no_recursive, depth=ns.depth, max_files=ns.max_files, probe=ns.probe,
                        follow_cross_host=ns.follow_cross_host, workers=ns.workers, history=not ns.no_history,
-                       max_time=ns.max_time)
+                       cache=not ns.no_cache, max_time=ns.max_time)
     return DiffOptions(ns.old, ns.new, ns.format, ns.output, tuple(ns.fail_if), tuple(ns.map_host), ns.samples,
                        fetch_options(ns), tree, ns.tui, side_maps, typed_old, typed_new, side_also)
 
