@@ -543,9 +543,64 @@ def test_the_children_of_an_index_that_fails_now_are_unfetched_not_removed(https
                       "sub.xml": ("unfetched", f"{b}/index.xml"), "c.xml": ("unfetched", f"{b}/index.xml")}, status
     assert doc["summary"]["sitemaps_removed"] == 0 and doc["summary"]["sitemaps_unfetched"] == 3
     assert (f"sitemap-tui: NEW {b}: 3 sitemap files of the other side were not read, as {b}/index.xml that lists"
-            f" them failed or was not fetched, first {b}/a.xml: not counted as removed files, but what they list"
+            f" them failed, was cut short or was not fetched, first {b}/a.xml: not counted as removed files, but"
+            " what they list"
             " counts as removed URLs") in err, err
     code, out, _ = run("diff", str(old), b, "--no-history", "--format", "github")
     assert "sitemap removed" not in out and "sitemap failing now" in out, out
     code, out, _ = run("diff", str(old), b, "--no-history")
     assert "unfetched 1 -> - URLs" in out and f"not read ({b}/index.xml failed there) in NEW" in out, out
+
+
+def test_a_file_cut_short_by_an_xml_error_is_failing_and_its_index_lists_no_removed_file(
+        httpserver, tmp_path: Path) -> None:
+    """Found from outside: a child sitemap whose XML broke before its end read as "changed", its
+    URLs as plain removals, with no reason on its row, no GitHub error and --fail-if
+    sitemaps_failing not met; an index cut short the same way made the children after the break
+    "removed" sitemaps. Now a file cut short is failing (its error said), the files it no longer
+    lists unfetched; read whole again, it has recovered."""
+    httpserver.clear()
+    b = httpserver.url_for("").rstrip("/")
+    head = '<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    whole_index = head + "".join(f"<sitemap><loc>{b}/{n}.xml</loc></sitemap>\n" for n in "abc") + "</sitemapindex>\n"
+    pages = {n: urlset(*(url(f"{b}/{n}{i}") for i in range(4))) for n in "abc"}
+
+    def serve(index: str, files: dict[str, str]) -> None:
+        httpserver.clear()
+        httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {b}/index.xml\n")
+        httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+        for name, body in files.items():
+            httpserver.expect_request(f"/{name}.xml").respond_with_data(body, content_type="application/xml")
+
+    serve(whole_index, pages)
+    old = tmp_path / "old.db"
+    code, _, err = run("urls", b, "--db", str(old))
+    assert code == 0, err
+    broken = pages["b"].split("<url>", 2)  # cut inside its second entry: one URL kept of four
+    serve(whole_index, {**pages, "b": broken[0] + "<url>" + broken[1] + "<url><loc>x</lo"})
+    code, out, err = run("diff", str(old), b, "--no-history", "--format", "json", "--fail-if", "sitemaps_failing>0")
+    assert code == 1, err
+    doc = json.loads(out)
+    (row,) = doc["sitemaps"]
+    assert row["status"] == "failing" and row["sitemap"] == f"{b}/b.xml" and "parsing stopped at" in row["error"]
+    assert doc["summary"]["sitemaps_failing"] == 1 and doc["summary"]["urls_removed"] == 3
+    code, out, _ = run("diff", str(old), b, "--no-history")
+    assert "failing   4 -> 1 URLs" in out and "parsing stopped at line:col" in out, out
+    code, out, _ = run("diff", str(old), b, "--no-history", "--format", "github")
+    assert "sitemap failing now" in out and "b.xml" in out, out
+    # the index cut inside its second <sitemap>: b.xml and c.xml are unread, not removed
+    serve(whole_index.split(f"<loc>{b}/b.xml")[0] + "<loc>", pages)
+    cut = tmp_path / "cut.db"
+    code, out, err = run("urls", b, "--db", str(cut))
+    code, out, err = run("diff", str(old), str(cut), "--format", "json")
+    assert code == 0, err
+    status = {s["sitemap"].rsplit("/", 1)[-1]: (s["status"], s["unlisted_by"], s["unlisted_state"])
+              for s in json.loads(out)["sitemaps"]}
+    assert status == {"index.xml": ("failing", None, None), "b.xml": ("unfetched", f"{b}/index.xml", "cut"),
+                      "c.xml": ("unfetched", f"{b}/index.xml", "cut")}, status
+    code, out, _ = run("diff", str(old), str(cut))
+    assert f"not read ({b}/index.xml was cut short there) in NEW" in out and "  removed  " not in out, out
+    # and back: read whole again, the index has recovered and its children are not "added"
+    code, out, err = run("diff", str(cut), str(old), "--format", "json")
+    status = {s["sitemap"].rsplit("/", 1)[-1]: s["status"] for s in json.loads(out)["sitemaps"]}
+    assert status == {"index.xml": "recovered", "b.xml": "unfetched", "c.xml": "unfetched"}, status

@@ -106,7 +106,8 @@ def everything(q: Any) -> dict[str, Any]:
         "lastmod": list(q.lastmod()), "back": list(q.lastmod("backward", limit=2)),
         "attrs": [list(q.attrs(w)) for w in ("changefreq", "priority")], "ext": list(q.extensions()),
         "issues": (list(q.issues(True)), list(q.issues(False))),
-        "sitemaps": [(*astuple(s), s.status) for s in q.sitemaps()],  # (each module has its dataclass)
+        "sitemaps": [(*astuple(s)[:10], s.status) for s in q.sitemaps()],  # (each module has its dataclass;
+        # the fields both have: the reference knows no file cut short)
     }
     return out
 

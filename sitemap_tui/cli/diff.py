@@ -353,7 +353,7 @@ def _say_unfetched(changes: Sequence[SitemapChange], old: Source, new: Source) -
             n, first = len(unlisted), unlisted[0]
             print(f"sitemap-tui: {side.label} {display(side.raw)}: {plural(n, 'sitemap file')} of the other side"
                   f" {'was' if n == 1 else 'were'} not read, as {display(first.unlisted_by or '')} that lists"
-                  f" {'it' if n == 1 else 'them'} failed or was not fetched, first"
+                  f" {'it' if n == 1 else 'them'} failed, was cut short or was not fetched, first"
                   f" {display(first.old_url or first.new_url or first.key)}: not counted as {other} files, but"
                   f" what {'it lists' if n == 1 else 'they list'} counts as {other} URLs", file=sys.stderr)
 

@@ -56,7 +56,7 @@ def records(diff: Diff, limit: int | None = None) -> Iterator[dict[str, Any]]:
             yield {"change": f"sitemap_{s.status}", "sitemap": s.key, "old_url": s.old_url, "new_url": s.new_url,
                    "old_state": s.old_state, "new_state": s.new_state, "old_urls": s.old_urls, "new_urls": s.new_urls,
                    "urls_added": s.urls_added, "urls_removed": s.urls_removed, "error": s.error,
-                   "unlisted_by": s.unlisted_by}
+                   "unlisted_by": s.unlisted_by, "unlisted_state": s.unlisted_state}
     for table, change in (("added", "url_added"), ("removed", "url_removed")):
         for key, loc, fk in q.urls(table, limit):
             yield {"change": change, "url": key, "loc": loc, "sitemap": fk}
@@ -126,13 +126,18 @@ def _jsonl(diff: Diff, sources: Sequence[SourceLike], out: IO[str]) -> None:
         out.write(json.dumps(record, ensure_ascii=True) + "\n")
 
 
+def _unlisted_why(state: str | None) -> str:
+    """What became of the file that would have listed an unfetched one (mark_unlisted's state)."""
+    return {"failed": "failed", "cut": "was cut short"}.get(state or "", "was not fetched")
+
+
 def _csv_row(record: dict[str, Any]) -> list[str]:
     change = record["change"]
     if change.startswith("sitemap_"):
         old, new = record["old_urls"], record["new_urls"]
         detail = f"+{record['urls_added']} -{record['urls_removed']}" + (f" {record['error']}" if record["error"] else "")
         if record["unlisted_by"]:
-            detail += f" not read: {record['unlisted_by']} failed or was not fetched"
+            detail += f" not read: {record['unlisted_by']} {_unlisted_why(record['unlisted_state'])}"
         row = ["", record["sitemap"], old, new, detail]
     elif change == "url_moved":
         row = [record["url"], record["to"], record["from"], record["to"], ""]
@@ -211,7 +216,8 @@ def _text(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: int)
             why = f"  {display(x.error)}" if x.error and x.status in ("failing", "added") else ""
             if x.status == "unfetched":  # which side never read it (its URLs count on the other)
                 where, counted = ("in NEW", "removed") if x.unread_on("new") else ("in OLD", "added")
-                how = "not fetched" if x.unlisted_by is None else f"not read ({display(x.unlisted_by)} failed there)"
+                how = "not fetched" if x.unlisted_by is None else \
+                    f"not read ({display(x.unlisted_by)} {_unlisted_why(x.unlisted_state)} there)"
                 why = f"  {how} {where} (its URLs count as {counted})"
             w(f"  {display(x.key):<{width}}  {x.status:<9} {counts:<22} {pairs}{why}")
 

@@ -158,15 +158,16 @@ def build(q: Any, mapper: HostMap | None) -> Keyed:
     return keyed
 
 
-UNREADABLE = ("failed", *UNREAD)
+UNREADABLE = ("failed", "cut", *UNREAD)  # (node_states: "cut", read in part)
 """A file's states when what it lists was never read."""
 
 
 def mark_unlisted(changes: list[SitemapChange], keyed: Keyed, states: dict[str, dict[int, str]]) -> list[SitemapChange]:
     """A file only one side has, because on the other side the file listing it (or one above
-    that) failed or was never fetched, is "unfetched" there, not "removed" (or "added"): an
-    index answering 500 read as every child sitemap gone, with exit 0, where a child left
-    unfetched by a file budget read as not fetched."""
+    that) failed, was cut short or was never fetched, is "unfetched" there, not "removed" (or
+    "added"): an index answering 500 read as every child sitemap gone, with exit 0, where a
+    child left unfetched by a file budget read as not fetched; an index cut short by an XML
+    error, its children after the break as removed."""
     out: dict[str, SitemapChange] = {}
     for side, other in (("old", "new"), ("new", "old")):
         nodes, keys = keyed[side]
@@ -182,7 +183,7 @@ def mark_unlisted(changes: list[SitemapChange], keyed: Keyed, states: dict[str, 
                 key = keys.get(up)
                 if key is not None and key in other_state:
                     if other_state[key] in UNREADABLE:
-                        out[change.key] = replace(change, unlisted_by=key)
+                        out[change.key] = replace(change, unlisted_by=key, unlisted_state=other_state[key])
                     break
                 up = parent.get(up)
     return [out.get(c.key, c) for c in changes]

@@ -61,6 +61,9 @@ class NodeRow:
     line: int | None = None  # its line in its parent (the listing's order: engine.tree_order)
 
 
+CUT = "({0}.state = 'done' AND {0}.truncated_at IS NOT NULL)"
+"""A fetched file whose parse stopped early (SQL over the nodes row ``{0}``)."""
+
 UNREAD = ("pending", "skipped")
 """A listed file's states when its exploration never fetched it."""
 
@@ -77,9 +80,20 @@ class SitemapChange:
     urls_added: int  # listings of this file that the other tree's same file lacks
     urls_removed: int
     error: str | None  # NEW's error (a failing file), else OLD's
-    # a file of one side only, because the file that lists it (or one above) failed or was not
-    # fetched on the other: that file's key (session.diff.mark_unlisted)
+    # read in part: its parse stopped early (a fatal XML error, a cap on a hostile file), what
+    # came after it unknown (nodes.truncated_at)
+    old_cut: bool = False
+    new_cut: bool = False
+    # a file of one side only, because the file that lists it (or one above) failed, was cut
+    # short or was not fetched on the other: that file's key and its state there, "cut" for
+    # cut short (session.diff.mark_unlisted)
     unlisted_by: str | None = None
+    unlisted_state: str | None = None
+
+    def broken_on(self, side: str) -> bool:
+        """``side`` fetched this file and could not read it whole: failed, or cut short."""
+        return (self.old_state == "failed" or self.old_cut) if side == "old" else \
+            (self.new_state == "failed" or self.new_cut)
 
     def unread_on(self, side: str) -> bool:
         """``side`` ("old" or "new") never read this file: listed there but not fetched, or
@@ -100,14 +114,16 @@ class SitemapChange:
             return "added"
         if self.new_url is None:
             return "removed"
-        if self.new_state == "failed" and self.old_state != "failed":
-            return "failing"  # (whatever OLD knew of it: it fails now)
+        if self.broken_on("new") and not self.broken_on("old"):
+            # (whatever OLD knew of it: it fails now; cut short, its URLs after the break are
+            # not known removed: found from outside, a broken file read as "changed", -4 URLs)
+            return "failing"
         if self.one_side_unread:
             # listed but not fetched on one side (a depth limit, a file budget, a stop): neither
             # "recovered" nor "changed" (found from outside: a skipped file that failed before
             # read as recovered, and one that had URLs as changed to 0); unread on both, "same"
             return "unfetched"
-        if self.old_state == "failed" and self.new_state != "failed":
+        if self.broken_on("old") and not self.broken_on("new"):
             return "recovered"
         if self.urls_added or self.urls_removed or (self.old_urls or 0) != (self.new_urls or 0):
             return "changed"
@@ -185,7 +201,9 @@ class DiffQueries:
             f"SELECT id, url, kind, parent_id, line FROM {side}.nodes ORDER BY id")]
 
     def node_states(self, side: str) -> dict[int, str]:
-        return {nid: state for nid, state in self.conn.execute(f"SELECT id, state FROM {side}.nodes")}
+        """Each node's state, "cut" for a file read in part (:data:`CUT`)."""
+        return {nid: "cut" if cut else state for nid, state, cut in
+                self.conn.execute(f"SELECT id, state, {CUT.format('n')} FROM {side}.nodes n")}
 
     def totals(self, side: str) -> tuple[int, int]:
         """(files fetched or failed, entries with a URL key)."""
@@ -230,8 +248,9 @@ class DiffQueries:
         for side in SIDES:
             s = side[0]
             c.execute(f"CREATE TABLE {s}_sm(fk TEXT PRIMARY KEY, id INTEGER, url TEXT, kind TEXT, state TEXT,"
-                      " urls INTEGER, error TEXT) WITHOUT ROWID")
-            c.execute(f"INSERT OR IGNORE INTO {s}_sm SELECT f.fk, n.id, n.url, n.kind, n.state, n.url_count, n.error"
+                      " urls INTEGER, error TEXT, cut INTEGER) WITHOUT ROWID")
+            c.execute(f"INSERT OR IGNORE INTO {s}_sm SELECT f.fk, n.id, n.url, n.kind, n.state, n.url_count, n.error,"
+                      f" {CUT.format('n')}"
                       f" FROM {side}.nodes n JOIN {s}_files f ON f.id = n.id"
                       f" WHERE n.kind NOT IN {NOT_SITEMAPS} ORDER BY n.id")
         for table, one, other in (("added", "n", "o"), ("removed", "o", "n")):
@@ -459,9 +478,10 @@ class DiffQueries:
         """Every sitemap file of either tree, by file key, with its listings added and removed."""
         rows = self._stream(
             "SELECT k.fk, o.url, n.url, o.state, n.state, o.urls, n.urls,"
-            " COALESCE(p.added, 0), COALESCE(p.removed, 0), COALESCE(n.error, o.error)"
+            " COALESCE(p.added, 0), COALESCE(p.removed, 0), COALESCE(n.error, o.error),"
+            " COALESCE(o.cut, 0), COALESCE(n.cut, 0)"
             " FROM (SELECT fk FROM o_sm UNION SELECT fk FROM n_sm) k"
             " LEFT JOIN o_sm o ON o.fk = k.fk LEFT JOIN n_sm n ON n.fk = k.fk"
             " LEFT JOIN pair_counts p ON p.fk = k.fk ORDER BY k.fk")
         for row in rows:
-            yield SitemapChange(*row)
+            yield SitemapChange(*row)  # (the cut columns are 0 or 1)
