@@ -789,3 +789,22 @@ def test_open_listing_to_a_full_or_closed_stdout_is_an_error(local_sitemap: Path
     proc = cli_process.run(cli("open", "--list"), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           env=env, timeout=60, preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2 and "closed" in one_error_line(proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize("option", [("urls", "-o"), ("validate", "--write-baseline"), ("urls", "--db"),
+                                    ("stats", "--output")])
+def test_an_output_ending_in_a_slash_names_a_folder_and_is_refused(local_sitemap: Path, tmp_path: Path,
+                                                                   option: tuple[str, str]) -> None:
+    """Found from outside: ``-o reports/`` wrote a file named ``reports`` (pathlib drops the
+    slash), and ``-o x.txt/`` replaced x.txt; the shell's ``>`` and ``curl -o`` refuse both.
+    Near miss: the same name without the slash is a file, written."""
+    command, flag = option
+    out = tmp_path / "reports"
+    proc = run(command, str(local_sitemap), flag, f"{out}/")
+    assert proc.returncode == 2 and "ends in a slash" in one_error_line(proc.stderr), proc.stderr
+    assert not out.exists()
+    kept = previous(tmp_path / "x.txt")
+    proc = run(command, str(local_sitemap), flag, f"{kept}/")
+    assert proc.returncode == 2 and kept.read_bytes() == PREVIOUS
+    proc = run(command, str(local_sitemap), flag, str(out))
+    assert proc.returncode == 0 and out.is_file(), proc.stderr

@@ -159,6 +159,8 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         from sitemap_tui.output import OutputError, resolve
 
         label = "FILE" if command == "open" else "--db"
+        if str(ns.db).endswith(("/", os.sep)) and not Path(ns.db).is_dir():  # (Path drops the slash)
+            raise UsageError(f"{label} {display(ns.db)}: names a folder (it ends in a slash); name a file")
         try:
             real = resolve(Path(ns.db), label)
         except OutputError as exc:

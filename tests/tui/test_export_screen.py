@@ -428,3 +428,25 @@ async def test_the_keyboard_starts_on_the_remembered_choices(tmp_path: Path):
         await pilot.pause()
         assert scope.pressed_button is not None and scope.pressed_button.name == "subtree"
     store.close()
+
+
+async def test_a_path_ending_in_a_slash_names_a_folder(tmp_path: Path):
+    """Found from outside: "…/tuifolder/" in the Path box wrote a file named tuifolder (pathlib
+    drops the slash). It names a folder: said, nothing written; near miss, a file name in it."""
+    store, ids = store_of(tmp_path)
+    app = Host(tmp_path / "x.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app.query_one(UrlTable))
+        screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
+        await pilot.pause()
+        path_input = screen.query_one("#export-path")
+        path_input.value = f"{tmp_path / 'tuifolder'}/"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "add a file name" in str(screen.query_one("#export-error").render())
+        assert not (tmp_path / "tuifolder").exists() and app.results == []
+        path_input.value = str(tmp_path / "urls.txt")
+        await click(pilot, "#export-go")
+        await wait_for(pilot, lambda: app.results)
+        assert app.results == [(13, tmp_path / "urls.txt")]
+    store.close()

@@ -11,6 +11,7 @@ and CSV / JSON Lines carry each URL's rule ids.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import time
@@ -265,7 +266,7 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             error.update(Text("Type a path."))
             return None
         path = Path(raw).expanduser()
-        if path.is_dir():
+        if path.is_dir() or raw.endswith(("/", os.sep)):  # (a trailing slash names a folder)
             error.update(Text(f"{display(raw)} is a directory; add a file name."))
             return None
         error.update("")
