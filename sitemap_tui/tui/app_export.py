@@ -12,6 +12,7 @@ from textual.widgets import TabbedContent
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui.app_audit import AuditLink
+from sitemap_tui.tui.widgets.issue_rows import file_issue_urls
 from sitemap_tui.tui.widgets.sitemap_tree import CONTAINERS
 from sitemap_tui.words import plural
 
@@ -124,6 +125,13 @@ class ExportLink(AuditLink):
         issue = pane.selected_issue if pane is not None else None
         if issue is not None and issue.entry_id is not None:
             add("issue", "URL of the selected issue", EntryFilter(entry_ids=[issue.entry_id]))
+        elif issue is not None and sel is not None and (urls := file_issue_urls(issue)) is not None:
+            # a file's finding: the URLs Enter shows for it (found from outside: w offered its
+            # rule's 0 URLs, "reported on sitemap files", for a finding naming 3 other-host URLs)
+            from sitemap_tui.tui.url_filter import combine, parse_filter
+
+            label = "URL the selected issue names" if urls[0].startswith("url:") else "URLs the selected issue counts"
+            add("issue", label, combine(EntryFilter(node_ids=sel.file_ids), parse_filter(urls[0])))
         rule = pane.selected_rule if pane is not None else None
         if rule and sel is not None:
             add("rule", f"URLs with rule {rule}", EntryFilter(node_ids=sel.file_ids, rule=rule))

@@ -293,3 +293,43 @@ async def test_on_the_issues_tab_the_default_is_the_issue_or_its_rule(demo_serve
         assert screen.scope == "URL of the selected issue"
         path = await export_now(app, pilot, screen)
         assert path.read_text() == f"{issue.url}\n"
+
+
+@ids
+@pytest.mark.parametrize(("rule", "scope"), [("location-different-host", "URL the selected issue names"),
+                                             ("lastmod-missing", "URLs the selected issue counts")])
+async def test_w_on_a_files_finding_exports_the_urls_enter_shows(demo_server, make_app, tmp_path, size,
+                                                                  rule, scope):
+    """Found from outside: ``w`` on a file's finding naming other-host URLs (or counting the URLs
+    without a lastmod) offered its rule's "0 URLs: reported on sitemap files", while Enter on
+    it showed them. Now the dialog offers, and defaults to, the URLs Enter shows."""
+    export_into(tmp_path)
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        pane = app.issues_pane
+        tree = pane.query_one("#issues-tree")
+        for _ in range(120):  # down to the rule (the user's arrow keys)
+            if pane.selected_rule == rule and pane.selected_issue is None:
+                break
+            await pilot.press("down")
+            await pilot.pause()
+        assert pane.selected_rule == rule
+        rule_node = tree.cursor_node
+        await pilot.press("space")  # open the rule
+        await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
+        await pilot.press("down")
+        await pilot.pause()
+        issue = pane.selected_issue
+        assert issue is not None and issue.entry_id is None
+        screen = await open_export(app, pilot)
+        assert screen.scope == scope
+        path = await export_now(app, pilot, screen)
+        exported = path.read_text().splitlines()
+        await pilot.press("enter")  # the same finding's URLs in the table
+        shown = await table_rows(app, pilot)
+        assert exported == shown and exported, (exported, shown)
+        if scope.startswith("URL the"):
+            assert exported == [issue.url]

@@ -228,3 +228,20 @@ def counted_urls(issue: IssueRow) -> tuple[str, str] | None:
         return None
     # (the words first: at 80 columns the filter bar shows its start, and a file's URL is long)
     return f"{words} sitemap:{issue.sitemap}", f"{issue.rule}: {words} in {display(issue.sitemap, 80)}"
+
+
+def file_issue_urls(issue: IssueRow) -> tuple[str, str] | None:
+    """The URL filter (and its title) of what a file's finding is about: every URL a counting
+    finding counted, else the one URL it names (a deprecated tag, a missing lastmod, a sample of
+    another host) by its address; None for a finding on an entry, or about the file as a whole.
+    Enter on the finding shows these rows, and ``w`` exports them."""
+    if issue.entry_id is not None:
+        return None
+    if (counted := counted_urls(issue)) is not None:  # every URL it counted, not its sample
+        return counted
+    if issue.url and issue.url != issue.sitemap:
+        # (as a plain word it listed every URL that holds it: …/cat-3 also …/cat-323; a word
+        # ends at a space, so a URL with one is searched by its words)
+        exact = not any(c.isspace() for c in issue.url)
+        return f"url:{issue.url}" if exact else issue.url, f"{issue.rule}: {display(issue.url, 80)}"
+    return None

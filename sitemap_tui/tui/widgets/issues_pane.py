@@ -41,7 +41,7 @@ from sitemap_tui.tui.widgets import update_static
 from sitemap_tui.tui.widgets.issue_rows import (
     RULES,
     SEVERITY_STYLE,
-    counted_urls,
+    file_issue_urls,
     issue_label,
     issue_text,
     rule_folded,
@@ -512,15 +512,8 @@ class IssuesPane(Vertical):
             return
         if issue.entry_id is not None:
             self.post_message(self.JumpToEntry(issue.entry_id, self))
-        elif (counted := counted_urls(issue)) is not None:  # every URL it counted, not its sample
-            self.post_message(ShowUrls(counted[0], origin=self.issue_list, title=counted[1]))
-        elif issue.url and issue.url != issue.sitemap:
-            # a file's finding that names one of its URLs (a deprecated tag, a missing lastmod,
-            # a sample of another host): that URL, by its address; Enter did nothing, and as a
-            # plain word it listed every URL that holds it (…/cat-3 also …/cat-323)
-            exact = not any(c.isspace() for c in issue.url)  # (a word ends at a space: then the words)
-            self.post_message(ShowUrls(f"url:{issue.url}" if exact else issue.url, origin=self.issue_list,
-                                       title=f"{issue.rule}: {display(issue.url, 80)}"))
+        elif (urls := file_issue_urls(issue)) is not None:  # (Enter did nothing on these)
+            self.post_message(ShowUrls(urls[0], origin=self.issue_list, title=urls[1]))
         else:  # about the file as a whole (a 404, a parse error): said, not silence under "⏎ Show URLs"
             self.notify("This issue is about the sitemap file itself: no URL to show (its source, "
                         "when there is one, is below).", timeout=4, markup=False)
