@@ -102,6 +102,36 @@ def test_value_rules_are_not_doubled_by_xsd_invalid() -> None:
     assert lines_of(found, "xsd-invalid") == []
 
 
+ODD = (
+    f'{DECL}<urlset xmlns="{SM}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+    "  <url>\n"  # 3
+    "    <loc>https://example.com/a</loc>\n"  # 4
+    "    <lastmod>2024-01-01</lastmod>\n"  # 5
+    "    <lastmod>2024-01-02</lastmod>\n"  # 6
+    "    <foo>x</foo>\n"  # 7
+    "    <image:images><image:loc>https://example.com/i.jpg</image:loc></image:images>\n"  # 8
+    "  </url>\n"
+    "</urlset>\n"
+)
+
+
+@pytest.mark.parametrize("xsd", ["lax", "strict"])
+def test_an_odd_element_is_reported_on_its_own_line_once(xsd: str) -> None:
+    """Found from outside: an unknown element, a repeated one and a typo in the image
+    extension's namespace were said on the <url>'s line (3), not the element's; and
+    <image:images> passed the default (lax) mode, which skips what it has no declaration for,
+    and was an xsd-invalid only under --xsd strict. Each is one finding, on its line, in both."""
+    found = parse_and_check(ODD, xsd=xsd)
+    assert lines_of(found, "core-element-repeated") == [6]
+    assert lines_of(found, "core-unknown-element") == [7]
+    assert lines_of(found, "ext-unknown-element") == [8]
+    assert lines_of(found, "xsd-invalid") == []
+    # near miss: the element written right is no finding
+    found = parse_and_check(ODD.replace("<lastmod>2024-01-02</lastmod>", "").replace("<foo>x</foo>", "")
+                            .replace("image:images", "image:image"), xsd=xsd)
+    assert not found, found
+
+
 def test_entry_rules_still_point_at_the_url() -> None:
     xml = (
         f'{DECL}<urlset xmlns="{SM}">\n'

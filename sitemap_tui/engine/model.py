@@ -130,6 +130,9 @@ class Entry:
     changefreq_line: int | None = None
     priority_line: int | None = None
     title: str | None = None  # feeds only
+    # the line of each child no field holds, by its name in tags: an unknown element, a core
+    # one repeated (its second); None when there is none (findings point at the element)
+    odd_lines: dict[str, int] | None = None
 
 
 @dataclass(slots=True)

@@ -64,6 +64,14 @@ _new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line", "med
 _new_image = _positional(Image, ("loc", "title", "caption", "geo_location", "license", "line"))
 
 
+def _odd(lines: dict[str, int] | None, name: str, child: Any) -> dict[str, int]:
+    """``lines`` (made when None) with ``name``'s first line where it is odd (Entry.odd_lines)."""
+    if lines is None:
+        lines = {}
+    lines.setdefault(name, child.sourceline or 0)
+    return lines
+
+
 # child codes of <url>/<sitemap> (see XmlSitemapParser._classify)
 _IANA_ALTERNATE = "http://www.iana.org/assignments/relation/alternate"
 _C_SKIP, _C_OTHER, _C_LOC, _C_LASTMOD, _C_CHANGEFREQ, _C_PRIORITY = 0, 1, 2, 3, 4, 5
@@ -196,6 +204,7 @@ class _EntryReader:
         lastmod_raw = changefreq_raw = priority_raw = None
         lastmod = changefreq = priority = None
         loc_line = lastmod_line = changefreq_line = priority_line = None
+        odd: dict[str, int] | None = None  # (Entry.odd_lines)
         specs = self._specs
         for child in el:
             tag = child.tag
@@ -205,7 +214,9 @@ class _EntryReader:
             code, name = spec
             if code == _C_LOC:
                 tags.append(name)
-                if not have_loc:  # repeated core elements: first wins (the checker sees tags)
+                if have_loc:
+                    odd = _odd(odd, name, child)
+                else:  # repeated core elements: first wins (the checker sees tags)
                     have_loc = True
                     loc_line = child.sourceline
                     text = child.text
@@ -219,7 +230,9 @@ class _EntryReader:
                             self._loc_whitespace(child, loc, out)
             elif code == _C_LASTMOD:
                 tags.append(name)
-                if lastmod_raw is None:
+                if lastmod_raw is not None:
+                    odd = _odd(odd, name, child)
+                else:
                     lastmod_line = child.sourceline
                     text = child.text
                     lastmod_raw = text.strip(_XML_WS) if text else ""
@@ -228,7 +241,9 @@ class _EntryReader:
                         lastmod = parse_w3c_datetime(lastmod_raw)
             elif code == _C_CHANGEFREQ:
                 tags.append(name)
-                if changefreq_raw is None:
+                if changefreq_raw is not None:
+                    odd = _odd(odd, name, child)
+                else:
                     changefreq_line = child.sourceline
                     text = child.text
                     changefreq_raw = text.strip(_XML_WS) if text else ""
@@ -237,7 +252,9 @@ class _EntryReader:
                         changefreq = parse_changefreq(changefreq_raw)
             elif code == _C_PRIORITY:
                 tags.append(name)
-                if priority_raw is None:
+                if priority_raw is not None:
+                    odd = _odd(odd, name, child)
+                else:
                     priority_line = child.sourceline
                     text = child.text
                     priority_raw = text.strip(_XML_WS) if text else ""
@@ -261,6 +278,7 @@ class _EntryReader:
                 images.append(_image(child))
             elif code == _C_OTHER:
                 tags.append(name)
+                odd = _odd(odd, name, child)
             elif code == _C_VIDEO:
                 tags.append(name)
                 videos.append(_video(child))
@@ -278,27 +296,12 @@ class _EntryReader:
             # _C_SKIP: comment, PI or entity reference node
         if loc is not None and len(out) > start:
             self._backfill(out, start, loc)
-        out.append(
-            _new_entry(
-                loc,
-                el.sourceline or 0,
-                lastmod_raw,
-                lastmod,
-                changefreq_raw,
-                changefreq,
-                priority_raw,
-                priority,
-                images,
-                videos,
-                news,
-                alternates,
-                tags,
-                loc_line,
-                lastmod_line,
-                changefreq_line,
-                priority_line,
-            )
-        )
+        entry = _new_entry(loc, el.sourceline or 0, lastmod_raw, lastmod, changefreq_raw, changefreq, priority_raw,
+                           priority, images, videos, news, alternates, tags, loc_line, lastmod_line,
+                           changefreq_line, priority_line)
+        if odd is not None:
+            entry.odd_lines = odd
+        out.append(entry)
 
     def _sitemap(self, el: Any, out: list[Item]) -> None:
         ref = ChildRef(loc=None, line=el.sourceline or 0)

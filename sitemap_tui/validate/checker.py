@@ -339,7 +339,7 @@ class Checker:
 
         tags = entry.tags
         if tags and not feed and kind is not _TEXT and tuple(tags) not in _PLAIN_TAGS:
-            check_tags(ctx, st, tags, line, url, out)
+            check_tags(ctx, st, tags, line, url, out, entry.odd_lines)
 
         parts: UrlParts | None = None
         if not s:

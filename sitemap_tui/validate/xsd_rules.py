@@ -191,6 +191,9 @@ COVERED_BY: dict[tuple[str, str], frozenset[str]] = {
     ("attribute", "xhtml:link"): frozenset(
         {"hreflang-link-incomplete", "hreflang-href-not-absolute", "hreflang-code-invalid"}
     ),
+    # an element of a known extension's namespace that it does not declare (<image:images>):
+    # the strict wildcard's "No matching global element declaration" (covering_rules)
+    ("undeclared", "extension"): frozenset({"ext-unknown-element"}),
 }
 
 #: Every rule that may leave a schema error to itself (what XsdValidator.reported keeps).
@@ -283,6 +286,8 @@ def _name(ns: str | None, local: str | None) -> str | None:
 def covering_rules(rec: XsdError) -> frozenset[str]:
     """The specific rules that would name the fault of the schema error ``rec``."""
     kind = _kind(rec)
+    if "No matching global element declaration" in rec.message and KNOWN_NAMESPACES.get(rec.namespace or ""):
+        return COVERED_BY[("undeclared", "extension")]
     if kind != "order":
         name = _name(rec.namespace, rec.local)
         if name is None:

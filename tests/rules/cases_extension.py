@@ -124,6 +124,12 @@ CASES: list[Case] = [
         # today's way: the desktop URL names its separate mobile URL
         hreflang('<xhtml:link rel="alternate" media="only screen and (max-width: 640px)" href="http://a.test/m/"/>', loc="http://a.test/"),
     ),
+    case(
+        "ext-unknown-element",
+        # a typo in a known extension's namespace: the lax XSD skips it, the images are lost
+        images("<image:images><image:loc>http://a.test/img/a.jpg</image:loc></image:images>", line=3),
+        images(IMG),
+    ),
     case("image-loc-missing", images("<image:image><image:loc></image:loc></image:image>", line=3), images(IMG)),
     case("image-too-many", images(IMG * 1001, line=3), images(IMG * 1000)),
     case("image-loc-invalid", images("<image:image><image:loc>/img/a.jpg</image:loc></image:image>", line=3), images(IMG)),
