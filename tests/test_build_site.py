@@ -364,3 +364,23 @@ def test_a_usage_error_is_the_one_line_before_any_note_on_the_target(
     assert code == 0 and err.startswith("sitemap-tui: public/sitemap.xml is read as https://example.com/sitemap.xml")
     code, out, err = run(capsys, "urls", "public/sitemap.xml")
     assert code == 0 and "is read as https://example.com/sitemap.xml" in err and out == "https://example.com/\n"
+
+
+def test_a_local_robots_txt_judges_the_site_most_of_its_sitemap_lines_name(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: a local robots.txt naming sitemaps on two sites said its own
+    ``Disallow: /`` kept the second site's sitemap from the crawlers; that site's own
+    robots.txt decides. It is read as the robots.txt of the site most of its lines name (said);
+    near miss, a tie: the site is unknown and it judges none (said too)."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    lines = ["https://www.a.example/s1.xml", "https://www.a.example/s2.xml", "https://other.example/s.xml"]
+    (folder / "robots.txt").write_text("User-agent: *\nDisallow: /\n\n" + "".join(f"Sitemap: {u}\n" for u in lines))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "validate", "one/robots.txt", "--no-recursive", "--format", "json")
+    assert rules(out) == {("robots-sitemap-file-disallowed", u) for u in lines[:2]}, out
+    assert ("is read as https://www.a.example's robots.txt (2 of its 3 Sitemap: lines name files there); it"
+            " judges no URL of the 1 other site it names") in err
+    (folder / "robots.txt").write_text("User-agent: *\nDisallow: /\n\n" + "".join(f"Sitemap: {u}\n" for u in lines[1:]))
+    code, out, err = run(capsys, "validate", "one/robots.txt", "--no-recursive", "--format", "json")
+    assert not rules(out) and "names sitemaps on 2 sites, none more often than the others" in err, (out, err)

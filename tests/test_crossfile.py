@@ -655,6 +655,8 @@ def test_robots_sitemap_file_disallowed_for_yandex_only(store: Store) -> None:
         robots={"https://a.com/robots.txt": rf},
     )
     assert [(i.rule, i.node_id) for i in issues] == [("robots-sitemap-file-disallowed", bad)]
+    # the crawler it rests on is named: it read as if Google could not fetch the file
+    assert "disallowed for YandexBot by its own robots.txt" in issues[0].message
 
 
 def _video(loc: str, content: str, player: str | None = None) -> Entry:

@@ -136,7 +136,8 @@ def test_make_issue() -> None:
     assert (issue.node_id, issue.line, issue.url) == (4, 10, "https://example.com/a")
     assert make_issue("urlset-empty", severity=Severity.INFO).severity is Severity.INFO
     # {url} in a template is the issue's URL
-    assert "https://example.com/s.xml" in make_issue("robots-sitemap-file-disallowed", url="https://example.com/s.xml").message
+    assert "https://example.com/s.xml" in make_issue("robots-sitemap-file-disallowed", url="https://example.com/s.xml",
+                                                     agent="YandexBot").message
 
 
 def test_make_issue_unknown_rule_raises() -> None:

@@ -5,6 +5,7 @@ cross-submissions (a sitemap that another host's robots.txt names)."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
 
 from sitemap_tui.engine import urlpolicy
@@ -98,13 +99,26 @@ class RobotsReading(ExplorerState):
         own: it judges the URLs of the sites its Sitemap: lines name, where it is to be served."""
         if not self._robots_wanted:
             return
-        origins = sorted({o for line in robots.sitemaps if (o := urlpolicy.origin_of(line.url)) is not None})
-        if not origins:
+        named = Counter(o for line in robots.sitemaps if (o := urlpolicy.origin_of(line.url)) is not None)
+        if not named:
             self.robots_gaps.append(
                 f"{display(str(path))} has no Sitemap: line, so the site it belongs to is unknown")
             return
-        for origin in origins:
-            self._use_robots(origin + "/robots.txt", robots)
+        # A robots.txt judges its own host only; its Sitemap: lines may name other sites'
+        # files (cross-submission), which their own robots.txt judges (found from outside: a
+        # local robots.txt naming a second site's sitemap said its own Disallow kept that one)
+        (origin, most), *others = named.most_common()
+        if others and others[0][1] == most:
+            self.robots_gaps.append(
+                f"{display(str(path))} names sitemaps on {len(named)} sites, none more often than the"
+                " others, so the site it belongs to is unknown")
+            return
+        if others:
+            self.robots_notes.append(
+                f"{display(str(path))} is read as {display(origin)}'s robots.txt ({most} of its"
+                f" {sum(named.values())} Sitemap: lines name files there); it judges no URL of the"
+                f" {len(others)} other {'site' if len(others) == 1 else 'sites'} it names")
+        self._use_robots(origin + "/robots.txt", robots)
 
     # -- cross-submission ------------------------------------------------------------------
     async def _settle_cross_submit(self, node: Node, done: JobDone) -> None:

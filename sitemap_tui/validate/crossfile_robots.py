@@ -135,8 +135,9 @@ def disallowed_files(
         rf = active.get(_origin(url) or "")
         if rf is None:
             continue
-        if any(not rf.allowed(url, agent) for agent in FILE_AGENTS):
-            yield make_issue("robots-sitemap-file-disallowed", node_id=node_id, url=url)
+        blocked = [agent for agent in FILE_AGENTS if not rf.allowed(url, agent)]
+        if blocked:  # (named: a finding that rests on YandexBot alone read as Google's)
+            yield make_issue("robots-sitemap-file-disallowed", node_id=node_id, url=url, agent=" and ".join(blocked))
 
 
 def disallowed_entries(

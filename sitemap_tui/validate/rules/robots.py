@@ -88,7 +88,7 @@ RULES: tuple[Rule, ...] = (
         scope="robots",
         severity=WARN,
         title="Sitemap file disallowed by robots.txt",
-        message="the sitemap file {url} is disallowed by its own robots.txt",
+        message="the sitemap file {url} is disallowed for {agent} by its own robots.txt",
         explanation=(
             "The sitemap file's own URL is disallowed by robots.txt. Some engines (Yandex, for "
             "example) then refuse to download it."
