@@ -16,6 +16,7 @@ from sitemap_tui.demo.server import serve_directory
 from sitemap_tui.engine.events import EntriesAdded, ExplorationDone, NodeAdded, NodeChanged
 from sitemap_tui.engine.explorer import ExploreOptions, Explorer
 from sitemap_tui.engine.fetch import FetchConfig
+from sitemap_tui.engine.leftout import LeftOut
 from sitemap_tui.engine.model import FoundBy, NodeKind, NodeState
 from sitemap_tui.engine.store import EntryFilter, Store
 
@@ -127,6 +128,7 @@ def graph_site(tmp_path: Path):
               "https://elsewhere.example/s.xml", "{{BASE}}/leaf.xml")
     )
     (site / "gz.xml").write_bytes(gzip.compress(urlset("{{BASE}}/g").encode()))
+    (site / "relative.xml").write_text(index("leaf.xml", "//elsewhere.example/s.xml", "{{BASE}}/b.xml"))
     server = serve_directory(site)
     try:
         yield server.base_url
@@ -166,6 +168,20 @@ async def test_unfetchable_and_cross_host_children(graph_site: str) -> None:
         assert reasons[bad][0] == NodeState.SKIPPED, bad
     assert "another host" in (reasons["https://elsewhere.example/s.xml"][1] or "")
     assert by_url(ex, "/leaf.xml").state == NodeState.DONE
+
+
+async def test_a_relative_index_child_is_shown_not_fetched(graph_site: str) -> None:
+    """Found from outside: an index's relative <loc> (index-loc-invalid) was resolved against the
+    index's URL and fetched, a file the index does not name (two more errors, or its URLs
+    counted); Google reads no "incomplete URL" of an index. Near miss: an absolute child is."""
+    ex = await explore(graph_site + "/relative.xml")
+    root = by_url(ex, "/relative.xml")
+    children = {n.url.rsplit("/", 1)[-1]: n for n in ex.nodes.values() if n.parent_id == root.id}
+    for name in ("leaf.xml", "s.xml"):
+        assert children[name].state == NodeState.SKIPPED and "relative URL" in (children[name].error or ""), name
+    assert children["b.xml"].state == NodeState.DONE
+    said = [o for o in ex.left_out() if o.cause == LeftOut.RELATIVE]
+    assert len(said) == 1 and said[0].count == 2 and "a relative URL in an index" in said[0].text
 
 
 async def test_gz_named_xml_and_no_recursive(graph_site: str) -> None:

@@ -5,6 +5,7 @@ kept, what was cut or left out)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 
 from sitemap_tui.engine import urlpolicy
@@ -43,6 +44,8 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store import ShardGone, StoreError
 from sitemap_tui.engine.workers import WorkerPool
 from sitemap_tui.words import plural
+
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # a URL with its scheme (an index child's)
 
 
 class FileProcessing(RobotsReading):
@@ -272,11 +275,17 @@ class FileProcessing(RobotsReading):
                 # (a listing of a file already kept is no file missing: not counted)
                 dropped += urlpolicy.normalize(urlpolicy.resolve(base, child.loc.strip())) not in self.visited
                 continue
-            url = urlpolicy.resolve(base, child.loc.strip())
+            raw = child.loc.strip()
+            url = urlpolicy.resolve(base, raw)
             follow, why = True, None
             cause = None
             local = self._in_folder(node, url)
-            if local is not None:
+            if not _ABSOLUTE.match(raw):
+                # (index-loc-invalid: Google reads no "incomplete URL" of an index; found from
+                # outside, one was fetched against the index's own URL, two more errors for a
+                # file the index does not name)
+                follow, why, cause = False, "a relative URL (search engines read only absolute ones)", LeftOut.RELATIVE
+            elif local is not None:
                 follow, why = False, local
             elif i >= cap:
                 follow, why, cause = False, f"over the fan-out cap of {cap} children", LeftOut.FAN_OUT

@@ -120,7 +120,8 @@ class Explorer(FileProcessing):
         cause = self._left.get(node.id)
         if node.state == NodeState.SKIPPED:
             # cycles, copies and files listed twice are explored elsewhere: not left out
-            skipped = (LeftOut.DEPTH, LeftOut.FAN_OUT, LeftOut.CROSS_HOST, LeftOut.FROM_LOCAL, LeftOut.UNFETCHABLE)
+            skipped = (LeftOut.DEPTH, LeftOut.FAN_OUT, LeftOut.CROSS_HOST, LeftOut.FROM_LOCAL, LeftOut.UNFETCHABLE,
+                       LeftOut.RELATIVE)
             return cause if cause in skipped else None
         if node.state == NodeState.PENDING:
             if cause in (LeftOut.BUDGET, LeftOut.CANCELLED):

@@ -23,6 +23,7 @@ class LeftOut(StrEnum):
     CROSS_HOST = "cross-host"  # an index child on another host, not followed
     FROM_LOCAL = "from-local"  # a local index's child URL: its folder is read as no site
     UNFETCHABLE = "unfetchable"  # listed, but not an http(s) URL that may be fetched
+    RELATIVE = "relative"  # an index's child written as a relative URL, which engines do not read
     FAILED = "failed"  # fetched, but no usable answer (HTTP error, timeout, not a sitemap)
     CANCELLED = "cancelled"  # the exploration was stopped before or while fetching it
     TIME = "time"  # a headless run's time budget (--max-time) ran out before or while fetching it
@@ -87,6 +88,8 @@ def describe(
         # (the first named: "not http(s)" read wrong of an http URL with a control character)
         LeftOut.UNFETCHABLE: (f"{listed} not fetched: not a URL that may be fetched (http or https, with a host"
                               f" and no control characters){first}", None, True),
+        LeftOut.RELATIVE: (f"{listed} not fetched: a relative URL in an index (search engines read only absolute"
+                           f" ones: index-loc-invalid){first}", None, True),
         LeftOut.FAILED: (f"{files} could not be fetched or read{first}", None, True),
         LeftOut.CANCELLED: (f"{files} not fetched: cancelled", None, True),
         LeftOut.TIME: (f"{files} not fetched, or stopped part-way: the run's time budget of {max_time:g} s ran out",
