@@ -607,3 +607,38 @@ def test_priority_is_judged_as_the_schema_reads_a_decimal(value: str, valid: boo
         rules = {i.rule for i in found}
         assert ("priority-invalid" not in rules) is valid, (value, xsd, found_rules(found))
         assert "xsd-invalid" not in rules, (value, xsd, found_rules(found))
+
+
+@pytest.mark.parametrize(("select", "ignore", "expected"), [
+    (["xsd-invalid"], None, {("xsd-invalid", 6), ("xsd-invalid", 7)}),  # no selected rule names either
+    (None, ["priority-invalid"], {("xsd-invalid", 7), ("changefreq-invalid", 6)}),
+    (None, None, {("priority-invalid", 7), ("changefreq-invalid", 6)}),  # near miss: all rules
+])
+def test_a_schema_error_whose_rule_is_not_selected_is_xsd_invalid(select: list[str] | None,
+                                                                  ignore: list[str] | None,
+                                                                  expected: set[tuple[str, int]]) -> None:
+    """Found from outside: `--select xsd-` (a "passes the official schema" gate) passed a file
+    failing the schema, each error left to a specific rule the selection did not run."""
+    from sitemap_tui.validate.registry import select_rules
+
+    xml = (f'{DECL}<urlset xmlns="{SM}">\n'
+           "  <url>\n"  # 3
+           "    <loc>https://example.com/a</loc>\n"  # 4
+           "    <lastmod>2024-01-01</lastmod>\n"  # 5
+           "    <changefreq>Daily</changefreq>\n"  # 6
+           "    <priority>2</priority>\n"  # 7
+           "  </url>\n"
+           "</urlset>\n")
+    checker = Checker(enabled=select_rules(select, ignore), xsd_mode="strict")
+    ctx = FileContext(node_id=1, url=SITEMAP, now=NOW)
+    checker.begin_file(ctx)
+    parser = SniffingParser(SITEMAP, element_hook=checker.element_hook(ctx))
+    items = parser.feed(xml.encode()) + parser.close()
+    ctx.kind = parser.kind or NodeKind.UNKNOWN
+    found: list[Issue] = []
+    for item in items:
+        if isinstance(item, Entry):
+            found += checker.check_entry(ctx, item)
+    found += checker.end_file(ctx, parser.info, FileStats())
+    got = {(i.rule, i.line) for i in found if i.rule in {"xsd-invalid", "priority-invalid", "changefreq-invalid"}}
+    assert got == expected, found

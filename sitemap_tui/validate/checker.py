@@ -162,7 +162,7 @@ class Checker:
         from sitemap_tui.validate.xsd import XsdValidator
 
         # ext-namespace-unknown comes from the tag checks already; don't report it twice
-        validator = XsdValidator(self.xsd_mode, node_id=ctx.node_id, namespace_info=False)
+        validator = XsdValidator(self.xsd_mode, node_id=ctx.node_id, namespace_info=False, enabled=self.enabled)
         ctx._xsd = validator
         begun = False
 

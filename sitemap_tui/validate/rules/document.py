@@ -290,7 +290,9 @@ RULES: tuple[Rule, ...] = (
             "more specific rule reports for the same element (child order, a bad value, a "
             "missing `<loc>`, an undeclared prefix, an unknown namespace) is reported under that "
             "rule only, whose severity may be lower where the schema is stricter than the "
-            "engines. What is left names the element and what the schema expects there."
+            "engines. What is left names the element and what the schema expects there. A "
+            "complaint whose specific rule is not selected (`--select xsd-`, `--ignore "
+            "priority-invalid`) is reported here, so a schema gate passes no invalid file."
         ),
         source="https://www.sitemaps.org/protocol.html §Validating your Sitemap",
         decided_by=("xsd",),
