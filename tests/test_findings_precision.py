@@ -642,3 +642,21 @@ def test_a_schema_error_whose_rule_is_not_selected_is_xsd_invalid(select: list[s
     found += checker.end_file(ctx, parser.info, FileStats())
     got = {(i.rule, i.line) for i in found if i.rule in {"xsd-invalid", "priority-invalid", "changefreq-invalid"}}
     assert got == expected, found
+
+
+def test_an_index_childs_odd_element_is_reported_on_its_own_line() -> None:
+    """As a <url>'s (found from outside: <priority> in a <sitemap> was said on the <sitemap>
+    line); near miss, a <sitemap> of <loc> and <lastmod> alone has no such finding."""
+    xml = (f'{DECL}<sitemapindex xmlns="{SM}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+           "  <sitemap>\n"  # 3
+           "    <loc>https://example.com/s1.xml</loc>\n"  # 4
+           "    <priority>0.5</priority>\n"  # 5
+           "    <image:image/>\n"  # 6
+           "  </sitemap>\n"
+           "  <sitemap><loc>https://example.com/s2.xml</loc><lastmod>2024-01-01</lastmod></sitemap>\n"
+           "</sitemapindex>\n")
+    for xsd in ("lax", "strict"):
+        found = parse_and_check(xml, xsd=xsd)
+        assert lines_of(found, "index-wrong-children") == [5], found
+        assert lines_of(found, "index-extension-elements") == [6], found
+        assert lines_of(found, "xsd-invalid") == [], found

@@ -147,6 +147,7 @@ class ChildRef:
     loc_line: int | None = None  # lines of the first <loc>/<lastmod>, as in Entry
     lastmod_line: int | None = None
     text: str | None = None  # a <sitemap> without <loc>: its own text, often the URL itself
+    odd_lines: dict[str, int] | None = None  # as Entry's: where each unknown child is
 
 
 @dataclass(slots=True)

@@ -330,6 +330,8 @@ class _EntryReader:
                     ref.lastmod = parse_w3c_datetime(ref.lastmod_raw)
             elif code == _C_UNDECLARED:
                 self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
+            else:  # (not a field of an index's <sitemap>: where it is, for its finding)
+                ref.odd_lines = _odd(ref.odd_lines, name, child)
         if not have_loc and el.text:
             # <sitemap>https://…</sitemap>: some sites write the URL so (crawler-commons' tests
             # keep one); the finding quotes it, the explorer still follows only a <loc>

@@ -464,6 +464,7 @@ class Checker:
         for tag in child.tags:
             if tag in INDEX_CHILD_TAGS:
                 continue
+            at = child.odd_lines.get(tag, line) if child.odd_lines else line  # (the element's own line)
             if tag[:1] == "{" or ":" in tag:
                 local = _local(tag)
                 if tag not in st.index_extension_reported:
@@ -472,7 +473,7 @@ class Checker:
                         make_issue(
                             "index-extension-elements",
                             node_id=nid,
-                            line=line,
+                            line=at,
                             url=url,
                             element=tag if tag[:1] != "{" else local,
                         )
@@ -482,7 +483,7 @@ class Checker:
                     make_issue(
                         "index-wrong-children",
                         node_id=nid,
-                        line=line,
+                        line=at,
                         url=url,
                         element=tag,
                         where="inside <sitemap>",
