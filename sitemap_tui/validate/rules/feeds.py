@@ -57,8 +57,8 @@ RULES: tuple[Rule, ...] = (
         title="Blank lines in a text sitemap",
         message="{count} blank line(s) in the text sitemap",
         explanation=(
-            "A text sitemap has blank lines or a trailing newline. This is probably harmless, but "
-            "the protocol asks for URLs only."
+            "A text sitemap has blank lines. This is probably harmless, but the protocol asks for "
+            "URLs only. The newline that ends the last line is no blank line, and is not reported."
         ),
         source="https://www.sitemaps.org/protocol.html#otherformats",
         decided_by=("parse",),

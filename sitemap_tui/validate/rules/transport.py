@@ -100,9 +100,9 @@ RULES: tuple[Rule, ...] = (
         title="Corrupt or truncated gzip",
         message="gzip decompression failed: {reason}",
         explanation=(
-            "The body starts with the gzip magic bytes `1F 8B`, or the file name ends in `.gz`, "
-            'but gzip decompression fails or is truncated. Google calls this a "Compression '
-            'error".'
+            "The body starts with the gzip magic bytes `1F 8B`, but gzip decompression fails or "
+            'is truncated. Google calls this a "Compression error". A file named `.gz` whose body '
+            "is plain XML or text (no magic bytes) is read as it is, without this finding."
         ),
         source=(
             "https://support.google.com/webmasters/answer/7451001 ; "
