@@ -86,7 +86,8 @@ def test_an_rss_date_with_a_colon_in_its_zone_is_that_instant_and_said(capsys: p
     lastmod filters), and said to have "no time zone"; `CEST` was said to be no zone either.
     Near miss: `-0800` is RFC 822 and no finding."""
     items = "".join(f"<item><link>https://example.com/{i}</link><pubDate>{d}</pubDate></item>" for i, d in enumerate((
-        "Tue, 02 Jan 2024 23:30:00 -08:00", "Tue, 02 Jan 2024 23:30:00 CEST", "Tue, 02 Jan 2024 23:30:00 -0800")))
+        "Tue, 02 Jan 2024 23:30:00 -08:00", "Tue, 02 Jan 2024 23:30:00 CEST", "Tue, 02 Jan 2024 23:30:00 -0800",
+        "Tue, 02 Jan 2024 23:30:00 A")))
     feed = tmp_path / "feed.xml"
     feed.write_text(RSS.format(items))
     code, report, err = run(capsys, str(feed))
@@ -94,6 +95,8 @@ def test_an_rss_date_with_a_colon_in_its_zone_is_that_instant_and_said(capsys: p
     assert "its zone -08:00 has a colon (RFC 822 writes -0800); read as that offset" in words["https://example.com/0"]
     assert "its zone 'CEST' is not one RFC 822 defines" in words["https://example.com/1"]
     assert "https://example.com/2" not in words
+    # RFC 822 defines the military zones (found from outside: said not to); their signs are wrong
+    assert "its one-letter military zone 'A' has the sign RFC 822 got backwards" in words["https://example.com/3"]
     capsys.readouterr()
     assert cli.main(["stats", str(feed), "--no-history", "--json", "--workers", "0"]) == 0
     lastmod = json.loads(capsys.readouterr().out)["nodes"][0]["lastmod"]

@@ -167,7 +167,11 @@ def check_feed_date(ctx: FileContext,
             # readable, but without a zone RFC 822 defines: say what was assumed (a name such as
             # CEST was said to be no zone at all)
             ok = False
-            if zone.isalpha() and zone.isascii():
+            if len(zone) == 1 and zone.isalpha() and zone.isascii():
+                # (RFC 822 defines them; found from outside: they were said not to be)
+                expected = (f"a date with a usable zone: its one-letter military zone {zone!r} has the sign"
+                            " RFC 822 got backwards (RFC 1123 §5.2.14: read it as -0000), so UTC was assumed")
+            elif zone.isalpha() and zone.isascii():
                 expected = (f"an RFC 822 date: its zone {zone!r} is not one RFC 822 defines (GMT, UT, the US zones,"
                             " or +hhmm), so UTC was assumed")
             else:
