@@ -389,3 +389,26 @@ def test_a_refused_header_is_named_never_echoed(value: str) -> None:
     assert code == 2
     assert "SECR" not in err.getvalue() and len(err.getvalue().strip().splitlines()) <= 3, err.getvalue()
     assert ("'Authorization'" in err.getvalue()) == value.startswith("Authorization:"), err.getvalue()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_credentials_a_document_writes_into_a_url_are_not_sent(
+    httpserver: HTTPServer, other_host: HTTPServer, workers: str
+) -> None:
+    """Found from outside: an index's child written ``http://doc:secret@host/child.xml`` was
+    fetched with ``Authorization: Basic`` of the document's choosing, on another host too, and
+    on the target's origin it replaced the user's own -H Authorization. The user's header still
+    reaches its origin; near miss, the same child without user info is fetched alike."""
+    base, other = httpserver.url_for("/"), other_host.url_for("/")
+    doc = "http://doc:secret@"
+    serve_xml(httpserver, "/index.xml", index(base.replace("http://", doc) + "local.xml",
+                                              other.replace("http://", doc) + "child.xml"))
+    serve_xml(httpserver, "/local.xml", urlset("https://example.com/a"))
+    serve_xml(other_host, "/child.xml", urlset("https://example.com/b"))
+    proc = run("urls", httpserver.url_for("/index.xml"), "--follow-cross-host", "--workers", workers,
+               *SECRET_HEADERS)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.split()) == ["https://example.com/a", "https://example.com/b"]
+    assert sorted(seen(httpserver)) == [("GET", "/index.xml", TOKEN, COOKIE), ("GET", "/local.xml", TOKEN, COOKIE)]
+    assert seen(other_host) == [("GET", "/child.xml", None, None)]
+    assert "secret" not in str(seen(httpserver) + seen(other_host))

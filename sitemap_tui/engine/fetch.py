@@ -417,7 +417,13 @@ class Fetcher:
             if event.endswith("send_request_headers.complete"):
                 out.reached = True  # the server has a request: reachable, whatever follows
 
-        request = client.build_request(run.method, current, headers=headers, extensions={"trace": trace})
+        url = httpx.URL(current)
+        if url.userinfo:
+            # credentials a fetched document (or a redirect) wrote into a URL are never sent:
+            # httpx made them Basic auth, replacing the user's own -H Authorization there; the
+            # user's are the target's, sent as a scoped header (session.fetching)
+            url = url.copy_with(userinfo=b"")
+        request = client.build_request(run.method, url, headers=headers, extensions={"trace": trace})
         sent = time.perf_counter()
         try:
             response = await client.send(request, stream=True)
