@@ -101,8 +101,7 @@ class _Finished(Message, bubble=False):
 
 def nothing_to_export(scope: str) -> str:
     """What the dialog says of a scope with no URL (a rule about files names none)."""
-    why = (": the rule is reported on sitemap files, not on URLs (a finding that names URLs exports"
-           " them: highlight it)") if scope.startswith("URLs with rule") else ""
+    why = ": the rule is reported on sitemap files, not on URLs" if scope.startswith("URLs with rule") else ""
     return f"0 URLs in this scope{why}. Nothing to export: pick another scope."
 
 
