@@ -331,3 +331,12 @@ def test_rfc822_without_zone_only_when_utc_may_be_assumed(raw: str, zoned: bool)
     assert assumed is not None and assumed.tzinfo is not None
     strict = parse_rfc822_datetime(raw, assume_utc=False)
     assert (strict == assumed) if zoned else strict is None
+
+
+def test_a_leap_second_in_a_feed_date_is_read_as_the_second_before() -> None:
+    """RFC 3339 §5.6 allows seconds of 60 (2016-12-31T23:59:60Z was one); it was said to be no
+    date at all (found from outside). Near miss: 61 is no time."""
+    assert parse_any_feed_date("2016-12-31T23:59:60Z") == datetime(2016, 12, 31, 23, 59, 59, tzinfo=UTC)
+    assert parse_any_feed_date("2016-12-31T18:59:60.5-05:00") == datetime(2016, 12, 31, 23, 59, 59, 500000,
+                                                                          tzinfo=UTC)
+    assert parse_any_feed_date("2016-12-31T23:59:61Z") is None

@@ -298,6 +298,10 @@ def _parse_iso8601(s: str) -> datetime | None:
     return _to_utc(dt)
 
 
+# a leap second, "60" (at 23:59 UTC: at any minute in another zone)
+_LEAP_SECOND_RE = re.compile(r"([Tt ]\d{2}:\d{2}:)60(?=[.Zz+-]|$)", re.ASCII)
+
+
 def parse_any_feed_date(raw: str | None) -> datetime | None:
     """A feed date in any usual form: W3C/RFC 3339 (Atom), ISO 8601, then RFC 822 (RSS)."""
     return _memo(_FEED_DATE_CACHE, _parse_any_feed_date, raw)
@@ -315,4 +319,7 @@ def _parse_any_feed_date(raw: str | None) -> datetime | None:
             dt = _parse_iso8601(s)
             if dt is not None:
                 return dt
+            leap = _LEAP_SECOND_RE.sub(r"\g<1>59", s)
+            if leap != s:  # RFC 3339 §5.6's leap second (:60), which datetime cannot hold: :59
+                return _parse_any_feed_date(leap)
     return parse_rfc822_datetime(s)
