@@ -206,3 +206,66 @@ def test_the_home_page_is_not_fetched_where_robots_txt_disallows_it(httpserver: 
         assert (httpserver.url_for("/linked.xml") in proc.stdout) is fetched, proc.stdout
         said = "home page: not fetched: robots.txt disallows it for sitemap-tui" in proc.stdout + proc.stderr
         assert said is not fetched, proc.stdout
+
+
+def test_a_home_page_link_to_another_host_is_listed_not_fetched(httpserver: HTTPServer) -> None:
+    """Found from outside: a <link rel=sitemap> on another port (or one the home page's
+    redirect or <base href> led to) was fetched and explored, where an index's child there is
+    listed and not fetched. It is now the same, and said. Near miss: --follow-cross-host."""
+    from pytest_httpserver import HTTPServer as Server
+
+    other = Server(host="127.0.0.1", port=0)
+    other.start()
+    try:
+        urlset = f"<urlset {NS}><url><loc>{other.url_for('/p')}</loc></url></urlset>"
+        other.expect_request("/linked.xml").respond_with_data(urlset, content_type="application/xml")
+        link = f'<html><head><link rel="sitemap" href="{other.url_for("/linked.xml")}"></head></html>'
+        httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+        httpserver.expect_request("/").respond_with_data(link, content_type="text/html")
+        httpserver.expect_request(re.compile(r"/.+")).respond_with_data("", status=404)
+        proc = run("urls", httpserver.url_for("/"), "--no-history")
+        assert proc.returncode == 0 and proc.stdout == "" and not other.log, proc.stderr
+        assert ("1 sitemap the home page links to not fetched: on another host or port than the site, first"
+                f" {other.url_for('/linked.xml')} (--follow-cross-host)") in proc.stderr, proc.stderr
+        proc = run("discover", httpserver.url_for("/"))
+        assert "on another host or port (not followed; use --follow-cross-host)" in proc.stdout, proc.stdout
+        proc = run("urls", httpserver.url_for("/"), "--no-history", "--follow-cross-host")
+        assert proc.stdout.split() == [other.url_for("/p")], proc.stderr
+    finally:
+        other.clear()
+        other.stop()
+
+
+def test_a_host_that_answers_nothing_is_not_asked_path_after_path() -> None:
+    """Found from outside: a server that took each request and never answered cost robots.txt,
+    five probes and the home page one --timeout each (210 s with the defaults), then "no
+    sitemap found". After robots.txt and one probe gave nothing, the rest is not asked, and
+    that is said."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+        proc = run("discover", url, "--timeout", "1", "--retries", "0")
+        assert proc.returncode == 2, proc.stderr
+        assert "/sitemap.xml; the rest was not asked: the host answered neither robots.txt nor /sitemap.xml" \
+               " within --timeout 1 s" in proc.stderr, proc.stderr
+        assert len(held) == 2, held  # robots.txt and /sitemap.xml, nothing more
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

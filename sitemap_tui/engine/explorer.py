@@ -120,8 +120,8 @@ class Explorer(FileProcessing):
         cause = self._left.get(node.id)
         if node.state == NodeState.SKIPPED:
             # cycles, copies and files listed twice are explored elsewhere: not left out
-            skipped = (LeftOut.DEPTH, LeftOut.FAN_OUT, LeftOut.CROSS_HOST, LeftOut.FROM_LOCAL, LeftOut.UNFETCHABLE,
-                       LeftOut.RELATIVE)
+            skipped = (LeftOut.DEPTH, LeftOut.FAN_OUT, LeftOut.CROSS_HOST, LeftOut.LINK_CROSS_HOST,
+                       LeftOut.FROM_LOCAL, LeftOut.UNFETCHABLE, LeftOut.RELATIVE)
             return cause if cause in skipped else None
         if node.state == NodeState.PENDING:
             if cause in (LeftOut.BUDGET, LeftOut.CANCELLED):
@@ -354,22 +354,38 @@ class Explorer(FileProcessing):
             return
         listed = list(self.children.get(robots_node.id, []))
         self._robots_records(robots_node, listed)
+        # a host that took robots.txt's request and gave nothing back: one more path is asked,
+        # and when it stalls too the rest are not (found from outside: 7 x --timeout, 210 s, on
+        # a server that never answered, then "no sitemap found")
+        stalls = int(robots_node.state == NodeState.FAILED and robots_node.stats.http_status is None
+                     and robots_node.stats.wire_bytes == 0)
+        silent = ""
         if not listed or self.options.probe:
             for url in candidate_probe_urls(target.url):
                 if urlpolicy.normalize(url) in self.visited:
                     continue
-                found, detail = await self._probe(url)
+                if silent:
+                    self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, f"not probed: {silent}", None))
+                    continue
+                found, detail, answered = await self._probe_answer(url)
                 if found:
                     node = self._add_child(root, url, FoundBy.PROBE)
                     self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, node.id))
                 else:
                     self.discovery.append(DiscoveryRecord(url, FoundBy.PROBE, detail, None))
+                stalls = 0 if answered else stalls + 1
+                if stalls >= 2:
+                    silent = (f"the host answered neither robots.txt nor {urlsplit(url).path} within"
+                              f" --timeout {self.fetch_config.total_timeout:g} s")
         for url in self.options.also:
             if urlpolicy.normalize(url) in self.visited:
                 continue  # listed after all (an index read from robots.txt's)
             node = self._add_child(root, url, FoundBy.USER)
             self.discovery.append(DiscoveryRecord(url, FoundBy.USER, "in the build folder, listed by nothing there", node.id))
-        links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
+        if silent:
+            links, home_detail = [], f"home page: not fetched: {silent}"
+        else:
+            links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
         if not links:  # said like a probed path that held nothing (discover lists it)
             self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))
         for url, why in links:
@@ -379,6 +395,15 @@ class Explorer(FileProcessing):
                 continue
             if urlpolicy.normalize(url) in self.visited:
                 self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "already found", self.visited[urlpolicy.normalize(url)]))
+                continue
+            if not self.options.follow_cross_host and not urlpolicy.same_server(url, target.url):
+                # as an index's child on another host: listed, not fetched (found from outside: a
+                # home page, or one it redirected to, or its <base href>, led the run elsewhere)
+                why = "on another host or port (not followed; use --follow-cross-host)"
+                node = self._add_child(root, url, FoundBy.HTML_LINK, follow=False, why_not=why,
+                                       cause=LeftOut.LINK_CROSS_HOST)
+                self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK,
+                                                      f"<link rel=sitemap> in the home page: {why}", node.id))
                 continue
             node = self._add_child(root, url, FoundBy.HTML_LINK)
             self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "<link rel=sitemap> in the home page", node.id))
@@ -424,9 +449,14 @@ class Explorer(FileProcessing):
                    else (_unusable_lines(len(self.sitemap_lines.get(robots.id, [])))
                          + (f"; {robots.error}" if robots.error else "")))
             tried.append(f"robots.txt ({why})")
+        unasked = ""
         for record in self.discovery:
-            if record.found_by == FoundBy.PROBE and record.node_id is None:
+            if record.detail.startswith("not probed: "):
+                unasked = record.detail.removeprefix("not probed: ")
+            elif record.found_by == FoundBy.PROBE and record.node_id is None:
                 tried.append(urlsplit(record.url).path or record.url)
+        if unasked:  # (a silent host: the rest was not asked, and that is no "tried")
+            return "no sitemap found: tried " + ", ".join(tried) + f"; the rest was not asked: {unasked}"
         tried.append("<link rel=sitemap> in the home page")
         return "no sitemap found: tried " + ", ".join(tried)
 
@@ -473,10 +503,6 @@ class Explorer(FileProcessing):
             if not answered:
                 silent.add(host)
             return found, detail
-
-    async def _probe(self, url: str) -> tuple[bool, str]:
-        found, detail, _answered = await self._probe_answer(url)
-        return found, detail
 
     async def _probe_answer(self, url: str) -> tuple[bool, str, bool]:
         """(a sitemap is there, in words, whether the host answered at all)."""

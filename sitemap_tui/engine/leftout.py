@@ -21,6 +21,7 @@ class LeftOut(StrEnum):
     BUDGET = "budget"  # over --max-files
     FAN_OUT = "fan-out"  # past the cap of children per index or robots.txt
     CROSS_HOST = "cross-host"  # an index child on another host, not followed
+    LINK_CROSS_HOST = "link-cross-host"  # a home page's <link rel=sitemap> on another host, not followed
     FROM_LOCAL = "from-local"  # a local index's child URL: its folder is read as no site
     UNFETCHABLE = "unfetchable"  # listed, but not an http(s) URL that may be fetched
     RELATIVE = "relative"  # an index's child written as a relative URL, which engines do not read
@@ -78,6 +79,10 @@ def describe(
         LeftOut.CROSS_HOST: (
             f"{files} not fetched: on another host or port than {'its' if count == 1 else 'their'} index",
             "--follow-cross-host", True,
+        ),
+        LeftOut.LINK_CROSS_HOST: (
+            f"{_n(count, 'sitemap', 'sitemaps')} the home page links to not fetched: on another host or port"
+            f" than the site{first}", "--follow-cross-host", True,
         ),
         LeftOut.FROM_LOCAL: (
             # (not "give the folder as the target": found from outside, said when it was)
