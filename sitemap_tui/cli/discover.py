@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from sitemap_tui.cli.headless import explore_options, parse_target
 from sitemap_tui.cli.options import TreeOptions, fetch_options
-from sitemap_tui.cli.verdict import report_left_out, target_problem
+from sitemap_tui.cli.verdict import report_left_out, report_redirects, target_problem
 from sitemap_tui.engine.explorer import Explorer
 from sitemap_tui.engine.model import FoundBy, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
@@ -81,7 +81,9 @@ def cmd_discover(opts: DiscoverOptions) -> int:
                 detail += f"; {display(robots.error)}"
             print(f"{'no' if failed else 'read':<6} {'robots.txt':<10} {display(robots.url)}  ({detail})")
         for r in records:
-            mark = "found" if r.found else "no"
+            # (past the first CHECKS, a listed sitemap is not checked: "found" said it was there)
+            unchecked_row = r.there is None and r.node_id is not None and r.found_by != FoundBy.PROBE
+            mark = "listed" if unchecked_row else "found" if r.found else "no"
             print(f"{mark:<6} {r.found_by.value:<10} {display(r.url) or '(empty)'}  ({display(r.detail)})")
     # (a usable line: one that stands for a file; repeated or unfetchable lines probe all the same)
     if any(r.found_by == FoundBy.ROBOTS and r.node_id is not None for r in records) and not opts.tree.probe:
@@ -97,6 +99,7 @@ def cmd_discover(opts: DiscoverOptions) -> int:
         why = first.detail.rsplit("; ", 1)[-1]
         print(f"sitemap-tui: {plural(count, 'listed sitemap')} not found, first {display(first.url, 200)}"
               f" ({display(why, 300)})", file=sys.stderr)
+    report_redirects(explorer)  # (robots.txt read from another host, the -H headers kept back)
     problem = target_problem(explorer)
     if problem:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)

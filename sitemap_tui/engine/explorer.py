@@ -474,8 +474,8 @@ class Explorer(FileProcessing):
         silent: set[str] = set()
         for record in self.discovery:
             nid = record.node_id
-            if nid is None or record.found_by == FoundBy.PROBE:
-                continue
+            if nid is None or record.found_by == FoundBy.PROBE or self.nodes[nid].state == NodeState.SKIPPED:
+                continue  # (a skipped one, a home page's link to another host: not asked either)
             if nid not in asked:
                 if len(asked) >= limit:
                     left.add(nid)
