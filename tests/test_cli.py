@@ -398,9 +398,9 @@ def test_validate_unreachable_and_bad_rule_exit_2() -> None:
 
 def test_rules_list_and_explain() -> None:
     out = run("rules", check=True).stdout
-    assert "160 rules" in out and "hreflang-missing-self" in out
+    assert "161 rules" in out and "hreflang-missing-self" in out
     one = run("rules", "lastmod-future", check=True).stdout
     assert "lastmod-future" in one and "Source:" in one
     data = json.loads(run("rules", "--json", check=True).stdout)
-    assert len(data) == 160 and {"id", "scope", "severity", "explanation", "source"} <= set(data[0])
+    assert len(data) == 161 and {"id", "scope", "severity", "explanation", "source"} <= set(data[0])
     assert run("rules", "no-such-rule").returncode == 2

@@ -31,7 +31,7 @@ from sitemap_tui.engine.filejob import (
     JobRedirected,
     JobSpec,
 )
-from sitemap_tui.engine.leftout import KEPT_INDEXES, LeftOut
+from sitemap_tui.engine.leftout import KEPT_INDEXES, RELATIVE_CHILD, LeftOut
 from sitemap_tui.engine.model import (
     FoundBy,
     Node,
@@ -284,7 +284,7 @@ class FileProcessing(RobotsReading):
                 # (index-loc-invalid: Google reads no "incomplete URL" of an index; found from
                 # outside, one was fetched against the index's own URL, two more errors for a
                 # file the index does not name)
-                follow, why, cause = False, "a relative URL (search engines read only absolute ones)", LeftOut.RELATIVE
+                follow, why, cause = False, RELATIVE_CHILD, LeftOut.RELATIVE
             elif local is not None:
                 follow, why = False, local
             elif i >= cap:

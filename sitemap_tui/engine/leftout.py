@@ -14,6 +14,11 @@ KEPT_INDEXES = 4
 """A run keeps the file budget plus this many full indexes of listed files (nodes): NODE_CAP."""
 
 
+# why an index's relative child is not fetched: on its node (nodes.error), where a re-run that
+# carries the index over from its previous exploration finds it (store/carry.py)
+RELATIVE_CHILD = "a relative URL (search engines read only absolute ones)"
+
+
 class LeftOut(StrEnum):
     """Why a file (or part of one) is not in the result."""
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.engine.leftout import RELATIVE_CHILD
 from sitemap_tui.engine.model import ChildRef
 from sitemap_tui.engine.store.base import MADE_BY_KEY, SIGNATURE_KEY
 from sitemap_tui.engine.store.file import StoreError, _readonly_uri
@@ -99,6 +100,15 @@ def _started(reads: StoreReads) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _as_listed(url: str, state: str, error: str | None) -> str:
+    """A carried index child's <loc>: its URL, or for one its index wrote relative (not fetched,
+    for that: RELATIVE_CHILD) a scheme-relative form of it, which resolves to the same URL and is
+    still no absolute one (found from outside: a re-run carrying the index fetched it)."""
+    if state == "skipped" and error == RELATIVE_CHILD:
+        return "//" + url.partition("//")[2]
+    return url
+
+
 class PreviousExploration:
     """The saved exploration a re-exploration asks against: read-only, its files by URL."""
 
@@ -171,9 +181,10 @@ class PreviousExploration:
         if row is None:
             raise StoreError(self.path, f"holds no file {old.id} any more")
         stats = dict(zip(NODE_STAT_COLUMNS, row[3:], strict=True))
-        children = [ChildRef(url, line=line or 0, lastmod_raw=lastmod) for url, line, lastmod in self.reads.conn.execute(
-            "SELECT url, line, lastmod_raw FROM nodes WHERE parent_id = ? AND found_by = 'index' ORDER BY id",
-            (old.id,))]
+        children = [ChildRef(_as_listed(url, state, error), line=line or 0, lastmod_raw=lastmod)
+                    for url, line, lastmod, state, error in self.reads.conn.execute(
+            "SELECT url, line, lastmod_raw, state, error FROM nodes WHERE parent_id = ? AND found_by = 'index'"
+            " ORDER BY id", (old.id,))]
         count = int(self.reads.conn.execute("SELECT count(*) FROM entries WHERE node_id = ?", (old.id,)).fetchone()[0])
         agg = json.loads(row[2]) if row[2] else None
         skip = set(skip_rules)
