@@ -73,3 +73,49 @@ def test_the_summary_counts_the_issues_listed(tmp_path: Path, capsys: pytest.Cap
     assert (summary["errors"], summary["warnings"], summary["info"]) == (
         listed["error"], listed["warning"], listed["info"]), data
     assert data["issues"]
+
+
+def test_a_baseline_counts_a_caps_summary_that_grew(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found from outside: --write-baseline said "10,500 findings" and wrote 10,001 rows, and a
+    run whose rule grew past its cap to 12,000 matched the summary row of 500 with its own of
+    2,000: "0 new", exit 0. The summary's weight goes in the report and the baseline compares it."""
+    import functools
+
+    from sitemap_tui.validate import crossfile
+
+    real = crossfile.run_crossfile
+    monkeypatch.setattr(crossfile, "run_crossfile", functools.update_wrapper(
+        lambda *a, **kw: real(*a, **{**kw, "cap": 1}), real))
+    folder = tmp_path / "dup"
+    folder.mkdir()
+
+    def write(n: int) -> None:
+        rows = "".join(f"<url><loc>https://example.com/p{i}</loc><lastmod>2024-01-01</lastmod></url>\n"
+                       for i in range(n))
+        for name in ("a", "b"):
+            (folder / f"{name}.xml").write_text(HEAD + rows + "</urlset>\n")
+
+    def validate(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["validate", str(folder), "--no-history", "--workers", "0", "--select", "cross-duplicate-url",
+                     "--fail-on", "info", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    monkeypatch.chdir(tmp_path)
+    write(3)  # 3 duplicates: 1 listed, 1 summary standing for 2
+    code, _, err = validate("--write-baseline", "base.json", "-o", "/dev/null")
+    assert "wrote a baseline of 3 findings" in err, err
+    rows = json.loads((tmp_path / "base.json").read_text())["issues"]
+    assert [r.get("weight", 1) for r in rows] == [2, 1] or [r.get("weight", 1) for r in rows] == [1, 2], rows
+    code, out, err = validate("--baseline", "base.json", "--format", "json")
+    assert code == 0 and "3 known findings not reported, 0 new" in err, err
+    write(5)  # grown: the summary stands for 4
+    code, out, err = validate("--baseline", "base.json", "--format", "json")
+    assert code == 1 and "3 known findings not reported, 2 new" in err, err
+    report = json.loads(out)
+    assert report["summary"]["info"] == 2 and [i.get("weight") for i in report["issues"]] == [2], report
+    code, out, err = validate("--baseline", "base.json", "--format", "sarif")
+    states = [r["baselineState"] for r in json.loads(out)["runs"][0]["results"]]
+    assert sorted(states) == ["new", "unchanged"], states

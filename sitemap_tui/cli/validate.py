@@ -376,11 +376,13 @@ class _Counted:
         matcher = self._baseline.matcher()
         base = self._base
         for issue in self._issues:
-            if matcher.known(identity(issue, base, self._baseline.locate)):
-                self.suppressed += 1
+            weight = issue.weight  # (counted as the findings each stands for: a cap's summary, many)
+            known = matcher.known(identity(issue, base, self._baseline.locate), weight)
+            self.suppressed += known
+            if known == weight:
                 continue
-            self.new += 1
-            yield issue
+            self.new += weight - known
+            yield issue if not known else replace(issue, weight=weight - known)
 
 
 def _root(opts: ValidateOptions) -> Path:
@@ -413,7 +415,8 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
         matcher = baseline.matcher()
         base = _root(opts)
         write_report("sarif", selected(), summary, out,
-                     baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base, baseline.locate)) else "new",
+                     baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base, baseline.locate),
+                                                                           i.weight) == i.weight else "new",
                      absent=matcher.absent, maps=opts.fetch.maps)
         return
     issues = _Counted(selected(), baseline, _root(opts))

@@ -382,8 +382,9 @@ class Explorer(FileProcessing):
                 continue  # listed after all (an index read from robots.txt's)
             node = self._add_child(root, url, FoundBy.USER)
             self.discovery.append(DiscoveryRecord(url, FoundBy.USER, "in the build folder, listed by nothing there", node.id))
+        links: list[tuple[str, str | None]] = []
         if silent:
-            links, home_detail = [], f"home page: not fetched: {silent}"
+            home_detail = f"home page: not fetched: {silent}"
         else:
             links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
         if not links:  # said like a probed path that held nothing (discover lists it)

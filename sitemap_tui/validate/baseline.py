@@ -49,6 +49,7 @@ class Known:
     line: int | None
     url: str | None
     message: str
+    weight: int = 1  # a cap's summary issue: the findings it stood for (the report's "weight")
 
 
 Locate = Callable[[str | None], Path | None]
@@ -96,7 +97,8 @@ class Baseline:
         self.locate = locate  # the run's findings are given identities with it too
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self.known.values())
+        """Its findings, a cap's summary counted as those it stood for (as --write-baseline said)."""
+        return sum(k.weight for v in self.known.values() for k in v)
 
     def matcher(self) -> Matcher:
         return Matcher(self)
@@ -116,18 +118,20 @@ class Matcher:
             if key[1].startswith("/"):
                 self._absolute.setdefault((key[0], key[2]), []).append(key)
 
-    def known(self, key: Key) -> bool:
-        """Whether a current finding with ``key`` is in the baseline (it uses up one of them)."""
+    def known(self, key: Key, weight: int = 1) -> int:
+        """How many of the ``weight`` findings a current one with ``key`` stands for the baseline
+        knows (it uses up one of its findings): all of them, none, or for a cap's summary issue
+        that grew, those the baseline's stood for (found from outside: a summary row of 500
+        matched one of 2,000, and the 1,500 new findings read as known)."""
         left = self._left.get(key)
         if not left and key[1] and not key[1].startswith("/") and "://" not in key[1]:
             tail = "/" + key[1]
             left = next((self._left[k] for k in self._absolute.get((key[0], key[2]), ())
                          if k[1].endswith(tail) and self._left[k]), None)
         if not left:
-            return False
-        left.pop(0)
+            return 0
         self.matched += 1
-        return True
+        return min(weight, left.pop(0).weight)
 
     def absent(self) -> Iterator[Known]:
         """The baseline's findings no current finding matched: fixed since."""
@@ -177,7 +181,12 @@ def _from_json(doc: dict[str, Any], base: Path) -> Iterable[Known]:
             # a relative path (--write-baseline's local files): from the working directory
             sitemap = (base / sitemap).resolve().as_uri()
         yield Known(item["rule"], str(item.get("severity") or "info"), sitemap,
-                    item.get("line"), item.get("url"), str(item.get("message") or ""))
+                    item.get("line"), item.get("url"), str(item.get("message") or ""), _weight(item.get("weight")))
+
+
+def _weight(value: Any) -> int:
+    """A finding's weight as a report wrote it: a count of at least 1 (anything else: 1)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
 def portable(issues: Iterable[Any], base: Path) -> Iterator[Any]:
@@ -208,7 +217,8 @@ def _from_sarif(doc: dict[str, Any], base: Path) -> Iterable[Known]:
             if isinstance(properties.get("sitemap"), str):
                 sitemap = properties["sitemap"]  # the URL a build folder's file stands for (report._sarif)
             yield Known(rule, SARIF_LEVEL_SEVERITY.get(result.get("level", "warning"), "warning"), sitemap,
-                        line, url, str((result.get("message") or {}).get("text") or ""))
+                        line, url, str((result.get("message") or {}).get("text") or ""),
+                        _weight(properties.get("weight")))
 
 
 def _sarif_location(result: dict[str, Any], base: Path) -> tuple[str | None, int | None]:

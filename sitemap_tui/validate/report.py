@@ -281,6 +281,9 @@ def _json(issues: Iterable[Any], summary: Summary, out: IO[str], base: Path,
             "url": issue.url,
             "message": issue.message,
         }
+        weight = getattr(issue, "weight", 1)
+        if weight != 1:  # a cap's summary issue: the findings it stands for (a baseline counts them)
+            item["weight"] = weight
         out.write(("\n  " if first else ",\n  ") + json.dumps(item, ensure_ascii=True))
         first = False
     out.write(("\n" if not first else "") + '], "summary": ')
@@ -389,9 +392,11 @@ def _sarif(issues: Iterable[Any], out: IO[str], base: Path, notes: tuple[str, ..
                     region["startColumn"] = col
                 physical["region"] = region
             result["locations"] = [{"physicalLocation": physical}]
-        properties: dict[str, str] = {}
+        properties: dict[str, Any] = {}
         if issue.url:
             properties["url"] = issue.url
+        if getattr(issue, "weight", 1) != 1:  # a cap's summary: the findings it stands for
+            properties["weight"] = issue.weight
         if issue.sitemap and "://" in issue.sitemap and not issue.sitemap.startswith("file:") \
                 and artifacts[issue.sitemap][0]["uri"] != issue.sitemap:
             # a build folder read as its site: the URL the file stands for, as the JSON report
