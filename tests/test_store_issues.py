@@ -114,3 +114,24 @@ def test_a_store_from_before_the_weight_column_counts_rows(tmp_path: Path) -> No
         assert s.rule_counts() == [("x", "warning", 7)]
     finally:
         s.close()
+
+
+def test_diff_counts_a_caps_summary_as_the_findings_it_stands_for(tmp_path: Path) -> None:
+    """Found from outside: a rule grown past its cap (a summary of 500 more, then of 2,000
+    more) compared as "0 new"; a summary is as many findings as it stands for, there too."""
+    from sitemap_tui.session.diff import compare
+
+    paths = []
+    for name, more in (("old", 500), ("new", 2000)):
+        s = Store(tmp_path / f"{name}.db")
+        s.add_node(Node(id=1, url="https://a.com/1.xml", kind=NodeKind.URLSET, state=NodeState.DONE))
+        (e,) = s.add_entries(1, [Entry(loc="https://a.com/a")])
+        s.add_issues([_issue("x", 1), Issue("x", Severity.WARNING, f"{more} more x issues not listed", node_id=1,
+                                            weight=more)], [e, None])
+        s.close()
+        paths.append(s.path)
+    diff = compare(paths[0], paths[1], tmp_path / "scratch.db")
+    try:
+        assert diff.issues_new_by_rule == {"x": 1500} and diff.issues_resolved_by_rule == {}
+    finally:
+        diff.queries.close()

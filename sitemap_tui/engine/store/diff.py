@@ -183,7 +183,7 @@ class DiffQueries:
 
     def _columns(self, side: str) -> dict[str, set[str]]:
         return {table: {row[1] for row in self.conn.execute(f"PRAGMA {side}.table_info({table})")}
-                for table in ("entries", "alternates")}
+                for table in ("entries", "alternates", "issues")}
 
     def close(self) -> None:
         self.conn.close()
@@ -396,8 +396,12 @@ class DiffQueries:
             uk = f"CASE WHEN e.id IS NOT NULL THEN {self._m(_key('e', has_key))} ELSE {self._m('urlkey(i.url)')} END"
             c.execute(f"CREATE TABLE {s}_iss(rule TEXT, fk TEXT, uk TEXT, n INTEGER, first INTEGER,"
                       " PRIMARY KEY(rule, fk, uk)) WITHOUT ROWID")
-            c.execute(f"INSERT INTO {s}_iss SELECT rule, fk, uk, count(*), min(id) FROM ("
-                      f" SELECT i.rule AS rule, COALESCE(f.fk, '') AS fk, COALESCE({uk}, i.url, '') AS uk, i.id AS id"
+            # a cap's summary issue counts for the findings it stands for (issues.weight): one of
+            # 2,000 against one of 500 is 1,500 new (found from outside: "0 new")
+            weight = "i.weight" if "weight" in self.columns[side]["issues"] else "1"
+            c.execute(f"INSERT INTO {s}_iss SELECT rule, fk, uk, sum(w), min(id) FROM ("
+                      f" SELECT i.rule AS rule, COALESCE(f.fk, '') AS fk, COALESCE({uk}, i.url, '') AS uk, i.id AS id,"
+                      f" {weight} AS w"
                       f" FROM {side}.issues i LEFT JOIN {s}_files f ON f.id = i.node_id"
                       f" LEFT JOIN {side}.entries e ON e.id = i.entry_id) GROUP BY rule, fk, uk")
 
