@@ -384,3 +384,20 @@ def test_a_local_robots_txt_judges_the_site_most_of_its_sitemap_lines_name(
     (folder / "robots.txt").write_text("User-agent: *\nDisallow: /\n\n" + "".join(f"Sitemap: {u}\n" for u in lines[1:]))
     code, out, err = run(capsys, "validate", "one/robots.txt", "--no-recursive", "--format", "json")
     assert not rules(out) and "names sitemaps on 2 sites, none more often than the others" in err, (out, err)
+
+
+@pytest.mark.parametrize("args", [("--select", "lastmod-nope"), ("--baseline", "gone.json")])
+def test_several_targets_say_a_usage_error_they_share_once(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        args: tuple[str, str]) -> None:
+    """Found from outside: with two build folders a --select typo (or a missing --baseline) was
+    said once per TARGET, the notes on how they are read after the errors."""
+    for name in ("b1", "b2"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "robots.txt").write_text(f"Sitemap: https://{name}.example/sitemap.xml\n")
+        (folder / "sitemap.xml").write_text(urlset(f"https://{name}.example/"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "validate", "b1", "b2", *args)
+    assert code == 2 and not out
+    assert len(err.splitlines()) == 1 and err.startswith("sitemap-tui: error: "), err

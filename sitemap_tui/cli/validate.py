@@ -151,6 +151,14 @@ def cmd_validate(opts: ValidateOptions) -> int:
         # one document per TARGET, one after the other, is no JSON document at all
         raise UsageError(f"--format {opts.format} writes one TARGET's report; {1 + len(opts.more_targets)} "
                          "TARGETs given (run once per TARGET, or --format text or github)")
+    # what every TARGET would refuse alike is said once, before any (found from outside: a
+    # --select typo or a missing --baseline was one error line per TARGET, notes after them)
+    from sitemap_tui.engine.model import Severity
+
+    Validation.selected(_split(opts.select), _split(opts.ignore), Severity("info"))
+    _baseline(opts.baseline, _root(opts), opts.fetch.maps)
+    if opts.summary and opts.format != "text":
+        raise UsageError(f"--summary is a text report; --format {opts.format} lists every finding")
     codes = []
     for i, target in enumerate((opts.target, *opts.more_targets)):
         # each with its own -H origin, --max-time and implied map, as if run alone; a target that
