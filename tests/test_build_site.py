@@ -379,11 +379,16 @@ def test_a_local_robots_txt_judges_the_site_most_of_its_sitemap_lines_name(
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "validate", "one/robots.txt", "--no-recursive", "--format", "json")
     assert rules(out) == {("robots-sitemap-file-disallowed", u) for u in lines[:2]}, out
-    assert ("is read as https://www.a.example's robots.txt (2 of its 3 Sitemap: lines name files there); it"
+    assert ("is read as www.a.example's robots.txt (2 of its 3 Sitemap: lines name files there); it"
             " judges no URL of the 1 other site it names") in err
     (folder / "robots.txt").write_text("User-agent: *\nDisallow: /\n\n" + "".join(f"Sitemap: {u}\n" for u in lines[1:]))
     code, out, err = run(capsys, "validate", "one/robots.txt", "--no-recursive", "--format", "json")
     assert not rules(out) and "names sitemaps on 2 sites, none more often than the others" in err, (out, err)
+    # http:// and https:// of one host are one site (a migration): it judges both
+    both = ["http://www.a.example/s1.xml", "https://www.a.example/s2.xml"]
+    (folder / "robots.txt").write_text("User-agent: *\nDisallow: /\n\n" + "".join(f"Sitemap: {u}\n" for u in both))
+    code, out, err = run(capsys, "validate", "one/robots.txt", "--no-recursive", "--format", "json")
+    assert rules(out) == {("robots-sitemap-file-disallowed", u) for u in both}, (out, err)
 
 
 @pytest.mark.parametrize("args", [("--select", "lastmod-nope"), ("--baseline", "gone.json")])

@@ -99,15 +99,18 @@ class RobotsReading(ExplorerState):
         own: it judges the URLs of the sites its Sitemap: lines name, where it is to be served."""
         if not self._robots_wanted:
             return
-        named = Counter(o for line in robots.sitemaps if (o := urlpolicy.origin_of(line.url)) is not None)
+        origins = {o for line in robots.sitemaps if (o := urlpolicy.origin_of(line.url)) is not None}
+        named = Counter(urlpolicy.host_of(line.url) for line in robots.sitemaps
+                        if urlpolicy.origin_of(line.url) is not None)
         if not named:
             self.robots_gaps.append(
                 f"{display(str(path))} has no Sitemap: line, so the site it belongs to is unknown")
             return
         # A robots.txt judges its own host only; its Sitemap: lines may name other sites'
         # files (cross-submission), which their own robots.txt judges (found from outside: a
-        # local robots.txt naming a second site's sitemap said its own Disallow kept that one)
-        (origin, most), *others = named.most_common()
+        # local robots.txt naming a second site's sitemap said its own Disallow kept that one).
+        # By host: http:// and https:// of one host (a migration) are one site.
+        (host, most), *others = named.most_common()
         if others and others[0][1] == most:
             self.robots_gaps.append(
                 f"{display(str(path))} names sitemaps on {len(named)} sites, none more often than the"
@@ -115,10 +118,12 @@ class RobotsReading(ExplorerState):
             return
         if others:
             self.robots_notes.append(
-                f"{display(str(path))} is read as {display(origin)}'s robots.txt ({most} of its"
+                f"{display(str(path))} is read as {display(host or '')}'s robots.txt ({most} of its"
                 f" {sum(named.values())} Sitemap: lines name files there); it judges no URL of the"
                 f" {len(others)} other {'site' if len(others) == 1 else 'sites'} it names")
-        self._use_robots(origin + "/robots.txt", robots)
+        for origin in sorted(origins):
+            if urlpolicy.host_of(origin) == host:
+                self._use_robots(origin + "/robots.txt", robots)
 
     # -- cross-submission ------------------------------------------------------------------
     async def _settle_cross_submit(self, node: Node, done: JobDone) -> None:
