@@ -125,7 +125,10 @@ class ExportLink(AuditLink):
         issue = pane.selected_issue if pane is not None else None
         if issue is not None and issue.entry_id is not None:
             add("issue", "URL of the selected issue", EntryFilter(entry_ids=[issue.entry_id]))
-        elif issue is not None and sel is not None and (urls := file_issue_urls(issue)) is not None:
+        elif (issue is not None and sel is not None and (urls := file_issue_urls(issue)) is not None
+              and not any(n.url == issue.url for n in self.tree.model.nodes.values())):
+            # (not one that names a sitemap file of the tree, an index's child: Enter shows that
+            # file, which has no rows here; found from outside, the default was "0 URLs")
             # a file's finding: the URLs Enter shows for it (found from outside: w offered its
             # rule's 0 URLs, "reported on sitemap files", for a finding naming 3 other-host URLs)
             from sitemap_tui.tui.url_filter import combine, parse_filter
