@@ -361,6 +361,14 @@ def resolve(path: Path, label: str) -> Path:
     raise OutputError(label, "cannot write there (too many levels of symbolic links)", errno.ELOOP)
 
 
+def names_folder(raw: str) -> bool:
+    """Whether the path as typed names a folder whatever is there: it ends in a slash, or in
+    ``/.`` or ``/..`` (pathlib drops the slash and the dot: a file was written under the
+    folder's name, ``x.txt/`` and ``x.txt/.`` replaced x.txt; found from outside)."""
+    tail = raw.rstrip().replace(os.sep, "/")
+    return tail.endswith("/") or tail.rpartition("/")[2] in (".", "..")
+
+
 def missing_folders(path: Path) -> list[Path]:
     """The folders above ``path`` that do not exist yet, outermost first."""
     missing: list[Path] = []

@@ -156,11 +156,11 @@ def _run(ns: argparse.Namespace, launch: Launch | None) -> int:
         # link and one on the store exclude each other (found by a review: only the headless
         # store did, and a second run replaced the store an explorer was writing)
         from sitemap_tui.engine.sanitize import display
-        from sitemap_tui.output import OutputError, resolve
+        from sitemap_tui.output import OutputError, names_folder, resolve
 
         label = "FILE" if command == "open" else "--db"
-        if str(ns.db).endswith(("/", os.sep)) and not Path(ns.db).is_dir():  # (Path drops the slash)
-            raise UsageError(f"{label} {display(ns.db)}: names a folder (it ends in a slash); name a file")
+        if names_folder(str(ns.db)) and not Path(ns.db).is_dir():  # (Path drops the slash)
+            raise UsageError(f"{label} {display(ns.db)}: names a folder, as typed; name a file")
         try:
             real = resolve(Path(ns.db), label)
         except OutputError as exc:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sqlite3
 import sys
 import time
@@ -28,6 +27,7 @@ from sitemap_tui.output import (
     OutputError,
     check_folders,
     is_database,
+    names_folder,
     open_output,
     silence_stdout,
 )
@@ -235,10 +235,10 @@ def output_path(raw: str | None, option: str = "--output") -> Path | None:
     if not raw:
         raise UsageError(f"{option}: an empty file name")
     path = Path(raw)
-    if path.is_dir() or raw.endswith(("/", os.sep)):
+    if path.is_dir() or names_folder(raw):
         # (a trailing slash names a folder, as the shell's > and curl -o take it: Path drops it,
         # and a file was written under the folder's name, or one there replaced)
-        what = "is a folder" if path.is_dir() else "names a folder (it ends in a slash)"
+        what = "is a folder" if path.is_dir() else "names a folder, as typed"
         raise UsageError(f"{option} {display(raw)}: {what}; name a file")
     if path.is_file() and is_database(path):
         raise UsageError(f"{option} {display(raw)}: is an SQLite database (a saved exploration, or "

@@ -8,7 +8,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter
-from sitemap_tui.output import missing_folders, open_output
+from sitemap_tui.output import missing_folders, names_folder, open_output
+
+__all__ = ["missing_dir", "names_folder", "write_atomic"]
 
 
 def missing_dir(path: Path) -> Path | None:

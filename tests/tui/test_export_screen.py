@@ -440,11 +440,12 @@ async def test_a_path_ending_in_a_slash_names_a_folder(tmp_path: Path):
         screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
         await pilot.pause()
         path_input = screen.query_one("#export-path")
-        path_input.value = f"{tmp_path / 'tuifolder'}/"
-        await pilot.press("enter")
-        await pilot.pause()
-        assert "add a file name" in str(screen.query_one("#export-error").render())
-        assert not (tmp_path / "tuifolder").exists() and app.results == []
+        for typed in (f"{tmp_path / 'tuifolder'}/", f"{tmp_path / 'tuifolder'}/."):
+            path_input.value = typed
+            await click(pilot, "#export-go")
+            await pilot.pause()
+            assert "names a directory, as typed; add a file name" in str(screen.query_one("#export-error").render())
+            assert not (tmp_path / "tuifolder").exists() and app.results == []
         path_input.value = str(tmp_path / "urls.txt")
         await click(pilot, "#export-go")
         await wait_for(pilot, lambda: app.results)

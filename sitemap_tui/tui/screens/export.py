@@ -11,7 +11,6 @@ and CSV / JSON Lines carry each URL's rule ids.
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import time
@@ -40,7 +39,7 @@ from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.audit_filters import AuditView
 from sitemap_tui.engine.store.exports import ID_CHUNK, count_rows, ordered_rows
-from sitemap_tui.session.urlfile import missing_dir, write_atomic
+from sitemap_tui.session.urlfile import missing_dir, names_folder, write_atomic
 from sitemap_tui.tui.screens import SCREEN_ACTIONS, SafeActions
 
 # short, to sit side by side at 80 columns; FORMAT_HINTS says what the chosen one holds, in a
@@ -266,8 +265,9 @@ class ExportScreen(SafeActions, ModalScreen[tuple[int, Path] | None]):
             error.update(Text("Type a path."))
             return None
         path = Path(raw).expanduser()
-        if path.is_dir() or raw.endswith(("/", os.sep)):  # (a trailing slash names a folder)
-            error.update(Text(f"{display(raw)} is a directory; add a file name."))
+        if path.is_dir() or names_folder(raw):
+            what = "is a directory" if path.is_dir() else "names a directory, as typed"
+            error.update(Text(f"{display(raw)} {what}; add a file name."))
             return None
         error.update("")
         return path
