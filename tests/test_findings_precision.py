@@ -660,3 +660,28 @@ def test_an_index_childs_odd_element_is_reported_on_its_own_line() -> None:
         assert lines_of(found, "index-wrong-children") == [5], found
         assert lines_of(found, "index-extension-elements") == [6], found
         assert lines_of(found, "xsd-invalid") == [], found
+
+
+def test_each_odd_element_is_reported_on_its_own_line() -> None:
+    """Found from outside: two unknown elements of one name were both said on the first's line,
+    and a <sitemap>'s repeated <lastmod> on the <sitemap>'s."""
+    xml = (f'{DECL}<urlset xmlns="{SM}">\n'
+           "  <url>\n"  # 3
+           "    <loc>https://example.com/a</loc>\n"  # 4
+           "    <foo>1</foo>\n"  # 5
+           "    <foo>2</foo>\n"  # 6
+           "  </url>\n"
+           "</urlset>\n")
+    assert lines_of(parse_and_check(xml), "core-unknown-element") == [5, 6]
+    xml = (f'{DECL}<sitemapindex xmlns="{SM}">\n'
+           "  <sitemap>\n"  # 3
+           "    <loc>https://example.com/s1.xml</loc>\n"  # 4
+           "    <lastmod>2024-01-01</lastmod>\n"  # 5
+           "    <foo/>\n"  # 6
+           "    <foo/>\n"  # 7
+           "    <lastmod>2024-01-02</lastmod>\n"  # 8
+           "  </sitemap>\n"
+           "</sitemapindex>\n")
+    found = parse_and_check(xml)
+    assert lines_of(found, "index-wrong-children") == [6, 7]
+    assert lines_of(found, "core-element-repeated") == [8]

@@ -130,9 +130,10 @@ class Entry:
     changefreq_line: int | None = None
     priority_line: int | None = None
     title: str | None = None  # feeds only
-    # the line of each child no field holds, by its name in tags: an unknown element, a core
-    # one repeated (its second); None when there is none (findings point at the element)
-    odd_lines: dict[str, int] | None = None
+    # the lines of the children no field holds, by their name in tags, in order: unknown
+    # elements, a core one repeated (from its second); None when there is none (findings point
+    # at the element)
+    odd_lines: dict[str, list[int]] | None = None
 
 
 @dataclass(slots=True)
@@ -147,7 +148,7 @@ class ChildRef:
     loc_line: int | None = None  # lines of the first <loc>/<lastmod>, as in Entry
     lastmod_line: int | None = None
     text: str | None = None  # a <sitemap> without <loc>: its own text, often the URL itself
-    odd_lines: dict[str, int] | None = None  # as Entry's: where each unknown child is
+    odd_lines: dict[str, list[int]] | None = None  # as Entry's: where its odd children are
 
 
 @dataclass(slots=True)

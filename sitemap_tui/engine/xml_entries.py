@@ -64,11 +64,11 @@ _new_alternate = _positional(Alternate, ("rel", "hreflang", "href", "line", "med
 _new_image = _positional(Image, ("loc", "title", "caption", "geo_location", "license", "line"))
 
 
-def _odd(lines: dict[str, int] | None, name: str, child: Any) -> dict[str, int]:
-    """``lines`` (made when None) with ``name``'s first line where it is odd (Entry.odd_lines)."""
+def _odd(lines: dict[str, list[int]] | None, name: str, child: Any) -> dict[str, list[int]]:
+    """``lines`` (made when None) with ``child``'s line added to ``name``'s (Entry.odd_lines)."""
     if lines is None:
         lines = {}
-    lines.setdefault(name, child.sourceline or 0)
+    lines.setdefault(name, []).append(child.sourceline or 0)
     return lines
 
 
@@ -204,7 +204,7 @@ class _EntryReader:
         lastmod_raw = changefreq_raw = priority_raw = None
         lastmod = changefreq = priority = None
         loc_line = lastmod_line = changefreq_line = priority_line = None
-        odd: dict[str, int] | None = None  # (Entry.odd_lines)
+        odd: dict[str, list[int]] | None = None  # (Entry.odd_lines)
         specs = self._specs
         for child in el:
             tag = child.tag
@@ -318,12 +318,16 @@ class _EntryReader:
                 continue
             tags.append(name)
             if code == _C_LOC:
-                if not have_loc:
+                if have_loc:
+                    ref.odd_lines = _odd(ref.odd_lines, name, child)
+                else:
                     have_loc = True
                     ref.loc_line = child.sourceline
                     ref.loc = self._loc(child, out)
             elif code == _C_LASTMOD:
-                if ref.lastmod_raw is None:
+                if ref.lastmod_raw is not None:
+                    ref.odd_lines = _odd(ref.odd_lines, name, child)
+                else:
                     ref.lastmod_line = child.sourceline
                     text = child.text
                     ref.lastmod_raw = text.strip(_XML_WS) if text else ""

@@ -62,7 +62,7 @@ from sitemap_tui.validate.checkstate import (
 )
 from sitemap_tui.validate.registry import RULES, RegistryJudge, make_issue
 from sitemap_tui.validate.rules.dates import check_lastmod, check_priority, lastmod_findings
-from sitemap_tui.validate.rules.elements import check_tags
+from sitemap_tui.validate.rules.elements import OddLines, check_tags
 from sitemap_tui.validate.rules.feeds import check_feed_date
 from sitemap_tui.validate.rules.hreflang import (
     check_alternates,
@@ -459,12 +459,13 @@ class Checker:
         line = child.line or None
         s = child.loc.strip() if child.loc else ""
         url = s or None
+        odd = OddLines(child.odd_lines, line)  # (each odd element's own line)
         if child.tags and child.tags != ["loc", "lastmod"] and child.tags != ["loc"]:
-            check_child_order(nid, child.tags, line, url, out)
+            check_child_order(nid, child.tags, line, url, out, odd)
         for tag in child.tags:
             if tag in INDEX_CHILD_TAGS:
                 continue
-            at = child.odd_lines.get(tag, line) if child.odd_lines else line  # (the element's own line)
+            at = odd.next(tag)
             if tag[:1] == "{" or ":" in tag:
                 local = _local(tag)
                 if tag not in st.index_extension_reported:

@@ -287,13 +287,14 @@ def check_tags(ctx: FileContext,
     line: int | None,
     url: str | None,
     out: list[Issue],
-    lines: dict[str, int] | None = None,
+    lines: dict[str, list[int]] | None = None,
 ) -> None:
     """The <url>'s child elements ``tags``: unknown, repeated, out of order; each finding on
     the odd element's own line where ``lines`` (Entry.odd_lines) has it, else the <url>'s."""
     key = tuple(tags)
     if key in _CLEAN_TAGS:
         return
+    at = OddLines(lines, line)
     nid = ctx.node_id
     last = -1
     ext_seen = False
@@ -326,8 +327,7 @@ def check_tags(ctx: FileContext,
             elif tag not in _EXTENSION_ELEMENTS:
                 clean = False
                 prefix = tag.partition(":")[0]
-                at = lines.get(tag, line) if lines else line
-                out.append(make_issue("ext-unknown-element", node_id=nid, line=at, url=url, element=tag,
+                out.append(make_issue("ext-unknown-element", node_id=nid, line=at.next(tag), url=url, element=tag,
                                       extension=prefix, expected=_EXTENSION_TOP[prefix]))
         else:
             clean = False
@@ -336,27 +336,46 @@ def check_tags(ctx: FileContext,
                 make_issue(
                     "core-unknown-element",
                     node_id=nid,
-                    line=lines.get(tag, line) if lines else line,
+                    line=at.next(tag),
                     url=url,
                     element=tag,
                     where=where,
                 )
             )
     if repeated or out_of_order:
-        report_order(nid, line, url, "url", _URL_EXPECTED, tags, repeated or {}, out_of_order, out, lines)
+        report_order(nid, line, url, "url", _URL_EXPECTED, tags, repeated or {}, out_of_order, out, at)
     elif clean and len(_CLEAN_TAGS) < _CLEAN_TAGS_MAX:
         _CLEAN_TAGS.add(key)
 
 
+class OddLines:
+    """The line of each odd child element in turn, by its name (Entry.odd_lines, or a
+    ChildRef's), else the entry's own line."""
+
+    def __init__(self, lines: dict[str, list[int]] | None, line: int | None) -> None:
+        self._lines = lines
+        self._line = line
+        self._used: dict[str, int] = {}
+
+    def next(self, tag: str) -> int | None:
+        """The line of ``tag``'s next odd occurrence (its second, for a repeated core one)."""
+        found = self._lines.get(tag) if self._lines else None
+        if not found:
+            return self._line
+        i = self._used.get(tag, 0)
+        self._used[tag] = i + 1
+        return found[min(i, len(found) - 1)]
+
+
 def report_order(nid: int | None, line: int | None, url: str | None, parent: str, expected: str,
                  tags: list[str], counts: dict[str, int], out_of_order: bool, out: list[Issue],
-                 lines: dict[str, int] | None = None) -> None:
+                 at: OddLines | None = None) -> None:
     """core-element-repeated for each tag counted more than once (on its second's line, where
-    ``lines`` has it), and core-element-order, for a <url> or an index's <sitemap> alike (each
+    ``at`` has it), and core-element-order, for a <url> or an index's <sitemap> alike (each
     scans its tags its own way)."""
     for tag, n in counts.items():
         if n > 1:
-            out.append(make_issue("core-element-repeated", node_id=nid, line=lines.get(tag, line) if lines else line,
+            out.append(make_issue("core-element-repeated", node_id=nid, line=at.next(tag) if at else line,
                                   url=url, element=tag, count=n, parent=parent))
     if out_of_order:
         out.append(make_issue("core-element-order", node_id=nid, line=line, url=url, parent=parent,

@@ -16,7 +16,7 @@ from sitemap_tui.validate.checkstate import (
 )
 from sitemap_tui.validate.rules import ERR, INFO, WARN, Fields, Rule, make_issue
 from sitemap_tui.validate.rules.document import over_cap
-from sitemap_tui.validate.rules.elements import report_order
+from sitemap_tui.validate.rules.elements import OddLines, report_order
 from sitemap_tui.validate.urlcheck import split_base
 
 
@@ -256,7 +256,8 @@ RULES: tuple[Rule, ...] = (
 
 
 def check_child_order(
-    nid: int | None, tags: list[str], line: int | None, url: str | None, out: list[Issue]
+    nid: int | None, tags: list[str], line: int | None, url: str | None, out: list[Issue],
+    at: OddLines | None = None,
 ) -> None:
     """core-element-order and core-element-repeated for a <sitemap>: the same sequence
     rules as a <url>'s (loc, lastmod, then extensions), with the same severities."""
@@ -272,7 +273,7 @@ def check_child_order(
         if rank < last or ext_seen:
             out_of_order = True
         last = max(last, rank)
-    report_order(nid, line, url, "sitemap", _SITEMAP_EXPECTED, tags, seen, out_of_order, out)
+    report_order(nid, line, url, "sitemap", _SITEMAP_EXPECTED, tags, seen, out_of_order, out, at)
 
 
 def check_child_location(ctx: FileContext,
