@@ -967,3 +967,24 @@ async def test_more_fetches_than_connections_all_answer(threaded_httpserver: HTT
             *(f.fetch(threaded_httpserver.url_for(f"/big?{i}"), lambda _chunk: None) for i in range(6)))
     assert [o.error for o in outcomes] == [None] * 6
     assert all(o.stats.wire_bytes == len(body) for o in outcomes)
+
+
+def test_https_to_a_plain_http_server_says_so_at_once(httpserver) -> None:
+    """Found from outside: `discover 127.0.0.1:8000` (read as https://) gave OpenSSL's
+    "[SSL: WRONG_VERSION_NUMBER] wrong version number" after 3 retries. A handshake that failed
+    fails again: no retry, and the words say what to do. Near miss: http:// reads it."""
+    import asyncio
+
+    from sitemap_tui.engine.fetch import FetchConfig, Fetcher
+
+    httpserver.expect_request("/s.xml").respond_with_data("<urlset/>", content_type="application/xml")
+    url = httpserver.url_for("/s.xml")
+
+    async def go(target: str):
+        async with Fetcher(FetchConfig(retries=3, allow_private=True)) as fetcher:
+            return await fetcher.fetch(target, lambda chunk: None)
+
+    out = asyncio.run(go(url.replace("http://", "https://")))
+    assert out.error is not None and "the server answered without TLS" in out.error, out.error
+    assert "give the URL with http://" in out.error and "retr" not in out.error
+    assert asyncio.run(go(url)).error is None

@@ -53,6 +53,7 @@ from sitemap_tui.engine.fetch_outcome import (
     parse_retry_after,
     phrase,
     retries_said,
+    tls_failure,
 )
 from sitemap_tui.engine.fetch_response import LOCATION_KEY, discard_if_poisoned, take_location
 from sitemap_tui.engine.findings import Finding
@@ -82,6 +83,8 @@ def _refused(exc: BaseException) -> bool:
     """Nothing listens there, or the name does not exist: the answer came at once, and asking
     again 0.5 + 1 + 2 s later only delays it (curl, too, retries a refused connection only when
     told to). A DNS answer of "try again" (EAI_AGAIN) is retried."""
+    if tls_failure(exc) is not None:  # a handshake that failed fails the same way again
+        return True
     seen: BaseException | None = exc
     for _ in range(8):  # httpx wraps httpcore's error, which wraps the OSError
         if seen is None:

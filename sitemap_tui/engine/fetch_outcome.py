@@ -177,6 +177,20 @@ def describe(exc: BaseException) -> str:
     return text if text else type(exc).__name__
 
 
+def tls_failure(exc: BaseException) -> ssl.SSLError | None:
+    """The TLS error behind a failed connection, when the handshake itself failed (a plain
+    http server, a certificate that does not verify): the same answer every time. A connection
+    closed during it (an EOF) is not one: that may pass."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # httpx wraps httpcore's error, which wraps the SSLError
+        if seen is None:
+            return None
+        if isinstance(seen, ssl.SSLError) and not isinstance(seen, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def fail(out: FetchOutcome, message: str, rule: str = RULE_FETCH_ERROR) -> None:
     if out.error is None:  # the first problem is the one worth reporting
         out.error = message
@@ -202,6 +216,11 @@ def error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
     if isinstance(exc, httpx.ProxyError):  # --proxy answered CONNECT with a non-2xx status
         return f"the proxy refused the tunnel: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, httpx.ConnectError):
+        tls = tls_failure(exc)
+        if tls is not None and "WRONG_VERSION_NUMBER" in str(tls):
+            # (found from outside: `127.0.0.1:8000`, read as https://, said OpenSSL's words)
+            return ("TLS handshake failed: the server answered without TLS, as a plain http:// server"
+                    " does (give the URL with http://)"), RULE_FETCH_ERROR
         return f"connection failed: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):
         return f"HTTP protocol error: {describe(exc)}", RULE_FETCH_ERROR
