@@ -283,3 +283,16 @@ def test_a_host_that_answers_nothing_is_not_asked_path_after_path() -> None:
         listener.close()
         for conn in held:
             conn.close()
+
+
+def test_a_robots_txt_that_is_an_html_page_is_said(httpserver: HTTPServer) -> None:
+    """Found from outside: a site's fallback page served for /robots.txt read as an empty
+    robots.txt (no rules, no Sitemap: line), unsaid. Near miss: a plain-text one is not said."""
+    page = "<!doctype html><html><head><title>App</title></head><body>Not found</body></html>"
+    urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
+    httpserver.expect_request("/sitemap.xml").respond_with_data(urlset, content_type="application/xml")
+    for body, kind, said in ((page, "text/html", True), ("User-agent: *\nDisallow:\n", "text/plain", False)):
+        httpserver.expect_oneshot_request("/robots.txt").respond_with_data(body, content_type=kind)
+        proc = run("urls", httpserver.url_for("/"), "--no-history")
+        assert proc.returncode == 0, proc.stderr
+        assert ("robots.txt: the server sent an HTML page, not robots.txt text" in proc.stderr) is said, proc.stderr

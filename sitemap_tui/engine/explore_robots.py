@@ -332,6 +332,19 @@ class RobotsReading(ExplorerState):
         elif robots.truncated:  # said on the node (stderr in headless runs), not only obeyed
             node.error = (f"only the first {ROBOTS_MAX_BYTES // 1024} KiB read, as Google reads it: "
                           "the lines after it are ignored")
+        elif _html_page(buf, outcome.stats.content_type):
+            # (found from outside: a site's fallback page served for every path read as an
+            # empty robots.txt, unsaid: no rules, no Sitemap: line)
+            node.error = ("the server sent an HTML page, not robots.txt text: read line by line as search"
+                          " engines read it (a fallback page served for every path?)")
         node.expandable = count > 0
         self._changed(node)
         self._commit()
+
+
+def _html_page(body: bytes | bytearray, content_type: str | None) -> bool:
+    """A robots.txt answered with an HTML page: by its Content-Type or its first bytes."""
+    if content_type and "html" in content_type.lower():
+        return True
+    head = bytes(body[:64]).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith((b"<!doctype html", b"<html"))
