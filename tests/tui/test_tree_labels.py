@@ -152,3 +152,28 @@ def test_a_shortened_count_keeps_to_four_cells() -> None:
     for n in (999, 1000, 9_999, 99_500, 999_499, 999_500, 9_999_999, 999_999_999):
         assert len(_short(n)) <= 4, (n, _short(n))
     assert (_short(1234), _short(12_345), _short(1_234_567)) == ("1.2k", "12k", "1.2M")
+
+
+def test_a_file_on_another_host_is_named_with_its_host() -> None:
+    """Found from outside: robots.txt listing sitemap.xml on three origins showed three
+    identical "sitemap.xml" rows, even at 200 columns. A file on another origin than the file
+    that lists it is named with its host (its scheme too when that differs); near misses: one
+    on the same origin, and one listed by a robots.txt that redirected to its origin."""
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.tree_labels import node_label
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    model = NodeModel()
+    robots = Node(id=1, url="http://a.example/robots.txt", kind=NodeKind.ROBOTS, state=NodeState.DONE)
+    model.add(robots)
+    rows = {}
+    for nid, url in ((2, "http://a.example/sitemap.xml"), (3, "http://b.example:8080/sitemap.xml"),
+                     (4, "https://a.example/sitemap.xml")):
+        node = Node(id=nid, url=url, kind=NodeKind.URLSET, state=NodeState.DONE, parent_id=1)
+        model.add(node)
+        rows[nid] = node_label(node, model).plain
+    assert rows[2].startswith("≡ sitemap.xml")
+    assert rows[3].startswith("≡ b.example:8080/sitemap.xml")
+    assert rows[4].startswith("≡ https://a.example/sitemap.xml")
+    robots.stats.final_url = "https://a.example/robots.txt"  # (read there after a redirect)
+    assert node_label(model.nodes[4], model).plain.startswith("≡ sitemap.xml")

@@ -49,6 +49,24 @@ def short_name(node: Node, limit: int = 60) -> str:
     return display(name, limit)
 
 
+def _other_host(node: Node, model: NodeModel) -> str | None:
+    """The host (and port) of a file on another origin than the file that lists it, as it
+    should be named beside its file name; None for one on the same."""
+    parent = model.nodes.get(node.parent_id) if node.parent_id is not None else None
+    if parent is None or node.kind in CONTAINERS or node.url.startswith("file:"):
+        return None
+    # (where the parent was read from: http://example.com's robots.txt, redirected to https://
+    # www.example.com, lists files there, which are no other host to name)
+    base = parent.stats.final_url or parent.url
+    try:
+        mine, theirs = urlsplit(node.url), urlsplit(base)
+    except ValueError:
+        return None
+    if base.startswith("file:") or (mine.scheme, mine.netloc) == (theirs.scheme, theirs.netloc):
+        return None
+    return display(mine.netloc, 60) if mine.scheme == theirs.scheme else display(f"{mine.scheme}://{mine.netloc}", 70)
+
+
 def human_bytes(n: int | None) -> str:
     return "?" if n is None else format_size(n)
 
@@ -86,6 +104,9 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
     head += _change_badges(added, removed, changed)
     name_style = "red" if failed else ("dim" if skipped else "")
     full = short_name(node, 2048)
+    host = _other_host(node, model)
+    if host:  # (three "sitemap.xml" rows on three hosts read alike: found from outside)
+        full = f"{host}/{full}"
     # a long name is cut in the middle, as a squeezed one: its end tells files apart
     name = elide_middle(full, NAME_MAX) if cell_len(full) > NAME_MAX else full
     count: list[tuple[str, str]] = []  # dropped first when the row is too narrow
