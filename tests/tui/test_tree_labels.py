@@ -177,3 +177,19 @@ def test_a_file_on_another_host_is_named_with_its_host() -> None:
     assert rows[4].startswith("≡ https://a.example/sitemap.xml")
     robots.stats.final_url = "https://a.example/robots.txt"  # (read there after a redirect)
     assert node_label(model.nodes[4], model).plain.startswith("≡ sitemap.xml")
+
+
+def test_the_overview_says_how_a_file_was_found() -> None:
+    """Found from outside: nothing in the explorer said whether a sitemap came from robots.txt,
+    a probe of a common path or the home page's link."""
+    from sitemap_tui.engine.model import FoundBy, Node, NodeKind
+    from sitemap_tui.tui.widgets.overview import found_text
+
+    def found(by: FoundBy, kind: NodeKind = NodeKind.URLSET, line: int | None = None) -> str:
+        return found_text(Node(id=2, url="https://a.example/s.xml", kind=kind, found_by=by, line=line))
+
+    assert found(FoundBy.ROBOTS, line=3) == "Found: listed on line 3 of robots.txt"
+    assert found(FoundBy.INDEX, line=12) == "Found: listed on line 12 of its index"
+    assert found(FoundBy.PROBE) == "Found: by probing a common path"
+    assert found(FoundBy.HTML_LINK) == 'Found: linked from the home page (<link rel="sitemap">)'
+    assert found(FoundBy.USER) == "" and found(FoundBy.PROBE, NodeKind.ROBOTS) == ""  # near misses

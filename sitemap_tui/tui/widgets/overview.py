@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Sparkline, Static
 
 from sitemap_tui.engine.localmap import read_from
-from sitemap_tui.engine.model import Node, NodeKind, NodeState
+from sitemap_tui.engine.model import FoundBy, Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.urls import distinct_locs
@@ -134,6 +134,18 @@ def _is_float(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def found_text(node: Node) -> str:
+    """How the exploration came to a file: the robots.txt or index line that lists it, a probe
+    of a common path, the home page's link; "" for the target itself and the containers."""
+    line = f" {node.line:,}" if node.line else ""
+    return {
+        FoundBy.ROBOTS: f"Found: listed on line{line} of robots.txt",
+        FoundBy.INDEX: f"Found: listed on line{line} of its index",
+        FoundBy.PROBE: "Found: by probing a common path" if node.kind != NodeKind.ROBOTS else "",
+        FoundBy.HTML_LINK: 'Found: linked from the home page (<link rel="sitemap">)',
+    }.get(node.found_by, "")
 
 
 def state_text(node: Node) -> Text:
@@ -259,6 +271,9 @@ class OverviewPane(NodePane):
         title.append_text(state_text(node))
         parts.append(title)
         parts.append(Text(display(node.url), style="dim"))
+        found = found_text(node)
+        if found:  # (how discovery came to it: found from outside, said nowhere in the explorer)
+            parts.append(Text(found, style="dim"))
         cancelled = node.state == NodeState.PENDING and node.error == "cancelled"
         if cancelled:
             # what the cancelled fetch got stays in the store: say it is partial, not "not fetched"
