@@ -94,8 +94,11 @@ class CompareLink(EngineLink):
             self._history_urls = None  # the store had not written them all yet: read again when idle
         overview = self.query_one_optional("#overview-pane")
         if overview is not None:
+            # a target that could not be read at all is no site that lost its URLs (found from
+            # outside: an unreachable https:// read "Site since …: +0 −3 URLs")
+            failed = any(n.parent_id is None and n.state == NodeState.FAILED for n in self.tree.model.nodes.values())
             overview.show_history(history.since, history.added, history.removed, history.url_counts,
-                                  unread=self.unread_files())
+                                  unread=self.unread_files(), unreadable=failed)
 
     def on_unmount(self) -> None:
         forget(self.comparison)  # its scratch folder (the process's exit would remove it too)

@@ -371,3 +371,21 @@ async def test_a_changed_urls_detail_says_what_it_was(two_versions, make_app, si
         body = await _detail_of_the_one_row(app, pilot, "diff:lastmod")
         assert "lastmod: 2024-01-01" in body and "earlier: lastmod 2024-05-01" in body, body
         assert "earlier:" not in await _detail_of_the_one_row(app, pilot, "page/a")
+
+
+async def test_the_history_line_of_a_target_that_could_not_be_read_compares_nothing(kept, make_app) -> None:
+    """Found from outside: an unreachable https:// read "Site since …: +0 −3 URLs", as if the
+    site had lost its URLs. A target that could not be read is said to be not compared."""
+    newest, earlier = kept
+    app = make_app(None, db_path=newest, site_history=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
+        when = read_summary(earlier).started[:10]
+        await wait_for(pilot, lambda: f"Site since {when}" in screen_text(app), what="the history line")
+        overview = app.query_one("#overview-pane")
+        history = app.site_history
+        overview.show_history(history.since, 0, 7, history.url_counts, unreadable=True)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "not compared, this exploration could not read the target" in text and "−7" not in text, text

@@ -461,7 +461,7 @@ class OverviewPane(NodePane):
             self.post_message(self.ChildChosen(int(key)))
 
     def show_history(self, since: str | None, added: int, removed: int, url_counts: tuple[int, ...],
-                     unread: int = 0) -> None:
+                     unread: int = 0, unreadable: bool = False) -> None:
         """The site's history line: "since DATE: +N −N" against the latest earlier exploration
         of the site kept in the cache, and its URL counts over time as a sparkline. ``unread``:
         files of this exploration not read (yet, or a cancel stopped them): what they list is
@@ -475,10 +475,13 @@ class OverviewPane(NodePane):
             # under a file's own "−1" in the tree it read as that file's +2 −0)
             text.append("Site since ", style="bold")
             text.append(when, style="bold cyan")
-            text.append(f": +{added:,}", style="bold green")
-            text.append(f" −{removed:,}", style="bold red")
-            text.append(" URLs", style="")
-            if unread:
+            if unreadable:  # (``unreadable``: the target itself failed: nothing to compare)
+                text.append(": not compared, this exploration could not read the target", style="italic")
+            else:
+                text.append(f": +{added:,}", style="bold green")
+                text.append(f" −{removed:,}", style="bold red")
+                text.append(" URLs", style="")
+            if unread and not unreadable:
                 text.append(f" ({unread:,} {'file' if unread == 1 else 'files'} not read here: their URLs"
                             " count as removed)", style="italic")
         if len(url_counts) > 1:
