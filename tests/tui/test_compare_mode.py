@@ -387,5 +387,5 @@ async def test_the_history_line_of_a_target_that_could_not_be_read_compares_noth
         history = app.site_history
         overview.show_history(history.since, 0, 7, history.url_counts, unreadable=True)
         await pilot.pause()
-        text = screen_text(app)
+        text = flat(app)
         assert "not compared, this exploration could not read the target" in text and "−7" not in text, text
