@@ -685,3 +685,14 @@ def test_each_odd_element_is_reported_on_its_own_line() -> None:
     found = parse_and_check(xml)
     assert lines_of(found, "index-wrong-children") == [6, 7]
     assert lines_of(found, "core-element-repeated") == [8]
+
+
+def test_an_xml_base_attribute_is_named_as_written() -> None:
+    """Found from outside: libxml2's Clark form leaked into the message
+    ('{http://www.w3.org/XML/1998/namespace}base'); near miss, another attribute as it was."""
+    xml = (f'{DECL}<urlset xmlns="{SM}" xml:base="https://example.com/" foo="1">\n'
+           "  <url><loc>https://example.com/a</loc></url>\n"
+           "</urlset>\n")
+    messages = [i.message for i in parse_and_check(xml, xsd="lax") if i.rule == "core-unknown-attribute"]
+    assert any("attribute 'xml:base'" in m for m in messages), messages
+    assert any("attribute 'foo'" in m for m in messages), messages

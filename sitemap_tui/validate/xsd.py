@@ -510,7 +510,8 @@ class XsdValidator:
                     line=rec.line,
                     url=rec.url,
                     element=rec.local,
-                    attribute=m.group(1),
+                    # (libxml2 names xml:base in Clark form, {http://www.w3.org/XML/1998/namespace}base)
+                    attribute=m.group(1).replace("{http://www.w3.org/XML/1998/namespace}", "xml:"),
                 )
         if rec.namespace == SITEMAP_NS and rec.local == "changefreq" and (m := _ENUM_VALUE_RE.search(rec.message)):
             # a word the checker, which reads it stripped, let pass: with spaces around it (found
