@@ -193,3 +193,21 @@ def test_the_overview_says_how_a_file_was_found() -> None:
     assert found(FoundBy.PROBE) == "Found: by probing a common path"
     assert found(FoundBy.HTML_LINK) == 'Found: linked from the home page (<link rel="sitemap">)'
     assert found(FoundBy.USER) == "" and found(FoundBy.PROBE, NodeKind.ROBOTS) == ""  # near misses
+
+
+def test_in_compare_mode_a_narrow_row_drops_its_304_before_its_change_counts() -> None:
+    """Found from outside: at 80x24 "−1 posts 304" had dropped its "~1" and kept the 304
+    marker; the changes say more there. Near miss: with room, both stay."""
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.tree_labels import node_label
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    model = NodeModel()
+    node = Node(id=1, url="https://a.example/posts.xml", kind=NodeKind.URLSET, state=NodeState.DONE)
+    node.stats.unchanged_since = "2026-11-01T10:00:00+00:00"
+    node.stats.url_count = 5
+    model.add(node)
+    model.changes[1] = (0, 1, 1)
+    assert "−1 ~1" in node_label(node, model).plain and "304" in node_label(node, model).plain
+    narrow = node_label(node, model, width=16).plain
+    assert "~1" in narrow and "304" not in narrow, narrow

@@ -141,6 +141,11 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
         if fixed + 3 > width:
             tail = [part for part in tail if part[0] != " 304"]
             fixed = _cells(head + tail)
+        if fixed + floor > width and (added or removed or changed) and any(p[0] == " 304" for p in tail):
+            # in compare mode the changes say more than "carried over" (found from outside:
+            # "−1 posts 304" at 80x24 had dropped its "~1" and kept the 304)
+            tail = [part for part in tail if part[0] != " 304"]
+            fixed = _cells(head + tail)
         if fixed + floor > width and (added or removed or changed):
             # the compare badges make room for a readable name: "~N" goes and the counts shorten
             # (1.2k), then one "±" says the file changed (the Changes tab has the counts); found
