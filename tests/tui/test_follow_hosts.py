@@ -5,7 +5,15 @@ node, and the -H headers still go only to the host the user named (issue 18, doc
 from __future__ import annotations
 
 import pytest
-from app_helpers import FIXED_NOW, capture_notes, settle, wait_for, wait_started
+from app_helpers import (
+    FIXED_NOW,
+    capture_notes,
+    screen_text,
+    select,
+    settle,
+    wait_for,
+    wait_started,
+)
 from pytest_httpserver import HTTPServer
 
 from sitemap_tui.engine.explorer import ExploreOptions
@@ -66,3 +74,8 @@ async def test_f_follows_other_hosts_and_refetches(httpserver: HTTPServer, make_
         await settle(app, pilot)
         assert any("Follow other hosts off" in n for n in notes), notes
         assert "other hosts not followed" in app.tree.tree_node(root).label.plain
+        # the skipped child's Overview says the key, not only the command line's option
+        await select(app, pilot, child("other.xml").id)
+        await settle(app, pilot)
+        assert "f follows other hosts, then r on the file that lists it" in " ".join(
+            screen_text(app).replace("▕", " ").split())

@@ -284,6 +284,10 @@ class OverviewPane(NodePane):
             style = "bold red" if node.state == NodeState.FAILED else "yellow"
             label = "Failed: " if node.state == NodeState.FAILED else ("Skipped: " if node.state == NodeState.SKIPPED else "Note: ")
             parts.append(Text(label + display(node.error), style=style))
+            if (node.state == NodeState.SKIPPED and node.found_by == FoundBy.INDEX
+                    and "--follow-cross-host" in node.error):
+                # (the option is the command line's: here it is a key)
+                parts.append(Text("Here: f follows other hosts, then r on the file that lists it.", style="italic"))
         if s.unchanged_since:  # a re-exploration's 304 (engine/refetch.py)
             parts.append(Text(f"Unchanged since {since_text(s.unchanged_since)} (304 Not Modified): its URLs were"
                               " copied from that exploration; r fetches it again.", style="cyan"))
