@@ -90,9 +90,9 @@ def test_a_baseline_counts_a_caps_summary_that_grew(tmp_path: Path, capsys: pyte
     folder = tmp_path / "dup"
     folder.mkdir()
 
-    def write(n: int) -> None:
+    def write(n: int, start: int = 0) -> None:
         rows = "".join(f"<url><loc>https://example.com/p{i}</loc><lastmod>2024-01-01</lastmod></url>\n"
-                       for i in range(n))
+                       for i in range(start, n))
         for name in ("a", "b"):
             (folder / f"{name}.xml").write_text(HEAD + rows + "</urlset>\n")
 
@@ -119,3 +119,8 @@ def test_a_baseline_counts_a_caps_summary_that_grew(tmp_path: Path, capsys: pyte
     code, out, err = validate("--baseline", "base.json", "--format", "sarif")
     states = [r["baselineState"] for r in json.loads(out)["runs"][0]["results"]]
     assert sorted(states) == ["new", "unchanged"], states
+    # the first one fixed: the next is listed now, one the baseline's summary stood for, no new
+    # one (found from outside: it read "1 new", exit 1)
+    write(3, start=1)
+    code, out, err = validate("--baseline", "base.json", "--format", "json")
+    assert code == 0 and "2 known findings not reported, 0 new" in err, err

@@ -111,6 +111,17 @@ class Matcher:
     def __init__(self, baseline: Baseline) -> None:
         self._left = {k: list(v) for k, v in baseline.known.items()}
         self.matched = 0
+        # a cap's summary (weight > 1) stood for findings it did not list: what is left of it
+        # after the current summary took its share, by rule (a cross-file rule's summary is on
+        # the root, its findings on the files), for a finding listed now that it stood for then
+        # (found from outside: a fix moved one into the listed ones, and it read as new)
+        self._weights: dict[int, list[int]] = {}
+        self._spare: dict[str, list[list[int]]] = {}
+        for key, found in self._left.items():
+            for k in found:
+                if k.weight > 1:
+                    cell = self._weights[id(k)] = [k.weight]
+                    self._spare.setdefault(key[0], []).append(cell)
         # a --format json report names a local file by its absolute file: URI, written where
         # the report was made: in a checkout elsewhere, its path's tail is what can match
         self._absolute: dict[tuple[str, str], list[Key]] = {}
@@ -129,9 +140,28 @@ class Matcher:
             left = next((self._left[k] for k in self._absolute.get((key[0], key[2]), ())
                          if k[1].endswith(tail) and self._left[k]), None)
         if not left:
-            return 0
+            return self._from_spare(key, weight)
         self.matched += 1
-        return min(weight, left.pop(0).weight)
+        found = left.pop(0)
+        cell = self._weights.get(id(found))
+        if cell is None:
+            return min(weight, found.weight)
+        take = min(weight, cell[0])
+        cell[0] -= take
+        return take
+
+    def _from_spare(self, key: Key, weight: int) -> int:
+        """What the baseline's summaries of ``key``'s rule have left for it."""
+        taken = 0
+        for cell in self._spare.get(key[0], ()):
+            take = min(weight - taken, cell[0])
+            cell[0] -= take
+            taken += take
+            if taken == weight:
+                break
+        if taken:
+            self.matched += 1
+        return taken
 
     def absent(self) -> Iterator[Known]:
         """The baseline's findings no current finding matched: fixed since."""
