@@ -291,7 +291,11 @@ def test_a_robots_txt_that_is_an_html_page_is_said(httpserver: HTTPServer) -> No
     page = "<!doctype html><html><head><title>App</title></head><body>Not found</body></html>"
     urlset = f"<urlset {NS}><url><loc>{httpserver.url_for('/p')}</loc></url></urlset>"
     httpserver.expect_request("/sitemap.xml").respond_with_data(urlset, content_type="application/xml")
-    for body, kind, said in ((page, "text/html", True), ("User-agent: *\nDisallow:\n", "text/plain", False)):
+    plain = "User-agent: *\nDisallow:\n"
+    # near misses: a plain robots.txt, and one labelled text/html (found from outside: called a
+    # fallback page); an HTML page labelled text/plain is one all the same
+    for body, kind, said in ((page, "text/html", True), (page, "text/plain", True), (plain, "text/plain", False),
+                             (plain, "text/html; charset=utf-8", False)):
         httpserver.expect_oneshot_request("/robots.txt").respond_with_data(body, content_type=kind)
         proc = run("urls", httpserver.url_for("/"), "--no-history")
         assert proc.returncode == 0, proc.stderr

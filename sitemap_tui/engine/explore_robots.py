@@ -332,7 +332,7 @@ class RobotsReading(ExplorerState):
         elif robots.truncated:  # said on the node (stderr in headless runs), not only obeyed
             node.error = (f"only the first {ROBOTS_MAX_BYTES // 1024} KiB read, as Google reads it: "
                           "the lines after it are ignored")
-        elif _html_page(buf, outcome.stats.content_type):
+        elif _html_page(buf):
             # (found from outside: a site's fallback page served for every path read as an
             # empty robots.txt, unsaid: no rules, no Sitemap: line)
             node.error = ("the server sent an HTML page, not robots.txt text: read line by line as search"
@@ -342,9 +342,9 @@ class RobotsReading(ExplorerState):
         self._commit()
 
 
-def _html_page(body: bytes | bytearray, content_type: str | None) -> bool:
-    """A robots.txt answered with an HTML page: by its Content-Type or its first bytes."""
-    if content_type and "html" in content_type.lower():
-        return True
+def _html_page(body: bytes | bytearray) -> bool:
+    """A robots.txt answered with an HTML page: by its first bytes, whatever its Content-Type
+    (a plain robots.txt labelled text/html is read as it is: found from outside, it was called
+    a fallback page)."""
     head = bytes(body[:64]).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return head.startswith((b"<!doctype html", b"<html"))
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body", b"<!--"))
