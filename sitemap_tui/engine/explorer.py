@@ -40,7 +40,7 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.base import MADE_BY_KEY
 from sitemap_tui.engine.workers import files_in_flight
 
-__all__ = ["DiscoveryRecord", "ExploreOptions", "Explorer"]
+__all__ = ["NO_SITEMAP", "DiscoveryRecord", "ExploreOptions", "Explorer"]
 
 
 class Explorer(FileProcessing):
@@ -457,9 +457,9 @@ class Explorer(FileProcessing):
             elif record.found_by == FoundBy.PROBE and record.node_id is None:
                 tried.append(urlsplit(record.url).path or record.url)
         if unasked:  # (a silent host: the rest was not asked, and that is no "tried")
-            return "no sitemap found: tried " + ", ".join(tried) + f"; the rest was not asked: {unasked}"
+            return f"{NO_SITEMAP}: tried " + ", ".join(tried) + f"; the rest was not asked: {unasked}"
         tried.append("<link rel=sitemap> in the home page")
-        return "no sitemap found: tried " + ", ".join(tried)
+        return f"{NO_SITEMAP}: tried " + ", ".join(tried)
 
     async def check_discovered(self, limit: int) -> int:
         """Read the first bytes of each sitemap discovery took from a list (robots.txt's
@@ -552,6 +552,10 @@ class Explorer(FileProcessing):
         if len(buf) >= HOME_MAX_BYTES:  # a link further down is not seen: say how far it looked
             return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB"
         return links, "no <link rel=sitemap> in the home page"
+
+
+NO_SITEMAP = "no sitemap found"
+"""How a site node's error begins when discovery found no sitemap (its readers test it)."""
 
 
 def _unusable_lines(lines: int) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from textual import on, work
 
+from sitemap_tui.engine.explorer import NO_SITEMAP
 from sitemap_tui.engine.model import NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store import StoreError
@@ -96,7 +97,9 @@ class CompareLink(EngineLink):
         if overview is not None:
             # a target that could not be read at all is no site that lost its URLs (found from
             # outside: an unreachable https:// read "Site since …: +0 −3 URLs")
-            failed = any(n.parent_id is None and n.state == NodeState.FAILED for n in self.tree.model.nodes.values())
+            failed = any(n.parent_id is None and (n.state == NodeState.FAILED
+                                                  or (n.error or "").startswith(NO_SITEMAP))
+                         for n in self.tree.model.nodes.values())  # (nor one that found no sitemap)
             overview.show_history(history.since, history.added, history.removed, history.url_counts,
                                   unread=self.unread_files(), unreadable=failed)
 
