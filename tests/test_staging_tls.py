@@ -53,6 +53,9 @@ def test_unknown_ca_fails_and_cacert_trusts_it(tls_server: HTTPServer, ca_file: 
     url = f"https://127.0.0.1:{tls_server.port}/s.xml"
     refused = run("urls", url, "--no-history")
     assert refused.returncode != 0 and "certificate" in refused.stderr.lower(), refused.stderr
+    # what to do is said, once: a certificate that did not verify is not asked for again
+    assert "--cacert FILE trusts the CA that signed it, --insecure skips the check" in refused.stderr, refused.stderr
+    assert "retr" not in refused.stderr, refused.stderr
     trusted = run("urls", url, "--cacert", str(ca_file), "--no-history")
     assert trusted.returncode == 0, trusted.stderr
     assert trusted.stdout.split() == ["https://staging.example/a"]

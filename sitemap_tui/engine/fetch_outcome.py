@@ -221,6 +221,10 @@ def error_for(exc: BaseException, cfg: FetchConfig | None) -> tuple[str, str]:
             # (found from outside: `127.0.0.1:8000`, read as https://, said OpenSSL's words)
             return ("TLS handshake failed: the server answered without TLS, as a plain http:// server"
                     " does (give the URL with http://)"), RULE_FETCH_ERROR
+        if isinstance(tls, ssl.SSLCertVerificationError):  # (what to do about it, said too)
+            why = tls.verify_message or describe(tls)
+            return (f"the server's TLS certificate did not verify ({why}): --cacert FILE trusts the CA"
+                    " that signed it, --insecure skips the check"), RULE_FETCH_ERROR
         return f"connection failed: {describe(exc)}", RULE_FETCH_ERROR
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.LocalProtocolError, h11.ProtocolError)):
         return f"HTTP protocol error: {describe(exc)}", RULE_FETCH_ERROR
