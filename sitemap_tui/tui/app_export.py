@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.widgets import TabbedContent
 
+from sitemap_tui.engine.model import NodeKind
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
 from sitemap_tui.tui.app_audit import AuditLink
@@ -126,9 +127,7 @@ class ExportLink(AuditLink):
         if issue is not None and issue.entry_id is not None:
             add("issue", "URL of the selected issue", EntryFilter(entry_ids=[issue.entry_id]))
         elif (issue is not None and sel is not None and (urls := file_issue_urls(issue)) is not None
-              and not any(n.url == issue.url for n in self.tree.model.nodes.values())):
-            # (not one that names a sitemap file of the tree, an index's child: Enter shows that
-            # file, which has no rows here; found from outside, the default was "0 URLs")
+              and not self._names_a_file(issue)):
             # a file's finding: the URLs Enter shows for it (found from outside: w offered its
             # rule's 0 URLs, "reported on sitemap files", for a finding naming 3 other-host URLs)
             from sitemap_tui.tui.url_filter import combine, parse_filter
@@ -145,6 +144,16 @@ class ExportLink(AuditLink):
         looking += ["marked", "filter", self._export_prefs().scope, "node", "subtree"]
         default = next((by_kind[k] for k in looking if k in by_kind), next(iter(scopes), None))
         return scopes, kinds, default
+
+    def _names_a_file(self, issue: Any) -> bool:
+        """An issue of an index or a robots.txt (its URL a listed sitemap's, as written: perhaps
+        relative), or one naming a sitemap file of the tree: Enter shows that file, which has no
+        rows to export (found from outside: the default scope read "0 URLs")."""
+        nodes = self.tree.model.nodes
+        node = nodes.get(issue.node_id) if issue.node_id is not None else None
+        if node is not None and node.kind in (NodeKind.INDEX, NodeKind.ROBOTS):
+            return True
+        return any(n.url == issue.url for n in nodes.values())
 
     def _none_shown(self, table: Any, marked: Any) -> bool:
         """Marks made before a filter (a drill) that it shows none of: "marked rows" was then
