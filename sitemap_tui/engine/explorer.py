@@ -355,8 +355,8 @@ class Explorer(FileProcessing):
         listed = list(self.children.get(robots_node.id, []))
         self._robots_records(robots_node, listed)
         # a host that took robots.txt's request and gave nothing back: one more path is asked,
-        # and when it stalls too the rest are not (found from outside: 7 x --timeout, 210 s, on
-        # a server that never answered, then "no sitemap found")
+        # and when it stalls too the other paths are not, only the home page (found from
+        # outside: 7 x --timeout, 210 s, on a server that never answered, then "no sitemap found")
         stalls = int(robots_node.state == NodeState.FAILED and robots_node.stats.http_status is None
                      and robots_node.stats.wire_bytes == 0)
         silent = ""
@@ -382,11 +382,9 @@ class Explorer(FileProcessing):
                 continue  # listed after all (an index read from robots.txt's)
             node = self._add_child(root, url, FoundBy.USER)
             self.discovery.append(DiscoveryRecord(url, FoundBy.USER, "in the build folder, listed by nothing there", node.id))
-        links: list[tuple[str, str | None]] = []
-        if silent:
-            home_detail = f"home page: not fetched: {silent}"
-        else:
-            links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
+        # (asked even of a host silent so far: a page may answer where robots.txt and a sitemap
+        # path stall, and its link is the one way left; found from outside, it was not asked)
+        links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
         if not links:  # said like a probed path that held nothing (discover lists it)
             self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))
         for url, why in links:
@@ -456,9 +454,9 @@ class Explorer(FileProcessing):
                 unasked = record.detail.removeprefix("not probed: ")
             elif record.found_by == FoundBy.PROBE and record.node_id is None:
                 tried.append(urlsplit(record.url).path or record.url)
-        if unasked:  # (a silent host: the rest was not asked, and that is no "tried")
-            return f"{NO_SITEMAP}: tried " + ", ".join(tried) + f"; the rest was not asked: {unasked}"
         tried.append("<link rel=sitemap> in the home page")
+        if unasked:  # (a silent host: the other paths were not asked, and that is no "tried")
+            return f"{NO_SITEMAP}: tried " + ", ".join(tried) + f"; the other common paths were not asked: {unasked}"
         return f"{NO_SITEMAP}: tried " + ", ".join(tried)
 
     async def check_discovered(self, limit: int) -> int:
