@@ -4,10 +4,14 @@ that answered 404, or was an HTML page, or an address it may not reach."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 
 import cli_process
 from pytest_httpserver import HTTPServer
@@ -29,6 +33,30 @@ def _site(httpserver: HTTPServer, lines: list[str]) -> None:
                                                               content_type="text/html")
     httpserver.expect_request("/").respond_with_data("<html><head></head><body></body></html>",
                                                      content_type="text/html")
+
+
+@contextlib.contextmanager
+def silent_host() -> Iterator[tuple[int, list[socket.socket]]]:
+    """A host on 127.0.0.1 that takes every connection and never answers: (its port, the
+    connections it holds)."""
+    held: list[socket.socket] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield listener.getsockname()[1], held
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
 
 
 def test_a_listed_sitemap_that_is_not_there_is_not_found(threaded_httpserver: HTTPServer) -> None:
@@ -81,23 +109,7 @@ def test_all_there_passes_strict_and_the_checks_stop_at_their_cap(threaded_https
 def test_a_host_that_stalls_is_not_asked_for_every_listed_sitemap(threaded_httpserver: HTTPServer) -> None:
     """Each check of a host that takes the connection and never answers waits out the deadline:
     100 listed sitemaps there cost 25 deadlines (--per-host 4). The first stall ends the rest."""
-    import socket
-    import threading
-
-    held: list[socket.socket] = []
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            held.append(conn)  # read nothing, answer nothing
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
+    with silent_host() as (port, held):
         httpserver = threaded_httpserver
         _site(httpserver, [f"http://127.0.0.1:{port}/s{i}.xml" for i in range(12)])
         proc = run("discover", httpserver.url_for("/"), "--timeout", "2", "--retries", "0")
@@ -107,10 +119,6 @@ def test_a_host_that_stalls_is_not_asked_for_every_listed_sitemap(threaded_https
         skipped = [r for r in rows if r.endswith("; not checked: its host answered an earlier check with nothing)")]
         assert len(skipped) >= 8, rows  # at most --per-host (4) were asked
         assert len(held) <= 4
-    finally:
-        listener.close()
-        for conn in held:
-            conn.close()
 
 
 def test_every_sitemap_line_and_link_is_said_and_links_follow_the_base(threaded_httpserver: HTTPServer) -> None:
@@ -255,34 +263,12 @@ def test_a_host_that_answers_nothing_is_not_asked_path_after_path() -> None:
     five probes and the home page one --timeout each (210 s with the defaults), then "no
     sitemap found". After robots.txt and one probe gave nothing, the other paths are not asked
     (the home page still is: its link may be the one way left), and that is said."""
-    import socket
-    import threading
-
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            held.append(conn)  # read nothing, answer nothing
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
-        proc = run("discover", url, "--timeout", "1", "--retries", "0")
+    with silent_host() as (port, held):
+        proc = run("discover", f"http://127.0.0.1:{port}/", "--timeout", "1", "--retries", "0")
         assert proc.returncode == 2, proc.stderr
         assert ("/sitemap.xml, <link rel=sitemap> in the home page; the other common paths were not asked: the"
                 " host answered neither robots.txt nor /sitemap.xml within --timeout 1 s") in proc.stderr, proc.stderr
         assert len(held) == 3, held  # robots.txt, /sitemap.xml and the home page, nothing more
-    finally:
-        listener.close()
-        for conn in held:
-            conn.close()
 
 
 def test_a_robots_txt_that_is_an_html_page_is_said(httpserver: HTTPServer) -> None:

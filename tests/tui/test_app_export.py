@@ -58,6 +58,33 @@ async def export_now(app: Any, pilot: Any, screen: ExportScreen) -> Path:
     return Path(note.rsplit(" to ", 1)[1])
 
 
+async def on_rule(app: Any, pilot: Any, rule: str) -> tuple[Any, Any]:
+    """The Issues tab (4), its tree's cursor moved down to ``rule`` with the arrow keys, as a
+    user does: (the pane, its tree)."""
+    await pilot.press("4")
+    await settle(app, pilot)
+    pane = app.issues_pane
+    tree = pane.query_one("#issues-tree")
+    assert app.focused is tree
+    for _ in range(120):
+        if pane.selected_rule == rule and pane.selected_issue is None:
+            break
+        await pilot.press("down")
+        await pilot.pause()
+    assert pane.selected_rule == rule
+    return pane, tree
+
+
+async def first_issue(pilot: Any, pane: Any, tree: Any) -> Any:
+    """Space opens the rule under the cursor, down to its first issue: that issue."""
+    rule_node = tree.cursor_node
+    await pilot.press("space")
+    await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
+    await pilot.press("down")
+    await pilot.pause()
+    return pane.selected_issue
+
+
 async def table_rows(app: Any, pilot: Any) -> list[str]:
     grid = app.url_table.grid
     await wait_for(pilot, lambda: grid.total is not None and not grid.scanning, what="the table's count")
@@ -269,25 +296,11 @@ async def test_on_the_issues_tab_the_default_is_the_issue_or_its_rule(demo_serve
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
         await explored(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        pane = app.issues_pane
-        tree = pane.query_one("#issues-tree")
-        assert app.focused is tree
-        for _ in range(80):  # down to a rule on URLs (the user's arrow keys)
-            if pane.selected_rule == "loc-session-id" and pane.selected_issue is None:
-                break
-            await pilot.press("down")
-            await pilot.pause()
+        pane, tree = await on_rule(app, pilot, "loc-session-id")  # a rule on URLs
         screen = await open_export(app, pilot)
         assert screen.scope == "URLs with rule loc-session-id"
         await close_export(app, pilot)
-        rule_node = tree.cursor_node
-        await pilot.press("space")  # open the rule
-        await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
-        await pilot.press("down")
-        await pilot.pause()
-        issue = pane.selected_issue
+        issue = await first_issue(pilot, pane, tree)
         assert issue is not None and issue.entry_id is not None
         screen = await open_export(app, pilot)
         assert screen.scope == "URL of the selected issue"
@@ -308,22 +321,8 @@ async def test_w_on_a_files_finding_exports_the_urls_enter_shows(demo_server, ma
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
         await explored(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        pane = app.issues_pane
-        tree = pane.query_one("#issues-tree")
-        for _ in range(120):  # down to the rule (the user's arrow keys)
-            if pane.selected_rule == rule and pane.selected_issue is None:
-                break
-            await pilot.press("down")
-            await pilot.pause()
-        assert pane.selected_rule == rule
-        rule_node = tree.cursor_node
-        await pilot.press("space")  # open the rule
-        await wait_for(pilot, lambda: bool(rule_node.children), what="the rule's issues")
-        await pilot.press("down")
-        await pilot.pause()
-        issue = pane.selected_issue
+        pane, tree = await on_rule(app, pilot, rule)
+        issue = await first_issue(pilot, pane, tree)
         assert issue is not None and issue.entry_id is None
         screen = await open_export(app, pilot)
         if scope is None:

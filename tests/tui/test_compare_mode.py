@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_helpers import screen_text, settle, wait_for, wait_started
@@ -182,16 +183,22 @@ def kept(httpserver, cache: Path) -> tuple[Path, Path]:
     return newest, earlier
 
 
+async def history_line(app: Any, pilot: Any, earlier: Path) -> str:
+    """Once the app started, its Overview's line on the site's history since ``earlier``
+    (drawn on the refresh after the history is read); returns that exploration's date."""
+    await wait_started(app, pilot)
+    await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
+    when = read_summary(earlier).started[:10]
+    await wait_for(pilot, lambda: f"Site since {when}" in screen_text(app), what="the history line")
+    return when
+
+
 async def test_compare_with_from_the_palette_lists_the_site_s_earlier_explorations(kept, make_app) -> None:
     newest, earlier = kept
     app = make_app(None, db_path=newest, site_history=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_started(app, pilot)
         # the Overview: since the site's earlier exploration, and the URL count over its history
-        await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
-        when = read_summary(earlier).started[:10]
-        # (the Overview draws the line on its next refresh, after the history is in)
-        await wait_for(pilot, lambda: f"Site since {when}" in screen_text(app), what="the history line")
+        when = await history_line(app, pilot, earlier)
         assert ": +3 −3 URLs" in screen_text(app)
         # (the sparkline's caption on its own line, whole at 80 columns, not "URLs   URLs over …")
         lines = screen_text(app).splitlines()
@@ -379,10 +386,7 @@ async def test_the_history_line_of_a_target_that_could_not_be_read_compares_noth
     newest, earlier = kept
     app = make_app(None, db_path=newest, site_history=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_started(app, pilot)
-        await wait_for(pilot, lambda: app.site_history is not None, what="the site's history")
-        when = read_summary(earlier).started[:10]
-        await wait_for(pilot, lambda: f"Site since {when}" in screen_text(app), what="the history line")
+        await history_line(app, pilot, earlier)
         # the target's node as a run that found no sitemap leaves it (found from outside: a
         # site whose robots.txt and paths stalled read "+0 −1 URLs")
         root = next(n for n in app.tree.model.nodes.values() if n.parent_id is None)

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
@@ -247,15 +248,20 @@ async def test_escape_while_writing_cancels_and_leaves_nothing(tmp_path: Path):
         await wait_for(pilot, lambda: not list((tmp_path / "out").glob(".*.tmp")))
 
 
+async def this_node_dialog(app: Host, pilot: Any, folder: Path) -> tuple[Any, Any]:
+    """The export dialog on node 1 ("this node"), once the table is ready: (it, its path box)."""
+    await ready(pilot, app.query_one(UrlTable))
+    screen = app.export({"this node": EntryFilter(node_ids=[1])}, folder)
+    await pilot.pause()
+    return screen, screen.query_one("#export-path")
+
+
 async def test_after_a_failed_export_typing_replaces_the_path(tmp_path: Path):
     """Bug 4 of issue 18: after a failed export (/proc/nope) the next path typed replaced nothing."""
     store, ids = store_of(tmp_path)
     app = Host(tmp_path / "x.db")
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot, app.query_one(UrlTable))
-        screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
-        await pilot.pause()
-        path_input = screen.query_one("#export-path")
+        screen, path_input = await this_node_dialog(app, pilot, tmp_path)
         path_input.focus()
         path_input.value = "/proc/nope"
         await pilot.press("enter")
@@ -436,10 +442,7 @@ async def test_a_path_ending_in_a_slash_names_a_folder(tmp_path: Path):
     store, ids = store_of(tmp_path)
     app = Host(tmp_path / "x.db")
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot, app.query_one(UrlTable))
-        screen = app.export({"this node": EntryFilter(node_ids=[1])}, tmp_path)
-        await pilot.pause()
-        path_input = screen.query_one("#export-path")
+        screen, path_input = await this_node_dialog(app, pilot, tmp_path)
         for typed in (f"{tmp_path / 'tuifolder'}/", f"{tmp_path / 'tuifolder'}/."):
             path_input.value = typed
             await click(pilot, "#export-go")
