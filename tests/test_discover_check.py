@@ -253,6 +253,19 @@ def test_a_home_page_link_to_another_host_is_listed_not_fetched(httpserver: HTTP
                 " read from there; the headers given for the target") in proc.stderr, proc.stderr
         proc = run("urls", httpserver.url_for("/"), "--no-history", "--follow-cross-host")
         assert proc.stdout.split() == [other.url_for("/p")], proc.stderr
+        # near miss: the home page redirected to another host (example.com to www.example.com)
+        # links files there, on the host it was read from: followed
+        httpserver.clear()
+        www = f"http://localhost:{httpserver.port}"
+        httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+        httpserver.expect_request("/").respond_with_data("", status=301, headers={"Location": f"{www}/home"})
+        httpserver.expect_request("/home").respond_with_data('<link rel="sitemap" href="/sm.xml">',
+                                                             content_type="text/html")
+        httpserver.expect_request("/sm.xml").respond_with_data(
+            f"<urlset {NS}><url><loc>{www}/p</loc></url></urlset>", content_type="application/xml")
+        httpserver.expect_request(re.compile(r"/.+")).respond_with_data("", status=404)
+        proc = run("urls", httpserver.url_for("/"), "--no-history")
+        assert proc.stdout.split() == [f"{www}/p"], proc.stderr
     finally:
         other.clear()
         other.stop()

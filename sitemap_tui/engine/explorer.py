@@ -384,7 +384,7 @@ class Explorer(FileProcessing):
             self.discovery.append(DiscoveryRecord(url, FoundBy.USER, "in the build folder, listed by nothing there", node.id))
         # (asked even of a host silent so far: a page may answer where robots.txt and a sitemap
         # path stall, and its link is the one way left; found from outside, it was not asked)
-        links, home_detail = await self._home_links(target, self.robots.get(robots_node.url))
+        links, home_detail, home_at = await self._home_links(target, self.robots.get(robots_node.url))
         if not links:  # said like a probed path that held nothing (discover lists it)
             self.discovery.append(DiscoveryRecord(target.url, FoundBy.HTML_LINK, home_detail, None))
         for url, why in links:
@@ -395,9 +395,10 @@ class Explorer(FileProcessing):
             if urlpolicy.normalize(url) in self.visited:
                 self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK, "already found", self.visited[urlpolicy.normalize(url)]))
                 continue
-            if not self.options.follow_cross_host and not urlpolicy.same_server(url, target.url):
-                # as an index's child on another host: listed, not fetched (found from outside: a
-                # home page, or one it redirected to, or its <base href>, led the run elsewhere)
+            if not self.options.follow_cross_host and not urlpolicy.same_server(url, home_at):
+                # as an index's child on another host than the index: listed, not fetched (found
+                # from outside: a link, or a <base href>, led the run elsewhere). The host is the
+                # page's as read: example.com redirected to www.example.com links files there
                 why = "on another host or port (not followed; use --follow-cross-host)"
                 node = self._add_child(root, url, FoundBy.HTML_LINK, follow=False, why_not=why,
                                        cause=LeftOut.LINK_CROSS_HOST)
@@ -528,14 +529,16 @@ class Explorer(FileProcessing):
             return True, f"probed: {parser.kind.value}{at}", True
         return False, f"probed: not a sitemap ({parser.kind.value if parser.kind else 'empty'}){at}", True
 
-    async def _home_links(self, target: Target, robots: RobotsFile | None) -> tuple[list[tuple[str, str | None]], str]:
-        """The home page's <link rel=sitemap> URLs (find_sitemap_links), and in words why there
-        are none. A page, unlike a sitemap: not fetched when the site's robots.txt disallows it
-        for this tool (found from outside: `Disallow: /` and the home page fetched all the same)."""
+    async def _home_links(self, target: Target,
+                          robots: RobotsFile | None) -> tuple[list[tuple[str, str | None]], str, str]:
+        """The home page's <link rel=sitemap> URLs (find_sitemap_links), in words why there are
+        none, and where the page was read (after its redirects). A page, unlike a sitemap: not
+        fetched when the site's robots.txt disallows it for this tool (found from outside:
+        `Disallow: /` and the home page fetched all the same)."""
         assert self._fetcher is not None
         agent = agent_token(self.fetch_config.user_agent)
         if robots is not None and not robots.allowed(target.url, agent):
-            return [], f"home page: not fetched: robots.txt disallows it for {agent}"
+            return [], f"home page: not fetched: robots.txt disallows it for {agent}", target.url
         buf = bytearray()
 
         def sink(chunk: bytes) -> None:
@@ -544,12 +547,13 @@ class Explorer(FileProcessing):
                 raise StopFetch()
 
         outcome = await self._fetcher.fetch(target.url, sink)
+        read_at = outcome.final_url or target.url
         if outcome.error or not buf:
-            return [], f"home page: {outcome.error or 'empty'}"
-        links = find_sitemap_links(bytes(buf), outcome.final_url or target.url)
+            return [], f"home page: {outcome.error or 'empty'}", read_at
+        links = find_sitemap_links(bytes(buf), read_at)
         if len(buf) >= HOME_MAX_BYTES:  # a link further down is not seen: say how far it looked
-            return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB"
-        return links, "no <link rel=sitemap> in the home page"
+            return links, f"no <link rel=sitemap> in the home page's first {HOME_MAX_BYTES // 1048576} MiB", read_at
+        return links, "no <link rel=sitemap> in the home page", read_at
 
 
 NO_SITEMAP = "no sitemap found"
