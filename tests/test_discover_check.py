@@ -236,7 +236,7 @@ def test_a_home_page_link_to_another_host_is_listed_not_fetched(httpserver: HTTP
         httpserver.expect_request(re.compile(r"/.+")).respond_with_data("", status=404)
         proc = run("urls", httpserver.url_for("/"), "--no-history")
         assert proc.returncode == 0 and proc.stdout == "" and not other.log, proc.stderr
-        assert ("1 sitemap the home page links to not fetched: on another host or port than the site, first"
+        assert ("1 sitemap the home page links to not fetched: on another host or port than the page, first"
                 f" {other.url_for('/linked.xml')} (--follow-cross-host)") in proc.stderr, proc.stderr
         proc = run("discover", httpserver.url_for("/"))
         assert "on another host or port (not followed; use --follow-cross-host)" in proc.stdout, proc.stdout

@@ -87,7 +87,7 @@ def describe(
         ),
         LeftOut.LINK_CROSS_HOST: (
             f"{_n(count, 'sitemap', 'sitemaps')} the home page links to not fetched: on another host or port"
-            f" than the site{first}", "--follow-cross-host", True,
+            f" than the page{first}", "--follow-cross-host", True,
         ),
         LeftOut.FROM_LOCAL: (
             # (not "give the folder as the target": found from outside, said when it was)
