@@ -308,10 +308,13 @@ async def test_on_the_issues_tab_the_default_is_the_issue_or_its_rule(demo_serve
         assert path.read_text() == f"{issue.url}\n"
 
 
-@ids
-@pytest.mark.parametrize(("rule", "scope"), [("location-different-host", "URL the selected issue names"),
-                                             ("lastmod-missing", "URLs the selected issue counts"),
-                                             ("index-lastmod-stale", None)])
+@pytest.mark.parametrize(("rule", "scope", "size"), [
+    ("lastmod-missing", "URLs the selected issue counts", (200, 50)),
+    ("lastmod-missing", "URLs the selected issue counts", (80, 24)),
+    # (one size each: the dialog's scopes do not depend on it, and CI's minutes are few)
+    ("location-different-host", "URL the selected issue names", (80, 24)),
+    ("index-lastmod-stale", None, (80, 24)),
+])
 async def test_w_on_a_files_finding_exports_the_urls_enter_shows(demo_server, make_app, tmp_path, size,
                                                                   rule, scope):
     """Found from outside: ``w`` on a file's finding naming other-host URLs (or counting the URLs
