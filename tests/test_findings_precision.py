@@ -696,3 +696,19 @@ def test_an_xml_base_attribute_is_named_as_written() -> None:
     messages = [i.message for i in parse_and_check(xml, xsd="lax") if i.rule == "core-unknown-attribute"]
     assert any("attribute 'xml:base'" in m for m in messages), messages
     assert any("attribute 'foo'" in m for m in messages), messages
+
+
+def test_a_deprecated_video_tag_is_reported_on_its_own_line() -> None:
+    """Found from outside: <video:category> on line 9 was said on the <video:video>'s line."""
+    xml = (f'{DECL}<urlset xmlns="{SM}" xmlns:video="http://www.google.com/schemas/sitemap-video/1.1">\n'
+           "  <url>\n"  # 3
+           "    <loc>https://example.com/a</loc>\n"  # 4
+           "    <video:video>\n"  # 5
+           "      <video:thumbnail_loc>https://example.com/t.jpg</video:thumbnail_loc>\n"  # 6
+           "      <video:title>T</video:title><video:description>D</video:description>\n"  # 7
+           "      <video:content_loc>https://example.com/v.mp4</video:content_loc>\n"  # 8
+           "      <video:category>x</video:category>\n"  # 9
+           "    </video:video>\n"
+           "  </url>\n"
+           "</urlset>\n")
+    assert lines_of(parse_and_check(xml), "video-deprecated-tags") == [9]

@@ -400,8 +400,8 @@ def check_videos(ctx: FileContext,
         _video_uploader(v, page, lambda rule, **f: add(rule, at("uploader"), **f))
         for name in VIDEO_DEPRECATED:
             if name in f or name in v.multi or any(_local(t) == name for t in v.tags):
-                tally(
-                    st, "video-deprecated-tags", name, vline, url, tag=f"<video:{name}>"
+                tally(  # (on the tag's own line: found from outside, it was the video's)
+                    st, "video-deprecated-tags", name, at(name), url, tag=f"<video:{name}>"
                 )
         for key in VIDEO_DEPRECATED_ATTRS:
             if key in v.attrs:
@@ -410,7 +410,7 @@ def check_videos(ctx: FileContext,
                     st,
                     "video-deprecated-tags",
                     key,
-                    vline,
+                    at("player_loc"),
                     url,
                     tag=f"<video:player_loc {attr}=...>",
                 )
