@@ -31,7 +31,7 @@ from sitemap_tui.engine.filejob import (
     JobRedirected,
     JobSpec,
 )
-from sitemap_tui.engine.leftout import KEPT_INDEXES, RELATIVE_CHILD, LeftOut
+from sitemap_tui.engine.leftout import CROSS_HOST_CHILD, KEPT_INDEXES, RELATIVE_CHILD, LeftOut
 from sitemap_tui.engine.model import (
     FoundBy,
     Node,
@@ -294,7 +294,7 @@ class FileProcessing(RobotsReading):
                 and not url.startswith("file:")
                 and not urlpolicy.same_server(url, base)
             ):
-                follow, why = False, "on another host or port (not followed; use --follow-cross-host)"
+                follow, why = False, CROSS_HOST_CHILD
                 cause = LeftOut.CROSS_HOST
                 if base.startswith("file:"):  # (no host at all: "another host" sent users to the network)
                     why = "listed by a local file whose folder stands for no site (not fetched)"

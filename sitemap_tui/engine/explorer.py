@@ -26,7 +26,7 @@ from sitemap_tui.engine.explore_tree import (  # (ExploreOptions, DiscoveryRecor
     ExploreOptions,
 )
 from sitemap_tui.engine.fetch import Fetcher, StopFetch
-from sitemap_tui.engine.leftout import LeftOut, Omission, describe
+from sitemap_tui.engine.leftout import CROSS_HOST_CHILD, LeftOut, Omission, describe
 from sitemap_tui.engine.model import (
     FoundBy,
     Node,
@@ -399,7 +399,7 @@ class Explorer(FileProcessing):
                 # as an index's child on another host than the index: listed, not fetched (found
                 # from outside: a link, or a <base href>, led the run elsewhere). The host is the
                 # page's as read: example.com redirected to www.example.com links files there
-                why = "on another host or port (not followed; use --follow-cross-host)"
+                why = CROSS_HOST_CHILD
                 node = self._add_child(root, url, FoundBy.HTML_LINK, follow=False, why_not=why,
                                        cause=LeftOut.LINK_CROSS_HOST)
                 self.discovery.append(DiscoveryRecord(url, FoundBy.HTML_LINK,

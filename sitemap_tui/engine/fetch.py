@@ -46,6 +46,7 @@ from sitemap_tui.engine.fetch_outcome import (
     ResponseCallback,
     Sink,
     StopFetch,
+    causes,
     content_length,
     error_for,
     fail,
@@ -85,16 +86,8 @@ def _refused(exc: BaseException) -> bool:
     told to). A DNS answer of "try again" (EAI_AGAIN) is retried."""
     if tls_failure(exc) is not None:  # a handshake that failed fails the same way again
         return True
-    seen: BaseException | None = exc
-    for _ in range(8):  # httpx wraps httpcore's error, which wraps the OSError
-        if seen is None:
-            return False
-        if isinstance(seen, ConnectionRefusedError):
-            return True
-        if isinstance(seen, socket.gaierror) and seen.errno in _NO_SUCH_NAME:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    return any(isinstance(e, ConnectionRefusedError)
+               or (isinstance(e, socket.gaierror) and e.errno in _NO_SUCH_NAME) for e in causes(exc))
 
 
 def _malformed(exc: BaseException) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import email.utils
 import re
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -177,18 +177,23 @@ def describe(exc: BaseException) -> str:
     return text if text else type(exc).__name__
 
 
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it wraps: httpx's error wraps httpcore's, which wraps the OSError (a
+    few levels; bounded, as a chain may loop)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return
+        yield seen
+        seen = seen.__cause__ or seen.__context__
+
+
 def tls_failure(exc: BaseException) -> ssl.SSLError | None:
     """The TLS error behind a failed connection, when the handshake itself failed (a plain
     http server, a certificate that does not verify): the same answer every time. A connection
     closed during it (an EOF) is not one: that may pass."""
-    seen: BaseException | None = exc
-    for _ in range(8):  # httpx wraps httpcore's error, which wraps the SSLError
-        if seen is None:
-            return None
-        if isinstance(seen, ssl.SSLError) and not isinstance(seen, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
+    return next((e for e in causes(exc) if isinstance(e, ssl.SSLError)
+                 and not isinstance(e, (ssl.SSLEOFError, ssl.SSLZeroReturnError))), None)
 
 
 def fail(out: FetchOutcome, message: str, rule: str = RULE_FETCH_ERROR) -> None:

@@ -17,6 +17,8 @@ KEPT_INDEXES = 4
 # why an index's relative child is not fetched: on its node (nodes.error), where a re-run that
 # carries the index over from its previous exploration finds it (store/carry.py)
 RELATIVE_CHILD = "a relative URL (search engines read only absolute ones)"
+# why an index's child (or a home page's link) on another host is not fetched, on its node
+CROSS_HOST_CHILD = "on another host or port (not followed; use --follow-cross-host)"
 
 
 class LeftOut(StrEnum):

@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Sparkline, Static
 
+from sitemap_tui.engine.leftout import CROSS_HOST_CHILD
 from sitemap_tui.engine.localmap import read_from
 from sitemap_tui.engine.model import FoundBy, Node, NodeKind, NodeState
 from sitemap_tui.engine.sanitize import display
@@ -284,8 +285,7 @@ class OverviewPane(NodePane):
             style = "bold red" if node.state == NodeState.FAILED else "yellow"
             label = "Failed: " if node.state == NodeState.FAILED else ("Skipped: " if node.state == NodeState.SKIPPED else "Note: ")
             parts.append(Text(label + display(node.error), style=style))
-            if (node.state == NodeState.SKIPPED and node.found_by == FoundBy.INDEX
-                    and "--follow-cross-host" in node.error):
+            if node.state == NodeState.SKIPPED and node.found_by == FoundBy.INDEX and node.error == CROSS_HOST_CHILD:
                 # (the option is the command line's: here it is a key)
                 parts.append(Text("Here: f follows other hosts, then r on the file that lists it.", style="italic"))
         if s.unchanged_since:  # a re-exploration's 304 (engine/refetch.py)
