@@ -242,6 +242,8 @@ class EngineHost(AuditJobs):
             self._index_when_idle()
             self._say_refetch_notes()
         self.post(Done(what, node_id, _plain(result)))
+        if what in ("reload", "refetch") and result is True and node_id is not None:
+            self._say_outdated(node_id)
 
     # -- the re-exploration (issue 20 §3) ----------------------------------------------------
     async def _open(self, target: Any, ex: Explorer) -> Any:
@@ -380,14 +382,15 @@ class EngineHost(AuditJobs):
         if self.store_failure is not None:
             self.post(Failed("store", self.store_failure, None))
             return
-        if not self._store_free.is_set() or self._crossfile_waiting is not None:
+        if self._crossfile_cancel is not None or self._crossfile_waiting is not None:
             self.post(Failed("crossfile", "the cross-file checks are already running", None))
             return
-        if self._busy():
+        if self._busy() or not self._store_free.is_set():  # (crawler access holds it too)
             if when_idle:
                 self._crossfile_waiting = self._spawn(self._crossfile_when_idle())
             else:
-                self.post(Failed("crossfile", "files are still being fetched: wait for them, or cancel (x)", None))
+                what = "files are still being fetched" if self._busy() else "another check is running"
+                self.post(Failed("crossfile", f"{what}: wait for them, or cancel (x)", None))
             return
         store = self.explorer.store
         if store is None:
@@ -442,7 +445,7 @@ class EngineHost(AuditJobs):
         self._spawn(run())
 
     async def _crossfile_when_idle(self) -> None:
-        while self._busy():  # (this task is not counted)
+        while self._busy() or not self._store_free.is_set():  # (this task is not counted)
             await asyncio.sleep(0.05)
         self._crossfile_waiting = None
         self.crossfile()

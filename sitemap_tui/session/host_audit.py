@@ -1,5 +1,6 @@
 """The engine host's audit jobs (issue 22 §4): the explorer's audit of a node's URLs and the
-crawler-access table, run on the host's loop beside its other commands (session/host.py).
+crawler-access table, run on the host's loop beside its other commands (session/host.py); and
+what a file fetched again makes out of date among the whole-tree results.
 
 An audit is one task of the host's: cancelling it keeps every stored result, so the next audit
 goes on where it stopped (the store's ``audit`` table is the record of what is done). The access
@@ -15,10 +16,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from sitemap_tui.engine.store.file import StoreError
-from sitemap_tui.session.messages import AuditNote, AuditProgress, Done, Failed, Reply
+from sitemap_tui.session.messages import AuditNote, AuditProgress, Done, Failed, Outdated, Reply
 
 if TYPE_CHECKING:
     from sitemap_tui.engine.explorer import Explorer
+    from sitemap_tui.session.validation import Validation
 
 
 class AuditJobs:
@@ -27,6 +29,7 @@ class AuditJobs:
     post: Callable[[Reply], None]
     explorer: Explorer | None
     store_failure: str | None
+    validation: Validation
     _store_free: asyncio.Event
     _audit: asyncio.Task[None] | None = None  # the explorer's audit (x cancels it)
     _access_cancel: threading.Event | None = None  # set: the access table stops between batches
@@ -93,6 +96,26 @@ class AuditJobs:
             return fetched
 
         self._audit = self._spawn(self._run("audit", go, None))
+
+    def _say_outdated(self, node_id: int) -> None:
+        """A file fetched again whose content changed: the cross-file issues describe the tree
+        before it (a duplicate or a missing return link names the old copy, on other files too),
+        so they are dropped; the crawler-access table, if computed, has its new rows to judge.
+        Found by a review: after r, "listed with a different lastmod" stayed, quoting the old one."""
+        from sitemap_tui.engine.store.access import computed
+
+        store = self.explorer.store if self.explorer is not None else None
+        if store is None or self.store_failure is not None:
+            return
+        try:
+            parts: tuple[str, ...] = ("crossfile",) if self.validation.crossfile_outdated(store) else ()
+            if computed(store.conn):
+                parts += ("access",)
+        except StoreError as exc:
+            self._store_failed(exc, node_id)
+            return
+        if parts:
+            self.post(Outdated(node_id, parts))
 
     def access(self, *, auto: bool = False) -> None:
         """Bring the crawler-access table up to date (robots.txt only; about 15 s of CPU for 1 M

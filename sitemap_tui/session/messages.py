@@ -172,9 +172,19 @@ class AuditNote:
 
 
 @dataclass(frozen=True, slots=True)
+class Outdated:
+    """A file fetched again (``node_id``) changed what earlier whole-tree results were made
+    from: ``parts`` names them, "crossfile" (their issues were dropped) and "access" (the
+    crawler-access table has rows to judge). The interface runs them again or says so."""
+
+    node_id: int
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Exited:
     """The engine process is about to end (its last message on the pipe)."""
 
 
 Reply = (Ready | Events | Done | Failed | DeepProgress | CrossfileStep | SearchProgress | Exited
-         | AuditProgress | AuditNote)
+         | AuditProgress | AuditNote | Outdated)

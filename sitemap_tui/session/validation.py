@@ -94,6 +94,23 @@ class Validation:
             store.set_meta(CROSSFILE_KEY, marker)
             return kept
 
+    def crossfile_outdated(self, store: Store) -> bool:
+        """A file was fetched again, and changed, after the cross-file rules ran: their issues
+        (on any file: a duplicate on another file names this one's old copy) are dropped, and so
+        is the record of what they were decided from, so no later exploration copies them
+        (engine/store/carry.py). True when they had run."""
+        from sitemap_tui.engine.store.carry import CROSSFILE_KEY
+        from sitemap_tui.validate.crossfile import CROSSFILE_RULES
+        from sitemap_tui.validate.crossfile_sink import forget
+
+        with store.guarded():
+            if store.get_meta(CROSSFILE_KEY) is None:
+                return False
+            forget(store, CROSSFILE_RULES)
+            store.set_meta(CROSSFILE_KEY, None)
+            store.publish()
+        return True
+
     def _crossfile_marker(self, store: Store, robots: dict[str, RobotsFile] | None) -> dict[str, Any]:
         """What the cross-file rules decide from besides the tree and its rows: the rules, the
         robots.txt files (those kept in the store when none are given, as the rules read

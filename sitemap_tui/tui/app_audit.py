@@ -18,7 +18,7 @@ from sitemap_tui.engine.audit import AuditOptions
 from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.tui.app_compare import CompareLink
-from sitemap_tui.tui.messages import AuditNote, AuditProgress, CommandDone, EngineError
+from sitemap_tui.tui.messages import AuditNote, AuditProgress, CommandDone, EngineError, Outdated
 from sitemap_tui.tui.palette import PaletteCommand
 from sitemap_tui.tui.screens.confirm import ConfirmScreen
 from sitemap_tui.tui.widgets.sitemap_tree import short_name
@@ -107,6 +107,12 @@ class AuditLink(CompareLink):
         super()._expand_all_done(files)
         if not self.jobs.access:
             self._start_access(auto=True)  # cheap (robots.txt only): the Overview's matrix
+
+    @on(Outdated)
+    def _access_outdated(self, message: Outdated) -> None:
+        # the file's new rows are not judged yet: the Overview's matrix would leave them out
+        if "access" in message.parts and not self.jobs.access:
+            self._start_access(auto=True)
 
     # -- the engine's answers ------------------------------------------------------------------
     @on(CommandDone)

@@ -34,6 +34,7 @@ from sitemap_tui.tui.messages import (
     EngineEvents,
     EngineReady,
     IssueCounts,
+    Outdated,
     SearchProgress,
 )
 from sitemap_tui.tui.screens.error import StoreErrorScreen
@@ -402,6 +403,26 @@ class EngineLink(PaneSync):
         if message.what in ("open", "expand", "expand-all"):
             self._say_carried()
         self.update_header()
+
+    @on(Outdated)
+    def _crossfile_outdated(self, message: Outdated) -> None:
+        """A file fetched again changed: the engine dropped the cross-file issues, which spoke
+        of its old copy. A set small enough to have them run by itself has them run again."""
+        if "crossfile" not in message.parts:
+            return
+        self.recount_issues()
+        self._issues_changed()
+        node = self.tree.model.nodes.get(message.node_id)
+        name = short_name(node) if node else "A file"
+        urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
+        if self.jobs.crossfile:  # (the app's own run, waiting for the fetch to end: it runs next)
+            return
+        if urls <= AUTO_CROSSFILE_URLS:
+            self.notify(f"{name} changed: checking across files again…", markup=False)
+            self._start_crossfile(auto=True)
+        else:
+            self.notify(f"{name} changed: the cross-file issues, found before it did, were dropped;"
+                        " k checks across files again.", markup=False)
 
     _carried_said: tuple[Path | None, int] = (None, 0)  # (of the exploration, files said)
 

@@ -36,6 +36,7 @@ from sitemap_tui.tui.messages import (
     EngineError,
     EngineEvents,
     EngineReady,
+    Outdated,
     SearchProgress,
 )
 
@@ -84,6 +85,8 @@ class _Base(ABC):
             self._post(AuditProgress(msg.done, msg.total))
         elif isinstance(msg, wire.AuditNote):
             self._post(AuditNote(msg.text, msg.title))
+        elif isinstance(msg, wire.Outdated):
+            self._post(Outdated(msg.node_id, msg.parts))
         elif isinstance(msg, wire.Ready):
             self._ready = True
             self._post(EngineReady())

@@ -40,6 +40,15 @@ class CommandDone(Message):
 
 
 @dataclass
+class Outdated(Message):
+    """A file fetched again changed what whole-tree results were made from ("crossfile": their
+    issues were dropped; "access": the crawler-access table has rows to judge)."""
+
+    node_id: int
+    parts: tuple[str, ...]
+
+
+@dataclass
 class IssueCounts(Message):
     """(errors, warnings) per node id, recounted from the store."""
 

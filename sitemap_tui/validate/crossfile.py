@@ -24,20 +24,19 @@ from typing import Any, Protocol
 
 from sitemap_tui.engine.model import Issue
 from sitemap_tui.engine.robots import RobotsFile
-from sitemap_tui.engine.store import IssueScope, Store
+from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
 from sitemap_tui.engine.tree_order import listing_order
 from sitemap_tui.engine.urlpolicy import host_of
 from sitemap_tui.validate.crossfile_order import Positions, first_listed
 from sitemap_tui.validate.crossfile_robots import (
-    VIDEO_REASON,
     disallowed_entries,
     disallowed_files,
     disallowed_videos,
     disallowing,
     robots_by_origin,
 )
-from sitemap_tui.validate.crossfile_sink import Sink
+from sitemap_tui.validate.crossfile_sink import Sink, forget
 from sitemap_tui.validate.crossfile_values import fetch_day, lastmod_identical, priority_equal
 from sitemap_tui.validate.registry import RULES, format_message, make_issue, template_fields
 from sitemap_tui.words import plural
@@ -298,13 +297,7 @@ class _CrossFile:
         return self.split(self.store, self.rules, self.sink.cap, self.check_cancel, self.step, robots)
 
     def _forget_previous(self) -> None:
-        """Drop issues of these rules from an earlier run."""
-        rules = sorted(self.rules - {"video-files-not-accessible"})
-        shared: tuple[tuple[str, str], ...] = ()
-        if "video-files-not-accessible" in self.rules:
-            # shared with the checker: only the robots.txt findings (and a cap summary) are ours
-            shared = (("video-files-not-accessible", VIDEO_REASON.format(robots="")),)
-        self.store.forget_issues(IssueScope(rules, shared=shared))
+        forget(self.store, self.rules)
 
     # -- duplicates --------------------------------------------------------------------------
     def _duplicates(self) -> None:

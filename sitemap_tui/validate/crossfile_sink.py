@@ -1,16 +1,28 @@
 """Where the cross-file rules' issues go: capped per rule (the rest counted, then said in one
-summary issue per rule), written to the store in batches."""
+summary issue per rule), written to the store in batches; and how an earlier run's go."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from sitemap_tui.engine.model import Issue
-from sitemap_tui.engine.store import Store
+from sitemap_tui.engine.store import IssueScope, Store
+from sitemap_tui.validate.crossfile_robots import VIDEO_REASON
 from sitemap_tui.validate.registry import RULES
 from sitemap_tui.words import noun
 
-__all__ = ["Sink"]
+__all__ = ["Sink", "forget"]
+
+
+def forget(store: Store, rules: Iterable[str]) -> None:
+    """Drop the issues of these cross-file rules from an earlier run."""
+    mine = set(rules)
+    shared: tuple[tuple[str, str], ...] = ()
+    if "video-files-not-accessible" in mine:
+        # shared with the checker: only the robots.txt findings (and a cap summary) are ours
+        shared = (("video-files-not-accessible", VIDEO_REASON.format(robots="")),)
+    store.forget_issues(IssueScope(sorted(mine - {"video-files-not-accessible"}), shared=shared))
 
 
 class Sink:

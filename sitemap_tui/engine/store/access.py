@@ -86,6 +86,28 @@ def digest(robots: Sequence[tuple[str, str]], agents: Sequence[str]) -> str:
     return h.hexdigest()
 
 
+def forget_entries(conn: sqlite3.Connection, entries: str) -> None:
+    """The entries the query ``entries`` selects are about to be deleted (their file fetched
+    again): their verdicts go, and the table reads as computed only up to the first of them,
+    since the new rows may take their ids (SQLite gives a new row the largest id + 1)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'access'").fetchone() is None:
+        return
+    first = conn.execute(f"SELECT MIN(id) FROM ({entries})").fetchone()[0]
+    if first is None:
+        return
+    conn.execute(f"DELETE FROM access WHERE entry_id IN ({entries})")
+    row = conn.execute("SELECT value FROM meta WHERE key = 'access'").fetchone()
+    state = json.loads(row[0]) if row else None
+    if isinstance(state, dict) and isinstance(state.get("upto"), int) and state["upto"] >= first:
+        state["upto"] = first - 1
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'access'", (json.dumps(state),))
+
+
+def computed(conn: sqlite3.Connection) -> bool:
+    """The table was computed for this store (it may have rows to judge since)."""
+    return conn.execute("SELECT 1 FROM meta WHERE key = 'access'").fetchone() is not None
+
+
 class AccessTable:
     """The table on one connection: ``temp`` when that connection may not write the store (a
     saved exploration opened read-only)."""

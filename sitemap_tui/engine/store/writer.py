@@ -10,6 +10,7 @@ from typing import Any
 
 from sitemap_tui.engine.model import Entry, Issue, Node
 from sitemap_tui.engine.stats import Aggregate
+from sitemap_tui.engine.store.access import forget_entries as forget_access
 from sitemap_tui.engine.store.base import writes
 from sitemap_tui.engine.store.reads import StoreReads
 from sitemap_tui.engine.store.rows import EntryRows, IssueScope, entry_rows, insert_entries
@@ -84,6 +85,7 @@ class Store(StoreReads):
             c.execute(f"DELETE FROM search_nul WHERE id IN ({sub})")
         for table in ("images", "videos", "news", "alternates"):
             c.execute(f"DELETE FROM {table} WHERE entry_id IN ({sub})")
+        forget_access(c, sub)
         c.execute(f"DELETE FROM issues WHERE node_id IN ({ids})")
         c.execute(f"DELETE FROM entries WHERE node_id IN ({ids})")
         if remove_node:
