@@ -173,6 +173,12 @@ class Output:
         self.created_folders: list[Path] = []  # made by open_output, removed if discarded
         self.on_commit: Callable[[], None] | None = None  # once the result is in place
 
+    def ready(self) -> None:
+        """Everything written is where it goes but for the last step (the rename): called on
+        each output of a run before any is committed, so that one that cannot be written
+        (a full disk) fails the run before another has replaced its file."""
+        self.file.flush()
+
     def commit(self) -> None:
         self.committed = True
         if self.on_commit is not None:
@@ -255,6 +261,13 @@ class _AtomicFile(Output):
             raise OutputError(label, f"cannot write there ({_why(exc)})", exc.errno) from exc
         self._text = open(fd, "w", encoding="utf-8", newline="")  # noqa: PTH123, SIM115
         self.file = cast(IO[str], Stream(self._text, label, quiet_epipe=False))
+
+    def ready(self) -> None:
+        try:
+            self._text.flush()
+            os.fsync(self._fd)  # the bytes are on disk before the name points at them
+        except OSError as exc:
+            raise OutputError(self.label, f"cannot write it ({_why(exc)})", exc.errno) from exc
 
     def commit(self) -> None:
         if is_database(self.target):

@@ -140,6 +140,37 @@ def test_no_recursive_is_said_but_is_what_was_asked(site: str) -> None:
     assert "sitemap-tui: 1 listed file not fetched: not recursive (without --no-recursive)" in proc.stderr.splitlines()
 
 
+@pytest.mark.parametrize("command", ["urls", "stats", "validate"])
+def test_strict_keeps_an_output_file_when_the_result_is_incomplete(site: str, tmp_path: Path, command: str) -> None:
+    """Found by a review: --strict said "1 file cut short" and exited 1, but had already replaced
+    FILE with half the list. A script that asks for every URL keeps its previous file."""
+    out, base = tmp_path / "out.txt", tmp_path / "base.json"
+    out.write_text("ORIGINAL\n")
+    base.write_text("BASE\n")
+    extra = ("--write-baseline", str(base)) if command == "validate" else ()
+    proc = run(command, f"{site}/lines.txt", "--strict", "-o", str(out), *extra)
+    assert proc.returncode == 1, proc.stderr
+    assert "sitemap-tui: 1 file cut short: more than 50,000 entries, the rest not read" in proc.stderr.splitlines()
+    assert f"sitemap-tui: {out} kept as it was: the result is incomplete (--strict)" in proc.stderr.splitlines()
+    assert out.read_text() == "ORIGINAL\n" and base.read_text() == "BASE\n"
+    assert not [p.name for p in tmp_path.iterdir() if p.name not in ("out.txt", "base.json", "site")]
+    # without --strict the cut is said and the result written, as the README says
+    proc = run(command, f"{site}/lines.txt", "-o", str(out), *extra)
+    assert out.read_text() != "ORIGINAL\n"
+    assert "kept as it was" not in proc.stderr
+
+
+def test_a_baseline_that_cannot_be_written_leaves_the_report_as_it_was(site: str, tmp_path: Path) -> None:
+    """Found by a review: --write-baseline /dev/full exited 2, but -o R had already been replaced."""
+    out = tmp_path / "r.json"
+    out.write_text("ORIGINAL\n")
+    proc = run("validate", f"{site}/leaf.xml", "--format", "json", "-o", str(out), "--write-baseline", "/dev/full")
+    assert proc.returncode == 2, proc.stderr
+    assert "--write-baseline /dev/full: cannot write it" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert out.read_text() == "ORIGINAL\n"
+
+
 def test_help_says_what_strict_does() -> None:
     for command in ("urls", "stats", "validate", "discover"):
         out = run(command, "--help").stdout

@@ -171,11 +171,12 @@ def _output_option(p: argparse.ArgumentParser, what: str) -> None:  # -o - is st
                         "folders are created (docs/safety.md)")
 
 
-def _strict_option(p: argparse.ArgumentParser, also: str = "") -> None:
+def _strict_option(p: argparse.ArgumentParser, also: str = "", *, output: bool = True) -> None:
+    kept = "; an --output FILE then keeps its previous content" if output else ""
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when the result is incomplete: files not fetched (depth limit, "
                         "file budget, fan-out cap, other hosts, failures, cancel) or cut short "
-                        f"(entry or size cap){also}. Each cause is said on stderr, with or without it")
+                        f"(entry or size cap){also}{kept}. Each cause is said on stderr, with or without it")
 
 
 def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: bool = True,
@@ -294,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="JSON output")
     p.add_argument("--probe", action="store_true", help="probe common paths even when robots.txt lists sitemaps")
     _strict_option(p, "; or a sitemap that robots.txt or the home page lists is not found (an error "
-                      "answer, not a sitemap, not fetched)")
+                      "answer, not a sitemap, not fetched)", output=False)
     _fetch_options(p, tree=False)
 
     p = sub.add_parser("validate", usage=_usage("TARGET"), help="check the sitemaps against the rule catalogue (exit 1 on errors, --fail-on)",

@@ -25,6 +25,8 @@ from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
     report_redirects,
+    say_kept,
+    strict_short,
     target_problem,
 )
 from sitemap_tui.engine.explorer import Explorer
@@ -141,7 +143,8 @@ def cmd_stats(opts: StatsOptions) -> int:
                     out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
             report_redirects(explorer)
             complete = keeps(db, explorer)
-            if problem is None:  # a failed target keeps the previous output
+            short = opts.strict and strict_short(explorer)  # not the whole tree: exit 1, FILE kept
+            if problem is None and not short:  # a failed target keeps the previous output
                 result.commit()
     finally:
         if db is not None:
@@ -149,6 +152,8 @@ def cmd_stats(opts: StatsOptions) -> int:
     if problem:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
+    if short:
+        say_kept([(out_path, opts.output)])
     return report_left_out(explorer, opts.strict, EXIT_OK)
 
 

@@ -39,6 +39,8 @@ from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
     run_notes,
+    say_kept,
+    strict_short,
     target_problem,
 )
 from sitemap_tui.engine.sanitize import display
@@ -288,6 +290,7 @@ def _validate(opts: ValidateOptions) -> int:
         # (a full disk) is that output's error, said once, and the run is kept
         complete = keeps(kept, explorer)
         failed = problem is not None and problem.code == EXIT_USAGE  # exit 2 keeps the previous output
+        short = opts.strict and (deep_cut or strict_short(explorer))  # exit 1 with --strict keeps it too
         with reader_may_leave() as reader_left, contextlib.ExitStack() as outputs:
             # the baseline's file first: a folder that cannot be made fails the run before the
             # report is written, and neither replaces its previous file unless both were written
@@ -296,7 +299,10 @@ def _validate(opts: ValidateOptions) -> int:
             report = outputs.enter_context(open_result(out_path, opts.output))
             _write(opts, report.file, selected, summary, baseline, summary.errors + summary.warnings + summary.info)
             written = None if base_out is None else _write_baseline(base_out, selected, files, urls, _root(opts))
-            if not failed:
+            if not failed and not short:
+                for output in (report, base_out):  # both written before either replaces its file
+                    if output is not None:
+                        output.ready()
                 report.commit()
                 if base_out is not None:
                     base_out.commit()
@@ -310,6 +316,8 @@ def _validate(opts: ValidateOptions) -> int:
     if problem and problem.code == EXIT_USAGE:
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return EXIT_USAGE
+    if short:
+        say_kept([(out_path, opts.output), (write_path, opts.write_baseline)])
     if baseline is not None:
         known = f"{counted.suppressed:,} known finding{'' if counted.suppressed == 1 else 's'}"
         print(f"sitemap-tui: baseline {display(baseline.path)}: {known} not reported, {counted.new:,} new",

@@ -137,6 +137,21 @@ def report_left_out(explorer: Explorer, strict: bool, code: int, *, rule_notes: 
     return code
 
 
+def strict_short(explorer: Explorer) -> bool:
+    """The exploration left out what --strict counts (report_left_out): with --strict, the
+    result is not the whole one asked for, and an --output FILE keeps its previous content."""
+    return any(omission.strict for omission in explorer.left_out())
+
+
+def say_kept(outputs: list[tuple[object, str | None]]) -> None:
+    """Each output FILE (its path: None for stdout, and the name as typed) that an incomplete
+    result under --strict did not replace."""
+    for path, typed in outputs:
+        if path is not None and typed:
+            print(f"sitemap-tui: {display(typed)} kept as it was: the result is incomplete (--strict)",
+                  file=sys.stderr)
+
+
 def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
     """What the run did not do, in words, for stderr and a report's summary: the files of a
     folder that are not sitemaps, and the robots-based rules that did not run (issue 16; not
