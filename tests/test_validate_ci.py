@@ -586,6 +586,34 @@ def test_github_annotations_name_files_from_the_runners_workspace(tmp_path: Path
     assert "\npublic/sitemap.xml:4: error priority-invalid" in "\n" + proc.stdout, proc.stdout
 
 
+def test_sarif_names_every_location_as_a_file_of_the_repository(tmp_path: Path) -> None:
+    """Found by a review: GitHub code scanning rejects a whole upload over one location with a
+    web address ("SARIF URI scheme https did not match the checkout URI scheme file"), and reads
+    a relative URI from the repository's root, ignoring %SRCROOT%. A child sitemap the build
+    lacks was named https://example.com/sitemap-1.xml, and a job with `working-directory: site`
+    named its files public/... for site/public/...."""
+    site = tmp_path / "site"
+    public = site / "public"
+    public.mkdir(parents=True)
+    (public / "robots.txt").write_text("User-agent: *\nDisallow:\nSitemap: https://example.com/index.xml\n")
+    (public / "index.xml").write_text(
+        '<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<sitemap><loc>https://example.com/sitemap-0.xml</loc></sitemap>\n"
+        "<sitemap><loc>https://example.com/sitemap-1.xml</loc></sitemap>\n</sitemapindex>\n")
+    (public / "sitemap-0.xml").write_text(sitemap(good("a"), bad_priority("b")))
+    for env, prefix in (({"GITHUB_WORKSPACE": str(tmp_path)}, "site/"), ({}, "")):
+        proc = run(site, "validate", "public", "--format", "sarif", "--no-history", env=env)
+        assert proc.returncode == 1, proc.stderr
+        results = json.loads(proc.stdout)["runs"][0]["results"]
+        where = {r["ruleId"]: r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+        assert where["fetch-http-error"] == f"{prefix}public/sitemap-1.xml", where
+        assert where["priority-invalid"] == f"{prefix}public/sitemap-0.xml", where
+        assert all("://" not in r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                   for r in results), where
+        missing = next(r for r in results if r["ruleId"] == "fetch-http-error")
+        assert missing["properties"]["sitemap"] == "https://example.com/sitemap-1.xml"
+
+
 def test_a_sarif_baseline_of_a_build_read_as_its_site_matches_wherever_the_folder_is(tmp_path: Path) -> None:
     """Found from outside: a SARIF baseline named the build's files by their path alone, so the
     same build renamed (dist for public) or named from another directory had every finding new;

@@ -433,7 +433,7 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
         write_report("sarif", selected(), summary, out,
                      baseline_state=lambda i: "unchanged" if matcher.known(identity(i, base, baseline.locate),
                                                                            i.weight) == i.weight else "new",
-                     absent=matcher.absent, maps=opts.fetch.maps)
+                     absent=matcher.absent, maps=opts.fetch.maps, base_dir=_annotation_base("sarif"))
         return
     issues = _Counted(selected(), baseline, _root(opts))
     if _summary_wanted(opts, total):
@@ -443,11 +443,12 @@ def _write(opts: ValidateOptions, out: IO[str], selected: Callable[[], Iterator[
 
 
 def _annotation_base(fmt: str) -> Path | None:
-    """Where `--format github` makes its paths relative to: on a GitHub runner, the
-    repository's root (GITHUB_WORKSPACE), as the runner reads a relative `file=` (a job run
-    with `working-directory: site` annotated `public/...` for `site/public/...`); else, as
-    every other report, the working directory (None)."""
-    workspace = os.environ.get("GITHUB_WORKSPACE") if fmt == "github" else None
+    """Where `--format github` and `sarif` make their paths relative to: on a GitHub runner,
+    the repository's root (GITHUB_WORKSPACE), as the runner reads a relative `file=` and code
+    scanning a relative URI, ignoring SARIF's %SRCROOT% (a job run with `working-directory:
+    site` annotated `public/...` for `site/public/...`); else, as every other report, the
+    working directory (None)."""
+    workspace = os.environ.get("GITHUB_WORKSPACE") if fmt in ("github", "sarif") else None
     # resolved: a symlinked workspace made paths ../ws-real/site/... (relative to the link)
     return Path(workspace).resolve() if workspace and Path(workspace).is_dir() else None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import SplitResult, quote, unquote, urlsplit
@@ -167,6 +168,18 @@ def _clean(m: LocalMap, url: str, relative: str) -> MapHit | None:
     page = (m.root / f"{relative}.html").resolve()
     if page.is_file() and page.is_relative_to(m.root):
         return MapHit(url, page, served_as="clean")
+    return None
+
+
+def mapped_path(maps: tuple[LocalMap, ...], url: str) -> Path | None:
+    """The file a mapped URL stands for in its folder, whether or not it is there (a report
+    names a missing child sitemap by it); None when no mapping covers the URL or its path
+    would leave the folder."""
+    key = _key(url)
+    for m in maps if key is not None else ():
+        if key is not None and key.startswith(m.prefix):
+            path = Path(os.path.normpath(m.root / unquote(key[len(m.prefix):])))
+            return path if path.is_relative_to(m.root) else None
     return None
 
 

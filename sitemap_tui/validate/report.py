@@ -127,7 +127,7 @@ def write_report(
     elif fmt == "json":
         _json(issues, summary, out, base, locate)
     elif fmt == "sarif":
-        _sarif(issues, out, base, summary.notes, baseline_state, absent, locate)
+        _sarif(issues, out, base, summary.notes, baseline_state, absent, _missing_file(locate, maps))
     elif fmt == "github":
         _github(issues, summary, out, base, locate)
     else:
@@ -314,6 +314,24 @@ def _sarif_rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
         index[rule_id] = len(rules)
         rules.append(entry)
     return rules, index
+
+
+def _missing_file(locate: Callable[[str | None], Path | None], maps: tuple[str, ...],
+                  ) -> Callable[[str | None], Path | None]:
+    """``locate``, and for a URL of a mapped build whose file is not there (a child sitemap the
+    build lacks) the path it would have: GitHub code scanning rejects a whole upload over one
+    location that is a web address ("SARIF URI scheme https did not match ... file")."""
+    if not maps:
+        return locate
+    from sitemap_tui.engine.localmap import mapped_path, parse_maps
+
+    parsed = parse_maps(maps)
+
+    def find(sitemap: str | None) -> Path | None:
+        path = locate(sitemap)
+        return path if path is not None or not sitemap else mapped_path(parsed, sitemap)
+
+    return find
 
 
 def _artifact(sitemap: str, base: Path, locate: Callable[[str | None], Path | None] = local_path,
