@@ -406,3 +406,31 @@ def test_several_targets_say_a_usage_error_they_share_once(
     code, out, err = run(capsys, "validate", "b1", "b2", *args)
     assert code == 2 and not out
     assert len(err.splitlines()) == 1 and err.startswith("sitemap-tui: error: "), err
+
+
+def test_diff_of_a_build_folder_names_the_folder_as_new(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a review: `diff public` labelled OLD (the site's saved run) with the folder's name
+    and NEW (the folder, explored now) with the site's URL, in the text and in JSON's source."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text("Sitemap: https://example.com/sitemap.xml\n")
+    (public / "sitemap.xml").write_text(urlset("https://example.com/a", "https://example.com/b"))
+
+    def diff(*args: str) -> tuple[int, str]:
+        capsys.readouterr()
+        code = cli.main(["diff", "public", "--workers", "0", *args])
+        return code, capsys.readouterr().out
+
+    assert cli.main(["validate", "public", "--workers", "0"]) == 0
+    (public / "sitemap.xml").write_text(urlset("https://example.com/a"))
+    code, out = diff("--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["summary"]["urls_removed"] == 1, out
+    assert (report["old"]["source"], report["new"]["source"]) == ("https://example.com/", "public")
+    code, out = diff()
+    lines = out.splitlines()
+    assert lines[0].startswith("--- OLD https://example.com/ (saved exploration of https://example.com/)"), out
+    assert lines[1].startswith("+++ NEW public (explored now)"), out

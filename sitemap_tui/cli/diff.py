@@ -139,6 +139,10 @@ def cmd_diff(opts: DiffOptions, launch: Launch | None = None) -> int:
         assert old is not None and new is not None
         if opts.new is not None:  # each side named as the user typed it, not as it was mapped
             old, new = replace(old, raw=opts.typed_old or old.raw), replace(new, raw=opts.typed_new or new.raw)
+        elif opts.typed_old and opts.typed_old != opts.old:
+            # diff FOLDER: the folder typed is what was explored now (NEW); OLD is the site's
+            # saved run (found by a review: the folder's name labelled OLD, the site's URL NEW)
+            old, new = replace(old, raw=opts.old), replace(new, raw=opts.typed_old)
         _say_checks(old, new)
         if opts.tui:
             assert launch is not None
