@@ -203,6 +203,8 @@ def test_baseline_errors_and_a_failed_run_keeps_the_old_baseline(tmp_path: Path,
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "missing.json"), "missing.json")
     (tmp_path / "notjson.json").write_text("{")
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "notjson.json"), "not JSON")
+    (tmp_path / "deep.json").write_text("[" * 100_000)  # a traceback, exit 1 (found by a review)
+    one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "deep.json"), "nested too deeply")
     (tmp_path / "other.json").write_text('{"a": 1}')
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "other.json"), "other.json")
     (tmp_path / "folder").mkdir()
@@ -303,6 +305,8 @@ def test_show_config_names_the_file_and_where_each_value_came_from(tmp_path: Pat
     ('headers = {Authorization = "Bearer abc"}\n', ["headers", "env:VARIABLE"]),
     ('headers = {"Bad Name" = "env:X"}\n', ["headers", "Bad Name"]),
     ("fail-on = \n", ["not valid TOML"]),
+    # a traceback, exit 1, on every command run below it (found by a review)
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", ["nested too deeply"]),
 ])
 def test_bad_config_is_one_line_naming_the_file_and_key(tmp_path: Path, content: str, words: list[str]) -> None:
     (tmp_path / ".sitemap-tui.toml").write_text(content)

@@ -212,6 +212,8 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{display(str(path))}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{display(str(path))}: not valid TOML ({exc})") from None
+    except RecursionError:  # (x = [[[[... 5,000 deep: a traceback on every command, found by a review)
+        raise ConfigError(f"{display(str(path))}: not a usable config (nested too deeply)") from None
 
 
 def _strings(value: Any, bad: Any) -> list[str]:

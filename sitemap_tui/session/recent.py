@@ -97,7 +97,7 @@ def load_limits(path: Path | None = None) -> CacheLimits:
         data = tomllib.loads(path.read_bytes().decode("utf-8", "replace"))
     except FileNotFoundError:
         return CacheLimits()
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, RecursionError) as exc:
         return CacheLimits(problems=(f"{path}: cannot read the [cache] limits ({exc}); using the defaults",))
     table = data.get("cache", {})
     if not isinstance(table, dict):

@@ -68,7 +68,7 @@ def load_config(path: Path | None = None) -> TuiConfig:
         return cfg
     try:
         data = tomllib.loads(raw.decode("utf-8", "replace"))
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         cfg.problems.append(f"{path}: not valid TOML ({exc}); using the default keys and theme")
         cfg.broken = True
         return cfg
@@ -138,12 +138,12 @@ def save_theme(path: Path, theme: str) -> str | None:
             text = ""
         try:
             tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             return f"theme {theme!r} not saved: {path} is not valid TOML (fix it, or remove it)"
         new = with_theme(text, theme)
         try:  # (a theme key spelled in a way the line's pattern misses would be written twice)
             saved = tomllib.loads(new).get("theme")
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             saved = None
         if saved != theme:
             return f"theme {theme!r} not saved: {path} sets its theme in a way this cannot rewrite (edit it by hand)"

@@ -40,7 +40,7 @@ class ExportPrefs:
 def _read(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):  # missing or broken: nothing remembered
+    except (OSError, ValueError, RecursionError):  # missing or broken: nothing remembered
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -187,6 +187,8 @@ def load(raw: str, base: Path, locate: Locate = local_path) -> Baseline:
         doc = json.loads(text)
     except ValueError as exc:
         raise BaselineError(f"{label}: not JSON ({exc})") from None
+    except RecursionError:  # ([[[[... 100,000 deep: a traceback and exit 1, found by a review)
+        raise BaselineError(f"{label}: not a baseline (nested too deeply)") from None
     try:
         if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
             findings = list(_from_sarif(doc, base))

@@ -69,3 +69,19 @@ async def test_a_theme_that_cannot_be_saved_is_reported(demo_server, make_app, t
         await pilot.press("t")
         await wait_for(pilot, lambda: any("not saved" in n for n in notes), what="the save error")
         assert app.is_running and cfg.read_text() == "theme = [\n"
+
+
+def test_files_nested_too_deeply_are_read_as_broken_not_a_traceback(tmp_path):
+    """Found by a review: a config.toml or state file nested thousands deep raised RecursionError
+    (a traceback at start) where a broken one is said and the defaults used."""
+    from sitemap_tui.session.recent import load_limits
+    from sitemap_tui.tui.state import load_export_prefs
+
+    deep_toml = tmp_path / "config.toml"
+    deep_toml.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    cfg = load_config(deep_toml)
+    assert cfg.broken and cfg.problems
+    assert load_limits(deep_toml).problems
+    deep_json = tmp_path / "state.json"
+    deep_json.write_text("[" * 100_000)
+    assert load_export_prefs(deep_json) == load_export_prefs(tmp_path / "none.json")
