@@ -33,7 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # (its line too: on a closed stderr it went to stdout, into the data; on /dev/full it made 1)
     with kept_stderr():
         try:
-            return cli_main(argv, launch=launch_explorer)
+            code = cli_main(argv, launch=launch_explorer)
+            if argv is None:  # the process's own run (tests pass their arguments): it ends now
+                from sitemap_tui import signals
+
+                signals.quiet_exit()
+            return code
         except KeyboardInterrupt:  # Ctrl-C before the command's own handling began (its imports)
             import sys
 

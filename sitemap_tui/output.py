@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, cast
 
-from sitemap_tui import scratch
+from sitemap_tui import scratch, signals
 from sitemap_tui.engine.sanitize import display
 
 STDOUT = "stdout"
@@ -279,13 +279,18 @@ class _AtomicFile(Output):
             self._text.flush()
             os.fsync(self._fd)  # the bytes are on disk before the name points at them
             self._text.close()
-            os.replace(self.tmp, self.target)
         except OSError as exc:
             self.discard()
             raise OutputError(self.label, f"cannot write it ({_why(exc)})", exc.errno) from exc
-        scratch.release(self.tmp)
-        _fsync_folder(self.target.parent)
-        super().commit()
+        with signals.held():  # replaced and said so (on_commit) as one step
+            try:
+                os.replace(self.tmp, self.target)
+            except OSError as exc:
+                self.discard()
+                raise OutputError(self.label, f"cannot write it ({_why(exc)})", exc.errno) from exc
+            scratch.release(self.tmp)
+            _fsync_folder(self.target.parent)
+            super().commit()
 
     def discard(self) -> None:
         with contextlib.suppress(OSError, ValueError):

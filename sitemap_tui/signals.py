@@ -35,6 +35,9 @@ from typing import Any
 # SIGHUP does not exist everywhere (Windows)
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _received: int | None = None
+_settled = False  # the run's result is in place (an --output file replaced): see settled()
+_holding = False  # in held(): a stop signal waits for the block's end
+_deferred = False  # one came meanwhile
 GRACE_S = 5.0
 """How long the TUI may take to exit after a stop signal before the process ends anyway."""
 
@@ -54,8 +57,63 @@ def _note(signum: int) -> None:
         _received = signum
 
 
-def _as_interrupt(signum: int, frame: FrameType | None) -> None:
+def settled() -> None:
+    """The run's result is in place (an --output file was replaced): a stop signal from now on
+    is noted, not acted on, since the command ends on its own in moments and its exit status is
+    its result's. Found by a review: a SIGTERM just after the rename exited 143, which says the
+    file keeps its previous content, over a file holding the new, complete one."""
+    global _settled
+    _settled = True
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # (not inside asyncio.run)
+        signal.signal(signal.SIGINT, _noted)
+
+
+def after_result() -> bool:
+    """A stop signal came once the result was in place (:func:`settled`)."""
+    return _settled and _received is not None
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """A stop signal (SIGINT too) waits until the block ends, then stops the command as before,
+    unless the block put the result in place (:func:`settled`). Around an output's rename and
+    the command's knowing of it: between the two, "stopped, the previous output kept" would be
+    said of a file already replaced. Python-level: a signal mask would not do, since the kernel
+    hands a process's signal to any thread that does not block it (an executor's)."""
+    global _holding, _deferred
+    if _holding or threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(STOP_SIGNALS[0]) is not _as_interrupt:  # (headless commands only)
+        yield
+        return
+    swap = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if swap:
+        signal.signal(signal.SIGINT, _held_interrupt)
+    _holding, _deferred = True, False
+    try:
+        yield
+    finally:
+        _holding = False
+        if swap and signal.getsignal(signal.SIGINT) is _held_interrupt:
+            signal.signal(signal.SIGINT, _noted if _settled else signal.default_int_handler)
+    if _deferred and not _settled:
+        raise KeyboardInterrupt
+
+
+def _held_interrupt(signum: int, frame: FrameType | None) -> None:
+    global _deferred
     _note(signum)
+    _deferred = True
+
+
+def _as_interrupt(signum: int, frame: FrameType | None) -> None:
+    global _deferred
+    _note(signum)
+    if _settled:
+        return
+    if _holding:
+        _deferred = True
+        return
     handler = signal.getsignal(signal.SIGINT)
     if callable(handler) and handler is not _as_interrupt:
         handler(signal.SIGINT, frame)  # asyncio.run's (cancel its task) or Python's (raise)
@@ -66,13 +124,29 @@ def _as_interrupt(signum: int, frame: FrameType | None) -> None:
 def check() -> None:
     """Raise KeyboardInterrupt when a stop signal came: a run whose task was cancelled may still
     have returned normally, and its result is not complete."""
-    if _received is not None:
+    if _received is not None and not _settled:
         raise KeyboardInterrupt
+
+
+def _noted(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C once the result is in place (settled): noted, as a stop signal is."""
+    _note(signum)
+
+
+def quiet_exit() -> None:
+    """The process is about to end with its result in place: a stop signal during the
+    interpreter's shutdown no longer kills it silently (the shell would read 128 + N, "stopped",
+    over a complete result). Only for the process's own entry: it is never undone."""
+    if _settled and threading.current_thread() is threading.main_thread():
+        for s in (*STOP_SIGNALS, signal.SIGINT):
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(s, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
 def _handlers(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]:
-    global _received
+    global _received, _settled
+    _settled = False
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set handlers (commands run in-process by tests)
         return
@@ -86,6 +160,8 @@ def _handlers(handler: Callable[[int, FrameType | None], Any]) -> Iterator[None]
     finally:
         for s, old in previous.items():
             signal.signal(s, old)
+        if signal.getsignal(signal.SIGINT) is _noted:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def headless() -> contextlib.AbstractContextManager[None]:

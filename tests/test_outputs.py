@@ -809,3 +809,31 @@ def test_an_output_ending_in_a_slash_names_a_folder_and_is_refused(local_sitemap
         assert proc.returncode == 2 and kept.read_bytes() == PREVIOUS
     proc = run(command, str(local_sitemap), flag, str(out))
     assert proc.returncode == 0 and out.is_file(), proc.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_once_the_output_is_in_place_ends_nothing_of_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 sig: signal.Signals) -> None:
+    """Found by a review: a SIGTERM just after the rename exited 143 ("stopped": --help says the
+    output keeps its previous content) over a file that held the new, complete result. Run in
+    this process, the signal sent the moment the file is in place."""
+    from sitemap_tui import cli, scratch
+
+    sitemap = tmp_path / "s.txt"
+    sitemap.write_text("".join(f"https://example.com/{i}\n" for i in range(100)))
+    out = previous(tmp_path / "urls.txt")
+    release = scratch.release
+
+    def and_a_signal(path: Path) -> None:  # (the temp file, just renamed over the output)
+        os.kill(os.getpid(), sig)
+        release(path)
+
+    monkeypatch.setattr(scratch, "release", and_a_signal)
+    capsys.readouterr()
+    code = cli.main(["urls", str(sitemap), "--output", str(out), "--no-history"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"sitemap-tui: {sig.name} came once the output was written: the run finished, its output is complete" in err
+    assert out.read_text().splitlines() == [f"https://example.com/{i}" for i in range(100)]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # as it was before the run

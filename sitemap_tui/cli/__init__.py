@@ -85,7 +85,10 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
             if headless:
                 sys.stdout.flush()
         signum = signals.received()  # the TUI exits on its own after SIGTERM/SIGHUP
-        if signum is not None:
+        if signum is not None and signals.after_result():
+            print(f"sitemap-tui: {signals.name(signum)} came once the output was written: the run"
+                  " finished, its output is complete", file=sys.stderr)
+        elif signum is not None:
             print(f"sitemap-tui: stopped by {signals.name(signum)}", file=sys.stderr)
             return 128 + signum
         return code

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from sitemap_tui import scratch
+from sitemap_tui import scratch, signals
 from sitemap_tui.cli.options import TreeOptions, say_pending
 from sitemap_tui.engine.discover import Target, TargetError
 from sitemap_tui.engine.events import EntriesAdded, Event, NodeAdded
@@ -257,6 +257,8 @@ def open_kept(path: Path | None, label: str | None) -> Output:
     out = open_output(path, label=label, create_folders=True)
 
     def say() -> None:
+        if path is not None:  # a file replaced: a stop signal from now on ends nothing of it
+            signals.settled()
         for folder in out.created_folders:
             print(f"sitemap-tui: {label or display(str(path))}: created the folder {display(str(folder))}",
                   file=sys.stderr)
