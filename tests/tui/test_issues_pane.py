@@ -532,3 +532,29 @@ def test_a_parsers_punctuation_does_not_lead_the_row():
     assert row("EntityRef: expecting ';' (parsing stopped here)") == "EntityRef: expecting ';' (parsing stopped here) · line 75"
     assert row("lastmod '14/05/2023' is not W3C Datetime").startswith("'14/05/2023' — lastmod")
     assert row("expected ';' after 'AT&T'").startswith("'AT&T' — expected")
+
+
+async def test_the_detail_follows_the_row_under_the_cursor_when_its_issue_is_gone(tmp_path: Path):
+    """Found by a review: after the cross-file checks ran again, the list was rebuilt without the
+    finding whose detail was open, the cursor landed on another row, and the detail still showed
+    the gone finding (its message and its source lines) until the cursor moved."""
+    from sitemap_tui.engine.store import IssueScope
+
+    store, ids, cache = fixture(tmp_path, many=3)  # (rows below: the cursor's line stays one)
+    app = Host(tmp_path / "x.db", cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(IssuesPane)
+        pane.show([1, 2])
+        tree = await ready(pilot, pane)
+        node = await expand(pilot, tree, 1, 0)  # Warnings: loc-has-fragment, its one issue
+        tree.move_cursor(node.children[0])
+        await wait_for(pilot, lambda: "URL has a #fragment" in str(pane.query_one("#issues-explain").render()))
+        store.forget_issues(IssueScope(["loc-has-fragment"]))
+        store.commit()
+        store.begin()
+        pane.data_changed()
+        await wait_for(pilot, lambda: pane.is_current and "Warnings" not in " ".join(labels(tree.root)))
+        # the detail of the row now under the cursor
+        await wait_for(pilot, lambda: "#fragment" not in str(pane.query_one("#issues-explain").render()))
+        assert "│" not in str(pane.query_one("#issues-source").render())
+    store.close()

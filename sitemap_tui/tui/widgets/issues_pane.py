@@ -317,6 +317,9 @@ class IssuesPane(Vertical):
                 if (sev, rule) in expanded:
                     rnode.expand()
         self._try_restore()
+        # the row under the cursor may be another now, on the same line (no highlight message):
+        # its detail, not the one of a row that is gone (found by a review)
+        self.call_after_refresh(self._show_detail, None, read=True)
 
     def _try_restore(self) -> None:
         if self._restore is None:
