@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Input
 
 from sitemap_tui.engine.discover import Target
 from sitemap_tui.tui.app_actions import Actions
@@ -101,6 +102,8 @@ class SitemapApp(Actions):
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter" and isinstance(self.focused, Input):
+            return False  # "/" types itself there: the footer does not offer it (found by a review)
         return action in APP_ACTIONS
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -267,6 +267,25 @@ async def test_footer_shows_the_keys_a_user_needs_most(demo_server, make_app, si
         assert all(word in line for word in ("Mark", "Sort", "Help", "Zoom", "palette")), line
 
 
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_footer_offers_no_filter_key_while_typing_in_the_filter(demo_server, make_app, size):
+    """Found by a review: "/ Filter" stayed in the footer while the filter box had the focus,
+    where "/" types itself. Near miss: back in the table, it is offered again."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert "/ Filter" in footer(app) or "/Filter" in footer(app).replace(" ", ""), footer(app)
+        await pilot.press("slash", "b", "l", "o", "g", "slash")
+        await pilot.pause()
+        assert app.url_table.query_one("Input").value == "blog/"
+        assert "Filter" not in footer(app), footer(app)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert "Filter" in footer(app), footer(app)
+
+
 async def test_help_and_palette_name_zoom_and_the_tree_toggle(demo_server, make_app):
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -531,3 +550,49 @@ async def test_esc_in_a_zoomed_pane_unzooms_it(demo_server, make_app, size):
         await pilot.press("escape")  # then, as ever, to the tree
         await pilot.pause()
         assert app.focused is app.tree and app.screen.maximized is None
+
+
+@pytest.mark.parametrize("width", [36, 48])
+async def test_the_lastmod_charts_date_labels_stay_on_their_line(width):
+    """Found by a review: in the day view the last x-axis label ran past the pane's edge and
+    wrapped onto a line of its own, between the axis and the period line. Near miss: the first
+    label is drawn."""
+    from collections import Counter
+
+    from rich.cells import cell_len
+    from textual.app import App, ComposeResult
+
+    from sitemap_tui.engine.stats import Aggregate
+    from sitemap_tui.tui.widgets.lastmod_chart import LastmodChart
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield LastmodChart(id="chart")
+
+    app = Host()
+    async with app.run_test(size=(width, 24)) as pilot:
+        chart = app.query_one(LastmodChart)
+        agg = Aggregate()
+        agg.by_day = Counter({f"20{10 + i}-0{1 + i}-1{i}": 1 + i for i in range(7)})  # years apart
+        chart.set_data(agg)
+        chart.mode = "day"
+        await pilot.pause()
+        lines = chart.render().plain.splitlines()
+        # (the last line is the period under the cursor and its hint)
+        assert all(cell_len(line) <= chart.size.width for line in lines[:-1]), (chart.size.width, lines)
+        assert "2010-01-10" in lines[-2], lines
+
+
+def test_the_year_view_leaves_out_a_long_run_of_empty_years() -> None:
+    """Found by a review: one URL dated 2099 stretched the year view over 81 rows, almost all of
+    them empty. Near miss: a span of a few years keeps its empty years, which say a gap."""
+    from collections import Counter
+
+    from sitemap_tui.engine.stats import Aggregate
+    from sitemap_tui.tui.widgets.lastmod_chart import periods
+
+    agg = Aggregate()
+    agg.by_month = Counter({"2019-05": 3, "2024-01": 5, "2099-12": 1})
+    assert periods(agg, "year") == [("2019", 3), ("2024", 5), ("2099", 1)]
+    agg.by_month = Counter({"2019-05": 3, "2024-01": 5})
+    assert [key for key, _ in periods(agg, "year")] == [str(y) for y in range(2019, 2025)]

@@ -113,6 +113,25 @@ def test_the_304_marker_and_the_names_letters_give_way_before_a_badge() -> None:
     assert "304" in node_label(node, model, width=22).plain  # near miss: with room, it stays
 
 
+def test_the_304_marker_gives_way_before_the_name_is_unreadable() -> None:
+    """Found by a review: at 80x24 a second exploration's rows read "p…es 304 ●3 ▲2",
+    "a…ve 304 ●1 ▲1": which file each was could not be told. The marker goes first (the
+    Overview says the file was carried over); near miss: with room, it stays."""
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.sitemap_tree import node_label
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    node = Node(id=1, url="https://example.com/pages.xml", kind=NodeKind.URLSET, state=NodeState.DONE)
+    node.stats.url_count = 7
+    node.stats.unchanged_since = "2026-11-27T10:00:00"
+    model = NodeModel()
+    model.add(node)
+    model.issues[1] = (3, 2)
+    for width in (14, 15, 16):
+        assert node_label(node, model, width=width).plain == "≡ pages ●3 ▲2", width
+    assert node_label(node, model, width=18).plain == "≡ pages 304 ●3 ▲2"
+
+
 def test_wide_compare_badges_shorten_then_go_before_an_issue_badge() -> None:
     """Found from outside: "+1,234 −5,678 ~99" never shrank, and pushed "▲12" off the row at
     every width under 26."""

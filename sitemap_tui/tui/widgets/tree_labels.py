@@ -138,12 +138,10 @@ def node_label(node: Node, model: NodeModel, frame: int = 0, width: int | None =
         # the space after the icon give way, never a badge or the state (found from outside:
         # "≡ −1 b…g 304 ●3" had lost its "▲3" at 80x24, "≡ m…g ●1" its "× 404" at 60 columns)
         floor = min(NAME_FLOOR, cell_len(name))
-        if fixed + 3 > width:
-            tail = [part for part in tail if part[0] != " 304"]
-            fixed = _cells(head + tail)
-        if fixed + floor > width and (added or removed or changed) and any(p[0] == " 304" for p in tail):
-            # in compare mode the changes say more than "carried over" (found from outside:
-            # "−1 posts 304" at 80x24 had dropped its "~1" and kept the 304)
+        if fixed + floor > width:
+            # which file it is says more than "carried over" (the Overview says that): found
+            # from outside, "p…es 304 ●3 ▲2" at 80x24 named no file; and in compare mode the
+            # changes do ("−1 posts 304" had dropped its "~1" and kept the 304)
             tail = [part for part in tail if part[0] != " 304"]
             fixed = _cells(head + tail)
         if fixed + floor > width and (added or removed or changed):
