@@ -370,3 +370,26 @@ async def test_export_carries_the_audit_columns(audited: Path, tmp_path: Path, f
         assert recs["canon"]["canonical"].endswith("/ok") and recs["canon"]["content_type"].startswith("text/html")
         assert recs["noindex"]["blocked_for"] == [] and isinstance(recs["noindex"]["response_time"], float)
         assert set(AUDIT_COLUMNS) <= set(recs["gone"]) and "issues" in recs["gone"]
+
+
+async def test_a_narrow_status_line_drops_its_hint_before_it_is_cut(audited: Path) -> None:
+    """Found by a review at 80x24 (the URL pane beside the tree is about 52 columns): the status
+    line ran past its edge, "... sort: file order ▲ · Enter:" and "... · 2 marked ·". What says
+    least goes first: the Enter hint, then the word "sort:"; the counts and the marks stay."""
+    from rich.cells import cell_len
+
+    app = Host(lambda: UrlTable(audited))
+    async with app.run_test(size=(52, 24)) as pilot:
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        table.grid.focus()
+        await pilot.press("space", "down", "space")
+        await wait_for(pilot, lambda: "2 marked" in status_line(table))
+        line = status_line(table)
+        assert cell_len(line) <= table.query_one("#url-status").size.width, line
+        assert line.startswith("8 rows · row 2 ·") and "file order ▲" in line, line
+    app = Host(lambda: UrlTable(audited))
+    async with app.run_test(size=(80, 24)) as pilot:  # near miss: with room, all of it
+        table = app.query_one(UrlTable)
+        await ready(pilot, table)
+        assert "sort: file order ▲ · Enter: detail" in status_line(table), status_line(table)

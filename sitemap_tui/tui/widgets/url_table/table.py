@@ -460,12 +460,19 @@ class UrlTable(Vertical):
             # first: at 80 columns the line is cut at its end, and with it went the reason
             # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
             parts.insert(0, error)
+        wrap = max(1, status.size.width or width)
+        if not error:
+            # the usual line is one line: what says least goes first, so that the end is not
+            # cut mid-word (found by a review at 80x24: "... sort: file order ▲ · Enter:")
+            for drop in ("Enter: detail", "sort: "):
+                if cell_len(display(" · ".join(parts), 1000)) <= wrap:
+                    break
+                parts = [p.removeprefix(drop) for p in parts if p != drop]
         line = display(" · ".join(parts), 1000)
         # as many lines as the text takes at the pane's width, up to STATUS_LINES (found from
         # outside: an error's known words, and a hint's nearest rule id, were cut at the pane's
         # 52 columns), worked out again when the width changes (zoom, a resize: a review); an
         # error or a why only: the usual counts stay one line, the table's height steady
-        wrap = max(1, status.size.width or width)
         if (line, wrap) != self._status_key:
             self._status_key = (line, wrap)
             explains = bool(error) or line.startswith("0 rows:")
