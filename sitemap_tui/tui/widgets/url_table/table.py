@@ -461,7 +461,7 @@ class UrlTable(Vertical):
             # (found from outside: "436 rows · row 1 · sort: file order ▲ · bad regex:")
             parts.insert(0, error)
         wrap = max(1, status.size.width or width)
-        if not error:
+        if not error and not (parts and parts[0].startswith("0 rows:")):  # (a why takes more lines)
             # the usual line is one line: what says least goes first, so that the end is not
             # cut mid-word (found by a review at 80x24: "... sort: file order ▲ · Enter:")
             for drop in ("Enter: detail", "sort: "):
