@@ -277,6 +277,41 @@ def test_retry_after_and_crawl_delay_are_honoured_and_said(site: HTTPServer) -> 
     assert "Crawl-delay 0.2 s honoured" in err
 
 
+def test_a_retry_after_holds_the_requests_already_waiting_for_the_host(site: HTTPServer) -> None:
+    """Found by a review: a 429's Retry-After: 3 moved the host's next slot, but the requests
+    already asleep on earlier slots went out during the wait (7 at the default rate). Now none
+    reaches the host between the 429 and the end of its wait."""
+    import time
+
+    sent: list[tuple[str, float]] = []
+    calls = {"n": 0}
+
+    def busy(request: Request) -> Response:
+        sent.append((request.path, time.monotonic()))
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return Response("slow down", status=429, headers={"Retry-After": "2"})
+        return Response(html(), content_type="text/html")
+
+    def page(request: Request) -> Response:
+        sent.append((request.path, time.monotonic()))
+        return Response(html(), content_type="text/html")
+
+    site.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    site.expect_request("/busy").respond_with_handler(busy)
+    paths = [f"/p{i}" for i in range(6)]
+    for path in paths:
+        site.expect_request(path).respond_with_handler(page)
+    code, out, err = audit(sitemap(site, ["/busy", *paths]), "--format", "jsonl", "--rate", "10")
+    assert code == 0, err
+    assert "answered 429 with Retry-After: waiting 2 s" in err
+    first = sent[0][1]
+    assert sent[0][0] == "/busy"
+    early = [(path, round(at - first, 2)) for path, at in sent[1:] if at - first < 1.9]
+    assert early == [], sent
+    assert len(sent) == 8  # every page once, /busy twice
+
+
 def test_unreadable_robots_disallows_unless_ignored(site: HTTPServer) -> None:
     site.expect_request("/robots.txt").respond_with_data("down", status=503)
     site.expect_request("/a").respond_with_data(html(), content_type="text/html")

@@ -207,3 +207,32 @@ def test_a_robots_txt_shutting_out_this_tool_alone_gives_no_verdict(httpserver: 
     assert other[0]["indexable"] is None and not other[0]["in_sitemaps"], other
     code, out, err = audit(target, "--format", "jsonl", "--ignore-robots")
     assert code == 0 and len(out.splitlines()) == 3 and "not fetched" not in err, err
+
+
+def test_a_robots_txt_that_answers_503_once_is_asked_again(httpserver: HTTPServer) -> None:
+    """Found by a review: one 503 (Retry-After: 1) on robots.txt, then the file: the audit of a
+    sitemap URL asked once, read the 503 as "disallow everything", and failed a CI gate on every
+    URL "blocked by robots.txt". Near miss: one that answers 503 every time still disallows,
+    after three tries, and says so."""
+    from werkzeug import Request, Response
+
+    answers = iter([Response("busy", status=503, headers={"Retry-After": "1"})])
+
+    def robots(request: Request) -> Response:
+        return next(answers, None) or Response("User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+
+    httpserver.expect_request("/robots.txt").respond_with_handler(robots)
+    for path in ("/a", "/b"):
+        httpserver.expect_request(path).respond_with_data(html(), content_type="text/html")
+    code, out, err = audit(sitemap(httpserver, ["/a", "/b"]), "--format", "jsonl", "--fail-if", "non_indexable")
+    assert code == 0, (out, err)
+    assert {json.loads(line)["reason"] for line in out.splitlines()} == {"indexable"}, out
+    assert [req.path for req, _ in httpserver.log].count("/robots.txt") == 2
+
+    httpserver.clear()
+    httpserver.expect_request("/robots.txt").respond_with_data("down", status=500)
+    httpserver.expect_request("/a").respond_with_data(html(), content_type="text/html")
+    code, out, err = audit(sitemap(httpserver, ["/a"]), "--format", "jsonl")
+    assert "(HTTP 500 Internal Server Error, asked 3 times)" in err, err
+    assert [req.path for req, _ in httpserver.log].count("/robots.txt") == 3
+    assert "blocked by robots.txt" in out, out

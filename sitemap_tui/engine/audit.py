@@ -121,6 +121,7 @@ class HostPace:
         self.interval = 1.0 / rate if rate > 0 else 0.0
         self.delay: dict[str, float] = {}  # host -> Crawl-delay, when wider than the rate
         self._next: dict[str, float] = {}
+        self._paused: dict[str, float] = {}  # host -> when its Retry-After ends
 
     async def wait(self, host: str) -> None:
         interval = max(self.interval, self.delay.get(host, 0.0))
@@ -132,10 +133,15 @@ class HostPace:
         self._next[host] = slot + interval
         if slot > now:
             await asyncio.sleep(slot - now)
+        if self._paused.get(host, 0.0) > loop.time():
+            # paused while this one slept on its earlier slot: a new slot, after the pause
+            # (found by a review: 7 requests went out during a 429's Retry-After: 3)
+            await self.wait(host)
 
     def pause(self, host: str, seconds: float) -> None:
         now = asyncio.get_running_loop().time()
         self._next[host] = max(self._next.get(host, now), now + seconds)
+        self._paused[host] = max(self._paused.get(host, now), now + seconds)
 
 
 def _host(url: str) -> str:

@@ -15,12 +15,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitemap_tui.engine.fetch import Fetcher, FetchOutcome, StopFetch
-from sitemap_tui.engine.fetch_outcome import RULE_PRIVATE_ADDRESS, HopCallback, Sink
+from sitemap_tui.engine.fetch_outcome import (
+    RULE_PRIVATE_ADDRESS,
+    HopCallback,
+    Sink,
+    parse_retry_after,
+)
 from sitemap_tui.engine.robots import MAX_ROBOTS_BYTES, RobotsFile, parse_robots
 
 # what an unreadable robots.txt is read as (RFC 9309 §2.3.1.4: "complete disallow")
 _DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
 CRAWL_DELAY_CAP = 60.0  # seconds: a Crawl-delay of a day would hold a run for weeks
+ROBOTS_ATTEMPTS = 3  # a robots.txt answering 429 or 5xx is asked again, twice
+RETRY_AFTER_CAP = 30.0  # seconds waited at most before asking again (else 0.5 s, then 1 s)
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
 def agent_token(user_agent: str) -> str:
@@ -142,7 +150,17 @@ class RobotsGate:
             if len(buf) >= MAX_ROBOTS_BYTES:
                 raise StopFetch()
 
-        out = await fetcher.fetch(url, sink, before_hop=self._pace)
+        for attempt in range(1, ROBOTS_ATTEMPTS + 1):
+            buf.clear()
+            out = await fetcher.fetch(url, sink, before_hop=self._pace)
+            status = out.stats.http_status
+            if attempt == ROBOTS_ATTEMPTS or out.headers is None or status not in _RETRY_STATUSES:
+                break
+            # a 503 of a moment (a deploy, a rate limit) read once disallowed every URL of the
+            # host, though the next request got the file (found by a review); the run's pages
+            # are fetched once each, robots.txt is asked again as the exploration asks it
+            wait = parse_retry_after(out.header_map().get("retry-after"), RETRY_AFTER_CAP)
+            await asyncio.sleep(0.5 * attempt if wait is None else wait)
         if out.error_rule == RULE_PRIVATE_ADDRESS:
             # an address the policy refuses: no robots.txt to obey there, and the page's own
             # fetch is refused with the policy's reason (a redirect there was blamed on robots.txt)
@@ -156,7 +174,8 @@ class RobotsGate:
         if not answered and not out.reached and not self._no_answer_disallows:
             return None
         if not answered or status is None or status >= 500 or (out.error and not out.stopped_early):
-            self._on_unreadable(key, out.error or f"HTTP {status}")
+            tries = f", asked {attempt} times" if attempt > 1 else ""
+            self._on_unreadable(key, (out.error or f"HTTP {status}") + tries)
             return parse_robots(_DISALLOW_ALL, url)
         robots = parse_robots(bytes(buf), url)
         if self._on_read is not None:
