@@ -118,7 +118,7 @@ async def test_audit_from_the_palette_fills_the_overview_and_its_rows_drill(http
         assert any(n.startswith("Audit done: 4 URLs fetched") for n in notes), notes
         await settle(app, pilot)
         filters = group_filters(app)
-        for word in ("indexable:yes", "indexable:no", "status:404", "reason:redirect", "reason:noindex",
+        for word in ("indexable:yes", "indexable:no", "reason:404", "reason:redirect", "reason:noindex",
                      "blocked:GPTBot", "allowed:Googlebot"):
             assert word in filters, (word, filters)
         labels = [r.label.plain for r in groups(app).rows]
@@ -128,7 +128,7 @@ async def test_audit_from_the_palette_fills_the_overview_and_its_rows_drill(http
         assert counts["blocked:GPTBot"][-1] == "4" and counts["allowed:Googlebot"][-2] == "4", counts
         await drill(app, pilot, "reason:noindex")
         await drill(app, pilot, "blocked:GPTBot")
-        await drill(app, pilot, "status:404")
+        await drill(app, pilot, "reason:404")
 
 
 def serve_slow_site(httpserver: HTTPServer, release: threading.Event, pages: int, quick: int) -> str:

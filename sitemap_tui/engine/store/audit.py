@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sitemap_tui.engine.store import Store
-from sitemap_tui.engine.store.audit_filters import ERROR_CONDITION
+from sitemap_tui.engine.store.audit_filters import GROUP_CONDITIONS
 from sitemap_tui.engine.store.packed import first_of
 from sitemap_tui.engine.store.schema import NODE_RANKS, tree_order
 from sitemap_tui.engine.urlpolicy import server_of
@@ -306,13 +306,9 @@ def group_samples(store: Store, limit: int) -> dict[str, list[tuple[str, str]]]:
 INDEXABILITY: tuple[tuple[str, str], ...] = (
     ("indexable", "a.indexable = 1"),
     ("non-indexable", "a.indexable = 0"),
-    ("404", "a.status = 404"),
-    ("redirect", "a.reason LIKE '%redirect%'"),
-    ("noindex", "a.reason LIKE '%noindex%'"),
-    ("canonical", "a.reason LIKE '%canonical%'"),
-    ("robots", "a.reason LIKE '%robots%'"),
-    ("not-html", "a.reason LIKE '%not HTML%'"),
-    ("error", ERROR_CONDITION),  # reason:error lists what this row counts (audit_filters)
+    # one group a URL, reason:GROUP lists what each counts (audit_filters.REASON_GROUPS)
+    *((key, GROUP_CONDITIONS[key]) for key in ("404", "redirect", "noindex", "canonical", "robots", "not-html",
+                                                "error")),
 )
 
 

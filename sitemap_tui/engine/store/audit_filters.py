@@ -230,8 +230,9 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
     if f.indexable is not None:
         clauses.append(_audited("a.indexable = ?"))
         params.append(int(f.indexable))
-    if f.reason is not None and f.reason.lower() == "error":
-        clauses.append(_audited(ERROR_CONDITION))  # the Overview's "error" row (store/audit.py)
+    group = group_condition(f.reason) if f.reason is not None else None
+    if group is not None:
+        clauses.append(_audited(group))  # an Overview row's URLs (store/audit.py)
     elif f.reason is not None:
         clauses.append(_audited("instr(lower(a.reason), ?) > 0"))
         params.append(reason_text(f.reason))
@@ -259,20 +260,35 @@ def audit_clauses(conn: sqlite3.Connection, f: EntryFilter) -> tuple[list[str], 
     return clauses, params
 
 
-#: the Overview's "error" group of the indexability (store/audit.py INDEXABILITY): no answer, or a
-#: 4xx/5xx other than 404, neither a redirect nor robots; ``reason:error`` lists exactly these
-ERROR_CONDITION = ("a.indexable = 0 AND (a.status IS NULL OR a.status >= 400) AND a.status IS NOT 404"
-                   " AND a.reason NOT LIKE '%redirect%' AND a.reason NOT LIKE '%robots%'")
+#: The Overview's groups of non-indexable URLs (store/audit.py INDEXABILITY), one group a URL:
+#: the first words of its verdict (engine/audit_page.verdict, where the first reason wins).
+#: ``reason:GROUP`` lists exactly a group; "error" is every other non-indexable URL (no answer,
+#: a status but 200 and 404). Found by a review: matched anywhere in the reason, "redirect (...
+#: not followed: robots.txt disallows it)" counted as robots too, a redirect to a 404 as 404,
+#: and a 201 or a 204 in no group.
+REASON_GROUPS: dict[str, str] = {
+    "404": "non-indexable: 404", "redirect": "non-indexable: redirect",
+    "robots": "non-indexable: blocked by robots", "noindex": "non-indexable: noindex",
+    "canonical": "non-indexable: canonicalised", "not-html": "non-indexable: not html",
+}
+GROUP_CONDITIONS: dict[str, str] = {key: f"lower(a.reason) LIKE '{start}%'" for key, start in REASON_GROUPS.items()}
+GROUP_CONDITIONS["error"] = f"a.indexable = 0 AND NOT ({' OR '.join(GROUP_CONDITIONS.values())})"
+
+
+def group_condition(word: str) -> str | None:
+    """The SQL of ``reason:WORD`` when WORD names an Overview group (see REASON_GROUPS)."""
+    return GROUP_CONDITIONS.get(word.lower())
 
 
 def reason_matches(word: str, cells: AuditCells) -> bool:
-    """``reason:WORD`` on a row's cells, as the SQL above decides it: ``error`` is the Overview's
-    group (no answer, or a 4xx/5xx other than 404, neither redirect nor robots), not the word."""
+    """``reason:WORD`` on a row's cells, as the SQL above decides it: a group's name is the
+    Overview's group (REASON_GROUPS, "error"), any other word is looked for in the reason."""
     reason = (cells.reason or "").lower()
-    if word.lower() == "error":
-        status = cells.status
-        return (cells.indexable == 0 and (status is None or status >= 400) and status != 404
-                and "redirect" not in reason and "robots" not in reason)
+    word = word.lower()
+    if word == "error":
+        return cells.indexable == 0 and not any(reason.startswith(s) for s in REASON_GROUPS.values())
+    if word in REASON_GROUPS:
+        return reason.startswith(REASON_GROUPS[word])
     return reason_text(word) in reason
 
 

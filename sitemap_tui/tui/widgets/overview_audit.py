@@ -27,13 +27,13 @@ from sitemap_tui.words import plural
 _ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("indexable", "indexable", "indexable:yes", "green"),
     ("non-indexable", "non-indexable", "indexable:no", "yellow"),
-    ("404", "  404 not found", "status:404", "red"),
+    ("404", "  404 not found", "reason:404", "red"),
     ("redirect", "  3xx redirect", "reason:redirect", "yellow"),
     ("noindex", "  noindex", "reason:noindex", "yellow"),
     ("canonical", "  canonicalised", "reason:canonical", "yellow"),
     ("robots", "  blocked by robots.txt", "reason:robots", "yellow"),
     ("not-html", "  not HTML", "reason:not-html", "dim"),
-    ("error", "  error / no answer", "reason:error", "red"),
+    ("error", "  error, other status", "reason:error", "red"),
 )
 _LABEL = max(len(label) for _, label, _, _ in _ROWS) + 1
 
