@@ -98,7 +98,7 @@ class AuditJobs:
         self._audit = self._spawn(self._run("audit", go, None))
 
     def _say_outdated(self, node_id: int) -> None:
-        """A file fetched again whose content changed: the cross-file issues describe the tree
+        """A file fetched again (not a 304: its rows are new): the cross-file issues describe the tree
         before it (a duplicate or a missing return link names the old copy, on other files too),
         so they are dropped; the crawler-access table, if computed, has its new rows to judge.
         Found by a review: after r, "listed with a different lastmod" stayed, quoting the old one."""

@@ -95,7 +95,7 @@ class Validation:
             return kept
 
     def crossfile_outdated(self, store: Store) -> bool:
-        """A file was fetched again, and changed, after the cross-file rules ran: their issues
+        """A file was fetched again (its rows new) after the cross-file rules ran: their issues
         (on any file: a duplicate on another file names this one's old copy) are dropped, and so
         is the record of what they were decided from, so no later exploration copies them
         (engine/store/carry.py). True when they had run."""

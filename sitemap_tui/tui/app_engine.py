@@ -386,9 +386,14 @@ class EngineLink(PaneSync):
         elif message.what == "crossfile":
             self.jobs.crossfile = False
             self.jobs.crossfile_step = None
-            if message.result == "cancelled":
+            if message.result == "cancelled" and self._crossfile_dropped:
+                # (found by a review: "the earlier results are kept" of issues already dropped)
+                self.notify(f"Cross-file checks cancelled; their issues were dropped when {self._crossfile_dropped}"
+                            " was fetched again: k checks across files again.", markup=False)
+            elif message.result == "cancelled":
                 self.notify("Cross-file checks cancelled; the earlier results are kept.", markup=False)
             else:
+                self._crossfile_dropped = None
                 found = message.result if isinstance(message.result, int) else 0
                 self.notify(f"Cross-file checks done: {plural(found, 'issue')} across the sitemaps (Issues pane, 4).", markup=False)
             self._issues_changed()
@@ -404,24 +409,29 @@ class EngineLink(PaneSync):
             self._say_carried()
         self.update_header()
 
+    _crossfile_dropped: str | None = None  # the file whose fetch dropped the cross-file issues
+
     @on(Outdated)
     def _crossfile_outdated(self, message: Outdated) -> None:
-        """A file fetched again changed: the engine dropped the cross-file issues, which spoke
-        of its old copy. A set small enough to have them run by itself has them run again."""
+        """A file was fetched again: the engine dropped the cross-file issues, which spoke of its
+        old rows. A set small enough to have them run by itself has them run again."""
         if "crossfile" not in message.parts:
             return
         self.recount_issues()
         self._issues_changed()
         node = self.tree.model.nodes.get(message.node_id)
         name = short_name(node) if node else "A file"
+        self._crossfile_dropped = name
         urls = sum(n.stats.url_count for n in self.tree.model.nodes.values())
         if self.jobs.crossfile:  # (the app's own run, waiting for the fetch to end: it runs next)
             return
+        # ("fetched again", not "changed": its rows are new either way, and the issues on the other
+        # files that named them went with the file's own; found by a review)
         if urls <= AUTO_CROSSFILE_URLS:
-            self.notify(f"{name} changed: checking across files again…", markup=False)
+            self.notify(f"{name} fetched again: checking across files again…", markup=False)
             self._start_crossfile(auto=True)
         else:
-            self.notify(f"{name} changed: the cross-file issues, found before it did, were dropped;"
+            self.notify(f"{name} fetched again: the cross-file issues, found before, were dropped;"
                         " k checks across files again.", markup=False)
 
     _carried_said: tuple[Path | None, int] = (None, 0)  # (of the exploration, files said)
