@@ -319,8 +319,10 @@ def _sarif_rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
 def _missing_file(locate: Callable[[str | None], Path | None], maps: tuple[str, ...],
                   ) -> Callable[[str | None], Path | None]:
     """``locate``, and for a URL of a mapped build whose file is not there (a child sitemap the
-    build lacks) the path it would have: GitHub code scanning rejects a whole upload over one
-    location that is a web address ("SARIF URI scheme https did not match ... file")."""
+    build lacks) the path it would have; for one no file of the build stands for (another
+    site's sitemap its robots.txt names, a path that leaves the folder) the build's folder:
+    GitHub code scanning rejects a whole upload over one location that is a web address
+    ("SARIF URI scheme https did not match ... file"). The URL stays in the result's properties."""
     if not maps:
         return locate
     from sitemap_tui.engine.localmap import mapped_path, parse_maps
@@ -329,7 +331,9 @@ def _missing_file(locate: Callable[[str | None], Path | None], maps: tuple[str, 
 
     def find(sitemap: str | None) -> Path | None:
         path = locate(sitemap)
-        return path if path is not None or not sitemap else mapped_path(parsed, sitemap)
+        if path is not None or not sitemap:
+            return path
+        return mapped_path(parsed, sitemap) or (parsed[-1].root if parsed else None)
 
     return find
 
