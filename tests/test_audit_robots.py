@@ -68,13 +68,17 @@ def test_audit_of_a_sitemap_url_keeps_robots_txt_and_shows_the_crawler_table(htt
     assert counts.blocked[DEFAULT_AGENTS.index("GPTBot")] == 2
 
 
-def test_audit_without_robots_txt_says_access_is_unknown(httpserver: HTTPServer) -> None:
+def test_audit_without_robots_txt_lets_every_crawler_in(httpserver: HTTPServer) -> None:
+    """A 404 robots.txt is no robots.txt: nothing disallowed (RFC 9309), for the audit's own
+    fetches and in its crawler table. Found by a review: with a sitemap URL as the target the
+    table was left out ("no robots.txt was read") where `access` said every crawler allowed."""
+    httpserver.expect_request("/robots.txt").respond_with_data("not here", status=404)
     code, out, err = audit(_site(httpserver, robots=None), "--format", "text")
     assert code == 0, err
-    # a 404 robots.txt: the audit fetches everything; nothing was kept to judge other crawlers by
     assert {"/a", "/private/b", "/private/own"} <= {req.path for req, _ in httpserver.log}
-    assert "Crawler access" not in out
-    assert "crawler access: no robots.txt was read for the listed URLs' hosts" in err
+    table = [line.split() for line in out.splitlines() if line.startswith(("GPTBot ", "Googlebot "))]
+    assert table and all(row[1:] == ["3", "0"] for row in table), out
+    assert "no robots.txt was read" not in err, err
 
 
 def test_a_redirect_is_not_followed_into_a_path_its_hosts_robots_txt_disallows(httpserver: HTTPServer) -> None:

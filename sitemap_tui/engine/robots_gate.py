@@ -170,6 +170,10 @@ class RobotsGate:
         # outside: a build's robots.txt read as "could not be read (HTTP 200)", every URL blocked)
         answered = out.headers is not None or status is not None
         if answered and status is not None and 400 <= status < 500:
+            # no robots.txt: nothing disallowed (RFC 9309), said to the caller as an empty file
+            # (found by a review: an audit of a sitemap URL printed no crawler table for it)
+            if self._on_read is not None:
+                self._on_read(url, b"", parse_robots(b"", url))
             return None
         if not answered and not out.reached and not self._no_answer_disallows:
             return None
