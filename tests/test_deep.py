@@ -256,7 +256,7 @@ async def test_a_robots_txt_that_answers_5xx_disallows_its_origin(store: Store, 
     notes: list[str] = []
     found = await deep(store, "deep-status-4xx", on_note=notes.append)
     assert found == {} and pages(httpserver) == []
-    assert any("could not be read (HTTP 503 Service Unavailable, asked 3 times)" in n for n in notes), notes
+    assert any("could not be read (HTTP 503 Service Unavailable, asked 2 times)" in n for n in notes), notes
     assert any("1 URL not fetched" in n for n in notes)
 
 
