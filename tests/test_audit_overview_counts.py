@@ -174,6 +174,21 @@ def test_a_node_audit_fetches_only_its_sitemaps_and_access_is_read_once_computed
     gpt = DEFAULT_AGENTS.index("GPTBot")
     assert (got.urls, got.unknown, got.blocked[gpt], got.allowed(gpt)) == (3, 0, 3, 0)
     assert (both.urls, both.blocked[gpt], both.allowed(gpt), both.allowed(0)) == (5, 3, 2, 5)
+    from sitemap_tui.tui.widgets.overview_audit import _access
+
+    assert _access(both)[0].label.plain == "Crawler access   by robots.txt: 5 listed URLs"
+    # a run stopped part-way (x), or rows fetched since: the header says how many were judged,
+    # where it read as the whole (found by a review: 120,000 "listed" beside a header's 149,000)
+    conn = connect(db)
+    try:
+        conn.execute("DELETE FROM access WHERE entry_id IN (SELECT id FROM entries WHERE node_id = ?)", (two,))
+        conn.commit()
+        part = stored_counts(conn, [one, two])
+    finally:
+        conn.close()
+    assert part is not None and (part.urls, part.listed) == (2, 5)
+    assert _access(part)[0].label.plain == ("Crawler access   by robots.txt: 2 of 5 listed URLs judged; the rest:"
+                                            " Crawler access, in the palette")
 
 
 def test_coverage_rows_count_what_their_filters_list(site: HTTPServer, tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ class AccessCounts:
     urls: int
     unknown: int
     blocked: tuple[int, ...]  # per agent
+    listed: int | None = None  # the listed URLs, judged or not (stored_counts): more than urls when stopped
 
     def allowed(self, i: int) -> int:
         return self.urls - self.unknown - self.blocked[i]
@@ -266,8 +267,10 @@ def stored_counts(conn: sqlite3.Connection, node_ids: Sequence[int]) -> AccessCo
         got = conn.execute(
             f"SELECT COUNT(*), COALESCE(SUM(a.unknown), 0){sums} FROM access a"
             f" JOIN entries e ON e.id = a.entry_id WHERE e.node_id IN ({marks})", tuple(node_ids)).fetchone()
+        # (a run cancelled with x, or rows fetched since: the Overview says how many wait)
+        listed = conn.execute(f"SELECT COUNT(*) FROM entries WHERE node_id IN ({marks})", tuple(node_ids)).fetchone()
     except (sqlite3.OperationalError, TypeError, ValueError):
         return None  # no access table (never computed), or a meta value this version cannot read
     if not got or not got[0]:
         return None
-    return AccessCounts(tuple(agents), int(got[0]), int(got[1]), tuple(int(v) for v in got[2:]))
+    return AccessCounts(tuple(agents), int(got[0]), int(got[1]), tuple(int(v) for v in got[2:]), int(listed[0]))
