@@ -134,14 +134,15 @@ def cmd_urls(opts: UrlsOptions) -> int:
         # lines were written: a target that is no usable sitemap still listed them, but a run
         # that failed inside sitemap-tui (2) is incomplete and replaces nothing
         short = opts.strict and strict_short(explorer)  # not every URL: exit 1, FILE kept
-        if (problem is None or (wrote and problem.code != EXIT_USAGE)) and not short:
+        listed = problem is None or (wrote and problem.code != EXIT_USAGE)
+        if listed and not short:
             result.commit()
     report_failures(explorer, problem if problem and not wrote else None)
     if explorer.output_left_out:
         n = explorer.output_left_out
         print(f"sitemap-tui: {plural(n, 'URL')} left out: scheme not http or https"
               " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
-    if short and (problem is None or (wrote and problem.code != EXIT_USAGE)):
+    if short and listed:
         say_kept([(out_path, opts.output)])
     if problem and (not wrote or problem.code == EXIT_USAGE):  # the previous output was kept
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)

@@ -101,17 +101,19 @@ def _key(url: str) -> str | None:
     return f"{scheme}://{netloc}{parts.path or '/'}"
 
 
-def lookup(maps: tuple[LocalMap, ...], url: str) -> MapHit | None:
-    """Where ``url`` is read from when a mapping covers it; None when none does (fetch it)."""
-    if not maps:
-        return None
-    key = _key(url)
+def _covering(maps: tuple[LocalMap, ...], url: str) -> tuple[LocalMap, str] | None:
+    """The mapping that covers ``url`` (the longest prefix: ``maps`` is in that order) and the
+    rest of the URL's path after its prefix; None when none does."""
+    key = _key(url) if maps else None
     if key is None:
         return None
-    for m in maps:
-        if key.startswith(m.prefix):
-            return _locate(m, url, key[len(m.prefix):])
-    return None
+    return next(((m, key[len(m.prefix):]) for m in maps if key.startswith(m.prefix)), None)
+
+
+def lookup(maps: tuple[LocalMap, ...], url: str) -> MapHit | None:
+    """Where ``url`` is read from when a mapping covers it; None when none does (fetch it)."""
+    found = _covering(maps, url)
+    return None if found is None else _locate(found[0], url, found[1])
 
 
 def _locate(m: LocalMap, url: str, rest: str) -> MapHit:
@@ -175,12 +177,12 @@ def mapped_path(maps: tuple[LocalMap, ...], url: str) -> Path | None:
     """The file a mapped URL stands for in its folder, whether or not it is there (a report
     names a missing child sitemap by it); None when no mapping covers the URL or its path
     would leave the folder."""
-    key = _key(url)
-    for m in maps if key is not None else ():
-        if key is not None and key.startswith(m.prefix):
-            path = Path(os.path.normpath(m.root / unquote(key[len(m.prefix):])))
-            return path if path.is_relative_to(m.root) else None
-    return None
+    found = _covering(maps, url)
+    if found is None:
+        return None
+    m, rest = found
+    path = Path(os.path.normpath(m.root / unquote(rest)))
+    return path if path.is_relative_to(m.root) else None
 
 
 def read_from(maps: tuple[LocalMap, ...], url: str) -> str | None:

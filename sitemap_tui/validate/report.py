@@ -121,13 +121,13 @@ def write_report(
     from a local build under a URL is annotated at its file in SARIF and GitHub output.
     """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
-    locate = locator(maps)
+    locate = locator(maps, missing=fmt == "sarif")
     if fmt == "text":
         _text(issues, summary, out, base, locate)
     elif fmt == "json":
         _json(issues, summary, out, base, locate)
     elif fmt == "sarif":
-        _sarif(issues, out, base, summary.notes, baseline_state, absent, _missing_file(locate, maps))
+        _sarif(issues, out, base, summary.notes, baseline_state, absent, locate)
     elif fmt == "github":
         _github(issues, summary, out, base, locate)
     else:
@@ -187,12 +187,18 @@ def local_path(sitemap: str | None) -> Path | None:
     return Path(url2pathname(parts.path))  # (url2pathname decodes the %XX: once, not twice)
 
 
-def locator(maps: tuple[str, ...]) -> Callable[[str | None], Path | None]:
+def locator(maps: tuple[str, ...], *, missing: bool = False) -> Callable[[str | None], Path | None]:
     """The local file a sitemap was read from: a ``file:`` URI's, or under ``--map`` the mapped
-    URL's (the store keeps the URL the build stands for; an annotation needs the file)."""
+    URL's (the store keeps the URL the build stands for; an annotation needs the file).
+
+    ``missing`` (SARIF): for a URL of a mapped build whose file is not there (a child sitemap
+    the build lacks) the path it would have, and for one no file of the build stands for
+    (another site's sitemap its robots.txt names, a path that leaves the folder) the build's
+    folder: GitHub code scanning rejects a whole upload over one location that is a web address
+    ("SARIF URI scheme https did not match ... file"). The URL stays in the result's properties."""
     if not maps:
         return local_path
-    from sitemap_tui.engine.localmap import lookup, parse_maps
+    from sitemap_tui.engine.localmap import lookup, mapped_path, parse_maps
 
     parsed = parse_maps(maps)
 
@@ -201,6 +207,8 @@ def locator(maps: tuple[str, ...]) -> Callable[[str | None], Path | None]:
         if path is None and sitemap:
             hit = lookup(parsed, sitemap)
             path = hit.path if hit is not None else None
+            if path is None and missing:
+                path = mapped_path(parsed, sitemap) or (parsed[-1].root if parsed else None)
         return path
 
     return locate
@@ -314,28 +322,6 @@ def _sarif_rules() -> tuple[list[dict[str, Any]], dict[str, int]]:
         index[rule_id] = len(rules)
         rules.append(entry)
     return rules, index
-
-
-def _missing_file(locate: Callable[[str | None], Path | None], maps: tuple[str, ...],
-                  ) -> Callable[[str | None], Path | None]:
-    """``locate``, and for a URL of a mapped build whose file is not there (a child sitemap the
-    build lacks) the path it would have; for one no file of the build stands for (another
-    site's sitemap its robots.txt names, a path that leaves the folder) the build's folder:
-    GitHub code scanning rejects a whole upload over one location that is a web address
-    ("SARIF URI scheme https did not match ... file"). The URL stays in the result's properties."""
-    if not maps:
-        return locate
-    from sitemap_tui.engine.localmap import mapped_path, parse_maps
-
-    parsed = parse_maps(maps)
-
-    def find(sitemap: str | None) -> Path | None:
-        path = locate(sitemap)
-        if path is not None or not sitemap:
-            return path
-        return mapped_path(parsed, sitemap) or (parsed[-1].root if parsed else None)
-
-    return find
 
 
 def _artifact(sitemap: str, base: Path, locate: Callable[[str | None], Path | None] = local_path,
