@@ -71,6 +71,8 @@ def test_an_entry_without_a_url_is_not_a_url(httpserver, tmp_path: Path, case: s
     for fmt in ("txt", "csv", "jsonl"):
         proc = run("urls", url, "--format", fmt)
         assert proc.returncode == 0, proc.stderr
+        said = "2 entries not listed: no URL in them" if case == "urlset" else "1 entry not listed: no URL in it"
+        assert said in proc.stderr  # (found from outside: unsaid)
         if fmt == "txt":
             assert proc.stdout.splitlines() == want
         elif fmt == "csv":

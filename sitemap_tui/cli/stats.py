@@ -66,6 +66,8 @@ def node_json(explorer: Explorer, node_id: int) -> dict[str, Any]:
     }
     if s.unchanged_since:  # answered 304 to a re-exploration: carried over (engine/refetch.py)
         data["unchanged_since"] = s.unchanged_since
+    if agg.no_url:  # entries with no URL in them, not counted in urls (said on stderr too)
+        data["entries_without_url"] = agg.no_url
     if agg.urls:
         data["unique_urls"] = agg.unique
         data["lastmod"] = {

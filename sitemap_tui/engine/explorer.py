@@ -90,6 +90,11 @@ class Explorer(FileProcessing):
                 examples.setdefault(cause, node.url)
         if self._robots_not_read:
             counts[LeftOut.ROBOTS_CAP] = len(self._robots_not_read)
+        # entries, not files (stats.Aggregate.no_url); a checker's findings name each instead
+        for node_id, agg in self._aggs.items() if self.checker is None else ():
+            if agg and agg.get("no_url") and node_id in self.nodes:
+                counts[LeftOut.NO_URL] += agg["no_url"]
+                examples.setdefault(LeftOut.NO_URL, self.nodes[node_id].url)
         o = self.options
         return [
             describe(

@@ -292,7 +292,9 @@ class FileJob:
                 for idx, entry in enumerate(entries):
                     for found in check(ctx, entry):
                         issues.append((found, idx))
+            listed = len(entries)
             entries, kept_at = urls_only(entries, run.final_url or run.spec.url)
+            run.acc.agg.no_url += listed - len(entries)  # (said: Explorer.left_out, NO_URL)
             if kept_at is not None:  # an issue's entry index points into the kept entries
                 issues = [(i, None if idx is None else kept_at.get(idx)) for i, idx in issues]
         if entries:
@@ -339,6 +341,8 @@ class FileJob:
                 issues.extend(self.checker.check_child(ctx, child))
             if not (outcome.error and run.count == 0 and not run.children):
                 issues.extend(self.checker.end_file(ctx, info, s))
+        # a text line or index child with no URL in it, as urls_only's entries (_flush)
+        run.acc.agg.no_url += getattr(info, "no_url", 0) + sum(1 for c in run.children if not (c.loc and c.loc.strip()))
         return JobDone(
             run.spec.node_id, run.kind, outcome, run.children, issues, info,
             run.acc.agg.to_json(), run.count, run.parse_seconds, unselected,

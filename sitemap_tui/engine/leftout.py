@@ -44,6 +44,7 @@ class LeftOut(StrEnum):
     NOT_RECURSIVE = "not-recursive"  # listed sitemaps left alone under --no-recursive
     ROBOTS_CAP = "robots-cap"  # hosts whose robots.txt was not read for cross-submission
     NODE_CAP = "node-cap"  # listed files past the run's cap on files kept: not even shown
+    NO_URL = "no-url"  # entries (not files) with no URL in them: nothing to list
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ def describe(
     example: str | None = None,
     max_time: float = 0.0,
 ) -> Omission:
-    """The line for ``count`` files (hosts, for ROBOTS_CAP) left out for ``cause``."""
+    """The line for ``count`` files (hosts for ROBOTS_CAP, entries for NO_URL) left out for ``cause``."""
     files = _n(count, "file", "files")
     first = f", first {display(example, 200)}" if example else ""
     listed = _n(count, "listed file", "listed files")
@@ -131,6 +132,12 @@ def describe(
         LeftOut.NODE_CAP: (
             f"{listed} not kept: a run keeps at most {max_files + KEPT_INDEXES * max_children:,} listed files"
             f" (the file budget and {KEPT_INDEXES} indexes' {max_children:,})", "--max-files", True,
+        ),
+        LeftOut.NO_URL: (
+            f"{_n(count, 'entry', 'entries')} not listed: no URL in {'it' if count == 1 else 'them'} (an empty"
+            " or missing <loc>, a feed item without a link, a text line that is no URL; validate names each)"
+            f"{', first in ' + display(example, 200) if example else ''}",
+            None, False,
         ),
         LeftOut.ROBOTS_CAP: (
             f"cross-submission not checked for {_n(count, 'host', 'hosts')}: robots.txt read on "

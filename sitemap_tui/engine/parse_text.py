@@ -48,7 +48,6 @@ class TextSitemapParser:
         self._head = b""
         self._blank = 0
         self._first_blank: int | None = None
-        self._not_url = 0
         self._closed = False
         # After the entry cap, lines are only counted (so the cap's issue can give the numbers):
         # the line of the first URL not kept, and the length of the unfinished last line.
@@ -164,8 +163,8 @@ class TextSitemapParser:
             self._over_cap(out, cut)
         if self._blank:
             out.append(Finding("text-blank-lines", {"count": self._blank}, line=self._first_blank))
-        if self._not_url > MAX_LINE_ISSUES:
-            hidden = self._not_url - MAX_LINE_ISSUES
+        if self.info.no_url > MAX_LINE_ISSUES:
+            hidden = self.info.no_url - MAX_LINE_ISSUES
             out.append(Finding("text-line-not-url", {"hidden": hidden}))
         return out
 
@@ -228,6 +227,6 @@ class TextSitemapParser:
         out.append(Finding("url-count-over-limit", fields, line=first))
 
     def _not_url_issue(self, fields: dict[str, object], out: list[Item]) -> None:
-        self._not_url += 1
-        if self._not_url <= MAX_LINE_ISSUES:
+        self.info.no_url += 1
+        if self.info.no_url <= MAX_LINE_ISSUES:
             out.append(Finding("text-line-not-url", fields, line=self._lineno))

@@ -323,6 +323,9 @@ class OverviewPane(NodePane):
         right: list[tuple[str, Text | str]] = []
         urls = agg.urls if agg.urls else s.url_count
         right.append(("URLs", f"{urls:,}"))
+        if agg.no_url:  # (an empty or missing <loc>, a feed item without a link: the Issues pane names each)
+            n = agg.no_url
+            right.append(("No URL", Text(f"{n:,} entr{'y' if n == 1 else 'ies'} not listed (see Issues)", style="yellow")))
         unique = data.get("unique")
         if unique is not None:
             dupes = urls - unique
