@@ -109,3 +109,30 @@ def test_validate_names_each_instead(httpserver, tmp_path: Path) -> None:
     rules = [i["rule"] for i in json.loads(run.stdout)["issues"]]
     assert {"loc-missing", "loc-empty", "feed-item-no-link", "text-line-not-url"} <= set(rules), rules
     assert "no URL in them" not in run.stderr + run.stdout
+
+
+def test_urls_says_how_many_relative_locs_it_resolved_first_run_and_carried(httpserver, tmp_path: Path) -> None:
+    """A relative <loc> is listed resolved against its sitemap's URL (README): an assumption,
+    said on stderr like the rest, with the file it was first met in; the near miss, a file of
+    absolute URLs, says nothing of it."""
+    body = (f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc>https://example.com/a</loc></url>\n'
+            "<url><loc>/rel/page</loc></url>\n<url><loc>other</loc></url>\n</urlset>\n")
+
+    def handle(request: Request) -> Response:
+        if request.headers.get("If-None-Match") == ETAG:
+            return Response(status=304, headers={"ETag": ETAG})
+        return Response(body, content_type="application/xml", headers={"ETag": ETAG})
+
+    httpserver.expect_request("/rel.xml").respond_with_handler(handle)
+    httpserver.expect_request("/abs.xml").respond_with_data(URLSET, content_type="application/xml")
+    url = httpserver.url_for("/rel.xml")
+    said = "2 relative URLs resolved against their sitemap's URL, as an index's children are"
+    for _ in range(2):  # the second answers 304: carried over
+        run = _run(["urls", url], tmp_path)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.split() == ["https://example.com/a", httpserver.url_for("/rel/page"), httpserver.url_for("/other")]
+        assert said in run.stderr and f"first in {url}" in run.stderr, run.stderr
+    assert "unchanged since the previous exploration" in run.stderr
+    assert said in _run(["stats", url, "--no-history"], tmp_path).stderr
+    clean = _run(["urls", httpserver.url_for("/abs.xml"), "--no-history"], tmp_path)
+    assert clean.returncode == 0 and "relative" not in clean.stderr, clean.stderr

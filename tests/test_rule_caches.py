@@ -399,14 +399,14 @@ def test_urls_only_keeps_an_all_http_batch_as_it_is_and_maps_the_others() -> Non
     from sitemap_tui.engine.filejob import urls_only
 
     plain = [Entry(loc=f"{PAGE}/{n}", line=n) for n in range(3)] + [Entry(loc="http://example.com/x", line=4)]
-    kept, kept_at = urls_only(plain, SITEMAP)
-    assert kept is plain and kept_at is None
+    kept, kept_at, resolved = urls_only(plain, SITEMAP)
+    assert kept is plain and kept_at is None and resolved == 0
     # any other loc in the batch takes the full pass: blanks dropped, relative locs resolved,
     # an upper-case scheme or a leading space kept as written or resolved as before
     for odd in ("", "   ", None, "rel/page", "HTTPS://example.com/U", " https://example.com/s", "mailto:x@y"):
         batch = [Entry(loc=f"{PAGE}/a", line=1), Entry(loc=odd, line=2), Entry(loc=f"{PAGE}/b", line=3)]
-        kept, kept_at = urls_only(batch, SITEMAP)
-        assert kept_at is not None
+        kept, kept_at, resolved = urls_only(batch, SITEMAP)
+        assert kept_at is not None and resolved == (odd in ("rel/page", " https://example.com/s"))
         if odd is None or not odd.strip():
             assert [e.line for e in kept] == [1, 3] and kept_at == {0: 0, 2: 1}
         else:

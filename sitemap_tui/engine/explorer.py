@@ -90,11 +90,10 @@ class Explorer(FileProcessing):
                 examples.setdefault(cause, node.url)
         if self._robots_not_read:
             counts[LeftOut.ROBOTS_CAP] = len(self._robots_not_read)
-        # entries, not files (stats.Aggregate.no_url); a checker's findings name each instead
-        for node_id, agg in self._aggs.items() if self.checker is None else ():
-            if agg and agg.get("no_url") and node_id in self.nodes:
-                counts[LeftOut.NO_URL] += agg["no_url"]
-                examples.setdefault(LeftOut.NO_URL, self.nodes[node_id].url)
+        if self.checker is None:  # (a checker's findings name each instead)
+            n, first = self.entry_count("no_url")  # entries, not files
+            if n:
+                counts[LeftOut.NO_URL], examples[LeftOut.NO_URL] = n, first
         o = self.options
         return [
             describe(
@@ -105,6 +104,17 @@ class Explorer(FileProcessing):
             for cause in LeftOut
             if counts[cause]
         ]
+
+    def entry_count(self, name: str) -> tuple[int, str]:
+        """The sum of one count of the files' statistics (stats.Aggregate: ``no_url``,
+        ``relative``) over this exploration, and the first file (in the order found) with any."""
+        total, first = 0, ""
+        for node in self.nodes.values():
+            n = (self._aggs.get(node.id) or {}).get(name, 0)
+            if n:
+                total += n
+                first = first or node.url
+        return total, first
 
     @property
     def timed_out(self) -> bool:

@@ -293,8 +293,9 @@ class FileJob:
                     for found in check(ctx, entry):
                         issues.append((found, idx))
             listed = len(entries)
-            entries, kept_at = urls_only(entries, run.final_url or run.spec.url)
+            entries, kept_at, resolved = urls_only(entries, run.final_url or run.spec.url)
             run.acc.agg.no_url += listed - len(entries)  # (said: Explorer.left_out, NO_URL)
+            run.acc.agg.relative += resolved  # (said: cli.verdict.run_notes)
             if kept_at is not None:  # an issue's entry index points into the kept entries
                 issues = [(i, None if idx is None else kept_at.get(idx)) for i, idx in issues]
         if entries:
@@ -353,9 +354,10 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _HTTP = ("https://", "http://")
 
 
-def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int] | None]:
-    """The entries that are URLs, with relative locs resolved against the file's URL, and the
-    new position of each kept entry by its old one (None: every entry kept where it was).
+def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int] | None, int]:
+    """The entries that are URLs, with relative locs resolved against the file's URL, the
+    new position of each kept entry by its old one (None: every entry kept where it was), and
+    how many were resolved.
 
     An entry without a usable loc (empty, blank, a feed item without a link) is not a URL: it
     is neither stored, counted nor printed, and stays visible as the checker's finding. A
@@ -365,18 +367,20 @@ def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, i
         if not (loc and loc.startswith(_HTTP)):
             break
     else:
-        return entries, None
+        return entries, None, 0
     kept: list[Entry] = []
     kept_at: dict[int, int] = {}
+    resolved = 0
     for i, e in enumerate(entries):
         loc = e.loc
         if not loc or loc.isspace():
             continue
         if not loc.startswith(_HTTP) and _SCHEME.match(loc) is None:  # the common case first
             e.loc = urlpolicy.resolve(base, loc)
+            resolved += 1
         kept_at[i] = len(kept)
         kept.append(e)
-    return kept, kept_at
+    return kept, kept_at, resolved
 
 
 def has_http_scheme(loc: str | None) -> bool:

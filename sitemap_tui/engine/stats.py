@@ -44,6 +44,7 @@ class Aggregate:
     # entries with no URL in them, not listed nor counted in ``urls``: a <url> or <sitemap>
     # without <loc> (or an empty one), a feed item without a link, a text line that is no URL
     no_url: int = 0
+    relative: int = 0  # listed entries whose relative <loc> was resolved against the file's URL
 
     def merge(self, other: Aggregate) -> None:
         self.urls += other.urls
@@ -56,7 +57,7 @@ class Aggregate:
         for name in (
             "lastmod_missing", "lastmod_invalid", "lastmod_future", "urls_with_images", "images",
             "urls_with_videos", "videos", "urls_with_news", "news", "urls_with_alternates",
-            "alternates", "no_url",
+            "alternates", "no_url", "relative",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("by_month", "by_day", "changefreq", "priority", "hreflang"):
