@@ -126,7 +126,7 @@ def test_urls_says_how_many_relative_locs_it_resolved_first_run_and_carried(http
     httpserver.expect_request("/rel.xml").respond_with_handler(handle)
     httpserver.expect_request("/abs.xml").respond_with_data(URLSET, content_type="application/xml")
     url = httpserver.url_for("/rel.xml")
-    said = "2 relative URLs resolved against their sitemap's URL, as an index's children are"
+    said = "2 relative URLs listed resolved against their sitemap's URL (search engines read only absolute ones"
     for _ in range(2):  # the second answers 304: carried over
         run = _run(["urls", url], tmp_path)
         assert run.returncode == 0, run.stderr

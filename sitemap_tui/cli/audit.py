@@ -156,8 +156,9 @@ def cmd_audit(opts: AuditCommand) -> int:
                                        target, store=store)
             problem = target_problem(explorer)
             report_failures(explorer, problem)
-            if problem is None:  # the files left out: their URLs are not audited (said, as by urls)
-                report_left_out(explorer, False, EXIT_OK, rule_notes=False)
+            # the files left out: their URLs are not audited (said, as by urls; before a failed
+            # target's error too: a child left out on another host may be where the URLs are)
+            report_left_out(explorer, False, EXIT_OK, rule_notes=False)
             complete = problem is None and target_answered(explorer)
         finally:
             if kept is not None:

@@ -29,7 +29,7 @@ from sitemap_tui.cli.headless import (
     said_if_written,
 )
 from sitemap_tui.cli.options import TreeOptions, fetch_options, map_each_target
-from sitemap_tui.cli.verdict import run_notes, target_problem
+from sitemap_tui.cli.verdict import report_failures, run_notes, target_problem
 from sitemap_tui.engine.discover import shown_target
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
@@ -389,12 +389,17 @@ def _run(label: str, raw: str, opts: DiffOptions, store: Store) -> Explorer:
     signals.check()
     problem = target_problem(explorer)
     if problem is not None and problem.code == EXIT_USAGE:
+        # the failures its "(said above)" means, and what was left out, before the error
+        report_failures(explorer, problem)
+        for note in run_notes(explorer) + [omission.text for omission in explorer.left_out()]:
+            print(f"sitemap-tui: {label} {_said(raw)}: {note}", file=sys.stderr)
         raise UsageError(f"{label} {problem.message}")
     ALL_RULES.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)
     store.commit()
     # what the exploration left out, as every headless command says it, naming the side
-    notes = [problem.message] if problem is not None else []  # answered, but no usable sitemap
-    notes += run_notes(explorer) + [omission.text for omission in explorer.left_out()]
+    notes = run_notes(explorer) + [omission.text for omission in explorer.left_out()]
+    if problem is not None:  # answered, but no usable sitemap: last, after what its "(said above)" means
+        notes.append(problem.message)
     for note in notes:
         print(f"sitemap-tui: {label} {_said(raw)}: {note}", file=sys.stderr)
     return explorer

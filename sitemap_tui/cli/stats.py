@@ -23,6 +23,7 @@ from sitemap_tui.cli.headless import (
 from sitemap_tui.cli.options import TreeOptions, fetch_options, tree_options
 from sitemap_tui.cli.verdict import (
     files_read,
+    report_failures,
     report_left_out,
     report_redirects,
     say_kept,
@@ -143,7 +144,8 @@ def cmd_stats(opts: StatsOptions) -> int:
                         total_urls += urls
                     files = files_read(explorer)
                     out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
-            report_redirects(explorer)
+            if problem is None:  # (else said with the failures, below)
+                report_redirects(explorer)
             complete = keeps(db, explorer)
             short = opts.strict and strict_short(explorer)  # not the whole tree: exit 1, FILE kept
             if problem is None and not short:  # a failed target keeps the previous output
@@ -152,6 +154,9 @@ def cmd_stats(opts: StatsOptions) -> int:
         if db is not None:
             db.finish(complete)
     if problem:
+        # the files that failed and what was left out, which the error's "(said above)" means
+        report_failures(explorer, problem)
+        report_left_out(explorer, False, EXIT_OK)
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
     if short:

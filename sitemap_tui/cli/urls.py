@@ -144,7 +144,9 @@ def cmd_urls(opts: UrlsOptions) -> int:
               " (javascript:, mailto:, file:, ...; --keep-non-http prints them)", file=sys.stderr)
     if short and listed:
         say_kept([(out_path, opts.output)])
+    # (before a failed target's error too: a child on another host, left out, may hold the URLs)
+    code = report_left_out(explorer, opts.strict, EXIT_OK)
     if problem and (not wrote or problem.code == EXIT_USAGE):  # the previous output was kept
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
-    return report_left_out(explorer, opts.strict, EXIT_OK)
+    return code

@@ -176,9 +176,9 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
     if explorer.checker is None:  # (validate names each: loc-not-absolute)
         n, first = explorer.entry_count("relative")
         if n:
-            notes.append(f"{plural(n, 'relative URL')} resolved against {'its' if n == 1 else 'their'} sitemap's"
-                         " URL, as an index's children are (search engines read only absolute URLs; validate names"
-                         f" each), first in {first}")
+            notes.append(f"{plural(n, 'relative URL')} listed resolved against {'its' if n == 1 else 'their'}"
+                         " sitemap's URL (search engines read only absolute ones; validate names each:"
+                         f" loc-not-absolute), first in {first}")
     # file names and a server's reason phrase are untrusted text
     return [display(note) for note in notes]
 

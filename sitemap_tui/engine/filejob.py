@@ -361,7 +361,7 @@ def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, i
 
     An entry without a usable loc (empty, blank, a feed item without a link) is not a URL: it
     is neither stored, counted nor printed, and stays visible as the checker's finding. A
-    relative loc is resolved as an index's children are, so every output agrees."""
+    relative loc is resolved against the file's URL, so every output agrees."""
     for e in entries:  # the common batch: every loc absolute http(s), nothing to drop or map
         loc = e.loc
         if not (loc and loc.startswith(_HTTP)):
