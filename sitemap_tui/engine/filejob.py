@@ -6,6 +6,7 @@ move off the event loop: the explorer only applies messages (store writes, tree 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -221,6 +222,16 @@ class FileJob:
                     spec.url, sink, conditional=spec.conditional, on_progress=progress,
                     on_response=on_response, pace=self.pace,
                 )
+        except asyncio.CancelledError:
+            if body is not None:
+                body.abort()
+            if not ours:
+                # a cancel (x, the run's --max-time) keeps what arrived, as a cut download does:
+                # found from outside, 6 s of a slow file listed nothing, its first KiB still
+                # in the sniffer (or the entries since the last batch) when the task was stopped
+                self._take(run, parser.close(cut="cancelled"))
+                self._flush(run)
+            raise
         except BaseException:
             if body is not None:
                 body.abort()
@@ -237,9 +248,9 @@ class FileJob:
         if self.cancelled():
             outcome.cancelled = True
         t0 = time.perf_counter()
-        # a body that ended with a fetch error (size cap, timeout, corrupt gzip) is cut, not
-        # malformed: the parser must not blame its unfinished end on the XML
-        closing = parser.close(cut=outcome.error_rule if outcome.error else None)
+        # a body that ended with a fetch error (size cap, timeout, corrupt gzip) or a cancel is
+        # cut, not malformed: the parser must not blame its unfinished end on the XML
+        closing = parser.close(cut=outcome.error_rule if outcome.error else "cancelled" if outcome.cancelled else None)
         if (outcome.error and not outcome.stats.decoded_bytes) or outcome.not_modified:
             closing = []  # nothing arrived: "empty document" would only repeat the fetch error (or a 304)
         self._take(run, closing)

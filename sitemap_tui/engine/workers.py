@@ -47,6 +47,9 @@ from sitemap_tui.engine.validator import Validator
 
 # messages of one file that may wait in a worker's outbox before that file pauses its download
 FILE_BACKLOG = 8
+# how long a cancelled file's worker may take to send what it parsed (it stops at its next
+# chunk; a stalled download sends none, and the cancel must not wait for its --timeout)
+CANCEL_GRACE_S = 1.0
 
 
 class WorkerDied(RuntimeError):
@@ -486,7 +489,20 @@ class WorkerPool:
         self._load[worker] += 1
         try:
             self._inboxes[worker].put(spec)
-            return await fut
+            return await asyncio.shield(fut)  # (a cancel of this task would cancel fut: see below)
+        except asyncio.CancelledError:
+            # a cancel (x, the run's --max-time) keeps what arrived: the running files stop at
+            # their next chunk and send what they parsed, which `emit` still takes for a moment
+            # (found from outside: a slow file's entries since its last batch were lost)
+            self._cancel.value = 1
+            loop = self._loop
+            deadline = loop.time() + CANCEL_GRACE_S
+            while not fut.done() and (left := deadline - loop.time()) > 0:
+                # (the explorer cancels a running file's task twice: its own cancel, then the
+                # expansion's; each ends one wait, not the grace)
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(fut), left)
+            raise
         finally:
             self._load[worker] -= 1
             self._routes.pop(spec.node_id, None)
