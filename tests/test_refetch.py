@@ -626,3 +626,27 @@ def test_a_relative_index_child_stays_unfetched_when_the_index_is_carried(site: 
     assert site.bodies["/b.xml"] == 0 and not [p for p, _, _ in site.asked if p == "/b.xml"]
     assert outs[0] == outs[1]
     assert site.bodies["/index.xml"] == 1  # (the second run's index was a 304: carried)
+
+
+def test_a_file_whose_findings_move_with_the_day_is_always_fetched_in_full(site: Site) -> None:
+    """Found from outside: a file that answered 304 kept its lastmod-future of the day before
+    (and never got news-article-too-old), against the promise that a carried file's findings
+    are this run's. A file holding news, videos or a lastmod that was in the future is asked
+    for without validators; the others of the tree still answer 304."""
+    news = 'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
+    site.put("/b.xml", f'<?xml version="1.0"?>\n<urlset {NS} {news}><url><loc>{site.base}/n1</loc><news:news>'
+             "<news:publication><news:name>N</news:name><news:language>en</news:language></news:publication>"
+             "<news:publication_date>2024-01-01</news:publication_date><news:title>t</news:title>"
+             "</news:news></url></urlset>\n")
+    site.put("/c.xml", f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>{site.base}/c1</loc>'
+             "<lastmod>2999-01-01</lastmod></url></urlset>\n", etag=False)
+    target = f"{site.base}/index.xml"
+    code, _, err = run("validate", target, "--format", "json")
+    assert code == 1, err
+    before = dict(site.bodies)
+    code, _, err = run("validate", target, "--format", "json")
+    assert code == 1, err
+    again = {p: site.bodies[p] - before.get(p, 0) for p in SITEMAPS}
+    assert again == {"/index.xml": 0, "/a.xml": 0, "/b.xml": 1, "/c.xml": 1}, again
+    assert {p for p in conditional(site)} == {"/index.xml", "/a.xml"}  # no validators for b and c
+    assert "2 files unchanged since the previous exploration" in err, err

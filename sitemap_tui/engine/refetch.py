@@ -74,14 +74,15 @@ class Refetch:
 
     def conditional(self, url: str, max_decoded: int | None = None,
                     *, want_body: bool = False) -> tuple[str | None, str | None] | None:
-        """The validators to ask ``url`` with, or None to fetch it in full: unknown, read in
-        part before, or larger than this run's ``max_decoded`` (a 304 would carry more than
-        this run reads: the same file is cut now). ``want_body``: this run keeps bodies (the
+        """The validators to ask ``url`` with, or None to fetch it in full: unknown, dated (news,
+        video, a lastmod in the future: findings of that day), read in part before, or larger
+        than this run's ``max_decoded`` (a 304 would carry more than this run reads: the same
+        file is cut now). ``want_body``: this run keeps bodies (the
         explorer's source view), and a 304 would leave it none unless the previous exploration
         kept one to copy (found from outside: every issue of a file that answered 304 showed
         "line 5 is past the end of the cached body")."""
         old = self.previous.validators(url)
-        if old is None or old.read_in_part:
+        if old is None or old.read_in_part or old.dated:  # (dated: its findings were that day's)
             return None
         if want_body and self._old_body(old.id) is None:
             return None

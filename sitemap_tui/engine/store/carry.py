@@ -56,6 +56,14 @@ class OldFile:
     unchanged_since: str | None  # since when it has answered 304 (its own carried date), else None
     decoded_bytes: int | None = None  # what it decoded to: over this run's --max-size, it is cut now
     read_in_part: bool = False  # cut (a size cap, a failed download): its rows are not the whole file
+    # holds dates whose verdict moves with the day (news, video, a lastmod in the future): its
+    # findings then were that day's, not this run's (found from outside: a lastmod-future stayed)
+    dated: bool = False
+
+
+# (a lastmod that was not in the future then is not now; news and video dates expire, age or arrive)
+_DATED = ("COALESCE(json_extract(agg, '$.news'), 0) + COALESCE(json_extract(agg, '$.videos'), 0)"
+          " + COALESCE(json_extract(agg, '$.lastmod_future'), 0) > 0")
 
 
 @dataclass(slots=True)
@@ -129,14 +137,15 @@ class PreviousExploration:
             self.files: dict[str, OldFile] = {}
             # a file read in part (an earlier run's --max-size, a download cut short) is asked
             # for in full: carried, its rows would pass for the whole file
-            for nid, url, etag, modified, carried, decoded, in_part in self.reads.conn.execute(
+            for nid, url, etag, modified, carried, decoded, in_part, dated in self.reads.conn.execute(
                 f"SELECT id, url, etag, last_modified, {since}, decoded_bytes,"
                 " error IS NOT NULL OR truncated_at IS NOT NULL OR EXISTS("
-                "SELECT 1 FROM issues WHERE issues.node_id = nodes.id AND issues.rule = 'size-over-limit')"
+                "SELECT 1 FROM issues WHERE issues.node_id = nodes.id AND issues.rule = 'size-over-limit'),"
+                f" {_DATED}"
                 " FROM nodes WHERE state = 'done'"
                 f" AND kind NOT IN {NOT_FILES} AND (etag IS NOT NULL OR last_modified IS NOT NULL) ORDER BY id"
             ):
-                self.files.setdefault(url, OldFile(nid, etag, modified, carried, decoded, bool(in_part)))
+                self.files.setdefault(url, OldFile(nid, etag, modified, carried, decoded, bool(in_part), bool(dated)))
             self.entry_columns = self._columns("main", "entries")
             # an issue's weight (a cap's summary issue: how many it stands for) goes with it
             self.weight = "weight" if "weight" in self._columns("main", "issues") else "1"
