@@ -604,3 +604,29 @@ def test_a_file_cut_short_by_an_xml_error_is_failing_and_its_index_lists_no_remo
     code, out, err = run("diff", str(cut), str(old), "--format", "json")
     status = {s["sitemap"].rsplit("/", 1)[-1]: s["status"] for s in json.loads(out)["sitemaps"]}
     assert status == {"index.xml": "recovered", "b.xml": "unfetched", "c.xml": "unfetched"}, status
+
+
+def test_a_url_added_at_the_top_makes_no_sampled_finding_new(tmp_path: Path) -> None:
+    """Found by a review: a per-file finding that names its URLs by a sample (the first URL:
+    "URLs without <lastmod>: 2 of 2") was matched by that URL, so one URL added at the top of
+    a file made it new and resolved, and `--fail-if issues_new` failed CI on a harmless edit.
+    It is matched by its words, numbers left out, as a baseline matches it; a finding about one
+    URL (a bad priority) still is new when that URL is."""
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+    def write(folder: str, pages: list[str]) -> Path:
+        path = tmp_path / folder / "sitemap.xml"
+        path.parent.mkdir()
+        rows = "".join(f"<url><loc>https://example.com/{p}</loc>{'<priority>7</priority>' if p == 'bad' else ''}"
+                       "</url>\n" for p in pages)
+        path.write_text(f'<?xml version="1.0"?>\n<urlset {ns}>\n{rows}</urlset>\n')
+        return path
+
+    old, new = write("t1", ["a", "b"]), write("t2", ["top", "a", "b"])
+    code, out, err = run("diff", str(old), str(new), "--format", "json", "--fail-if", "issues_new")
+    summary = json.loads(out)["summary"]
+    assert code == 0, err
+    assert (summary["issues_new"], summary["issues_resolved"]) == (0, 0), summary
+    worse = write("t3", ["bad", "a", "b"])
+    code, out, err = run("diff", str(old), str(worse), "--format", "json", "--fail-if", "issues_new")
+    assert code == 1 and json.loads(out)["summary"]["issues_new"] >= 1, (out, err)  # (its priority, its schema)

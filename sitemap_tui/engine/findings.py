@@ -8,6 +8,7 @@ which turns each :class:`Finding` into an :class:`~sitemap_tui.engine.model.Issu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -63,3 +64,13 @@ class PlainJudge:
             column=finding.column,
             url=finding.url,
         )
+
+
+_NUMBERS = re.compile(r"\d[\d,.]*")
+
+
+def words_of(message: str | None) -> str:
+    """A finding's message with its numbers left out ("URLs without <lastmod>: # of #"): what
+    a rule that names one file's many URLs by a sample says, whichever URL is first (a
+    baseline and a diff match such a finding by it)."""
+    return _NUMBERS.sub("#", message or "")

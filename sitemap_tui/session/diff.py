@@ -194,7 +194,7 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
     removes it). Raises StoreError for a file that is not an exploration."""
     mapper = host_map if host_map is not None and host_map.pairs else None
     try:
-        q = DiffQueries(old, new, scratch, map_host=mapper)
+        q = DiffQueries(old, new, scratch, map_host=mapper, sampled=_sampled_rules())
     except sqlite3.Error as exc:
         if isinstance(exc, StoreError):
             raise
@@ -215,6 +215,13 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
             raise StoreError(scratch, f"cannot compare {old} with {new}: {exc}") from exc
         raise
     return diff
+
+
+def _sampled_rules() -> list[str]:
+    """The rules whose finding names one file's many URLs by a sample (rules.Rule.sample)."""
+    from sitemap_tui.validate.registry import RULES
+
+    return [rule_id for rule_id, spec in RULES.items() if spec.sample]
 
 
 def _target(raw: str | None) -> str | None:

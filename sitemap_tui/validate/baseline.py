@@ -18,13 +18,13 @@ XSD errors in one file) are counted: a run reports those beyond the baseline's c
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from sitemap_tui.engine.findings import words_of
 from sitemap_tui.engine.readfile import NotReadable, read_bounded
 from sitemap_tui.engine.sanitize import display
 from sitemap_tui.validate.registry import RULES
@@ -81,11 +81,8 @@ def identity(issue: Any, base: Path, locate: Locate = local_path) -> Key:
     rule = str(issue.rule)
     spec = RULES.get(rule)
     if spec is not None and spec.sample:
-        return (rule, where(issue.sitemap, base, locate), _NUMBERS.sub("#", issue.message or ""))
+        return (rule, where(issue.sitemap, base, locate), words_of(issue.message))
     return (rule, where(issue.sitemap, base, locate), issue.url or "")
-
-
-_NUMBERS = re.compile(r"\d[\d,.]*")
 
 
 class Baseline:

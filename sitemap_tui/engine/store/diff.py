@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitemap_tui.engine.findings import words_of
 from sitemap_tui.engine.keys import url_key
 from sitemap_tui.engine.store.file import StoreError, identify
 from sitemap_tui.engine.store.packed import ENTRY_MASK, PLACE_MAX, entry_of, first_of, place_of
@@ -144,8 +145,12 @@ class DiffQueries:
     caller to remove)."""
 
     def __init__(self, old: Path, new: Path, scratch: Path, *,
-                 map_host: Callable[[str | None], str | None] | None = None) -> None:
+                 map_host: Callable[[str | None], str | None] | None = None,
+                 sampled: Iterable[str] = ()) -> None:
         self.paths = {"old": Path(old), "new": Path(new)}
+        # rules that name one file's many URLs by a sample (the first): such a finding is matched
+        # by its words, the numbers left out, as a baseline matches it (validate/baseline.py)
+        self.sampled = sorted(sampled)
         for side in SIDES:
             probe = connect(self.paths[side], readonly=True, immutable=at_rest(self.paths[side]))
             try:
@@ -161,6 +166,7 @@ class DiffQueries:
         self.conn = sqlite3.connect(Path(scratch).resolve().as_uri(), uri=True, isolation_level=None)
         try:
             self.conn.create_function("urlkey", 1, url_key, deterministic=True)
+            self.conn.create_function("wordsof", 1, words_of, deterministic=True)
             self.mapped = map_host is not None
             self.pairs = 0  # rows of ``pairs`` (build)
             if map_host is not None:
@@ -388,12 +394,16 @@ class DiffQueries:
 
     def _build_issues(self) -> None:
         """A finding is the same in both trees when its rule, file and URL are: line numbers and
-        messages (which may quote a line) move with any edit above them."""
+        messages (which may quote a line) move with any edit above them. A sampled rule's
+        finding (``sampled``) is by its rule, file and words instead."""
         c = self.conn
         for side in SIDES:
             s = side[0]
             has_key = "key" in self.columns[side]["entries"]
             uk = f"CASE WHEN e.id IS NOT NULL THEN {self._m(_key('e', has_key))} ELSE {self._m('urlkey(i.url)')} END"
+            if self.sampled:  # (a URL added at the top of a file changes such a finding's sample)
+                rules = ", ".join("'" + r.replace("'", "''") + "'" for r in self.sampled)
+                uk = f"CASE WHEN i.rule IN ({rules}) THEN 'words:' || wordsof(i.message) ELSE {uk} END"
             c.execute(f"CREATE TABLE {s}_iss(rule TEXT, fk TEXT, uk TEXT, n INTEGER, first INTEGER,"
                       " PRIMARY KEY(rule, fk, uk)) WITHOUT ROWID")
             # a cap's summary issue counts for the findings it stands for (issues.weight): one of
