@@ -47,6 +47,12 @@ def test_map_host() -> None:
     assert mapped("https://sub.old.example/x") == "https://sub.old.example/x"
     assert mapped("./sitemap.xml") == "./sitemap.xml"
     assert mapped(None) is None
+    # a key drops the scheme's default port (found by a review: "old.example:443" matched nothing)
+    default = HostMap.parse(["old.example:443=new.example:443", "p.example:80=q.example:8080"])
+    assert default("https://old.example/x") == "https://new.example/x"
+    assert default("http://old.example/x") == "http://old.example/x"  # port 80: not that one
+    assert default("https://old.example:8443/x") == "https://old.example:8443/x"
+    assert default("http://p.example/x") == "http://q.example:8080/x"
     with pytest.raises(UsageError):
         HostMap.parse(["old.example"])
     with pytest.raises(UsageError):

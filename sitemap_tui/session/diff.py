@@ -44,6 +44,7 @@ ALIASES = {"added": "urls_added", "removed": "urls_removed", "moved": "urls_move
 EXTENSION_KINDS = ("images", "videos", "news", "hreflang")
 
 _HOST = re.compile(r"[a-z0-9.-]+(?::[0-9]{1,5})?")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +75,14 @@ class HostMap:
         end = len(key) if end < 0 else end
         netloc = key[start:end]
         host = netloc.split(":", 1)[0]
+        # a key drops the scheme's default port: "old.example:443" names https://old.example too
+        # (found by a review: it matched nothing), and a NEW with it is written without it
+        default = _DEFAULT_PORTS.get(key[:start - 3].lower())
+        full = f"{netloc}:{default}" if default and ":" not in netloc else netloc
         for old, new in self.pairs:
-            if netloc == old:
+            if old in (netloc, full):
+                if default and new.endswith(f":{default}"):
+                    new = new[:-len(default) - 1]
                 return key[:start] + new + key[end:]
             if host == old and ":" not in old:  # the port, if any, stays
                 return key[:start] + new + netloc[len(host):] + key[end:]
