@@ -168,3 +168,36 @@ def test_normalized_is_normalize_for_every_url(scheme: str, host: str, port: str
     exactly what normalize() gives, fetchable or not."""
     s = f"{scheme}://{host}{port}{path}".strip()
     assert normalized(s) == normalize(s)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.sampled_from(["http://", "https://"]), st.text(alphabet="ab/:?#;.[]@%\t\n\r &=~\x00é", max_size=14),
+       st.sampled_from(["https://example.com/a/b.xml", "http://example.com/", "http://h//b/c?q"]))
+def test_resolve_takes_an_absolute_reference_as_urljoin_does(prefix: str, rest: str, base: str) -> None:
+    """resolve's shortcut for an absolute http(s) reference (a large index's children) gives
+    what urljoin gives, or the reference where urljoin refuses it."""
+    from urllib.parse import urljoin
+
+    from sitemap_tui.engine.urlpolicy import resolve
+
+    ref = prefix + rest
+    try:
+        want = urljoin(base, ref)
+    except ValueError:
+        want = ref
+    assert resolve(base, ref) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["http", "https"]), st.sampled_from(["1.2.3.4", "256.0.0.1", "0x7f.1", "bücher.example", "×",
+                                                           "xn--zz", "1.2.3", "01.2.3.4", "a\u200db.example"]),
+       st.sampled_from(["", ":80", ":8080"]), _paths.filter(lambda p: "\ud800" not in p))
+def test_a_fetchable_url_is_one_httpx_takes(scheme: str, host: str, port: str, path: str) -> None:
+    """The host check asks httpx of the authority alone, once per host: a URL it calls
+    fetchable never raises InvalidURL in httpx, whatever its path (a lone surrogate, which no
+    parser of ours makes, left out: httpx cannot encode it)."""
+    import httpx
+
+    url = f"{scheme}://{host}{port}{path}"
+    if unfetchable_reason(url) is None:
+        httpx.URL(url)
