@@ -162,3 +162,20 @@ def test_each_ascii_control_but_the_line_feed_needs_escaping_in_a_text_of_lines(
 
 def test_utf8_that_is_no_utf8_needs_escaping() -> None:
     assert utf8_lines_need_escaping(b"https://a/\xff\nhttps://b/")
+
+
+def test_url_text_percent_encodes_what_display_escapes_so_two_urls_stay_two() -> None:
+    """Found from outside: in `urls`' txt and CSV a real U+200B and the six characters
+    ``\\u200b`` both came out as ``\\u200b``. URLs are written as a browser sends them: the
+    characters the sanitiser escapes percent-encoded as UTF-8, the rest as written."""
+    from sitemap_tui.engine.sanitize import url_text
+
+    real, literal = "https://example.com/b\u200b", "https://example.com/b\\u200b"
+    assert url_text(real) == "https://example.com/b%E2%80%8B"
+    assert url_text(literal) == literal and url_text(real) != url_text(literal)
+    assert url_text("https://example.com/\x1b]52;c;x\x07") == "https://example.com/%1B]52;c;x%07"
+    assert url_text("https://example.com/\u202egnp.exe\x9b") == "https://example.com/%E2%80%AEgnp.exe%C2%9B"
+    assert url_text("https://example.com/café?q=日本") == "https://example.com/café?q=日本"  # printable: as written
+    assert url_text("https://example.com/a%20b") == "https://example.com/a%20b"
+    assert url_text(None) == ""
+    assert not needs_escaping(url_text("https://example.com/\ud800\U000e0041\u2028"))

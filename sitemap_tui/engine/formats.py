@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from sitemap_tui.engine.model import Entry
-from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.sanitize import display, url_text
 
 FORMATS = ("txt", "csv", "jsonl")
 # the explorer's export also writes the media URLs of the selection, one a line (not `urls`)
@@ -176,7 +176,7 @@ def format_entries(entries: Iterable[Entry], sitemap: str, fmt: str, sitemap_las
     the CSV header."""
     entries = [e for e in entries if is_url(e.loc)]
     if fmt == "txt":
-        lines = [_plain(e.loc) for e in entries]
+        lines = [url_text(e.loc) for e in entries]
         return "\n".join(lines) + "\n" if lines else ""
     if fmt == "jsonl":
         sm = _json_str(sitemap)
@@ -246,7 +246,7 @@ def media_urls(record: UrlRecord, fmt: str) -> list[str]:
         urls = [i.get("loc") for i in record.images]
     else:
         urls = [v.get(name) for v in record.videos for name in VIDEO_URL_FIELDS]
-    return [_plain(u) for u in urls if isinstance(u, str) and is_url(u)]
+    return [url_text(u) for u in urls if isinstance(u, str) and is_url(u)]
 
 
 class UrlWriter:
@@ -271,8 +271,9 @@ class UrlWriter:
     def _csv_row(self, r: UrlRecord) -> tuple[Any, ...]:
         cell = self._cell
         row: tuple[Any, ...] = (
-            cell(r.loc), cell(r.lastmod), cell(r.changefreq), cell(r.priority),
-            cell(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
+            neutralise_cell(url_text(r.loc)) if cell is _safe_cell else url_text(r.loc),
+            cell(r.lastmod), cell(r.changefreq), cell(r.priority),
+            neutralise_cell(url_text(r.sitemap)) if cell is _safe_cell else url_text(r.sitemap), cell(r.sitemap_lastmod), len(r.images), len(r.videos), len(r.news),
             len(r.alternates),
         )
         if self.issues:
@@ -286,7 +287,7 @@ class UrlWriter:
         out = self.out
         records = (r for r in records if is_url(r.loc))
         if self.fmt == "txt":
-            lines = [_plain(r.loc) for r in records]
+            lines = [url_text(r.loc) for r in records]
             if lines:
                 out.write("\n".join(lines))
                 out.write("\n")

@@ -21,7 +21,7 @@ from sitemap_tui.engine.fetch_outcome import FetchOutcome
 from sitemap_tui.engine.filejob import JobDone, has_http_scheme
 from sitemap_tui.engine.formats import UrlRecord, UrlWriter, records_from_rows
 from sitemap_tui.engine.model import FileStats, Node, NodeKind
-from sitemap_tui.engine.sanitize import display, utf8_lines_need_escaping
+from sitemap_tui.engine.sanitize import display, url_text, utf8_lines_need_escaping
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.carry import Carried, OldFile, Pending, PreviousExploration
 from sitemap_tui.engine.store.file import StoreError
@@ -213,7 +213,7 @@ class Refetch:
                 urls = locs if keep_non_http else [loc for loc in locs if has_http_scheme(loc)]
                 left_out += len(locs) - len(urls)
                 if urls:
-                    on_output("\n".join(display(loc, max_len=1 << 30) for loc in urls) + "\n")
+                    on_output("\n".join(url_text(loc) for loc in urls) + "\n")
             return left_out
         buf = io.StringIO()
         writer = UrlWriter(buf, fmt)

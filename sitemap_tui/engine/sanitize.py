@@ -9,6 +9,7 @@ characters) into visible Python-style escapes, and caps the length.
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 ELLIPSIS = "…"
 
@@ -52,6 +53,19 @@ _BAD_RE = re.compile(
     )
     + "]"
 )
+
+
+def url_text(s: str | None) -> str:
+    """A URL for a line-based output (``urls``' txt and CSV, a media list): the characters
+    :func:`display` escapes percent-encoded as UTF-8 instead, which is how a browser sends them
+    (WHATWG's percent-encode sets hold every control and every non-ASCII character). Found
+    from outside: a real U+200B and the six characters ``\\u200b`` both came out as
+    ``\\u200b``, two URLs as one, and neither one a crawler would fetch. Whole, never cut."""
+    if s is None:
+        return ""
+    if (s.isascii() and s.isprintable()) or _BAD_RE.search(s) is None:
+        return s
+    return _BAD_RE.sub(lambda m: quote(m.group(), safe="", errors="surrogatepass"), s)
 
 
 def needs_escaping(s: str) -> bool:

@@ -204,12 +204,12 @@ UNICODE_TRICKS = {
     "bom": "\ufeffbom",
     "tag": "\U000e0041tag",
 }
-SHOWN = {  # how the sanitiser writes them
-    "osc52": "\\x1b]52;c;ZXZpbA==\\x07",
-    "clear": "\\x1b[2J\\x1b[H",
-    "c1-csi": "\\x9b2J",
-    "rlo": "\\u202egnp.exe",
-    "zwsp": "pay\\u200bpal",
+URL_SHOWN = {  # how `urls` writes them: percent-encoded, as a browser sends them (sanitize.url_text)
+    "osc52": "%1B]52;c;ZXZpbA==%07",
+    "clear": "%1B[2J%1B[H",
+    "c1-csi": "%C2%9B2J",
+    "rlo": "%E2%80%AEgnp.exe",
+    "zwsp": "pay%E2%80%8Bpal",
 }
 
 
@@ -610,14 +610,14 @@ def build(root: Path, canary: Path, tripwire: Path, *, write: bool = True) -> li
                         f"{UNICODE_TRICKS['rlo']}</image:title></image:image>"))
     add(Case(n, "display", c(n) + "/s.xml",
              Expect(urls=len(UNICODE_TRICKS) + 1,
-                    literal=(SHOWN["c1-csi"], SHOWN["rlo"], SHOWN["zwsp"], "/u-ref/\\x9b\\u202e\\u200b\\x9d")),
+                    literal=(URL_SHOWN["c1-csi"], URL_SHOWN["rlo"], URL_SHOWN["zwsp"], "/u-ref/%C2%9B%E2%80%AE%E2%80%8B%C2%9D")),
              files={c(n) + "/s.xml": urlset(*items, ns=f'xmlns="{SM}" xmlns:image="{IMG}"')},
              urls_output=True, display=True))
     n = "display-escapes-text"
     lines = "".join(f"{B}/t-{k}/{v}x\n" for k, v in ESC_PAYLOADS.items() if "\r" not in v)
     lines += f"{B}/t-percent/%1b%5d52%3bc%3bZXZpbA%3d%3d%07\n"
     add(Case(n, "display", c(n) + "/s.txt",
-             Expect(min_urls=4, literal=(SHOWN["osc52"], SHOWN["clear"], "/t-percent/%1b%5d52%3bc%3bZXZpbA%3d%3d%07")),
+             Expect(min_urls=4, literal=(URL_SHOWN["osc52"], URL_SHOWN["clear"], "/t-percent/%1b%5d52%3bc%3bZXZpbA%3d%3d%07")),
              files={c(n) + "/s.txt": lines.encode()}, urls_output=True, display=True))
     n = "display-escapes-xml"
     add(Case(n, "display", c(n) + "/s.xml",
