@@ -127,6 +127,19 @@ def test_a_diff_filter_without_a_comparison_says_how_to_get_one(compared) -> Non
         parse_filter("diff:nope")
 
 
+def test_a_word_given_twice_is_an_error_not_the_last_one_alone() -> None:
+    """Found by a review: "diff:moved diff:removed" listed the removed rows alone, the second
+    word silently replacing the first. Words of one name that set one field are refused; two
+    plain words, two words of different fields, or one word twice alike still filter."""
+    for text in ("diff:moved diff:removed", "rule:loc-empty rule:loc-missing", "has:image has:video",
+                 "lastmod:2020 lastmod:2021"):
+        with pytest.raises(ValueError, match="is given twice"):
+            parse_filter(text)
+    assert parse_filter("diff:moved diff:moved").diff == "moved"
+    both = parse_filter("has:issue has:image example")
+    assert both.has_issue and both.extension == "image" and both.substring == "example"
+
+
 def test_scratch_is_read_only_for_the_explorer(compared) -> None:
     _diff, store, scratch, _b = compared
     conn = connect(store.path, readonly=True)

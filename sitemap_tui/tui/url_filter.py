@@ -264,7 +264,13 @@ def parse_filter(text: str, *, regex_mode: bool = False, now: int | None = None)
         name, colon, value = tok.partition(":")
         word = _BY_NAME.get(name.lower()) if colon else None
         if word is not None:
+            before = dataclasses.asdict(uf)
             word.parse(uf, value, now)
+            after = dataclasses.asdict(uf)
+            if any(before[k] != _DEFAULTS[k] and after[k] != before[k] for k in before):
+                # the second replaced the first, silently (found by a review: "diff:moved
+                # diff:removed" listed the removed rows alone)
+                raise ValueError(f"{name}: is given twice; the filter takes one (its rows are not combined)")
             continue
         if colon and name.isalpha() and name.lower() not in _SCHEMES:
             # a mistyped word was searched as text: "0 rows" said nothing of why (found from outside)
