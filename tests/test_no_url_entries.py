@@ -136,3 +136,49 @@ def test_urls_says_how_many_relative_locs_it_resolved_first_run_and_carried(http
     assert said in _run(["stats", url, "--no-history"], tmp_path).stderr
     clean = _run(["urls", httpserver.url_for("/abs.xml"), "--no-history"], tmp_path)
     assert clean.returncode == 0 and "relative" not in clean.stderr, clean.stderr
+
+
+def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(httpserver, tmp_path: Path) -> None:
+    """Found from outside: elements the protocol does not read there (a <urlset> inside the
+    <urlset>, a <sitemap> in it, a wrapper) were skipped with the URLs inside them, a body
+    gzipped twice was unpacked twice, and a file declaring ISO-8859-1 was read so, all without a
+    word from urls and stats (validate names each). Said with a count, the first file, the
+    rule; a 304 re-run says it again (the counts travel in the file's aggregate)."""
+    import gzip
+
+    odd = (f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc>https://example.com/a</loc></url>\n'
+           "<urlset><url><loc>https://example.com/nested</loc></url></urlset>\n"
+           "<sitemap><loc>https://example.com/s.xml</loc></sitemap>\n"
+           "<urls><url><loc>https://example.com/wrapped</loc></url></urls>\n</urlset>\n")
+    plain = f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>https://example.com/z</loc></url></urlset>\n'
+    latin = (f'<?xml version="1.0" encoding="ISO-8859-1"?>\n<urlset {NS}><url><loc>https://example.com/caf'
+             "\u00e9</loc></url></urlset>\n").encode()  # UTF-8 bytes under a Latin-1 declaration
+    bodies = {"/odd.xml": odd.encode(), "/twice.xml.gz": gzip.compress(gzip.compress(plain.encode())),
+              "/latin.xml": latin, "/plain.xml": plain.encode()}
+
+    def handle(request: Request) -> Response:
+        if request.headers.get("If-None-Match") == ETAG:
+            return Response(status=304, headers={"ETag": ETAG})
+        return Response(bodies[request.path], content_type="application/octet-stream", headers={"ETag": ETAG})
+
+    for path in bodies:
+        httpserver.expect_request(path).respond_with_handler(handle)
+    index = (f'<?xml version="1.0"?>\n<sitemapindex {NS}>'
+             + "".join(f"<sitemap><loc>{httpserver.url_for(p)}</loc></sitemap>" for p in list(bodies)[:3])
+             + "</sitemapindex>\n")
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    said = ["3 elements not read, with any URL inside: not where the sitemap protocol reads one",
+            f"first in {httpserver.url_for('/odd.xml')}",
+            "1 file gzipped twice, unpacked twice here", f"first in {httpserver.url_for('/twice.xml.gz')}",
+            "1 file read in the encoding it declares, not UTF-8", f"first in {httpserver.url_for('/latin.xml')}"]
+    for _ in range(2):
+        run = _run(["urls", httpserver.url_for("/index.xml"), "--workers", "0"], tmp_path)
+        assert run.returncode == 0, run.stderr
+        assert "https://example.com/nested" not in run.stdout and "https://example.com/a" in run.stdout
+        for words in said:
+            assert words in run.stderr, (words, run.stderr)
+    assert "unchanged since the previous exploration" in run.stderr
+    stats = _run(["stats", httpserver.url_for("/index.xml"), "--no-history"], tmp_path)
+    assert said[0] in stats.stderr and said[2] in stats.stderr
+    clean = _run(["urls", httpserver.url_for("/plain.xml"), "--no-history"], tmp_path)
+    assert clean.returncode == 0 and "not read" not in clean.stderr and "declares" not in clean.stderr, clean.stderr

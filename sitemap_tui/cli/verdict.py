@@ -173,7 +173,9 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
                   for gap in explorer.robots_gaps]
     if rule_notes and explorer.checker is not None:  # (urls and stats judge nothing)
         notes += _no_site_notes(explorer)
-    if explorer.checker is None:  # (validate names each: loc-not-absolute)
+    if explorer.checker is None:  # (validate names each: its rule, given here)
+        for kind, (n, first) in sorted(explorer.noted().items()):
+            notes.append(f"{_NOTED[kind](n)}, first in {first}")
         n, first = explorer.entry_count("relative")
         if n:
             notes.append(f"{plural(n, 'relative URL')} listed resolved against {'its' if n == 1 else 'their'}"
@@ -181,6 +183,18 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
                          f" loc-not-absolute), first in {first}")
     # file names and a server's reason phrase are untrusted text
     return [display(note) for note in notes]
+
+
+# what urls and stats say of each thing read otherwise than written (engine.filejob.noted_kind)
+_NOTED = {
+    "misplaced": lambda n: (f"{plural(n, 'element')} not read, with any URL inside: not where the sitemap protocol"
+                            " reads one (a <urlset> or <sitemap> in a <urlset>, a wrapper element, a <url> in an"
+                            " index; validate names each: core-unknown-element, index-wrong-children)"),
+    "gzip-double": lambda n: (f"{plural(n, 'file')} gzipped twice, unpacked twice here: a search engine unpacks once"
+                              " and finds no sitemap (gzip-double)"),
+    "declared-encoding": lambda n: (f"{plural(n, 'file')} read in the encoding {'it declares' if n == 1 else 'they declare'},"
+                                    " not UTF-8 (sitemaps must be UTF-8; its URLs may not be as meant: encoding-not-utf8)"),
+}
 
 
 def _selected(explorer: Explorer, rules: tuple[str, ...]) -> tuple[str, ...]:

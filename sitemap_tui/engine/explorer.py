@@ -116,6 +116,16 @@ class Explorer(FileProcessing):
                 first = first or node.url
         return total, first
 
+    def noted(self) -> dict[str, tuple[int, str]]:
+        """Of each thing read otherwise than written (stats.Aggregate.noted, filejob.noted_kind):
+        how many over this exploration, and the first file (in the order found) with one."""
+        out: dict[str, tuple[int, str]] = {}
+        for node in self.nodes.values():
+            for kind, n in ((self._aggs.get(node.id) or {}).get("noted") or {}).items():
+                total, first = out.get(kind, (0, node.url))
+                out[kind] = (total + n, first)
+        return out
+
     @property
     def timed_out(self) -> bool:
         """The headless run's time budget (ExploreOptions.max_time) ran out."""

@@ -272,6 +272,8 @@ class FileJob:
                 run.children.append(item)
             else:
                 self._judge(item, run.issues, run.unselected)
+                if (noted := noted_kind(item)) is not None:
+                    run.acc.agg.noted[noted] += 1  # (past the parser's cap, one summary: "at least")
         if len(run.entries) >= run.spec.batch_size or (
             run.entries and time.monotonic() - run.last_flush > run.spec.interval
         ):
@@ -344,6 +346,8 @@ class FileJob:
         unselected: list[Issue] = []
         for finding in outcome.findings:
             self._judge(finding, issues, unselected)
+            if (noted := noted_kind(finding)) is not None:
+                run.acc.agg.noted[noted] += 1
         if outcome.error and outcome.error_rule:
             self._judge(Finding(outcome.error_rule, {"error": outcome.error}), issues, unselected)
         if self.checker is not None and not outcome.cancelled and not outcome.not_modified:
@@ -363,6 +367,22 @@ class FileJob:
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _HTTP = ("https://", "http://")
+
+
+def noted_kind(finding: Finding) -> str | None:
+    """Which of the things read otherwise than written ``finding`` reports, for the commands
+    that judge no rules (Aggregate.noted; said by cli.verdict.run_notes): ``misplaced``, an
+    element where the protocol reads none, skipped with what it holds (a <urlset> or <sitemap>
+    inside a <urlset>, a wrapper, a <url> in an index); ``gzip-double``, a body unpacked twice;
+    ``declared-encoding``, a file read in the non-UTF-8 encoding it declares."""
+    rule, fields = finding.rule, finding.fields
+    if rule in ("core-unknown-element", "index-wrong-children") and fields.get("parent") != "loc":
+        return "misplaced"  # (inside a <loc>: the entry has no URL, counted as no_url)
+    if rule == "gzip-double":
+        return "gzip-double"
+    if rule == "encoding-not-utf8" and fields.get("found") == "declared":
+        return "declared-encoding"
+    return None
 
 
 def urls_only(entries: list[Entry], base: str) -> tuple[list[Entry], dict[int, int] | None, int]:

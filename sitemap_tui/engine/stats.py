@@ -45,6 +45,9 @@ class Aggregate:
     # without <loc> (or an empty one), a feed item without a link, a text line that is no URL
     no_url: int = 0
     relative: int = 0  # listed entries whose relative <loc> was resolved against the file's URL
+    # what was read otherwise than written, by kind (filejob.noted_kind): elements not read,
+    # a body unpacked twice, a file read in the non-UTF-8 encoding it declares
+    noted: Counter[str] = field(default_factory=Counter)
 
     def merge(self, other: Aggregate) -> None:
         self.urls += other.urls
@@ -60,7 +63,7 @@ class Aggregate:
             "alternates", "no_url", "relative",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("by_month", "by_day", "changefreq", "priority", "hreflang"):
+        for name in ("by_month", "by_day", "changefreq", "priority", "hreflang", "noted"):
             getattr(self, name).update(getattr(other, name))
 
     def by_year(self) -> Counter[str]:
