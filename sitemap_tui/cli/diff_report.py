@@ -13,7 +13,7 @@ from typing import IO, Any, Protocol
 
 from sitemap_tui.engine.formats import neutralise_cell
 from sitemap_tui.engine.sanitize import display
-from sitemap_tui.session.diff import EXTENSION_KINDS, Diff
+from sitemap_tui.session.diff import EXTENSION_KINDS, Diff, unlike_checks
 from sitemap_tui.validate.report import escape_data, escape_property
 from sitemap_tui.words import plural
 
@@ -189,13 +189,8 @@ def summary_lines(diff: Diff, sources: Sequence[SourceLike]) -> list[str]:
 def _unlike_checks(sources: Sequence[SourceLike]) -> str:
     """Said on the findings line itself when a side was not judged by every rule: "2486 new"
     against an exploration `urls` kept read as 2486 new faults (stderr alone said otherwise)."""
-    old, new = sources[0], sources[1]
-    for side in (old, new):
-        other = new if side is old else old
-        if side.checks in ("none", "selected") and side.checks != other.checks:
-            what = "checks no rules" if side.checks == "none" else "checked only some rules"
-            return f" (not like for like: {side.label} was kept by `{side.command or 'an earlier run'}`, which {what})"
-    return ""
+    words = unlike_checks([(s.label, s.checks, s.command) for s in sources[:2]])
+    return f" ({words})" if words else ""
 
 
 def _text(diff: Diff, sources: Sequence[SourceLike], out: IO[str], samples: int) -> None:

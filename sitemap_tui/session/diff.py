@@ -224,6 +224,17 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
     return diff
 
 
+def unlike_checks(sides: Sequence[tuple[str, str | None, str | None]]) -> str:
+    """The words that say OLD's and NEW's findings do not compare, "" when they do: each side
+    as (label, the rules it was judged by: all, selected or none, the command that kept it)."""
+    for i, (label, checks, command) in enumerate(sides):
+        other = sides[1 - i][1]
+        if checks in ("none", "selected") and checks != other:
+            what = "checks no rules" if checks == "none" else "checked only some rules"
+            return f"not like for like: {label} was kept by `{command or 'an earlier run'}`, which {what}"
+    return ""
+
+
 def _sampled_rules() -> list[str]:
     """The rules whose finding names one file's many URLs by a sample (rules.Rule.sample)."""
     from sitemap_tui.validate.registry import RULES

@@ -33,6 +33,8 @@ class Comparison:
     summary: dict[str, int] = field(default_factory=dict)  # session.diff.SUMMARY_KEYS
     marks: dict[str, int] = field(default_factory=dict)  # rows each diff: filter lists
     badges: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # (added, removed, changed)
+    # the findings do not compare (a side was judged by fewer rules), in words; "" when they do
+    unlike: str = ""
 
 
 @dataclass
@@ -65,7 +67,8 @@ def run_comparison(old: Path, new: Path) -> Comparison:
         conn = connect(new, readonly=True)
         try:
             attach(conn, db)
-            comparison = Comparison(old, new, label_of(old), db, dict(diff.summary), mark_counts(conn), badges(conn))
+            comparison = Comparison(old, new, label_of(old), db, dict(diff.summary), mark_counts(conn), badges(conn),
+                                    _unlike(old, new))
         finally:
             conn.close()
     except sqlite3.Error as exc:
@@ -77,6 +80,15 @@ def run_comparison(old: Path, new: Path) -> Comparison:
         scratch.remove(folder)
         raise
     return comparison
+
+
+def _unlike(old: Path, new: Path) -> str:
+    """Found by a review: `diff --tui` and "Compare with…" showed "Issues new 1 / resolved 7"
+    against an exploration `urls` kept (no rules run) without the caveat the report gives."""
+    from sitemap_tui.session.diff import unlike_checks
+
+    o, n = read_summary(old), read_summary(new)
+    return unlike_checks([("OLD", o.checks, o.command), ("this exploration", n.checks, n.command)])
 
 
 def forget(comparison: Comparison | None) -> None:

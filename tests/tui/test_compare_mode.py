@@ -395,3 +395,35 @@ async def test_the_history_line_of_a_target_that_could_not_be_read_compares_noth
         await pilot.pause()
         text = flat(app)
         assert "not compared, this exploration could not read the target" in text and "−3" not in text, text
+
+
+@pytest.fixture
+def judged_unalike(httpserver, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """OLD kept by `urls` (no rule run); NEW by `urls` too, and by `validate` (every rule)."""
+    old, alike, new = tmp_path / "old.db", tmp_path / "alike.db", tmp_path / "new.db"
+    target = serve(httpserver, 1)
+    headless("urls", target, "--db", str(old))
+    serve(httpserver, 2)
+    headless("urls", target, "--db", str(alike))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli.main(["validate", target, "--db", str(new), "--workers", "0"])
+    return old, alike, new
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_the_changes_tab_says_when_the_findings_do_not_compare(judged_unalike, make_app, size) -> None:
+    """Found by a review: against an exploration `urls` kept (no rule run), `diff --tui` showed
+    "Issues new N" as new faults, without the caveat the report gives. The near miss: two
+    explorations judged alike (both by `urls`) carry none."""
+    old, alike, new = judged_unalike
+    for db, caveat in ((new, True), (alike, False)):
+        app = make_app(None, db_path=db, compare_with=old)
+        async with app.run_test(size=size) as pilot:
+            await wait_started(app, pilot)
+            await wait_for(pilot, lambda app=app: app.comparison is not None, what="the comparison")
+            await pilot.press("6")
+            await wait_for(pilot, lambda app=app: "URLs added" in screen_text(app), what="the Changes tab's rows")
+            text = [r.label.plain for r in app.changes_pane.rows.rows]
+            at = text.index("Issues")
+            said = "not like for like: OLD was kept by `urls`, which checks no rules" in text[at + 1]
+            assert said is caveat, text[at:]

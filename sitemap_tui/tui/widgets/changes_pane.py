@@ -66,6 +66,8 @@ def changes_rows(c: Comparison) -> list[DrillRow]:
     for key, label in SITEMAP_ROWS:
         rows.append(_row(label, s.get(key, 0), "red" if key in ("sitemaps_removed", "sitemaps_failing") else "", None))
     rows.append(DrillRow(Text("Issues", style="bold"), None))
+    if c.unlike:  # (a side judged by fewer rules: its "new" are not new faults)
+        rows.append(DrillRow(Text(f"  {c.unlike}", style="yellow"), None))
     for key, label in ISSUE_ROWS:
         rows.append(_row(label, s.get(key, 0), "red" if key == "issues_new" else "green", None))
     return rows
