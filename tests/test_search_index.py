@@ -85,7 +85,7 @@ def test_reload_keeps_the_index_right(tmp_path: Path) -> None:
     assert _both(store, "/2}") == (0, 0)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)  # (a store per example: 1,500 took 15 s of the suite)
 @given(st.lists(st.text(min_size=0, max_size=12), min_size=1, max_size=8), st.text(min_size=1, max_size=6), st.integers(0, 30))
 def test_search_matches_scan_for_any_text(tmp_path_factory, locs: list[str], sub: str, built: int) -> None:
     store, _ = _store(tmp_path_factory.mktemp("h"), [f"https://h.com/{s}" for s in locs], files=2)
