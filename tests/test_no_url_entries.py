@@ -141,7 +141,7 @@ def test_urls_says_how_many_relative_locs_it_resolved_first_run_and_carried(http
 def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(httpserver, tmp_path: Path) -> None:
     """Found from outside: elements the protocol does not read there (a <urlset> inside the
     <urlset>, a <sitemap> in it, a wrapper) were skipped with the URLs inside them, a body
-    gzipped twice was unpacked twice, and a file declaring ISO-8859-1 was read so, all without a
+    gzipped twice was unpacked twice, and files declaring ISO-8859-1 or UTF-16 were read so, all without a
     word from urls and stats (validate names each). Said with a count, the first file, the
     rule; a 304 re-run says it again (the counts travel in the file's aggregate)."""
     import gzip
@@ -153,8 +153,9 @@ def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(ht
     plain = f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>https://example.com/z</loc></url></urlset>\n'
     latin = (f'<?xml version="1.0" encoding="ISO-8859-1"?>\n<urlset {NS}><url><loc>https://example.com/caf'
              "\u00e9</loc></url></urlset>\n").encode()  # UTF-8 bytes under a Latin-1 declaration
+    utf16 = plain.replace('"1.0"?>', '"1.0" encoding="UTF-16"?>').encode("utf-16")  # with its BOM
     bodies = {"/odd.xml": odd.encode(), "/twice.xml.gz": gzip.compress(gzip.compress(plain.encode())),
-              "/latin.xml": latin, "/plain.xml": plain.encode()}
+              "/latin.xml": latin, "/u16.xml": utf16, "/plain.xml": plain.encode()}
 
     def handle(request: Request) -> Response:
         if request.headers.get("If-None-Match") == ETAG:
@@ -164,13 +165,14 @@ def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(ht
     for path in bodies:
         httpserver.expect_request(path).respond_with_handler(handle)
     index = (f'<?xml version="1.0"?>\n<sitemapindex {NS}>'
-             + "".join(f"<sitemap><loc>{httpserver.url_for(p)}</loc></sitemap>" for p in list(bodies)[:3])
+             + "".join(f"<sitemap><loc>{httpserver.url_for(p)}</loc></sitemap>" for p in list(bodies)[:4])
              + "</sitemapindex>\n")
     httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
     said = ["3 elements not read, with any URL inside: not where the sitemap protocol reads one",
             f"first in {httpserver.url_for('/odd.xml')}",
             "1 file gzipped twice, unpacked twice here", f"first in {httpserver.url_for('/twice.xml.gz')}",
-            "1 file read in the encoding it declares, not UTF-8", f"first in {httpserver.url_for('/latin.xml')}"]
+            "2 files read in the encoding they declare (or a UTF-16 byte order mark names), not UTF-8",
+            f"first in {httpserver.url_for('/latin.xml')}"]
     for _ in range(2):
         run = _run(["urls", httpserver.url_for("/index.xml"), "--workers", "0"], tmp_path)
         assert run.returncode == 0, run.stderr

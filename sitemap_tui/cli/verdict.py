@@ -192,8 +192,9 @@ _NOTED = {
                             " index; validate names each: core-unknown-element, index-wrong-children)"),
     "gzip-double": lambda n: (f"{plural(n, 'file')} gzipped twice, unpacked twice here: a search engine unpacks once"
                               " and finds no sitemap (gzip-double)"),
-    "declared-encoding": lambda n: (f"{plural(n, 'file')} read in the encoding {'it declares' if n == 1 else 'they declare'},"
-                                    " not UTF-8 (sitemaps must be UTF-8; its URLs may not be as meant: encoding-not-utf8)"),
+    "declared-encoding": lambda n: (f"{plural(n, 'file')} read in the encoding {'it declares' if n == 1 else 'they declare'}"
+                                    " (or a UTF-16 byte order mark names), not UTF-8 (sitemaps must be UTF-8; its URLs may"
+                                    " not be as meant: encoding-not-utf8)"),
 }
 
 

@@ -374,13 +374,13 @@ def noted_kind(finding: Finding) -> str | None:
     that judge no rules (Aggregate.noted; said by cli.verdict.run_notes): ``misplaced``, an
     element where the protocol reads none, skipped with what it holds (a <urlset> or <sitemap>
     inside a <urlset>, a wrapper, a <url> in an index); ``gzip-double``, a body unpacked twice;
-    ``declared-encoding``, a file read in the non-UTF-8 encoding it declares."""
+    ``declared-encoding``, a file read in the non-UTF-8 encoding it declares (or a UTF-16 BOM names)."""
     rule, fields = finding.rule, finding.fields
     if rule in ("core-unknown-element", "index-wrong-children") and fields.get("parent") != "loc":
         return "misplaced"  # (inside a <loc>: the entry has no URL, counted as no_url)
     if rule == "gzip-double":
         return "gzip-double"
-    if rule == "encoding-not-utf8" and fields.get("found") == "declared":
+    if rule == "encoding-not-utf8" and fields.get("found") in ("declared", "utf-16"):
         return "declared-encoding"
     return None
 
