@@ -48,3 +48,43 @@ def test_the_time_budget_keeps_the_entries_that_arrived(httpserver, tmp_path: Pa
     assert listed == [f"{base}/d{i}" for i in range(len(listed))]
     assert "stopped part-way: the run's time budget of 2.5 s ran out (--max-time)" in run.stderr, run.stderr
     assert "premature" not in run.stderr and "before anything could be listed" not in run.stderr
+
+
+def _stalled(base: str, first: int) -> Iterator[bytes]:
+    yield f'<?xml version="1.0"?>\n<urlset {NS}>\n'.encode()
+    yield "".join(f"<url><loc>{base}/s{i}</loc></url>\n" for i in range(first)).encode()
+    time.sleep(30)  # then nothing: the budget stops it with no next chunk to stop at
+
+
+def _silent() -> Iterator[bytes]:
+    time.sleep(30)  # not a byte, not even the headers
+    yield b""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_stalled_file_keeps_what_came_and_an_unfetched_one_invents_no_finding(
+        threaded_httpserver, tmp_path: Path, workers: str) -> None:
+    """Found by a review: a worker stopped a file at its next chunk only, so one that stalled
+    lost the entries that had come; and a file the budget stopped before any byte of its body
+    (waiting for a request slot, or a server that never answers) got "root-unknown: Empty
+    document", which failed a CI validate on nothing."""
+    httpserver = threaded_httpserver  # (the two stalls answered at once)
+    base = "https://example.com"
+    httpserver.expect_request("/stall.xml").respond_with_handler(
+        lambda _req: Response(_stalled(base, 5), content_type="application/xml"))
+    httpserver.expect_request("/silent.xml").respond_with_handler(
+        lambda _req: Response(_silent(), content_type="application/xml"))
+    index = (f'<?xml version="1.0"?><sitemapindex {NS}>'
+             + "".join(f"<sitemap><loc>{httpserver.url_for(p)}</loc></sitemap>" for p in ("/stall.xml", "/silent.xml"))
+             + "</sitemapindex>")
+    httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "SITEMAP_TUI_CONFIG": str(tmp_path / "c.toml")}
+
+    def run(*args: str) -> cli_process.CompletedProcess:
+        return cli_process.run([sys.executable, "-m", "sitemap_tui", *args, "--max-time", "2", "--no-history",
+                                "--workers", workers], env=env, capture_output=True, text=True, timeout=60)
+
+    listed = run("urls", httpserver.url_for("/index.xml"))
+    assert sorted(listed.stdout.split()) == sorted(f"{base}/s{i}" for i in range(5)), listed.stderr
+    checked = run("validate", httpserver.url_for("/index.xml"), "--format", "json")
+    assert "root-unknown" not in checked.stdout and "Empty document" not in checked.stdout, checked.stdout

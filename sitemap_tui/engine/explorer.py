@@ -162,8 +162,11 @@ class Explorer(ExplorationAccount):
             return
         if not self._running:
             # a cancel stopped everything that ran: it is over, and must not stop this new fetch
-            # at its first chunk (an expand-all still being cancelled keeps its flag)
+            # at its first chunk (an expand-all still being cancelled keeps its flag), in a
+            # worker neither (found by a review: after x every file a worker fetched stopped at once)
             self._cancel = False
+            if self._pool is not None:
+                self._pool.resume()
         task = asyncio.current_task()
         if task is not None:
             self._running[node_id] = task

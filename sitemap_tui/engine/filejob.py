@@ -139,6 +139,7 @@ class _Run:
     last_flush: float = field(default_factory=time.monotonic)
     kind: NodeKind | None = None
     final_url: str | None = None
+    fed: bool = False  # a chunk of the body reached the parser (a cancel before it parses nothing)
 
 
 class FileJob:
@@ -197,6 +198,7 @@ class FileJob:
             if body is not None:
                 body.write(chunk)
             t0 = time.perf_counter()
+            run.fed = True
             try:
                 items = parser.feed(chunk)
                 run.parse_seconds += time.perf_counter() - t0
@@ -225,7 +227,7 @@ class FileJob:
         except asyncio.CancelledError:
             if body is not None:
                 body.abort()
-            if not ours:
+            if not ours and run.fed:
                 # a cancel (x, the run's --max-time) keeps what arrived, as a cut download does:
                 # found from outside, 6 s of a slow file listed nothing, its first KiB still
                 # in the sniffer (or the entries since the last batch) when the task was stopped
@@ -251,7 +253,10 @@ class FileJob:
         # a body that ended with a fetch error (size cap, timeout, corrupt gzip) or a cancel is
         # cut, not malformed: the parser must not blame its unfinished end on the XML
         closing = parser.close(cut=outcome.error_rule if outcome.error else "cancelled" if outcome.cancelled else None)
-        if (outcome.error and not outcome.stats.decoded_bytes) or outcome.not_modified:
+        if (outcome.error and not outcome.stats.decoded_bytes) or (outcome.cancelled and not run.fed) \
+                or outcome.not_modified:
+            # nothing arrived: "empty document" would only repeat the fetch error (or a 304), or
+            # invent one for a file a cancel stopped before its body (found by a review)
             closing = []  # nothing arrived: "empty document" would only repeat the fetch error (or a 304)
         self._take(run, closing)
         run.parse_seconds += time.perf_counter() - t0

@@ -78,9 +78,11 @@ class _SlotFree:
 
 @dataclass(slots=True)
 class _Stop:
-    """Explorer -> worker: end this file at its next chunk (see Explorer._claim)."""
+    """Explorer -> worker: end this file at its next chunk (see Explorer._claim); ``now``: at
+    once, what it parsed sent on (the explorer's wait for it was cancelled: WorkerPool.run)."""
 
     node_id: int
+    now: bool = False
 
 
 @dataclass(slots=True)
@@ -269,6 +271,7 @@ def _worker_main(
         slots = RemoteSlots(worker, outbox, loop)
         stopped: set[int] = set()
         tasks: set[asyncio.Task[None]] = set()
+        running: dict[int, asyncio.Task[None]] = {}  # by node id
         closing = asyncio.Event()
 
         async def run(spec: JobSpec, fetcher: Fetcher) -> None:
@@ -282,8 +285,16 @@ def _worker_main(
                 outbox.put(await job.run(fetcher))
             except Exception as exc:  # the explorer turns this into a node error
                 outbox.put(_Crashed(node_id, f"{type(exc).__name__}: {exc}"))
+            except asyncio.CancelledError:
+                if closing.is_set():
+                    raise
+                # stopped now (_Stop.now): what it parsed went on in its batches; this ends the
+                # explorer's wait for the file
+                outbox.put(_Crashed(node_id, "cancelled"))
             finally:
                 stopped.discard(node_id)
+                if running.get(node_id) is asyncio.current_task():
+                    running.pop(node_id, None)
 
         def dispatch(msg: Any, fetcher: Fetcher) -> None:
             if msg is None:
@@ -292,9 +303,13 @@ def _worker_main(
                 slots.granted(msg.ticket)
             elif isinstance(msg, _Stop):
                 stopped.add(msg.node_id)
+                task = running.get(msg.node_id)
+                if msg.now and task is not None:  # (not at its next chunk: a stalled one has none)
+                    task.cancel()
             else:
                 task = loop.create_task(run(msg, fetcher))
                 tasks.add(task)
+                running[msg.node_id] = task
                 task.add_done_callback(tasks.discard)
 
         def read(fetcher: Fetcher) -> None:
@@ -491,10 +506,11 @@ class WorkerPool:
             self._inboxes[worker].put(spec)
             return await asyncio.shield(fut)  # (a cancel of this task would cancel fut: see below)
         except asyncio.CancelledError:
-            # a cancel (x, the run's --max-time) keeps what arrived: the running files stop at
-            # their next chunk and send what they parsed, which `emit` still takes for a moment
-            # (found from outside: a slow file's entries since its last batch were lost)
-            self._cancel.value = 1
+            # a cancel (x, the run's --max-time) keeps what arrived: the worker stops the file at
+            # once and sends what it parsed, which `emit` still takes for a moment (found from
+            # outside: a slow file's entries since its last batch were lost; and a stalled one's,
+            # waiting for a next chunk, by a review)
+            self.stop(spec.node_id, now=True)
             loop = self._loop
             deadline = loop.time() + CANCEL_GRACE_S
             while not fut.done() and (left := deadline - loop.time()) > 0:
@@ -512,11 +528,11 @@ class WorkerPool:
         """False once every worker process died (not yet started counts as alive)."""
         return not self._procs or len(self._dead) < len(self._procs)
 
-    def stop(self, node_id: int) -> None:
-        """End one file at its next chunk (its messages until then are still routed)."""
+    def stop(self, node_id: int, *, now: bool = False) -> None:
+        """End one file at its next chunk, or ``now`` (its messages until then are still routed)."""
         route = self._routes.get(node_id)
         if route is not None and route.worker not in self._dead:
-            self._inboxes[route.worker].put(_Stop(node_id))
+            self._inboxes[route.worker].put(_Stop(node_id, now))
 
     def cancel_running(self) -> None:
         """Ask the running files to stop at their next chunk (they report back as cancelled)."""
