@@ -630,3 +630,22 @@ def test_a_url_added_at_the_top_makes_no_sampled_finding_new(tmp_path: Path) -> 
     worse = write("t3", ["bad", "a", "b"])
     code, out, err = run("diff", str(old), str(worse), "--format", "json", "--fail-if", "issues_new")
     assert code == 1 and json.loads(out)["summary"]["issues_new"] >= 1, (out, err)  # (its priority, its schema)
+
+
+def test_a_sampled_finding_naming_the_host_compares_across_map_host(httpserver) -> None:
+    """Found by a regression review: matched by its words, a finding that names the sitemap's
+    host ("not the sitemap's host '127.0.0.1:PORT'") was new and resolved across --map-host,
+    whose mapping the URL keys had and the words had not."""
+    httpserver.clear()
+    body = ('<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            "<url><loc>https://elsewhere.example/a</loc></url>\n<url><loc>https://elsewhere.example/b</loc></url>\n"
+            "</urlset>\n")
+    httpserver.expect_request("/s.xml").respond_with_data(body, content_type="application/xml")
+    port = httpserver.port
+    old, new = f"http://127.0.0.1:{port}/s.xml", f"http://localhost:{port}/s.xml"
+    code, out, err = run("diff", old, new, "--format", "json", "--no-history")
+    assert json.loads(out)["summary"]["issues_new"] >= 1, (out, err)  # unmapped: another host indeed
+    code, out, err = run("diff", old, new, "--format", "json", "--no-history",
+                         "--map-host", f"127.0.0.1:{port}=localhost:{port}", "--fail-if", "issues_new")
+    summary = json.loads(out)["summary"]
+    assert code == 0 and (summary["issues_new"], summary["issues_resolved"]) == (0, 0), (summary, err)

@@ -53,6 +53,13 @@ def test_map_host() -> None:
     assert default("http://old.example/x") == "http://old.example/x"  # port 80: not that one
     assert default("https://old.example:8443/x") == "https://old.example:8443/x"
     assert default("http://p.example/x") == "http://q.example:8080/x"
+    # a NEW that names its port: that port, not the key's (found by a review: "new.example:443:8443")
+    assert HostMap.parse(["old.example=new.example:9000"])("https://old.example:8443/x") == "https://new.example:9000/x"
+    assert HostMap.parse(["old.example=new.example:443"])("https://old.example/x") == "https://new.example/x"
+    # a finding's words name hosts too
+    words = HostMap.parse(["127.0.0.1:9221=localhost:9221", "old.example=new.example"]).in_text(
+        "not the sitemap's host '127.0.0.1:9221'; old.example:8080, sub.old.example, old.example.org")
+    assert words == "not the sitemap's host 'localhost:9221'; new.example:8080, sub.old.example, old.example.org"
     with pytest.raises(UsageError):
         HostMap.parse(["old.example"])
     with pytest.raises(UsageError):
@@ -70,3 +77,13 @@ def test_file_keys() -> None:
     assert dict(file_keys(one)) == {1: "./sitemap.xml"}
     web = [NodeRow(1, "HTTPS://Example.COM:443/./sitemap.xml", "urlset", None)]
     assert dict(file_keys(web)) == {1: "https://example.com/sitemap.xml"}
+
+
+def test_words_of_leaves_out_counts_not_the_digits_of_names() -> None:
+    """A sampled finding is matched by its words, its counts left out; the digits of a host, an
+    address or a port stay (found by a review: cdn1 and cdn2, :8080 and :7070 read as one)."""
+    from sitemap_tui.engine.findings import words_of
+
+    assert words_of("URLs without <lastmod>: 1,234 of 5000 (12.5%)") == "URLs without <lastmod>: # of # (#%)"
+    assert words_of("images on host 'cdn1.example', pages on '10.0.0.1:8080'") == \
+        "images on host 'cdn1.example', pages on '10.0.0.1:8080'"

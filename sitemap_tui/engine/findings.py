@@ -66,7 +66,9 @@ class PlainJudge:
         )
 
 
-_NUMBERS = re.compile(r"\d[\d,.]*")
+# a count or a share standing alone ("7 of 7", "1,234", "12.5%"), not the digits of a name, an
+# address or a port ("cdn1", "127.0.0.1", ":8080"): those tell findings apart (found by a review)
+_NUMBERS = re.compile(r"(?<![\w.:/'\"-])\d+(?:,\d{3})*(?:\.\d+)?(?![\w.:/'\"-])")
 
 
 def words_of(message: str | None) -> str:

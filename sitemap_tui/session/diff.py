@@ -80,13 +80,22 @@ class HostMap:
         default = _DEFAULT_PORTS.get(key[:start - 3].lower())
         full = f"{netloc}:{default}" if default and ":" not in netloc else netloc
         for old, new in self.pairs:
-            if old in (netloc, full):
+            if old in (netloc, full) or (host == old and ":" not in old):
+                if ":" not in new:  # (host for host: the port, if any, stays)
+                    new += netloc[len(host):] if old == host else ""
                 if default and new.endswith(f":{default}"):
                     new = new[:-len(default) - 1]
                 return key[:start] + new + key[end:]
-            if host == old and ":" not in old:  # the port, if any, stays
-                return key[:start] + new + netloc[len(host):] + key[end:]
         return key
+
+    def in_text(self, text: str | None) -> str | None:
+        """``text`` (a finding's message) with each OLD host or host:port written as its NEW, so
+        that a finding that names a host compares across the mapping (found by a review)."""
+        if not text or not self.pairs:
+            return text
+        for old, new in self.pairs:
+            text = re.sub(rf"(?<![\w.-]){re.escape(old)}(?![\w-]|\.\w)", new, text)
+        return text
 
 
 def file_keys(nodes: Sequence[NodeRow]) -> Iterator[tuple[int, str]]:
@@ -201,7 +210,8 @@ def compare(old: Path, new: Path, scratch: Path, host_map: HostMap | None = None
     removes it). Raises StoreError for a file that is not an exploration."""
     mapper = host_map if host_map is not None and host_map.pairs else None
     try:
-        q = DiffQueries(old, new, scratch, map_host=mapper, sampled=_sampled_rules())
+        q = DiffQueries(old, new, scratch, map_host=mapper, map_text=mapper.in_text if mapper else None,
+                        sampled=_sampled_rules())
     except sqlite3.Error as exc:
         if isinstance(exc, StoreError):
             raise

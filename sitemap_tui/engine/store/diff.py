@@ -146,6 +146,7 @@ class DiffQueries:
 
     def __init__(self, old: Path, new: Path, scratch: Path, *,
                  map_host: Callable[[str | None], str | None] | None = None,
+                 map_text: Callable[[str | None], str | None] | None = None,
                  sampled: Iterable[str] = ()) -> None:
         self.paths = {"old": Path(old), "new": Path(new)}
         # rules that name one file's many URLs by a sample (the first): such a finding is matched
@@ -171,6 +172,8 @@ class DiffQueries:
             self.pairs = 0  # rows of ``pairs`` (build)
             if map_host is not None:
                 self.conn.create_function("maphost", 1, map_host, deterministic=True)
+            # a sampled finding's words name hosts too: mapped alike (``map_text``, with map_host)
+            self.conn.create_function("maptext", 1, map_text or (lambda text: text), deterministic=True)
             self.conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             self.conn.execute("PRAGMA temp_store=FILE")  # sorts spill to disk rather than grow
             self.conn.execute("PRAGMA journal_mode=OFF")  # scratch: nothing to recover
@@ -403,7 +406,7 @@ class DiffQueries:
             uk = f"CASE WHEN e.id IS NOT NULL THEN {self._m(_key('e', has_key))} ELSE {self._m('urlkey(i.url)')} END"
             if self.sampled:  # (a URL added at the top of a file changes such a finding's sample)
                 rules = ", ".join("'" + r.replace("'", "''") + "'" for r in self.sampled)
-                uk = f"CASE WHEN i.rule IN ({rules}) THEN 'words:' || wordsof(i.message) ELSE {uk} END"
+                uk = f"CASE WHEN i.rule IN ({rules}) THEN 'words:' || wordsof(maptext(i.message)) ELSE {uk} END"
             c.execute(f"CREATE TABLE {s}_iss(rule TEXT, fk TEXT, uk TEXT, n INTEGER, first INTEGER,"
                       " PRIMARY KEY(rule, fk, uk)) WITHOUT ROWID")
             # a cap's summary issue counts for the findings it stands for (issues.weight): one of
