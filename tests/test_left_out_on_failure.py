@@ -52,3 +52,13 @@ def test_diff_says_each_sides_omissions_before_its_error(httpserver, tmp_path: P
     old = [line for line in run.stderr.splitlines() if line.startswith(f"sitemap-tui: OLD {index}: ")]
     assert old[-1].endswith("before the first entry (said above)"), run.stderr
     assert any(line.endswith(CROSS) for line in old[:-1]), run.stderr
+
+
+@pytest.mark.parametrize("command", ["urls", "stats", "audit", "access"])
+def test_a_target_that_fails_is_said_once(httpserver, tmp_path: Path, command: str) -> None:
+    """The near miss, found by a regression review: when the target alone failed, the omission
+    line ("1 file could not be fetched or read, first X") repeated the error that names X."""
+    httpserver.expect_request("/gone.xml").respond_with_data("gone", status=404)
+    run = _run([command, httpserver.url_for("/gone.xml"), "--no-history"], tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines() == [f"sitemap-tui: error: {httpserver.url_for('/gone.xml')}: HTTP 404 Not Found"]

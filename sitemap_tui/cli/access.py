@@ -100,7 +100,7 @@ def cmd_access(opts: AccessOptions) -> int:
         problem = target_problem(explorer)
         report_failures(explorer, problem)
         if problem is not None:
-            report_left_out(explorer, False, EXIT_OK, rule_notes=False)  # (as urls: before the error)
+            report_left_out(explorer, False, EXIT_OK, rule_notes=False, said=problem.message)  # (as urls)
             print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
             return problem.code
         ALL_RULES.crossfile(store, robots=explorer.checked_robots(), keep_temp=True)

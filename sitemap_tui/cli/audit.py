@@ -158,7 +158,8 @@ def cmd_audit(opts: AuditCommand) -> int:
             report_failures(explorer, problem)
             # the files left out: their URLs are not audited (said, as by urls; before a failed
             # target's error too: a child left out on another host may be where the URLs are)
-            report_left_out(explorer, False, EXIT_OK, rule_notes=False)
+            report_left_out(explorer, False, EXIT_OK, rule_notes=False,
+                            said=problem.message if problem is not None else None)
             complete = problem is None and target_answered(explorer)
         finally:
             if kept is not None:

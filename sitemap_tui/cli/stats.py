@@ -156,7 +156,7 @@ def cmd_stats(opts: StatsOptions) -> int:
     if problem:
         # the files that failed and what was left out, which the error's "(said above)" means
         report_failures(explorer, problem)
-        report_left_out(explorer, False, EXIT_OK)
+        report_left_out(explorer, False, EXIT_OK, said=problem.message)
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
     if short:

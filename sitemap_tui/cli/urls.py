@@ -145,8 +145,9 @@ def cmd_urls(opts: UrlsOptions) -> int:
     if short and listed:
         say_kept([(out_path, opts.output)])
     # (before a failed target's error too: a child on another host, left out, may hold the URLs)
-    code = report_left_out(explorer, opts.strict, EXIT_OK)
-    if problem and (not wrote or problem.code == EXIT_USAGE):  # the previous output was kept
+    ended = problem is not None and (not wrote or problem.code == EXIT_USAGE)
+    code = report_left_out(explorer, opts.strict, EXIT_OK, said=problem.message if ended and problem else None)
+    if problem and ended:  # the previous output was kept
         print(f"sitemap-tui: error: {problem.message}", file=sys.stderr)
         return problem.code
     return code

@@ -120,18 +120,22 @@ def target_answered(explorer: Explorer) -> bool:
     return root.state != NodeState.FAILED or root.stats.http_status is not None or root.stats.wire_bytes > 0
 
 
-def report_left_out(explorer: Explorer, strict: bool, code: int, *, rule_notes: bool = True) -> int:
+def report_left_out(explorer: Explorer, strict: bool, code: int, *, rule_notes: bool = True,
+                    said: str | None = None) -> int:
     """Say on stderr, one line per cause with a count and the option that changes it, what the
     exploration left out (Explorer.left_out), whether or not stderr is a terminal: a script
     must not take an incomplete result for a whole one. Returns ``code``, or EXIT_FINDINGS
     when ``--strict`` and the result is incomplete (what the user asked for, such as
-    --no-recursive, is said but does not count)."""
+    --no-recursive, is said but does not count). ``said``: the error the run ends with, which
+    a line about the one file it names would only repeat."""
     for note in run_notes(explorer, rule_notes=rule_notes):
         print(f"sitemap-tui: {note}", file=sys.stderr)
     incomplete = False
     for omission in explorer.left_out():
-        print(f"sitemap-tui: {omission.text}", file=sys.stderr)
         incomplete = incomplete or omission.strict
+        if said and omission.count == 1 and omission.example and display(omission.example) in said:
+            continue  # the run's error (``said``) names that one file already (found by a review)
+        print(f"sitemap-tui: {omission.text}", file=sys.stderr)
     if incomplete and strict and code == EXIT_OK:
         return EXIT_FINDINGS
     return code
