@@ -257,7 +257,7 @@ class FileJob:
                 or outcome.not_modified:
             # nothing arrived: "empty document" would only repeat the fetch error (or a 304), or
             # invent one for a file a cancel stopped before its body (found by a review)
-            closing = []  # nothing arrived: "empty document" would only repeat the fetch error (or a 304)
+            closing = []
         self._take(run, closing)
         run.parse_seconds += time.perf_counter() - t0
         self._flush(run)

@@ -47,8 +47,8 @@ from sitemap_tui.engine.validator import Validator
 
 # messages of one file that may wait in a worker's outbox before that file pauses its download
 FILE_BACKLOG = 8
-# how long a cancelled file's worker may take to send what it parsed (it stops at its next
-# chunk; a stalled download sends none, and the cancel must not wait for its --timeout)
+# how long the explorer waits for what a cancelled file's worker parsed (the worker stops it at
+# once and sends it on; a worker too busy to answer must not hold the cancel up for long)
 CANCEL_GRACE_S = 1.0
 
 

@@ -126,8 +126,7 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
                 self._detail(Text(f"No earlier exploration of this site in {display(str(cache_folder()))}: "
                                   "this one is the first kept. Explore the site again later (sitemap-tui SITE, "
                                   "or sitemap-tui urls SITE in a script), and that exploration can be compared "
-                                  "with this one (this one is the newer side: to compare with a newer one, open "
-                                  "the newer one). Esc: back."))
+                                  "with this one. Esc: back."))
                 return
             self._detail(Text(f"No saved explorations in {display(str(cache_folder()))} yet. "
                               "Explore a site first (sitemap-tui SITE). Esc: back."))
