@@ -3,6 +3,7 @@ undocumented: every object is closed), and docs/json.md names every key of every
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -16,6 +17,7 @@ from jsonschema import Draft202012Validator
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
+@functools.cache  # (read and checked once: 436 records each checking the schema took 10 s)
 def schema(name: str) -> Draft202012Validator:
     doc = json.loads((DOCS / "schemas" / f"{name}.schema.json").read_text())
     Draft202012Validator.check_schema(doc)
