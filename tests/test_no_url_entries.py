@@ -146,7 +146,8 @@ def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(ht
     rule; a 304 re-run says it again (the counts travel in the file's aggregate)."""
     import gzip
 
-    odd = (f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc>https://example.com/a</loc></url>\n'
+    odd = (f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc>https://example.com/a</loc>'
+           "<loc>https://example.com/second</loc></url>\n"
            "<urlset><url><loc>https://example.com/nested</loc></url></urlset>\n"
            "<sitemap><loc>https://example.com/s.xml</loc></sitemap>\n"
            "<urls><url><loc>https://example.com/wrapped</loc></url></urls>\n</urlset>\n")
@@ -169,7 +170,7 @@ def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(ht
              + "</sitemapindex>\n")
     httpserver.expect_request("/index.xml").respond_with_data(index, content_type="application/xml")
     said = ["3 elements not read, with any URL inside: not where the sitemap protocol reads one",
-            f"first in {httpserver.url_for('/odd.xml')}",
+            f"first in {httpserver.url_for('/odd.xml')}", "1 repeated <loc> not read: an entry's first <loc> is its URL",
             "1 file gzipped twice, unpacked twice here", f"first in {httpserver.url_for('/twice.xml.gz')}",
             "2 files read in the encoding they declare (or a UTF-16 byte order mark names), not UTF-8",
             f"first in {httpserver.url_for('/latin.xml')}"]
@@ -177,6 +178,7 @@ def test_urls_says_what_it_read_otherwise_than_written_and_again_when_carried(ht
         run = _run(["urls", httpserver.url_for("/index.xml"), "--workers", "0"], tmp_path)
         assert run.returncode == 0, run.stderr
         assert "https://example.com/nested" not in run.stdout and "https://example.com/a" in run.stdout
+        assert "https://example.com/second" not in run.stdout
         for words in said:
             assert words in run.stderr, (words, run.stderr)
     assert "unchanged since the previous exploration" in run.stderr

@@ -194,6 +194,8 @@ _NOTED = {
     "misplaced": lambda n: (f"{plural(n, 'element')} not read, with any URL inside: not where the sitemap protocol"
                             " reads one (a <urlset> or <sitemap> in a <urlset>, a wrapper element, a <url> in an"
                             " index; validate names each: core-unknown-element, index-wrong-children)"),
+    "repeated-loc": lambda n: (f"{plural(n, 'repeated <loc>')} not read: an entry's first <loc> is its URL"
+                               " (validate names each: core-element-repeated)"),
     "gzip-double": lambda n: (f"{plural(n, 'file')} gzipped twice, unpacked twice here: a search engine unpacks once"
                               " and finds no sitemap (gzip-double)"),
     "declared-encoding": lambda n: (f"{plural(n, 'file')} read in the encoding {'it declares' if n == 1 else 'they declare'}"

@@ -364,6 +364,8 @@ class FileJob:
                 issues.extend(self.checker.end_file(ctx, info, s))
         # a text line or index child with no URL in it, as urls_only's entries (_flush)
         run.acc.agg.no_url += getattr(info, "no_url", 0) + sum(1 for c in run.children if not (c.loc and c.loc.strip()))
+        if getattr(info, "repeated_loc", 0):
+            run.acc.agg.noted["repeated-loc"] += info.repeated_loc
         return JobDone(
             run.spec.node_id, run.kind, outcome, run.children, issues, info,
             run.acc.agg.to_json(), run.count, run.parse_seconds, unselected,
@@ -379,7 +381,8 @@ def noted_kind(finding: Finding) -> str | None:
     that judge no rules (Aggregate.noted; said by cli.verdict.run_notes): ``misplaced``, an
     element where the protocol reads none, skipped with what it holds (a <urlset> or <sitemap>
     inside a <urlset>, a wrapper, a <url> in an index); ``gzip-double``, a body unpacked twice;
-    ``declared-encoding``, a file read in the non-UTF-8 encoding it declares (or a UTF-16 BOM names)."""
+    ``declared-encoding``, a file read in the non-UTF-8 encoding it declares (or a UTF-16 BOM names).
+    (``repeated-loc``, a second <loc> of one entry, comes from the parser's count: _done.)"""
     rule, fields = finding.rule, finding.fields
     if rule in ("core-unknown-element", "index-wrong-children") and fields.get("parent") != "loc":
         return "misplaced"  # (inside a <loc>: the entry has no URL, counted as no_url)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .findings import Finding
 from .model import Alternate, ChildRef, Entry, Image, News, Video
-from .parsed import Item
+from .parsed import Item, ParseInfo
 from .urlpolicy import resolve
 from .values import (
     _CHANGEFREQ_CACHE,
@@ -89,6 +89,7 @@ class _EntryReader:
     _fspecs: dict[Any, tuple[int, str, str]]
     _undeclared: set[str]
     _undeclared_links: bool
+    info: ParseInfo
 
     # -- tags --------------------------------------------------------------------------------
 
@@ -216,6 +217,7 @@ class _EntryReader:
                 tags.append(name)
                 if have_loc:
                     odd = _odd(odd, name, child)
+                    self.info.repeated_loc += 1  # (not read: said by urls and stats)
                 else:  # repeated core elements: first wins (the checker sees tags)
                     have_loc = True
                     loc_line = child.sourceline
@@ -320,6 +322,7 @@ class _EntryReader:
             if code == _C_LOC:
                 if have_loc:
                     ref.odd_lines = _odd(ref.odd_lines, name, child)
+                    self.info.repeated_loc += 1
                 else:
                     have_loc = True
                     ref.loc_line = child.sourceline
