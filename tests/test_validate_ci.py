@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import cli_process
 import pytest
+
+from sitemap_tui.validate.baseline import BaselineError, load
 
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
 TAIL = "</urlset>\n"
@@ -212,6 +215,25 @@ def test_baseline_errors_and_a_failed_run_keeps_the_old_baseline(tmp_path: Path,
     # found from outside: a device was read until memory ran out (23 GB, the OOM killer)
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "/dev/zero"), "not a regular file")
     one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "folder"), "--baseline")
+    # found from outside: a field of the wrong type was a traceback after the whole run, exit 1
+    # (CI reads that as new findings), or Python's own words as the message
+    damaged = {
+        '{"issues":[{"rule":"lastmod-future","sitemap":5}]}': "`sitemap` is not text",
+        '{"issues":[{"rule":"lastmod-future","url":{"x":1}}]}': "`url` is not text",
+        '{"issues":[{"rule":"lastmod-future","line":"3"}]}': "`line` is not a number",
+        '{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","properties":{"url":[1]}}]}]}': "`url` is not text",
+        '{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","locations":"bad"}]}]}': "locations are not a list",
+        '{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","locations":[5]}]}]}': "location is not an object",
+        '{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","message":"m"}]}]}': "message is not an object",
+        '{"version":"2.1.0","runs":[{"results":{"a":1}}]}': "results are not a list",
+        '{"version":"2.1.0","runs":["x"]}': "run is not an object",
+    }
+    for i, (text, words) in enumerate(damaged.items()):
+        (tmp_path / "damaged.json").write_text(text)
+        if i == 0:  # the command line's one line and exit 2; the rest through the loader it calls
+            one_error_line(run(tmp_path, "validate", "sitemap.xml", "--baseline", "damaged.json"), "damaged.json", words)
+        with pytest.raises(BaselineError, match=re.escape(words)):
+            load(str(tmp_path / "damaged.json"), tmp_path)
     kept = tmp_path / "kept.json"
     kept.write_text("previous")
     proc = run(tmp_path, "validate", "http://127.0.0.1:1/sitemap.xml", "--write-baseline", "kept.json")

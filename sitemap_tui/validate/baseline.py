@@ -205,12 +205,33 @@ def _from_json(doc: dict[str, Any], base: Path) -> Iterable[Known]:
     for item in doc["issues"]:
         if not isinstance(item, dict) or not isinstance(item.get("rule"), str):
             raise ValueError("an issue without a rule id")
-        sitemap = item.get("sitemap")
-        if isinstance(sitemap, str) and sitemap and "://" not in sitemap and not sitemap.startswith("file:"):
+        sitemap = _typed(item, "sitemap", str, "text")
+        if sitemap and "://" not in sitemap and not sitemap.startswith("file:"):
             # a relative path (--write-baseline's local files): from the working directory
             sitemap = (base / sitemap).resolve().as_uri()
-        yield Known(item["rule"], str(item.get("severity") or "info"), sitemap,
-                    item.get("line"), item.get("url"), str(item.get("message") or ""), _weight(item.get("weight")))
+        yield Known(item["rule"], str(item.get("severity") or "info"), sitemap, _typed(item, "line", int, "a number"),
+                    _typed(item, "url", str, "text"), str(item.get("message") or ""), _weight(item.get("weight")))
+
+
+def _typed(item: dict[str, Any], key: str, kind: type, said: str) -> Any:
+    """``item[key]``, absent or null as None, or of ``kind``: anything else (a hand-edited or
+    merge-damaged baseline) is the file's fault, said as such; it was a traceback after the whole
+    run, and exit 1, read by CI as new findings (found from outside)."""
+    value = item.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"an issue's `{key}` is not {said}: {display(json.dumps(value)[:60])}")
+    return value
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object (absent: an empty one), else the file's fault."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"a SARIF result's {what} is not an object")
+    return value
 
 
 def _weight(value: Any) -> int:
@@ -234,30 +255,37 @@ def portable(issues: Iterable[Any], base: Path) -> Iterator[Any]:
 
 def _from_sarif(doc: dict[str, Any], base: Path) -> Iterable[Known]:
     for run in doc["runs"]:
-        for result in run.get("results") or []:
+        results = _object(run, "run").get("results") or []
+        if not isinstance(results, list):
+            raise ValueError("a SARIF run's results are not a list")
+        for result in results:
+            result = _object(result, "entry")
             if result.get("baselineState") == "absent":  # gone when that report was written
                 continue
             rule = result.get("ruleId")
             if not isinstance(rule, str):
                 raise ValueError("a SARIF result without a ruleId")
             sitemap, line = _sarif_location(result, base)
-            properties = result.get("properties") or {}
-            url = properties.get("url")
+            properties = _object(result.get("properties"), "properties")
+            url = _typed(properties, "url", str, "text")
             if isinstance(properties.get("sitemap"), str):
                 sitemap = properties["sitemap"]  # the URL a build folder's file stands for (report._sarif)
             yield Known(rule, SARIF_LEVEL_SEVERITY.get(result.get("level", "warning"), "warning"), sitemap,
-                        line, url, str((result.get("message") or {}).get("text") or ""),
+                        line, url, str(_object(result.get("message"), "message").get("text") or ""),
                         _weight(properties.get("weight")))
 
 
 def _sarif_location(result: dict[str, Any], base: Path) -> tuple[str | None, int | None]:
     locations = result.get("locations") or []
+    if not isinstance(locations, list):
+        raise ValueError("a SARIF result's locations are not a list")
     if not locations:
         return None, None
-    physical = locations[0].get("physicalLocation") or {}
-    artifact = physical.get("artifactLocation") or {}
+    physical = _object(_object(locations[0], "location").get("physicalLocation"), "physicalLocation")
+    artifact = _object(physical.get("artifactLocation"), "artifactLocation")
     uri = artifact.get("uri")
-    line = (physical.get("region") or {}).get("startLine")
+    region = _object(physical.get("region"), "region")
+    line = region.get("startLine") if isinstance(region.get("startLine"), int) else None
     if not isinstance(uri, str):
         return None, line
     if artifact.get("uriBaseId") == SRCROOT:
