@@ -45,17 +45,27 @@ def read_hooks(path: Path) -> list[dict[str, Any]]:
 
 
 def step_runs(path: Path) -> dict[str, str]:
-    """``name -> run`` of action.yml's steps (one-line run values)."""
+    """``name -> run`` of action.yml's steps: one-line run values, or literal blocks (``run: |``)."""
     runs: dict[str, str] = {}
     name = None
+    block: list[str] | None = None
     for line in path.read_text().splitlines():
+        if block is not None:
+            if line.startswith(" " * 8) or not line.strip():
+                block.append(line[8:])
+                continue
+            block = None
         m = re.match(r"\s+- name: (.+)", line)
         if m:
             name = m.group(1)
         m = re.match(r"\s+run: (.+)", line)
         if m and name is not None:
-            runs[name] = m.group(1)
-    return runs
+            if m.group(1) == "|":
+                block = []
+                runs[name] = block  # type: ignore[assignment]  # joined below
+            else:
+                runs[name] = m.group(1)
+    return {k: v if isinstance(v, str) else "\n".join(v).strip() + "\n" for k, v in runs.items()}
 
 
 def _program() -> list[str]:
@@ -93,7 +103,7 @@ def test_action_installs_with_pip_and_runs_validate_with_format_github(tmp_path:
     runs = step_runs(ROOT / "action.yml")
     assert "pip install" in runs["Install sitemap-tui"]
     run = runs["Validate"]
-    assert run == 'sitemap-tui validate "$SITEMAP_TUI_TARGET" --format github $SITEMAP_TUI_ARGS'
+    assert 'shlex.split(os.environ["SITEMAP_TUI_ARGS"])' in run and '"validate", target, "--format", "github"' in run
     # the step itself, in bash as the runner does, with the installed console script on PATH
     (tmp_path / "sitemap.xml").write_text(BAD)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -104,3 +114,18 @@ def test_action_installs_with_pip_and_runs_validate_with_format_github(tmp_path:
     env["SITEMAP_TUI_ARGS"] = "--no-history --fail-on never"
     proc = subprocess.run(["bash", "-c", run], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     assert proc.returncode == 0
+    # found from outside: ARGS was split on spaces, quotes kept, globs expanded; now as a shell
+    # reads a command line, and nothing expanded
+    env["SITEMAP_TUI_ARGS"] = "--no-history --write-baseline 'my base/b.json'"
+    proc = subprocess.run(["bash", "-c", run], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert proc.returncode == 1 and (tmp_path / "my base" / "b.json").is_file(), proc.stderr
+    (tmp_path / "--fail-on=never").write_text("")  # what an expanded * would have added
+    env["SITEMAP_TUI_ARGS"] = "--no-history --baseline 'my base/b.json' --ignore \"priority-*\""
+    proc = subprocess.run(["bash", "-c", run], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert proc.returncode == 0 and ", 0 new" in proc.stderr, proc.stderr
+    env["SITEMAP_TUI_ARGS"] = "--no-history *"
+    proc = subprocess.run(["bash", "-c", run], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert proc.returncode == 2 and "*" in proc.stderr, proc.stderr
+    env["SITEMAP_TUI_ARGS"] = "--baseline 'unclosed"
+    proc = subprocess.run(["bash", "-c", run], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert proc.returncode == 2 and proc.stderr.startswith("sitemap-tui: error: the action's args"), proc.stderr
