@@ -157,16 +157,19 @@ def test_diff_site_compares_a_fresh_exploration_with_the_latest_saved(httpserver
 def test_diff_site_passes_over_newer_explorer_sessions(httpserver, cache: Path) -> None:
     """Found from outside: a glance at the site in the explorer (one lazily opened node, kept)
     became diff SITE's baseline: every URL "added", the page removed since the nightly run
-    unseen, and --fail-if removed passed. Near miss: with no headless run, the session it is."""
+    unseen, and --fail-if removed passed. Near miss: with no headless run, the session it is,
+    unless it listed no URL."""
     from sitemap_tui.engine.store import Store
 
     target = serve(httpserver, "a", "b")
     assert explore("urls", target)[0] == 0
     time.sleep(1.1)  # (the files are named by the second)
     session = cache / f"127.0.0.1_{httpserver.port}-29990101-000000.db"  # newest: as the explorer keeps one
+    serve(httpserver, "a")  # the node the session opened
+    assert explore("urls", target, "--db", str(session), "--no-history")[0] == 0
     store = Store(session)
-    store.set_meta("target", target)
     store.set_meta("started", "2999-01-01T00:00:00+00:00")
+    store.conn.execute("DELETE FROM meta WHERE key IN ('command', 'checks', 'site')")  # as the explorer's
     store.close()
     serve(httpserver, "a", "c")
     code, out, err = explore("diff", target, "--format", "json", "--no-history", "--fail-if", "removed")
@@ -176,7 +179,16 @@ def test_diff_site_passes_over_newer_explorer_sessions(httpserver, cache: Path) 
         if old != session:
             old.unlink()
     code, out, err = explore("diff", target, "--format", "json", "--no-history")
-    assert code == 0 and json.loads(out)["summary"]["urls_added"] == 2 and "passed over" not in err
+    assert code == 0 and json.loads(out)["summary"]["urls_added"] == 1 and "passed over" not in err
+    # a session that listed no URL (opened while the site had no sitemap) is no baseline, as a
+    # headless run that listed nothing is not kept: found from outside, every URL read as added
+    store = Store(session)
+    store.conn.execute("UPDATE nodes SET url_count = 0")  # (the count the history reads)
+    store.conn.execute("DELETE FROM entries")
+    store.close()
+    code, out, err = explore("diff", target, "--format", "json", "--no-history")
+    assert code == 2 and "OLD: 1 explorer session that listed no URL passed over" in err, err
+    assert "no saved exploration of" in err
 
 
 def test_diff_site_compares_with_the_latest_of_that_target_not_another_of_its_site(httpserver, cache: Path) -> None:

@@ -224,6 +224,15 @@ def _kept(label: str, site: str, back: int, raw: str, *, exact: bool = False, he
 
     site_found = site_of(site, exact=exact)
     key, found = site_found.key, site_found.explorations
+    if headless:
+        # an explorer session that listed no URL (opened while the site had no sitemap, or its
+        # index failed) is no baseline, as a headless run that listed nothing is not kept: it
+        # made the next `diff SITE` read every URL as added (as the explorer's history line skips it)
+        empty = [s for s in found if s.summary.command is None and not s.summary.urls]
+        if empty:
+            found = [s for s in found if s not in empty]
+            print(f"sitemap-tui: {label}: {plural(len(empty), 'explorer session')} that listed no URL passed over",
+                  file=sys.stderr)
     if headless and (chosen := _headless_choice(label, site, found)) is not None:
         back = chosen
     if back >= len(found):
