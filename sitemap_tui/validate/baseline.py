@@ -230,7 +230,7 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ValueError(f"a SARIF result's {what} is not an object")
+        raise ValueError(f"a SARIF {what} is not an object")
     return value
 
 
@@ -259,19 +259,19 @@ def _from_sarif(doc: dict[str, Any], base: Path) -> Iterable[Known]:
         if not isinstance(results, list):
             raise ValueError("a SARIF run's results are not a list")
         for result in results:
-            result = _object(result, "entry")
+            result = _object(result, "result")
             if result.get("baselineState") == "absent":  # gone when that report was written
                 continue
             rule = result.get("ruleId")
             if not isinstance(rule, str):
                 raise ValueError("a SARIF result without a ruleId")
             sitemap, line = _sarif_location(result, base)
-            properties = _object(result.get("properties"), "properties")
+            properties = _object(result.get("properties"), "result's properties")
             url = _typed(properties, "url", str, "text")
             if isinstance(properties.get("sitemap"), str):
                 sitemap = properties["sitemap"]  # the URL a build folder's file stands for (report._sarif)
             yield Known(rule, SARIF_LEVEL_SEVERITY.get(result.get("level", "warning"), "warning"), sitemap,
-                        line, url, str(_object(result.get("message"), "message").get("text") or ""),
+                        line, url, str(_object(result.get("message"), "result's message").get("text") or ""),
                         _weight(properties.get("weight")))
 
 
@@ -281,7 +281,7 @@ def _sarif_location(result: dict[str, Any], base: Path) -> tuple[str | None, int
         raise ValueError("a SARIF result's locations are not a list")
     if not locations:
         return None, None
-    physical = _object(_object(locations[0], "location").get("physicalLocation"), "physicalLocation")
+    physical = _object(_object(locations[0], "result's location").get("physicalLocation"), "physicalLocation")
     artifact = _object(physical.get("artifactLocation"), "artifactLocation")
     uri = artifact.get("uri")
     region = _object(physical.get("region"), "region")
