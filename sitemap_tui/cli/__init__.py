@@ -16,6 +16,7 @@ from pathlib import Path
 from sitemap_tui.cli.arrange import arrange
 from sitemap_tui.cli.options import map_targets, one_file_twice
 from sitemap_tui.cli.parser import HEADLESS, build_parser
+from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_OK, EXIT_USAGE, UsageError
 from sitemap_tui.session.launch import Launch
 from sitemap_tui.stderr_guard import kept_stderr
@@ -42,7 +43,7 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
         # options anywhere: the command word (or the implicit explore) first, for argparse
         args_list = arrange(args_list, parser)
     except UsageError as exc:
-        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        print(f"sitemap-tui: error: {display(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     try:
         args = parser.parse_args(args_list)
@@ -52,14 +53,14 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
         return _write_failed(exc)
     twice = one_file_twice(args)
     if twice is not None:
-        print(f"sitemap-tui: error: {twice}", file=sys.stderr)
+        print(f"sitemap-tui: error: {display(str(twice))}", file=sys.stderr)
         return EXIT_USAGE
     if launch is not None:
         from sitemap_tui.cli.explorer import terminal_missing
 
         no_terminal = terminal_missing(args, launch)
         if no_terminal is not None:
-            print(f"sitemap-tui: error: {no_terminal}", file=sys.stderr)
+            print(f"sitemap-tui: error: {display(str(no_terminal))}", file=sys.stderr)
             return EXIT_USAGE
     import contextlib
 
@@ -105,12 +106,12 @@ def _main(argv: Sequence[str] | None, launch: Launch | None) -> int:
         return EXIT_OK
     except output.OutputError as exc:
         say_pending(drop=True)
-        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        print(f"sitemap-tui: error: {display(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except (UsageError, StoreError) as exc:
         say_pending(drop=True)  # the one line of a usage error (notes found before it unsaid)
         # StoreError: a --db or FILE.db that is not a store of ours, is in use, or cannot be written
-        print(f"sitemap-tui: error: {exc}", file=sys.stderr)
+        print(f"sitemap-tui: error: {display(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -35,11 +35,14 @@ def say_pending(*, drop: bool = False) -> None:
     """Say the notes :func:`say_later` kept (``drop``: forget them, the run did not start)."""
     import sys
 
+    from sitemap_tui.engine.sanitize import display
+
     notes = list(_PENDING)
     _PENDING.clear()
     if not drop:
         for text in notes:
-            print(f"sitemap-tui: {text}", file=sys.stderr)
+            # (escaped here, once: a build folder's file names, a typed path, are untrusted bytes)
+            print(f"sitemap-tui: {display(text)}", file=sys.stderr)
 
 
 @dataclass(frozen=True, slots=True)

@@ -400,14 +400,16 @@ class Fetcher:
         client = self._client
         if client is None:
             raise RuntimeError("the Fetcher was closed")
-        headers = self.user_headers(current)
+        headers: dict[str, str | bytes] = {**self.user_headers(current)}
         headers.update(run.headers)
         if run.conditional is not None:
             etag, last_modified = run.conditional
+            # (a server's non-ASCII validator, legal obs-text, goes back as bytes: a str that
+            # httpx encodes as ASCII failed every later run of the file, found from outside)
             if etag:
-                headers["If-None-Match"] = etag
+                headers["If-None-Match"] = _header_bytes(etag)
             if last_modified:
-                headers["If-Modified-Since"] = last_modified
+                headers["If-Modified-Since"] = _header_bytes(last_modified)
 
         async def trace(event: str, _info: object) -> None:
             if event.endswith("send_request_headers.complete"):
@@ -419,7 +421,7 @@ class Fetcher:
             # httpx made them Basic auth, replacing the user's own -H Authorization there; the
             # user's are the target's, sent as a scoped header (session.fetching)
             url = url.copy_with(userinfo=b"")
-        request = client.build_request(run.method, url, headers=headers, extensions={"trace": trace})
+        request = client.build_request(run.method, url, headers=headers, extensions={"trace": trace})  # type: ignore[arg-type]  # (httpx takes str and bytes values mixed)
         sent = time.perf_counter()
         try:
             response = await client.send(request, stream=True)
@@ -587,3 +589,8 @@ class Fetcher:
         if not same_host(run.url, out.final_url) or len(hosts) > 1:
             fields["hosts"] = tuple(hosts)  # the host changes on the way
         out.findings.append(Finding(RULE_REDIRECTED, fields))
+
+
+def _header_bytes(value: str) -> str | bytes:
+    """A stored header value to send again: as it is when ASCII, else its UTF-8 bytes."""
+    return value if value.isascii() else value.encode("utf-8", "replace")
