@@ -17,6 +17,7 @@ from hypothesis import settings
 from pytest_httpserver import HTTPServer
 
 from sitemap_tui.demo.server import DemoServer
+from sitemap_tui.engine import netpolicy
 
 # The Pilot tests wait for what they check (settle, wait_for); two of Textual's own waits only
 # added time. Each press waited for the process to look idle in 20 ms windows, three times a press
@@ -37,6 +38,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     cores = os.process_cpu_count() if hasattr(os, "process_cpu_count") else len(os.sched_getaffinity(0))
     cores = cores or 1
     return cores + max(1, cores // 2)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dns_pins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The target's first DNS answer is kept for the life of the process (engine/netpolicy.py);
+    each test starts with none, as each run of the tool does."""
+    monkeypatch.setattr(netpolicy, "_PINNED", {})
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,15 @@ checks share them):
   redirects, deep-check URLs — is refused when the address it would connect to is loopback,
   private, link-local, multicast, unspecified or otherwise not globally routable
   (:func:`special_range`), unless the target's own addresses are in that same range (a target
-  on 127.0.0.1 opens loopback, not 10/8) or ``--allow-private`` is given. The target's host
-  itself is connected to as httpcore always did (any address, happy eyeballs).
+  on 127.0.0.1 opens loopback, not 10/8) or ``--allow-private`` is given. The target's name
+  is looked up once per process (worker processes take the parent's answer) and every connection to it uses that answer; it opens a range
+  only when *all* its addresses are special (a name answering public and 127.0.0.1 opens
+  nothing: that mix is a rebinding trick, not a local server), and its own connections are
+  checked like any other. Before, the target's host was dialled by name, unchecked: a public
+  target whose name re-resolved to 127.0.0.1 (DNS rebinding), with a robots.txt ``Sitemap:``
+  on another port of the same name, reached a loopback-only service (found by a review). The
+  cost: the target is dialled address by address, in the resolver's order, without happy
+  eyeballs.
 
 Where the address check runs, and why there: :class:`GuardedBackend` is an httpcore network
 backend (``AsyncConnectionPool(network_backend=...)``). httpcore calls its ``connect_tcp(host,
@@ -68,6 +75,8 @@ __all__ = [
     "origin_of",
     "parse_proxy",
     "parse_resolve",
+    "pin_answers",
+    "pinned_answers",
     "shown_proxy",
     "special_range",
     "system_resolve",
@@ -276,6 +285,23 @@ class AddressRefused(Exception):  # noqa: N818 - a verdict, reported as the node
         )
 
 
+# The target's first answer, per host, for the life of the process (a new Fetcher — a reload in
+# the TUI, the deep checks — would otherwise be a new first lookup for a rebinding DNS to answer
+# 127.0.0.1 to); worker processes are handed the parent's (pin_answers).
+_PINNED: dict[str, tuple[str, ...]] = {}
+
+
+def pinned_answers() -> dict[str, tuple[str, ...]]:
+    """The target answers this process has pinned, to hand to a worker process."""
+    return dict(_PINNED)
+
+
+def pin_answers(table: dict[str, tuple[str, ...]]) -> None:
+    """Take a parent process's pinned answers (before any lookup here)."""
+    for host, found in table.items():
+        _PINNED.setdefault(host, tuple(found))
+
+
 class NetPolicy:
     """The address policy for one target (``target=None``: no policy, every host is the
     caller's own — a bare Fetcher fetches what its caller names)."""
@@ -291,42 +317,69 @@ class NetPolicy:
         self.allow_private = allow_private or target is None
         self.resolve = {k.lower(): v for k, v in (resolve or {}).items()}
         self._target_host = _host_of(target)
-        self._target_keys: asyncio.Future[frozenset[str]] | None = None
+        self._target_lookup: asyncio.Future[list[str]] | None = None
 
     def user_named(self, host: str) -> bool:
-        """The target's host and the --resolve hosts: the user named them, any address goes."""
+        """The target's host and the --resolve hosts: the user named them (headers, the proxy
+        check and the first lookup's ranges follow from that)."""
         h = host.strip("[]").lower()
         return self.target is None or h == self._target_host or h in self.resolve
 
     async def addresses(self, host: str, port: int) -> list[str]:
-        """--resolve first, then an address literal as is, then DNS."""
+        """--resolve first, then an address literal as is, then the target's first answer
+        (pinned for the run), then DNS."""
         h = host.strip("[]").lower()
         if h in self.resolve:
             return [self.resolve[h]]
         if _parse_ip(h) is not None:
             return [h]
+        if h == self._target_host:
+            pinned = await self._target_addresses()
+            if pinned:
+                return pinned
+            # its first lookup failed: later answers are judged against no range of its own
         return await system_resolve(h, port)
 
-    async def _keys_of_target(self) -> frozenset[str]:
+    async def _lookup_target(self) -> list[str]:
+        host = self._target_host
+        assert host is not None
+        if host in _PINNED:
+            return list(_PINNED[host])
+        try:
+            found = await system_resolve(host, 443)
+        except OSError:  # the target does not resolve: it opens no range
+            return []
+        return list(_PINNED.setdefault(host, tuple(found)))
+
+    async def _target_addresses(self) -> list[str]:
+        """The target host's addresses, looked up once for the whole run: a name that answers
+        public, then 127.0.0.1, then public again would otherwise have its robots.txt served
+        from the public address and its ``Sitemap:`` lines reach the loopback one."""
+        if self._target_lookup is None:
+            self._target_lookup = asyncio.ensure_future(self._lookup_target())
+        return list(await asyncio.shield(self._target_lookup))
+
+    async def target_keys(self) -> frozenset[str]:
+        """The special ranges the target's own addresses are in; none when any of them is
+        public (a public name that also answers 127.0.0.1 is a rebinding trick, not a local
+        server) or when it does not resolve."""
         host = self._target_host
         if host is None:
             return frozenset()
-        try:
+        if host in self.resolve or _parse_ip(host) is not None:
             found = await self.addresses(host, 443)
-        except OSError:  # the target does not resolve: it opens no range
+        else:
+            found = await self._target_addresses()
+        ranges = [special_range(a) for a in found]
+        if not ranges or any(r is None for r in ranges):
             return frozenset()
-        keys = {r.key for r in (special_range(a) for a in found) if r is not None}
-        return frozenset(keys)
-
-    async def target_keys(self) -> frozenset[str]:
-        """The special ranges the target's own addresses are in (resolved once, on first need)."""
-        if self._target_keys is None:
-            self._target_keys = asyncio.ensure_future(self._keys_of_target())
-        return await asyncio.shield(self._target_keys)
+        return frozenset(r.key for r in ranges if r is not None)
 
     async def refusal(self, host: str, address: IPAddress | str) -> str | None:
-        """None when ``host`` may be reached at ``address``; else why not (the error text)."""
-        if self.allow_private or self.user_named(host):
+        """None when ``host`` may be reached at ``address``; else why not (the error text).
+        The target's own host is checked too (its ranges are those of its first lookup); a
+        --resolve host is the user's own address, never checked."""
+        if self.allow_private or host.strip("[]").lower() in self.resolve:
             return None
         found = special_range(address)
         if found is None or found.key in await self.target_keys():
@@ -391,9 +444,6 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         h = host.strip("[]").lower()
         if self.proxy is not None:
             return await self._connect_proxy(h, port, kw)
-        if policy.user_named(h) and h not in policy.resolve:
-            # the user's own host: connect exactly as httpcore would (happy eyeballs and all)
-            return await self.connector.connect_tcp(host, port, **kw)
         try:
             async with asyncio.timeout(timeout):
                 candidates = await policy.addresses(h, port)

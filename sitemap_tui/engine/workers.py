@@ -41,6 +41,7 @@ from sitemap_tui import scratch
 from sitemap_tui.engine.fetch import FetchConfig
 from sitemap_tui.engine.filejob import JobBatch, JobDone, JobMessage, JobProgress, JobSpec
 from sitemap_tui.engine.limits import Lease, Limiter
+from sitemap_tui.engine.netpolicy import pin_answers, pinned_answers
 from sitemap_tui.engine.store import ShardWriter, remove_shard
 from sitemap_tui.engine.store.shard import ROTATE, shard_dir_files
 from sitemap_tui.engine.validator import Validator
@@ -241,11 +242,13 @@ class RemoteSlots:
 
 def _worker_main(
     worker: int, inbox: Any, results: Any, cancel: Any, fetch_config: FetchConfig, checker: Validator | None,
-    parent: int, shard_dir: str, copied: Any, rotate: int,
+    parent: int, shard_dir: str, copied: Any, rotate: int, pinned: dict[str, tuple[str, ...]],
 ) -> None:
     """``results`` is the sending end of this worker's pipe; ``cancel`` a shared flag read
     without a lock (an ``mp.Event`` has one, and a worker killed while holding it would hang
-    ``cancel_running`` and every other worker)."""
+    ``cancel_running`` and every other worker); ``pinned`` the parent's answer for the target's
+    name (engine/netpolicy.py: a worker's own first lookup would be a new one for a rebinding
+    DNS to answer)."""
     import gc
 
     from sitemap_tui.engine.fetch import Fetcher
@@ -253,6 +256,7 @@ def _worker_main(
     from sitemap_tui.signals import leave_hangup_to_parent
 
     leave_hangup_to_parent()
+    pin_answers(pinned)
 
     # batches of short-lived entries trip the cyclic collector constantly; none of them form
     # cycles, so collect far less often
@@ -392,7 +396,7 @@ class WorkerPool:
             proc = self._ctx.Process(
                 target=_worker_main,
                 args=(worker, inbox, send, self._cancel, self._fetch_config, self._checker, os.getpid(),
-                      str(self.shard_dir), self._copied, self.rotate),
+                      str(self.shard_dir), self._copied, self.rotate, pinned_answers()),
                 daemon=True,
             )
             proc.start()
