@@ -436,7 +436,7 @@ class Actions(ExportLink):
         self.notify(header, markup=False)
         self._stop_then_exit(bridge)
 
-    @work(thread=True, group="quit", exit_on_error=False)
+    @work(thread=True, group="quit", exit_on_error=False, description="quit")
     def _stop_then_exit(self, bridge: Any) -> None:
         try:
             bridge.stop(QUIT_GRACE_SECONDS)

@@ -65,7 +65,7 @@ class CompareLink(EngineLink):
         self._history_urls = urls
         self._read_history(self.db_path)
 
-    @work(thread=True, group="site-history", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="site-history", exclusive=True, exit_on_error=False, description="read the site history")
     def _read_history(self, db: Path) -> None:
         from sitemap_tui import scratch
         from sitemap_tui.session.diff import site_history
@@ -149,7 +149,7 @@ class CompareLink(EngineLink):
         self.update_header()
         self._compare(Path(old), Path(self.db_path))
 
-    @work(thread=True, group="compare", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="compare", exclusive=True, exit_on_error=False, description="compare")
     def _compare(self, old: Path, new: Path) -> None:
         try:
             self.post_message(CompareDone(run_comparison(old, new)))

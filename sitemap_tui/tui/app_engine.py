@@ -140,7 +140,7 @@ class EngineLink(PaneSync):
             self.bridge = EngineBridge(self, self.db_path, self.fetch_config, self.options, checker_factory=self.checker_factory)
         self._start_bridge(self.bridge)
 
-    @work(thread=True, group="engine-start", exit_on_error=False)
+    @work(thread=True, group="engine-start", exit_on_error=False, description="start the engine")
     def _start_bridge(self, bridge: EngineBridge | EngineProcess) -> None:
         # EngineReady (or EngineError) arrives as a message when the thread is up
         bridge.start()
@@ -174,7 +174,7 @@ class EngineLink(PaneSync):
         else:
             self._check_then_start(self.db_path, at_start)
 
-    @work(thread=True, group="store-check", exit_on_error=False)
+    @work(thread=True, group="store-check", exit_on_error=False, description="check the store")
     def _check_then_start(self, path: Path, at_start: bool) -> None:
         """Every page of a reopened file is read once (SQLite's quick_check) before its engine may
         write to it: damage deep in the entries would otherwise show as empty panes and a toast.
@@ -310,7 +310,7 @@ class EngineLink(PaneSync):
         self._recount_generation += 1
         self._recount_worker(self._recount_generation)
 
-    @work(thread=True, exclusive=True, group="issue-counts", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="issue-counts", exit_on_error=False, description="count issues")
     def _recount_worker(self, generation: int) -> None:
         # exclusive only flags the older thread: its counts, read before the newer run's
         # issues were committed, may still arrive after the newer ones (IssueCounts.generation)

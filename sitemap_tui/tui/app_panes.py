@@ -59,7 +59,7 @@ class PaneSync(AppBase):
         if sel is None or self._selected in dirty or dirty & set(sel.ids) or self._subtree_grew(sel, dirty):
             self._refresh_selection(force=False)
 
-    @work(thread=True, group="issue-counts-live", exit_on_error=False)
+    @work(thread=True, group="issue-counts-live", exit_on_error=False, description="count new issues")
     def _count_issues(self, node_ids: list[int]) -> None:
         """Issue counts of the nodes that got new issues (index lookups, off the UI thread)."""
         from sitemap_tui.engine.store import Store

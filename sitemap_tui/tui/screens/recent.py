@@ -90,7 +90,7 @@ class RecentScreen(SafeActions, ModalScreen[Path | None]):
         self.query_one(OptionList).focus()
         self._read()
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, description="read recent explorations")
     def _read(self) -> None:
         saved = list_saved()
         if self.compare_to is not None:

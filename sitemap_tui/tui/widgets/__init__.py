@@ -81,12 +81,18 @@ class NodePane(Widget):
             self.render_data(None)
             self.loaded_token = self._token
             return
-        self._load(self._token, self.selection, self.db_path)
+        self._load(self._token, [self.selection], self.db_path)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pane")
-    def _load(self, token: int, selection: Selection, db_path: Path) -> None:
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pane", description="load the pane")
+    def _load(self, token: int, box: list[Selection], db_path: Path) -> None:
+        """``box`` holds the selection and is emptied here: a finished Textual worker is garbage
+        in a reference cycle, with its arguments, and the app's collector tuning keeps such
+        cycles for good (tui/gc_tuning.py). A selection of a 200,000-node subtree is a 10 MB
+        dict, one per refresh: 1 GB a minute and a half into an expand-all of hostile indexes
+        (found by a review)."""
         from sitemap_tui.engine.store import Store
 
+        selection = box.pop()
         worker = get_current_worker()
         if not db_path.exists():
             self.post_message(self.Loaded(token, None))

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets.tree import TreeNode
 
+from sitemap_tui.tui.widgets.tree_model import ACTIVE
+
 if TYPE_CHECKING:
     from sitemap_tui.tui.widgets.tree_model import NodeModel
 
@@ -34,6 +36,8 @@ class TreeNavigation:
         self._opening: int | None = None  # the subtree (EVERYTHING: all) an expand-all opens
         self._open_later: set[int] = set()  # to open once their tree node exists
         self._too_big: set[int] = set()  # said once: not opened, too many files
+        # indexes whose children are still streaming in: how many there will be is not known yet
+        self._open_when_done: set[int] = set()
 
     # -- keys ---------------------------------------------------------------------------------
     def action_expand_or_child(self) -> None:
@@ -78,6 +82,7 @@ class TreeNavigation:
     def stop_opening(self) -> None:
         self._opening = None
         self._open_later.clear()
+        self._open_when_done.clear()
 
     def _in_opening(self, node_id: int | None) -> bool:
         if self._opening is None:
@@ -91,11 +96,26 @@ class TreeNavigation:
             node_id = node.parent_id if node is not None else None
         return False
 
-    def _arrived(self, parent_ids: set[int]) -> None:
-        """New children arrived under these nodes (one engine batch)."""
+    def _arrived(self, parent_ids: set[int], changed: set[int]) -> None:
+        """New children arrived under these nodes, and these nodes changed (one engine batch).
+        A file still being read is opened when it is done: its first batch of children said
+        nothing of the 50,000 that followed, and the cap below let such an index open (found by
+        a review: an expand-all over hostile indexes made a tree node of every child, its
+        rebuilds stalled the UI for seconds and `x` took a minute)."""
         for pid in parent_ids:
-            if self._in_opening(pid):
+            if not self._in_opening(pid):
+                continue
+            node = self.model.nodes.get(pid)
+            if node is not None and node.state in ACTIVE:
+                self._open_when_done.add(pid)
+            else:
                 self._open(pid)
+        for nid in self._open_when_done & changed:
+            node = self.model.nodes.get(nid)
+            if node is None or node.state not in ACTIVE:
+                self._open_when_done.discard(nid)
+                if node is not None and self._in_opening(nid):
+                    self._open(nid)
 
     def _open(self, node_id: int) -> None:
         kids = self.model.children.get(node_id)
