@@ -41,6 +41,13 @@ def test_none_and_plain():
         ("\u2028", "\\u2028"),
         ("\udcff", "\\udcff"),  # lone surrogate: printing it would raise
         ("\U000e0041", "\\U000e0041"),  # tag character (invisible)
+        # found by a review: drawn as nothing (or blank) by terminals, and let through
+        ("\xad", "\\xad"),  # soft hyphen
+        ("\u034f", "\\u034f"),  # combining grapheme joiner
+        ("\u115f", "\\u115f"), ("\u1160", "\\u1160"), ("\u3164", "\\u3164"), ("\uffa0", "\\uffa0"),  # Hangul fillers
+        ("\u2065", "\\u2065"),  # the unassigned gap among the invisible format characters
+        ("\ufe0f", "\\ufe0f"), ("\U000e0100", "\\U000e0100"),  # variation selectors
+        ("\u17b4", "\\u17b4"), ("\U0001bca0", "\\U0001bca0"),
     ],
 )
 def test_escapes(raw: str, shown: str):

@@ -41,3 +41,11 @@ def test_a_file_names_escapes_are_escaped_on_stderr(tmp_path: Path) -> None:
     assert "is read as" in proc.stderr and "\x1b" not in proc.stderr and "\u202e" not in proc.stderr, proc.stderr
     proc = _run(tmp_path, "urls", str(tmp_path / ("nope" + hostile)))
     assert proc.returncode == 2 and "\x1b" not in proc.stderr and "\\x1b" in proc.stderr, proc.stderr
+
+
+def test_a_stray_arguments_escapes_are_escaped_in_the_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "s.xml").write_text(SITEMAP)
+    proc = _run(tmp_path, "urls", "s.xml", "extra\x1b]0;PWN\x07\nline")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+    assert "unrecognized arguments: extra\\x1b]0;PWN\\x07\\x0aline" in proc.stderr

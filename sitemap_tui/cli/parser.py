@@ -28,6 +28,7 @@ from sitemap_tui.engine.cores import (
     PROBE_WAIT,
     default_workers,
 )
+from sitemap_tui.engine.sanitize import display
 from sitemap_tui.session.exits import EXIT_USAGE
 from sitemap_tui.session.fetching import default_concurrency
 
@@ -103,7 +104,9 @@ class _Parser(argparse.ArgumentParser):
     scripts read stderr line by line."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"sitemap-tui: error: {message} (see `{self.prog} --help`)\n")
+        # argparse quotes what was typed ("unrecognized arguments: ..."): escaped like every
+        # other echo, an ESC in a stray argument reached the terminal raw (found by a review)
+        self.exit(EXIT_USAGE, f"sitemap-tui: error: {display(message)} (see `{self.prog} --help`)\n")
 
     def _print_message(self, message: str, file: Any = None) -> None:
         # argparse drops a write error: `--help > /dev/full` exited 0 with nothing written

@@ -18,17 +18,26 @@ ELLIPSIS = "…"
 _RANGES: tuple[tuple[int, int], ...] = (
     (0x00, 0x1F),  # C0 controls, incl. TAB/CR/LF (fields are single-line) and ESC
     (0x7F, 0x9F),  # DEL and C1 (U+009B CSI and U+009D OSC are legal XML 1.0 characters)
+    (0xAD, 0xAD),  # SOFT HYPHEN (drawn as nothing)
+    (0x034F, 0x034F),  # COMBINING GRAPHEME JOINER (invisible)
     (0x061C, 0x061C),  # ARABIC LETTER MARK (bidi)
+    (0x115F, 0x1160),  # HANGUL CHOSEONG / JUNGSEONG FILLER (blank: used to fake empty names)
+    (0x17B4, 0x17B5),  # KHMER VOWEL INHERENT AQ / AA (invisible)
     (0x180E, 0x180E),  # MONGOLIAN VOWEL SEPARATOR (was zero-width)
     (0x200B, 0x200F),  # ZWSP, ZWNJ, ZWJ, LRM, RLM
     (0x2028, 0x2029),  # LINE / PARAGRAPH SEPARATOR: line breaks for str.splitlines()
     (0x202A, 0x202E),  # LRE, RLE, PDF, LRO, RLO
-    (0x2060, 0x2064),  # WORD JOINER and invisible operators
-    (0x2066, 0x206F),  # LRI, RLI, FSI, PDI and deprecated invisible format characters
+    (0x2060, 0x206F),  # WORD JOINER, invisible operators, (unassigned U+2065), LRI, RLI, FSI,
+    # PDI and deprecated invisible format characters
+    (0x3164, 0x3164),  # HANGUL FILLER (blank)
     (0xD800, 0xDFFF),  # lone surrogates (surrogateescape): printing them raises
+    (0xFE00, 0xFE0F),  # VARIATION SELECTORS 1-16 (invisible: they change the glyph before)
     (0xFEFF, 0xFEFF),  # ZERO WIDTH NO-BREAK SPACE / BOM
+    (0xFFA0, 0xFFA0),  # HALFWIDTH HANGUL FILLER (blank)
     (0xFFF9, 0xFFFB),  # interlinear annotation controls (invisible)
+    (0x1BCA0, 0x1BCA3),  # shorthand format controls (invisible)
     (0xE0000, 0xE007F),  # tag characters: invisible "ASCII smuggling"
+    (0xE0100, 0xE01EF),  # VARIATION SELECTORS 17-256 (invisible; a carrier for hidden bytes)
 )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sitemap_tui.engine.sanitize import display
+from sitemap_tui.engine.sanitize import url_text
 
 OSC52_MAX_SEQUENCE = 100_000
 """The longest OSC 52 sequence sent, in bytes (hterm's osc52.sh, vim-oscyank's default)."""
@@ -33,14 +33,17 @@ class Fit:
 
 def fit_urls(urls: Iterable[str | None], max_payload: int | None = None) -> Fit:
     """The leading URLs (one a line) whose UTF-8 text fits ``max_payload``; stops reading at
-    the first that does not. Control characters are escaped as in a text export, never copied raw."""
+    the first that does not. Control and invisible characters are percent-encoded as in a text
+    export (``url_text``), never copied raw; display's ``\\u200b`` escapes made a real U+200B
+    and the six characters ``\\u200b`` the same URL, and a pasted one a URL nobody listed
+    (found by a review)."""
     budget = MAX_PAYLOAD if max_payload is None else max_payload
     kept: list[str] = []
     used = 0
     for url in urls:
         if not url:
             continue
-        line = display(url, max_len=1 << 30)
+        line = url_text(url)
         size = len(line.encode("utf-8")) + 1
         if used + size > budget:
             return Fit(kept, cut=True)

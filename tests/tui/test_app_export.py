@@ -278,8 +278,11 @@ async def test_c_copies_the_marked_urls_through_osc52(demo_server, make_app, mon
 
 def test_fit_urls_cuts_at_whole_lines():
     fit = clipboard.fit_urls(["https://a/1", None, "https://a/\x1b2", "https://a/3"], max_payload=30)
-    assert fit.urls == ["https://a/1", "https://a/\\x1b2"] and fit.cut
-    assert fit.text == "https://a/1\nhttps://a/\\x1b2\n"
+    assert fit.urls == ["https://a/1", "https://a/%1B2"] and fit.cut
+    assert fit.text == "https://a/1\nhttps://a/%1B2\n"
+    # as a text export writes them: a real U+200B and the six characters "\u200b" stay apart
+    assert clipboard.fit_urls(["https://a/\u200b", "https://a/\\u200b"]).urls == [
+        "https://a/%E2%80%8B", "https://a/\\u200b"]
     assert clipboard.fit_urls(["https://a/1"]).cut is False
     # the whole sequence (ESC ] 52 ; c ; base64 BEL) stays within the documented 100,000 bytes
     full = "x" * clipboard.MAX_PAYLOAD
