@@ -11,10 +11,10 @@ checks share them):
   private, link-local, multicast, unspecified or otherwise not globally routable
   (:func:`special_range`), unless the target's own addresses are in that same range (a target
   on 127.0.0.1 opens loopback, not 10/8) or ``--allow-private`` is given. The target's name
-  is looked up once per process (worker processes take the parent's answer) and every connection to it uses that answer; it opens a range
-  only when *all* its addresses are special (a name answering public and 127.0.0.1 opens
-  nothing: that mix is a rebinding trick, not a local server), and its own connections are
-  checked like any other. Before, the target's host was dialled by name, unchecked: a public
+  is looked up once per process (worker processes take the parent's answer) and every
+  connection to it uses that answer; it opens a range only when *all* its addresses are
+  special (a name answering public and 127.0.0.1 opens nothing: that mix is a rebinding trick,
+  not a local server), and its own connections are checked like any other. Before, the target's host was dialled by name, unchecked: a public
   target whose name re-resolved to 127.0.0.1 (DNS rebinding), with a robots.txt ``Sitemap:``
   on another port of the same name, reached a loopback-only service (found by a review). The
   cost: the target is dialled address by address, in the resolver's order, without happy
