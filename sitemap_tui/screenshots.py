@@ -151,7 +151,9 @@ async def _audit(app: Any, pilot: Any) -> None:
     await pilot.press("u")
     await _until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen")
     await pilot.press("y")
-    await _until(pilot, lambda: app.jobs.audit is not None or app.engine_idle())
+    # the answer starts the audit on a later message, so "the engine is idle" may still be the
+    # moment before it: wait for what the user is told when it ends
+    await _until(pilot, lambda: any(n.message.startswith("Audit done") for n in app._notifications), 60)
     await settle(app, pilot, timeout=60)
     await _tab(app, pilot, "5")
 
