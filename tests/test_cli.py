@@ -100,6 +100,19 @@ def test_stats_text(demo_url: str) -> None:
     assert "300 URLs" in out and "gzipped" in out
 
 
+def test_stats_says_why_parsing_stopped(httpserver) -> None:
+    """A file cut short by an XML error: the stats line said where parsing stopped, not why
+    (found from outside); the parser's reason is on it now, as validate's finding has it."""
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    first, second = httpserver.url_for("/1"), httpserver.url_for("/2")
+    body = (f'<?xml version="1.0"?>\n<urlset {ns}>\n<url><loc>{first}</loc></url>\n'
+            f'<url><loc>{second}</loc></ur>\n</urlset>\n')
+    httpserver.expect_request("/sitemap.xml").respond_with_data(body, content_type="application/xml")
+    out = run("stats", httpserver.url_for("/sitemap.xml"), check=True).stdout
+    assert "parsing stopped at line:col 4:" in out and "(Opening and ending tag mismatch" in out, out
+    assert "1 entry kept" in out
+
+
 def test_discover(demo_url: str) -> None:
     data = json.loads(run("discover", demo_url, "--json", check=True).stdout)
     found = {(s["found_by"], s["url"].rsplit("/", 1)[-1]) for s in data["sitemaps"] if s["found"]}

@@ -327,7 +327,13 @@ class FileProcessing(RobotsReading):
                 broken = outcome.error_rule == "gzip-corrupt"
                 self._cut.setdefault(node.id, LeftOut.CUT_DECODE if broken else LeftOut.CUT_FETCH)
             if s.truncated_at:
-                problems.append(f"parsing stopped at line:col {s.truncated_at}; {plural(done.count, 'entry')} kept")
+                # the parser's own words on why (a stats line said only where; found from outside)
+                why = ""
+                if unparsable is not None:
+                    reason = unparsable.message.removesuffix(PARSE_STOPPED)
+                    why = f" ({reason[:157] + '...' if len(reason) > 160 else reason})"
+                problems.append(f"parsing stopped at line:col {s.truncated_at}{why}; "
+                                f"{plural(done.count, 'entry')} kept")
             elif self._cut.get(node.id) == LeftOut.CUT_ENTRIES:  # (said on the node as a cut parse is)
                 problems.append(f"cut short: more than {self.options.max_entries:,} entries, the first"
                                 f" {max(done.count, len(done.children)):,} kept, the rest not read")
