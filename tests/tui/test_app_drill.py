@@ -212,9 +212,9 @@ async def test_the_overview_reaches_its_last_row_from_the_body_and_from_the_rows
         await pilot.press("home")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.focused is groups, what="the rows focused again")
-        await pilot.pause()
-        await pilot.pause()
-        assert shown(line_of[groups.highlighted]), (groups.highlighted, body.scroll_y)
+        # (the scroll comes on a later refresh: under a loaded parallel run two pauses were not enough)
+        await wait_for(pilot, lambda: groups.highlighted is not None and shown(line_of[groups.highlighted]),
+                       what=f"the highlighted row in view ({groups.highlighted}, {body.scroll_y})")
 
 
 @sizes

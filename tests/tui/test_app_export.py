@@ -253,7 +253,7 @@ async def test_c_copies_the_marked_urls_through_osc52(demo_server, make_app, mon
         await settle(app, pilot)
         rows = await table_rows(app, pilot)
         await pilot.press("home", "space", "down", "down", "space", "c")
-        await pilot.pause()
+        await wait_for(pilot, lambda: any(w.startswith("\x1b]52;c;") for w in written), what="the OSC 52 write")
         osc = [w for w in written if w.startswith("\x1b]52;c;")]
         assert len(osc) == 1 and osc[0].endswith("\a")
         assert base64.b64decode(osc[0][len("\x1b]52;c;"):-1]).decode() == f"{rows[0]}\n{rows[2]}\n"
@@ -262,18 +262,16 @@ async def test_c_copies_the_marked_urls_through_osc52(demo_server, make_app, mon
         full_payload = clipboard.MAX_PAYLOAD
         monkeypatch.setattr(clipboard, "MAX_PAYLOAD", len(rows[0]) + 1)
         await pilot.press("c")
-        await pilot.pause()
-        assert app.clipboard == f"{rows[0]}\n"
+        await wait_for(pilot, lambda: app.clipboard == f"{rows[0]}\n", what="the cut copy")
         assert any("Copied 1 of 2 marked URLs" in n and "100,000 bytes" in n and "other 1 were left out" in n
                    for n in notes), notes
         # no marks: the current URL, as before; one longer than terminals accept is said, not cut
         await pilot.press("A", "c")
-        await pilot.pause()
-        assert any("Nothing copied: the URL is longer than" in n for n in notes), notes
+        await wait_for(pilot, lambda: any("Nothing copied: the URL is longer than" in n for n in notes),
+                       what="the notice of a URL too long")
         monkeypatch.setattr(clipboard, "MAX_PAYLOAD", full_payload)
         await pilot.press("c")
-        await pilot.pause()
-        assert app.clipboard == app.url_table.highlighted_entry.loc
+        await wait_for(pilot, lambda: app.clipboard == app.url_table.highlighted_entry.loc, what="the URL copied")
 
 
 def test_fit_urls_cuts_at_whole_lines():
