@@ -40,7 +40,7 @@ def build_app(base_url: str, db_path: Path, *, header_target: str | None = None,
     return SitemapApp(
         target=Target.parse(base_url.rstrip("/") + "/"),
         db_path=db_path,
-        options=ExploreOptions(now=FIXED_NOW),
+        options=ExploreOptions(now=FIXED_NOW, audit_rate=0),  # (the demo is our own server: --rate 0)
         config=TuiConfig(),  # the default look, whatever the user configured
         header_target=header_target,
         refresh_interval=refresh_interval,
@@ -150,10 +150,10 @@ async def _audit(app: Any, pilot: Any) -> None:
     await _select(app, pilot, "sitemap-pages.txt")
     await pilot.press("u")
     await _until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen")
+    ended = app.jobs.audits_ended
     await pilot.press("y")
-    # the answer starts the audit on a later message, so "the engine is idle" may still be the
-    # moment before it: wait for what the user is told when it ends
-    await _until(pilot, lambda: any(n.message.startswith("Audit done") for n in app._notifications), 60)
+    # the answer starts the audit on a later message: an idle engine may be the moment before it
+    await _until(pilot, lambda: app.jobs.audits_ended > ended, 60)
     await settle(app, pilot, timeout=60)
     await _tab(app, pilot, "5")
 

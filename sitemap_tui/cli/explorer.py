@@ -26,6 +26,8 @@ class ExploreCommand:
     target: str
     fetch: FetchOptions = field(default_factory=FetchOptions)
     tree: TreeOptions = field(default_factory=TreeOptions)
+    rate: float = 5.0
+    """The audit's (u) requests per second per host (0: no limit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,7 @@ class DemoOptions:
 
 def explore_command(ns: argparse.Namespace) -> ExploreCommand:
     # (explore has no --no-recursive: the explorer expands what the user opens)
-    return ExploreCommand(ns.target, fetch_options(ns), tree_options(ns, recursive=True))
+    return ExploreCommand(ns.target, fetch_options(ns), tree_options(ns, recursive=True), ns.rate)
 
 
 def terminal_missing(ns: argparse.Namespace, launch: Launch | None) -> str | None:
@@ -90,7 +92,7 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
     db = Path(db_path) if db_path else default_db_path(target)
     # re-explored conditionally against the site's latest exploration in the cache, as the
     # headless commands are (session/host.py asks once the target is opened); --no-cache: not
-    options = replace(explore_options(opts.tree), refetch=opts.tree.cache)
+    options = replace(explore_options(opts.tree), refetch=opts.tree.cache, audit_rate=opts.rate)
     say_pending()  # how the target is read, before the explorer takes the screen
     return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch), options=options)
 

@@ -44,7 +44,7 @@ class AuditJobs:
     def audit(self, node_ids: tuple[int, ...], *, whole: bool = False) -> None:
         """Fetch the URLs of these sitemaps not audited yet (``sitemap-tui audit``'s fetching,
         session/audit.py), with the explorer's fetch policy: its user agent, headers, address
-        policy, concurrency and other-hosts choice; robots.txt obeyed at the default rate."""
+        policy, concurrency and other-hosts choice; robots.txt obeyed, at the explorer's --rate."""
         if self._audit is not None and not self._audit.done():
             self.post(Failed("audit", "an audit is already running (x cancels it)", None))
             return
@@ -67,7 +67,8 @@ class AuditJobs:
             self.post(AuditProgress(0, total))
             config = ex.fetch_config or FetchConfig()
             # as `sitemap-tui audit` with the same options: --concurrency, --timeout, other hosts
-            options = AuditOptions(concurrency=config.concurrency, timeout=config.total_timeout, node_ids=scope,
+            options = AuditOptions(rate=ex.options.audit_rate, concurrency=config.concurrency,
+                                   timeout=config.total_timeout, node_ids=scope,
                                    follow_cross_host=ex.options.follow_cross_host)
             last = [0.0]
 

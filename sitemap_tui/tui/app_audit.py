@@ -53,11 +53,12 @@ class AuditLink(CompareLink):
             return
         urls = sum(self.tree.model.nodes[i].stats.url_count for i in ids)
         whole = node.parent_id is None and len(self.tree.model.roots()) == 1
-        rate = AuditOptions().rate
+        rate = self.options.audit_rate if self.options is not None else AuditOptions().rate
+        pace = f"at most {rate:g} requests/s per host" if rate > 0 else "no rate limit (--rate 0)"
         body = Text()
         body.append(f"Fetch the {plural(urls, 'listed URL')} of {plural(len(ids), 'sitemap')} under ")
         body.append(display(short_name(node), 120), style="bold")
-        body.append(f"?\n\nEach URL once (a URL listed twice is one request), at most {rate:g} requests/s per host, "
+        body.append(f"?\n\nEach URL once (a URL listed twice is one request), {pace}, "
                     "robots.txt obeyed, only the sitemaps' hosts; "
                     "the page's head is read for noindex and canonical. Results are kept as they arrive: "
                     "x stops, and u again goes on with the URLs not done.")
@@ -120,6 +121,7 @@ class AuditLink(CompareLink):
         if message.what == "audit":
             done = self.jobs.audit[0] if self.jobs.audit else 0
             self.jobs.audit = None
+            self.jobs.audits_ended += 1
             if message.result == "cancelled":
                 self.notify(f"Audit cancelled: {plural(done, 'result')} kept; u on the node goes on with the rest.",
                             markup=False)

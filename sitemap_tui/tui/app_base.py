@@ -103,6 +103,10 @@ class Jobs:
     """The search index being built: (covered, total)."""
     audit: tuple[int, int] | None = None
     """The explorer's audit running: (URLs stored, URLs to fetch when it started)."""
+    audits_ended: int = 0
+    """Audits ended (done or cancelled) so far: the answer to "Audit?" starts one on a later
+    message, so an idle engine may still be the moment before it (the screenshot script waits
+    on this)."""
     access: bool = False
     """The crawler-access table is being computed."""
     stopped: tuple[str, str] | None = None
@@ -159,6 +163,7 @@ class AppBase(App[int]):
         self._events_seen = False
         self.jobs = Jobs()
         self._recount_generation = 0  # of the latest full issue recount (recount_issues)
+        self._recounted = 0  # the latest generation whose counts are on the tree (or that could not read)
         self._pane_shown: dict[str, tuple[int | None, int]] = {}
         self._pane_version = 0
         self._issues_ids: tuple[int, ...] | None = None
@@ -273,7 +278,10 @@ class AppBase(App[int]):
 
     def panes_quiet(self) -> bool:
         """The panes have drawn the latest data and the tree's issue counts are current."""
-        return not self._dirty and not self._events_seen and not self._issue_dirty and not self._counting
+        # (a full recount's counts came after its worker ended, and a snapshot could be taken
+        # between the two: a tree without the cross-file checks' counts, found under load)
+        return (not self._dirty and not self._events_seen and not self._issue_dirty and not self._counting
+                and self._recounted == self._recount_generation)
 
     def is_settled(self) -> bool:
         """The engine is idle and every pane shows its latest data (workers aside)."""

@@ -316,19 +316,20 @@ class EngineLink(PaneSync):
         # issues were committed, may still arrive after the newer ones (IssueCounts.generation)
         from sitemap_tui.engine.store import Store
 
-        if self.db_path is None or not self.db_path.exists():
-            return
+        # always answered, counts or not: panes_quiet waits for this generation's message
+        counts: dict[int, tuple[int, int]] | None = None
         try:
-            store = Store(self.db_path, readonly=True)
+            if self.db_path is not None and self.db_path.exists():
+                store = Store(self.db_path, readonly=True)
+                try:
+                    counts = {n: (c.get("error", 0), c.get("warning", 0))
+                              for n, c in store.issue_counts_by_node().items() if n is not None}
+                finally:
+                    store.conn.close()
         except sqlite3.Error:
-            return
-        try:
-            counts = store.issue_counts_by_node()
-        except sqlite3.Error:
-            return
+            counts = None
         finally:
-            store.conn.close()
-        self.post_message(IssueCounts({n: (c.get("error", 0), c.get("warning", 0)) for n, c in counts.items() if n is not None}, generation=generation))
+            self.post_message(IssueCounts(counts or {}, generation=generation, unread=counts is None))
 
     @on(IssueCounts)
     def _issue_counts(self, message: IssueCounts) -> None:
@@ -338,6 +339,10 @@ class EngineLink(PaneSync):
             self._counting = False
         elif message.generation != self._recount_generation:
             return  # a newer recount is on its way
+        else:
+            self._recounted = message.generation
+        if message.unread:
+            return
         stale = [n for n in tree.model.issues if n not in fresh] if message.full else []
         updates = {n: v for n, v in fresh.items() if tree.model.issues.get(n) != v}
         updates.update({n: (0, 0) for n in stale})

@@ -55,6 +55,7 @@ class IssueCounts(Message):
     counts: dict[int, tuple[int, int]]
     full: bool = True  # every node (missing ones have none) or just these
     generation: int = 0  # of a full recount: an older one's counts arrive late and are dropped
+    unread: bool = False  # the store could not be read: the counts stay as they are
 
 
 @dataclass

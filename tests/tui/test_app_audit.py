@@ -7,17 +7,27 @@ again what the first one stored."""
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from typing import Any
 
 import pytest
-from app_helpers import capture_notes, screen_text, settle, static_text, wait_for, wait_started
+from app_helpers import (
+    FIXED_NOW,
+    capture_notes,
+    screen_text,
+    settle,
+    static_text,
+    wait_for,
+    wait_started,
+)
 from pytest_httpserver import HTTPServer
 from test_app_drill import filter_input
 from test_app_focus import active_tab
 from textual.widgets import Input, Static
 from werkzeug import Request, Response
 
+from sitemap_tui.engine.explorer import ExploreOptions
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.audit import audited
 from sitemap_tui.tui.widgets.drill_list import DrillList
@@ -80,8 +90,11 @@ async def palette_run(app: Any, pilot: Any, name: str) -> None:
 
 async def confirm_audit(app: Any, pilot: Any) -> None:
     await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
+    ended = app.jobs.audits_ended
     await pilot.press("y")
-    await wait_for(pilot, lambda: app.jobs.audit is not None, what="the audit to start")
+    # (unpaced, on the tests' server, an audit may end before a poll sees it run)
+    await wait_for(pilot, lambda: app.jobs.audit is not None or app.jobs.audits_ended > ended,
+                   what="the audit to start")
 
 
 async def drill(app: Any, pilot: Any, filter_text: str) -> None:
@@ -218,6 +231,43 @@ async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_button
         await pilot.press("right", "enter")
         await wait_for(pilot, lambda: any(n.startswith("Audit done") for n in notes), what="the audit", timeout=60)
         assert sum(n.startswith("Audit done") for n in notes) == 1, notes  # the first Enter started none
+
+
+@pytest.mark.parametrize("rate", [0.0, 2.0])
+async def test_the_explorers_rate_paces_its_audit_and_the_question_says_it(httpserver: HTTPServer, make_app,
+                                                                           rate: float):
+    """`sitemap-tui TARGET --rate R` (ExploreOptions.audit_rate): the audit's question says the
+    pace and the pages are asked at it; 0, for one's own server, says there is no limit."""
+    base = httpserver.url_for("").rstrip("/")
+    paths = [f"/p{i}" for i in range(4)]
+    asked: list[float] = []
+
+    def page(request: Request) -> Response:
+        asked.append(time.monotonic())
+        return Response(HTML.format(t="p", extra=""), content_type="text/html")
+
+    httpserver.expect_request("/robots.txt").respond_with_data(f"Sitemap: {base}/sitemap.xml\n",
+                                                              content_type="text/plain")
+    httpserver.expect_request("/sitemap.xml").respond_with_data(_sitemap(base, paths), content_type="application/xml")
+    for path in paths:
+        httpserver.expect_request(path).respond_with_handler(page)
+    app = make_app(base + "/", options=ExploreOptions(now=FIXED_NOW, audit_rate=rate))
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = capture_notes(app)
+        sitemap = await expanded(app, pilot)
+        assert app.tree.reveal(sitemap)
+        await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
+        await pilot.pause()
+        text = " ".join(screen_text(app).replace("█", " ").split())  # (the dialog's border apart)
+        assert ("at most 2 requests/s per host" if rate else "no rate limit (--rate 0)") in text, text
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any(n.startswith("Audit done") for n in notes), what="the audit", timeout=60)
+    assert len(asked) == len(paths)
+    if rate:  # one each half second at most (the first at once); the default's 5/s: 0.2 s
+        gaps = [b - a for a, b in zip(asked, asked[1:], strict=False)]
+        assert min(gaps) >= 0.4, gaps
 
 
 async def test_a_folder_without_robots_txt_has_no_crawler_table_of_zeros(make_app, tmp_path) -> None:

@@ -277,3 +277,28 @@ async def test_a_scrolling_trees_badges_are_whole_beside_its_scrollbar(make_app,
         assert app.tree.show_vertical_scrollbar
         line = next(row for row in screen_text(app).splitlines() if "●3" in row)
         assert "●310" in line, line
+
+
+async def test_a_full_issue_recount_is_waited_for_until_its_counts_are_on_the_tree(demo_server, make_app):
+    """The recount after a run (the cross-file checks' findings) answers after its worker ends:
+    the app said it was settled between the two, and a screenshot under load showed the tree
+    without those counts. It is settled again only once the counts are there."""
+    from sitemap_tui.engine.store import Store
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        app.tree.model.issues.clear()  # as if the run's findings were not counted yet
+        app.recount_issues()
+        assert not app.panes_quiet()
+        await wait_for(pilot, app.panes_quiet, what="the recount")
+        store = Store(app.db_path, readonly=True)
+        try:
+            expected = {n: (c.get("error", 0), c.get("warning", 0))
+                        for n, c in store.issue_counts_by_node().items() if n is not None}
+        finally:
+            store.conn.close()
+        shown = {n: v for n, v in app.tree.model.issues.items() if v != (0, 0)}
+        assert shown == {n: v for n, v in expected.items() if v != (0, 0)} and shown
