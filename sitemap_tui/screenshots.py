@@ -40,7 +40,7 @@ def build_app(base_url: str, db_path: Path, *, header_target: str | None = None,
     return SitemapApp(
         target=Target.parse(base_url.rstrip("/") + "/"),
         db_path=db_path,
-        options=ExploreOptions(now=FIXED_NOW, audit_rate=0),  # (the demo is our own server: --rate 0)
+        options=ExploreOptions(now=FIXED_NOW, page_rate=0),  # (the demo is our own server: --rate 0)
         config=TuiConfig(),  # the default look, whatever the user configured
         header_target=header_target,
         refresh_interval=refresh_interval,

@@ -98,9 +98,9 @@ def test_explore_re_explores_conditionally_unless_no_cache(argv: list[str], caps
 def test_explore_rate_paces_the_audit(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """The explorer's audit (u) had `audit`'s default pace and no way to change it: --rate, as
     `audit --rate`, before or after TARGET."""
-    assert explore(argv)["options"].audit_rate == 5.0
-    assert explore([*argv, "--rate", "0"])["options"].audit_rate == 0.0
-    assert explore(["--rate", "20", *argv])["options"].audit_rate == 20.0
+    assert explore(argv)["options"].page_rate == 5.0
+    assert explore([*argv, "--rate", "0"])["options"].page_rate == 0.0
+    assert explore(["--rate", "20", *argv])["options"].page_rate == 20.0
     assert "0 (no limit) or more" in refused([*argv, "--rate", "-1"], capsys)
 
 

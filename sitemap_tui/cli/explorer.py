@@ -27,7 +27,7 @@ class ExploreCommand:
     fetch: FetchOptions = field(default_factory=FetchOptions)
     tree: TreeOptions = field(default_factory=TreeOptions)
     rate: float = 5.0
-    """The audit's (u) requests per second per host (0: no limit)."""
+    """Pages per second per host for the audit (u) and the deep checks (0: no limit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +92,7 @@ def cmd_explore(opts: ExploreCommand, launch: Launch) -> int:
     db = Path(db_path) if db_path else default_db_path(target)
     # re-explored conditionally against the site's latest exploration in the cache, as the
     # headless commands are (session/host.py asks once the target is opened); --no-cache: not
-    options = replace(explore_options(opts.tree), refetch=opts.tree.cache, audit_rate=opts.rate)
+    options = replace(explore_options(opts.tree), refetch=opts.tree.cache, page_rate=opts.rate)
     say_pending()  # how the target is read, before the explorer takes the screen
     return launch(target=target, db_path=db, fetch_config=fetch_config(opts.fetch), options=options)
 

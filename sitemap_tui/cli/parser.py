@@ -244,8 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     _fetch_options(p)
     _tree_options(p, recursive=False, history=False, headless=False)
     p.add_argument("--rate", type=rate, default=5.0, metavar="R",
-                   help="the audit's (u) requests per second per host (default 5; 0: no limit, for your own "
-                        "servers)")
+                   help="pages per second per host that the audit (u) and the deep checks fetch (default 5; "
+                        "0: no limit, for your own servers)")
 
     p = sub.add_parser("demo", help="serve the bundled sample site on 127.0.0.1 and explore it",
                        formatter_class=fmt,

@@ -110,9 +110,9 @@ class ExploreOptions:
     # exploration (session/history.py open_previous, then Explorer.use_previous); --no-cache:
     # False. The headless commands hand their Refetch to the Explorer themselves.
     refetch: bool = False
-    # the explorer's audit (u): requests per second per host, as `audit --rate` (0: no limit,
-    # for one's own servers); `sitemap-tui TARGET --rate`
-    audit_rate: float = 5.0
+    # the pages the explorer fetches, its audit's (u) and its deep checks': requests per second
+    # per host, as `audit --rate` (0: no limit, for one's own servers); `sitemap-tui TARGET --rate`
+    page_rate: float = 5.0
 
 
 @dataclass

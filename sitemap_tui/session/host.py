@@ -352,10 +352,12 @@ class EngineHost(AuditJobs):
                     last[0] = now
                     self.post(DeepProgress(done, total))
 
+            from sitemap_tui.validate.deep import DeepOptions
+
             try:
                 assert ex.store is not None
                 found = await self.validation.deep(
-                    ex.store, ex.fetch_config, node_ids=node_ids,
+                    ex.store, ex.fetch_config, DeepOptions(rate=ex.options.page_rate), node_ids=node_ids,
                     cancel_event=self._deep_cancel, on_progress=progress,
                     on_note=lambda text: self.post(AuditNote(text, "deep checks")),
                 )

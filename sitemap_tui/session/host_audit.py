@@ -67,7 +67,7 @@ class AuditJobs:
             self.post(AuditProgress(0, total))
             config = ex.fetch_config or FetchConfig()
             # as `sitemap-tui audit` with the same options: --concurrency, --timeout, other hosts
-            options = AuditOptions(rate=ex.options.audit_rate, concurrency=config.concurrency,
+            options = AuditOptions(rate=ex.options.page_rate, concurrency=config.concurrency,
                                    timeout=config.total_timeout, node_ids=scope,
                                    follow_cross_host=ex.options.follow_cross_host)
             last = [0.0]

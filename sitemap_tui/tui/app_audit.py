@@ -53,7 +53,7 @@ class AuditLink(CompareLink):
             return
         urls = sum(self.tree.model.nodes[i].stats.url_count for i in ids)
         whole = node.parent_id is None and len(self.tree.model.roots()) == 1
-        rate = self.options.audit_rate if self.options is not None else AuditOptions().rate
+        rate = self.options.page_rate if self.options is not None else AuditOptions().rate
         pace = f"at most {rate:g} requests/s per host" if rate > 0 else "no rate limit (--rate 0)"
         body = Text()
         body.append(f"Fetch the {plural(urls, 'listed URL')} of {plural(len(ids), 'sitemap')} under ")

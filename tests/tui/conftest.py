@@ -26,9 +26,9 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture()
 def make_app(tmp_path: Path) -> Callable[..., SitemapApp]:
     def factory(target: str | None, *, db_path: Path | None = None, config: TuiConfig | None = None, **kw: Any) -> SitemapApp:
-        # audit_rate 0: the tests' own servers on 127.0.0.1, what --rate 0 is for (an audit of 20
+        # page_rate 0: the tests' own servers on 127.0.0.1, what --rate 0 is for (an audit of 20
         # pages waited 4 s at the default 5/s; the pacing has its own test in test_app_audit.py)
-        options = kw.pop("options", None) or ExploreOptions(now=FIXED_NOW, audit_rate=0)
+        options = kw.pop("options", None) or ExploreOptions(now=FIXED_NOW, page_rate=0)
         app_cls = kw.pop("app_cls", SitemapApp)
         kw.setdefault("refresh_interval", 0.1)  # the panes' steady refresh, faster for tests
         # the Overview's history line reads the cache, which the headless runs of other tests

@@ -236,7 +236,7 @@ async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_button
 @pytest.mark.parametrize("rate", [0.0, 2.0])
 async def test_the_explorers_rate_paces_its_audit_and_the_question_says_it(httpserver: HTTPServer, make_app,
                                                                            rate: float):
-    """`sitemap-tui TARGET --rate R` (ExploreOptions.audit_rate): the audit's question says the
+    """`sitemap-tui TARGET --rate R` (ExploreOptions.page_rate): the audit's question says the
     pace and the pages are asked at it; 0, for one's own server, says there is no limit."""
     base = httpserver.url_for("").rstrip("/")
     paths = [f"/p{i}" for i in range(4)]
@@ -251,7 +251,7 @@ async def test_the_explorers_rate_paces_its_audit_and_the_question_says_it(https
     httpserver.expect_request("/sitemap.xml").respond_with_data(_sitemap(base, paths), content_type="application/xml")
     for path in paths:
         httpserver.expect_request(path).respond_with_handler(page)
-    app = make_app(base + "/", options=ExploreOptions(now=FIXED_NOW, audit_rate=rate))
+    app = make_app(base + "/", options=ExploreOptions(now=FIXED_NOW, page_rate=rate))
     async with app.run_test(size=(80, 24)) as pilot:
         notes = capture_notes(app)
         sitemap = await expanded(app, pilot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app_helpers import (
+    FIXED_NOW,
     gated_demo_server,
     node_by_name,
     screen_text,
@@ -247,13 +248,44 @@ async def test_validate_deep_adds_issues_for_the_selected_file(demo_server, make
         await wait_started(app, pilot)
         root = app.tree.model.roots()[0]
         errors_before, warnings_before = app.tree.model.issues.get(root, (0, 0))
-        await pilot.press("v")
-        await wait_for(pilot, lambda: app.jobs.deep is not None, what="deep checks to start")
+        await pilot.press("v")  # (its action marks the checks running: unpaced, they may be done already)
         await wait_for(pilot, lambda: app.jobs.deep is None, timeout=60, what="deep checks to finish")
         await settle(app, pilot)
         errors, warnings = app.tree.model.issues.get(root, (0, 0))
         # the demo's video pages do not exist: the live checks report them
         assert errors + warnings > errors_before + warnings_before
+
+
+async def test_the_explorers_rate_paces_its_deep_checks(httpserver, make_app):
+    """`sitemap-tui TARGET --rate R` paces the deep checks (v) as it paces the audit (u)."""
+    import time
+
+    from werkzeug import Response
+
+    from sitemap_tui.engine.explorer import ExploreOptions
+
+    base = httpserver.url_for("").rstrip("/")
+    paths = [f"/p{i}" for i in range(3)]
+    asked: list[float] = []
+
+    def page(request):
+        asked.append(time.monotonic())
+        return Response("<html><head><title>p</title></head><body>p</body></html>", content_type="text/html")
+
+    for path in paths:
+        httpserver.expect_request(path).respond_with_handler(page)
+    urls = "".join(f"<url><loc>{base}{p}</loc></url>" for p in paths)
+    httpserver.expect_request("/sitemap.xml").respond_with_data(
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>', content_type="application/xml")
+    app = make_app(base + "/sitemap.xml", options=ExploreOptions(now=FIXED_NOW, page_rate=2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_started(app, pilot)
+        await settle(app, pilot)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: app.jobs.deep is None, timeout=60, what="deep checks to finish")
+    assert len(asked) == len(paths)
+    gaps = [b - a for a, b in zip(asked, asked[1:], strict=False)]
+    assert min(gaps) >= 0.4, gaps  # one each half second (the default's 5/s: 0.2 s)
 
 
 async def test_a_scrolling_trees_badges_are_whole_beside_its_scrollbar(make_app, tmp_path):
