@@ -109,3 +109,20 @@ async def test_the_subtree_counts_a_file_stopped_by_a_cancel_as_cancelled(httpse
             assert "Files 3 (2 done, 1 cancelled)" in text, text
     finally:
         release.set()
+
+
+def test_the_subtrees_file_counts_each_have_their_separators():
+    """Found in tmux on an index fan-out: "Files 120,007 (117959 pending, ...)"."""
+    from sitemap_tui.engine.model import FoundBy, Node, NodeKind
+    from sitemap_tui.tui.widgets import Selection
+    from sitemap_tui.tui.widgets.overview import files_text
+
+    site = Node(id=0, url="https://example.com/", kind=NodeKind.SITE, state=NodeState.DONE,
+                found_by=FoundBy.USER, parent_id=None)
+    nodes = {0: site}
+    for i in range(1, 1502):
+        state = NodeState.DONE if i == 1 else (NodeState.FAILED if i < 1203 else NodeState.PENDING)
+        nodes[i] = Node(id=i, url=f"https://example.com/s{i}.xml", kind=NodeKind.URLSET, state=state,
+                        found_by=FoundBy.INDEX, parent_id=0)
+    sel = Selection(node=site, ids=tuple(nodes), subtree=True, nodes=nodes)
+    assert files_text(sel) == "1,501 (299 pending, 1 done, 1,201 failed)"

@@ -168,6 +168,18 @@ def _state_word(node: Node) -> str:
     return node.state.value
 
 
+def files_text(sel: Selection) -> str:
+    """The subtree's files and how many are in each state: "120,007 (117,959 pending, ...)"."""
+    # a file a cancel stopped is "cancelled", as its own Overview and the tree say (it was
+    # counted "pending" here, 8 stopped part-way among them)
+    states = Counter(_state_word(n) for i in sel.ids if (n := sel.nodes.get(i)) is not None
+                     and n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
+    order = [st.value for st in NodeState] + ["cancelled"]
+    # (every count with its separators: "117959 pending" beside "120,007", found in tmux)
+    detail = ", ".join(f"{states[w]:,} {w}" for w in order if states.get(w))
+    return f"{sum(states.values()):,}" + (f" ({detail})" if detail else "")
+
+
 class OverviewPane(NodePane):
     """Per-file stats, or the same aggregated over an index / robots / site subtree."""
 
@@ -297,14 +309,7 @@ class OverviewPane(NodePane):
 
         left: list[tuple[str, Text | str]] = []
         if sel.subtree:
-            # a file a cancel stopped is "cancelled", as its own Overview and the tree say (it was
-            # counted "pending" here, 8 stopped part-way among them)
-            states = Counter(_state_word(n) for i in sel.ids if (n := sel.nodes.get(i)) is not None
-                             and n.kind not in (NodeKind.SITE, NodeKind.DIRECTORY))
-            files = sum(states.values())
-            order = [st.value for st in NodeState] + ["cancelled"]
-            detail = ", ".join(f"{states[w]} {w}" for w in order if states.get(w))
-            left.append(("Files", f"{files:,}" + (f" ({detail})" if detail else "")))
+            left.append(("Files", files_text(sel)))
             wire = sum(n.stats.wire_bytes for n in sel.nodes.values())
             decoded = sum(n.stats.decoded_bytes for n in sel.nodes.values())
             left.append(("Size", f"{fmt_size(wire)} wire · {fmt_size(decoded)} decoded"))
