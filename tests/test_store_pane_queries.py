@@ -4,6 +4,7 @@ lookups. The panes' own tests drive them through the widgets; these pin them wit
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from sitemap_tui.engine.model import Entry, Issue, Node, NodeKind, NodeState, Severity
@@ -76,4 +77,34 @@ def test_url_lookups(tmp_path: Path) -> None:
     assert not has_sort_index(conn, "loc")
     store.ensure_index("loc")
     assert has_sort_index(conn, "loc")
+    store.close()
+
+
+def test_the_whole_explorations_totals_come_without_a_list_of_ids(tmp_path: Path) -> None:
+    """The explorer's root asks for every file (Store.aggregate(None), issue_counts(filed=True)):
+    the same totals as the list of every file's id, in one query instead of one per 500 ids."""
+    from sitemap_tui.engine.stats import Aggregate
+
+    store, _ = _store(tmp_path / "x.db")
+    store.add_node(Node(id=0, url="https://example.com/", kind=NodeKind.SITE, state=NodeState.DONE, depth=0))
+    for nid, (urls, images) in {0: (99, 99), 1: (2, 1), 2: (1, 3)}.items():
+        node = Node(id=nid, url=f"https://example.com/s{nid}.xml" if nid else "https://example.com/",
+                    kind=NodeKind.URLSET if nid else NodeKind.SITE, state=NodeState.DONE, depth=0)
+        store.update_node(node, agg=Aggregate(urls=urls, images=images, hreflang=Counter({"de": nid})))
+    # a finding filed under no node (counted by no node's badge, so by no subtree either)
+    store.add_issues([Issue(rule="zz-info", severity=Severity.INFO, message="no node", node_id=None)], [None])
+    store.commit()
+    # a file with no entries (a 404): what the writer stores is the empty aggregate that the
+    # reads skip (a merge that changes nothing, 4,600 of them 0.1 s on an index fan-out)
+    from sitemap_tui.engine.store.reads import _EMPTY_AGG
+
+    store.add_node(Node(id=3, url="https://example.com/gone.xml", kind=NodeKind.URLSET, state=NodeState.FAILED, depth=0))
+    store.update_node(Node(id=3, url="https://example.com/gone.xml", kind=NodeKind.URLSET, state=NodeState.FAILED,
+                           depth=0), agg=Aggregate(unique=0))
+    assert store.conn.execute("SELECT agg FROM nodes WHERE id = 3").fetchone()[0] == _EMPTY_AGG
+    store.commit()
+    whole, listed = store.aggregate(None), store.aggregate([1, 2, 3])
+    assert whole.to_json() == listed.to_json() and (whole.urls, whole.images) == (3, 4)  # (the site's 99 apart)
+    assert store.issue_counts(filed=True) == store.issue_counts([0, 1, 2]) == {"error": 2, "warning": 1, "info": 1}
+    assert store.issue_counts()["info"] == 2
     store.close()

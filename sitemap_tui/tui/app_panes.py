@@ -112,7 +112,9 @@ class PaneSync(AppBase):
         nodes = {i: model.nodes[i] for i in ids if i in model.nodes}
         children = tuple(model.nodes[c] for c in kids if c in model.nodes)
         issues = {i: model.issues[i] for i in ids if i in model.issues}
-        return Selection(node=node, ids=ids, subtree=subtree, children=children, nodes=nodes, issues=issues)
+        whole = subtree and node.parent_id is None and len(model.children.get(None, ())) == 1
+        return Selection(node=node, ids=ids, subtree=subtree, children=children, nodes=nodes, issues=issues,
+                         whole=whole)
 
     def _refresh_selection(self, *, force: bool) -> None:
         if self._selected is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from app_helpers import (
@@ -334,3 +335,25 @@ async def test_a_full_issue_recount_is_waited_for_until_its_counts_are_on_the_tr
             store.conn.close()
         shown = {n: v for n, v in app.tree.model.issues.items() if v != (0, 0)}
         assert shown == {n: v for n, v in expected.items() if v != (0, 0)} and shown
+
+
+async def test_only_the_one_roots_selection_is_the_whole_exploration(demo_server, make_app):
+    """The root's panes ask the store for every file at once (Selection.whole); any other
+    node's, for its own ids; the totals shown are the same either way (test_store_pane_queries)."""
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_started(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        root = app.tree.model.roots()[0]
+        sel = app.make_selection(root)
+        assert sel.whole and sel.store_file_ids is None and len(sel.file_ids) > 1
+        index = node_by_name(app, "sitemap_index.xml")
+        sel = app.make_selection(index)
+        assert not sel.whole and sel.store_file_ids == sel.file_ids
+        # the Overview of the root: the demo's URLs and findings, as every file adds them up
+        await select(app, pilot, root)
+        await settle(app, pilot)
+        text = screen_text(app)
+        total = sum(n.stats.url_count for n in app.tree.model.nodes.values())
+        assert re.search(rf"URLs +{total:,}\b", text), text

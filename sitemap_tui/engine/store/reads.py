@@ -44,6 +44,11 @@ from sitemap_tui.engine.store.search import (
 NODES_AT = "SELECT id FROM nodes WHERE url = ? OR final_url = ?"
 
 
+# what the writer stores for a file with no entries (a sitemap that failed, a 404): merging it
+# changes nothing, and 4,600 of them cost 0.1 s of the root's Overview on an index fan-out
+_EMPTY_AGG = json.dumps(Aggregate(unique=0).to_json())
+
+
 class StoreReads(StoreBase):
     """The read queries (every connection, the writer's included, may ask them)."""
 
@@ -117,10 +122,18 @@ class StoreReads(StoreBase):
         the report, the audit and the deep checks take files in."""
         return [r[0] for r in self.conn.execute(f"SELECT id FROM nodes ORDER BY {tree_order()}")]
 
-    def aggregate(self, node_ids: Iterable[int]) -> Aggregate:
-        """Stats merged over the given nodes (each file's aggregate was kept while streaming)."""
-        ids = list(node_ids)
+    def aggregate(self, node_ids: Iterable[int] | None) -> Aggregate:
+        """Stats merged over the given nodes (each file's aggregate was kept while streaming);
+        None: over every file of the exploration, in one query (the explorer's root on an
+        index fan-out: 120,000 ids took 240 queries and 0.26 s a refresh)."""
         total = Aggregate()
+        if node_ids is None:
+            for (agg,) in self.conn.execute("SELECT agg FROM nodes WHERE agg IS NOT NULL"
+                                            " AND kind NOT IN ('site', 'directory')"):
+                if agg != _EMPTY_AGG:
+                    total.merge(Aggregate.from_json(json.loads(agg)))
+            return total
+        ids = list(node_ids)
         if len(ids) == 1:
             row = self.conn.execute("SELECT agg FROM nodes WHERE id=?", (ids[0],)).fetchone()
             return Aggregate.from_json(json.loads(row[0])) if row and row[0] else Aggregate()
@@ -129,7 +142,8 @@ class StoreReads(StoreBase):
             for (agg,) in self.conn.execute(
                 f"SELECT agg FROM nodes WHERE agg IS NOT NULL AND id IN ({marks})", chunk
             ):
-                total.merge(Aggregate.from_json(json.loads(agg)))
+                if agg != _EMPTY_AGG:
+                    total.merge(Aggregate.from_json(json.loads(agg)))
         return total
 
     # -- entries ---------------------------------------------------------------------------
@@ -455,9 +469,10 @@ class StoreReads(StoreBase):
                     left -= 1
                 yield IssueRow(*r)
 
-    def issue_counts(self, node_ids: Sequence[int] | None = None) -> dict[str, int]:
-        """Counts by severity over the given nodes (all when None)."""
-        where = ""
+    def issue_counts(self, node_ids: Sequence[int] | None = None, *, filed: bool = False) -> dict[str, int]:
+        """Counts by severity over the given nodes (all when None; ``filed``: all filed under a
+        node, what the nodes' own counts add up to, without a list of their ids)."""
+        where = " WHERE node_id IS NOT NULL" if filed and node_ids is None else ""
         if node_ids is not None:
             where = f" WHERE node_id IN ({','.join(str(int(n)) for n in node_ids) or 'NULL'})"
         counts = {s.value: 0 for s in Severity}

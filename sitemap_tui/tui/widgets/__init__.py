@@ -33,6 +33,14 @@ class Selection:
     children: tuple[Node, ...] = ()
     nodes: dict[int, Node] = field(default_factory=dict)  # snapshots of every node in ids
     issues: dict[int, tuple[int, int]] = field(default_factory=dict)
+    whole: bool = False
+    """The subtree is the whole exploration (its one root): the store is asked without a list
+    of ids (Store.aggregate(None), issue_counts(None))."""
+
+    @property
+    def store_file_ids(self) -> list[int] | None:
+        """``file_ids`` for a store query; None (every file) for the whole exploration."""
+        return None if self.whole else self.file_ids
 
     @property
     def node_id(self) -> int:

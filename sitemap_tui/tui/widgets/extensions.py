@@ -90,8 +90,7 @@ class ExtensionsPane(NodePane):
             self.render_data(self._shown)
 
     def fetch_data(self, store: Any, selection: Selection) -> Aggregate:
-        ids = selection.file_ids
-        return store.aggregate(ids) if ids else Aggregate()
+        return store.aggregate(selection.store_file_ids) if selection.file_ids else Aggregate()
 
     def render_data(self, data: Any) -> None:
         body = self.query_one("#ext-body", Static)

@@ -344,8 +344,7 @@ class LastmodPane(NodePane):
             self._title(self.chart.agg)
 
     def fetch_data(self, store: Any, selection: Selection) -> Aggregate:
-        ids = selection.file_ids
-        return store.aggregate(ids) if ids else Aggregate()
+        return store.aggregate(selection.store_file_ids) if selection.file_ids else Aggregate()
 
     def render_data(self, data: Any) -> None:
         agg = data if isinstance(data, Aggregate) else Aggregate()

@@ -226,13 +226,13 @@ class OverviewPane(NodePane):
     # -- data (worker thread) -----------------------------------------------------------------
     def fetch_data(self, store: Any, selection: Selection) -> dict[str, Any]:
         file_ids = selection.file_ids
-        agg = store.aggregate(file_ids) if file_ids else Aggregate()
+        agg = store.aggregate(selection.store_file_ids) if file_ids else Aggregate()
         unique = agg.unique
         if selection.subtree:
             unique = None
             if 0 < agg.urls <= UNIQUE_SQL_LIMIT:
                 unique = distinct_locs(store.conn, file_ids)
-        issues = store.issue_counts(list(selection.ids))
+        issues = (store.issue_counts(filed=True) if selection.whole else store.issue_counts(list(selection.ids)))
         return {"agg": agg, "unique": unique, "issues": issues, "audit": fetch_audit(store.conn, file_ids)}
 
     # -- rendering (UI thread) ----------------------------------------------------------------
