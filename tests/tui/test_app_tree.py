@@ -348,6 +348,9 @@ async def test_only_the_one_roots_selection_is_the_whole_exploration(demo_server
         root = app.tree.model.roots()[0]
         sel = app.make_selection(root)
         assert sel.whole and sel.store_file_ids is None and len(sel.file_ids) > 1
+        # (copied from the model, not walked: the same nodes as the walk)
+        assert set(sel.ids) == set(app.tree.model.subtree_ids(root)) == set(sel.nodes)
+        assert sel.issues == {i: v for i, v in app.tree.model.issues.items() if i in sel.nodes}
         index = node_by_name(app, "sitemap_index.xml")
         sel = app.make_selection(index)
         assert not sel.whole and sel.store_file_ids == sel.file_ids

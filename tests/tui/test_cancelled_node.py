@@ -115,7 +115,7 @@ def test_the_subtrees_file_counts_each_have_their_separators():
     """Found in tmux on an index fan-out: "Files 120,007 (117959 pending, ...)"."""
     from sitemap_tui.engine.model import FoundBy, Node, NodeKind
     from sitemap_tui.tui.widgets import Selection
-    from sitemap_tui.tui.widgets.overview import files_text
+    from sitemap_tui.tui.widgets.overview import SubtreeSums, files_text
 
     site = Node(id=0, url="https://example.com/", kind=NodeKind.SITE, state=NodeState.DONE,
                 found_by=FoundBy.USER, parent_id=None)
@@ -126,3 +126,8 @@ def test_the_subtrees_file_counts_each_have_their_separators():
                         found_by=FoundBy.INDEX, parent_id=0)
     sel = Selection(node=site, ids=tuple(nodes), subtree=True, nodes=nodes)
     assert files_text(sel) == "1,501 (299 pending, 1 done, 1,201 failed)"
+    # the Files, Size and Times rows, added up in one pass on the pane's worker thread
+    for i in (1, 2):
+        nodes[i].stats.wire_bytes, nodes[i].stats.decoded_bytes = 100 * i, 1000 * i
+        nodes[i].stats.fetch_time, nodes[i].stats.parse_time = 0.5 * i, 0.25 * i
+    assert SubtreeSums.of(sel) == SubtreeSums(files_text(sel), 300, 3000, 1.5, 0.75)

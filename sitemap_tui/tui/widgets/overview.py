@@ -5,6 +5,7 @@ lastmod groups of its URLs: Enter on a group lists its URLs in the URL table (a 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -168,6 +169,30 @@ def _state_word(node: Node) -> str:
     return node.state.value
 
 
+@dataclass(frozen=True, slots=True)
+class SubtreeSums:
+    """The subtree's Files, Size and Times rows, added up on the pane's worker thread: at
+    210,000 nodes the five passes over them took the UI thread ~0.1 s per refresh."""
+
+    files: str
+    wire: int
+    decoded: int
+    fetch: float
+    parse: float
+
+    @classmethod
+    def of(cls, sel: Selection) -> SubtreeSums:
+        wire = decoded = 0
+        fetch = parse = 0.0
+        for n in sel.nodes.values():
+            s = n.stats
+            wire += s.wire_bytes
+            decoded += s.decoded_bytes
+            fetch += s.fetch_time or 0.0
+            parse += s.parse_time or 0.0
+        return cls(files_text(sel), wire, decoded, fetch, parse)
+
+
 def files_text(sel: Selection) -> str:
     """The subtree's files and how many are in each state: "120,007 (117,959 pending, ...)"."""
     # a file a cancel stopped is "cancelled", as its own Overview and the tree say (it was
@@ -233,7 +258,8 @@ class OverviewPane(NodePane):
             if 0 < agg.urls <= UNIQUE_SQL_LIMIT:
                 unique = distinct_locs(store.conn, file_ids)
         issues = (store.issue_counts(filed=True) if selection.whole else store.issue_counts(list(selection.ids)))
-        return {"agg": agg, "unique": unique, "issues": issues, "audit": fetch_audit(store.conn, file_ids)}
+        sums = SubtreeSums.of(selection) if selection.subtree else None
+        return {"agg": agg, "unique": unique, "issues": issues, "audit": fetch_audit(store.conn, file_ids), "sums": sums}
 
     # -- rendering (UI thread) ----------------------------------------------------------------
     def render_data(self, data: Any) -> None:
@@ -309,13 +335,10 @@ class OverviewPane(NodePane):
 
         left: list[tuple[str, Text | str]] = []
         if sel.subtree:
-            left.append(("Files", files_text(sel)))
-            wire = sum(n.stats.wire_bytes for n in sel.nodes.values())
-            decoded = sum(n.stats.decoded_bytes for n in sel.nodes.values())
-            left.append(("Size", f"{fmt_size(wire)} wire · {fmt_size(decoded)} decoded"))
-            fetch_total = sum(n.stats.fetch_time or 0.0 for n in sel.nodes.values())
-            parse_total = sum(n.stats.parse_time or 0.0 for n in sel.nodes.values())
-            left.append(("Times", f"fetch {fmt_seconds(fetch_total)} · parse {fmt_seconds(parse_total)} (sum)"))
+            sums = data.get("sums") or SubtreeSums.of(sel)  # (no data: the store could not be read)
+            left.append(("Files", sums.files))
+            left.append(("Size", f"{fmt_size(sums.wire)} wire · {fmt_size(sums.decoded)} decoded"))
+            left.append(("Times", f"fetch {fmt_seconds(sums.fetch)} · parse {fmt_seconds(sums.parse)} (sum)"))
             if node.kind not in (NodeKind.SITE, NodeKind.DIRECTORY):
                 left.extend(self._transfer_rows(node)[:2])
         else:
