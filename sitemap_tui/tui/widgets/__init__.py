@@ -35,7 +35,7 @@ class Selection:
     issues: dict[int, tuple[int, int]] = field(default_factory=dict)
     whole: bool = False
     """The subtree is the whole exploration (its one root): the store is asked without a list
-    of ids (Store.aggregate(None), issue_counts(None))."""
+    of ids (Store.aggregate(None), issue_counts(filed=True))."""
 
     @property
     def store_file_ids(self) -> list[int] | None:

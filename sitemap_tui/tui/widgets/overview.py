@@ -172,7 +172,7 @@ def _state_word(node: Node) -> str:
 @dataclass(frozen=True, slots=True)
 class SubtreeSums:
     """The subtree's Files, Size and Times rows, added up on the pane's worker thread: at
-    210,000 nodes the five passes over them took the UI thread ~0.1 s per refresh."""
+    210,000 nodes the five passes over them took the UI thread 0.22 s per refresh."""
 
     files: str
     wire: int
