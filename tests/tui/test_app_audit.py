@@ -97,6 +97,16 @@ async def confirm_audit(app: Any, pilot: Any) -> None:
                    what="the audit to start")
 
 
+async def audit_question(app: Any, pilot: Any) -> None:
+    """The site expanded, its sitemap selected and u pressed: the audit's question on screen."""
+    sitemap = await expanded(app, pilot)
+    assert app.tree.reveal(sitemap)
+    await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
+    await pilot.press("u")
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
+    await pilot.pause()
+
+
 async def drill(app: Any, pilot: Any, filter_text: str) -> None:
     """Overview (1), the cursor on the row of ``filter_text``, Enter: the URL table gets it."""
     await pilot.press("0", "1")
@@ -215,12 +225,7 @@ async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_button
     app = make_app(serve_site(httpserver))
     async with app.run_test(size=(80, 24)) as pilot:
         notes = capture_notes(app)
-        sitemap = await expanded(app, pilot)
-        assert app.tree.reveal(sitemap)
-        await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
-        await pilot.press("u")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
-        await pilot.pause()
+        await audit_question(app, pilot)
         assert "y: Audit · n or escape: No" in screen_text(app)
         assert "Each URL once" in screen_text(app)  # the header counts distinct URLs, fewer than listed
         await pilot.press("enter")  # the focused button is No: nothing is fetched
@@ -254,12 +259,7 @@ async def test_the_explorers_rate_paces_its_audit_and_the_question_says_it(https
     app = make_app(base + "/", options=ExploreOptions(now=FIXED_NOW, page_rate=rate))
     async with app.run_test(size=(80, 24)) as pilot:
         notes = capture_notes(app)
-        sitemap = await expanded(app, pilot)
-        assert app.tree.reveal(sitemap)
-        await wait_for(pilot, lambda: app.selected_id == sitemap, what="the sitemap selected")
-        await pilot.press("u")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the audit's question")
-        await pilot.pause()
+        await audit_question(app, pilot)
         text = " ".join(screen_text(app).replace("█", " ").split())  # (the dialog's border apart)
         assert ("at most 2 requests/s per host" if rate else "no rate limit (--rate 0)") in text, text
         await pilot.press("y")
