@@ -6,6 +6,7 @@ import compileall
 import fcntl
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -132,6 +133,12 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in CLEARED_VARS:
         os.environ.pop(name, None)
     config.stash[_ENV_KEY] = (root, real_home, saved)
+    # A suite started in the background by a non-interactive shell (`cmd &` in a CI script)
+    # inherits SIGINT ignored, and so does every process it starts: the Ctrl-C tests then saw
+    # their runs ignore it (found from outside: 4 of tests/test_outputs.py failed that way).
+    # Python's own handler, as a run from a terminal has it; each xdist worker does this too.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # the controller did it for its workers
         _compile_package()
 
