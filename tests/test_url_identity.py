@@ -201,3 +201,16 @@ def test_a_fetchable_url_is_one_httpx_takes(scheme: str, host: str, port: str, p
     url = f"{scheme}://{host}{port}{path}"
     if unfetchable_reason(url) is None:
         httpx.URL(url)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(["http", "https", "HTTP", "ftp", "file"]), _hosts, _ports,
+       st.one_of(_paths, st.text(alphabet="ab/:?#;.[]@%\t\n\r &=~\x00é", max_size=14)))
+def test_the_server_of_a_key_is_the_server_of_its_url(scheme: str, host: str, port: str, path: str) -> None:
+    """server_of_key (an index's children, keyed once) answers what server_of answers for the
+    URL the key is normalize()'s of: the same-server check that decides whether a child is
+    followed did not change with it."""
+    from sitemap_tui.engine.urlpolicy import server_of, server_of_key
+
+    url = f"{scheme}://{host}{port}{path}"
+    assert server_of_key(normalize(url), url) == server_of(url)

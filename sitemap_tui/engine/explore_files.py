@@ -268,6 +268,7 @@ class FileProcessing(RobotsReading):
         # set (3 indexes of 30,000 files) reaches it, so two runs of one site keep the same
         kept_most = self.options.max_files + KEPT_INDEXES * cap
         dropped = 0
+        base_server = urlpolicy.server_of(base)
         for i, child in enumerate(done.children):
             if child.loc is None or not child.loc.strip():
                 continue
@@ -277,6 +278,7 @@ class FileProcessing(RobotsReading):
                 continue
             raw = child.loc.strip()
             url = urlpolicy.resolve(base, raw)
+            key = urlpolicy.normalize(url)  # (once: the server check and the visited check share it)
             follow, why = True, None
             cause = None
             local = self._in_folder(node, url)
@@ -292,15 +294,15 @@ class FileProcessing(RobotsReading):
             elif (
                 not self.options.follow_cross_host
                 and not url.startswith("file:")
-                and not urlpolicy.same_server(url, base)
-            ):
+                and ((server := urlpolicy.server_of_key(key, url)) is None or server != base_server)
+            ):  # (urlpolicy.same_server, with the child's key and the index's server worked out once)
                 follow, why = False, CROSS_HOST_CHILD
                 cause = LeftOut.CROSS_HOST
                 if base.startswith("file:"):  # (no host at all: "another host" sent users to the network)
                     why = "listed by a local file whose folder stands for no site (not fetched)"
                     cause = LeftOut.FROM_LOCAL
             self._add_child(node, url, FoundBy.INDEX, line=child.line, lastmod_raw=child.lastmod_raw,
-                            follow=follow, why_not=why, cause=cause)
+                            follow=follow, why_not=why, cause=cause, key=key)
         if outcome.cancelled:
             node.state = NodeState.PENDING
             node.error = "cancelled"

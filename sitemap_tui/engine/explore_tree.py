@@ -291,11 +291,14 @@ class ExplorerState:
         follow: bool = True,
         why_not: str | None = None,
         cause: LeftOut | None = None,
+        key: str | None = None,
     ) -> Node:
         """A child file node; repeated, cyclic, unfetchable or over-cap children are shown but
-        skipped. ``follow=False``: not followed, for ``why_not`` (``cause`` for left_out())."""
+        skipped. ``follow=False``: not followed, for ``why_not`` (``cause`` for left_out()).
+        ``key``: ``urlpolicy.normalize(url)`` when the caller has it already."""
         node = self._new_node(url, parent=parent, found_by=found_by, line=line, lastmod_raw=lastmod_raw)
-        key = urlpolicy.normalize(url)
+        if key is None:
+            key = urlpolicy.normalize(url)
         # local files are read only when the user named them (a directory's files): a file: URL
         # inside a sitemap is untrusted data like any other and is never opened
         local_ok = url.startswith("file:") and found_by == FoundBy.USER
