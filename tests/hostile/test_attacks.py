@@ -9,8 +9,10 @@ entry counts, literal text)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
+import time
 
 import pytest
 
@@ -29,6 +31,24 @@ from .fault_server import OK_URLS
 # run still going after 60 s is killed and fails as timed out.
 MAX_SECONDS = 10.0
 MAX_RSS_MB = 300.0
+# ... on the box it was set on, where 2,000,000 turns of a Python loop take REFERENCE_LOOP_S of
+# CPU (the best of three). The same box is at times much slower (20,000,000 turns took 2.5 s
+# one day, 0.56-0.73 s another): the heaviest case (fanout-50001's validate, 5.5-6.5 s of CPU
+# on a quick hour) took 10.1 s in a CI run on a slow one. So the budget scales with the box's
+# pace, measured as the runs end.
+REFERENCE_LOOP_S = 0.074
+
+
+@functools.cache
+def box_pace() -> float:
+    """How many times slower than the reference this machine runs Python now (at least 1)."""
+    def loop() -> float:
+        start, x = time.process_time(), 0
+        for i in range(2_000_000):
+            x += i
+        return time.process_time() - start
+
+    return max(1.0, min(loop() for _ in range(3)) / REFERENCE_LOOP_S)
 
 # What must never reach a terminal raw: C0 except LF (and TAB in text output), DEL, C1, bidi
 # controls, zero-width and other invisible format characters, line/paragraph separators.
@@ -68,7 +88,8 @@ def test_attack(case_name: str, attack_env: AttackEnv, case_runs: dict[str, Case
         # finding (1), an unreachable one a usage error (2)
         allowed = (0, 1, 2)
         assert run.returncode in allowed, f"{where}: exit {run.returncode}: {run.err[-800:]}"
-        assert run.cpu_seconds < MAX_SECONDS, f"{where}: {run.cpu_seconds:.1f}s of CPU"
+        assert run.cpu_seconds < MAX_SECONDS * box_pace(), \
+            f"{where}: {run.cpu_seconds:.1f}s of CPU (the box at {box_pace():.2f}x the reference's pace)"
         assert run.max_rss_mb < MAX_RSS_MB, f"{where}: peak RSS {run.max_rss_mb:.0f} MiB"
         # no local file content anywhere
         assert token.encode() not in run.stdout + run.stderr, where
