@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sitemap_tui.engine import urlpolicy
 from sitemap_tui.engine.keys import normalized
 from sitemap_tui.engine.model import (
     ChildRef,
@@ -512,7 +511,7 @@ class Checker:
                 )
             else:
                 check_child_location(ctx, st, s, line, url, out)
-                key = hash(urlpolicy.normalize(s))
+                key = hash(normalized(s))  # (normalize's key, its urlsplits spared for a plain URL)
                 first = st.seen_children.get(key)
                 if first is None:
                     st.seen_children[key] = child.line
