@@ -210,7 +210,9 @@ def test_the_server_of_a_key_is_the_server_of_its_url(scheme: str, host: str, po
     """server_of_key (an index's children, keyed once) answers what server_of answers for the
     URL the key is normalize()'s of: the same-server check that decides whether a child is
     followed did not change with it."""
-    from sitemap_tui.engine.urlpolicy import server_of, server_of_key
+    from sitemap_tui.engine.urlpolicy import same_server, same_server_key, server_of, server_of_key
 
     url = f"{scheme}://{host}{port}{path}"
     assert server_of_key(normalize(url), url) == server_of(url)
+    for index in ("http://h/i.xml", "https://example.com:8080/i.xml", "http://[::1]/i.xml"):
+        assert same_server_key(normalize(url), url, server_of(index)) == same_server(url, index)

@@ -294,8 +294,8 @@ class FileProcessing(RobotsReading):
             elif (
                 not self.options.follow_cross_host
                 and not url.startswith("file:")
-                and ((server := urlpolicy.server_of_key(key, url)) is None or server != base_server)
-            ):  # (urlpolicy.same_server, with the child's key and the index's server worked out once)
+                and not urlpolicy.same_server_key(key, url, base_server)
+            ):
                 follow, why = False, CROSS_HOST_CHILD
                 cause = LeftOut.CROSS_HOST
                 if base.startswith("file:"):  # (no host at all: "another host" sent users to the network)

@@ -358,6 +358,13 @@ def server_of_key(key: str, url: str) -> str | None:
     return None if host is None else _server(host, key)
 
 
+def same_server_key(key: str, url: str, server: str | None) -> bool:
+    """:func:`same_server` of ``url`` and another URL, from ``url``'s :func:`normalize` key and
+    the other's :func:`server_of`, both worked out once by the caller (an index's children)."""
+    mine = server_of_key(key, url)
+    return mine is not None and mine == server
+
+
 def _server(host: str, key: str) -> str:
     if ":" in host:  # IPv6: bracketed, so that [::1]:8873 and [::1:8873] stay two servers
         host = f"[{host}]"

@@ -43,6 +43,11 @@ class Selection:
         return None if self.whole else self.file_ids
 
     @property
+    def store_node_ids(self) -> list[int] | None:
+        """``ids`` for a store query; None (every node) for the whole exploration."""
+        return None if self.whole else list(self.ids)
+
+    @property
     def node_id(self) -> int:
         return self.node.id
 

@@ -257,7 +257,7 @@ class OverviewPane(NodePane):
             unique = None
             if 0 < agg.urls <= UNIQUE_SQL_LIMIT:
                 unique = distinct_locs(store.conn, file_ids)
-        issues = (store.issue_counts(filed=True) if selection.whole else store.issue_counts(list(selection.ids)))
+        issues = store.issue_counts(selection.store_node_ids, filed=True)
         sums = SubtreeSums.of(selection) if selection.subtree else None
         return {"agg": agg, "unique": unique, "issues": issues, "audit": fetch_audit(store.conn, file_ids), "sums": sums}
 
