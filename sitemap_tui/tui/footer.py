@@ -14,6 +14,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 NARROW_COLUMNS = 100
 """Below this terminal width the tree narrows and the footer is compact."""
@@ -39,13 +40,40 @@ def palette_columns(compact: bool) -> int:
 class AppFooter(Footer):
     """Textual's footer that keeps what fits (see the module docstring)."""
 
+    _shown: tuple[object, ...] | None = None
+    """What the keys on show were built from (see :meth:`recompose`)."""
+
     def on_resize(self, event: events.Resize) -> None:
         # the footer spans the terminal: what fits changes with every width
         self.compact = event.size.width < NARROW_COLUMNS
         self.refresh(recompose=True)
 
+    async def recompose(self) -> None:
+        """Rebuild the keys when what they show changed: the bindings, the width, compactness."""
+        shown = self._what_is_shown()
+        if shown == self._shown and self.children:
+            return
+        self._shown = shown
+        await super().recompose()
+
+    def _what_is_shown(self) -> tuple[object, ...]:
+        bindings = tuple(
+            (key, binding.action, binding.description, binding.show, binding.group, binding.tooltip, enabled, tooltip)
+            for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+        )
+        return (self._bindings_ready, self.size.width, self.compact, self.show_command_palette, bindings)
+
     def compose(self) -> ComposeResult:
-        yield from self._fit(list(super().compose()))
+        compact = self.compact
+        for widget in self._fit(list(super().compose())):
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # the footer's value from the start: the one its binding sets on mount, so neither
+                # that nor the first value restyles the key (the palette's key, which Textual
+                # leaves compact, and a binding group's, which this app has none of, as Textual
+                # builds them)
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
+            yield widget
 
     def _fit(self, widgets: list[Widget]) -> list[Widget]:
         compact = self.compact

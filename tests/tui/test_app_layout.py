@@ -310,6 +310,37 @@ async def test_footer_fits_again_after_a_resize(demo_server, make_app):
             assert all(word in line for word in ("Help", "Export", "Filter", "Zoom", "palette")), line
 
 
+def same_compact(key: Any, compact: bool) -> bool:
+    """A key is as compact as the footer, but the palette's (Textual leaves that one compact)."""
+    if key.has_class("-command-palette"):
+        return bool(key.compact)
+    return key.compact is compact and key.has_class("-compact") is compact
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+async def test_the_footer_rebuilds_its_keys_only_when_what_they_show_changes(demo_server, make_app, size):
+    """Textual's footer rebuilt its keys on every change of focus or bindings, most of which
+    left them as they were, and each key restyled itself twice on mount (~50 ms of the UI
+    thread a rebuild). Near miss: a pane with other keys gets them."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(demo_server.base_url + "/")
+    async with app.run_test(size=size) as pilot:
+        await explored(app, pilot)
+        keys = list(app.query(FooterKey))
+        compact = size[0] < 100
+        assert keys and all(same_compact(k, compact) for k in keys)
+        app.refresh_bindings()  # what focus changes and the app's own state changes do
+        await settle(app, pilot)
+        await pilot.pause()
+        assert list(app.query(FooterKey)) == keys
+        await pilot.press("5")  # the URL table's own keys
+        await settle(app, pilot)
+        now = list(app.query(FooterKey))
+        assert not set(now) & set(keys) and "Mark" in footer(app), footer(app)
+        assert all(same_compact(k, compact) for k in now)
+
+
 # -- the issues pane at 80x24 -------------------------------------------------------------------
 async def issues_shown(app: Any, pilot: Any) -> Any:
     """The demo expanded and the Issues pane (4) showing its rules; the pane."""
