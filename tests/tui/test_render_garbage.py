@@ -185,6 +185,7 @@ def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_
     from sitemap_tui.tui import gc_tuning
 
     thresholds = gc.get_threshold()
+    run_frozen = gc.get_freeze_count()  # the run's own (tests/conftest.py)
     gc.collect()
     try:
         gc_tuning.quiet_gc()  # the app's first frame: a streaming phase starts
@@ -204,6 +205,8 @@ def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         gc.collect()
+        if run_frozen:
+            gc.freeze()
 
 
 def test_while_the_app_runs_other_threads_hand_the_interpreter_lock_over_within_a_millisecond() -> None:
@@ -212,6 +215,7 @@ def test_while_the_app_runs_other_threads_hand_the_interpreter_lock_over_within_
     from sitemap_tui.tui import gc_tuning
 
     thresholds = gc.get_threshold()
+    run_frozen = gc.get_freeze_count()  # the run's own (tests/conftest.py)
     before = sys.getswitchinterval()
     try:
         gc_tuning.quiet_gc()  # the app's first frame
@@ -225,3 +229,5 @@ def test_while_the_app_runs_other_threads_hand_the_interpreter_lock_over_within_
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         gc.collect()
+        if run_frozen:
+            gc.freeze()
