@@ -52,7 +52,7 @@ class AuditLink(CompareLink):
             self.notify("No URLs fetched under this node yet: expand it first (e), then audit it (u).", markup=False)
             return
         urls = sum(self.tree.model.nodes[i].stats.url_count for i in ids)
-        whole = node.parent_id is None and len(self.tree.model.roots()) == 1
+        whole = self.tree.model.is_only_root(node.id)  # (a single file's too: its audit is the whole)
         rate = self.options.page_rate if self.options is not None else AuditOptions().rate
         pace = f"at most {rate:g} requests/s per host" if rate > 0 else "no rate limit (--rate 0)"
         body = Text()

@@ -109,7 +109,7 @@ class PaneSync(AppBase):
             return None
         kids = model.children.get(node_id, [])
         subtree = node.kind in SUBTREE_KINDS or bool(kids)
-        whole = subtree and node.parent_id is None and len(model.children.get(None, ())) == 1
+        whole = subtree and model.is_only_root(node_id)
         if whole:
             # the one root's subtree is every node: copied whole, not walked (rebuilt on each
             # engine batch while it is selected: 120 ms -> 20 ms at 210,000 nodes)

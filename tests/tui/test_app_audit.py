@@ -343,3 +343,17 @@ async def test_urls_robots_txt_shuts_this_tool_out_of_are_listed_from_their_own_
         # robots.txt was read: its verdict for each crawler is there (the crawler-access table)
         assert "blocked for: Bingbot, GPTBot" in " ".join(detail.split()), detail
     assert not any(req.path.startswith("/members/") for req, _ in httpserver.log)
+
+
+def test_the_one_root_is_the_whole_exploration_until_a_second_root_comes() -> None:
+    """What the audit (u) and the panes' selection take as "the whole exploration": an audit of
+    it marks every URL's audit done; a child or a second root's node is not the whole."""
+    from sitemap_tui.engine.model import Node, NodeKind
+    from sitemap_tui.tui.widgets.tree_model import NodeModel
+
+    model = NodeModel()
+    model.add(Node(id=1, url="https://example.com/", kind=NodeKind.SITE))
+    model.add(Node(id=2, url="https://example.com/sitemap.xml", kind=NodeKind.URLSET, parent_id=1))
+    assert model.is_only_root(1) and not model.is_only_root(2) and not model.is_only_root(99)
+    model.add(Node(id=3, url="https://example.org/sitemap.xml", kind=NodeKind.URLSET))
+    assert not model.is_only_root(1) and not model.is_only_root(3)

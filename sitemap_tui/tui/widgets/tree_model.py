@@ -46,6 +46,11 @@ class NodeModel:
     def roots(self) -> list[int]:
         return list(self.children.get(None, []))
 
+    def is_only_root(self, node_id: int) -> bool:
+        """The node is the exploration's one root: what is under it is everything explored."""
+        node = self.nodes.get(node_id)
+        return node is not None and node.parent_id is None and len(self.children.get(None, ())) == 1
+
     def subtree_ids(self, node_id: int) -> list[int]:
         out: list[int] = []
         stack = [node_id]
