@@ -181,13 +181,30 @@ async def test_a_large_batch_is_applied_in_slices_with_the_loop_running_between(
         assert app.selected_id == app.tree.cursor_node.data
 
 
-def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_nothing() -> None:
+@contextmanager
+def app_gc_tuning() -> Iterator[None]:
+    """The app's collector tuning tried in the test process, then undone: its callback, the
+    switch interval, the thresholds, and the run's own freeze (tests/conftest.py) put back."""
     from sitemap_tui.tui import gc_tuning
 
     thresholds = gc.get_threshold()
-    run_frozen = gc.get_freeze_count()  # the run's own (tests/conftest.py)
-    gc.collect()
+    run_frozen = gc.get_freeze_count()
     try:
+        yield
+    finally:
+        gc_tuning.stop()
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        gc.collect()
+        if run_frozen:
+            gc.freeze()
+
+
+def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_nothing() -> None:
+    from sitemap_tui.tui import gc_tuning
+
+    gc.collect()
+    with app_gc_tuning():
         gc_tuning.quiet_gc()  # the app's first frame: a streaming phase starts
         frozen = gc.get_freeze_count()
         # five passes' worth of survivors: at least three whole passes freeze, wherever the
@@ -200,13 +217,6 @@ def test_while_a_phase_streams_young_survivors_are_frozen_so_middle_passes_walk_
         more = [[i] for i in range(5 * gc_tuning.YOUNG_GC_OBJECTS)]
         assert len(gc.get_objects(generation=1)) >= 2 * gc_tuning.YOUNG_GC_OBJECTS
         assert len(kept) == len(more)
-    finally:
-        gc_tuning.stop()
-        gc.unfreeze()
-        gc.set_threshold(*thresholds)
-        gc.collect()
-        if run_frozen:
-            gc.freeze()
 
 
 def test_while_the_app_runs_other_threads_hand_the_interpreter_lock_over_within_a_millisecond() -> None:
@@ -214,20 +224,11 @@ def test_while_the_app_runs_other_threads_hand_the_interpreter_lock_over_within_
 
     from sitemap_tui.tui import gc_tuning
 
-    thresholds = gc.get_threshold()
-    run_frozen = gc.get_freeze_count()  # the run's own (tests/conftest.py)
     before = sys.getswitchinterval()
-    try:
+    with app_gc_tuning():
         gc_tuning.quiet_gc()  # the app's first frame
         # a thread worker running Python makes the waking UI loop wait this long for the lock
         assert sys.getswitchinterval() == gc_tuning.SWITCH_SECONDS <= 0.001
         gc_tuning.quiet_gc()  # (again: what it restores stays the first value)
         gc_tuning.stop()  # the app ends: as it was
         assert sys.getswitchinterval() == before
-    finally:
-        gc_tuning.stop()
-        gc.unfreeze()
-        gc.set_threshold(*thresholds)
-        gc.collect()
-        if run_frozen:
-            gc.freeze()
