@@ -25,13 +25,16 @@ __all__ = ["ACTIVE", "workers_done"]  # used by the tests from here
 FIXED_NOW = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 
 
-async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
-    """Poll ``predicate`` between UI turns (no sleeps): at most ``timeout`` seconds."""
+async def wait_for(pilot: Any, predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition",
+                   seen: Callable[[], Any] | None = None) -> None:
+    """Poll ``predicate`` between UI turns (no sleeps): at most ``timeout`` seconds. ``seen``
+    says what there was instead, in the failure (a rare failure is read once, from CI's log)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            instead = f"; instead: {seen()!r}" if seen is not None else ""
+            raise AssertionError(f"timed out waiting for {what}{instead}")
         await pilot.pause(0.05)
 
 
