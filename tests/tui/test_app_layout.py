@@ -456,17 +456,36 @@ async def test_every_tab_name_is_whole_beside_the_tree(demo_server, make_app, si
     app = make_app(demo_server.base_url + "/")
     async with app.run_test(size=size) as pilot:
         await wait_started(app, pilot)
-        for key in ("1", "4", "6"):
+        await underlined(app, pilot, "Overview")  # (was one cell too long at 80 columns)
+        for key, name in (("1", "Overview"), ("4", "Issues"), ("6", "Changes")):
             await pilot.press(key)
             await settle(app, pilot)
             bar = screen_text(app).splitlines()[1]
             assert " Overview " in bar and " Changes" in bar.rstrip() + " ", (key, bar)
             assert bar.rstrip().endswith("Changes"), (key, bar)
+            await underlined(app, pilot, name)
         assert tabs(app).has_class("-tight") == (size[0] < 100)
         await pilot.press("ctrl+b")
         await settle(app, pilot)
         assert not tabs(app).has_class("-tight")
         assert " Overview  Extensions  Lastmod " in screen_text(app).splitlines()[1]
+        await underlined(app, pilot, "Changes")
+
+
+async def underlined(app: Any, pilot: Any, name: str) -> None:
+    """The underline of the tab bar spans the active tab's name, and only its name."""
+    from textual.widgets import Tabs
+    from textual.widgets._tabs import Underline
+
+    bar = tabs(app).query_one(Tabs)
+    line = bar.query_one(Underline)
+
+    def spans() -> tuple[tuple[int, int], tuple[float, float]]:
+        tab = bar.active_tab
+        assert tab is not None and tab.label.plain == name
+        return tab.virtual_region.shrink(tab.styles.gutter).column_span, (line.highlight_start, line.highlight_end)
+
+    await wait_for(pilot, lambda: spans()[0] == spans()[1], timeout=5, what=f"the underline under {name}", seen=spans)
 
 
 async def test_every_rule_row_shows_its_count_at_80_columns(demo_server, make_app):

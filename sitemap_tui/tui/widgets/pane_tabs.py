@@ -3,12 +3,16 @@
 At 80 columns beside the tree the panes get 52 cells, and the six tabs with Textual's padding
 (one cell each side) need 54: the bar scrolled, showing "verview" or "Change". Tight, each tab
 keeps one cell before its name only (48 cells).
+
+Textual moves the active tab's underline when a tab is chosen or the bar is resized, not when
+its tabs' padding changes: at 80 columns the underline ran one cell past "Overview" from the
+start. It is moved here whenever a tab's size changes.
 """
 
 from __future__ import annotations
 
 from textual import events
-from textual.widgets import Tab, TabbedContent
+from textual.widgets import Tab, TabbedContent, Tabs
 
 
 class PaneTabs(TabbedContent):
@@ -19,6 +23,13 @@ class PaneTabs(TabbedContent):
         padding: 0 0 0 1;
     }
     """
+
+    def on_mount(self) -> None:
+        tabs = self.query_one(Tabs)
+        for tab in self.query(Tab):
+            # (Textual's own method, as its resize handler calls it; a tab's size changes in
+            # the layout after its padding did, which no refresh callback waits for)
+            self.watch(tab, "virtual_size", lambda _old, _new: tabs._highlight_active(animate=False), init=False)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < self.room_needed(), "-tight")
