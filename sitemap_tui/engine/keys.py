@@ -51,13 +51,7 @@ def url_key(loc: str | None) -> str | None:
     if not loc:
         return None
     s = loc.strip()
-    if (
-        s.isascii()  # O(1) for a str: non-ASCII locs skip the first regex
-        and _FAST_KEY_RE.match(s)
-        and "/." not in s
-        and s[-1] != "?"
-        and ("%" not in s or not _LOWER_ESCAPE_RE.search(s))
-    ):
+    if _is_own_key(s):
         return s
     key = _simple_key(s)
     if key is not None:
@@ -68,10 +62,24 @@ def url_key(loc: str | None) -> str | None:
 
 
 def normalized(s: str) -> str:
-    """``urlpolicy.normalize(s)`` of a stripped loc, through ``_simple_key`` when the loc has its
-    shape (the checker's duplicate key of a loc that is not its own normal form)."""
+    """``urlpolicy.normalize(s)`` of a stripped loc, through url_key's shortcuts when the loc has
+    their shape (the checker's duplicate key of a loc that is not its own normal form, an index's
+    child's key); unlike url_key, never None."""
+    if _is_own_key(s):
+        return s
     key = _simple_key(s)
     return normalize(s) if key is None else key
+
+
+def _is_own_key(s: str) -> bool:
+    """The stripped loc is its own key: _FAST_KEY_RE's shape, no dot segment, no lower-case escape."""
+    return bool(
+        s.isascii()  # O(1) for a str: non-ASCII locs skip the regex
+        and _FAST_KEY_RE.match(s)
+        and "/." not in s
+        and s[-1] != "?"
+        and ("%" not in s or not _LOWER_ESCAPE_RE.search(s))
+    )
 
 
 def _simple_key(s: str) -> str | None:
