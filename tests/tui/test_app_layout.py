@@ -485,7 +485,7 @@ async def underlined(app: Any, pilot: Any, name: str) -> None:
         assert tab is not None and tab.label.plain == name
         return tab.virtual_region.shrink(tab.styles.gutter).column_span, (line.highlight_start, line.highlight_end)
 
-    await wait_for(pilot, lambda: spans()[0] == spans()[1], timeout=5, what=f"the underline under {name}", seen=spans)
+    await wait_for(pilot, lambda: (now := spans())[0] == now[1], timeout=5, what=f"the underline under {name}", seen=spans)
 
 
 async def test_every_rule_row_shows_its_count_at_80_columns(demo_server, make_app):
