@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -318,6 +319,17 @@ def test_a_dash_is_stdout_for_output_and_no_target(site: str, tmp_path: Path) ->
     ("~nosuchuser/sitemap.xml", None),  # (a traceback: no such user's home)
     ("http:/example.com/s.xml", "two slashes"),  # (a DNS lookup of the host "http")
     ("https:example.com/s.xml", "two slashes"),
+    # found from outside: read as https://y/ with "mailto:x" as a Basic login, or "invalid port"
+    ("mailto:webmaster@127.0.0.1:8881", "scheme 'mailto' is not http"),
+    ("mailto:x@y", "scheme 'mailto' is not http"),
+    ("javascript:alert(1)", "scheme 'javascript' is not http"),
+    ("JavaScript:alert(1)@127.0.0.1:8881/a.xml", "scheme 'javascript' is not http"),
+    ("tel:+441234", "scheme 'tel' is not http"),
+    ("news:8080/x.xml", "https://news:8080/x.xml"),  # a host named like a scheme, with its port
+    ("feed:8080", "https://feed:8080/"),
+    # (a traceback: the store could not keep the URL; a local path's odd bytes are the file system's)
+    ("http://127.0.0.1:8881/\udcff.xml", "bytes that are not UTF-8"),
+    ("example.com/\udcff.xml", "bytes that are not UTF-8"),
 ])
 def test_a_target_without_a_scheme_is_a_path_or_a_url_by_its_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    typed: str, want: str | None) -> None:
@@ -329,3 +341,43 @@ def test_a_target_without_a_scheme_is_a_path_or_a_url_by_its_look(tmp_path: Path
             Target.parse(typed)
     else:
         assert Target.parse(typed).url == want
+
+
+def test_a_path_not_utf8_is_a_file_and_a_folder_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    """Found from outside: a folder that may not be listed, or one on the way to a file that
+    may not be searched, was a PermissionError traceback (exit 1); now one line and exit 2.
+    (Root reads every folder: the runs drop that capability.) A path whose name is no UTF-8
+    stays a path."""
+    import shutil
+
+    from sitemap_tui.engine.discover import Target
+
+    odd = tmp_path / os.fsdecode(b"\xff.xml")
+    odd.write_text("https://example.com/a\n")
+    assert Target.parse(str(odd)).kind == "file"
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("root reads every folder, and setpriv is not here to drop that")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "sitemap.xml").write_text("https://example.com/a\n")
+    locked.chmod(0)
+    prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"] if os.geteuid() == 0 else []
+    try:
+        for target, says in ((locked, "cannot read the folder"), (locked / "sitemap.xml", "cannot read")):
+            proc = subprocess.run([*prefix, sys.executable, "-m", "sitemap_tui", "urls", str(target), "--no-history"],
+                                  capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 2, proc.stderr
+            assert proc.stderr.splitlines() == [f"sitemap-tui: error: {says} {target}: Permission denied"]
+    finally:
+        locked.chmod(0o700)
+
+
+@pytest.mark.parametrize("argv", [
+    ["urls", SITE, "--cacert", ""],  # an unset $CA: the system's CAs trusted, unsaid
+    ["urls", SITE, "--db", ""],  # no store kept, unsaid
+    ["open", ""],  # ": is a folder"
+    ["cache", "prune", "--keep", "", "--dry-run"],
+    ["audit", SITE, "--compare-list", ""],
+])
+def test_an_empty_file_name_is_refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert "an empty file name" in refused(argv, capsys)

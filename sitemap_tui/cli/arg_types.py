@@ -26,6 +26,14 @@ def whole(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def file_name(text: str) -> str:
+    """A file or folder name: not empty (an unset shell variable, ``--cacert "$CA"``, was read as
+    the option not given: the system's CAs trusted, no store kept, without a word)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty file name")
+    return text
+
+
 def _finite(text: str, *, zero: bool, expected: str) -> float:
     try:
         value = float(text)

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 from sitemap_tui.cli.arg_types import (
     age,
     budget,
+    file_name,
     header,
     positive,
     proxy,
@@ -140,7 +141,7 @@ def _fetch_options(p: argparse.ArgumentParser, *, tree: bool = True, config: boo
                    help="read URLs under URL from the local directory DIR instead of the network "
                         "(repeatable), e.g. https://example.com/=./public/ to validate a build before "
                         "it is deployed; rules judge the URLs as on the deployed site")
-    g.add_argument("--cacert", metavar="FILE",
+    g.add_argument("--cacert", type=file_name, metavar="FILE",
                    help="trust only the CA certificates in FILE (PEM), as curl's --cacert: a staging "
                         "server's own CA")
     g.add_argument("--insecure", action="store_true",
@@ -203,7 +204,7 @@ def _tree_options(p: argparse.ArgumentParser, *, recursive: bool = True, db: boo
     g.add_argument("--follow-cross-host", action="store_true",
                    help="also fetch index children on other hosts, or other ports of the host (flagged either way)")
     if db:
-        g.add_argument("--db", metavar="PATH",
+        g.add_argument("--db", type=file_name, metavar="PATH",
                        help="keep the exploration in this SQLite file; a headless run replaces what it held "
                             "once the run is complete, the explorer refuses one that holds an exploration")
     g.add_argument("--workers", type=whole(0, MAX_WORKERS), metavar="N",
@@ -262,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "  sitemap-tui open --list          print them (site, date, URLs, size, file)\n"
                               "  sitemap-tui open ~/.cache/sitemap-tui/explorations/example.com-20250101-120000.db\n"
                               + EXPLORER_EXIT_HELP)
-    p.add_argument("db", metavar="FILE.db", nargs="?")
+    p.add_argument("db", type=file_name, metavar="FILE.db", nargs="?")
     p.add_argument("--list", action="store_true", help="print the recent explorations instead of opening one")
     p.add_argument("--json", action="store_true", help="with --list: JSON, explorations grouped by site")
 
@@ -362,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--older-than", type=age, metavar="AGE",
                    help="prune: remove those last written more than AGE ago (e.g. 30d, 12h, 2w)")
     p.add_argument("--dry-run", action="store_true", help="prune: say what would go, remove nothing")
-    p.add_argument("--keep", action="append", default=[], metavar="FILE",
+    p.add_argument("--keep", type=file_name, action="append", default=[], metavar="FILE",
                    help="prune: never remove this exploration (repeatable)")
 
     _history_parser(sub, fmt)
@@ -465,7 +466,7 @@ def _audit_parser(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormat
                         "> >= < <= == !=; NAME a summary key (below) (repeatable: any one met fails)")
     p.add_argument("--samples", type=whole(0, 1_000_000), default=5, metavar="N",
                    help="URLs shown per group in the text summary (default 5)")
-    p.add_argument("--compare-list", default=None, metavar="FILE",
+    p.add_argument("--compare-list", type=file_name, default=None, metavar="FILE",
                    help="a URL list to compare with the sitemaps: one URL per line, or a CSV with a url, "
                         "Address, loc or page column; its URLs of no sitemap are fetched (at most --sample N) "
                         "for their indexability")

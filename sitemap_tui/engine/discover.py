@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +19,15 @@ if TYPE_CHECKING:
     from sitemap_tui.engine.localdir import FolderScan
 
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Schemes of what is no web page, typed without "//": "mailto:me@host" read as a host and sent
+# "mailto:me" as a Basic login, found from outside. (Not "host:8080", a port: a number and the
+# path's slash or the end.)
+_NOT_WEB_SCHEME = re.compile(
+    r"(?i)(mailto|javascript|vbscript|data|tel|sms|urn|about|blob|news|nntp|ftps?|sftp|ssh|git"
+    r"|ldap|ircs?|magnet|geo|xmpp|sips?|wss?|android-app|ios-app|intent|market|itms(?:-apps)?"
+    r"|chrome|view-source|webcal|feed|cid|mid|fax|callto|skype|bitcoin|gopher):(?![0-9]+(?:/|$))"
+)
 
 
 def _without_userinfo(text: str) -> tuple[str, str]:
@@ -69,18 +79,26 @@ class Target:
             path = Path(text).expanduser()
         except RuntimeError:  # ~nobody/...: no such user, so no such home
             raise TargetError(f"no such file or directory: {text}") from None
-        if "://" not in text and path.exists():
+        if "://" not in text and _exists(path, text):
             path = path.resolve()
             if path.is_dir():
+                _readable_folder(path, text)
                 return cls(raw, "directory", path.as_uri())
             if path.name.lower() == "robots.txt":
                 return cls(raw, "robots", path.as_uri())
             return cls(raw, "file", path.as_uri())
         if text.startswith("file:"):
             raise TargetError("file: URLs are not accepted; give a local path instead")
+        if _SURROGATE.search(text):
+            # bytes of the argument that are not UTF-8 (a path's are fine: the file system's own);
+            # no request can carry them, and the store could not keep the URL (a traceback)
+            raise TargetError(f"cannot explore {raw!r}: it has bytes that are not UTF-8")
         if re.match(r"(?i)https?:/?(?!/)", text):  # http:/host, https:host: a scheme's slashes missing
             raise TargetError(f"{text!r}: a URL needs two slashes after its scheme ({text.split(':', 1)[0]}://...)")
         if "://" not in text:
+            scheme = _NOT_WEB_SCHEME.match(text)
+            if scheme is not None:
+                raise TargetError(f"cannot explore {raw!r}: scheme '{scheme[1].lower()}' is not http(s)")
             if local_looking(text):
                 # (a bare word: a build folder that was not made, or a host without its scheme)
                 hint = f" (a site on the host {text!r}: https://{text}/)" if re.fullmatch(r"[A-Za-z0-9-]+", text) else ""
@@ -111,6 +129,24 @@ class Target:
     def files(self) -> list[Path]:
         """The sitemap files of a directory target, robots.txt first (see engine/localdir.py)."""
         return self.scan().files()
+
+
+def _exists(path: Path, text: str) -> bool:
+    """Whether the local path is there; a folder on its way that may not be searched is a
+    one-line error (it was a traceback: Path.exists raises PermissionError)."""
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise TargetError(f"cannot read {text}: {exc.strerror or exc}") from None
+
+
+def _readable_folder(path: Path, text: str) -> None:
+    """A folder target whose listing may not be read is a one-line error before the run."""
+    try:
+        with os.scandir(path):
+            pass
+    except OSError as exc:
+        raise TargetError(f"cannot read the folder {text}: {exc.strerror or exc}") from None
 
 
 def candidate_probe_urls(site_url: str) -> list[str]:
