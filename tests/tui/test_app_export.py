@@ -145,6 +145,17 @@ async def test_default_scope_is_marks_else_filter_else_node_in_the_tables_order(
         path = await export_now(app, pilot, screen)
         assert path.name == "sitemap-urls-filtered-rows.txt"
         assert path.read_text().splitlines() == shown
+        # a filter the bar cannot read (a bad regex) leaves the last one's rows shown, beside its
+        # error: they are no "filtered rows" of what the bar says (found from outside)
+        await pilot.press("slash", "ctrl+u", *"re:(", "enter")
+        await settle(app, pilot)
+        assert app.url_table.filter_error and await table_rows(app, pilot) == shown
+        screen = await open_export(app, pilot)
+        assert "filtered rows" not in screen.scopes, screen.scopes
+        await close_export(app, pilot)
+        await pilot.press("slash", "ctrl+u", *"blog", "enter")
+        await settle(app, pilot)
+        assert not app.url_table.filter_error and await table_rows(app, pilot) == shown
         # S reverses the table, and the export with it
         path.unlink()  # (an existing file is asked about first)
         app.url_table.grid.focus()
