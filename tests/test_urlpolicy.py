@@ -14,6 +14,7 @@ from sitemap_tui.engine.urlpolicy import (
     registrable_host,
     resolve,
     same_host,
+    same_server,
     same_site,
     unfetchable_reason,
 )
@@ -121,6 +122,9 @@ def test_none_and_non_str():
         ("https://User:PW@Example.com/", "https://User:PW@example.com/"),
         ("http://[::1]:80/x", "http://[::1]/x"),
         ("http://[2001:DB8::1]/", "http://[2001:db8::1]/"),
+        # one address, one form (found from outside: the full spelling was another host)
+        ("http://[0:0:0:0:0:0:0:1]:8886/b.xml", "http://[::1]:8886/b.xml"),
+        ("http://[2001:0DB8:0000::0001]/", "http://[2001:db8::1]/"),
         ("http://example.com:/x", "http://example.com/x"),
         ("file:///etc/passwd#x", "file:///etc/passwd"),
         ("/relative#x", "/relative"),
@@ -178,6 +182,9 @@ def test_resolve_keeps_the_empty_segments_of_a_relative_path():
 def test_host_of_and_same_host():
     assert host_of("https://WWW.Example.com:8080/x") == "www.example.com"
     assert host_of("http://[::1]/") == "::1"
+    assert host_of("http://[0:0:0:0:0:0:0:1]:8886/") == "::1"
+    assert same_server("http://[::1]:8886/sitemap.xml", "http://[0:0:0:0:0:0:0:1]:8886/b.xml")
+    assert not same_server("http://[::1]:8886/sitemap.xml", "http://[::2]:8886/b.xml")
     assert host_of("/relative") is None
     assert host_of("http://[::1") is None
     assert host_of(None) is None

@@ -167,6 +167,17 @@ def canonical_host(host: str) -> str:
         return host
 
 
+@lru_cache(maxsize=256)
+def ipv6_host(host: str) -> str:
+    """An IPv6 address (without brackets) in its one form, compressed and in lower case, as URL
+    parsers write it: [0:0:0:0:0:0:0:1] and [::1] are one host (found from outside: an index on
+    [::1] read its child on [0:0:0:0:0:0:0:1] as another host, and did not follow it)."""
+    try:
+        return ipaddress.IPv6Address(host).compressed
+    except ValueError:
+        return host.lower()
+
+
 def _netloc(parts: SplitResult) -> str | None:
     """Rebuild the authority with the host in canonical form and without a default port."""
     host = parts.hostname  # already lower-cased by urllib
@@ -175,7 +186,7 @@ def _netloc(parts: SplitResult) -> str | None:
     port = parts.port  # may raise ValueError: the caller catches it
     userinfo, at, _ = parts.netloc.rpartition("@")
     # an IPv6 literal lost its brackets in .hostname
-    host = f"[{host}]" if ":" in host else canonical_host(host)
+    host = f"[{ipv6_host(host)}]" if ":" in host else canonical_host(host)
     netloc = f"{userinfo}{at}{host}"
     if port is not None and port != DEFAULT_PORTS.get(parts.scheme):
         netloc += f":{port}"
@@ -318,7 +329,7 @@ def host_of(url: str | None) -> str | None:
         return None
     if not host:
         return None
-    return host if ":" in host else canonical_host(host)
+    return ipv6_host(host) if ":" in host else canonical_host(host)
 
 
 def same_host(a: str | None, b: str | None) -> bool:
