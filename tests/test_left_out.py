@@ -245,23 +245,31 @@ def test_a_download_cut_by_the_time_limit_is_said_and_strict(tmp_path: Path) -> 
         listener.close()
 
 
-def test_an_index_cycle_is_said_by_urls(httpserver) -> None:
+@pytest.mark.parametrize("command", ["urls", "stats"])
+def test_an_index_cycle_and_a_failed_file_are_said(httpserver, command: str) -> None:
     """Found from outside: A -> B -> A and an index listing itself were silent on urls' stderr
     (stats showed "[skipped] — cycle", validate index-cycle). Nothing is missing, so --strict
-    does not fail."""
+    does not fail. And stats only counted its failed files on stderr (found from outside too):
+    each is named there, as urls names it."""
     a, b = httpserver.url_for("/a.xml"), httpserver.url_for("/b.xml")
     leaf = httpserver.url_for("/leaf.xml")
     httpserver.expect_request("/a.xml").respond_with_data(index(b, a), content_type="application/xml")
     httpserver.expect_request("/b.xml").respond_with_data(index(a, leaf), content_type="application/xml")
     httpserver.expect_request("/leaf.xml").respond_with_data(urlset("https://example.com/p"),
                                                             content_type="application/xml")
-    proc = run("urls", a, "--no-history", "--strict")
-    assert proc.returncode == 0 and proc.stdout == "https://example.com/p\n"
+    proc = run(command, a, "--no-history", "--strict")
+    assert proc.returncode == 0
+    if command == "urls":
+        assert proc.stdout == "https://example.com/p\n"
     said = [line for line in proc.stderr.splitlines() if "index cycle" in line]
     assert sorted(said) == sorted([
         f"sitemap-tui: {a} lists itself: an index cycle, not fetched again",
         f"sitemap-tui: {b} lists {a}, which is explored above it: an index cycle, not fetched again",
     ]), proc.stderr
+    gone = httpserver.url_for("/gone.xml")
+    httpserver.expect_request("/c.xml").respond_with_data(index(leaf, gone), content_type="application/xml")
+    proc = run(command, httpserver.url_for("/c.xml"), "--no-history")
+    assert f"sitemap-tui: {gone}: HTTP 404 Not Found" in proc.stderr.splitlines(), proc.stderr
 
 
 def test_a_text_sitemap_whose_bytes_are_not_utf8_is_said_to_be_altered(tmp_path: Path) -> None:

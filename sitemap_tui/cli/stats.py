@@ -25,7 +25,6 @@ from sitemap_tui.cli.verdict import (
     files_read,
     report_failures,
     report_left_out,
-    report_redirects,
     say_kept,
     strict_short,
     target_problem,
@@ -144,8 +143,10 @@ def cmd_stats(opts: StatsOptions) -> int:
                         total_urls += urls
                     files = files_read(explorer)
                     out.write(f"\n{plural(files, 'file')}, {plural(total_urls, 'URL')}\n")
-            if problem is None:  # (else said with the failures, below)
-                report_redirects(explorer)
+            if problem is None:  # (else said with the error, below)
+                # each failed file and index cycle, as urls says them (the tree on stdout shows
+                # them too, but a script reads stdout: found from outside, stderr only counted)
+                report_failures(explorer)
             complete = keeps(db, explorer)
             short = opts.strict and strict_short(explorer)  # not the whole tree: exit 1, FILE kept
             if problem is None and not short:  # a failed target keeps the previous output
