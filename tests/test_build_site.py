@@ -91,6 +91,23 @@ def test_an_empty_value_is_refused(capsys: pytest.CaptureFixture[str], tmp_path:
     assert option.split("=")[0] in err and ("empty file name" in err or "names no rule" in err)
 
 
+@pytest.mark.parametrize(("options", "says"), [
+    (["--select", "lastmod", "--ignore", "lastmod"], "--select lastmod with --ignore lastmod leaves no rule to run"),
+    (["--select", "lastmod-missing", "--min-severity", "error"],
+     "--select lastmod-missing with --min-severity error leaves no rule to run"),
+])
+def test_a_selection_that_leaves_no_rule_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                     options: list[str], says: str) -> None:
+    """Found from outside: --select and --ignore of one rule ran no rule at all, reported 0
+    errors and passed a CI job on a sitemap with 3. Near miss: a selection that keeps one runs."""
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset("https://example.com/a"))
+    code, out, err = run(capsys, "validate", str(sitemap), *options)
+    assert code == 2 and out == "" and err.splitlines() == [f"sitemap-tui: error: {says} (see `sitemap-tui rules`)"]
+    code, _, err = run(capsys, "validate", str(sitemap), "--select", "lastmod", "--ignore", "lastmod-missing")
+    assert code == 0, err
+
+
 def test_a_robots_txt_above_that_names_no_file_there_is_no_build(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Found from outside: a source repo's robots.txt at the working directory (its sitemap is

@@ -44,6 +44,15 @@ class Validation:
             enabled = select_rules(select, ignore, min_severity)
         except (KeyError, ValueError) as exc:
             raise UsageError(f"{exc.args[0]} (see `sitemap-tui rules`)") from exc
+        if not enabled:
+            # a run that judges nothing passes whatever the sitemaps hold (found from outside:
+            # `--select lastmod --ignore lastmod` reported 0 errors and exit 0 in a CI job)
+            from sitemap_tui.engine.model import Severity as Level
+
+            floor = Level(min_severity)
+            given = [f"--select {','.join(select)}" if select else "", f"--ignore {','.join(ignore)}" if ignore else "",
+                     f"--min-severity {floor.value}" if floor.rank else ""]
+            raise UsageError(f"{' with '.join(g for g in given if g)} leaves no rule to run (see `sitemap-tui rules`)")
         return cls(frozenset(enabled), xsd_mode)
 
     def judge(self) -> Judge:
