@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from rich.style import Style
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -46,6 +48,20 @@ class IssueTree(Tree[IssueItem]):
         def __init__(self, node: TreeNode[IssueItem]) -> None:
             super().__init__()
             self.node = node
+
+    def render_label(self, node: TreeNode[IssueItem], base_style: Style, style: Style) -> Text:
+        """The row, ending in "…" where the pane cuts it: scrolled off to the side, a line
+        number read whole when it was not ("feed.rss line 2" of line 24, found from outside);
+        the detail below the list holds the whole issue. (Tree sizes itself by these labels,
+        and builds them again when it is resized.)"""
+        text = super().render_label(node, base_style, style)
+        depth, up = 0, node.parent
+        while up is not None and up is not self.root:
+            depth, up = depth + 1, up.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room > 1 and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return text
 
     def on_resize(self) -> None:
         # the detail below takes rows from the list as its source lines come: the highlighted
