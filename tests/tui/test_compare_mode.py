@@ -16,6 +16,7 @@ from app_helpers import screen_text, settle, wait_for, wait_started
 
 from sitemap_tui import cli
 from sitemap_tui.engine.formats import records_from_rows
+from sitemap_tui.engine.model import NodeState
 from sitemap_tui.engine.store import EntryFilter, Store
 from sitemap_tui.engine.store.diff_view import is_removed
 from sitemap_tui.engine.store.exports import count_rows, ordered_rows
@@ -395,6 +396,19 @@ async def test_the_history_line_of_a_target_that_could_not_be_read_compares_noth
         await pilot.pause()
         text = flat(app)
         assert "not compared, this exploration could not read the target" in text and "−3" not in text, text
+        # a file not read yet (a lazy tree): said, and this exploration's count is no point of
+        # the sparkline (found from outside: "URLs over 3 explorations (436 → 0)" before any
+        # expansion); near miss: read whole, it is one
+        root.error = None
+        leaf = next(n for n in app.tree.model.nodes.values() if n.parent_id is not None)
+        state, leaf.state = leaf.state, NodeState.PENDING
+        app._show_history(app.db_path, app.site_history)
+        await pilot.pause()
+        assert "(1 file not read here" in flat(app) and not app.query_one("#ov-spark").display, flat(app)
+        leaf.state = state
+        app._show_history(app.db_path, app.site_history)
+        await pilot.pause()
+        assert list(app.query_one("#ov-spark").data) == [7, 7] and app.query_one("#ov-spark").display
 
 
 @pytest.fixture

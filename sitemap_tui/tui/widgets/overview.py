@@ -519,11 +519,16 @@ class OverviewPane(NodePane):
             if unread and not unreadable:
                 text.append(f" ({unread:,} {'file' if unread == 1 else 'files'} not read here: their URLs"
                             " count as removed)", style="italic")
+        kind = "explorations"
+        if unread and not unreadable and url_counts:
+            # this one's count is not the site's while its files are unread: a lazy tree drew
+            # "436 → 0" before anything was expanded (found from outside); the earlier ones only
+            url_counts, kind = url_counts[:-1], "earlier explorations"
         if len(url_counts) > 1:
             # on a line of its own, just above its sparkline (after "+N −N URLs" it read
             # "URLs   URLs over …" and wrapped mid-phrase at 80 columns)
             # ("Site's" only without the "Site since" line above it: 80 columns wrapped it)
-            text.append(("\n" if since else "Site's ") + f"URLs over {len(url_counts)} explorations "
+            text.append(("\n" if since else "Site's ") + f"URLs over {len(url_counts)} {kind} "
                         f"({url_counts[0]:,} → {url_counts[-1]:,}):", style="dim")
         line.update(text)
         line.set_class(not text.plain, "-hidden")
