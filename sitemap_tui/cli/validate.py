@@ -38,6 +38,7 @@ from sitemap_tui.cli.options import (
 from sitemap_tui.cli.verdict import (
     files_read,
     report_left_out,
+    report_redirects,
     run_notes,
     say_kept,
     strict_short,
@@ -330,6 +331,9 @@ def _validate(opts: ValidateOptions) -> int:
         "info": summary.errors + summary.warnings + summary.info,
         "never": 0,
     }[fail_on]
+    # a file read from another host: its fetch-redirected finding is in the report, but not that
+    # the -H headers stayed behind (found from outside: urls, stats, access and audit say both)
+    report_redirects(explorer)
     code = report_left_out(explorer, opts.strict, EXIT_FINDINGS if failing else EXIT_OK)
     return EXIT_FINDINGS if deep_cut and opts.strict else code
 
