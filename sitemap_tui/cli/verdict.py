@@ -192,7 +192,8 @@ def run_notes(explorer: Explorer, *, rule_notes: bool = True) -> list[str]:
 # what urls and stats say of each thing read otherwise than written (engine.filejob.noted_kind)
 _NOTED = {
     "misplaced": lambda n: (f"{plural(n, 'element')} not read, with any URL inside: not where the sitemap protocol"
-                            " reads one (a <urlset> or <sitemap> in a <urlset>, a wrapper element, a <url> in an"
+                            " reads one (a <urlset> or <sitemap> in a <urlset>, a wrapper element, one in a <url>"
+                            " that holds a <loc>, a <url> in an"
                             " index; validate names each: core-unknown-element, index-wrong-children)"),
     "repeated-loc": lambda n: (f"{plural(n, 'repeated <loc>')} not read: an entry's first <loc> is its URL"
                                " (validate names each: core-element-repeated)"),

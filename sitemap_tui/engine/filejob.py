@@ -366,6 +366,8 @@ class FileJob:
         run.acc.agg.no_url += getattr(info, "no_url", 0) + sum(1 for c in run.children if not (c.loc and c.loc.strip()))
         if getattr(info, "repeated_loc", 0):
             run.acc.agg.noted["repeated-loc"] += info.repeated_loc
+        if getattr(info, "hidden_locs", 0):
+            run.acc.agg.noted["misplaced"] += info.hidden_locs
         return JobDone(
             run.spec.node_id, run.kind, outcome, run.children, issues, info,
             run.acc.agg.to_json(), run.count, run.parse_seconds, unselected,

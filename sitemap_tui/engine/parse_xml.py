@@ -146,6 +146,7 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
         self._core: frozenset[str | None] = frozenset()
         self._entry_local = ""
         self._entry_tags: frozenset[str] = frozenset()  # Clark names of the entry element
+        self._loc_tags: tuple[str, ...] = ()  # Clark names of <loc> (see _configure)
         self._nested = False  # entries are grandchildren of the root (RSS 2.0 items)
         self._mode = ""  # "urlset", "index", "rss", "atom"
         self._specs: dict[Any, tuple[int, str]] = {}  # child tag -> (code, name), see _classify
@@ -535,6 +536,8 @@ class XmlSitemapParser(_StrayHandling, _EntryReader):
         )
         # every element in a core namespace ("{}*": no namespace), for _sweep
         self._core_patterns = tuple(f"{{{ns or ''}}}*" for ns in self._core)
+        # a <loc> of the core namespaces, inside an element the entry reader does not read
+        self._loc_tags = tuple("loc" if ns is None else f"{{{ns}}}loc" for ns in self._core)
         self._specs = {}
 
     def _over_cap(self, out: list[Item], cut: str | None) -> None:

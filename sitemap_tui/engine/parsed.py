@@ -33,6 +33,9 @@ class ParseInfo:
     replaced_at: int | None = None  # text sitemaps: the first line with bytes that are not UTF-8 (read as U+FFFD)
     no_url: int = 0  # text sitemaps: lines that are no URL (not blank), not listed
     repeated_loc: int = 0  # a second (third...) <loc> of one <url> or <sitemap>: the first is read
+    # elements of no protocol inside a <url> or <sitemap> that hold a <loc> (a <url> in a <url>,
+    # a wrapper around a <loc>): what they hold is not read (said by urls and stats)
+    hidden_locs: int = 0
     # Why the file was not read whole, in the order it happened: the rule id of each cut
     # ("url-count-over-limit", "index-too-many-sitemaps", "size-over-limit", or the fetch
     # error's rule when the body ended early). Empty: nothing was cut.

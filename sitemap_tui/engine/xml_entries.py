@@ -86,6 +86,7 @@ class _EntryReader:
     _mode: str
     _core: frozenset[str | None]
     _specs: dict[Any, tuple[int, str]]
+    _loc_tags: tuple[str, ...]
     _fspecs: dict[Any, tuple[int, str, str]]
     _undeclared: set[str]
     _undeclared_links: bool
@@ -281,6 +282,8 @@ class _EntryReader:
             elif code == _C_OTHER:
                 tags.append(name)
                 odd = _odd(odd, name, child)
+                if next(child.iter(*self._loc_tags), None) is not None:
+                    self.info.hidden_locs += 1  # (a URL in it is not read: said by urls and stats)
             elif code == _C_VIDEO:
                 tags.append(name)
                 videos.append(_video(child))
@@ -339,6 +342,8 @@ class _EntryReader:
                 self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
             else:  # (not a field of an index's <sitemap>: where it is, for its finding)
                 ref.odd_lines = _odd(ref.odd_lines, name, child)
+                if next(child.iter(*self._loc_tags), None) is not None:
+                    self.info.hidden_locs += 1
         if not have_loc and el.text:
             # <sitemap>https://…</sitemap>: some sites write the URL so (crawler-commons' tests
             # keep one); the finding quotes it, the explorer still follows only a <loc>
