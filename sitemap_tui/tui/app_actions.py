@@ -85,6 +85,8 @@ class Actions(ExportLink):
 
     def action_cancel(self) -> None:
         if self.bridge is None or not self.work_running():
+            # (found from outside: x with nothing running did nothing, without a word)
+            self.notify("Nothing is running: x stops an expand-all, checks, an audit and fetches.", markup=False)
             return
         self.bridge.cancel()
         self.notify("Cancelling…", markup=False)

@@ -49,6 +49,9 @@ async def test_expand_all_can_be_cancelled(make_app, monkeypatch):
             ) and len(model.nodes) == 13, timeout=30, what="expand all to finish")
             await settle(app, pilot)
             assert "files 12/12 · 436 URLs" in screen_text(app)
+            # x with nothing left to stop says so (found from outside: it did nothing, unsaid)
+            await pilot.press("x")
+            await wait_for(pilot, lambda: any(n.startswith("Nothing is running") for n in notes), what="the note")
 
 
 async def test_expand_all_streams_into_the_selected_pane(demo_server, make_app):
