@@ -58,7 +58,9 @@ class IssueTree(Tree[IssueItem]):
         depth, up = 0, node.parent
         while up is not None and up is not self.root:
             depth, up = depth + 1, up.parent
-        room = self.scrollable_content_region.width - depth * self.guide_depth
+        # the vertical scrollbar's cells kept free whether it shows or not: it comes and goes
+        # with the rows, and a label sized before it came ran under it (a snapshot differed)
+        room = self.content_region.width - self.styles.scrollbar_size_vertical - depth * self.guide_depth
         if room > 1 and text.cell_len > room:
             text.truncate(room, overflow="ellipsis")
         return text

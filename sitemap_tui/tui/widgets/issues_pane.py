@@ -89,7 +89,8 @@ class IssuesPane(Vertical):
         #issues-bar { height: 1; }
         #issues-filter { width: 1fr; }
         #issues-bar Checkbox { width: auto; }
-        #issues-tree { height: 1fr; min-height: 4; }
+        /* rows are cut to the width with a "…" (IssueTree.render_label): no scrollbar takes a row */
+        #issues-tree { height: 1fr; min-height: 4; overflow-x: hidden; }
         #issues-status { height: 1; color: $text-muted; }
         #issues-detail { height: auto; max-height: 50%; border-top: solid $primary; }
         #issues-source { margin-top: 1; }
