@@ -56,10 +56,12 @@ class AuditLink(CompareLink):
         rate = self.options.page_rate if self.options is not None else AuditOptions().rate
         pace = f"at most {rate:g} requests/s per host" if rate > 0 else "no rate limit (--rate 0)"
         body = Text()
-        body.append(f"Fetch the {plural(urls, 'listed URL')} of {plural(len(ids), 'sitemap')} under ")
+        # the header then counts URLs, each once: the listings are said as such here (found
+        # from outside: "Fetch the 436 listed URLs", then "auditing 12/420 URLs")
+        body.append(f"Fetch the URLs of {plural(len(ids), 'sitemap')} under ")
         body.append(display(short_name(node), 120), style="bold")
-        body.append(f"?\n\nEach URL once (a URL listed twice is one request), {pace}, "
-                    "robots.txt obeyed, only the sitemaps' hosts; "
+        body.append(f" ({plural(urls, 'listing')}: a URL listed twice is one request)?\n\n"
+                    f"{pace[:1].upper()}{pace[1:]}, robots.txt obeyed, only the sitemaps' hosts; "
                     "the page's head is read for noindex and canonical. Results are kept as they arrive: "
                     "x stops, and u again goes on with the URLs not done.")
 

@@ -227,7 +227,10 @@ async def test_the_audits_question_says_its_keys_and_the_arrows_reach_the_button
         notes = capture_notes(app)
         await audit_question(app, pilot)
         assert "y: Audit · n or escape: No" in screen_text(app)
-        assert "Each URL once" in screen_text(app)  # the header counts distinct URLs, fewer than listed
+        # the header counts distinct URLs, fewer than listed: the question counts listings as such
+        # (found from outside: "Fetch the 436 listed URLs", then "auditing 12/420 URLs")
+        text = " ".join(screen_text(app).replace("█", " ").split())
+        assert "(4 listings: a URL listed twice is one request)" in text and "listed URLs" not in text, text
         await pilot.press("enter")  # the focused button is No: nothing is fetched
         await wait_for(pilot, lambda: type(app.screen).__name__ != "ConfirmScreen", what="the question to close")
         assert app.jobs.audit is None
@@ -261,7 +264,7 @@ async def test_the_explorers_rate_paces_its_audit_and_the_question_says_it(https
         notes = capture_notes(app)
         await audit_question(app, pilot)
         text = " ".join(screen_text(app).replace("█", " ").split())  # (the dialog's border apart)
-        assert ("at most 2 requests/s per host" if rate else "no rate limit (--rate 0)") in text, text
+        assert ("At most 2 requests/s per host" if rate else "No rate limit (--rate 0)") in text, text
         await pilot.press("y")
         await wait_for(pilot, lambda: any(n.startswith("Audit done") for n in notes), what="the audit", timeout=60)
     assert len(asked) == len(paths)
