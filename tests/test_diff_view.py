@@ -205,3 +205,21 @@ def test_removed_rows_match_no_counting_rule_of_new(compared) -> None:
     assert Query(store, flt, "loc").rows(store.conn) == []
     own = Query(store, EntryFilter(rule="lastmod-missing"), "loc").rows(store.conn)
     assert {r.loc.removeprefix(b) for r in own if r.loc} >= {"/t", "/café"}, own
+
+
+def test_lang_over_removed_rows_reads_the_links_kept_beside_them(compared) -> None:
+    """``lang:CODE`` on compare mode's removed rows reads OLD's links, copied beside them under
+    their ids (NEW's ``alternates`` has none of theirs). Near miss: another language."""
+    _, store, scratch, _ = compared
+    removed = Query(store, EntryFilter(diff="removed", diff_db=str(scratch)), "loc").rows(store.conn)
+    one = removed[0].id
+    with sqlite3.connect(scratch) as conn:
+        conn.execute("INSERT INTO v_removed_alternates(entry_id, rel, hreflang, href) VALUES (?, 'alternate', ' DE ', ?)",
+                     (one, "https://example.com/de/"))
+    try:
+        for code, want in (("de", [one]), ("fr", [])):
+            flt = EntryFilter(diff="removed", diff_db=str(scratch), hreflang=code)
+            assert [r.id for r in Query(store, flt, "loc").rows(store.conn)] == want, code
+    finally:
+        with sqlite3.connect(scratch) as conn:
+            conn.execute("DELETE FROM v_removed_alternates WHERE entry_id = ?", (one,))

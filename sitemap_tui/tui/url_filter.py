@@ -159,6 +159,13 @@ def _has(uf: UserFilter, value: str, now: int | None) -> None:
         raise _unknown("has", what, ("issue", *EXTENSIONS), "use issue, image, video, news, hreflang")
 
 
+def _lang(uf: UserFilter, value: str, now: int | None) -> None:
+    code = value.strip().lower()[:35]  # as the Extensions pane counts the languages
+    if not code:
+        raise ValueError("lang:? add an hreflang code, e.g. lang:de or lang:x-default")
+    uf.hreflang = code
+
+
 def _changefreq(uf: UserFilter, value: str, now: int | None) -> None:
     what = value.lower()
     if what not in _STATES and parse_changefreq(what) is None:
@@ -208,6 +215,8 @@ WORDS: tuple[Word, ...] = (
     Word("lastmod", "lastmod:2024-01..2024-06", "lastmod in a period (YYYY[-MM[-DD]], either end open),"
          " or lastmod:missing, invalid, any, future", _lastmod),
     Word("has", "has:WHAT", "URLs with an issue (has:issue) or an extension: image, video, news, hreflang", _has),
+    Word("lang", "lang:CODE", "URLs with an hreflang alternate in that language (lang:de, lang:x-default),"
+         " as the Extensions pane counts them", _lang),
     Word("changefreq", "changefreq:WORD", f"changefreq {', '.join(CHANGEFREQS)}, missing, invalid or any",
          _changefreq),
     Word("priority", "priority:0.5|missing|…", "priority, as the Overview rounds it (0.5), or missing, invalid, any",
@@ -323,6 +332,7 @@ def row_matches(
     sets: tuple[frozenset[int] | None, frozenset[int] | None] | None = None,
     diff_check: Callable[[int, str], bool] | None = None,
     coverage_check: Callable[[int, str], bool] | None = None,
+    lang_check: Callable[[int, str], bool] | None = None,
 ) -> bool:
     """The filter evaluated in Python on one row (to show "all filtered" marks).
 
@@ -331,7 +341,8 @@ def row_matches(
     ``rule_check`` / ``diff_check``: whether a row has an issue of a rule / is in a change
     category (engine.store.urls.has_rule, engine.store.diff_view.has_mark); ``coverage_check``
     whether an entry is ``orphan`` / ``not-in-list`` (engine.store.coverage_filters.has_coverage)
-    or ``skipped`` by the audit (engine.store.audit_filters.is_skipped)."""
+    or ``skipped`` by the audit (engine.store.audit_filters.is_skipped); ``lang_check`` whether it
+    has an alternate in an hreflang language (engine.store.urls.has_hreflang)."""
     nodes, ids = sets if sets is not None else (
         None if flt.node_ids is None else frozenset(flt.node_ids),
         None if flt.entry_ids is None else frozenset(flt.entry_ids),
@@ -379,6 +390,8 @@ def row_matches(
     for word, asked in (("orphan", flt.orphan), ("not-in-list", flt.coverage == "not-in-list")):
         if asked and coverage_check is not None and not coverage_check(row.id, word):
             return False
+    if flt.hreflang and lang_check is not None and not lang_check(row.id, flt.hreflang):
+        return False
     return not (flt.rule and rule_check is not None and not rule_check(row.id, flt.rule))
 
 

@@ -245,6 +245,22 @@ async def test_extension_row_opens_its_urls(demo_server, make_app, size):
         await wait_for(pilot, lambda: active_tab(app) == "extensions", what="the extensions again")
         await pilot.pause()
         assert app.focused is rows_list
+        # the arrows go on into the hreflang languages, and Enter on one lists the URLs with an
+        # alternate in it (found from outside: the languages were a picture, Down stopped above)
+        await press_until(pilot, "down", lambda: rows_list.highlighted_row.filter_text == "lang:de", "the de row")
+        links = int(rows_list.highlighted_row.label.plain.split()[1].replace(",", ""))
+        await pilot.press("enter")
+        await landed(app, pilot, "lang:de")
+        rows = listed(app)
+        store = Store(app.db_path, readonly=True)
+        try:
+            with_de = {eid for (eid,) in store.conn.execute(
+                "SELECT DISTINCT entry_id FROM alternates WHERE lower(hreflang) = 'de'")}
+        finally:
+            store.conn.close()
+        # (each of these URLs links de once: the pane counts links, the table URLs)
+        assert app.url_table.grid.total == len(rows) == links == len(with_de) > 0
+        assert {r.id for r in rows} == with_de
 
 
 @sizes

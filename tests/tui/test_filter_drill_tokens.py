@@ -165,7 +165,7 @@ def test_each_word_is_named_once_and_parsed_by_its_own_entry() -> None:
             f"{w.name}:{_SAMPLE[w.name]}", now=NOW) != parse_filter("", now=NOW), w.name
 
 
-_SAMPLE = {"re": "x", "url": "https://example.com/p1", "sitemap": "https://example.com/sitemap.xml", "lastmod": "2024", "has": "issue", "changefreq": "daily", "priority": "0.5",
+_SAMPLE = {"re": "x", "url": "https://example.com/p1", "sitemap": "https://example.com/sitemap.xml", "lastmod": "2024", "has": "issue", "lang": "de", "changefreq": "daily", "priority": "0.5",
            "rule": "loc-not-absolute", "diff": "added", "status": "404", "indexable": "no",
            "reason": "noindex", "canonical": "other", "blocked": "GPTBot", "allowed": "GPTBot",
            "orphan": "yes", "coverage": "missing"}

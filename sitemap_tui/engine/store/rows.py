@@ -30,6 +30,9 @@ class EntryFilter:
     lastmod_to: int | None = None  # unix seconds, exclusive
     has_issue: bool = False
     extension: str | None = None  # one of EXTENSIONS
+    # entries with an alternate link in this hreflang language, as stats.Aggregate.hreflang
+    # counts it (stripped, lower case, 35 characters): the Extensions pane's language rows
+    hreflang: str | None = None
     rule: str | None = None  # entries with an issue of this rule
     entry_ids: Sequence[int] | None = None  # marked rows
     # the groups the Overview and Lastmod panes count (stats.Aggregate), so a drill into one

@@ -28,3 +28,8 @@ def rule_condition(rule: str) -> tuple[str, list[Any]]:
     # which NEW's findings did not count: found by a review, diff:removed listed them)
     return (f"({named} OR (e.id > 0 AND e.loc IS NOT NULL AND {counted} AND e.node_id IN"
             " (SELECT node_id FROM issues WHERE rule = ? AND entry_id IS NULL)))"), [rule, rule]
+
+
+# an alternate's (``a``) hreflang as stats.Aggregate.hreflang keys it, for ``lang:CODE``: the
+# Extensions pane's language rows (lower() is SQLite's ASCII one: the codes are ASCII)
+HREFLANG_KEY = "substr(lower(trim(a.hreflang, ' ' || char(9, 10, 13))), 1, 35)"

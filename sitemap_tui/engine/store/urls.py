@@ -30,7 +30,7 @@ from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.coverage_filters import MISSING_VIEW, entry_source
 from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
-from sitemap_tui.engine.store.rule_filter import COUNTED, rule_condition
+from sitemap_tui.engine.store.rule_filter import COUNTED, HREFLANG_KEY, rule_condition
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq
 
 PAGE = 100
@@ -372,6 +372,12 @@ def rule_names_entries(conn: sqlite3.Connection, rule: str) -> bool | None:
     if conn.execute("SELECT 1 FROM issues WHERE rule=? LIMIT 1", (rule,)).fetchone() is None:
         return None
     return rule in COUNTED  # a file's count of its URLs names those URLs (store.rule_filter)
+
+
+def has_hreflang(conn: sqlite3.Connection, entry_id: int, code: str) -> bool:
+    """Whether the entry is one ``lang:CODE`` lists (for marks of a language's URLs)."""
+    return conn.execute(f"SELECT 1 FROM alternates a WHERE a.entry_id=? AND {HREFLANG_KEY} = ? LIMIT 1",
+                        (entry_id, code)).fetchone() is not None
 
 
 def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:

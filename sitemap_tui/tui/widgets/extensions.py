@@ -1,13 +1,14 @@
 """The Extensions pane: image / video / news / hreflang usage, and a per-language table.
 
-Enter on an extension's row lists the URLs that use it (``has:video``, ...) in the URL table."""
+Enter on an extension's row lists the URLs that use it (``has:video``, ...) in the URL table, and
+on a language's row the URLs with an alternate in it (``lang:de``): one list, the arrows go on
+from the extensions into the languages (found from outside: the languages were a picture)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -131,47 +132,51 @@ class ExtensionsPane(NodePane):
                 Text(f"{items:,}"),
             )
             drill.append(DrillRow(label, filter_text, f"URLs with {name} ({plural(with_it, 'URL')})"))
+        langs = agg.hreflang
+        if langs:
+            drill += self._language_rows(langs, urls)
         self.rows.set_rows(drill)
         if self.screen.focused is super().body:
             self.rows.focus()  # `2` came before the rows: they are the pane's main widget now
-        parts: list[Any] = []
-        langs = agg.hreflang
-        if langs:
-            parts.append(Text(f"hreflang languages ({len(langs):,})", style="bold underline"))
-            shown = sorted(langs.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_LANGS]
-            names = [display(lang, 40) for lang, _ in shown]
-            top = max(langs.values())
-            lt = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-            lt.add_column("hreflang", no_wrap=True, min_width=9)  # x-default whole
-            if self.size.width >= WIDE:
-                bar_w = 16
-                lt.add_column("Alternates", justify="right", no_wrap=True, min_width=10)
-                lt.add_column("", no_wrap=True, width=bar_w)
-                lt.add_column("Share of URLs", justify="right", no_wrap=True, min_width=13)
-            else:
-                # at 80 columns the long headings cut the share off: short ones, and the bar
-                # takes what the name and the numbers leave (as the extension rows above)
-                name_w = max(9, min(16, max(len(n) for n in names)))
-                numbers = max(5, len(f"{top:,}"))
-                # (each of the four columns is padded a cell each side; the body's margin)
-                bar_w = max(3, self.size.width - name_w - numbers - 5 - 4 * 2 - 2)
-                lt.columns[0].max_width = name_w
-                lt.add_column("Links", justify="right", no_wrap=True, min_width=numbers)
-                lt.add_column("", no_wrap=True, width=bar_w)
-                lt.add_column("Share", justify="right", no_wrap=True, min_width=5)
-            for name, (_lang, n) in zip(names, shown, strict=True):
-                lt.add_row(
-                    Text(name),
-                    Text(f"{n:,}"),
-                    Text(bar(n / top if top else 0.0, bar_w).rstrip(), style="magenta"),
-                    Text(_share(n, urls), style="dim"),
-                )
-            parts.append(lt)
-            if len(langs) > MAX_LANGS:
-                parts.append(Text(f"… and {len(langs) - MAX_LANGS:,} more", style="dim"))
+        if not langs:
+            update_static(body, Text("No hreflang alternates.", style="dim"))
+        elif len(langs) > MAX_LANGS:
+            update_static(body, Text(f"… and {len(langs) - MAX_LANGS:,} more languages", style="dim"))
         else:
-            parts.append(Text("No hreflang alternates.", style="dim"))
-        update_static(body, Group(*parts))
+            update_static(body, Text(""))
+        body.display = not langs or len(langs) > MAX_LANGS
+
+    def _language_rows(self, langs: Mapping[str, int], urls: int) -> list[DrillRow]:
+        """A heading and one row per language (the most linked first, at most MAX_LANGS), each
+        drilling to ``lang:CODE``: its alternates, a bar relative to the most linked, and the
+        share of the URLs (one URL may link a language more than once: a rough share)."""
+        shown = sorted(langs.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_LANGS]
+        names = [display(lang, 40) for lang, _ in shown]
+        top = max(langs.values())
+        numbers = max(5, len(f"{top:,}"))
+        if self.size.width >= WIDE:
+            widths, headings = (16, max(10, numbers), 16, 13), ("hreflang", "Alternates", "", "Share of URLs")
+        else:
+            # at 80 columns the long headings cut the share off: short ones, and the bar takes
+            # what the name and the numbers leave (as the extension rows above)
+            name_w = max(9, min(16, max(len(n) for n in names)))  # (x-default whole)
+            bar_w = max(3, self.size.width - name_w - numbers - 5 - 3 - 4)
+            widths, headings = (name_w, numbers, bar_w, 5), ("hreflang", "Links", "", "Share")
+        rows = [DrillRow(Text(""), None),
+                DrillRow(Text(f"hreflang languages ({len(langs):,})", style="bold underline"), None),
+                DrillRow(_row(widths, *(Text(h, style="bold") for h in headings)), None)]
+        for name, (lang, n) in zip(names, shown, strict=True):
+            label = _row(
+                widths,
+                Text(name if len(name) <= widths[0] else name[: widths[0] - 1] + "…"),
+                Text(f"{n:,}"),
+                Text(bar(n / top if top else 0.0, widths[2]).rstrip(), style="magenta"),
+                Text(_share(n, urls), style="dim"),
+            )
+            # (a code the filter bar cannot take as one word is shown, not drilled)
+            word = f"lang:{lang}" if lang.isprintable() and not any(c.isspace() for c in lang) else None
+            rows.append(DrillRow(label, word, f"URLs with an hreflang {name} alternate ({plural(n, 'link')})"))
+        return rows
 
 
 def _row(widths: tuple[int, ...], *cells: Text) -> Text:

@@ -15,7 +15,7 @@ from sitemap_tui.engine.store import EntryFilter, EntryRow, connect
 from sitemap_tui.engine.store.audit_filters import is_skipped
 from sitemap_tui.engine.store.coverage_filters import has_coverage
 from sitemap_tui.engine.store.diff_view import attach, has_mark
-from sitemap_tui.engine.store.urls import Query, has_rule, row_key
+from sitemap_tui.engine.store.urls import Query, has_hreflang, has_rule, row_key
 from sitemap_tui.tui.url_filter import row_matches, to_files
 from sitemap_tui.tui.widgets.url_table.listing import Listing
 from sitemap_tui.tui.widgets.url_table.messages import Materialised, Ranged
@@ -92,13 +92,18 @@ class MarkedListing(Listing):
             return is_skipped(self.store.conn, entry_id)
         return has_coverage(self.store.conn, entry_id, word)
 
+    def _lang_check(self, entry_id: int, code: str) -> bool:
+        """Whether a row has an alternate in the hreflang language ``code`` (a lookup per row)."""
+        return self.store is not None and has_hreflang(self.store.conn, entry_id, code)
+
     def is_marked(self, row: EntryRow) -> bool:
         m = self.marks
         if row.id in m.added:
             return True
         if m.all_filter is None or row.id in m.removed:
             return False
-        return row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check, self._coverage_check)
+        return row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check, self._coverage_check,
+                           self._lang_check)
 
     def _marks_changed(self, *, undoable: bool = False) -> None:
         if not undoable:
@@ -116,7 +121,8 @@ class MarkedListing(Listing):
                 m.removed.add(row.id)
         else:
             m.removed.discard(row.id)
-            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check, self._coverage_check):
+            if m.all_filter is None or not row_matches(m.all_filter, row, self._rule_check, m.sets, self._diff_check,
+                                                        self._coverage_check, self._lang_check):
                 m.added.add(row.id)
         self._marks_changed()
 
