@@ -19,7 +19,7 @@ from sitemap_tui.engine.store.diff_view import (
     is_removed,
     mark_counts,
 )
-from sitemap_tui.engine.store.urls import Query
+from sitemap_tui.engine.store.urls import Query, has_hreflang
 from sitemap_tui.session.diff import compare_for_view
 from sitemap_tui.tui.url_filter import combine, parse_filter, row_matches
 
@@ -220,6 +220,9 @@ def test_lang_over_removed_rows_reads_the_links_kept_beside_them(compared) -> No
         for code, want in (("de", [one]), ("fr", [])):
             flt = EntryFilter(diff="removed", diff_db=str(scratch), hreflang=code)
             assert [r.id for r in Query(store, flt, "loc").rows(store.conn)] == want, code
+            # the marks' per-row check of the same filter agrees (the comparison attached)
+            attach(store.conn, str(scratch))
+            assert has_hreflang(store.conn, one, code) == bool(want), code
     finally:
         with sqlite3.connect(scratch) as conn:
             conn.execute("DELETE FROM v_removed_alternates WHERE entry_id = ?", (one,))

@@ -13,6 +13,13 @@ from typing import Any
 
 from sitemap_tui.engine.model import Entry
 
+HREFLANG_KEPT = 35  # characters of an hreflang value Aggregate.hreflang keeps
+
+
+def hreflang_key(code: str) -> str:
+    """An hreflang value as Aggregate.hreflang counts it, and ``lang:CODE`` asks for it."""
+    return code.strip().lower()[:HREFLANG_KEPT]
+
 
 def url_key(loc: str) -> bytes:
     """An 8-byte digest standing for a URL in dedup sets (bounded memory per URL)."""
@@ -177,7 +184,7 @@ class FileAccumulator:
                 agg.alternates += len(e.alternates)
                 for alt in e.alternates:
                     if alt.hreflang:
-                        agg.hreflang[alt.hreflang.strip().lower()[:35]] += 1
+                        agg.hreflang[alt.hreflang.strip().lower()[:HREFLANG_KEPT]] += 1  # (hreflang_key, inline)
         agg.urls += len(entries)
         agg.lastmod_min, agg.lastmod_max = lm_min, lm_max
         if by_day:

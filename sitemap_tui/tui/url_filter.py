@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
+from sitemap_tui.engine.stats import hreflang_key
 from sitemap_tui.engine.store import EXTENSIONS, EntryFilter, EntryRow, priority_bucket
 from sitemap_tui.engine.store.audit_filters import (
     CANONICALS,
@@ -160,7 +161,7 @@ def _has(uf: UserFilter, value: str, now: int | None) -> None:
 
 
 def _lang(uf: UserFilter, value: str, now: int | None) -> None:
-    code = value.strip().lower()[:35]  # as the Extensions pane counts the languages
+    code = hreflang_key(value)  # as the Extensions pane counts the languages
     if not code:
         raise ValueError("lang:? add an hreflang code, e.g. lang:de or lang:x-default")
     uf.hreflang = code

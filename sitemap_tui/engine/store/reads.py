@@ -12,8 +12,8 @@ from sitemap_tui.engine.stats import Aggregate
 from sitemap_tui.engine.store.audit_filters import audit_clauses
 from sitemap_tui.engine.store.base import StoreBase
 from sitemap_tui.engine.store.coverage_filters import coverage_clauses, entry_source
-from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, mark_condition
 from sitemap_tui.engine.store.diff_view import attach as attach_diff
+from sitemap_tui.engine.store.diff_view import mark_condition
 from sitemap_tui.engine.store.rows import (
     ENTRY_COLUMNS,
     EntryFilter,
@@ -22,7 +22,7 @@ from sitemap_tui.engine.store.rows import (
     chunks,
     row_to_node,
 )
-from sitemap_tui.engine.store.rule_filter import HREFLANG_KEY, rule_condition
+from sitemap_tui.engine.store.rule_filter import hreflang_condition, rule_condition
 from sitemap_tui.engine.store.schema import (
     EXTENSIONS,
     NODE_STAT_COLUMNS,
@@ -214,9 +214,7 @@ class StoreReads(StoreBase):
         if f.extension:
             clauses.append(f"e.{EXTENSIONS[f.extension]} > 0")
         if f.hreflang:
-            # (compare mode's removed rows keep OLD's links beside them, under their own ids)
-            links = f"{REMOVED_SOURCE}_alternates" if f.diff == "removed" else "alternates"
-            clauses.append(f"EXISTS (SELECT 1 FROM {links} a WHERE a.entry_id = e.id AND {HREFLANG_KEY} = ?)")
+            clauses.append(hreflang_condition(removed=f.diff == "removed"))
             params.append(f.hreflang)
         if f.rule:
             cond, more = rule_condition(f.rule)

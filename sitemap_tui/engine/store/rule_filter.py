@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitemap_tui.engine.stats import HREFLANG_KEPT
+from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE
+
 COUNTED: dict[str, str] = {
     "lastmod-missing": "e.lastmod_raw IS NULL",
     "changefreq-ignored": "e.changefreq_raw IS NOT NULL",
@@ -30,6 +33,11 @@ def rule_condition(rule: str) -> tuple[str, list[Any]]:
             " (SELECT node_id FROM issues WHERE rule = ? AND entry_id IS NULL)))"), [rule, rule]
 
 
-# an alternate's (``a``) hreflang as stats.Aggregate.hreflang keys it, for ``lang:CODE``: the
-# Extensions pane's language rows (lower() is SQLite's ASCII one: the codes are ASCII)
-HREFLANG_KEY = "substr(lower(trim(a.hreflang, ' ' || char(9, 10, 13))), 1, 35)"
+
+def hreflang_condition(removed: bool = False) -> str:
+    """SQL over ``entries e`` for ``lang:CODE`` (one parameter, stats.hreflang_key's form): an
+    alternate in that language (lower() is SQLite's ASCII one: the codes are ASCII). Compare
+    mode's ``removed`` rows keep OLD's links beside them, under their own ids."""
+    links = f"{REMOVED_SOURCE}_alternates" if removed else "alternates"
+    key = f"substr(lower(trim(a.hreflang, ' ' || char(9, 10, 13))), 1, {HREFLANG_KEPT})"
+    return f"EXISTS (SELECT 1 FROM {links} a WHERE a.entry_id = e.id AND {key} = ?)"

@@ -29,8 +29,8 @@ from sitemap_tui.engine.store import (
 from sitemap_tui.engine.store.audit import STORED_COLUMNS, AuditRow
 from sitemap_tui.engine.store.audit_filters import AUDIT_KEY, SORT_KEYS, AuditView
 from sitemap_tui.engine.store.coverage_filters import MISSING_VIEW, entry_source
-from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach
-from sitemap_tui.engine.store.rule_filter import COUNTED, HREFLANG_KEY, rule_condition
+from sitemap_tui.engine.store.diff_view import REMOVED_SOURCE, attach, is_removed
+from sitemap_tui.engine.store.rule_filter import COUNTED, hreflang_condition, rule_condition
 from sitemap_tui.engine.values import CHANGEFREQS, parse_changefreq
 
 PAGE = 100
@@ -375,9 +375,10 @@ def rule_names_entries(conn: sqlite3.Connection, rule: str) -> bool | None:
 
 
 def has_hreflang(conn: sqlite3.Connection, entry_id: int, code: str) -> bool:
-    """Whether the entry is one ``lang:CODE`` lists (for marks of a language's URLs)."""
-    return conn.execute(f"SELECT 1 FROM alternates a WHERE a.entry_id=? AND {HREFLANG_KEY} = ? LIMIT 1",
-                        (entry_id, code)).fetchone() is not None
+    """Whether the entry is one ``lang:CODE`` lists (for marks of a language's URLs; a removed
+    row's links are in the comparison, which the marks' diff check attached)."""
+    cond = hreflang_condition(removed=is_removed(entry_id))
+    return conn.execute(f"SELECT 1 FROM (SELECT ? AS id) e WHERE {cond}", (entry_id, code)).fetchone() is not None
 
 
 def has_rule(conn: sqlite3.Connection, entry_id: int, rule: str) -> bool:
