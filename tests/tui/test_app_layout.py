@@ -16,7 +16,9 @@ from app_helpers import (
     wait_for,
     wait_started,
 )
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
+
+from sitemap_tui.tui.widgets.pane_tabs import PaneTabs
 
 SIZES = [(200, 50), (80, 24)]
 WIDE_TREE = 64  # what the tree took at 200 columns before, and still takes: 40% of the width, at most 64
@@ -32,8 +34,8 @@ def tree_columns(app: Any) -> int:
     return app.tree.outer_size.width if app.tree.display else 0
 
 
-def tabs(app: Any) -> TabbedContent:
-    return app.query_one("#tabs", TabbedContent)
+def tabs(app: Any) -> PaneTabs:
+    return app.query_one("#tabs", PaneTabs)
 
 
 async def explored(app: Any, pilot: Any) -> None:
@@ -464,10 +466,10 @@ async def test_every_tab_name_is_whole_beside_the_tree(demo_server, make_app, si
             assert " Overview " in bar and " Changes" in bar.rstrip() + " ", (key, bar)
             assert bar.rstrip().endswith("Changes"), (key, bar)
             await underlined(app, pilot, name)
-        assert tabs(app).has_class("-tight") == (size[0] < 100)
+        assert tabs(app).tight == (size[0] < 100)
         await pilot.press("ctrl+b")
         await settle(app, pilot)
-        assert not tabs(app).has_class("-tight")
+        assert not tabs(app).tight
         assert " Overview  Extensions  Lastmod " in screen_text(app).splitlines()[1]
         await underlined(app, pilot, "Changes")
 

@@ -53,6 +53,8 @@ def _share(n: int, total: int) -> str:
 
 
 class ExtensionsPane(NodePane):
+    DEFAULT_CLASSES = "-empty"  # until a node's numbers come (at construction: no restyle)
+
     DEFAULT_CSS = """
     ExtensionsPane { height: 1fr; }
     ExtensionsPane > VerticalScroll { height: 1fr; }
@@ -70,9 +72,6 @@ class ExtensionsPane(NodePane):
             yield Static(Text("Select a node in the tree.", style="dim"), id="ext-body")
 
     _shown: Aggregate | None = None
-
-    def on_mount(self) -> None:
-        self.add_class("-empty")
 
     @property
     def body(self) -> Widget:

@@ -83,6 +83,10 @@ class _SourceLoaded(Message, bubble=False):
 class IssuesPane(Vertical):
     """Issues of a scope (see the module docstring)."""
 
+    # until a rule or an issue is highlighted; a class given at construction costs no restyle, one
+    # added on mount restyles the pane and all under it
+    DEFAULT_CLASSES = "-no-detail"
+
     DEFAULT_CSS = """
     IssuesPane {
         height: 1fr;
@@ -217,7 +221,6 @@ class IssuesPane(Vertical):
         return self.loaded_token == self._token
 
     def on_mount(self) -> None:
-        self.add_class("-no-detail")  # until a rule or an issue is highlighted
         self.reload()
 
     def on_resize(self) -> None:
