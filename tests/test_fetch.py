@@ -1018,3 +1018,46 @@ async def test_fetching_searches_for_no_module(httpserver: HTTPServer, monkeypat
             out = await f.fetch(httpserver.url_for("/sitemap.xml"), lambda _b: None)
             assert out.ok
     assert searches.names == []
+
+
+class _CountingSlots:
+    """Request slots that count how often a fetch takes its slot (each take, in a worker, is a
+    round trip to the explorer: an ask, a grant, and a give back later)."""
+
+    def __init__(self) -> None:
+        self.takes = 0
+
+    @contextlib.asynccontextmanager
+    async def slot(self, host: str):  # type: ignore[no-untyped-def]
+        from sitemap_tui.engine.limits import Lease
+
+        async def take(_resume: bool) -> None:
+            self.takes += 1
+
+        lease = Lease(take, lambda: None)
+        await lease.take()
+        try:
+            yield lease
+        finally:
+            lease.give()
+
+
+async def test_a_body_whose_length_came_whole_takes_no_slot_for_its_end(httpserver: HTTPServer) -> None:
+    """Between two reads a fetch lends its slot back while it parses, and takes it again before
+    the next read. Once every Content-Length byte came, that next read only ends the body from what
+    the connection holds: no slot for it (1,000 one-URL files with two workers: three of a file's
+    twelve messages). A body of unknown length takes it again, as before."""
+    httpserver.expect_request("/known.xml").respond_with_response(xml_response())
+    httpserver.expect_request("/unknown.xml").respond_with_response(
+        Response((XML[i:i + 500] for i in range(0, len(XML), 500)), content_type="application/xml"))
+    takes = {}
+    for path in ("/known.xml", "/unknown.xml"):
+        slots = _CountingSlots()
+        buf = bytearray()
+        async with Fetcher(cfg(), slots=slots) as f:  # type: ignore[arg-type]
+            out = await f.fetch(httpserver.url_for(path), buf.extend)
+        assert out.ok and bytes(buf) == XML, path
+        takes[path] = slots.takes
+    # the request's take only; the unknown length, one more per read after the first (how many
+    # reads the streamed pieces arrive in is the network's)
+    assert takes["/known.xml"] == 1 and takes["/unknown.xml"] >= 2, takes
