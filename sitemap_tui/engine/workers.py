@@ -16,9 +16,11 @@ and request slots.
 Request slots: a worker's Fetcher takes no slot of its own. For each request it asks the
 explorer's ``Limiter`` (``RemoteSlots``: a ``_SlotAsk`` up the results pipe, a grant down the
 worker's queue, a ``_SlotFree`` when the response is read, and the same again around each
-parse of a chunk, see ``limits.Lease``), so ``--concurrency`` and
-``--per-host`` hold for the whole exploration, in-process fetches included. The round trip
-costs well under a millisecond per request, against the tens of milliseconds of the request.
+parse of a chunk, see ``limits.Lease``; not for the read that only ends a body whose
+Content-Length bytes all came), so ``--concurrency`` and ``--per-host`` hold for the whole
+exploration, in-process fetches included. The round trip costs well under a millisecond per
+request, against the tens of milliseconds of the request. What a worker sends goes through its
+``worker_outbox.Outbox``, several messages to a send when they wait together.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import itertools
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
-import queue
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -39,15 +40,14 @@ from typing import Any
 
 from sitemap_tui import scratch
 from sitemap_tui.engine.fetch import FetchConfig
-from sitemap_tui.engine.filejob import JobBatch, JobDone, JobMessage, JobProgress, JobSpec
+from sitemap_tui.engine.filejob import JobBatch, JobDone, JobMessage, JobSpec
 from sitemap_tui.engine.limits import Lease, Limiter
 from sitemap_tui.engine.netpolicy import pin_answers, pinned_answers
 from sitemap_tui.engine.store import ShardWriter, remove_shard
 from sitemap_tui.engine.store.shard import ROTATE, shard_dir_files
 from sitemap_tui.engine.validator import Validator
+from sitemap_tui.engine.worker_outbox import Outbox
 
-# messages of one file that may wait in a worker's outbox before that file pauses its download
-FILE_BACKLOG = 8
 # how long the explorer waits for what a cancelled file's worker parsed (the worker stops it at
 # once and sends it on; a worker too busy to answer must not hold the cancel up for long)
 CANCEL_GRACE_S = 1.0
@@ -91,83 +91,6 @@ class _Grant:
     """Explorer -> worker: the request waiting on this ticket may go."""
 
     ticket: int
-
-
-class _Outbox:
-    """Everything a worker sends to the explorer, sent down its results pipe by one thread.
-
-    A worker runs several files on one loop. Were the loop itself to block on the full results
-    pipe (the explorer writing rows behind), every file of the worker would stop reading its
-    socket, and servers drop a client that stops reading (seen: a 50 MiB file cut off by the
-    test server's 5 s send timeout while a sibling's batches waited). Here the loop never blocks:
-    the thread keeps the order of all messages, and each file with more than ``FILE_BACKLOG``
-    of its messages still waiting pauses before its next network read (``pace``), alone.
-    Progress reports do not count (a file that yields no rows, a 50 MiB line of text, must not
-    pause behind its own progress): one waits per file at most, the newer ones are dropped
-    until it is sent, since each says only how far the download got."""
-
-    def __init__(self, results: Any, loop: asyncio.AbstractEventLoop) -> None:
-        self._results = results
-        self._loop = loop
-        self._queue: queue.SimpleQueue[tuple[Any, int | None]] = queue.SimpleQueue()
-        self._pending: dict[int, int] = {}
-        self._drained: dict[int, asyncio.Event] = {}
-        self._progress: set[int] = set()  # files with a progress report waiting to be sent
-        self._thread = threading.Thread(target=self._send, name="sitemap-tui-outbox", daemon=True)
-        self._thread.start()
-
-    def put(self, msg: Any, node_id: int | None = None) -> None:
-        """Queue a message (from the loop's thread); ``node_id`` counts it against that file."""
-        if isinstance(msg, JobProgress):
-            if msg.node_id in self._progress:
-                return
-            self._progress.add(msg.node_id)
-            self._queue.put((msg, None))
-            return
-        if node_id is not None:
-            self._pending[node_id] = self._pending.get(node_id, 0) + 1
-        self._queue.put((msg, node_id))
-
-    def _send(self) -> None:
-        while True:
-            msg, node_id = self._queue.get()
-            if msg is _CLOSE:
-                return
-            try:
-                self._results.send(msg)
-            except (OSError, ValueError):  # the pipe was closed under us: the pool is gone
-                return
-            if isinstance(msg, JobProgress):
-                self._progress.discard(msg.node_id)  # (set ops are atomic under the GIL)
-            elif node_id is not None:
-                with contextlib.suppress(RuntimeError):  # the loop already ended
-                    self._loop.call_soon_threadsafe(self._sent, node_id)
-
-    def _sent(self, node_id: int) -> None:
-        left = self._pending.get(node_id, 1) - 1
-        if left > 0:
-            self._pending[node_id] = left
-        else:
-            self._pending.pop(node_id, None)
-        event = self._drained.get(node_id)
-        if event is not None and left <= FILE_BACKLOG:
-            event.set()
-
-    async def pace(self, node_id: int) -> None:
-        while self._pending.get(node_id, 0) > FILE_BACKLOG:
-            event = self._drained[node_id] = asyncio.Event()
-            try:
-                await event.wait()
-            finally:
-                self._drained.pop(node_id, None)
-
-    def close(self, timeout: float) -> None:
-        """Send what is queued (a file's JobDone must not be lost), then stop the thread."""
-        self._queue.put((_CLOSE, None))
-        self._thread.join(timeout)
-
-
-_CLOSE = object()
 
 
 def files_in_flight(concurrency: int, workers: int) -> int:
@@ -271,7 +194,7 @@ def _worker_main(
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        outbox = _Outbox(results, loop)
+        outbox = Outbox(results, loop)
         slots = RemoteSlots(worker, outbox, loop)
         stopped: set[int] = set()
         tasks: set[asyncio.Task[None]] = set()
@@ -424,7 +347,17 @@ class WorkerPool:
                     if not self._closing:
                         self._loop.call_soon_threadsafe(self._workers_died, {worker})
                     continue
-                self._loop.call_soon_threadsafe(self._deliver, msg)
+                self._loop.call_soon_threadsafe(self._deliver_all if isinstance(msg, list) else self._deliver, msg)
+
+    def _deliver_all(self, msgs: list[Any]) -> None:
+        """Several messages of one worker sent at once (_Outbox._send), in their order; one that
+        fails is reported as the loop reports a failing callback, and the rest still arrive."""
+        assert self._loop is not None
+        for msg in msgs:
+            try:
+                self._deliver(msg)
+            except Exception as exc:
+                self._loop.call_exception_handler({"message": "delivering a worker's message", "exception": exc})
 
     def _deliver(self, msg: Any) -> None:
         if isinstance(msg, _SlotAsk):
