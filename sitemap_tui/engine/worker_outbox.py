@@ -15,6 +15,7 @@ from sitemap_tui.engine.filejob import JobBatch, JobProgress
 FILE_BACKLOG = 8
 # the most messages a worker sends down its pipe in one send (a list of them)
 SEND_AT_ONCE = 64
+CLOSE = object()  # queued by close(): what was queued before it is sent, then the thread ends
 
 
 class Outbox:
@@ -28,7 +29,8 @@ class Outbox:
     of its messages still waiting pauses before its next network read (``pace``), alone.
     Progress reports do not count (a file that yields no rows, a 50 MiB line of text, must not
     pause behind its own progress): one waits per file at most, the newer ones are dropped
-    until it is sent, since each says only how far the download got."""
+    until it is sent, since each says only how far the download got. Messages that wait together
+    go in one send (see ``_send``)."""
 
     def __init__(self, results: Any, loop: asyncio.AbstractEventLoop) -> None:
         self._results = results
@@ -117,5 +119,3 @@ class Outbox:
         self._queue.put((CLOSE, None))
         self._thread.join(timeout)
 
-
-CLOSE = object()
