@@ -50,8 +50,8 @@ class SplitFound(Protocol):
     def give(self, sink: Sink, *rules: str, position: Callable[[], Positions]) -> None: ...
 
 
-# (store, rules, cap, check for a cancel, step, origin -> (url, text) of each robots.txt that
-# disallows something) -> what the children found
+# (store, rules (and MISSING_SELF when it is said), cap, check for a cancel, step, origin ->
+# (url, text) of each robots.txt that disallows something) -> what the children found
 Split = Callable[
     [Store, set[str], int, Callable[[], None], Callable[[str], None], dict[str, tuple[str, str]]], SplitFound
 ]
@@ -98,6 +98,9 @@ HREFLANG_RULES = (  # in the order they are reported
     "hreflang-cluster-inconsistent",
 )
 URL_RULES = (*KEY_RULES, *HREFLANG_RULES)  # the rules that need the URL keys
+# a per-file rule: while it is said, a cluster whose sets differ only by a missing self link is
+# its finding, not also hreflang-cluster-inconsistent's (_inconsistent_clusters)
+MISSING_SELF = "hreflang-missing-self"
 
 
 
@@ -157,7 +160,7 @@ class _CrossFile:
         self.keep_temp = keep_temp
         self.on_step = on_step
         self.rules = {r for r in CROSSFILE_RULES if enabled is None or r in enabled}
-        self.missing_self_said = enabled is None or "hreflang-missing-self" in enabled
+        self.missing_self_said = enabled is None or MISSING_SELF in enabled
         self.robots = robots
         self.sink = self.make_sink(store, cap)
         self.db = self.make_queries(store)
@@ -294,7 +297,9 @@ class _CrossFile:
         robots = {}
         if self.on("robots-url-disallowed"):  # the part children check their share of the entries
             robots = {origin: (rf.url, rf.text) for origin, rf in self._active_robots().items()}
-        return self.split(self.store, self.rules, self.sink.cap, self.check_cancel, self.step, robots)
+        # (the hreflang child judges clusters as this process would: it must know what is said)
+        said = self.rules | ({MISSING_SELF} if self.missing_self_said else set())
+        return self.split(self.store, said, self.sink.cap, self.check_cancel, self.step, robots)
 
     def _forget_previous(self) -> None:
         forget(self.store, self.rules)

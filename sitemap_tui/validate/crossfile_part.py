@@ -30,7 +30,7 @@ from sitemap_tui.engine.robots import RobotsFile, parse_robots
 from sitemap_tui.engine.store import Store
 from sitemap_tui.engine.store.crossfile import CrossFileQueries
 from sitemap_tui.engine.store.crossfile_parts import HreflangQueries, PartQueries
-from sitemap_tui.validate.crossfile import HREFLANG_RULES, _CrossFile
+from sitemap_tui.validate.crossfile import HREFLANG_RULES, MISSING_SELF, _CrossFile
 from sitemap_tui.validate.crossfile_sink import Sink
 
 __all__ = ["PART_RULES", "SIDE_RULES", "HOST_RULES", "Part", "child_main"]
@@ -44,6 +44,8 @@ PART_RULES = (
     "robots-url-disallowed",  # every parts-th entry (PartQueries.entry_batches)
 )
 SIDE_RULES = (*HREFLANG_RULES, "lastmod-all-identical", "priority-all-equal")
+# per-file rules the side child is told of when they are said: they change what it reports
+SIDE_SAID = (MISSING_SELF,)
 
 
 @dataclass(slots=True)

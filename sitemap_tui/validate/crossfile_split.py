@@ -123,13 +123,15 @@ def splitter(store: Store, parts: int, minimum: int | None = None) -> Callable[.
 def run_split(store: Store, rules: set[str], cap: int, check: Callable[[], None],
               step: Callable[[str], None], robots: dict[str, tuple[str, str]] | None = None, *,
               parts: int, path: str | None = None) -> Found:
-    """Run the children for ``rules`` over ``store``'s committed rows and gather what they found.
+    """Run the children for ``rules`` over ``store``'s committed rows and gather what they found
+    (``rules`` may name per-file rules of ``SIDE_SAID``: said, they change what the side child
+    reports).
     ``check`` is called while they work (it raises to cancel: the children are stopped);
     a child that fails raises :class:`CrossFileFailed` (the others are stopped).
     ``robots``: origin -> (URL, text) of each robots.txt that disallows something, for the
     part children's share of ``robots-url-disallowed``. ``path``: the file the children open
     (default the store's)."""
-    from sitemap_tui.validate.crossfile_part import PART_RULES, SIDE_RULES, child_main
+    from sitemap_tui.validate.crossfile_part import PART_RULES, SIDE_RULES, SIDE_SAID, child_main
 
     jobs: list[tuple[str, int, list[str]]] = []
     part_rules = sorted(rules & set(PART_RULES))
@@ -139,7 +141,7 @@ def run_split(store: Store, rules: set[str], cap: int, check: Callable[[], None]
         jobs += [("part", i, part_rules) for i in range(parts)]
         spread = choose_spread(key_sample(store), parts)  # URLs of one length: see crossfile_parts
     if side_rules:
-        jobs.append(("side", 0, side_rules))
+        jobs.append(("side", 0, side_rules + sorted(rules & set(SIDE_SAID))))
     found = Found()
     if not jobs:
         return found
