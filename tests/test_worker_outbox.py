@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+from collections.abc import Callable
 
 from sitemap_tui.engine.filejob import JobAnswered, JobBatch, JobKind
 from sitemap_tui.engine.model import NodeKind
@@ -68,8 +69,7 @@ async def test_small_messages_waiting_together_go_in_one_send_with_at_most_one_b
     outbox = Outbox(results, asyncio.get_running_loop())
     first = JobAnswered(9, 200, None)
     outbox.put(first, node_id=9)
-    while not outbox._queue.empty():  # the sender took it and waits in its send
-        await asyncio.sleep(0.01)
+    await until(outbox._queue.empty)  # the sender took it and waits in its send
     burst = [JobAnswered(3, 200, "application/xml"), JobKind(3, NodeKind.URLSET), batch(3, 1),
              _SlotFree(0, 1), batch(3, 2), JobAnswered(4, 200, None)]
     for msg in burst:
@@ -78,12 +78,17 @@ async def test_small_messages_waiting_together_go_in_one_send_with_at_most_one_b
     assert [results.get(timeout=5) for _ in range(3)] == [first, burst[:4], burst[4:]]
     for node_id in (3, 4, 9):
         await asyncio.wait_for(outbox.pace(node_id), 1)
-    async def counted_off() -> None:  # each counted message, once sent, is counted off its file
-        while outbox._pending:
+    await until(lambda: not outbox._pending)  # each counted message, once sent, is counted off its file
+    outbox.close(5)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Wait (polling) until ``condition()`` holds, at most ``timeout`` seconds."""
+    async def poll() -> None:
+        while not condition():
             await asyncio.sleep(0.01)
 
-    await asyncio.wait_for(counted_off(), 5)
-    outbox.close(5)
+    await asyncio.wait_for(poll(), timeout)
 
 
 class GatedPipe(Pipe):
