@@ -184,7 +184,7 @@ class FileAccumulator:
                 agg.alternates += len(e.alternates)
                 for alt in e.alternates:
                     if alt.hreflang:
-                        agg.hreflang[alt.hreflang.strip().lower()[:HREFLANG_KEPT]] += 1  # (hreflang_key, inline)
+                        agg.hreflang[alt.hreflang.strip().lower()[:HREFLANG_KEPT]] += 1  # hreflang_key, inlined: once per link
         agg.urls += len(entries)
         agg.lastmod_min, agg.lastmod_max = lm_min, lm_max
         if by_day:

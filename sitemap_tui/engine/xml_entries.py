@@ -157,6 +157,12 @@ class _EntryReader:
             self._undeclared.add(prefix)
             out.append(Finding("ext-prefix-undeclared", {"prefix": prefix}, line=line))
 
+    def _count_hidden(self, child: Any) -> None:
+        """An element of no protocol inside an entry that holds a <loc>: the URL in it is not
+        read (counted for urls and stats to say)."""
+        if next(child.iter(*self._loc_tags), None) is not None:
+            self.info.hidden_locs += 1
+
     # -- urlset / index ----------------------------------------------------------------------
 
     def _loc(self, child: Any, out: list[Item]) -> str | None:
@@ -282,8 +288,7 @@ class _EntryReader:
             elif code == _C_OTHER:
                 tags.append(name)
                 odd = _odd(odd, name, child)
-                if next(child.iter(*self._loc_tags), None) is not None:
-                    self.info.hidden_locs += 1  # (a URL in it is not read: said by urls and stats)
+                self._count_hidden(child)
             elif code == _C_VIDEO:
                 tags.append(name)
                 videos.append(_video(child))
@@ -342,8 +347,7 @@ class _EntryReader:
                 self._note_undeclared(tag.split(":", 1)[0], child.sourceline, out)
             else:  # (not a field of an index's <sitemap>: where it is, for its finding)
                 ref.odd_lines = _odd(ref.odd_lines, name, child)
-                if next(child.iter(*self._loc_tags), None) is not None:
-                    self.info.hidden_locs += 1
+                self._count_hidden(child)
         if not have_loc and el.text:
             # <sitemap>https://…</sitemap>: some sites write the URL so (crawler-commons' tests
             # keep one); the finding quotes it, the explorer still follows only a <loc>

@@ -33,7 +33,6 @@ def rule_condition(rule: str) -> tuple[str, list[Any]]:
             " (SELECT node_id FROM issues WHERE rule = ? AND entry_id IS NULL)))"), [rule, rule]
 
 
-
 def hreflang_condition(removed: bool = False) -> str:
     """SQL over ``entries e`` for ``lang:CODE`` (one parameter, stats.hreflang_key's form): an
     alternate in that language (lower() is SQLite's ASCII one: the codes are ASCII). Compare
